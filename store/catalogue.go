@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Product is something the shop sells.
+type Product struct {
+	ID          string
+	Name        string
+	Description string
+	Category    string // slug of its Category
+	Price       Money
+	CreatedAt   time.Time
+}
+
+// Category groups the catalogue.
+type Category struct {
+	Slug        string
+	Name        string
+	Description string
+}
+
+type productRecord struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	EntityType  string `dynamodbav:"EntityType"`
+	Name        string `dynamodbav:"Name"`
+	Description string `dynamodbav:"Description"`
+	Category    string `dynamodbav:"Category"`
+	Price       int64  `dynamodbav:"Price"`
+	Currency    string `dynamodbav:"Currency"`
+	CreatedAt   string `dynamodbav:"CreatedAt"`
+	// GSI1: the product's category, by name. GSI2: the whole catalogue, by name.
+	GSI1PK string `dynamodbav:"GSI1-PK"`
+	GSI1SK string `dynamodbav:"GSI1-SK"`
+	GSI2PK string `dynamodbav:"GSI2-PK"`
+	GSI2SK string `dynamodbav:"GSI2-SK"`
+}
+
+func (r productRecord) product() Product {
+	created, _ := time.Parse(time.RFC3339Nano, r.CreatedAt)
+	return Product{
+		ID: trimPrefix(r.PK, prefixProduct), Name: r.Name, Description: r.Description, Category: r.Category,
+		Price: Money{Amount: r.Price, Currency: r.Currency}, CreatedAt: created,
+	}
+}
+
+func newProductRecord(p Product) productRecord {
+	return productRecord{
+		PK: productKey(p.ID), SK: productKey(p.ID), EntityType: entityProduct,
+		Name: p.Name, Description: p.Description, Category: p.Category,
+		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt),
+		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
+		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),
+	}
+}
+
+type categoryRecord struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	EntityType  string `dynamodbav:"EntityType"`
+	Name        string `dynamodbav:"Name"`
+	Description string `dynamodbav:"Description"`
+}
+
+// PutProduct writes a product whole (seed data and imports).
+func (s *Store) PutProduct(ctx context.Context, p Product) error {
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = s.now()
+	}
+	if err := s.putItem(ctx, newProductRecord(p)); err != nil {
+		return fmt.Errorf("put product %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// PutCategory writes a category whole.
+func (s *Store) PutCategory(ctx context.Context, c Category) error {
+	err := s.putItem(ctx, categoryRecord{
+		PK: partitionCategories, SK: categoryKey(c.Slug), EntityType: entityCategory,
+		Name: c.Name, Description: c.Description,
+	})
+	if err != nil {
+		return fmt.Errorf("put category %s: %w", c.Slug, err)
+	}
+	return nil
+}
+
+// Product reads a product by id (access pattern 2).
+func (s *Store) Product(ctx context.Context, id string) (Product, error) {
+	var r productRecord
+	if err := s.getItem(ctx, productKey(id), productKey(id), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Product{}, fmt.Errorf("product %s: %w", id, ErrNotFound)
+		}
+		return Product{}, fmt.Errorf("get product: %w", err)
+	}
+	return r.product(), nil
+}
+
+// Categories lists every category, by slug, in one Query.
+func (s *Store) Categories(ctx context.Context) ([]Category, error) {
+	keyCond := expression.Key(attrPK).Equal(expression.Value(partitionCategories))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query categories: %w", err)
+	}
+	return unmarshalItems(out.Items, func(r categoryRecord) Category {
+		return Category{Slug: trimPrefix(r.SK, prefixCategory), Name: r.Name, Description: r.Description}
+	})
+}
+
+// Catalogue lists products by name, of one category or (category "") of the
+// whole shop, one page per Query: GSI1 cat#slug, or GSI2 "catalogue".
+func (s *Store) Catalogue(ctx context.Context, category string, limit int, cursor string) (Page[Product], error) {
+	index, pkAttr, skAttr, pk := indexGSI2, attrGSI2PK, attrGSI2SK, partitionCatalogue
+	if category != "" {
+		index, pkAttr, skAttr, pk = indexGSI1, attrGSI1PK, attrGSI1SK, categoryKey(category)
+	}
+	keyCond := expression.Key(pkAttr).Equal(expression.Value(pk))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return Page[Product]{}, err
+	}
+	items, next, err := s.queryPage(ctx, pageQuery{
+		in: &dynamodb.QueryInput{
+			TableName: aws.String(s.table), IndexName: aws.String(index),
+			KeyConditionExpression:   expr.KeyCondition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		},
+		keyAttrs:      []string{attrPK, attrSK, pkAttr, skAttr},
+		partitionAttr: pkAttr, partitionValue: pk,
+	}, limit, cursor)
+	if err != nil {
+		if errors.Is(err, ErrBadCursor) {
+			return Page[Product]{}, err
+		}
+		return Page[Product]{}, fmt.Errorf("query catalogue: %w", err)
+	}
+	products, err := unmarshalItems(items, productRecord.product)
+	return Page[Product]{Items: products, Next: next}, err
+}

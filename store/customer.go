@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Role says what a signed-in person may do.
+type Role string
+
+const (
+	RoleCustomer Role = "customer"
+	RoleStaff    Role = "staff"
+)
+
+// Customer is a person with an account; staff are customers with RoleStaff.
+type Customer struct {
+	ID        string
+	Email     string
+	Name      string
+	Role      Role
+	CreatedAt time.Time
+}
+
+// NewCustomer is what sign-up collects; the password is already hashed.
+type NewCustomer struct {
+	Email        string
+	Name         string
+	PasswordHash string
+	Role         Role
+}
+
+// Credentials are what sign-in checks, read by email in one request.
+type Credentials struct {
+	CustomerID   string
+	Name         string
+	Role         Role
+	PasswordHash string
+}
+
+type customerRecord struct {
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	EntityType   string `dynamodbav:"EntityType"`
+	Email        string `dynamodbav:"Email"`
+	Name         string `dynamodbav:"Name"`
+	Role         string `dynamodbav:"Role"`
+	PasswordHash string `dynamodbav:"PasswordHash"`
+	CreatedAt    string `dynamodbav:"CreatedAt"`
+}
+
+// emailRecord makes an address unique and answers sign-in in one GetItem; it
+// carries a copy of what sign-in needs, always written in one transaction with
+// the customer.
+type emailRecord struct {
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	EntityType   string `dynamodbav:"EntityType"`
+	CustomerID   string `dynamodbav:"CustomerID"`
+	Name         string `dynamodbav:"Name"`
+	Role         string `dynamodbav:"Role"`
+	PasswordHash string `dynamodbav:"PasswordHash"`
+}
+
+func (r customerRecord) customer() Customer {
+	created, _ := time.Parse(time.RFC3339Nano, r.CreatedAt)
+	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created}
+}
+
+// CreateCustomer writes the customer and its email item in one transaction,
+// each on condition that it does not exist yet: ErrEmailTaken if the address
+// is registered, and never one item without the other.
+func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, error) {
+	if nc.Role == "" {
+		nc.Role = RoleCustomer
+	}
+	c := Customer{ID: NewID(), Email: NormalizeEmail(nc.Email), Name: nc.Name, Role: nc.Role, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
+	return c, s.createCustomerWithID(ctx, c, nc.PasswordHash)
+}
+
+func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHash string) error {
+	cust, err := attributevalue.MarshalMap(customerRecord{
+		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
+		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
+		CreatedAt: timestamp(c.CreatedAt),
+	})
+	if err != nil {
+		return err
+	}
+	email, err := attributevalue.MarshalMap(emailRecord{
+		PK: emailKey(c.Email), SK: emailKey(c.Email), EntityType: entityEmail,
+		CustomerID: c.ID, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
+	})
+	if err != nil {
+		return err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return err
+	}
+	put := func(item map[string]types.AttributeValue) types.TransactWriteItem {
+		return types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: item,
+			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		}}
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{put(email), put(cust)},
+	})
+	if reasons := cancellationReasons(err); reasons != nil {
+		if reasons[0] == reasonConditionFailed {
+			return ErrEmailTaken
+		}
+		if reasons[1] == reasonConditionFailed {
+			return fmt.Errorf("customer id %s: %w", c.ID, ErrConflict)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create customer: %w", err)
+	}
+	return nil
+}
+
+// Customer reads a customer by id (access pattern 1).
+func (s *Store) Customer(ctx context.Context, id string) (Customer, error) {
+	var r customerRecord
+	if err := s.getItem(ctx, customerKey(id), customerKey(id), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Customer{}, fmt.Errorf("customer %s: %w", id, ErrNotFound)
+		}
+		return Customer{}, fmt.Errorf("get customer: %w", err)
+	}
+	return r.customer(), nil
+}
+
+// CredentialsByEmail reads what sign-in checks, in one GetItem.
+func (s *Store) CredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
+	var r emailRecord
+	if err := s.getItem(ctx, emailKey(email), emailKey(email), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Credentials{}, fmt.Errorf("email: %w", ErrNotFound)
+		}
+		return Credentials{}, fmt.Errorf("get credentials: %w", err)
+	}
+	return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}, nil
+}

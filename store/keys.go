@@ -1,0 +1,111 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/binary"
+	"strings"
+	"time"
+)
+
+// Key builders: the one place key formats live. They follow the AWS
+// NoSQL Workbench models of the online shop and recurring payments guides.
+const (
+	prefixCustomer  = "c#"
+	prefixProduct   = "p#"
+	prefixWarehouse = "w#"
+	prefixEmail     = "email#"
+	prefixSession   = "session#"
+	prefixCategory  = "cat#"
+	prefixLimit     = "limit#"
+
+	// Partitions of small lists the UI needs (see README, access patterns).
+	partitionCategories = "categories"
+	partitionWarehouses = "warehouses"
+	partitionCatalogue  = "catalogue"
+	partitionMeta       = "meta"
+
+	attrPK     = "PK"
+	attrSK     = "SK"
+	attrGSI1PK = "GSI1-PK"
+	attrGSI1SK = "GSI1-SK"
+	attrGSI2PK = "GSI2-PK"
+	attrGSI2SK = "GSI2-SK"
+	attrTTL    = "ExpiresAt"
+
+	indexGSI1 = "GSI1"
+	indexGSI2 = "GSI2"
+)
+
+// Entity types, stored in EntityType on every item.
+const (
+	entityCustomer      = "customer"
+	entityEmail         = "email"
+	entityProduct       = "product"
+	entityCategory      = "category"
+	entityWarehouse     = "warehouse"
+	entityWarehouseItem = "warehouseItem"
+	entitySession       = "session"
+	entityLimit         = "limit"
+	entityMeta          = "meta"
+)
+
+func customerKey(id string) string  { return prefixCustomer + id }
+func productKey(id string) string   { return prefixProduct + id }
+func warehouseKey(id string) string { return prefixWarehouse + id }
+func categoryKey(slug string) string {
+	return prefixCategory + slug
+}
+func sessionKey(id string) string { return prefixSession + id }
+
+// emailKey is the uniqueness item of a sign-in address; addresses compare
+// case-insensitively.
+func emailKey(email string) string { return prefixEmail + NormalizeEmail(email) }
+
+// catalogueSortKey orders products by name, then id so equal names stay apart.
+func catalogueSortKey(name, id string) string {
+	return prefixProduct + strings.ToLower(name) + "#" + id
+}
+
+func limitKey(scope, subject string) string { return prefixLimit + scope + "#" + subject }
+
+// trimPrefix returns the id inside a key, or "" if the key has another prefix.
+func trimPrefix(key, prefix string) string {
+	if !strings.HasPrefix(key, prefix) {
+		return ""
+	}
+	return key[len(prefix):]
+}
+
+// NormalizeEmail is the form an address is stored and compared in.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// NewID returns a 20-character id: 48 bits of milliseconds, so ids sort by
+// creation time, then 48 random bits. Safe in URLs and keys.
+func NewID() string {
+	var b [12]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic("store: crypto/rand failed: " + err.Error())
+	}
+	return idEncoding.EncodeToString(b[:])
+}
+
+// ValidID reports whether s can be an id in a URL: 1 to 64 characters of
+// letters, digits, '-' and '_'. Keys never come from user input unchecked.
+func ValidID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Session is the server side of a signed-in (or form-filling) browser. The
+// cookie holds only its signed id, so deleting the item revokes the cookie.
+type Session struct {
+	ID        string
+	Data      []byte
+	ExpiresAt time.Time
+}
+
+type sessionRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	Data       []byte `dynamodbav:"Data"`
+	ExpiresAt  int64  `dynamodbav:"ExpiresAt"` // TTL, epoch seconds
+}
+
+// Session reads a live session. DynamoDB deletes expired items late, so an
+// expired one that is still there is ErrNotFound too.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	var r sessionRecord
+	if err := s.getItem(ctx, sessionKey(id), sessionKey(id), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Session{}, fmt.Errorf("session: %w", ErrNotFound)
+		}
+		return Session{}, fmt.Errorf("get session: %w", err)
+	}
+	exp := time.Unix(r.ExpiresAt, 0)
+	if !s.now().Before(exp) {
+		return Session{}, fmt.Errorf("session expired: %w", ErrNotFound)
+	}
+	return Session{ID: id, Data: r.Data, ExpiresAt: exp}, nil
+}
+
+// PutSession writes a session whole.
+func (s *Store) PutSession(ctx context.Context, sess Session) error {
+	err := s.putItem(ctx, sessionRecord{
+		PK: sessionKey(sess.ID), SK: sessionKey(sess.ID), EntityType: entitySession,
+		Data: sess.Data, ExpiresAt: sess.ExpiresAt.Unix(),
+	})
+	if err != nil {
+		return fmt.Errorf("put session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSession revokes a session; deleting a missing one is not an error.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.table), Key: itemKey(sessionKey(id), sessionKey(id)),
+	})
+	if err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return nil
+}

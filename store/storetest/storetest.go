@@ -1,0 +1,142 @@
+// Package storetest gives each test its own table in one DynamoDB Local per
+// test binary (or in the engine DYNAMODB_ENDPOINT names). Tests never mock
+// the store.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/dynamolocal"
+)
+
+var (
+	startOnce sync.Once
+	engine    *dynamolocal.Engine
+	endpoint  string
+	startErr  error
+)
+
+// Main runs the package's tests and stops the engine they started. Call it
+// from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if engine != nil {
+		engine.Stop()
+	}
+	os.Exit(code)
+}
+
+// Endpoint returns the address of the shared engine, starting it on first use.
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	startOnce.Do(func() {
+		if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
+			endpoint = ep
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		engine, startErr = dynamolocal.Start(ctx, dynamolocal.Options{})
+		if engine != nil {
+			endpoint = engine.Endpoint
+		}
+	})
+	if startErr != nil {
+		t.Fatalf("start DynamoDB Local: %v", startErr)
+	}
+	return endpoint
+}
+
+// Counter counts DynamoDB operations by name, to prove how many requests an
+// access pattern costs.
+type Counter struct {
+	mu  sync.Mutex
+	ops map[string]int
+}
+
+func (c *Counter) ObserveDynamoDB(op string, _ time.Duration, _ store.Capacity, _ error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ops == nil {
+		c.ops = map[string]int{}
+	}
+	c.ops[op]++
+}
+
+// Total is the number of operations since the last Reset.
+func (c *Counter) Total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.ops {
+		n += v
+	}
+	return n
+}
+
+// Ops is a copy of the counts by operation.
+func (c *Counter) Ops() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.ops))
+	for k, v := range c.ops {
+		out[k] = v
+	}
+	return out
+}
+
+// Reset forgets the counts.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ops = nil
+}
+
+// Env is one test's table.
+type Env struct {
+	Store    *store.Store
+	Counter  *Counter
+	Endpoint string
+	Table    string
+}
+
+// New creates a fresh table for this test and a store over it that counts
+// its requests.
+func New(t testing.TB, opts ...store.Option) Env {
+	t.Helper()
+	ep := Endpoint(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	table := fmt.Sprintf("test-%s", hex.EncodeToString(b[:]))
+	counter := &Counter{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: ep}, counter)
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	st := store.New(client, table, opts...)
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatalf("migrate %s: %v", table, err)
+	}
+	counter.Reset()
+	return Env{Store: st, Counter: counter, Endpoint: ep, Table: table}
+}
+
+// Once asserts that fn costs exactly one DynamoDB request.
+func (e Env) Once(t testing.TB, what string, fn func()) {
+	t.Helper()
+	e.Counter.Reset()
+	fn()
+	if n := e.Counter.Total(); n != 1 {
+		t.Errorf("%s: %d DynamoDB requests %v, want exactly 1", what, n, e.Counter.Ops())
+	}
+}

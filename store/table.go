@@ -1,0 +1,178 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Billing-due indexes: sparse (only subscriptions carry their keys) and
+// sharded REM#n / PAY#n with the due date as sort key, so a popular day does
+// not land on one partition and a job catches up days it missed.
+const (
+	indexRemindersDue = "RemindersDue"
+	indexPaymentsDue  = "PaymentsDue"
+	attrRemPK         = "REM-PK"
+	attrRemSK         = "REM-SK"
+	attrPayPK         = "PAY-PK"
+	attrPaySK         = "PAY-SK"
+)
+
+// billingProjection is what the reminder and payment jobs read from the
+// billing-due indexes, and nothing more.
+var billingProjection = []string{
+	"EntityType", "AccountID", "SubscriptionID", "SKU", "Email",
+	"PaymentAmount", "Currency", "PaymentDay",
+	"NextPaymentDate", "NextReminderDate", "LastPaymentDate", "LastReminderDate",
+}
+
+func tableIndexes() []types.GlobalSecondaryIndex {
+	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	billing := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: billingProjection}
+	idx := func(name, pk, sk string, p *types.Projection) types.GlobalSecondaryIndex {
+		return types.GlobalSecondaryIndex{
+			IndexName: aws.String(name),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
+			},
+			Projection: p,
+		}
+	}
+	return []types.GlobalSecondaryIndex{
+		idx(indexGSI1, attrGSI1PK, attrGSI1SK, all),
+		idx(indexGSI2, attrGSI2PK, attrGSI2SK, all),
+		idx(indexRemindersDue, attrRemPK, attrRemSK, billing),
+		idx(indexPaymentsDue, attrPayPK, attrPaySK, billing),
+	}
+}
+
+func attributeDefinitions(names ...string) []types.AttributeDefinition {
+	defs := make([]types.AttributeDefinition, len(names))
+	for i, n := range names {
+		defs[i] = types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	return defs
+}
+
+var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK}
+
+// Migrate creates the table with its indexes and TTL, or adds what an older
+// table lacks. It is idempotent and waits until the table is usable.
+func (s *Store) Migrate(ctx context.Context) error {
+	desc, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
+	var notFound *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &notFound):
+		if err := s.createTable(ctx); err != nil {
+			return err
+		}
+	case err != nil:
+		return fmt.Errorf("describe table %s: %w", s.table, err)
+	default:
+		if err := s.addMissingIndexes(ctx, desc.Table); err != nil {
+			return err
+		}
+	}
+	return s.enableTTL(ctx)
+}
+
+func (s *Store) createTable(ctx context.Context) error {
+	_, err := s.db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(s.table),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: attributeDefinitions(allKeyAttributes...),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
+		},
+		GlobalSecondaryIndexes: tableIndexes(),
+	})
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) { // another process may have just created it
+		return fmt.Errorf("create table %s: %w", s.table, err)
+	}
+	return s.waitActive(ctx)
+}
+
+func (s *Store) addMissingIndexes(ctx context.Context, t *types.TableDescription) error {
+	have := map[string]bool{}
+	for _, g := range t.GlobalSecondaryIndexes {
+		have[aws.ToString(g.IndexName)] = true
+	}
+	for _, g := range tableIndexes() {
+		if have[aws.ToString(g.IndexName)] {
+			continue
+		}
+		pk, sk := aws.ToString(g.KeySchema[0].AttributeName), aws.ToString(g.KeySchema[1].AttributeName)
+		_, err := s.db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName:            aws.String(s.table),
+			AttributeDefinitions: attributeDefinitions(pk, sk),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+			}}},
+		})
+		if err != nil {
+			return fmt.Errorf("add index %s: %w", aws.ToString(g.IndexName), err)
+		}
+		// DynamoDB takes one index creation at a time.
+		if err := s.waitActive(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) waitActive(ctx context.Context) error {
+	for {
+		out, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
+		if err != nil {
+			return fmt.Errorf("describe table %s: %w", s.table, err)
+		}
+		ready := out.Table.TableStatus == types.TableStatusActive
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			ready = ready && g.IndexStatus == types.IndexStatusActive
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Store) enableTTL(ctx context.Context) error {
+	out, err := s.db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(s.table)})
+	if err != nil {
+		return fmt.Errorf("describe TTL: %w", err)
+	}
+	if d := out.TimeToLiveDescription; d != nil && aws.ToString(d.AttributeName) == attrTTL &&
+		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
+	_, err = s.db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               aws.String(s.table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attrTTL), Enabled: aws.Bool(true)},
+	})
+	if err != nil {
+		return fmt.Errorf("enable TTL on %s: %w", attrTTL, err)
+	}
+	return nil
+}
+
+// Ping reads one item to prove the table answers; it backs /readyz.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table),
+		Key:       itemKey(partitionMeta, partitionMeta),
+	})
+	return err
+}

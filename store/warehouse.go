@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Address is a postal address, shaped as in the AWS model.
+type Address struct {
+	Street  string `dynamodbav:"Street"`
+	Number  string `dynamodbav:"Number"`
+	ZipCode string `dynamodbav:"ZipCode"`
+	City    string `dynamodbav:"City"`
+	County  string `dynamodbav:"County,omitempty"`
+	Country string `dynamodbav:"Country"`
+}
+
+// Warehouse holds stock that ships to customers.
+type Warehouse struct {
+	ID      string
+	Name    string
+	Address Address
+}
+
+// StockLevel is how many of one product one warehouse holds (a warehouseItem).
+// The product and warehouse names are copied onto it so that both inventory
+// views are answered by one Query.
+type StockLevel struct {
+	ProductID     string
+	ProductName   string
+	WarehouseID   string
+	WarehouseName string
+	City          string
+	Quantity      int
+}
+
+type warehouseRecord struct {
+	PK         string  `dynamodbav:"PK"`
+	SK         string  `dynamodbav:"SK"`
+	EntityType string  `dynamodbav:"EntityType"`
+	Name       string  `dynamodbav:"Name"`
+	Address    Address `dynamodbav:"Address"`
+	// GSI1 lists the warehouses.
+	GSI1PK string `dynamodbav:"GSI1-PK"`
+	GSI1SK string `dynamodbav:"GSI1-SK"`
+}
+
+func (r warehouseRecord) warehouse() Warehouse {
+	return Warehouse{ID: trimPrefix(r.PK, prefixWarehouse), Name: r.Name, Address: r.Address}
+}
+
+type warehouseItemRecord struct {
+	PK            string `dynamodbav:"PK"` // p#product
+	SK            string `dynamodbav:"SK"` // w#warehouse
+	EntityType    string `dynamodbav:"EntityType"`
+	Quantity      int    `dynamodbav:"Quantity"`
+	ProductName   string `dynamodbav:"ProductName"`
+	WarehouseName string `dynamodbav:"WarehouseName"`
+	City          string `dynamodbav:"City"`
+	GSI2PK        string `dynamodbav:"GSI2-PK"` // w#warehouse
+	GSI2SK        string `dynamodbav:"GSI2-SK"` // p#product
+}
+
+func (r warehouseItemRecord) stockLevel() StockLevel {
+	return StockLevel{
+		ProductID: trimPrefix(r.PK, prefixProduct), ProductName: r.ProductName,
+		WarehouseID: trimPrefix(r.SK, prefixWarehouse), WarehouseName: r.WarehouseName, City: r.City,
+		Quantity: r.Quantity,
+	}
+}
+
+// PutWarehouse writes a warehouse whole.
+func (s *Store) PutWarehouse(ctx context.Context, w Warehouse) error {
+	err := s.putItem(ctx, warehouseRecord{
+		PK: warehouseKey(w.ID), SK: warehouseKey(w.ID), EntityType: entityWarehouse,
+		Name: w.Name, Address: w.Address,
+		GSI1PK: partitionWarehouses, GSI1SK: warehouseKey(w.ID),
+	})
+	if err != nil {
+		return fmt.Errorf("put warehouse %s: %w", w.ID, err)
+	}
+	return nil
+}
+
+// PutStockLevel sets a warehouse's stock of a product outright (seed data,
+// imports); sales and adjustments change it conditionally instead.
+func (s *Store) PutStockLevel(ctx context.Context, l StockLevel) error {
+	err := s.putItem(ctx, warehouseItemRecord{
+		PK: productKey(l.ProductID), SK: warehouseKey(l.WarehouseID), EntityType: entityWarehouseItem,
+		Quantity: l.Quantity, ProductName: l.ProductName, WarehouseName: l.WarehouseName, City: l.City,
+		GSI2PK: warehouseKey(l.WarehouseID), GSI2SK: productKey(l.ProductID),
+	})
+	if err != nil {
+		return fmt.Errorf("put stock of %s in %s: %w", l.ProductID, l.WarehouseID, err)
+	}
+	return nil
+}
+
+// Warehouse reads a warehouse by id (access pattern 3).
+func (s *Store) Warehouse(ctx context.Context, id string) (Warehouse, error) {
+	var r warehouseRecord
+	if err := s.getItem(ctx, warehouseKey(id), warehouseKey(id), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Warehouse{}, fmt.Errorf("warehouse %s: %w", id, ErrNotFound)
+		}
+		return Warehouse{}, fmt.Errorf("get warehouse: %w", err)
+	}
+	return r.warehouse(), nil
+}
+
+// Warehouses lists every warehouse (GSI1 "warehouses"), one Query.
+func (s *Store) Warehouses(ctx context.Context) ([]Warehouse, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrGSI1PK).Equal(expression.Value(partitionWarehouses))).Build()
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), IndexName: aws.String(indexGSI1),
+		KeyConditionExpression:   expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query warehouses: %w", err)
+	}
+	return unmarshalItems(out.Items, warehouseRecord.warehouse)
+}
+
+// ProductStock is the inventory of one product in every warehouse (access
+// pattern 4): Query PK=p#id, SK begins_with w#.
+func (s *Store) ProductStock(ctx context.Context, productID string) ([]StockLevel, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(productKey(productID))).
+			And(expression.Key(attrSK).BeginsWith(prefixWarehouse))).Build()
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query stock of %s: %w", productID, err)
+	}
+	return unmarshalItems(out.Items, warehouseItemRecord.stockLevel)
+}
+
+// ProductWithStock reads a product and its stock in every warehouse with one
+// Query of its item collection (PK=p#id): the product item sorts before its
+// w# items.
+func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product, []StockLevel, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrPK).Equal(expression.Value(productKey(productID)))).Build()
+	if err != nil {
+		return Product{}, nil, err
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return Product{}, nil, fmt.Errorf("query product %s: %w", productID, err)
+	}
+	var (
+		product Product
+		found   bool
+		stock   []StockLevel
+	)
+	for _, item := range out.Items {
+		var head struct{ EntityType string }
+		if err := attributevalue.UnmarshalMap(item, &head); err != nil {
+			return Product{}, nil, err
+		}
+		switch head.EntityType {
+		case entityProduct:
+			var r productRecord
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return Product{}, nil, err
+			}
+			product, found = r.product(), true
+		case entityWarehouseItem:
+			var r warehouseItemRecord
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return Product{}, nil, err
+			}
+			stock = append(stock, r.stockLevel())
+		}
+	}
+	if !found {
+		return Product{}, nil, fmt.Errorf("product %s: %w", productID, ErrNotFound)
+	}
+	slices.SortFunc(stock, func(a, b StockLevel) int { return b.Quantity - a.Quantity })
+	return product, stock, nil
+}
+
+// WarehouseStock is the inventory of one warehouse (access pattern 14), one
+// page per Query: GSI2 PK=w#id, SK begins_with p#.
+func (s *Store) WarehouseStock(ctx context.Context, warehouseID string, limit int, cursor string) (Page[StockLevel], error) {
+	pk := warehouseKey(warehouseID)
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
+			And(expression.Key(attrGSI2SK).BeginsWith(prefixProduct))).Build()
+	if err != nil {
+		return Page[StockLevel]{}, err
+	}
+	items, next, err := s.queryPage(ctx, pageQuery{
+		in: &dynamodb.QueryInput{
+			TableName: aws.String(s.table), IndexName: aws.String(indexGSI2),
+			KeyConditionExpression:   expr.KeyCondition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		},
+		keyAttrs:      []string{attrPK, attrSK, attrGSI2PK, attrGSI2SK},
+		partitionAttr: attrGSI2PK, partitionValue: pk,
+	}, limit, cursor)
+	if err != nil {
+		if errors.Is(err, ErrBadCursor) {
+			return Page[StockLevel]{}, err
+		}
+		return Page[StockLevel]{}, fmt.Errorf("query stock of warehouse %s: %w", warehouseID, err)
+	}
+	levels, err := unmarshalItems(items, warehouseItemRecord.stockLevel)
+	return Page[StockLevel]{Items: levels, Next: next}, err
+}
