@@ -1,0 +1,207 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/crypto/bcrypt"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AccountStore is what sign-up and sign-in need.
+type AccountStore interface {
+	CreateCustomer(ctx context.Context, nc store.NewCustomer) (store.Customer, error)
+	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
+	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
+}
+
+// Sign-in limits: per address and per email, in fixed windows.
+const (
+	loginWindow      = 15 * time.Minute
+	loginPerEmail    = 10
+	loginPerAddress  = 50
+	minPasswordRunes = 10
+	maxPasswordBytes = 72 // bcrypt ignores the rest
+	maxNameRunes     = 100
+	maxEmailBytes    = 254
+)
+
+// Account serves sign-up, sign-in and sign-out.
+type Account struct {
+	Store      AccountStore
+	BcryptCost int
+	Log        *slog.Logger
+
+	dummyHash []byte
+}
+
+// NewAccount prepares the handlers; the dummy hash makes a sign-in with an
+// unknown email take as long as one with a wrong password.
+func NewAccount(st AccountStore, cost int, log *slog.Logger) (*Account, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte("not a real password"), cost)
+	if err != nil {
+		return nil, err
+	}
+	return &Account{Store: st, BcryptCost: cost, Log: log, dummyHash: h}, nil
+}
+
+// safeNext keeps a redirect after sign-in inside the shop.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+// SignupForm shows the empty sign-up form.
+func (h *Account) SignupForm(c *fiber.Ctx) error {
+	page.CSRFToken(c)
+	return page.Render(c, fiber.StatusOK, views.SignupPage(page.Layout(c, "Create account"), views.SignupForm{Next: c.Query("next")}), nil)
+}
+
+func validateSignup(f *views.SignupForm, password string) {
+	f.Errors = views.FieldErrors{}
+	f.Email = strings.TrimSpace(f.Email)
+	f.Name = strings.TrimSpace(f.Name)
+	if msg := emailProblem(f.Email); msg != "" {
+		f.Errors["email"] = msg
+	}
+	switch n := utf8.RuneCountInString(f.Name); {
+	case n == 0:
+		f.Errors["name"] = "Tell us your name."
+	case n > maxNameRunes:
+		f.Errors["name"] = "Keep the name under 100 characters."
+	}
+	switch {
+	case utf8.RuneCountInString(password) < minPasswordRunes:
+		f.Errors["password"] = "Use at least 10 characters."
+	case len(password) > maxPasswordBytes:
+		f.Errors["password"] = "Use at most 72 bytes."
+	}
+}
+
+func emailProblem(email string) string {
+	if email == "" {
+		return "Enter your email address."
+	}
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != email || len(email) > maxEmailBytes {
+		return "Enter an email address like name@example.com."
+	}
+	_, domain, _ := strings.Cut(email, "@")
+	if !strings.Contains(domain, ".") || strings.HasSuffix(domain, ".") {
+		return "Enter an email address like name@example.com."
+	}
+	return ""
+}
+
+// Signup creates the account and signs it in; on bad input the form comes
+// back with a message at each field and nothing is written.
+func (h *Account) Signup(c *fiber.Ctx) error {
+	f := views.SignupForm{Email: c.FormValue("email"), Name: c.FormValue("name"), Next: c.FormValue("next")}
+	password := c.FormValue("password")
+	validateSignup(&f, password)
+	if !f.Errors.Any() {
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), h.BcryptCost)
+		if err != nil {
+			return err
+		}
+		cust, err := h.Store.CreateCustomer(c.UserContext(), store.NewCustomer{Email: f.Email, Name: f.Name, PasswordHash: string(hash)})
+		switch {
+		case errors.Is(err, store.ErrEmailTaken):
+			f.Errors["email"] = "An account with this email already exists. Sign in instead?"
+		case err != nil:
+			return err
+		default:
+			page.SignIn(c, cust.ID, cust.Name, string(cust.Role))
+			page.Flash(c, views.FlashSuccess, "Welcome, "+cust.Name+". Your account is ready.")
+			return page.Redirect(c, safeNext(f.Next))
+		}
+	}
+	csrf := page.CSRFToken(c)
+	return page.Render(c, fiber.StatusUnprocessableEntity,
+		views.SignupPage(page.Layout(c, "Create account"), f), views.SignupFormPartial(f, csrf))
+}
+
+// LoginForm shows the empty sign-in form.
+func (h *Account) LoginForm(c *fiber.Ctx) error {
+	page.CSRFToken(c)
+	return page.Render(c, fiber.StatusOK, views.LoginPage(page.Layout(c, "Sign in"), views.LoginForm{Next: c.Query("next")}), nil)
+}
+
+// Login checks the email and password, at most so many times per window per
+// address and per email, and signs the visit in under a new session id.
+func (h *Account) Login(c *fiber.Ctx) error {
+	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next"), Errors: views.FieldErrors{}}
+	password := c.FormValue("password")
+	status := fiber.StatusUnprocessableEntity
+	if f.Email == "" {
+		f.Errors["email"] = "Enter your email address."
+	}
+	if password == "" {
+		f.Errors["password"] = "Enter your password."
+	}
+	if !f.Errors.Any() {
+		limited, err := h.overLimit(c.UserContext(), c.IP(), f.Email)
+		if err != nil {
+			return err
+		}
+		if limited {
+			status = fiber.StatusTooManyRequests
+			f.Errors[""] = "Too many sign-in attempts. Wait a few minutes and try again."
+		} else {
+			cred, err := h.Store.CredentialsByEmail(c.UserContext(), f.Email)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password))
+				f.Errors[""] = "The email or password is incorrect."
+			case err != nil:
+				return err
+			case bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil:
+				f.Errors[""] = "The email or password is incorrect."
+			default:
+				page.SignIn(c, cred.CustomerID, cred.Name, string(cred.Role))
+				page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
+				return page.Redirect(c, safeNext(f.Next))
+			}
+		}
+	}
+	csrf := page.CSRFToken(c)
+	return page.Render(c, status, views.LoginPage(page.Layout(c, "Sign in"), f), views.LoginFormPartial(f, csrf))
+}
+
+func (h *Account) overLimit(ctx context.Context, addr, email string) (bool, error) {
+	n, err := h.Store.CountAttempt(ctx, "login-ip", addr, loginWindow)
+	if err != nil {
+		return false, err
+	}
+	if n > loginPerAddress {
+		h.Log.Warn("sign-in rate limited", "by", "address", "address", addr)
+		return true, nil
+	}
+	n, err = h.Store.CountAttempt(ctx, "login-email", store.NormalizeEmail(email), loginWindow)
+	if err != nil {
+		return false, err
+	}
+	if n > loginPerEmail {
+		h.Log.Warn("sign-in rate limited", "by", "email")
+		return true, nil
+	}
+	return false, nil
+}
+
+// Logout revokes the session: the old cookie no longer signs anyone in.
+func (h *Account) Logout(c *fiber.Ctx) error {
+	page.SignOut(c)
+	page.Flash(c, views.FlashInfo, "You are signed out.")
+	return page.Redirect(c, "/")
+}

@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// CatalogueStore is what the catalogue pages read.
+type CatalogueStore interface {
+	Categories(ctx context.Context) ([]store.Category, error)
+	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
+	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
+}
+
+// cataloguePageSize fills four rows of three cards.
+const cataloguePageSize = 12
+
+// Catalogue serves the product list and product pages.
+type Catalogue struct {
+	Store CatalogueStore
+
+	// Categories change rarely and are on every catalogue page: keep them a
+	// minute rather than read them on every view.
+	mu         sync.Mutex
+	categories []store.Category
+	fetched    time.Time
+}
+
+func (h *Catalogue) allCategories(ctx context.Context) ([]store.Category, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.categories != nil && time.Since(h.fetched) < time.Minute {
+		return h.categories, nil
+	}
+	cats, err := h.Store.Categories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h.categories, h.fetched = cats, time.Now()
+	return cats, nil
+}
+
+// List is /products (and the home page): one category or all, a page at a
+// time; htmx asks for the next page's cards only.
+func (h *Catalogue) List(c *fiber.Ctx) error {
+	slug, cursor := c.Query("category"), c.Query("after")
+	if slug != "" && !store.ValidID(slug) {
+		return page.NotFound("That category")
+	}
+	cats, err := h.allCategories(c.UserContext())
+	if err != nil {
+		return err
+	}
+	var current store.Category
+	if slug != "" {
+		for _, cat := range cats {
+			if cat.Slug == slug {
+				current = cat
+			}
+		}
+		if current.Slug == "" {
+			return page.NotFound("That category")
+		}
+	}
+	products, err := h.Store.Catalogue(c.UserContext(), slug, cataloguePageSize, cursor)
+	if err != nil {
+		return err
+	}
+	data := views.CataloguePage{Categories: cats, Category: current, Products: products.Items}
+	if products.Next != "" {
+		data.NextURL = withQuery("/products", "category", slug, "after", products.Next)
+	}
+	title := "Catalogue"
+	if current.Name != "" {
+		title = current.Name
+	}
+	return page.Render(c, fiber.StatusOK, views.CatalogueView(page.Layout(c, title), data), views.ProductCards(data))
+}
+
+func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
+	id, err := pathID(c, "id", "That product")
+	if err != nil {
+		return views.ProductPage{}, err
+	}
+	p, stock, err := h.Store.ProductWithStock(c.UserContext(), id)
+	if err != nil {
+		return views.ProductPage{}, notFoundAs(err, "That product")
+	}
+	data := views.ProductPage{Product: p, Stock: views.StockPanel{ProductID: p.ID, Levels: stock}}
+	if cats, err := h.allCategories(c.UserContext()); err == nil {
+		for _, cat := range cats {
+			if cat.Slug == p.Category {
+				data.Category = cat
+			}
+		}
+	} else {
+		return views.ProductPage{}, err
+	}
+	return data, nil
+}
+
+// Show is a product's page with its stock across warehouses.
+func (h *Catalogue) Show(c *fiber.Ctx) error {
+	data, err := h.product(c)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, views.ProductView(page.Layout(c, data.Product.Name), data), nil)
+}
+
+// Stock is the product page's stock panel alone, for its htmx refresh (and
+// the full page without JavaScript).
+func (h *Catalogue) Stock(c *fiber.Ctx) error {
+	data, err := h.product(c)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, views.ProductView(page.Layout(c, data.Product.Name), data), views.StockCounter(data.Stock))
+}

@@ -1,0 +1,153 @@
+// Package demo loads the demo shop: warehouses in four Swedish cities, a
+// catalogue in five categories with stock, one staff member and a few
+// customers. Loading is idempotent and happens once per table.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"shop/store"
+)
+
+// Accounts printed at start-up so a new user can sign in.
+const (
+	StaffEmail       = "staff@fikafield.example"
+	StaffPassword    = "staff-demo-password"
+	CustomerEmail    = "ada@fikafield.example"
+	CustomerPassword = "customer-demo-password"
+)
+
+const marker = "demo-data-v1"
+
+type product struct {
+	id, name, category, description string
+	price                           int64 // cents
+}
+
+var categories = []store.Category{
+	{Slug: "books", Name: "Books", Description: "Novels, cookbooks and guides to the outdoors."},
+	{Slug: "coffee", Name: "Coffee", Description: "Beans roasted in Göteborg, and what you need to brew them."},
+	{Slug: "kitchen", Name: "Kitchen", Description: "Things for the table and the stove."},
+	{Slug: "music", Name: "Music", Description: "Records and CDs from Nordic artists."},
+	{Slug: "outdoor", Name: "Outdoor", Description: "Gear for the forest, the archipelago and the fells."},
+}
+
+var products = []product{
+	{"bk-fjord", "Fjord Stories", "books", "Twelve short stories set along the west coast, one for each month of the year.", 1990},
+	{"bk-cinnamon", "The Cinnamon Bun Book", "books", "Forty bakes for fika, from kanelbullar to semlor, with weights in grams.", 2490},
+	{"bk-allemans", "Right to Roam", "books", "A field guide to Sweden's allemansrätten: where you may walk, camp and pick.", 1590},
+	{"bk-lighthouse", "The Last Lighthouse Keeper", "books", "A novel about a winter on a skerry north of Marstrand.", 2190},
+	{"bk-foraging", "Foraging the North", "books", "Mushrooms, berries and herbs of Nordic forests, with clear photographs.", 2790},
+	{"bk-knots", "Knots for Sailors", "books", "Forty knots, step by step, in a spiral binding that lies flat on deck.", 1290},
+	{"bk-fika", "Fika at Home", "books", "The Swedish coffee break, explained and baked.", 1990},
+	{"cf-gbg-dark", "Göteborg Dark Roast 500 g", "coffee", "Full-bodied, with notes of cocoa and toasted nuts. Whole beans.", 1290},
+	{"cf-light", "Archipelago Light Roast 500 g", "coffee", "Bright and floral, roasted for filter brewing. Whole beans.", 1390},
+	{"cf-espresso", "Harbour Espresso 1 kg", "coffee", "A blend for espresso machines, smooth in milk.", 2490},
+	{"cf-decaf", "Midnight Decaf 250 g", "coffee", "Swiss-water decaffeinated Colombian, for late fika.", 890},
+	{"cf-grinder", "Hand Grinder", "coffee", "Steel burrs, 40 grind settings, folds into a travel pouch.", 5490},
+	{"cf-pourover", "Pour-over Dripper", "coffee", "Ceramic dripper for size 02 filters.", 2290},
+	{"cf-filters", "Paper Filters 02 (100)", "coffee", "Unbleached paper filters.", 490},
+	{"kt-mug", "Stoneware Mug", "kitchen", "Hand-glazed in Höganäs, 300 ml.", 1890},
+	{"kt-board", "Birch Cutting Board", "kitchen", "Solid birch from Småland, oiled.", 3490},
+	{"kt-kettle", "Gooseneck Kettle", "kitchen", "1 litre, with a thermometer in the lid.", 4490},
+	{"kt-tin", "Coffee Tin", "kitchen", "Air-tight tin for 500 g of beans.", 1490},
+	{"kt-towel", "Linen Tea Towel", "kitchen", "Woven linen from Borås, grey stripe.", 990},
+	{"kt-thermos", "Steel Thermos 0.75 l", "kitchen", "Keeps coffee hot for twelve hours.", 2990},
+	{"kt-butter", "Butter Knife Set", "kitchen", "Four juniper-wood butter knives.", 1690},
+	{"mu-fjall", "Fjäll – Live in Kiruna (LP)", "music", "A folk trio recorded in one night under the midnight sun.", 2990},
+	{"mu-harbour", "Harbour Lights (CD)", "music", "Accordion and strings from Göteborg's harbour festival.", 1490},
+	{"mu-nyckel", "Nyckelharpa Sessions (LP)", "music", "Traditional tunes on the keyed fiddle.", 2790},
+	{"mu-winter", "Winter Songs (CD)", "music", "A choir from Uppsala sings the darkest months.", 1390},
+	{"mu-jazz", "Stockholm Jazz Nights (LP)", "music", "A double album recorded at a small club in Södermalm.", 3490},
+	{"mu-sea", "Songs of the Sea (CD)", "music", "Sea shanties and ballads from the west coast.", 1290},
+	{"od-kasa", "Wooden Kåsa Cup", "outdoor", "Carved birch cup, the traditional drinking cup of the fells.", 2490},
+	{"od-knife", "Mora Bushcraft Knife", "outdoor", "Carbon-steel blade, sheath included.", 3990},
+	{"od-pad", "Sitting Pad", "outdoor", "Foam pad that keeps you dry on a cold rock.", 590},
+	{"od-stove", "Alcohol Stove", "outdoor", "Brass spirit burner with a wind shield.", 4490},
+	{"od-lantern", "Candle Lantern", "outdoor", "Folding lantern for long autumn evenings.", 2290},
+	{"od-hammock", "Forest Hammock", "outdoor", "Parachute nylon, straps included, 600 g.", 4990},
+	{"od-socks", "Wool Hiking Socks", "outdoor", "Merino socks from Jämtland, two pairs.", 1990},
+}
+
+var warehouses = []store.Warehouse{
+	{ID: "gbg", Name: "Göteborg Harbour", Address: store.Address{Street: "Hamngatan", Number: "12", ZipCode: "41111", City: "Göteborg", County: "Västra Götaland", Country: "Sweden"}},
+	{ID: "bor", Name: "Borås Textile Hall", Address: store.Address{Street: "Åsbogatan", Number: "5", ZipCode: "50330", City: "Borås", County: "Västra Götaland", Country: "Sweden"}},
+	{ID: "sto", Name: "Stockholm Södra", Address: store.Address{Street: "Götgatan", Number: "48", ZipCode: "11826", City: "Stockholm", County: "Stockholm", Country: "Sweden"}},
+	{ID: "mmo", Name: "Malmö Docks", Address: store.Address{Street: "Stora Varvsgatan", Number: "11", ZipCode: "21119", City: "Malmö", County: "Skåne", Country: "Sweden"}},
+}
+
+var customers = []struct{ email, name, password string }{
+	{CustomerEmail, "Ada Lindqvist", CustomerPassword},
+	{"henrik@fikafield.example", "Henrik Berg", "customer-demo-password"},
+	{"samaneh@fikafield.example", "Samaneh Karimi", "customer-demo-password"},
+}
+
+// stockOf spreads stock over the warehouses in a fixed but uneven pattern,
+// so some products are in one warehouse only and a few are nearly gone.
+func stockOf(productIndex, warehouseIndex int) int {
+	n := (productIndex*7 + warehouseIndex*13) % 23
+	if (productIndex+warehouseIndex)%3 == 0 {
+		return 0
+	}
+	return n
+}
+
+// Load writes the demo shop unless this table already has it.
+func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, err error) {
+	done, err := st.Marked(ctx, marker)
+	if err != nil || done {
+		return false, err
+	}
+	for _, c := range categories {
+		if err := st.PutCategory(ctx, c); err != nil {
+			return false, err
+		}
+	}
+	for _, w := range warehouses {
+		if err := st.PutWarehouse(ctx, w); err != nil {
+			return false, err
+		}
+	}
+	for i, p := range products {
+		if err := st.PutProduct(ctx, store.Product{
+			ID: p.id, Name: p.name, Category: p.category, Description: p.description,
+			Price: store.Money{Amount: p.price, Currency: store.DefaultCurrency},
+		}); err != nil {
+			return false, err
+		}
+		for j, w := range warehouses {
+			q := stockOf(i, j)
+			if q == 0 && j > 0 {
+				continue // not stocked there at all
+			}
+			if err := st.PutStockLevel(ctx, store.StockLevel{
+				ProductID: p.id, ProductName: p.name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City, Quantity: q,
+			}); err != nil {
+				return false, err
+			}
+		}
+	}
+	people := append([]struct{ email, name, password string }{{StaffEmail, "Sam Staff", StaffPassword}}, customers...)
+	for i, p := range people {
+		hash, err := bcrypt.GenerateFromPassword([]byte(p.password), bcryptCost)
+		if err != nil {
+			return false, err
+		}
+		role := store.RoleCustomer
+		if i == 0 {
+			role = store.RoleStaff
+		}
+		_, err = st.CreateCustomer(ctx, store.NewCustomer{Email: p.email, Name: p.name, PasswordHash: string(hash), Role: role})
+		if err != nil && !errors.Is(err, store.ErrEmailTaken) {
+			return false, fmt.Errorf("demo customer %s: %w", p.email, err)
+		}
+	}
+	if err := st.Mark(ctx, marker); err != nil && !errors.Is(err, store.ErrConflict) {
+		return false, err
+	}
+	return true, nil
+}

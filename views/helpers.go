@@ -1,0 +1,40 @@
+package views
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// loginURL sends a visitor to sign in and back to where they were.
+func loginURL(path string) string {
+	if path == "" || path == "/" || strings.HasPrefix(path, "/login") || strings.HasPrefix(path, "/signup") {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(path)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func stockWord(n int) string {
+	switch {
+	case n == 0:
+		return "Out of stock"
+	case n < 5:
+		return "Only " + strconv.Itoa(n) + " left"
+	default:
+		return strconv.Itoa(n) + " in stock"
+	}
+}
+
+// initials are the placeholder picture of a product without a photo.
+func initials(name string) string {
+	var out []rune
+	for _, w := range strings.Fields(name) {
+		r := []rune(w)
+		if len(r) > 0 && len(out) < 2 {
+			out = append(out, r[0])
+		}
+	}
+	return strings.ToUpper(string(out))
+}

@@ -1,0 +1,128 @@
+// Package views holds the templ layouts, shared components, pages and the
+// partials htmx swaps, with the typed data each one takes.
+package views
+
+import (
+	"encoding/json"
+
+	"shop/store"
+)
+
+// ShopName is the storefront's name.
+const ShopName = "Fika & Field"
+
+// Viewer is who is looking: the zero Viewer is a visitor.
+type Viewer struct {
+	ID    string
+	Name  string
+	Staff bool
+}
+
+// SignedIn reports whether the viewer has an account session.
+func (v Viewer) SignedIn() bool { return v.ID != "" }
+
+// FlashKind styles a flash message.
+type FlashKind string
+
+const (
+	FlashSuccess FlashKind = "success"
+	FlashInfo    FlashKind = "info"
+	FlashError   FlashKind = "error"
+)
+
+// Flash is a one-time message shown at the top of the next page.
+type Flash struct {
+	Kind    FlashKind
+	Message string
+}
+
+// Layout is what every page's frame shows.
+type Layout struct {
+	Title     string
+	Viewer    Viewer
+	CSRF      string
+	Path      string
+	RequestID string
+	Flash     Flash
+}
+
+// csrfHeaders is the hx-headers value that sends the CSRF token with every
+// htmx request of the page.
+func csrfHeaders(token string) string {
+	if token == "" {
+		return ""
+	}
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}
+
+// FieldErrors maps a form field's name to its message; the key "" holds a
+// message about the whole form.
+type FieldErrors map[string]string
+
+// Any reports whether there is an error.
+func (e FieldErrors) Any() bool { return len(e) > 0 }
+
+// SignupForm is the sign-up form, as typed.
+type SignupForm struct {
+	Email  string
+	Name   string
+	Next   string
+	Errors FieldErrors
+}
+
+// LoginForm is the sign-in form, as typed (never the password).
+type LoginForm struct {
+	Email  string
+	Next   string
+	Errors FieldErrors
+}
+
+// CataloguePage is the product list of one category (or all).
+type CataloguePage struct {
+	Categories []store.Category
+	Category   store.Category // zero: all products
+	Products   []store.Product
+	NextURL    string // "" on the last page
+}
+
+// ProductPage is one product with its stock.
+type ProductPage struct {
+	Product  store.Product
+	Category store.Category
+	Stock    StockPanel
+}
+
+// StockPanel is the live stock counter of a product page.
+type StockPanel struct {
+	ProductID string
+	Levels    []store.StockLevel
+}
+
+// Total is the stock across warehouses.
+func (s StockPanel) Total() int {
+	n := 0
+	for _, l := range s.Levels {
+		n += l.Quantity
+	}
+	return n
+}
+
+// WarehouseList is the admin list of warehouses.
+type WarehouseList struct {
+	Warehouses []store.Warehouse
+}
+
+// WarehousePage is one warehouse and a page of its inventory.
+type WarehousePage struct {
+	Warehouse store.Warehouse
+	Stock     []store.StockLevel
+	NextURL   string
+}
+
+// ErrorPage explains a failed request.
+type ErrorPage struct {
+	Status    int
+	Message   string
+	RequestID string
+}

@@ -1,0 +1,99 @@
+// Package web is the Fiber app: every route in one list, and the middleware
+// around them (request id and timeout, access log and metrics, panics,
+// security headers, sessions, CSRF, staff-only admin, errors).
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
+	"shop/handlers"
+	"shop/static"
+	"shop/store"
+)
+
+// Config wires the app.
+type Config struct {
+	Store          *store.Store
+	Log            *slog.Logger
+	Metrics        *Metrics
+	SessionKeys    [][]byte
+	SecureCookies  bool
+	RequestTimeout time.Duration
+	BcryptCost     int
+}
+
+// New builds the shop's Fiber app.
+func New(cfg Config) (*fiber.App, error) {
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 10 * time.Second
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	sessionStore, err := NewSessionStore(cfg.Store, cfg.SessionKeys, cfg.SecureCookies)
+	if err != nil {
+		return nil, err
+	}
+	account, err := handlers.NewAccount(cfg.Store, cfg.BcryptCost, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	catalogue := &handlers.Catalogue{Store: cfg.Store}
+	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
+
+	onError := errorHandler(cfg.Log)
+	app := fiber.New(fiber.Config{
+		AppName:               "shop",
+		DisableStartupMessage: true,
+		Immutable:             true, // values outlive the handler (sessions, goroutines)
+		ErrorHandler:          onError,
+		ReadTimeout:           15 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           60 * time.Second,
+		BodyLimit:             1 << 20,
+	})
+
+	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders())
+
+	// Machine endpoints: no session, no CSRF.
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	app.Get("/readyz", func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+		defer cancel()
+		if err := cfg.Store.Ping(ctx); err != nil {
+			cfg.Log.Warn("not ready", "err", err)
+			return c.Status(http.StatusServiceUnavailable).SendString("DynamoDB does not answer")
+		}
+		return c.SendString("ready")
+	})
+	app.Get("/metrics", cfg.Metrics.handler())
+	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+
+	// Pages.
+	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect())
+
+	app.Get("/", catalogue.List)
+	app.Get("/products", catalogue.List)
+	app.Get("/products/:id", catalogue.Show)
+	app.Get("/products/:id/stock", catalogue.Stock)
+
+	app.Get("/signup", account.SignupForm)
+	app.Post("/signup", account.Signup)
+	app.Get("/login", account.LoginForm)
+	app.Post("/login", account.Login)
+	app.Post("/logout", account.Logout)
+
+	admin := app.Group("/admin", requireStaff())
+	admin.Get("/", warehouses.Home)
+	admin.Get("/warehouses", warehouses.List)
+	admin.Get("/warehouses/:id", warehouses.Show)
+
+	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
+	return app, nil
+}

@@ -1,0 +1,131 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/web/page"
+)
+
+// requestID gives every request an id for its log lines and error page.
+func requestID() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id := hex.EncodeToString(b[:])
+		page.SetRequestID(c, id)
+		c.Set("X-Request-ID", id)
+		return c.Next()
+	}
+}
+
+// accessLog logs and counts every request once it is answered, errors
+// included (the error handler has run by then).
+func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		if err := c.Next(); err != nil {
+			if herr := errorHandler(c, err); herr != nil {
+				log.Error("error handler failed", "request_id", page.RequestID(c), "err", herr)
+				c.Status(fiber.StatusInternalServerError)
+			}
+		}
+		took := time.Since(start)
+		route := c.Route().Path
+		if c.Response().StatusCode() == fiber.StatusNotFound && route == "/" && c.Path() != "/" {
+			route = "unmatched" // keep unknown paths out of the metric labels
+		}
+		m.observeHTTP(route, c.Method(), c.Response().StatusCode(), took)
+		log.Info("request",
+			"method", c.Method(), "path", c.Path(), "route", route,
+			"status", c.Response().StatusCode(), "duration_ms", float64(took.Microseconds())/1000,
+			"bytes", len(c.Response().Body()), "request_id", page.RequestID(c))
+		return nil
+	}
+}
+
+// recoverPanic turns a panic into a 500 with the stack in the log.
+func recoverPanic(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("panic", "request_id", page.RequestID(c), "panic", r, "stack", string(debug.Stack()))
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return c.Next()
+	}
+}
+
+// deadline gives the request's context a timeout; the store gives up with it.
+func deadline(d time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		defer cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
+	}
+}
+
+// contentSecurityPolicy lets htmx and the pages work with no inline script
+// or style at all.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+
+func securityHeaders() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Set("Content-Security-Policy", contentSecurityPolicy)
+		c.Set("X-Content-Type-Options", "nosniff")
+		c.Set("X-Frame-Options", "DENY")
+		c.Set("Referrer-Policy", "same-origin")
+		c.Set("Cross-Origin-Opener-Policy", "same-origin")
+		c.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		return c.Next()
+	}
+}
+
+// csrfProtect refuses a state-changing request whose token (form field
+// _csrf, or header X-CSRF-Token from htmx) is not the session's.
+func csrfProtect() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		switch c.Method() {
+		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+			return c.Next()
+		}
+		want := page.ExpectedCSRF(c)
+		got := c.Get("X-CSRF-Token")
+		if got == "" {
+			got = c.FormValue("_csrf")
+		}
+		if want == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+			return page.Forbidden("This form has expired or did not come from this site. Go back, reload the page and try again.")
+		}
+		return c.Next()
+	}
+}
+
+// requireStaff keeps /admin for staff: a visitor is sent to sign in, a
+// customer gets 403.
+func requireStaff() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		v := page.Viewer(c)
+		if !v.SignedIn() {
+			if c.Method() != fiber.MethodGet {
+				return page.Forbidden("Sign in as staff first.")
+			}
+			return page.Redirect(c, "/login?next="+c.OriginalURL())
+		}
+		if !v.Staff {
+			return page.Forbidden("This part of the shop is for staff only.")
+		}
+		return c.Next()
+	}
+}

@@ -1,0 +1,185 @@
+// Package page is what a handler needs to answer with a page: the state of
+// the visit (viewer, session, CSRF token, flash), the render helper that
+// picks the full page or the htmx partial, redirects, and errors that carry
+// a safe message for the person and the cause for the log.
+package page
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gorilla/sessions"
+
+	"shop/views"
+)
+
+type localKey int
+
+const (
+	visitKey localKey = iota
+	requestIDKey
+)
+
+// Session value keys.
+const (
+	keyCustomerID = "customer_id"
+	keyName       = "name"
+	keyRole       = "role"
+	keyCSRF       = "csrf"
+	keyFlash      = "flash"
+	keyFlashKind  = "flash_kind"
+)
+
+// Visit is the session of one request and what the request did to it; the
+// session middleware saves it after the handler when it changed.
+type Visit struct {
+	Session *sessions.Session
+	// Changed asks for the session to be saved.
+	Changed bool
+	// Renew asks for a new session id (sign-in, sign-out): the old item is
+	// deleted, so a copied cookie stops working.
+	Renew bool
+}
+
+// Start attaches the visit to the request; the session middleware calls it.
+func Start(c *fiber.Ctx, s *sessions.Session) *Visit {
+	v := &Visit{Session: s}
+	c.Locals(visitKey, v)
+	return v
+}
+
+// VisitOf returns the visit of the request.
+func VisitOf(c *fiber.Ctx) *Visit {
+	if v, ok := c.Locals(visitKey).(*Visit); ok {
+		return v
+	}
+	// No session middleware on this route: a throwaway, never saved.
+	return Start(c, sessions.NewSession(nil, "shop"))
+}
+
+func (v *Visit) str(key string) string {
+	s, _ := v.Session.Values[key].(string)
+	return s
+}
+
+// SetRequestID records the request's id for logs and error pages.
+func SetRequestID(c *fiber.Ctx, id string) { c.Locals(requestIDKey, id) }
+
+// RequestID is the id of the request.
+func RequestID(c *fiber.Ctx) string {
+	s, _ := c.Locals(requestIDKey).(string)
+	return s
+}
+
+// Viewer is the signed-in person, the zero Viewer for a visitor.
+func Viewer(c *fiber.Ctx) views.Viewer {
+	v := VisitOf(c)
+	id := v.str(keyCustomerID)
+	if id == "" {
+		return views.Viewer{}
+	}
+	return views.Viewer{ID: id, Name: v.str(keyName), Staff: v.str(keyRole) == "staff"}
+}
+
+// SignIn makes the visit the given customer's, under a new session id.
+func SignIn(c *fiber.Ctx, id, name, role string) {
+	v := VisitOf(c)
+	clear(v.Session.Values)
+	v.Session.Values[keyCustomerID] = id
+	v.Session.Values[keyName] = name
+	v.Session.Values[keyRole] = role
+	v.Session.Values[keyCSRF] = newToken()
+	v.Changed, v.Renew = true, true
+}
+
+// SignOut forgets the customer and revokes the old session id.
+func SignOut(c *fiber.Ctx) {
+	v := VisitOf(c)
+	clear(v.Session.Values)
+	v.Changed, v.Renew = true, true
+}
+
+// CSRFToken returns the visit's CSRF token, creating it (and so a session)
+// for a page that shows a form.
+func CSRFToken(c *fiber.Ctx) string {
+	v := VisitOf(c)
+	if t := v.str(keyCSRF); t != "" {
+		return t
+	}
+	t := newToken()
+	v.Session.Values[keyCSRF] = t
+	v.Changed = true
+	return t
+}
+
+// ExpectedCSRF is the token a state-changing request must carry, "" if the
+// visit has none (then every such request is refused).
+func ExpectedCSRF(c *fiber.Ctx) string { return VisitOf(c).str(keyCSRF) }
+
+// Flash keeps a message for the next page the visitor sees.
+func Flash(c *fiber.Ctx, kind views.FlashKind, msg string) {
+	v := VisitOf(c)
+	v.Session.Values[keyFlash] = msg
+	v.Session.Values[keyFlashKind] = string(kind)
+	v.Changed = true
+}
+
+// Layout is what the layouts need to know about this visit. It takes the
+// flash message, so it is shown once.
+func Layout(c *fiber.Ctx, title string) views.Layout {
+	v := VisitOf(c)
+	l := views.Layout{
+		Title:     title,
+		Viewer:    Viewer(c),
+		CSRF:      v.str(keyCSRF),
+		Path:      c.Path(),
+		RequestID: RequestID(c),
+	}
+	if msg := v.str(keyFlash); msg != "" {
+		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
+		delete(v.Session.Values, keyFlash)
+		delete(v.Session.Values, keyFlashKind)
+		v.Changed = true
+	}
+	return l
+}
+
+func newToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("page: crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// IsHTMX reports whether htmx asked for a part of a page. A history restore
+// also sends HX-Request, but needs the whole page.
+func IsHTMX(c *fiber.Ctx) bool {
+	return c.Get("HX-Request") == "true" && c.Get("HX-History-Restore-Request") != "true"
+}
+
+// Render writes the full page, or the partial when htmx asked for one (and a
+// partial exists). The partial is the same component the full page uses.
+func Render(c *fiber.Ctx, status int, full, partial templ.Component) error {
+	c.Vary("HX-Request")
+	comp := full
+	if partial != nil && IsHTMX(c) {
+		comp = partial
+	}
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
+	return comp.Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// Redirect sends the browser to url after a successful form: 303 for a plain
+// form, HX-Redirect for htmx (which would otherwise swap the next page into
+// the form's place).
+func Redirect(c *fiber.Ctx, url string) error {
+	if IsHTMX(c) {
+		c.Set("HX-Redirect", url)
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Redirect(url, fiber.StatusSeeOther)
+}

@@ -1,0 +1,192 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/gorilla/securecookie"
+	"github.com/gorilla/sessions"
+
+	"shop/store"
+	"shop/web/page"
+)
+
+const (
+	sessionCookie = "shop_session"
+	sessionTTL    = 14 * 24 * time.Hour
+)
+
+// SessionRecords is where sessions live: the shop's table.
+type SessionRecords interface {
+	Session(ctx context.Context, id string) (store.Session, error)
+	PutSession(ctx context.Context, s store.Session) error
+	DeleteSession(ctx context.Context, id string) error
+}
+
+// SessionStore is a gorilla sessions.Store that keeps the values in
+// DynamoDB and only a signed id in the cookie: deleting the item revokes the
+// cookie, and every replica on the table shares the sessions.
+type SessionStore struct {
+	records SessionRecords
+	codecs  []securecookie.Codec
+	options sessions.Options
+}
+
+// errBadCookie marks a cookie that cannot be ours (tampered, or signed with
+// a retired key): the visit is treated as signed out.
+var errBadCookie = errors.New("session cookie rejected")
+
+// NewSessionStore checks the keys at start-up (a bad key would otherwise fail
+// only when a session is saved). The first key signs, all verify.
+func NewSessionStore(records SessionRecords, keys [][]byte, secure bool) (*SessionStore, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("sessions: no signing key")
+	}
+	pairs := make([][]byte, 0, 2*len(keys))
+	for i, k := range keys {
+		if len(k) < 32 {
+			return nil, fmt.Errorf("sessions: key %d is %d bytes, need at least 32", i+1, len(k))
+		}
+		pairs = append(pairs, k, nil) // sign only: the cookie holds just a random id
+	}
+	codecs := securecookie.CodecsFromPairs(pairs...)
+	for _, c := range codecs {
+		c.(*securecookie.SecureCookie).MaxAge(int(sessionTTL.Seconds()))
+	}
+	if _, err := securecookie.EncodeMulti(sessionCookie, "probe", codecs...); err != nil {
+		return nil, fmt.Errorf("sessions: keys do not work: %w", err)
+	}
+	return &SessionStore{
+		records: records,
+		codecs:  codecs,
+		// Every option set on purpose: gorilla's defaults are not these.
+		options: sessions.Options{
+			Path: "/", MaxAge: int(sessionTTL.Seconds()), HttpOnly: true,
+			Secure: secure, SameSite: http.SameSiteLaxMode,
+		},
+	}, nil
+}
+
+// Get returns the request's session (no registry: the middleware keeps it).
+func (s *SessionStore) Get(r *http.Request, name string) (*sessions.Session, error) {
+	return s.New(r, name)
+}
+
+// New loads the session the cookie names, or a fresh one. The error is
+// errBadCookie for a cookie that fails verification (the session is still
+// usable), or the store's error.
+func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, error) {
+	sess := sessions.NewSession(s, name)
+	opts := s.options
+	sess.Options = &opts
+	sess.IsNew = true
+	cookie, err := r.Cookie(name)
+	if err != nil {
+		return sess, nil
+	}
+	var id string
+	if err := securecookie.DecodeMulti(name, cookie.Value, &id, s.codecs...); err != nil {
+		return sess, errBadCookie
+	}
+	rec, err := s.records.Session(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return sess, nil // revoked or expired: signed out
+	}
+	if err != nil {
+		return sess, err
+	}
+	if err := securecookie.DecodeMulti(name+".data", string(rec.Data), &sess.Values, s.codecs...); err != nil {
+		return sess, errBadCookie
+	}
+	sess.ID, sess.IsNew = id, false
+	return sess, nil
+}
+
+// Save writes the session and its cookie; MaxAge < 0 deletes both.
+func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Session) error {
+	if sess.Options.MaxAge < 0 {
+		if sess.ID != "" {
+			if err := s.records.DeleteSession(r.Context(), sess.ID); err != nil {
+				return err
+			}
+		}
+		http.SetCookie(w, sessions.NewCookie(sess.Name(), "", sess.Options))
+		return nil
+	}
+	if sess.ID == "" {
+		var b [32]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		sess.ID = hex.EncodeToString(b[:])
+	}
+	// The values are signed too, with the same keys, so a row edited in the
+	// table cannot make someone staff without the key.
+	data, err := securecookie.EncodeMulti(sess.Name()+".data", sess.Values, s.codecs...)
+	if err != nil {
+		return fmt.Errorf("encode session: %w", err)
+	}
+	if err := s.records.PutSession(r.Context(), store.Session{ID: sess.ID, Data: []byte(data), ExpiresAt: time.Now().Add(sessionTTL)}); err != nil {
+		return err
+	}
+	cookie, err := securecookie.EncodeMulti(sess.Name(), sess.ID, s.codecs...)
+	if err != nil {
+		return fmt.Errorf("encode session cookie: %w", err)
+	}
+	http.SetCookie(w, sessions.NewCookie(sess.Name(), cookie, sess.Options))
+	return nil
+}
+
+// headerWriter is the http.ResponseWriter gorilla saves through: it only
+// collects the headers, which are copied onto Fiber's response.
+type headerWriter struct{ h http.Header }
+
+func (w *headerWriter) Header() http.Header         { return w.h }
+func (w *headerWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *headerWriter) WriteHeader(int)             {}
+
+// sessionMiddleware bridges gorilla to Fiber once per request: it loads the
+// session before the handler and saves it after, only if it changed.
+func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		r, err := adaptor.ConvertRequest(c, false)
+		if err != nil {
+			return err
+		}
+		r = r.WithContext(c.UserContext())
+		sess, err := s.New(r, sessionCookie)
+		switch {
+		case errors.Is(err, errBadCookie):
+			log.Info("session cookie rejected, treating as signed out", "request_id", page.RequestID(c))
+		case err != nil:
+			return fmt.Errorf("load session: %w", err)
+		}
+		visit := page.Start(c, sess)
+		handlerErr := c.Next()
+		if !visit.Changed {
+			return handlerErr
+		}
+		if visit.Renew && sess.ID != "" {
+			if err := s.records.DeleteSession(r.Context(), sess.ID); err != nil {
+				return errors.Join(handlerErr, err)
+			}
+			sess.ID = ""
+		}
+		w := &headerWriter{h: http.Header{}}
+		if err := s.Save(r.WithContext(c.UserContext()), w, sess); err != nil {
+			return errors.Join(handlerErr, fmt.Errorf("save session: %w", err))
+		}
+		for _, v := range w.h.Values("Set-Cookie") {
+			c.Response().Header.Add(fiber.HeaderSetCookie, v)
+		}
+		return handlerErr
+	}
+}
