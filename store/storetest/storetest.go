@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"shop/store"
 	"shop/store/dynamolocal"
 )
@@ -103,6 +107,7 @@ func (c *Counter) Reset() {
 // Env is one test's table.
 type Env struct {
 	Store    *store.Store
+	Client   *dynamodb.Client // for assertions a request path never makes (Scan)
 	Counter  *Counter
 	Endpoint string
 	Table    string
@@ -128,7 +133,7 @@ func New(t testing.TB, opts ...store.Option) Env {
 		t.Fatalf("migrate %s: %v", table, err)
 	}
 	counter.Reset()
-	return Env{Store: st, Counter: counter, Endpoint: ep, Table: table}
+	return Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
 }
 
 // Once asserts that fn costs exactly one DynamoDB request.
@@ -139,4 +144,27 @@ func (e Env) Once(t testing.TB, what string, fn func()) {
 	if n := e.Counter.Total(); n != 1 {
 		t.Errorf("%s: %d DynamoDB requests %v, want exactly 1", what, n, e.Counter.Ops())
 	}
+}
+
+// CountEntities scans the test's table for items of one EntityType. Only
+// tests scan: they check that nothing half-written was left behind.
+func (e Env) CountEntities(t testing.TB, entityType string) int {
+	t.Helper()
+	expr, err := expression.NewBuilder().WithFilter(expression.Name("EntityType").Equal(expression.Value(entityType))).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	p := dynamodb.NewScanPaginator(e.Client, &dynamodb.ScanInput{
+		TableName: aws.String(e.Table), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		n += int(out.Count)
+	}
+	return n
 }

@@ -1,0 +1,237 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"shop/store/demo"
+	"shop/store/storetest"
+	"shop/web"
+)
+
+func TestCataloguePagesThroughEveryProduct(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+
+	first := b.get("/products")
+	wantStatus(t, "catalogue", first, http.StatusOK)
+	if n := first.testid("product-card").Length(); n != 12 {
+		t.Fatalf("first page has %d products, want 12", n)
+	}
+	if first.testid("category-link").Length() != 5 {
+		t.Fatalf("categories shown: %d", first.testid("category-link").Length())
+	}
+	seen := map[string]bool{}
+	collect := func(p page) {
+		p.testid("product-card").Each(func(_ int, card *goquerySelection) {
+			href, _ := card.Find("a").Attr("href")
+			if seen[href] {
+				t.Fatalf("%s listed twice", href)
+			}
+			seen[href] = true
+		})
+	}
+	collect(first)
+	next, _ := first.testid("catalogue-more").Attr("hx-get")
+	pages := 1
+	for next != "" {
+		// htmx asks for the next cards only.
+		p := b.get(next, "HX-Request", "true")
+		wantStatus(t, "next page", p, http.StatusOK)
+		if strings.Contains(p.body, "<html") || p.doc.Find("header").Length() != 0 {
+			t.Fatal("htmx page of cards came with the whole layout")
+		}
+		if p.header.Get("Vary") == "" || !strings.Contains(p.header.Get("Vary"), "HX-Request") {
+			t.Errorf("Vary = %q, want HX-Request in it", p.header.Get("Vary"))
+		}
+		collect(p)
+		next, _ = p.testid("catalogue-more").Attr("hx-get")
+		pages++
+	}
+	if len(seen) < 30 || pages != (len(seen)+11)/12 {
+		t.Fatalf("paged through %d products in %d pages", len(seen), pages)
+	}
+
+	// Without JavaScript the same link is a plain link to a full page.
+	href, _ := first.testid("catalogue-more").Attr("href")
+	full := b.get(href)
+	if full.doc.Find("header").Length() == 0 || full.testid("product-card").Length() != 12 {
+		t.Fatal("the plain next-page link is not a full page of products")
+	}
+	// A history restore needs the full page although htmx sends HX-Request.
+	restore := b.get(href, "HX-Request", "true", "HX-History-Restore-Request", "true")
+	if restore.doc.Find("header").Length() == 0 {
+		t.Fatal("history restore got a partial")
+	}
+
+	coffee := b.get("/products?category=coffee")
+	wantStatus(t, "coffee", coffee, http.StatusOK)
+	if n := coffee.testid("product-card").Length(); n != 7 || coffee.testid("catalogue-more").Length() != 0 {
+		t.Fatalf("coffee shows %d products (more link %d)", n, coffee.testid("catalogue-more").Length())
+	}
+
+	wantStatus(t, "broken cursor", b.get("/products?after=garbage"), http.StatusBadRequest)
+	wantStatus(t, "cursor of another category", b.get("/products?category=music&"+strings.SplitN(href, "?", 2)[1]), http.StatusBadRequest)
+	wantStatus(t, "unknown category", b.get("/products?category=shoes"), http.StatusNotFound)
+}
+
+func TestProductPageShowsStockAcrossWarehouses(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	ctx := context.Background()
+	_, stock, err := s.env.Store.ProductWithStock(ctx, "cf-grinder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, l := range stock {
+		total += l.Quantity
+	}
+	b.get("/products") // categories are kept a minute: count a warm view
+	s.env.Counter.Reset()
+	p := b.get("/products/cf-grinder")
+	wantStatus(t, "product page", p, http.StatusOK)
+	if got := s.env.Counter.Total(); got != 1 {
+		t.Errorf("a visitor's product page cost %d DynamoDB requests %v, want 1", got, s.env.Counter.Ops())
+	}
+	if p.testid("product-name").Text() != "Hand Grinder" || !strings.Contains(p.testid("product-price").Text(), "€54.90") {
+		t.Fatalf("product page: %q %q", p.testid("product-name").Text(), p.testid("product-price").Text())
+	}
+	if n := p.testid("stock-row").Length(); n != len(stock) {
+		t.Fatalf("%d stock rows, want %d", n, len(stock))
+	}
+	if !strings.Contains(p.testid("stock-total").Text(), itoa(total)) {
+		t.Fatalf("stock total %q, want %d", p.testid("stock-total").Text(), total)
+	}
+	partial := b.get("/products/cf-grinder/stock", "HX-Request", "true")
+	if partial.testid("stock").Length() != 1 || partial.doc.Find("header").Length() != 0 {
+		t.Fatalf("stock refresh: %s", trim(partial.body))
+	}
+
+	for _, path := range []string{"/products/no-such-product", "/products/bad%23id", "/no/such/page"} {
+		p := b.get(path)
+		wantStatus(t, path, p, http.StatusNotFound)
+		if p.testid("error").Length() != 1 || p.doc.Find("header nav").Length() == 0 {
+			t.Errorf("%s: the 404 is not a page in the layout", path)
+		}
+	}
+}
+
+func TestAdminIsForStaffOnly(t *testing.T) {
+	s := newShop(t)
+
+	visitor := s.browser(t)
+	p := visitor.get("/admin/warehouses")
+	wantStatus(t, "visitor", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/login?next=/admin/warehouses" {
+		t.Fatalf("visitor sent to %q", loc)
+	}
+
+	customer := s.browser(t)
+	customer.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	for _, path := range []string{"/admin", "/admin/warehouses", "/admin/warehouses/gbg"} {
+		wantStatus(t, "customer at "+path, customer.get(path), http.StatusForbidden)
+	}
+
+	staff := s.browser(t)
+	staff.get("/login?next=/admin/warehouses")
+	if next, _ := staff.get("/login?next=/admin/warehouses").doc.Find(`input[name="next"]`).Attr("value"); next != "/admin/warehouses" {
+		t.Fatalf("next not carried in the form: %q", next)
+	}
+	staff.signIn(demo.StaffEmail, demo.StaffPassword)
+	wantStatus(t, "staff home", staff.get("/admin"), http.StatusOK)
+	list := staff.get("/admin/warehouses")
+	wantStatus(t, "warehouses", list, http.StatusOK)
+	if n := list.testid("warehouse-row").Length(); n != 4 {
+		t.Fatalf("%d warehouses listed, want 4", n)
+	}
+	wh := staff.get("/admin/warehouses/gbg")
+	wantStatus(t, "warehouse", wh, http.StatusOK)
+	if wh.testid("warehouse-name").Text() != "Göteborg Harbour" {
+		t.Fatalf("warehouse name %q", wh.testid("warehouse-name").Text())
+	}
+	rows := wh.testid("inventory-row").Length()
+	more, _ := wh.testid("inventory-more").Attr("hx-get")
+	for more != "" {
+		p := staff.get(more, "HX-Request", "true")
+		wantStatus(t, "more inventory", p, http.StatusOK)
+		rows += p.testid("inventory-row").Length()
+		more, _ = p.testid("inventory-more").Attr("hx-get")
+	}
+	inv, err := s.env.Store.WarehouseStock(context.Background(), "gbg", 1000, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(inv.Items) || rows <= 25 {
+		t.Fatalf("inventory pages show %d rows, the warehouse holds %d products", rows, len(inv.Items))
+	}
+	wantStatus(t, "unknown warehouse", staff.get("/admin/warehouses/atlantis"), http.StatusNotFound)
+}
+
+func TestDynamoDBFailureIs500WithRequestID(t *testing.T) {
+	env := storetest.New(t)
+	// The app over a table that does not exist: every read fails.
+	base, logs := startApp(t, env, "no-such-table", [][]byte{keyA})
+	b := newBrowser(t, base)
+	p := b.get("/products")
+	wantStatus(t, "broken store", p, http.StatusInternalServerError)
+	id := p.testid("request-id").Text()
+	if id == "" || p.header.Get("X-Request-ID") != id {
+		t.Fatalf("500 page shows request id %q, header %q", id, p.header.Get("X-Request-ID"))
+	}
+	if strings.Contains(p.body, "no-such-table") || strings.Contains(p.body, "ResourceNotFound") {
+		t.Fatal("the 500 page leaks the cause")
+	}
+	log := logs.String()
+	if !strings.Contains(log, "request_id="+id) || !strings.Contains(log, "ResourceNotFoundException") {
+		t.Fatalf("the log lacks the cause or the request id:\n%s", log)
+	}
+	wantStatus(t, "readyz on a broken store", b.get("/readyz"), http.StatusServiceUnavailable)
+	wantStatus(t, "healthz on a broken store", b.get("/healthz"), http.StatusOK)
+}
+
+func TestHeadersHealthAndMetrics(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	p := b.get("/products")
+	csp := p.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("CSP = %q", csp)
+	}
+	for _, h := range []string{"X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy", "X-Request-ID"} {
+		if p.header.Get(h) == "" {
+			t.Errorf("missing header %s", h)
+		}
+	}
+	if p.header.Get("Set-Cookie") != "" {
+		t.Error("a visitor browsing the catalogue was given a session")
+	}
+	if p.doc.Find(`script[src="/static/vendor/htmx.min.js"]`).Length() != 1 || p.doc.Find("script:not([src])").Length() != 0 {
+		t.Error("htmx must be loaded from /static, with no inline script")
+	}
+	wantStatus(t, "htmx", b.get("/static/vendor/htmx.min.js"), http.StatusOK)
+	wantStatus(t, "healthz", b.get("/healthz"), http.StatusOK)
+	wantStatus(t, "readyz", b.get("/readyz"), http.StatusOK)
+	m := b.get("/metrics")
+	for _, want := range []string{`shop_http_requests_total{method="GET",route="/products",status="200"}`, `shop_dynamodb_requests_total{operation="Query",outcome="ok"}`} {
+		if !strings.Contains(m.body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func TestAppNeedsGoodSessionKeys(t *testing.T) {
+	env := storetest.New(t)
+	for _, keys := range [][][]byte{nil, {[]byte("short")}} {
+		_, err := web.New(web.Config{Store: env.Store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
+		if err == nil {
+			t.Errorf("keys %q accepted", keys)
+		}
+	}
+}
