@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // loginURL sends a visitor to sign in and back to where they were.
@@ -32,7 +33,7 @@ func initials(name string) string {
 	var out []rune
 	for _, w := range strings.Fields(name) {
 		r := []rune(w)
-		if len(r) > 0 && len(out) < 2 {
+		if len(r) > 0 && unicode.IsLetter(r[0]) && len(out) < 2 {
 			out = append(out, r[0])
 		}
 	}
