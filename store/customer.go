@@ -55,6 +55,8 @@ type customerRecord struct {
 	Role         string `dynamodbav:"Role"`
 	PasswordHash string `dynamodbav:"PasswordHash"`
 	CreatedAt    string `dynamodbav:"CreatedAt"`
+	GSI1PK       string `dynamodbav:"GSI1-PK,omitempty"` // customers
+	GSI1SK       string `dynamodbav:"GSI1-SK,omitempty"` // created#id
 }
 
 // emailRecord makes an address unique and answers sign-in in one GetItem; it
@@ -91,6 +93,7 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
 		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
 		CreatedAt: timestamp(c.CreatedAt),
+		GSI1PK: partitionCustomers, GSI1SK: timestamp(c.CreatedAt) + "#" + c.ID,
 	})
 	if err != nil {
 		return err
@@ -151,4 +154,12 @@ func (s *Store) CredentialsByEmail(ctx context.Context, email string) (Credentia
 		return Credentials{}, fmt.Errorf("get credentials: %w", err)
 	}
 	return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}, nil
+}
+
+// Customers lists customers, newest first (GSI1 PK=customers), for staff.
+func (s *Store) Customers(ctx context.Context, limit int, cursor string) (Page[Customer], error) {
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionCustomers,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionCustomers)), backward: true,
+	}, limit, cursor, customerRecord.customer)
 }

@@ -18,12 +18,26 @@ const (
 	prefixSession   = "session#"
 	prefixCategory  = "cat#"
 	prefixLimit     = "limit#"
+	prefixOrder     = "o#"
+	prefixInvoice   = "i#"
+	prefixShipment  = "sh#"
+	prefixShipItem  = "shp#"
+	prefixCart      = "cart#"
+	prefixVisitor   = "v#"
+	prefixGiftCard  = "gc#"
+	prefixDiscount  = "dc#"
+	prefixIdem      = "idem#"
+	prefixAdjust    = "adj#"
+	prefixOrdersOf  = "orders#" // GSI1 partition of a month's orders
 
 	// Partitions of small lists the UI needs (see README, access patterns).
 	partitionCategories = "categories"
 	partitionWarehouses = "warehouses"
 	partitionCatalogue  = "catalogue"
 	partitionMeta       = "meta"
+	partitionCustomers  = "customers"
+	partitionGiftCards  = "giftcards"
+	partitionDiscounts  = "discounts"
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -48,6 +62,16 @@ const (
 	entitySession       = "session"
 	entityLimit         = "limit"
 	entityMeta          = "meta"
+	entityOrder         = "order"
+	entityOrderItem     = "orderItem"
+	entityInvoice       = "invoice"
+	entityShipment      = "shipment"
+	entityShipmentItem  = "shipmentItem"
+	entityCartLine      = "cartLine"
+	entityGiftCard      = "giftCard"
+	entityDiscount      = "discountCode"
+	entityIdempotency   = "idempotency"
+	entityAdjustment    = "stockAdjustment"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -68,6 +92,35 @@ func catalogueSortKey(name, id string) string {
 }
 
 func limitKey(scope, subject string) string { return prefixLimit + scope + "#" + subject }
+
+func orderKey(id string) string        { return prefixOrder + id }
+func invoiceKey(id string) string      { return prefixInvoice + id }
+func shipmentKey(id string) string     { return prefixShipment + id }
+func shipmentItemKey(id string) string { return prefixShipItem + id }
+func giftCardKey(code string) string   { return prefixGiftCard + code }
+func discountKey(code string) string   { return prefixDiscount + code }
+func idempotencyKey(k string) string   { return prefixIdem + k }
+
+// cartKey is the partition of a cart; owner is CustomerOwner or VisitorOwner.
+func cartKey(owner string) string { return prefixCart + owner }
+
+// CustomerOwner names the cart of a signed-in customer.
+func CustomerOwner(customerID string) string { return customerKey(customerID) }
+
+// VisitorOwner names the cart of a visitor who has not signed in.
+func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
+
+// ordersMonthKey shards the all-orders list by month: staff read it by date
+// range, and no partition grows without bound.
+func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
+
+// datedKey sorts an item of a customer's GSI2 collection by date:
+// i#<timestamp> (invoices), p#<timestamp> (ordered products), o#<timestamp>.
+func datedKey(prefix string, t time.Time) string { return prefix + timestamp(t) }
+
+// dayRange is the inclusive key range of the days from..to (YYYY-MM-DD)
+// under prefix: "~" sorts after every timestamp of the last day.
+func dayRange(prefix, from, to string) (string, string) { return prefix + from, prefix + to + "~" }
 
 // trimPrefix returns the id inside a key, or "" if the key has another prefix.
 func trimPrefix(key, prefix string) string {

@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// GiftCard is a prepaid balance spent at checkout, partly or whole.
+type GiftCard struct {
+	Code      string
+	Balance   Money
+	Initial   Money
+	CreatedAt time.Time
+}
+
+// DiscountKind says how a discount code takes money off.
+type DiscountKind string
+
+const (
+	DiscountPercent DiscountKind = "percent"
+	DiscountFixed   DiscountKind = "fixed"
+)
+
+// DiscountCode takes a percentage or a fixed amount off an order, until it
+// expires or has been used UsageLimit times.
+type DiscountCode struct {
+	Code       string
+	Kind       DiscountKind
+	Percent    int   // 1..100, for DiscountPercent
+	Amount     Money // for DiscountFixed
+	ExpiresAt  time.Time
+	UsageLimit int
+	Used       int
+	CreatedAt  time.Time
+}
+
+// Off is what the code takes off a subtotal: never more than the subtotal.
+func (d DiscountCode) Off(subtotal Money) Money {
+	var off int64
+	switch d.Kind {
+	case DiscountPercent:
+		off = subtotal.Amount * int64(d.Percent) / 100
+	case DiscountFixed:
+		off = d.Amount.Amount
+	}
+	return Money{Amount: min(off, subtotal.Amount), Currency: subtotal.Currency}
+}
+
+// Usable says why the code cannot be used now, or nil.
+func (d DiscountCode) Usable(now time.Time) error {
+	switch {
+	case !now.Before(d.ExpiresAt):
+		return ErrCodeExpired
+	case d.Used >= d.UsageLimit:
+		return ErrCodeUsedUp
+	}
+	return nil
+}
+
+var (
+	ErrBadCode      = errors.New("codes are 4 to 32 letters, digits and dashes")
+	ErrCodeExpired  = errors.New("this code has expired")
+	ErrCodeUsedUp   = errors.New("this code has been used up")
+	ErrGiftCardUsed = errors.New("this gift card has no balance left")
+)
+
+// NormalizeCode is the stored form of a typed code: upper case, no spaces.
+func NormalizeCode(s string) (string, error) {
+	s = strings.ToUpper(strings.Join(strings.Fields(s), ""))
+	if len(s) < 4 || len(s) > 32 {
+		return "", ErrBadCode
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return "", ErrBadCode
+		}
+	}
+	return s, nil
+}
+
+type giftCardRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	Balance    int64  `dynamodbav:"Balance"`
+	Initial    int64  `dynamodbav:"Initial"`
+	Currency   string `dynamodbav:"Currency"`
+	CreatedAt  string `dynamodbav:"CreatedAt"`
+	GSI1PK     string `dynamodbav:"GSI1-PK"` // giftcards
+	GSI1SK     string `dynamodbav:"GSI1-SK"` // created#code
+}
+
+func (r giftCardRecord) giftCard() GiftCard {
+	return GiftCard{Code: trimPrefix(r.PK, prefixGiftCard), Balance: Money{r.Balance, r.Currency},
+		Initial: Money{r.Initial, r.Currency}, CreatedAt: parseTime(r.CreatedAt)}
+}
+
+type discountRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	Kind       string `dynamodbav:"Kind"`
+	Percent    int    `dynamodbav:"Percent"`
+	Amount     int64  `dynamodbav:"Amount"`
+	Currency   string `dynamodbav:"Currency"`
+	ExpiresOn  string `dynamodbav:"ExpiresOn"` // not the TTL: expired codes stay listed
+	UsageLimit int    `dynamodbav:"UsageLimit"`
+	Used       int    `dynamodbav:"Used"`
+	CreatedAt  string `dynamodbav:"CreatedAt"`
+	GSI1PK     string `dynamodbav:"GSI1-PK"` // discounts
+	GSI1SK     string `dynamodbav:"GSI1-SK"` // created#code
+}
+
+func (r discountRecord) discount() DiscountCode {
+	return DiscountCode{
+		Code: trimPrefix(r.PK, prefixDiscount), Kind: DiscountKind(r.Kind), Percent: r.Percent,
+		Amount: Money{r.Amount, r.Currency}, ExpiresAt: parseTime(r.ExpiresOn), UsageLimit: r.UsageLimit,
+		Used: r.Used, CreatedAt: parseTime(r.CreatedAt),
+	}
+}
+
+func (s *Store) putNew(ctx context.Context, rec any, what string) error {
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+	})
+	if isConditionFailed(err) {
+		return fmt.Errorf("%s: %w", what, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", what, err)
+	}
+	return nil
+}
+
+// CreateGiftCard issues a gift card; ErrConflict if the code exists.
+func (s *Store) CreateGiftCard(ctx context.Context, g GiftCard) (GiftCard, error) {
+	if g.CreatedAt.IsZero() {
+		g.CreatedAt = s.now()
+	}
+	g.Initial = g.Balance
+	err := s.putNew(ctx, giftCardRecord{
+		PK: giftCardKey(g.Code), SK: giftCardKey(g.Code), EntityType: entityGiftCard,
+		Balance: g.Balance.Amount, Initial: g.Balance.Amount, Currency: g.Balance.Currency, CreatedAt: timestamp(g.CreatedAt),
+		GSI1PK: partitionGiftCards, GSI1SK: timestamp(g.CreatedAt) + "#" + g.Code,
+	}, "gift card "+g.Code)
+	return g, err
+}
+
+// GiftCard reads a gift card by code.
+func (s *Store) GiftCard(ctx context.Context, code string) (GiftCard, error) {
+	var r giftCardRecord
+	if err := s.getItem(ctx, giftCardKey(code), giftCardKey(code), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return GiftCard{}, fmt.Errorf("gift card: %w", ErrNotFound)
+		}
+		return GiftCard{}, fmt.Errorf("get gift card: %w", err)
+	}
+	return r.giftCard(), nil
+}
+
+// GiftCards lists gift cards, newest first (GSI1 PK=giftcards).
+func (s *Store) GiftCards(ctx context.Context, limit int, cursor string) (Page[GiftCard], error) {
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionGiftCards,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionGiftCards)), backward: true,
+	}, limit, cursor, giftCardRecord.giftCard)
+}
+
+// CreateDiscountCode creates a discount code; ErrConflict if it exists.
+func (s *Store) CreateDiscountCode(ctx context.Context, d DiscountCode) (DiscountCode, error) {
+	if d.CreatedAt.IsZero() {
+		d.CreatedAt = s.now()
+	}
+	d.Used = 0
+	err := s.putNew(ctx, discountRecord{
+		PK: discountKey(d.Code), SK: discountKey(d.Code), EntityType: entityDiscount,
+		Kind: string(d.Kind), Percent: d.Percent, Amount: d.Amount.Amount, Currency: d.Amount.Currency,
+		ExpiresOn: timestamp(d.ExpiresAt), UsageLimit: d.UsageLimit, CreatedAt: timestamp(d.CreatedAt),
+		GSI1PK: partitionDiscounts, GSI1SK: timestamp(d.CreatedAt) + "#" + d.Code,
+	}, "discount code "+d.Code)
+	return d, err
+}
+
+// DiscountCode reads a discount code.
+func (s *Store) DiscountCode(ctx context.Context, code string) (DiscountCode, error) {
+	var r discountRecord
+	if err := s.getItem(ctx, discountKey(code), discountKey(code), &r); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return DiscountCode{}, fmt.Errorf("discount code: %w", ErrNotFound)
+		}
+		return DiscountCode{}, fmt.Errorf("get discount code: %w", err)
+	}
+	return r.discount(), nil
+}
+
+// DiscountCodes lists discount codes, newest first (GSI1 PK=discounts).
+func (s *Store) DiscountCodes(ctx context.Context, limit int, cursor string) (Page[DiscountCode], error) {
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionDiscounts,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionDiscounts)), backward: true,
+	}, limit, cursor, discountRecord.discount)
+}

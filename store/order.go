@@ -1,0 +1,567 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// OrderStatus is where an order is on its way to the customer.
+type OrderStatus string
+
+const (
+	OrderPlaced    OrderStatus = "placed"
+	OrderShipping  OrderStatus = "shipping" // shipments created, not all gone
+	OrderShipped   OrderStatus = "shipped"
+	OrderDelivered OrderStatus = "delivered"
+)
+
+// Order is one checkout of a customer.
+type Order struct {
+	ID         string
+	CustomerID string
+	PlacedAt   time.Time
+	Status     OrderStatus
+	Subtotal   Money
+	Discount   Money
+	Total      Money
+	ShipTo     Address
+	Lines      int
+}
+
+// Allocation is how many units of an order line leave from one warehouse.
+type Allocation struct {
+	WarehouseID string `dynamodbav:"WarehouseID"`
+	Quantity    int    `dynamodbav:"Quantity"`
+}
+
+// OrderItem is one line of an order.
+type OrderItem struct {
+	OrderID     string
+	CustomerID  string
+	ProductID   string
+	ProductName string
+	Price       Money // per unit
+	Quantity    int
+	PlacedAt    time.Time
+	Allocations []Allocation
+}
+
+// LineTotal is price times quantity.
+func (i OrderItem) LineTotal() Money {
+	return Money{Amount: i.Price.Amount * int64(i.Quantity), Currency: i.Price.Currency}
+}
+
+// Payment is one tender on an invoice, as in the AWS model.
+type Payment struct {
+	Type      string // "GiftCard", or the card brand
+	Amount    Money
+	Reference string // gift card code (masked) or charge id and last four digits
+}
+
+// Invoice is what an order cost and how it was paid.
+type Invoice struct {
+	ID           string
+	OrderID      string
+	CustomerID   string
+	Date         time.Time
+	Amount       Money
+	Discount     Money
+	DiscountCode string
+	Payments     []Payment
+}
+
+// ShipmentStatus is where a shipment is.
+type ShipmentStatus string
+
+const (
+	ShipmentPending   ShipmentStatus = "pending"
+	ShipmentShipped   ShipmentStatus = "shipped"
+	ShipmentDelivered ShipmentStatus = "delivered"
+)
+
+// Shipment is one parcel from one warehouse.
+type Shipment struct {
+	ID          string
+	OrderID     string
+	WarehouseID string
+	Type        string
+	Status      ShipmentStatus
+	ShipTo      Address
+	CreatedAt   time.Time
+	ShippedAt   time.Time
+	DeliveredAt time.Time
+	Items       []ShipmentItem
+}
+
+// ShipmentItem is how many of a product travel in a shipment.
+type ShipmentItem struct {
+	ID          string
+	ShipmentID  string
+	OrderID     string
+	ProductID   string
+	ProductName string
+	Quantity    int
+}
+
+// OrderDetails is an order's whole item collection.
+type OrderDetails struct {
+	Order     Order
+	Items     []OrderItem
+	Invoices  []Invoice
+	Shipments []Shipment
+}
+
+// Invoice returns the order's invoice (an order has one).
+func (d OrderDetails) Invoice() (Invoice, bool) {
+	if len(d.Invoices) == 0 {
+		return Invoice{}, false
+	}
+	return d.Invoices[0], true
+}
+
+type orderRecord struct {
+	PK         string  `dynamodbav:"PK"` // o#id
+	SK         string  `dynamodbav:"SK"` // c#customer
+	EntityType string  `dynamodbav:"EntityType"`
+	Date       string  `dynamodbav:"Date"`
+	Status     string  `dynamodbav:"Status"`
+	Subtotal   int64   `dynamodbav:"Subtotal"`
+	Discount   int64   `dynamodbav:"Discount"`
+	Total      int64   `dynamodbav:"Total"`
+	Currency   string  `dynamodbav:"Currency"`
+	ShipTo     Address `dynamodbav:"ShipTo"`
+	Lines      int     `dynamodbav:"Lines"`
+	GSI1PK     string  `dynamodbav:"GSI1-PK"` // orders#YYYY-MM
+	GSI1SK     string  `dynamodbav:"GSI1-SK"` // date#id
+	GSI2PK     string  `dynamodbav:"GSI2-PK"` // c#customer
+	GSI2SK     string  `dynamodbav:"GSI2-SK"` // o#date
+}
+
+func parseTime(s string) time.Time {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+func (r orderRecord) order() Order {
+	c := r.Currency
+	return Order{
+		ID: trimPrefix(r.PK, prefixOrder), CustomerID: trimPrefix(r.SK, prefixCustomer),
+		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
+		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
+		ShipTo: r.ShipTo, Lines: r.Lines,
+	}
+}
+
+func newOrderRecord(o Order) orderRecord {
+	return orderRecord{
+		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
+		Date: timestamp(o.PlacedAt), Status: string(o.Status),
+		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
+		ShipTo: o.ShipTo, Lines: o.Lines,
+		GSI1PK: ordersMonthKey(o.PlacedAt), GSI1SK: timestamp(o.PlacedAt) + "#" + o.ID,
+		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
+	}
+}
+
+type orderItemRecord struct {
+	PK          string       `dynamodbav:"PK"` // o#id
+	SK          string       `dynamodbav:"SK"` // p#product
+	EntityType  string       `dynamodbav:"EntityType"`
+	ProductName string       `dynamodbav:"ProductName"`
+	Price       int64        `dynamodbav:"Price"`
+	Currency    string       `dynamodbav:"Currency"`
+	Quantity    int          `dynamodbav:"Quantity"`
+	Date        string       `dynamodbav:"Date"`
+	CustomerID  string       `dynamodbav:"CustomerID"`
+	Allocations []Allocation `dynamodbav:"Allocations"`
+	GSI1PK      string       `dynamodbav:"GSI1-PK"` // p#product
+	GSI1SK      string       `dynamodbav:"GSI1-SK"` // date
+	GSI2PK      string       `dynamodbav:"GSI2-PK"` // c#customer
+	GSI2SK      string       `dynamodbav:"GSI2-SK"` // p#date
+}
+
+func (r orderItemRecord) item() OrderItem {
+	return OrderItem{
+		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: trimPrefix(r.SK, prefixProduct),
+		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
+		PlacedAt: parseTime(r.Date), Allocations: r.Allocations,
+	}
+}
+
+func newOrderItemRecord(i OrderItem) orderItemRecord {
+	return orderItemRecord{
+		PK: orderKey(i.OrderID), SK: productKey(i.ProductID), EntityType: entityOrderItem,
+		ProductName: i.ProductName, Price: i.Price.Amount, Currency: i.Price.Currency, Quantity: i.Quantity,
+		Date: timestamp(i.PlacedAt), CustomerID: i.CustomerID, Allocations: i.Allocations,
+		GSI1PK: productKey(i.ProductID), GSI1SK: timestamp(i.PlacedAt),
+		GSI2PK: customerKey(i.CustomerID), GSI2SK: datedKey(prefixProduct, i.PlacedAt),
+	}
+}
+
+type paymentRecord struct {
+	Type      string `dynamodbav:"Type"`
+	Amount    int64  `dynamodbav:"Amount"`
+	Reference string `dynamodbav:"Data"` // the AWS model calls it Data
+}
+
+type invoiceRecord struct {
+	PK           string `dynamodbav:"PK"` // o#order
+	SK           string `dynamodbav:"SK"` // i#id
+	EntityType   string `dynamodbav:"EntityType"`
+	Date         string `dynamodbav:"Date"`
+	Amount       int64  `dynamodbav:"Amount"`
+	Discount     int64  `dynamodbav:"Discount"`
+	DiscountCode string `dynamodbav:"DiscountCode,omitempty"`
+	Currency     string `dynamodbav:"Currency"`
+	CustomerID   string `dynamodbav:"CustomerID"`
+	Detail       struct {
+		Payments []paymentRecord `dynamodbav:"Payments"`
+	} `dynamodbav:"Detail"`
+	GSI1PK string `dynamodbav:"GSI1-PK"` // i#id
+	GSI1SK string `dynamodbav:"GSI1-SK"` // i#id
+	GSI2PK string `dynamodbav:"GSI2-PK"` // c#customer
+	GSI2SK string `dynamodbav:"GSI2-SK"` // i#date
+}
+
+func (r invoiceRecord) invoice() Invoice {
+	inv := Invoice{
+		ID: trimPrefix(r.SK, prefixInvoice), OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID,
+		Date: parseTime(r.Date), Amount: Money{r.Amount, r.Currency}, Discount: Money{r.Discount, r.Currency},
+		DiscountCode: r.DiscountCode,
+	}
+	for _, p := range r.Detail.Payments {
+		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference})
+	}
+	return inv
+}
+
+func newInvoiceRecord(inv Invoice) invoiceRecord {
+	r := invoiceRecord{
+		PK: orderKey(inv.OrderID), SK: invoiceKey(inv.ID), EntityType: entityInvoice,
+		Date: timestamp(inv.Date), Amount: inv.Amount.Amount, Discount: inv.Discount.Amount, DiscountCode: inv.DiscountCode,
+		Currency: inv.Amount.Currency, CustomerID: inv.CustomerID,
+		GSI1PK: invoiceKey(inv.ID), GSI1SK: invoiceKey(inv.ID),
+		GSI2PK: customerKey(inv.CustomerID), GSI2SK: datedKey(prefixInvoice, inv.Date),
+	}
+	for _, p := range inv.Payments {
+		r.Detail.Payments = append(r.Detail.Payments, paymentRecord{Type: p.Type, Amount: p.Amount.Amount, Reference: p.Reference})
+	}
+	return r
+}
+
+type shipmentRecord struct {
+	PK          string  `dynamodbav:"PK"` // o#order
+	SK          string  `dynamodbav:"SK"` // sh#id
+	EntityType  string  `dynamodbav:"EntityType"`
+	WarehouseID string  `dynamodbav:"WarehouseID"`
+	Type        string  `dynamodbav:"Type"`
+	Status      string  `dynamodbav:"Status"`
+	Address     Address `dynamodbav:"Address"`
+	Date        string  `dynamodbav:"Date"`
+	ShippedAt   string  `dynamodbav:"ShippedAt,omitempty"`
+	DeliveredAt string  `dynamodbav:"DeliveredAt,omitempty"`
+	GSI1PK      string  `dynamodbav:"GSI1-PK"` // sh#id
+	GSI1SK      string  `dynamodbav:"GSI1-SK"` // sh#id
+	GSI2PK      string  `dynamodbav:"GSI2-PK"` // w#warehouse
+	GSI2SK      string  `dynamodbav:"GSI2-SK"` // sh#id
+}
+
+func (r shipmentRecord) shipment() Shipment {
+	return Shipment{
+		ID: trimPrefix(r.SK, prefixShipment), OrderID: trimPrefix(r.PK, prefixOrder),
+		WarehouseID: r.WarehouseID, Type: r.Type, Status: ShipmentStatus(r.Status), ShipTo: r.Address,
+		CreatedAt: parseTime(r.Date), ShippedAt: parseTime(r.ShippedAt), DeliveredAt: parseTime(r.DeliveredAt),
+	}
+}
+
+type shipmentItemRecord struct {
+	PK          string `dynamodbav:"PK"` // o#order
+	SK          string `dynamodbav:"SK"` // shp#id
+	EntityType  string `dynamodbav:"EntityType"`
+	Quantity    int    `dynamodbav:"Quantity"`
+	ProductName string `dynamodbav:"ProductName"`
+	GSI1PK      string `dynamodbav:"GSI1-PK"` // sh#shipment
+	GSI1SK      string `dynamodbav:"GSI1-SK"` // p#product
+}
+
+func (r shipmentItemRecord) shipmentItem() ShipmentItem {
+	return ShipmentItem{
+		ID: trimPrefix(r.SK, prefixShipItem), OrderID: trimPrefix(r.PK, prefixOrder),
+		ShipmentID: trimPrefix(r.GSI1PK, prefixShipment), ProductID: trimPrefix(r.GSI1SK, prefixProduct),
+		ProductName: r.ProductName, Quantity: r.Quantity,
+	}
+}
+
+// collection sorts the items of an order's collection (or a part of it) by
+// entity type; attached puts shipment items under their shipments.
+type collection struct {
+	orders        []Order
+	items         []OrderItem
+	invoices      []Invoice
+	shipments     []Shipment
+	shipmentItems []ShipmentItem
+}
+
+func readCollection(items []map[string]types.AttributeValue) (collection, error) {
+	var c collection
+	for _, item := range items {
+		var head struct{ EntityType string }
+		if err := attributevalue.UnmarshalMap(item, &head); err != nil {
+			return c, err
+		}
+		var err error
+		switch head.EntityType {
+		case entityOrder:
+			var r orderRecord
+			err = attributevalue.UnmarshalMap(item, &r)
+			c.orders = append(c.orders, r.order())
+		case entityOrderItem:
+			var r orderItemRecord
+			err = attributevalue.UnmarshalMap(item, &r)
+			c.items = append(c.items, r.item())
+		case entityInvoice:
+			var r invoiceRecord
+			err = attributevalue.UnmarshalMap(item, &r)
+			c.invoices = append(c.invoices, r.invoice())
+		case entityShipment:
+			var r shipmentRecord
+			err = attributevalue.UnmarshalMap(item, &r)
+			c.shipments = append(c.shipments, r.shipment())
+		case entityShipmentItem:
+			var r shipmentItemRecord
+			err = attributevalue.UnmarshalMap(item, &r)
+			c.shipmentItems = append(c.shipmentItems, r.shipmentItem())
+		}
+		if err != nil {
+			return c, fmt.Errorf("unmarshal %s: %w", head.EntityType, err)
+		}
+	}
+	for i := range c.shipments {
+		for _, si := range c.shipmentItems {
+			if si.ShipmentID == c.shipments[i].ID {
+				c.shipments[i].Items = append(c.shipments[i].Items, si)
+			}
+		}
+	}
+	slices.SortFunc(c.shipments, func(a, b Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return c, nil
+}
+
+// query runs one Query (no paging: an order's collection is bounded by the
+// cart's line cap) and returns its items.
+func (s *Store) query(ctx context.Context, index string, key expression.KeyConditionBuilder, forward bool) ([]map[string]types.AttributeValue, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(key).Build()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward: aws.Bool(forward),
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	out, err := s.db.Query(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return out.Items, nil
+}
+
+// OrderDetails reads an order with its items, invoice, shipments and
+// shipment items in one Query (access pattern 5: PK=o#id).
+func (s *Store) OrderDetails(ctx context.Context, orderID string) (OrderDetails, error) {
+	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(orderKey(orderID))), true)
+	if err != nil {
+		return OrderDetails{}, fmt.Errorf("query order %s: %w", orderID, err)
+	}
+	c, err := readCollection(items)
+	if err != nil {
+		return OrderDetails{}, err
+	}
+	if len(c.orders) == 0 {
+		return OrderDetails{}, fmt.Errorf("order %s: %w", orderID, ErrNotFound)
+	}
+	return OrderDetails{Order: c.orders[0], Items: c.items, Invoices: c.invoices, Shipments: c.shipments}, nil
+}
+
+func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {
+	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(orderKey(orderID))).
+		And(expression.Key(attrSK).BeginsWith(prefix)), true)
+	if err != nil {
+		return collection{}, fmt.Errorf("query order %s (%s): %w", orderID, prefix, err)
+	}
+	return readCollection(items)
+}
+
+// OrderItems are the products of an order (access pattern 6).
+func (s *Store) OrderItems(ctx context.Context, orderID string) ([]OrderItem, error) {
+	c, err := s.orderPart(ctx, orderID, prefixProduct)
+	return c.items, err
+}
+
+// OrderInvoices are the invoices of an order (access pattern 7).
+func (s *Store) OrderInvoices(ctx context.Context, orderID string) ([]Invoice, error) {
+	c, err := s.orderPart(ctx, orderID, prefixInvoice)
+	return c.invoices, err
+}
+
+// OrderShipments are the shipments of an order (access pattern 8). The
+// prefix sh# also matches the shipment items (shp#), so each shipment comes
+// with its items from the same Query.
+func (s *Store) OrderShipments(ctx context.Context, orderID string) ([]Shipment, error) {
+	c, err := s.orderPart(ctx, orderID, prefixShipment)
+	return c.shipments, err
+}
+
+// ProductOrders are the order lines of a product between two days, inclusive
+// (access pattern 9: GSI1 PK=p#id, SK between dates), newest first.
+func (s *Store) ProductOrders(ctx context.Context, productID, fromDay, toDay string, limit int, cursor string) (Page[OrderItem], error) {
+	pk := productKey(productID)
+	from, to := fromDay, toDay+"~"
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk,
+		key:      expression.Key(attrGSI1PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI1SK).Between(expression.Value(from), expression.Value(to))),
+		backward: true,
+	}, limit, cursor, orderItemRecord.item)
+}
+
+// Invoice reads an invoice with its payments by id (access patterns 10 and
+// 11: GSI1 PK=SK=i#id).
+func (s *Store) Invoice(ctx context.Context, invoiceID string) (Invoice, error) {
+	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(invoiceKey(invoiceID))).
+		And(expression.Key(attrGSI1SK).Equal(expression.Value(invoiceKey(invoiceID)))), true)
+	if err != nil {
+		return Invoice{}, fmt.Errorf("query invoice %s: %w", invoiceID, err)
+	}
+	c, err := readCollection(items)
+	if err != nil {
+		return Invoice{}, err
+	}
+	if len(c.invoices) == 0 {
+		return Invoice{}, fmt.Errorf("invoice %s: %w", invoiceID, ErrNotFound)
+	}
+	return c.invoices[0], nil
+}
+
+// Shipment reads a shipment and its items (access pattern 12: GSI1 PK=sh#id).
+func (s *Store) Shipment(ctx context.Context, shipmentID string) (Shipment, error) {
+	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(shipmentKey(shipmentID))), true)
+	if err != nil {
+		return Shipment{}, fmt.Errorf("query shipment %s: %w", shipmentID, err)
+	}
+	c, err := readCollection(items)
+	if err != nil {
+		return Shipment{}, err
+	}
+	if len(c.shipments) == 0 {
+		return Shipment{}, fmt.Errorf("shipment %s: %w", shipmentID, ErrNotFound)
+	}
+	return c.shipments[0], nil
+}
+
+// WarehouseShipments are the shipments leaving a warehouse (access pattern
+// 13: GSI2 PK=w#id, SK begins_with sh#), newest id first.
+func (s *Store) WarehouseShipments(ctx context.Context, warehouseID string, limit int, cursor string) (Page[Shipment], error) {
+	pk := warehouseKey(warehouseID)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
+		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixShipment)),
+		backward: true,
+	}, limit, cursor, shipmentRecord.shipment)
+}
+
+// CustomerInvoices are a customer's invoices between two days, inclusive
+// (access pattern 15: GSI2 PK=c#id, SK between i#d1 and i#d2~).
+func (s *Store) CustomerInvoices(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[Invoice], error) {
+	pk := customerKey(customerID)
+	from, to := dayRange(prefixInvoice, fromDay, toDay)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
+		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).Between(expression.Value(from), expression.Value(to))),
+		backward: true,
+	}, limit, cursor, invoiceRecord.invoice)
+}
+
+// CustomerProducts are the order lines a customer ordered between two days,
+// inclusive (access pattern 16: GSI2 PK=c#id, SK between p#d1 and p#d2~).
+func (s *Store) CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[OrderItem], error) {
+	pk := customerKey(customerID)
+	from, to := dayRange(prefixProduct, fromDay, toDay)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
+		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).Between(expression.Value(from), expression.Value(to))),
+		backward: true,
+	}, limit, cursor, orderItemRecord.item)
+}
+
+// CustomerOrders are a customer's orders, newest first (GSI2 PK=c#id, SK
+// begins_with o#).
+func (s *Store) CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (Page[Order], error) {
+	pk := customerKey(customerID)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
+		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixOrder)),
+		backward: true,
+	}, limit, cursor, orderRecord.order)
+}
+
+// OrdersOfMonth are the orders placed in one month between two instants,
+// newest first (GSI1 PK=orders#YYYY-MM, SK between timestamps). Staff lists
+// and the CSV export walk the months of their range.
+func (s *Store) OrdersOfMonth(ctx context.Context, month time.Time, from, to time.Time, limit int, cursor string) (Page[Order], error) {
+	pk := ordersMonthKey(month)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(pk)).
+			And(expression.Key(attrGSI1SK).Between(expression.Value(timestamp(from)), expression.Value(timestamp(to)+"~"))),
+		backward: true,
+	}, limit, cursor, orderRecord.order)
+}
+
+// pagedSpec is a paginated Query over an index.
+type pagedSpec struct {
+	index, pkAttr, skAttr, pk string
+	key                       expression.KeyConditionBuilder
+	backward                  bool
+}
+
+func pagedQuery[R any, T any](ctx context.Context, s *Store, p pagedSpec, limit int, cursor string, convert func(R) T) (Page[T], error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(p.key).Build()
+	if err != nil {
+		return Page[T]{}, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward: aws.Bool(!p.backward),
+	}
+	keyAttrs := []string{attrPK, attrSK}
+	if p.index != "" {
+		in.IndexName = aws.String(p.index)
+		keyAttrs = append(keyAttrs, p.pkAttr, p.skAttr)
+	}
+	items, next, err := s.queryPage(ctx, pageQuery{in: in, keyAttrs: keyAttrs, partitionAttr: p.pkAttr, partitionValue: p.pk}, limit, cursor)
+	if err != nil {
+		if errors.Is(err, ErrBadCursor) {
+			return Page[T]{}, err
+		}
+		return Page[T]{}, fmt.Errorf("query %s %s: %w", p.index, p.pk, err)
+	}
+	out, err := unmarshalItems(items, convert)
+	return Page[T]{Items: out, Next: next}, err
+}

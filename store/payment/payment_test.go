@@ -1,0 +1,144 @@
+package payment
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"shop/store"
+)
+
+func TestParseCardNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"4242 4242 4242 4242", "4242424242424242", true},
+		{"4242-4242-4242-4242", "4242424242424242", true},
+		{"5555555555554444", "5555555555554444", true},
+		{"4242424242424241", "", false}, // Luhn
+		{"4242", "", false},
+		{"4242a24242424242", "", false},
+		{"", "", false},
+		{"42424242424242424242", "", false},
+	} {
+		got, err := ParseCardNumber(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseCardNumber(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestParseExpiry(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"12/30", time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC), true},
+		{"1/2029", time.Date(2029, 2, 1, 0, 0, 0, 0, time.UTC), true},
+		{" 06 / 27 ", time.Date(2027, 7, 1, 0, 0, 0, 0, time.UTC), true},
+		{"13/30", time.Time{}, false}, {"00/30", time.Time{}, false}, {"12-30", time.Time{}, false},
+		{"12/3", time.Time{}, false}, {"ab/cd", time.Time{}, false}, {"+1/30", time.Time{}, false}, {"", time.Time{}, false},
+	} {
+		got, err := ParseExpiry(tc.in)
+		if (err == nil) != tc.ok || !got.Equal(tc.want) {
+			t.Errorf("ParseExpiry(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func FuzzParseExpiry(f *testing.F) {
+	for _, s := range []string{"12/30", "1/2029", "13/30", "", "/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		end, err := ParseExpiry(s)
+		if err == nil && (end.Day() != 1 || end.Year() < 2000) {
+			t.Fatalf("ParseExpiry(%q) = %v", s, end)
+		}
+	})
+}
+
+func FuzzParseCardNumber(f *testing.F) {
+	for _, s := range []string{CardSucceeds, "4242 4242", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseCardNumber(s)
+		if err == nil && (len(d) < 13 || len(d) > 19 || !luhn(d)) {
+			t.Fatalf("ParseCardNumber(%q) = %q", s, d)
+		}
+	})
+}
+
+func TestTestGatewayBehavesByCard(t *testing.T) {
+	g := NewTestGateway()
+	g.Now = func() time.Time { return time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC) }
+	ctx := context.Background()
+	eur := func(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
+	for _, tc := range []struct {
+		number string
+		want   error
+	}{
+		{CardSucceeds, nil}, {CardSucceedsMC, nil}, {CardDeclined, ErrDeclined},
+		{CardInsufficientFunds, ErrInsufficientFunds}, {CardProcessingError, ErrProcessing},
+	} {
+		card, err := g.Tokenize(ctx, tc.number, "12/30", "123")
+		if err != nil {
+			t.Fatalf("tokenize %s: %v", tc.number, err)
+		}
+		if card.Last4 != tc.number[12:] || card.Token == "" {
+			t.Fatalf("card %+v", card)
+		}
+		if _, err := g.Charge(ctx, card.Token, eur(100), "k-"+tc.number); !errors.Is(err, tc.want) {
+			t.Errorf("charge %s: %v, want %v", tc.number, err, tc.want)
+		}
+	}
+	if _, err := g.Tokenize(ctx, CardSucceeds, "10/26", "123"); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired card: %v", err)
+	}
+	if _, err := g.Tokenize(ctx, CardSucceeds, "12/30", "12"); !errors.Is(err, ErrInvalidCVC) {
+		t.Errorf("short CVC: %v", err)
+	}
+}
+
+// Many charges with one key charge once.
+func TestTestGatewayChargesOncePerKey(t *testing.T) {
+	g := NewTestGateway()
+	ctx := context.Background()
+	card, err := g.Tokenize(ctx, CardSucceeds, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	amount := store.Money{Amount: 500, Currency: "EUR"}
+	var wg sync.WaitGroup
+	ids := make([]string, 10)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i], _ = g.Charge(ctx, card.Token, amount, "same-key")
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] || id == "" {
+			t.Fatalf("charge ids differ: %v", ids)
+		}
+	}
+	if n, total, attempts := g.Captured(); n != 1 || total != 500 || attempts != 1 {
+		t.Fatalf("captured %d charges, %d cents, %d attempts", n, total, attempts)
+	}
+	if err := g.Void(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Charge(ctx, card.Token, amount, "same-key"); !errors.Is(err, ErrVoided) {
+		t.Fatalf("charging a voided key again: %v", err)
+	}
+	if _, err := g.Charge(ctx, card.Token, store.Money{Amount: 1, Currency: "EUR"}, "same-key"); !errors.Is(err, ErrKeyReused) {
+		t.Fatalf("reusing a key for another amount: %v", err)
+	}
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// CreateProduct adds a product to the catalogue; ErrConflict if the id is
+// taken.
+func (s *Store) CreateProduct(ctx context.Context, p Product) (Product, error) {
+	if p.ID == "" {
+		p.ID = NewID()
+	}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = s.now()
+	}
+	return p, s.putNew(ctx, newProductRecord(p), "product "+p.ID)
+}
+
+// UpdateProduct saves a product's name, description, category and price. A
+// new name is copied onto its stock levels in the same transaction, so the
+// inventory pages never show the old one.
+func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
+	old, stock, err := s.ProductWithStock(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	p.CreatedAt = old.CreatedAt
+	item, err := attributevalue.MarshalMap(newProductRecord(p))
+	if err != nil {
+		return err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return err
+	}
+	tx := []types.TransactWriteItem{{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+	}}}
+	if old.Name != p.Name {
+		rename, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("ProductName"), expression.Value(p.Name))).
+			WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+		if err != nil {
+			return err
+		}
+		for _, l := range stock {
+			tx = append(tx, types.TransactWriteItem{Update: &types.Update{
+				TableName: aws.String(s.table), Key: itemKey(productKey(p.ID), warehouseKey(l.WarehouseID)),
+				UpdateExpression: rename.Update(), ConditionExpression: rename.Condition(),
+				ExpressionAttributeNames: rename.Names(), ExpressionAttributeValues: rename.Values(),
+			}})
+		}
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+	if cancellationReasons(err) != nil {
+		return fmt.Errorf("product %s changed meanwhile: %w", p.ID, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("update product: %w", err)
+	}
+	return nil
+}
