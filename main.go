@@ -40,6 +40,8 @@ type config struct {
 	sessionKeys string
 	demo        bool
 	secure      bool
+	proxyHeader string
+	proxies     string
 	bcryptCost  int
 	logLevel    string
 }
@@ -51,16 +53,18 @@ func env(name, def string) string {
 	return def
 }
 
-func envBool(name string, def bool) bool {
+// envBool reads a boolean variable; a value that is not one is an error,
+// not the default: SHOP_DEMO=off must not quietly mean on.
+func envBool(name string, def bool) (bool, error) {
 	v, ok := os.LookupEnv(name)
-	if !ok {
-		return def
+	if !ok || v == "" {
+		return def, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return def
+		return false, fmt.Errorf("%s=%q is not true or false", name, v)
 	}
-	return b
+	return b, nil
 }
 
 func parseConfig(args []string) (config, string, error) {
@@ -76,8 +80,21 @@ func parseConfig(args []string) (config, string, error) {
 	fs.StringVar(&c.dataDir, "data-dir", env("SHOP_DATA_DIR", "./data"), "DynamoDB Local data and generated keys (SHOP_DATA_DIR)")
 	fs.StringVar(&c.tz, "tz", env("SHOP_TZ", "Europe/Stockholm"), "the shop's time zone for billing dates (SHOP_TZ)")
 	fs.StringVar(&c.sessionKeys, "session-keys", env("SHOP_SESSION_KEYS", ""), "comma-separated session signing keys, hex or base64, 32+ bytes; the first signs (SHOP_SESSION_KEYS)")
-	fs.BoolVar(&c.demo, "demo", envBool("SHOP_DEMO", true), "load demo data on first start (SHOP_DEMO)")
-	fs.BoolVar(&c.secure, "secure-cookies", envBool("SHOP_SECURE_COOKIES", false), "mark cookies Secure; set behind HTTPS (SHOP_SECURE_COOKIES)")
+	// The demo data (with its published staff password) loads by default only
+	// into the DynamoDB Local the shop starts itself.
+	demoDefault := os.Getenv("DYNAMODB_ENDPOINT") == ""
+	demo, err := envBool("SHOP_DEMO", demoDefault)
+	if err != nil {
+		return c, cmd, err
+	}
+	secure, err := envBool("SHOP_SECURE_COOKIES", false)
+	if err != nil {
+		return c, cmd, err
+	}
+	fs.BoolVar(&c.demo, "demo", demo, "load demo data on first start; default on only with the shop's own DynamoDB Local (SHOP_DEMO)")
+	fs.BoolVar(&c.secure, "secure-cookies", secure, "mark cookies Secure; set behind HTTPS (SHOP_SECURE_COOKIES)")
+	fs.StringVar(&c.proxyHeader, "proxy-header", env("SHOP_PROXY_HEADER", ""), "header with the client address set by a reverse proxy, e.g. X-Forwarded-For (SHOP_PROXY_HEADER)")
+	fs.StringVar(&c.proxies, "trusted-proxies", env("SHOP_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the proxies believed (SHOP_TRUSTED_PROXIES)")
 	fs.IntVar(&c.bcryptCost, "bcrypt-cost", 11, "bcrypt cost of password hashes")
 	fs.StringVar(&c.logLevel, "log-level", env("SHOP_LOG_LEVEL", "info"), "debug, info, warn or error (SHOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
@@ -187,9 +204,16 @@ func serve(ctx context.Context, cfg config, st *store.Store, log *slog.Logger, m
 	if err != nil {
 		return err
 	}
+	var proxies []string
+	for _, p := range strings.Split(cfg.proxies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			proxies = append(proxies, p)
+		}
+	}
 	app, err := web.New(web.Config{
 		Store: st, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
+		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/mail"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,13 +23,17 @@ type AccountStore interface {
 	CreateCustomer(ctx context.Context, nc store.NewCustomer) (store.Customer, error)
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
+	Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 }
 
-// Sign-in limits: per address and per email, in fixed windows.
+// Sign-in and sign-up limits, in fixed windows: every sign-in attempt counts
+// per client address, failed ones per email; sign-ups count per address.
 const (
 	loginWindow      = 15 * time.Minute
 	loginPerEmail    = 10
 	loginPerAddress  = 50
+	signupWindow     = time.Hour
+	signupPerAddress = 20
 	minPasswordRunes = 10
 	maxPasswordBytes = 72 // bcrypt ignores the rest
 	maxNameRunes     = 100
@@ -54,18 +59,29 @@ func NewAccount(st AccountStore, cost int, log *slog.Logger) (*Account, error) {
 	return &Account{Store: st, BcryptCost: cost, Log: log, dummyHash: h}, nil
 }
 
-// safeNext keeps a redirect after sign-in inside the shop.
+// safeNext keeps a redirect after sign-in inside the shop: a path of this
+// site, or "/". Control characters and backslashes are refused outright:
+// browsers drop or reinterpret them (a header split, "/\\evil", "/\t/evil").
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if next == "" || len(next) > 2048 || strings.ContainsAny(next, "\\") {
 		return "/"
 	}
-	return next
+	for _, r := range next {
+		if r < 0x20 || r == 0x7f {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return "/"
+	}
+	return u.RequestURI()
 }
 
 // SignupForm shows the empty sign-up form.
 func (h *Account) SignupForm(c *fiber.Ctx) error {
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, views.SignupPage(page.Layout(c, "Create account"), views.SignupForm{Next: c.Query("next")}), nil)
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Create account", Page: page.Full(views.SignupPage, views.SignupForm{Next: c.Query("next")})})
 }
 
 func validateSignup(f *views.SignupForm, password string) {
@@ -110,6 +126,17 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 	f := views.SignupForm{Email: c.FormValue("email"), Name: c.FormValue("name"), Next: c.FormValue("next")}
 	password := c.FormValue("password")
 	validateSignup(&f, password)
+	status := fiber.StatusUnprocessableEntity
+	if !f.Errors.Any() {
+		n, err := h.Store.CountAttempt(c.UserContext(), "signup-ip", c.IP(), signupWindow)
+		if err != nil {
+			return err
+		}
+		if n > signupPerAddress {
+			status = fiber.StatusTooManyRequests
+			f.Errors[""] = "Too many new accounts from your network. Try again in an hour."
+		}
+	}
 	if !f.Errors.Any() {
 		hash, err := bcrypt.GenerateFromPassword([]byte(password), h.BcryptCost)
 		if err != nil {
@@ -128,75 +155,87 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 		}
 	}
 	csrf := page.CSRFToken(c)
-	return page.Render(c, fiber.StatusUnprocessableEntity,
-		views.SignupPage(page.Layout(c, "Create account"), f), views.SignupFormPartial(f, csrf))
+	return page.Render(c, status, page.View{Title: "Create account", Page: page.Full(views.SignupPage, f), Partial: views.SignupFormPartial(f, csrf)})
 }
 
 // LoginForm shows the empty sign-in form.
 func (h *Account) LoginForm(c *fiber.Ctx) error {
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, views.LoginPage(page.Layout(c, "Sign in"), views.LoginForm{Next: c.Query("next")}), nil)
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Sign in", Page: page.Full(views.LoginPage, views.LoginForm{Next: c.Query("next")})})
 }
 
-// Login checks the email and password, at most so many times per window per
-// address and per email, and signs the visit in under a new session id.
+// Login checks the email and password, at most so many times per window
+// per client address and so many failures per email, and signs the visit in
+// under a new session id.
 func (h *Account) Login(c *fiber.Ctx) error {
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next"), Errors: views.FieldErrors{}}
 	password := c.FormValue("password")
 	status := fiber.StatusUnprocessableEntity
-	if f.Email == "" {
+	switch {
+	case f.Email == "":
 		f.Errors["email"] = "Enter your email address."
+	case len(f.Email) > maxEmailBytes:
+		f.Errors["email"] = "That is longer than any email address."
 	}
-	if password == "" {
+	switch {
+	case password == "":
 		f.Errors["password"] = "Enter your password."
+	case len(password) > 1024:
+		f.Errors["password"] = "That is longer than any password here."
 	}
 	if !f.Errors.Any() {
-		limited, err := h.overLimit(c.UserContext(), c.IP(), f.Email)
+		ok, err := h.allowed(c.UserContext(), c.IP(), f.Email)
 		if err != nil {
 			return err
 		}
-		if limited {
+		if !ok {
 			status = fiber.StatusTooManyRequests
 			f.Errors[""] = "Too many sign-in attempts. Wait a few minutes and try again."
-		} else {
-			cred, err := h.Store.CredentialsByEmail(c.UserContext(), f.Email)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password))
-				f.Errors[""] = "The email or password is incorrect."
-			case err != nil:
-				return err
-			case bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil:
-				f.Errors[""] = "The email or password is incorrect."
-			default:
-				page.SignIn(c, cred.CustomerID, cred.Name, string(cred.Role))
-				page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
-				return page.Redirect(c, safeNext(f.Next))
-			}
+		}
+	}
+	if !f.Errors.Any() {
+		cred, err := h.Store.CredentialsByEmail(c.UserContext(), f.Email)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password))
+			f.Errors[""] = "The email or password is incorrect."
+		case err != nil:
+			return err
+		case bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil:
+			f.Errors[""] = "The email or password is incorrect."
+		default:
+			page.SignIn(c, cred.CustomerID, cred.Name, string(cred.Role))
+			page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
+			return page.Redirect(c, safeNext(f.Next))
+		}
+		if _, err := h.Store.CountAttempt(c.UserContext(), "login-email", store.NormalizeEmail(f.Email), loginWindow); err != nil {
+			return err
 		}
 	}
 	csrf := page.CSRFToken(c)
-	return page.Render(c, status, views.LoginPage(page.Layout(c, "Sign in"), f), views.LoginFormPartial(f, csrf))
+	return page.Render(c, status, page.View{Title: "Sign in", Page: page.Full(views.LoginPage, f), Partial: views.LoginFormPartial(f, csrf)})
 }
 
-func (h *Account) overLimit(ctx context.Context, addr, email string) (bool, error) {
+// allowed counts the attempt against the client address and checks the
+// email's failures so far.
+func (h *Account) allowed(ctx context.Context, addr, email string) (bool, error) {
 	n, err := h.Store.CountAttempt(ctx, "login-ip", addr, loginWindow)
 	if err != nil {
 		return false, err
 	}
 	if n > loginPerAddress {
 		h.Log.Warn("sign-in rate limited", "by", "address", "address", addr)
-		return true, nil
+		return false, nil
 	}
-	n, err = h.Store.CountAttempt(ctx, "login-email", store.NormalizeEmail(email), loginWindow)
+	failed, err := h.Store.Attempts(ctx, "login-email", store.NormalizeEmail(email), loginWindow)
 	if err != nil {
 		return false, err
 	}
-	if n > loginPerEmail {
+	if failed >= loginPerEmail {
 		h.Log.Warn("sign-in rate limited", "by", "email")
-		return true, nil
+		return false, nil
 	}
-	return false, nil
+	return true, nil
 }
 
 // Logout revokes the session: the old cookie no longer signs anyone in.

@@ -27,7 +27,7 @@ type AdminWarehouses struct {
 
 // Home is the staff console's front page.
 func (h *AdminWarehouses) Home(c *fiber.Ctx) error {
-	return page.Render(c, fiber.StatusOK, views.AdminHome(page.Layout(c, "Staff console")), nil)
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Staff console", Page: views.AdminHome})
 }
 
 // List shows every warehouse.
@@ -36,7 +36,7 @@ func (h *AdminWarehouses) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, views.WarehousesView(page.Layout(c, "Warehouses"), views.WarehouseList{Warehouses: ws}), nil)
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Warehouses", Page: page.Full(views.WarehousesView, views.WarehouseList{Warehouses: ws})})
 }
 
 // Show is one warehouse with a page of its inventory; htmx asks for the next
@@ -64,5 +64,5 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 	if stock.Next != "" {
 		data.NextURL = withQuery("/admin/warehouses/"+id, "after", stock.Next)
 	}
-	return page.Render(c, fiber.StatusOK, views.WarehouseView(page.Layout(c, w.Name), data), views.InventoryRows(data))
+	return page.Render(c, fiber.StatusOK, page.View{Title: w.Name, Page: page.Full(views.WarehouseView, data), Partial: views.InventoryRows(data)})
 }

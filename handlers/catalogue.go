@@ -28,22 +28,26 @@ type Catalogue struct {
 
 	// Categories change rarely and are on every catalogue page: keep them a
 	// minute rather than read them on every view.
-	mu         sync.Mutex
+	mu         sync.RWMutex
 	categories []store.Category
 	fetched    time.Time
 }
 
 func (h *Catalogue) allCategories(ctx context.Context) ([]store.Category, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.categories != nil && time.Since(h.fetched) < time.Minute {
-		return h.categories, nil
+	h.mu.RLock()
+	cats, fresh := h.categories, time.Since(h.fetched) < time.Minute
+	h.mu.RUnlock()
+	if cats != nil && fresh {
+		return cats, nil
 	}
+	// Read without the lock held: a slow read must not stall every page.
 	cats, err := h.Store.Categories(ctx)
 	if err != nil {
 		return nil, err
 	}
+	h.mu.Lock()
 	h.categories, h.fetched = cats, time.Now()
+	h.mu.Unlock()
 	return cats, nil
 }
 
@@ -81,7 +85,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 	if current.Name != "" {
 		title = current.Name
 	}
-	return page.Render(c, fiber.StatusOK, views.CatalogueView(page.Layout(c, title), data), views.ProductCards(data))
+	return page.Render(c, fiber.StatusOK, page.View{Title: title, Page: page.Full(views.CatalogueView, data), Partial: views.ProductCards(data)})
 }
 
 func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
@@ -112,7 +116,7 @@ func (h *Catalogue) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, views.ProductView(page.Layout(c, data.Product.Name), data), nil)
+	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data)})
 }
 
 // Stock is the product page's stock panel alone, for its htmx refresh (and
@@ -122,5 +126,5 @@ func (h *Catalogue) Stock(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, views.ProductView(page.Layout(c, data.Product.Name), data), views.StockCounter(data.Stock))
+	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data), Partial: views.StockCounter(data.Stock)})
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // Page is one page of a list. Next is an opaque cursor for the page after
@@ -49,6 +51,11 @@ func (s *Store) queryPage(ctx context.Context, q pageQuery, limit int, cursor st
 	in.Limit = aws.Int32(int32(limit + 1))
 	in.ExclusiveStartKey = start
 	out, err := s.db.Query(ctx, &in)
+	var apiErr smithy.APIError
+	if err != nil && start != nil && errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" {
+		// A cursor edited to point outside its query's key condition.
+		return nil, "", ErrBadCursor
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -128,7 +135,16 @@ func unmarshalItems[R any, T any](items []map[string]types.AttributeValue, conve
 
 // getItem reads one item into rec, ErrNotFound when absent.
 func (s *Store) getItem(ctx context.Context, pk, sk string, rec any) error {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk)})
+	return s.get(ctx, pk, sk, rec, false)
+}
+
+// getItemConsistent is getItem with a strongly consistent read.
+func (s *Store) getItemConsistent(ctx context.Context, pk, sk string, rec any) error {
+	return s.get(ctx, pk, sk, rec, true)
+}
+
+func (s *Store) get(ctx context.Context, pk, sk string, rec any, consistent bool) error {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk), ConsistentRead: aws.Bool(consistent)})
 	if err != nil {
 		return err
 	}

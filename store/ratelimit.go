@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -39,6 +40,20 @@ func (s *Store) CountAttempt(ctx context.Context, scope, subject string, window 
 	var r struct{ Attempts int }
 	if err := attributevalue.UnmarshalMap(out.Attributes, &r); err != nil {
 		return 0, err
+	}
+	return r.Attempts, nil
+}
+
+// Attempts reads the current window's count without adding to it.
+func (s *Store) Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error) {
+	start := s.now().Truncate(window)
+	var r struct{ Attempts int }
+	err := s.getItem(ctx, limitKey(scope, subject), strconv.FormatInt(start.Unix(), 10), &r)
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read attempts: %w", err)
 	}
 	return r.Attempts, nil
 }

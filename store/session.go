@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -30,7 +32,9 @@ type sessionRecord struct {
 // expired one that is still there is ErrNotFound too.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	var r sessionRecord
-	if err := s.getItem(ctx, sessionKey(id), sessionKey(id), &r); err != nil {
+	// Strongly consistent: a session revoked or written a moment ago must
+	// read as such on real DynamoDB too.
+	if err := s.getItemConsistent(ctx, sessionKey(id), sessionKey(id), &r); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return Session{}, fmt.Errorf("session: %w", ErrNotFound)
 		}
@@ -43,14 +47,37 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	return Session{ID: id, Data: r.Data, ExpiresAt: exp}, nil
 }
 
-// PutSession writes a session whole.
-func (s *Store) PutSession(ctx context.Context, sess Session) error {
-	err := s.putItem(ctx, sessionRecord{
+// SaveSession writes a session. A new one must not exist yet; an existing
+// one must still exist, so a request that loaded a session before it was
+// revoked cannot bring it back (ErrNotFound).
+func (s *Store) SaveSession(ctx context.Context, sess Session, isNew bool) error {
+	item, err := attributevalue.MarshalMap(sessionRecord{
 		PK: sessionKey(sess.ID), SK: sessionKey(sess.ID), EntityType: entitySession,
 		Data: sess.Data, ExpiresAt: sess.ExpiresAt.Unix(),
 	})
 	if err != nil {
-		return fmt.Errorf("put session: %w", err)
+		return err
+	}
+	cond := expression.AttributeExists(expression.Name(attrPK))
+	if isNew {
+		cond = expression.AttributeNotExists(expression.Name(attrPK))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+	})
+	if isConditionFailed(err) {
+		if isNew {
+			return fmt.Errorf("session id taken: %w", ErrConflict)
+		}
+		return fmt.Errorf("session revoked meanwhile: %w", ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("save session: %w", err)
 	}
 	return nil
 }

@@ -286,7 +286,7 @@ func TestSessions(t *testing.T) {
 	env := storetest.New(t, store.WithClock(func() time.Time { return *clock }))
 	ctx := ctxT(t)
 	sess := store.Session{ID: "abc", Data: []byte("hello"), ExpiresAt: now.Add(time.Hour)}
-	if err := env.Store.PutSession(ctx, sess); err != nil {
+	if err := env.Store.SaveSession(ctx, sess, true); err != nil {
 		t.Fatal(err)
 	}
 	env.Once(t, "session by id", func() {
@@ -306,6 +306,20 @@ func TestSessions(t *testing.T) {
 	}
 	if _, err := env.Store.Session(ctx, "abc"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("deleted session: %v", err)
+	}
+	// A request that loaded the session before it was revoked cannot save
+	// it back to life.
+	if err := env.Store.SaveSession(ctx, sess, false); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("saving a revoked session: %v, want ErrNotFound", err)
+	}
+	if _, err := env.Store.Session(ctx, "abc"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal("the revoked session came back")
+	}
+	if err := env.Store.SaveSession(ctx, store.Session{ID: "new", ExpiresAt: now.Add(time.Hour)}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Store.SaveSession(ctx, store.Session{ID: "new", ExpiresAt: now.Add(time.Hour)}, true); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a new session over an existing id: %v", err)
 	}
 }
 

@@ -26,6 +26,10 @@ type Config struct {
 	SecureCookies  bool
 	RequestTimeout time.Duration
 	BcryptCost     int
+	// ProxyHeader names the header a reverse proxy puts the client address
+	// in (X-Forwarded-For); it is believed only from TrustedProxies.
+	ProxyHeader    string
+	TrustedProxies []string
 }
 
 // New builds the shop's Fiber app.
@@ -49,14 +53,17 @@ func New(cfg Config) (*fiber.App, error) {
 
 	onError := errorHandler(cfg.Log)
 	app := fiber.New(fiber.Config{
-		AppName:               "shop",
-		DisableStartupMessage: true,
-		Immutable:             true, // values outlive the handler (sessions, goroutines)
-		ErrorHandler:          onError,
-		ReadTimeout:           15 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           60 * time.Second,
-		BodyLimit:             1 << 20,
+		AppName:                 "shop",
+		DisableStartupMessage:   true,
+		Immutable:               true, // values outlive the handler (sessions, goroutines)
+		ErrorHandler:            onError,
+		ReadTimeout:             15 * time.Second,
+		WriteTimeout:            30 * time.Second,
+		IdleTimeout:             60 * time.Second,
+		BodyLimit:               1 << 20,
+		ProxyHeader:             cfg.ProxyHeader,
+		EnableTrustedProxyCheck: cfg.ProxyHeader != "",
+		TrustedProxies:          cfg.TrustedProxies,
 	})
 
 	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders())
@@ -72,7 +79,7 @@ func New(cfg Config) (*fiber.App, error) {
 		}
 		return c.SendString("ready")
 	})
-	app.Get("/metrics", cfg.Metrics.handler())
+	app.Get("/metrics", loopbackOnly(), cfg.Metrics.handler())
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 
 	// Pages.
@@ -89,7 +96,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/login", account.Login)
 	app.Post("/logout", account.Logout)
 
-	admin := app.Group("/admin", requireStaff())
+	admin := app.Group("/admin", requireStaff(cfg.Store))
 	admin.Get("/", warehouses.Home)
 	admin.Get("/warehouses", warehouses.List)
 	admin.Get("/warehouses/:id", warehouses.Show)

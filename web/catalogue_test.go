@@ -129,7 +129,7 @@ func TestAdminIsForStaffOnly(t *testing.T) {
 	visitor := s.browser(t)
 	p := visitor.get("/admin/warehouses")
 	wantStatus(t, "visitor", p, http.StatusSeeOther)
-	if loc := p.header.Get("Location"); loc != "/login?next=/admin/warehouses" {
+	if loc := p.header.Get("Location"); loc != "/login?next=%2Fadmin%2Fwarehouses" {
 		t.Fatalf("visitor sent to %q", loc)
 	}
 

@@ -59,6 +59,10 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		// page must not take the flash message.
 		l := views.Layout{Title: views.ErrorTitle(status), Viewer: page.Viewer(c), CSRF: page.ExpectedCSRF(c), Path: c.Path(), RequestID: page.RequestID(c)}
 		e := views.ErrorPage{Status: status, Message: msg, RequestID: page.RequestID(c)}
-		return page.Render(c, status, views.ErrorView(l, e), views.ErrorPanel(e))
+		c.Vary("HX-Request")
+		if page.IsHTMX(c) {
+			return page.Write(c, status, views.ErrorPanel(e))
+		}
+		return page.Write(c, status, views.ErrorView(l, e))
 	}
 }

@@ -5,13 +5,17 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"runtime/debug"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/store"
 	"shop/web/page"
 )
 
@@ -112,19 +116,44 @@ func csrfProtect() fiber.Handler {
 	}
 }
 
+// StaffCheck reads the customer behind a session, so that a demoted staff
+// member loses /admin at once rather than when the session ends.
+type StaffCheck interface {
+	Customer(ctx context.Context, id string) (store.Customer, error)
+}
+
 // requireStaff keeps /admin for staff: a visitor is sent to sign in, a
-// customer gets 403.
-func requireStaff() fiber.Handler {
+// customer gets 403. The role is read from the customer record, not trusted
+// from the session.
+func requireStaff(st StaffCheck) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		v := page.Viewer(c)
 		if !v.SignedIn() {
 			if c.Method() != fiber.MethodGet {
 				return page.Forbidden("Sign in as staff first.")
 			}
-			return page.Redirect(c, "/login?next="+c.OriginalURL())
+			return page.Redirect(c, "/login?next="+url.QueryEscape(c.OriginalURL()))
 		}
 		if !v.Staff {
 			return page.Forbidden("This part of the shop is for staff only.")
+		}
+		cust, err := st.Customer(c.UserContext(), v.ID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && cust.Role != store.RoleStaff) {
+			return page.Forbidden("This part of the shop is for staff only.")
+		}
+		if err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// loopbackOnly keeps an endpoint (the metrics) for this machine: a
+// Prometheus beside the shop, or an SSH tunnel.
+func loopbackOnly() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if ip := net.ParseIP(c.IP()); ip == nil || !ip.IsLoopback() {
+			return fiber.ErrNotFound
 		}
 		return c.Next()
 	}

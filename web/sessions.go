@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 
@@ -22,12 +21,15 @@ import (
 const (
 	sessionCookie = "shop_session"
 	sessionTTL    = 14 * 24 * time.Hour
+	// A visitor's session only carries a CSRF token, a flash or a cart id:
+	// it lives briefly, so form views do not pile up sessions in the table.
+	visitorSessionTTL = 12 * time.Hour
 )
 
 // SessionRecords is where sessions live: the shop's table.
 type SessionRecords interface {
 	Session(ctx context.Context, id string) (store.Session, error)
-	PutSession(ctx context.Context, s store.Session) error
+	SaveSession(ctx context.Context, s store.Session, isNew bool) error
 	DeleteSession(ctx context.Context, id string) error
 }
 
@@ -59,7 +61,9 @@ func NewSessionStore(records SessionRecords, keys [][]byte, secure bool) (*Sessi
 	}
 	codecs := securecookie.CodecsFromPairs(pairs...)
 	for _, c := range codecs {
-		c.(*securecookie.SecureCookie).MaxAge(int(sessionTTL.Seconds()))
+		// The signed values sit in the table, not the cookie: allow more
+		// than a cookie's 4096 bytes.
+		c.(*securecookie.SecureCookie).MaxAge(int(sessionTTL.Seconds())).MaxLength(64 << 10)
 	}
 	if _, err := securecookie.EncodeMulti(sessionCookie, "probe", codecs...); err != nil {
 		return nil, fmt.Errorf("sessions: keys do not work: %w", err)
@@ -103,12 +107,20 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 	if err != nil {
 		return sess, err
 	}
-	if err := securecookie.DecodeMulti(name+".data", string(rec.Data), &sess.Values, s.codecs...); err != nil {
+	if err := securecookie.DecodeMulti(dataName(name, id), string(rec.Data), &sess.Values, s.codecs...); err != nil {
 		return sess, errBadCookie
 	}
 	sess.ID, sess.IsNew = id, false
 	return sess, nil
 }
+
+// dataName signs a session's values under its id, so the values of one
+// session row cannot be copied into another.
+func dataName(name, id string) string { return name + ".data." + id }
+
+// errRevoked is a session deleted while the request held it: it stays
+// deleted and the visit is signed out.
+var errRevoked = errors.New("session revoked during the request")
 
 // Save writes the session and its cookie; MaxAge < 0 deletes both.
 func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Session) error {
@@ -121,7 +133,8 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 		http.SetCookie(w, sessions.NewCookie(sess.Name(), "", sess.Options))
 		return nil
 	}
-	if sess.ID == "" {
+	isNew := sess.ID == ""
+	if isNew {
 		var b [32]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			return err
@@ -130,18 +143,28 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 	}
 	// The values are signed too, with the same keys, so a row edited in the
 	// table cannot make someone staff without the key.
-	data, err := securecookie.EncodeMulti(sess.Name()+".data", sess.Values, s.codecs...)
+	data, err := securecookie.EncodeMulti(dataName(sess.Name(), sess.ID), sess.Values, s.codecs...)
 	if err != nil {
 		return fmt.Errorf("encode session: %w", err)
 	}
-	if err := s.records.PutSession(r.Context(), store.Session{ID: sess.ID, Data: []byte(data), ExpiresAt: time.Now().Add(sessionTTL)}); err != nil {
+	ttl := visitorSessionTTL
+	if id, _ := sess.Values["customer_id"].(string); id != "" {
+		ttl = sessionTTL
+	}
+	err = s.records.SaveSession(r.Context(), store.Session{ID: sess.ID, Data: []byte(data), ExpiresAt: time.Now().Add(ttl)}, isNew)
+	if errors.Is(err, store.ErrNotFound) {
+		return errRevoked
+	}
+	if err != nil {
 		return err
 	}
 	cookie, err := securecookie.EncodeMulti(sess.Name(), sess.ID, s.codecs...)
 	if err != nil {
 		return fmt.Errorf("encode session cookie: %w", err)
 	}
-	http.SetCookie(w, sessions.NewCookie(sess.Name(), cookie, sess.Options))
+	opts := *sess.Options
+	opts.MaxAge = int(ttl.Seconds())
+	http.SetCookie(w, sessions.NewCookie(sess.Name(), cookie, &opts))
 	return nil
 }
 
@@ -157,11 +180,16 @@ func (w *headerWriter) WriteHeader(int)             {}
 // session before the handler and saves it after, only if it changed.
 func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		r, err := adaptor.ConvertRequest(c, false)
+		// gorilla reads only the cookies: hand it a request with just those.
+		// (adaptor.ConvertRequest would refuse a malformed URL with an error,
+		// which is the visitor's typo, not our 500.)
+		r, err := http.NewRequestWithContext(c.UserContext(), http.MethodGet, "/", nil)
 		if err != nil {
 			return err
 		}
-		r = r.WithContext(c.UserContext())
+		c.Request().Header.VisitAllCookie(func(k, v []byte) {
+			r.AddCookie(&http.Cookie{Name: string(k), Value: string(v)})
+		})
 		sess, err := s.New(r, sessionCookie)
 		switch {
 		case errors.Is(err, errBadCookie):
@@ -181,7 +209,11 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			sess.ID = ""
 		}
 		w := &headerWriter{h: http.Header{}}
-		if err := s.Save(r.WithContext(c.UserContext()), w, sess); err != nil {
+		err = s.Save(r.WithContext(c.UserContext()), w, sess)
+		switch {
+		case errors.Is(err, errRevoked):
+			log.Info("session revoked during the request; not saved", "request_id", page.RequestID(c))
+		case err != nil:
 			return errors.Join(handlerErr, fmt.Errorf("save session: %w", err))
 		}
 		for _, v := range w.h.Values("Set-Cookie") {

@@ -131,6 +131,9 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 			tail.add(sc.Text())
 			fmt.Fprintln(out, sc.Text())
 		}
+		// A line too long for the scanner must not stall the engine on a
+		// full pipe: keep reading.
+		_, _ = io.Copy(out, pr)
 	}()
 	go func() {
 		e.waitErr = cmd.Wait()

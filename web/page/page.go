@@ -160,13 +160,37 @@ func IsHTMX(c *fiber.Ctx) bool {
 	return c.Get("HX-Request") == "true" && c.Get("HX-History-Restore-Request") != "true"
 }
 
+// View is what a handler answers with: the full page, built with the
+// layout only when it is the one sent (building the layout shows the flash
+// message, which an htmx partial must leave for the next page), and the
+// partial htmx swaps, if the page has one.
+type View struct {
+	Title   string
+	Page    func(views.Layout) templ.Component
+	Partial templ.Component
+}
+
+// Full adapts a page component that takes (layout, data) to View.Page.
+func Full[T any](page func(views.Layout, T) templ.Component, data T) func(views.Layout) templ.Component {
+	return func(l views.Layout) templ.Component { return page(l, data) }
+}
+
 // Render writes the full page, or the partial when htmx asked for one (and a
 // partial exists). The partial is the same component the full page uses.
-func Render(c *fiber.Ctx, status int, full, partial templ.Component) error {
+func Render(c *fiber.Ctx, status int, v View) error {
 	c.Vary("HX-Request")
-	comp := full
-	if partial != nil && IsHTMX(c) {
-		comp = partial
+	if v.Partial != nil && IsHTMX(c) {
+		return Write(c, status, v.Partial)
+	}
+	return Write(c, status, v.Page(Layout(c, v.Title)))
+}
+
+// Write sends a component as the HTML response. A page of a visit with a
+// session (a signed-in customer, or a form's CSRF token) is nobody else's:
+// no cache may keep it.
+func Write(c *fiber.Ctx, status int, comp templ.Component) error {
+	if len(VisitOf(c).Session.Values) > 0 {
+		c.Set(fiber.HeaderCacheControl, "private, no-store")
 	}
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")

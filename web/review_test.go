@@ -1,0 +1,106 @@
+package web_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"shop/store/demo"
+)
+
+func TestSignInGoesBackToNext(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	b.get("/login?next=%2Fadmin%2Fwarehouses%3Fx%3D1")
+	p := b.post("/login", url.Values{"email": {demo.StaffEmail}, "password": {demo.StaffPassword}, "next": {"/admin/warehouses?x=1"}})
+	wantStatus(t, "sign in", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/admin/warehouses?x=1" {
+		t.Fatalf("after sign-in sent to %q", loc)
+	}
+	b.get("/login")
+	p = b.post("/login", url.Values{"email": {demo.StaffEmail}, "password": {demo.StaffPassword}, "next": {"/\r\nSet-Cookie: x=y"}})
+	if loc := p.header.Get("Location"); loc != "/" || p.header.Get("Set-Cookie") == "x=y" {
+		t.Fatalf("a hostile next became Location %q", loc)
+	}
+}
+
+// The session from before sign-in is dead after it (no session fixation).
+func TestSignInIssuesNewSession(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	b.get("/login")
+	before := b.cookies()
+	oldToken := b.csrf
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	if after := b.cookies(); after[0].Value == before[0].Value {
+		t.Fatal("the session cookie did not change at sign-in")
+	}
+	fixed := s.browser(t)
+	fixed.setCookies(before)
+	if fixed.get("/").testid("viewer-name").Length() != 0 {
+		t.Fatal("the pre-sign-in cookie is signed in")
+	}
+	// Nor does the old session's CSRF token work any more.
+	p := fixed.post("/logout", url.Values{"_csrf": {oldToken}})
+	wantStatus(t, "old token", p, http.StatusForbidden)
+}
+
+func TestCSRFTokenOfAnotherSessionIsRefused(t *testing.T) {
+	s := newShop(t)
+	a, b := s.browser(t), s.browser(t)
+	a.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	b.signIn(demo.StaffEmail, demo.StaffPassword)
+	a.get("/")
+	b.get("/")
+	p := a.post("/logout", url.Values{"_csrf": {b.csrf}})
+	wantStatus(t, "someone else's token", p, http.StatusForbidden)
+}
+
+func TestHTMXPartialLeavesTheFlash(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	p := b.get("/products/cf-grinder/stock", "HX-Request", "true")
+	wantStatus(t, "stock poll", p, http.StatusOK)
+	if got := b.get("/").testid("flash").Text(); !strings.Contains(got, "Welcome back") {
+		t.Fatalf("the flash was eaten by a partial: %q", got)
+	}
+}
+
+func TestBadInputIsNever500(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	b.get("/login")
+	long := strings.Repeat("a", 3000) + "@example.com"
+	p := b.post("/login", url.Values{"email": {long}, "password": {"x"}})
+	wantStatus(t, "long email", p, http.StatusUnprocessableEntity)
+	if p.testid("error-email").Length() == 0 {
+		t.Fatal("no message at the email field")
+	}
+
+	staff := s.browser(t)
+	staff.signIn(demo.StaffEmail, demo.StaffPassword)
+	first := staff.get("/admin/warehouses/gbg")
+	next, _ := first.testid("inventory-more").Attr("href")
+	cursor, _ := url.Parse(next)
+	raw, _ := base64.RawURLEncoding.DecodeString(cursor.Query().Get("after"))
+	tampered := strings.Replace(string(raw), `"GSI2-SK":"p#`, `"GSI2-SK":"zzz`, 1)
+	if tampered == string(raw) {
+		t.Fatalf("cursor %s has no GSI2-SK to tamper with", raw)
+	}
+	wantStatus(t, "cursor inside the partition but outside the query", staff.get("/admin/warehouses/gbg?after="+base64.RawURLEncoding.EncodeToString([]byte(tampered))), http.StatusBadRequest)
+
+	for _, path := range []string{"/%zz", "/products/a%2"} {
+		req, _ := http.NewRequest(http.MethodGet, s.base+"/", nil)
+		req.URL.Opaque = path // sent as typed, malformed
+		p := b.do(req)
+		if p.status >= 500 {
+			t.Errorf("%s: status %d", path, p.status)
+		}
+	}
+	if strings.Contains(s.log.String(), "level=ERROR") {
+		t.Fatalf("bad input was logged as an error:\n%s", s.log.String())
+	}
+}
