@@ -237,28 +237,44 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		invoice.Payments = append(invoice.Payments, Payment{Type: req.Card.Brand, Amount: q.Tender.Card, Reference: chargeID + " · ••••" + req.Card.Last4})
 	}
 
-	tx, roles, err := s.checkoutItems(req, q, order, invoice, now)
-	if err != nil {
-		return Order{}, s.voidAfter(ctx, charger, chargeID, err)
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
-	if err == nil {
-		return order, nil
-	}
-	reasons := cancellationReasons(err)
-	if reasons == nil {
-		// The outcome is unknown (a timeout, say): the idempotency item tells.
-		if o, rerr := s.orderForKey(context.WithoutCancel(ctx), req.Key); rerr == nil {
-			return o, nil
+	// A stock condition can fail because the allocation was read before a
+	// warehouse ran out while another still has enough: read again and
+	// allocate afresh, a few times, before telling the customer.
+	for attempt := 1; ; attempt++ {
+		tx, roles, err := s.checkoutItems(req, q, order, invoice, now)
+		if err != nil {
+			return Order{}, s.voidAfter(ctx, charger, chargeID, err)
 		}
-		return Order{}, s.voidAfter(ctx, charger, chargeID, fmt.Errorf("place order: %w", err))
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		if err == nil {
+			return order, nil
+		}
+		reasons := cancellationReasons(err)
+		if reasons == nil {
+			// The outcome is unknown (a timeout, say): the idempotency item tells.
+			if o, rerr := s.orderForKey(context.WithoutCancel(ctx), req.Key); rerr == nil {
+				return o, nil
+			}
+			return Order{}, s.voidAfter(ctx, charger, chargeID, fmt.Errorf("place order: %w", err))
+		}
+		if reasons[0] == reasonConditionFailed {
+			// Another submission with this key placed the order, with this same
+			// charge: keep the charge and show that order.
+			return s.orderForKey(ctx, req.Key)
+		}
+		cause := s.explainCancel(ctx, reasons, roles)
+		if !errors.Is(cause, ErrInsufficientStock) || attempt == 3 {
+			return Order{}, s.voidAfter(ctx, charger, chargeID, cause)
+		}
+		again, err := s.QuoteCheckout(ctx, req)
+		if err != nil {
+			return Order{}, s.voidAfter(ctx, charger, chargeID, err)
+		}
+		if again.Tender != q.Tender {
+			return Order{}, s.voidAfter(ctx, charger, chargeID, fmt.Errorf("the total changed while ordering; check it and order again: %w", ErrConflict))
+		}
+		q = again
 	}
-	if reasons[0] == reasonConditionFailed {
-		// Another submission with this key placed the order, with this same
-		// charge: keep the charge and show that order.
-		return s.orderForKey(ctx, req.Key)
-	}
-	return Order{}, s.voidAfter(ctx, charger, chargeID, s.explainCancel(ctx, reasons, roles))
 }
 
 // itemRole says what a transaction item guards, to explain a cancellation.

@@ -1,0 +1,431 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/payment"
+	"shop/store/storetest"
+)
+
+type shopFixture struct {
+	env     storetest.Env
+	gateway *payment.TestGateway
+	card    *store.CardTender
+}
+
+func eur(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
+
+// newFixture makes warehouses w1, w2 and the given products with their stock
+// per warehouse.
+func newFixture(t *testing.T, stock map[string][2]int, price int64) shopFixture {
+	t.Helper()
+	env := storetest.New(t)
+	ctx := ctxT(t)
+	for _, w := range []string{"w1", "w2"} {
+		if err := env.Store.PutWarehouse(ctx, store.Warehouse{ID: w, Name: "Warehouse " + w, Address: store.Address{City: w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, qs := range stock {
+		if err := env.Store.PutProduct(ctx, store.Product{ID: id, Name: "Product " + id, Category: "c", Price: eur(price)}); err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range qs {
+			if q < 0 {
+				continue
+			}
+			w := fmt.Sprintf("w%d", i+1)
+			if err := env.Store.PutStockLevel(ctx, store.StockLevel{ProductID: id, ProductName: "Product " + id, WarehouseID: w, WarehouseName: "Warehouse " + w, Quantity: q}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g := payment.NewTestGateway()
+	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shopFixture{env: env, gateway: g, card: &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}}
+}
+
+func (f shopFixture) stockOf(t *testing.T, product string) int {
+	t.Helper()
+	levels, err := f.env.Store.ProductStock(context.Background(), product)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range levels {
+		if l.Quantity < 0 {
+			t.Fatalf("stock of %s in %s is %d", product, l.WarehouseID, l.Quantity)
+		}
+		n += l.Quantity
+	}
+	return n
+}
+
+func request(key, customer string, lines ...store.CheckoutLine) store.CheckoutRequest {
+	return store.CheckoutRequest{Key: key, CustomerID: customer, Lines: lines,
+		ShipTo: store.Address{Street: "Main", Number: "1", ZipCode: "11111", City: "Boras", Country: "Sweden"}}
+}
+
+// Fifty customers race for the last ten units: exactly ten are sold, stock
+// ends at zero, and the forty others are told and not charged.
+func TestCheckoutLastTenUnitsRace(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"last": {6, 4}}, 1500)
+	ctx := ctxT(t)
+	const buyers = 50
+	var wg sync.WaitGroup
+	errs := make([]error, buyers)
+	start := make(chan struct{})
+	for i := range buyers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			req := request(fmt.Sprintf("key-%02d", i), fmt.Sprintf("cust-%02d", i), store.CheckoutLine{ProductID: "last", Quantity: 1})
+			req.Card = f.card
+			_, errs[i] = f.env.Store.Checkout(ctx, req, f.gateway)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	sold, short := 0, 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			sold++
+		case errors.Is(err, store.ErrInsufficientStock):
+			short++
+		default:
+			t.Errorf("buyer %d: %v", i, err)
+		}
+	}
+	if sold != 10 || short != 40 {
+		t.Fatalf("sold %d, told sold out %d; want 10 and 40", sold, short)
+	}
+	if left := f.stockOf(t, "last"); left != 0 {
+		t.Fatalf("stock left %d, want 0", left)
+	}
+	if n, total, _ := f.gateway.Captured(); n != 10 || total != 10*1500 {
+		t.Fatalf("gateway holds %d charges of %d cents; want 10 of %d", n, total, 10*1500)
+	}
+	if got := f.env.CountEntities(t, "order"); got != 10 {
+		t.Fatalf("%d orders written", got)
+	}
+}
+
+// Twenty checkouts spend one gift card at once: it never goes below zero and
+// every cent taken is on an invoice.
+func TestGiftCardConcurrentSpends(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {100, 0}}, 1000)
+	ctx := ctxT(t)
+	if _, err := f.env.Store.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-0001", Balance: eur(5500)}); err != nil {
+		t.Fatal(err)
+	}
+	const spenders = 20
+	var wg sync.WaitGroup
+	orders := make([]store.Order, spenders)
+	errs := make([]error, spenders)
+	for i := range spenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := request(fmt.Sprintf("gift-%02d", i), fmt.Sprintf("c%d", i), store.CheckoutLine{ProductID: "p", Quantity: 1})
+			req.GiftCardCode, req.Card = "GIFT-0001", f.card
+			orders[i], errs[i] = f.env.Store.Checkout(ctx, req, f.gateway)
+		}()
+	}
+	wg.Wait()
+	var fromGift, fromCard int64
+	for i, err := range errs {
+		var ce *store.CodeError
+		if err != nil && !(errors.As(err, &ce) && ce.Field == "giftcard") {
+			t.Errorf("spender %d: %v", i, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		inv, err := f.env.Store.OrderInvoices(ctx, orders[i].ID)
+		if err != nil || len(inv) != 1 {
+			t.Fatalf("invoice of %s: %v", orders[i].ID, err)
+		}
+		for _, p := range inv[0].Payments {
+			if p.Type == "GiftCard" {
+				fromGift += p.Amount.Amount
+			} else {
+				fromCard += p.Amount.Amount
+			}
+		}
+	}
+	gc, err := f.env.Store.GiftCard(ctx, "GIFT-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc.Balance.Amount < 0 {
+		t.Fatalf("gift card balance %d", gc.Balance.Amount)
+	}
+	if fromGift != 5500-gc.Balance.Amount {
+		t.Fatalf("invoices took %d from the gift card, its balance fell by %d", fromGift, 5500-gc.Balance.Amount)
+	}
+	if _, total, _ := f.gateway.Captured(); total != fromCard {
+		t.Fatalf("gateway holds %d, invoices say cards paid %d", total, fromCard)
+	}
+}
+
+// The same checkout submitted five times at once makes one order and one
+// charge.
+func TestCheckoutSubmittedFiveTimes(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {10, 0}}, 2000)
+	ctx := ctxT(t)
+	var wg sync.WaitGroup
+	ids := make([]string, 5)
+	errs := make([]error, 5)
+	for i := range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := request("same-key", "c1", store.CheckoutLine{ProductID: "p", Quantity: 2})
+			req.Card = f.card
+			o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+			ids[i], errs[i] = o.ID, err
+		}()
+	}
+	wg.Wait()
+	for i := range 5 {
+		if errs[i] != nil || ids[i] != ids[0] {
+			t.Fatalf("submission %d: order %q, %v (first %q)", i, ids[i], errs[i], ids[0])
+		}
+	}
+	if got := f.env.CountEntities(t, "order"); got != 1 {
+		t.Fatalf("%d orders", got)
+	}
+	if n, total, attempts := f.gateway.Captured(); n != 1 || total != 4000 || attempts != 1 {
+		t.Fatalf("gateway: %d charges, %d cents, %d attempts", n, total, attempts)
+	}
+	if left := f.stockOf(t, "p"); left != 8 {
+		t.Fatalf("stock %d, want 8", left)
+	}
+}
+
+// A discount code with a limit of 3 is used 3 times, however many race.
+func TestDiscountCodeLimitRace(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {100, 0}}, 1000)
+	ctx := ctxT(t)
+	if _, err := f.env.Store.CreateDiscountCode(ctx, store.DiscountCode{Code: "TEN", Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: time.Now().Add(time.Hour), UsageLimit: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	used := 0
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := request(fmt.Sprintf("d-%d", i), "c", store.CheckoutLine{ProductID: "p", Quantity: 1})
+			req.DiscountCode, req.Card = "TEN", f.card
+			_, err := f.env.Store.Checkout(ctx, req, f.gateway)
+			var ce *store.CodeError
+			switch {
+			case err == nil:
+				mu.Lock()
+				used++
+				mu.Unlock()
+			case errors.As(err, &ce) && ce.Field == "discount":
+			default:
+				t.Errorf("checkout %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	d, err := f.env.Store.DiscountCode(ctx, "TEN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used != 3 || d.Used != 3 {
+		t.Fatalf("%d orders used the code, it counts %d uses; want 3", used, d.Used)
+	}
+	if n, total, _ := f.gateway.Captured(); n != 3 || total != 3*900 {
+		t.Fatalf("gateway: %d charges of %d", n, total)
+	}
+}
+
+func TestCheckoutSplitTenderAndWhatItWrites(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"a": {5, 0}, "b": {0, 5}}, 1000)
+	ctx := ctxT(t)
+	st := f.env.Store
+	if _, err := st.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-AAAA", Balance: eur(500)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateDiscountCode(ctx, store.DiscountCode{Code: "FIVER", Kind: store.DiscountFixed, Amount: eur(500),
+		ExpiresAt: time.Now().Add(time.Hour), UsageLimit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	owner := store.CustomerOwner("c1")
+	for _, id := range []string{"a", "b"} {
+		p, _ := st.Product(ctx, id)
+		if err := st.AddToCart(ctx, owner, p, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := request("k1", "c1", store.CheckoutLine{ProductID: "a", Quantity: 2}, store.CheckoutLine{ProductID: "b", Quantity: 2})
+	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.Card = owner, "FIVER", "GIFT-AAAA", f.card
+	f.env.Counter.Reset()
+	o, err := st.Checkout(ctx, req, f.gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
+		t.Fatalf("checkout made %v", ops)
+	}
+	d, err := st.OrderDetails(ctx, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := d.Invoice()
+	if d.Order.Subtotal.Amount != 4000 || d.Order.Discount.Amount != 500 || d.Order.Total.Amount != 3500 || inv.Amount.Amount != 3500 {
+		t.Fatalf("order %+v invoice %+v", d.Order, inv)
+	}
+	if len(inv.Payments) != 2 || inv.Payments[0].Type != "GiftCard" || inv.Payments[0].Amount.Amount != 500 ||
+		inv.Payments[1].Type != "Visa" || inv.Payments[1].Amount.Amount != 3000 {
+		t.Fatalf("payments %+v", inv.Payments)
+	}
+	// Split across the two warehouses: a from w1, b from w2.
+	for _, it := range d.Items {
+		if len(it.Allocations) != 1 || it.Allocations[0].Quantity != 2 {
+			t.Fatalf("allocations of %s: %+v", it.ProductID, it.Allocations)
+		}
+	}
+	if cart, _ := st.Cart(ctx, owner); len(cart.Lines) != 0 {
+		t.Fatalf("cart not emptied: %+v", cart)
+	}
+	gc, _ := st.GiftCard(ctx, "GIFT-AAAA")
+	dc, _ := st.DiscountCode(ctx, "FIVER")
+	if gc.Balance.Amount != 0 || dc.Used != 1 {
+		t.Fatalf("gift card balance %d, discount used %d", gc.Balance.Amount, dc.Used)
+	}
+	if f.stockOf(t, "a") != 3 || f.stockOf(t, "b") != 3 {
+		t.Fatal("stock not taken")
+	}
+
+	// Shipments from the warehouses it was allocated to.
+	shs, err := st.CreateShipments(ctx, o.ID, "Standard")
+	if err != nil || len(shs) != 2 {
+		t.Fatalf("shipments %+v, %v", shs, err)
+	}
+	if _, err := st.CreateShipments(ctx, o.ID, "Standard"); !errors.Is(err, store.ErrShipmentsExist) {
+		t.Fatalf("second create: %v", err)
+	}
+	if err := st.AdvanceShipment(ctx, o.ID, shs[0].ID, store.ShipmentDelivered); !errors.Is(err, store.ErrBadTransition) {
+		t.Fatalf("skipping shipped: %v", err)
+	}
+	for _, sh := range shs {
+		if err := st.AdvanceShipment(ctx, o.ID, sh.ID, store.ShipmentShipped); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _ = st.OrderDetails(ctx, o.ID)
+	if d.Order.Status != store.OrderShipped {
+		t.Fatalf("order status %s after every shipment left", d.Order.Status)
+	}
+	sh, err := st.Shipment(ctx, shs[0].ID)
+	if err != nil || sh.Status != store.ShipmentShipped || len(sh.Items) != 1 || sh.ShippedAt.IsZero() {
+		t.Fatalf("shipment %+v, %v", sh, err)
+	}
+}
+
+func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {3, -1}}, 1000)
+	ctx := ctxT(t)
+	st := f.env.Store
+	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateDiscountCode(ctx, store.DiscountCode{Code: "OLD1", Kind: store.DiscountPercent, Percent: 5,
+		ExpiresAt: time.Now().Add(-time.Hour), UsageLimit: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateGiftCard(ctx, store.GiftCard{Code: "EMPTY", Balance: eur(0)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*store.CheckoutRequest)
+		want error
+	}{
+		{"declined card", func(r *store.CheckoutRequest) {
+			r.Card = &store.CardTender{Token: declined.Token, Brand: declined.Brand, Last4: declined.Last4}
+		}, payment.ErrDeclined},
+		{"more than in stock", func(r *store.CheckoutRequest) { r.Lines[0].Quantity = 4 }, store.ErrInsufficientStock},
+		{"unknown discount", func(r *store.CheckoutRequest) { r.DiscountCode = "NOPE" }, store.ErrNotFound},
+		{"expired discount", func(r *store.CheckoutRequest) { r.DiscountCode = "OLD1" }, store.ErrCodeExpired},
+		{"unknown gift card", func(r *store.CheckoutRequest) { r.GiftCardCode = "NOPE" }, store.ErrNotFound},
+		{"empty gift card", func(r *store.CheckoutRequest) { r.GiftCardCode = "EMPTY" }, store.ErrGiftCardUsed},
+		{"no card", func(r *store.CheckoutRequest) { r.Card = nil }, store.ErrCardRequired},
+		{"unknown product", func(r *store.CheckoutRequest) { r.Lines[0].ProductID = "ghost" }, store.ErrInsufficientStock},
+		{"bad key", func(r *store.CheckoutRequest) { r.Key = "has space" }, store.ErrBadCheckoutKey},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request("k-"+fmt.Sprint(len(tc.name)), "c", store.CheckoutLine{ProductID: "p", Quantity: 1})
+			req.Card = f.card
+			tc.mod(&req)
+			if _, err := st.Checkout(ctx, req, f.gateway); !errors.Is(err, tc.want) {
+				t.Fatalf("Checkout: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if f.stockOf(t, "p") != 3 || f.env.CountEntities(t, "order") != 0 || f.env.CountEntities(t, "invoice") != 0 {
+		t.Fatal("a failed checkout wrote something")
+	}
+	if n, _, _ := f.gateway.Captured(); n != 0 {
+		t.Fatalf("%d charges kept after failed checkouts", n)
+	}
+}
+
+// Twenty staff take one unit each from a warehouse holding ten.
+func TestStockAdjustmentRace(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {10, -1}}, 1000)
+	ctx := ctxT(t)
+	p, _ := f.env.Store.Product(ctx, "p")
+	w, _ := f.env.Store.Warehouse(ctx, "w1")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.env.Store.AdjustStock(ctx, p, w, -1, "damaged", "staff")
+			switch {
+			case err == nil:
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			case !errors.Is(err, store.ErrInsufficientStock):
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok != 10 || f.stockOf(t, "p") != 0 {
+		t.Fatalf("%d adjustments went through, stock %d", ok, f.stockOf(t, "p"))
+	}
+	adjs, err := f.env.Store.StockAdjustments(ctx, "w1", 50, "")
+	if err != nil || len(adjs.Items) != 10 || adjs.Items[0].Reason != "damaged" {
+		t.Fatalf("adjustments logged: %d, %v", len(adjs.Items), err)
+	}
+	// An increase creates the stock level where there was none.
+	w2, _ := f.env.Store.Warehouse(ctx, "w2")
+	if _, err := f.env.Store.AdjustStock(ctx, p, w2, 7, "delivery", "staff"); err != nil || f.stockOf(t, "p") != 7 {
+		t.Fatalf("restock: %v, stock %d", err, f.stockOf(t, "p"))
+	}
+}
