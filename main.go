@@ -4,6 +4,8 @@
 //	shop [serve]   start the shop (the default)
 //	shop migrate   create or update the table
 //	shop seed      load the demo data (once per table)
+//	shop import-workbench FILE...
+//	               write the sample items of NoSQL Workbench models
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/dynamolocal"
+	"shop/store/payment"
 	"shop/web"
 )
 
@@ -42,6 +45,7 @@ type config struct {
 	secure      bool
 	proxyHeader string
 	proxies     string
+	files       []string // import-workbench
 	bcryptCost  int
 	logLevel    string
 }
@@ -100,6 +104,7 @@ func parseConfig(args []string) (config, string, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, cmd, err
 	}
+	c.files = fs.Args()
 	if _, err := time.LoadLocation(c.tz); err != nil {
 		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
 	}
@@ -128,9 +133,12 @@ func run(ctx context.Context, args []string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	switch cmd {
-	case "serve", "migrate", "seed":
+	case "serve", "migrate", "seed", "import-workbench":
 	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate or seed)", cmd)
+		return fmt.Errorf("unknown command %q (want serve, migrate, seed or import-workbench)", cmd)
+	}
+	if cmd == "import-workbench" && len(cfg.files) == 0 {
+		return errors.New("import-workbench needs one or more model files")
 	}
 
 	metrics := web.NewMetrics()
@@ -151,6 +159,8 @@ func run(ctx context.Context, args []string) error {
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		log.Info("demo data", "loaded_now", loaded, "table", cfg.table)
 		return err
+	case "import-workbench":
+		return importWorkbench(ctx, st, cfg.files, os.Stdout)
 	}
 	return serve(ctx, cfg, st, log, metrics)
 }
@@ -211,7 +221,8 @@ func serve(ctx context.Context, cfg config, st *store.Store, log *slog.Logger, m
 		}
 	}
 	app, err := web.New(web.Config{
-		Store: st, Log: log, Metrics: metrics, SessionKeys: keys,
+		// The built-in test gateway: this shop takes no real payments yet.
+		Store: st, Gateway: payment.NewTestGateway(), Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies,
 	})
@@ -282,4 +293,33 @@ func sessionKeys(cfg config) ([][]byte, error) {
 		return nil, errors.New("no session key")
 	}
 	return keys, nil
+}
+
+// importWorkbench imports each model file and prints what it wrote and what
+// it could not take.
+func importWorkbench(ctx context.Context, st *store.Store, files []string, out io.Writer) error {
+	failed := 0
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		rep, err := st.ImportWorkbench(ctx, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(out, "%s: wrote %d items, could not take %d\n", name, len(rep.Written), len(rep.Skipped))
+		for _, w := range rep.Written {
+			fmt.Fprintf(out, "  wrote    %s\n", w)
+		}
+		for _, s := range rep.Skipped {
+			fmt.Fprintf(out, "  skipped  %s\n", s)
+		}
+		failed += len(rep.Skipped)
+	}
+	if failed > 0 {
+		fmt.Fprintf(out, "%d items could not be taken (see above)\n", failed)
+	}
+	return nil
 }

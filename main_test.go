@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"shop/store/storetest"
 )
 
 func TestSessionKeys(t *testing.T) {
@@ -60,3 +63,17 @@ func TestParseConfig(t *testing.T) {
 		t.Fatal("unknown time zone accepted")
 	}
 }
+
+func TestImportWorkbenchCommand(t *testing.T) {
+	env := storetest.New(t)
+	var out strings.Builder
+	err := importWorkbench(context.Background(), env.Store, []string{"store/testdata/AnOnlineShop_14.json"}, &out)
+	if err != nil || !strings.Contains(out.String(), "wrote 19 items, could not take 0") || !strings.Contains(out.String(), "warehouseItem p#99887/w#12376") {
+		t.Fatalf("import-workbench: %v\n%s", err, out.String())
+	}
+	if err := importWorkbench(context.Background(), env.Store, []string{"no-such-file.json"}, &out); err == nil {
+		t.Fatal("a missing file is not an error")
+	}
+}
+
+func TestMain(m *testing.M) { storetest.Main(m) }

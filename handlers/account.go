@@ -21,6 +21,7 @@ import (
 // AccountStore is what sign-up and sign-in need.
 type AccountStore interface {
 	CreateCustomer(ctx context.Context, nc store.NewCustomer) (store.Customer, error)
+	MergeCart(ctx context.Context, from, to string) error
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error)
@@ -149,7 +150,9 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 		case err != nil:
 			return err
 		default:
-			page.SignIn(c, cust.ID, cust.Name, string(cust.Role))
+			if err := h.signIn(c, cust.ID, cust.Name, string(cust.Role)); err != nil {
+				return err
+			}
 			page.Flash(c, views.FlashSuccess, "Welcome, "+cust.Name+". Your account is ready.")
 			return page.Redirect(c, safeNext(f.Next))
 		}
@@ -204,7 +207,9 @@ func (h *Account) Login(c *fiber.Ctx) error {
 		case bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil:
 			f.Errors[""] = "The email or password is incorrect."
 		default:
-			page.SignIn(c, cred.CustomerID, cred.Name, string(cred.Role))
+			if err := h.signIn(c, cred.CustomerID, cred.Name, string(cred.Role)); err != nil {
+				return err
+			}
 			page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
 			return page.Redirect(c, safeNext(f.Next))
 		}
@@ -236,6 +241,17 @@ func (h *Account) allowed(ctx context.Context, addr, email string) (bool, error)
 		return false, nil
 	}
 	return true, nil
+}
+
+// signIn starts the customer's session and moves what the visitor put in
+// the cart into the customer's cart.
+func (h *Account) signIn(c *fiber.Ctx, id, name, role string) error {
+	visitorCart := page.VisitorCart(c)
+	page.SignIn(c, id, name, role)
+	if visitorCart == "" {
+		return nil
+	}
+	return h.Store.MergeCart(c.UserContext(), visitorCart, store.CustomerOwner(id))
 }
 
 // Logout revokes the session: the old cookie no longer signs anyone in.

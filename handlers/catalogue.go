@@ -98,6 +98,7 @@ func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
 		return views.ProductPage{}, notFoundAs(err, "That product")
 	}
 	data := views.ProductPage{Product: p, Stock: views.StockPanel{ProductID: p.ID, Levels: stock}}
+	data.Add = views.AddToCart{ProductID: p.ID, Quantity: "1", Available: data.Stock.Total()}
 	if cats, err := h.allCategories(c.UserContext()); err == nil {
 		for _, cat := range cats {
 			if cat.Slug == p.Category {
@@ -116,6 +117,7 @@ func (h *Catalogue) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	data.Add.CSRF = page.CSRFToken(c)
 	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data)})
 }
 
@@ -125,6 +127,9 @@ func (h *Catalogue) Stock(c *fiber.Ctx) error {
 	data, err := h.product(c)
 	if err != nil {
 		return err
+	}
+	if !page.IsHTMX(c) {
+		data.Add.CSRF = page.CSRFToken(c)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data), Partial: views.StockCounter(data.Stock)})
 }

@@ -14,6 +14,7 @@ import (
 
 // Address is a postal address, shaped as in the AWS model.
 type Address struct {
+	Name    string `dynamodbav:"Name,omitempty"` // the recipient, on a shipping address
 	Street  string `dynamodbav:"Street"`
 	Number  string `dynamodbav:"Number"`
 	ZipCode string `dynamodbav:"ZipCode"`

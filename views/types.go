@@ -91,6 +91,7 @@ type ProductPage struct {
 	Product  store.Product
 	Category store.Category
 	Stock    StockPanel
+	Add      AddToCart
 }
 
 // StockPanel is the live stock counter of a product page.

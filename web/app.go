@@ -5,6 +5,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -15,11 +16,13 @@ import (
 	"shop/handlers"
 	"shop/static"
 	"shop/store"
+	"shop/store/payment"
 )
 
 // Config wires the app.
 type Config struct {
 	Store          *store.Store
+	Gateway        payment.Gateway
 	Log            *slog.Logger
 	Metrics        *Metrics
 	SessionKeys    [][]byte
@@ -48,7 +51,13 @@ func New(cfg Config) (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Gateway == nil {
+		return nil, errors.New("web: no payment gateway")
+	}
 	catalogue := &handlers.Catalogue{Store: cfg.Store}
+	cart := &handlers.Cart{Store: cfg.Store}
+	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway}
+	orders := &handlers.Orders{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
 	onError := errorHandler(cfg.Log)
@@ -95,6 +104,16 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/login", account.LoginForm)
 	app.Post("/login", account.Login)
 	app.Post("/logout", account.Logout)
+
+	app.Get("/cart", cart.Show)
+	app.Post("/cart/items", cart.Add)
+	app.Post("/cart/items/:id", cart.Update)
+	app.Post("/cart/items/:id/remove", cart.Remove)
+	app.Get("/checkout", checkout.Show)
+	app.Post("/checkout", checkout.Place)
+	app.Post("/checkout/summary", checkout.Summary)
+	app.Get("/orders", orders.List)
+	app.Get("/orders/:id", orders.Show)
 
 	admin := app.Group("/admin", requireStaff(cfg.Store))
 	admin.Get("/", warehouses.Home)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"shop/store/demo"
+	"shop/store/payment"
 	"shop/store/storetest"
 	"shop/web"
 )
@@ -97,8 +98,15 @@ func TestProductPageShowsStockAcrossWarehouses(t *testing.T) {
 	s.env.Counter.Reset()
 	p := b.get("/products/cf-grinder")
 	wantStatus(t, "product page", p, http.StatusOK)
-	if got := s.env.Counter.Total(); got != 1 {
-		t.Errorf("a visitor's product page cost %d DynamoDB requests %v, want 1", got, s.env.Counter.Ops())
+	// A new visitor: the product and its stock in one Query, and a session
+	// for the add-to-cart form's CSRF token.
+	if ops := s.env.Counter.Ops(); ops["Query"] != 1 || ops["PutItem"] != 1 || s.env.Counter.Total() != 2 {
+		t.Errorf("a new visitor's product page made %v, want one Query and one PutItem", ops)
+	}
+	s.env.Counter.Reset()
+	b.get("/products/cf-grinder")
+	if ops := s.env.Counter.Ops(); ops["Query"] != 1 || ops["GetItem"] != 1 || s.env.Counter.Total() != 2 {
+		t.Errorf("a returning visitor's product page made %v, want one Query and the session's GetItem", ops)
 	}
 	if p.testid("product-name").Text() != "Hand Grinder" || !strings.Contains(p.testid("product-price").Text(), "€54.90") {
 		t.Fatalf("product page: %q %q", p.testid("product-name").Text(), p.testid("product-price").Text())
@@ -229,7 +237,7 @@ func TestHeadersHealthAndMetrics(t *testing.T) {
 func TestAppNeedsGoodSessionKeys(t *testing.T) {
 	env := storetest.New(t)
 	for _, keys := range [][][]byte{nil, {[]byte("short")}} {
-		_, err := web.New(web.Config{Store: env.Store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
+		_, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
 		if err == nil {
 			t.Errorf("keys %q accepted", keys)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/payment"
 	"shop/store/storetest"
 	"shop/web"
 )
@@ -51,15 +52,23 @@ func (s *syncBuffer) String() string {
 
 // shop is the real Fiber app on a real port over a fresh table.
 type shop struct {
-	env  storetest.Env
-	base string
-	log  *syncBuffer
+	env     storetest.Env
+	base    string
+	log     *syncBuffer
+	gateway *payment.TestGateway
 }
 
 // startApp serves the app over env's table (or another table name), with
 // its DynamoDB requests counted by env's counter and by the app's metrics.
 func startApp(t *testing.T, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer) {
 	t.Helper()
+	base, logs, _ := startAppWithGateway(t, env, table, keys)
+	return base, logs
+}
+
+func startAppWithGateway(t *testing.T, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer, *payment.TestGateway) {
+	t.Helper()
+	gateway := payment.NewTestGateway()
 	logs := &syncBuffer{}
 	metrics := web.NewMetrics()
 	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: env.Endpoint}, env.Counter, metrics)
@@ -68,7 +77,7 @@ func startApp(t *testing.T, env storetest.Env, table string, keys [][]byte) (str
 	}
 	app, err := web.New(web.Config{
 		Store: store.New(client, table), Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
+		Gateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +88,7 @@ func startApp(t *testing.T, env storetest.Env, table string, keys [][]byte) (str
 	}
 	go func() { _ = app.Listener(ln) }()
 	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
-	return "http://" + ln.Addr().String(), logs
+	return "http://" + ln.Addr().String(), logs, gateway
 }
 
 func newShop(t *testing.T) *shop {
@@ -90,9 +99,9 @@ func newShop(t *testing.T) *shop {
 	if _, err := demo.Load(ctx, env.Store, bcrypt.MinCost); err != nil {
 		t.Fatalf("demo data: %v", err)
 	}
-	base, logs := startApp(t, env, env.Table, [][]byte{keyA})
+	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA})
 	env.Counter.Reset()
-	return &shop{env: env, base: base, log: logs}
+	return &shop{env: env, base: base, log: logs, gateway: gateway}
 }
 
 // browser is one visitor: a cookie jar, no automatic redirects.

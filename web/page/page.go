@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gorilla/sessions"
 
+	"shop/store"
 	"shop/views"
 )
 
@@ -30,6 +31,7 @@ const (
 	keyCSRF       = "csrf"
 	keyFlash      = "flash"
 	keyFlashKind  = "flash_kind"
+	keyVisitor    = "visitor_id"
 )
 
 // Visit is the session of one request and what the request did to it; the
@@ -99,6 +101,33 @@ func SignOut(c *fiber.Ctx) {
 	v := VisitOf(c)
 	clear(v.Session.Values)
 	v.Changed, v.Renew = true, true
+}
+
+// CartOwner names the visit's cart: the customer's when signed in, else the
+// visitor's, made on first use when create is set ("" when there is none).
+func CartOwner(c *fiber.Ctx, create bool) string {
+	if v := Viewer(c); v.SignedIn() {
+		return store.CustomerOwner(v.ID)
+	}
+	return visitorOwner(c, create)
+}
+
+// VisitorCart names the cart the visit filled before signing in, "" if none;
+// sign-in merges it into the customer's.
+func VisitorCart(c *fiber.Ctx) string { return visitorOwner(c, false) }
+
+func visitorOwner(c *fiber.Ctx, create bool) string {
+	v := VisitOf(c)
+	id := v.str(keyVisitor)
+	if id == "" {
+		if !create {
+			return ""
+		}
+		id = store.NewID()
+		v.Session.Values[keyVisitor] = id
+		v.Changed = true
+	}
+	return store.VisitorOwner(id)
 }
 
 // CSRFToken returns the visit's CSRF token, creating it (and so a session)

@@ -1,0 +1,174 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// CartStore is what the cart pages read and write.
+type CartStore interface {
+	Product(ctx context.Context, id string) (store.Product, error)
+	Cart(ctx context.Context, owner string) (store.Cart, error)
+	AddToCart(ctx context.Context, owner string, p store.Product, qty int) error
+	SetCartQuantity(ctx context.Context, owner, productID string, qty int) error
+	RemoveFromCart(ctx context.Context, owner, productID string) error
+}
+
+// Cart serves /cart: visitors and customers alike; a customer's cart lives
+// in the table under their account, a visitor's under their session.
+type Cart struct {
+	Store CartStore
+}
+
+func (h *Cart) render(c *fiber.Ctx, status int, data views.CartPage) error {
+	return page.Render(c, status, page.View{Title: "Your cart", Page: page.Full(views.CartView, data),
+		Partial: views.CartPanel(data, page.CSRFToken(c))})
+}
+
+// Show is the cart page.
+func (h *Cart) Show(c *fiber.Ctx) error {
+	var cart store.Cart
+	if owner := page.CartOwner(c, false); owner != "" {
+		var err error
+		if cart, err = h.Store.Cart(c.UserContext(), owner); err != nil {
+			return err
+		}
+	}
+	page.CSRFToken(c)
+	return h.render(c, fiber.StatusOK, views.CartPage{Cart: cart})
+}
+
+// Add puts a product in the cart from its page. htmx gets the form back with
+// the outcome; a plain form goes to the cart.
+func (h *Cart) Add(c *fiber.Ctx) error {
+	productID := c.FormValue("product_id")
+	form := views.AddToCart{ProductID: productID, Quantity: c.FormValue("quantity"), CSRF: page.CSRFToken(c), Available: 1}
+	if !store.ValidID(productID) {
+		return page.BadRequest("That product cannot be added.")
+	}
+	p, err := h.Store.Product(c.UserContext(), productID)
+	if err != nil {
+		return notFoundAs(err, "That product")
+	}
+	qty, err := store.ParseQuantity(form.Quantity)
+	if err == nil {
+		owner := page.CartOwner(c, true)
+		cart, cerr := h.Store.Cart(c.UserContext(), owner)
+		switch {
+		case cerr != nil:
+			return cerr
+		case !hasLine(cart, p.ID) && len(cart.Lines) >= store.MaxCartLines:
+			err = store.ErrCartFull
+		default:
+			err = h.Store.AddToCart(c.UserContext(), owner, p, qty)
+			if err == nil {
+				form.Added = fmt.Sprintf("%d × %s", qty, p.Name)
+				form.CartUnits = cart.Units() + qty
+				form.Quantity = "1"
+			}
+		}
+	}
+	switch {
+	case err == nil:
+		if page.IsHTMX(c) {
+			return page.Write(c, fiber.StatusOK, views.AddToCartForm(form))
+		}
+		page.Flash(c, views.FlashSuccess, "Added "+form.Added+" to your cart.")
+		return page.Redirect(c, "/cart")
+	case errors.Is(err, store.ErrBadQty), errors.Is(err, store.ErrLineTooBig), errors.Is(err, store.ErrCartFull):
+		form.Error = sentence(err)
+	default:
+		return err
+	}
+	if page.IsHTMX(c) {
+		return page.Write(c, fiber.StatusUnprocessableEntity, views.AddToCartForm(form))
+	}
+	page.Flash(c, views.FlashError, form.Error)
+	return page.Redirect(c, "/products/"+p.ID)
+}
+
+func hasLine(cart store.Cart, productID string) bool {
+	for _, l := range cart.Lines {
+		if l.ProductID == productID {
+			return true
+		}
+	}
+	return false
+}
+
+// Update sets a line's quantity (0 removes it) and answers with the cart.
+func (h *Cart) Update(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That cart line")
+	if err != nil {
+		return err
+	}
+	owner := page.CartOwner(c, false)
+	if owner == "" {
+		return page.NotFound("That cart line")
+	}
+	raw := c.FormValue("quantity")
+	qty, perr := store.ParseQuantity(raw)
+	if raw == "0" {
+		qty, perr = 0, nil
+	}
+	status := fiber.StatusOK
+	data := views.CartPage{}
+	if perr != nil {
+		status, data.Error, data.ErrorFor = fiber.StatusUnprocessableEntity, sentence(perr), id
+	} else if err := h.Store.SetCartQuantity(c.UserContext(), owner, id, qty); err != nil {
+		return notFoundAs(err, "That cart line")
+	}
+	if data.Cart, err = h.Store.Cart(c.UserContext(), owner); err != nil {
+		return err
+	}
+	if status == fiber.StatusOK && !page.IsHTMX(c) {
+		return page.Redirect(c, "/cart")
+	}
+	return h.render(c, status, data)
+}
+
+// Remove takes a line out of the cart.
+func (h *Cart) Remove(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That cart line")
+	if err != nil {
+		return err
+	}
+	owner := page.CartOwner(c, false)
+	if owner != "" {
+		if err := h.Store.RemoveFromCart(c.UserContext(), owner, id); err != nil {
+			return err
+		}
+	}
+	if !page.IsHTMX(c) {
+		return page.Redirect(c, "/cart")
+	}
+	var data views.CartPage
+	if owner != "" {
+		if data.Cart, err = h.Store.Cart(c.UserContext(), owner); err != nil {
+			return err
+		}
+	}
+	return h.render(c, fiber.StatusOK, data)
+}
+
+// sentence is an error message with a capital letter and a full stop.
+func sentence(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	if s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	if s[len(s)-1] != '.' {
+		s += "."
+	}
+	return s
+}

@@ -1,0 +1,291 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/store/payment"
+	"shop/views"
+	"shop/web/page"
+)
+
+// CheckoutStore is what checkout reads and writes.
+type CheckoutStore interface {
+	Cart(ctx context.Context, owner string) (store.Cart, error)
+	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
+	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
+}
+
+// Checkout serves /checkout: the address, the codes, the card, and placing
+// the order.
+type Checkout struct {
+	Store   CheckoutStore
+	Gateway payment.Gateway
+}
+
+// signedIn sends a visitor to sign in first and back to checkout after.
+func signedIn(c *fiber.Ctx) (views.Viewer, error) {
+	if !page.Viewer(c).SignedIn() {
+		page.Flash(c, views.FlashInfo, "Sign in or create an account to check out. Your cart comes with you.")
+	}
+	return signedInFor(c, "/checkout")
+}
+
+func (h *Checkout) request(ctx context.Context, customerID string, f views.CheckoutForm) (store.CheckoutRequest, store.Cart, error) {
+	owner := store.CustomerOwner(customerID)
+	cart, err := h.Store.Cart(ctx, owner)
+	if err != nil {
+		return store.CheckoutRequest{}, cart, err
+	}
+	req := store.CheckoutRequest{
+		Key: f.Key, CustomerID: customerID, CartOwner: owner,
+		ShipTo: store.Address{Name: f.Name, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: f.Country},
+	}
+	for _, l := range cart.Lines {
+		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: l.ProductID, Quantity: l.Quantity})
+	}
+	return req, cart, nil
+}
+
+// summarize quotes the order for the summary panel; problems with the codes
+// or the stock are shown there, not raised.
+func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *views.CheckoutForm) (views.CheckoutSummary, error) {
+	s := views.CheckoutSummary{Errors: views.FieldErrors{}}
+	var err error
+	if req.DiscountCode, err = optionalCode(f.Discount); err != nil {
+		s.Errors["discount"] = sentence(err)
+	}
+	if req.GiftCardCode, err = optionalCode(f.GiftCard); err != nil {
+		s.Errors["giftcard"] = sentence(err)
+	}
+	for {
+		q, err := h.Store.QuoteCheckout(ctx, req)
+		var ce *store.CodeError
+		var short *store.StockShortError
+		switch {
+		case err == nil:
+			s.Items, s.Tender = q.Items, q.Tender
+			if q.Discount != nil {
+				s.Discount = q.Discount.Code
+			}
+			if q.GiftCard != nil {
+				s.GiftCard = q.GiftCard.Code
+			}
+			return s, nil
+		case errors.As(err, &ce):
+			// Show the error at its field and price the order without that code.
+			s.Errors[ce.Field] = codeMessage(ce)
+			if ce.Field == "discount" {
+				req.DiscountCode = ""
+			} else {
+				req.GiftCardCode = ""
+			}
+		case errors.As(err, &short):
+			s.Problem = sentence(short)
+			return s, nil
+		case errors.Is(err, store.ErrEmptyOrder), errors.Is(err, store.ErrCartFull):
+			s.Problem = sentence(err)
+			return s, nil
+		default:
+			return s, err
+		}
+	}
+}
+
+func optionalCode(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", nil
+	}
+	return store.NormalizeCode(s)
+}
+
+func codeMessage(ce *store.CodeError) string {
+	what := "discount code"
+	if ce.Field == "giftcard" {
+		what = "gift card"
+	}
+	if errors.Is(ce.Err, store.ErrNotFound) {
+		return "There is no " + what + " with that code."
+	}
+	return sentence(ce.Err)
+}
+
+func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
+	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	return views.CheckoutForm{
+		Key: v("key"), Name: v("name"), Street: v("street"), Number: v("number"), ZipCode: v("zip"),
+		City: v("city"), Country: v("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
+		Errors: views.FieldErrors{},
+	}
+}
+
+func validateAddress(f *views.CheckoutForm) {
+	for _, fld := range []struct{ name, value, label string }{
+		{"name", f.Name, "your name"}, {"street", f.Street, "the street"}, {"number", f.Number, "the house number"},
+		{"zip", f.ZipCode, "the postcode"}, {"city", f.City, "the city"}, {"country", f.Country, "the country"},
+	} {
+		switch n := utf8.RuneCountInString(fld.value); {
+		case n == 0:
+			f.Errors[fld.name] = "Enter " + fld.label + "."
+		case n > 100:
+			f.Errors[fld.name] = "Keep it under 100 characters."
+		}
+	}
+}
+
+// Show is the checkout page for the signed-in customer's cart.
+func (h *Checkout) Show(c *fiber.Ctx) error {
+	v, err := signedIn(c)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	f := views.CheckoutForm{Key: store.NewID(), Name: v.Name, Errors: views.FieldErrors{}}
+	req, cart, err := h.request(c.UserContext(), v.ID, f)
+	if err != nil {
+		return err
+	}
+	if len(cart.Lines) == 0 {
+		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
+		return page.Redirect(c, "/cart")
+	}
+	summary, err := h.summarize(c.UserContext(), req, &f)
+	if err != nil {
+		return err
+	}
+	page.CSRFToken(c)
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView, views.CheckoutPage{Form: f, Summary: summary})})
+}
+
+// Summary re-prices the order as the codes change (htmx).
+func (h *Checkout) Summary(c *fiber.Ctx) error {
+	v := page.Viewer(c)
+	if !v.SignedIn() {
+		return page.Forbidden("Sign in to check out.")
+	}
+	f := readCheckoutForm(c)
+	req, _, err := h.request(c.UserContext(), v.ID, f)
+	if err != nil {
+		return err
+	}
+	summary, err := h.summarize(c.UserContext(), req, &f)
+	if err != nil {
+		return err
+	}
+	return page.Write(c, fiber.StatusOK, views.CheckoutSummaryPanel(summary))
+}
+
+// Place places the order: the form is checked field by field, the card is
+// turned into a token (its number is never stored), and the store charges
+// and writes in one go. Any problem brings the form back with a message at
+// its field and a 422, and nothing is written or charged.
+func (h *Checkout) Place(c *fiber.Ctx) error {
+	v, err := signedIn(c)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	ctx := c.UserContext()
+	f := readCheckoutForm(c)
+	validateAddress(&f)
+	if !store.ValidID(f.Key) || len(f.Key) > 36 {
+		return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+	}
+	req, cart, err := h.request(ctx, v.ID, f)
+	if err != nil {
+		return err
+	}
+	if len(cart.Lines) == 0 {
+		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
+		return page.Redirect(c, "/cart")
+	}
+	summary, err := h.summarize(ctx, req, &f)
+	if err != nil {
+		return err
+	}
+	for field, msg := range summary.Errors {
+		f.Errors[field] = msg
+	}
+	if summary.Problem != "" {
+		f.Errors[""] = summary.Problem
+	}
+	req.DiscountCode, _ = optionalCode(f.Discount)
+	req.GiftCardCode, _ = optionalCode(f.GiftCard)
+
+	number, cvc := c.FormValue("card_number"), c.FormValue("cvc")
+	cardGiven := strings.TrimSpace(number+f.Expiry+cvc) != ""
+	if summary.Tender.Card.Amount > 0 || cardGiven {
+		switch {
+		case strings.TrimSpace(number) == "":
+			f.Errors["card_number"] = fmt.Sprintf("Enter a card to pay the remaining %s.", summary.Tender.Card)
+		case !f.Errors.Any():
+			card, err := h.Gateway.Tokenize(ctx, number, f.Expiry, cvc)
+			if err != nil {
+				if field, msg, ok := cardProblem(err); ok {
+					f.Errors[field] = msg
+				} else {
+					return err
+				}
+			}
+			req.Card = &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}
+		}
+	}
+	if !f.Errors.Any() {
+		order, err := h.Store.Checkout(ctx, req, h.Gateway)
+		if err == nil {
+			page.Flash(c, views.FlashSuccess, "Thank you! Your order is placed.")
+			return page.Redirect(c, "/orders/"+order.ID)
+		}
+		var ce *store.CodeError
+		var short *store.StockShortError
+		switch {
+		case errors.As(err, &short):
+			f.Errors[""] = sentence(short)
+		case errors.As(err, &ce):
+			f.Errors[ce.Field] = codeMessage(ce)
+		case errors.Is(err, store.ErrCardRequired):
+			f.Errors["card_number"] = "Enter a card to pay the rest."
+		case errors.Is(err, store.ErrConflict):
+			f.Errors[""] = "Something changed while you were ordering. Check the order and place it again."
+		default:
+			field, msg, ok := cardProblem(err)
+			if !ok {
+				return err
+			}
+			f.Errors[field] = msg
+		}
+		if summary, err = h.summarize(ctx, req, &f); err != nil {
+			return err
+		}
+	}
+	// The failed attempt is over: a new key, so trying again is a new charge
+	// attempt rather than a replay of a voided one.
+	f.Key = store.NewID()
+	page.CSRFToken(c)
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView, views.CheckoutPage{Form: f, Summary: summary})})
+}
+
+// cardProblem puts a gateway's refusal at the field it is about.
+func cardProblem(err error) (field, msg string, ok bool) {
+	switch {
+	case errors.Is(err, payment.ErrInvalidNumber):
+		return "card_number", "That card number is not valid. Check the digits.", true
+	case errors.Is(err, payment.ErrInvalidExpiry):
+		return "expiry", "Enter the expiry as MM/YY.", true
+	case errors.Is(err, payment.ErrExpired):
+		return "expiry", "This card has expired.", true
+	case errors.Is(err, payment.ErrInvalidCVC):
+		return "cvc", "The security code is the 3 or 4 digits on the back.", true
+	case errors.Is(err, payment.ErrDeclined):
+		return "card_number", "Your bank declined the card. Nothing was charged; try another card.", true
+	case errors.Is(err, payment.ErrInsufficientFunds):
+		return "card_number", "The card has insufficient funds. Nothing was charged.", true
+	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided):
+		return "card_number", "The card could not be processed. Nothing was charged; try again.", true
+	}
+	return "", "", false
+}

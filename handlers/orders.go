@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// OrderStore is what the customer's order pages read.
+type OrderStore interface {
+	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+}
+
+const ordersPageSize = 20
+
+// Orders serves /orders: a customer's own orders only.
+type Orders struct {
+	Store OrderStore
+}
+
+// List is the customer's orders, newest first.
+func (h *Orders) List(c *fiber.Ctx) error {
+	v, err := signedInFor(c, "/orders")
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	orders, err := h.Store.CustomerOrders(c.UserContext(), v.ID, ordersPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.OrdersPage{Orders: orders.Items}
+	if orders.Next != "" {
+		data.NextURL = withQuery("/orders", "after", orders.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Your orders", Page: page.Full(views.OrdersView, data), Partial: views.OrderRows(data)})
+}
+
+// Show is one order. Another customer's order is a 404, the same as one
+// that does not exist, so ids cannot be probed.
+func (h *Orders) Show(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	d, err := h.Store.OrderDetails(c.UserContext(), id)
+	if err != nil {
+		return notFoundAs(err, "That order")
+	}
+	if d.Order.CustomerID != v.ID {
+		return page.NotFound("That order")
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Order " + id, Page: page.Full(views.OrderView, views.OrderPage{Details: d})})
+}
+
+func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {
+	v := page.Viewer(c)
+	if !v.SignedIn() {
+		return v, page.Redirect(c, withQuery("/login", "next", back))
+	}
+	return v, nil
+}

@@ -1,0 +1,261 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/demo"
+	"shop/store/payment"
+)
+
+func (b *browser) addToCart(product string, qty string, headers ...string) page {
+	b.t.Helper()
+	b.get("/products/" + product)
+	return b.post("/cart/items", url.Values{"product_id": {product}, "quantity": {qty}}, headers...)
+}
+
+func checkoutForm(key string) url.Values {
+	return url.Values{
+		"key": {key}, "name": {"Ada Lindqvist"}, "street": {"Storgatan"}, "number": {"1"}, "zip": {"41101"},
+		"city": {"Göteborg"}, "country": {"Sweden"},
+		"card_number": {payment.CardSucceeds}, "expiry": {"12/30"}, "cvc": {"123"},
+	}
+}
+
+func (b *browser) checkoutKey() string {
+	b.t.Helper()
+	p := b.get("/checkout")
+	wantStatus(b.t, "checkout page", p, http.StatusOK)
+	key, _ := p.doc.Find(`input[name="key"]`).Attr("value")
+	if key == "" {
+		b.t.Fatal("checkout form has no key")
+	}
+	return key
+}
+
+func TestVisitorCartFollowsToTheAccount(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+
+	p := b.addToCart("cf-grinder", "2", "HX-Request", "true")
+	wantStatus(t, "add with htmx", p, http.StatusOK)
+	if !strings.Contains(p.testid("added").Text(), "2 × Hand Grinder") || strings.Contains(p.body, "<html") {
+		t.Fatalf("htmx add answered %s", trim(p.body))
+	}
+	p = b.addToCart("bk-fjord", "1")
+	wantStatus(t, "plain add", p, http.StatusSeeOther)
+	cart := b.get("/cart")
+	if n := cart.testid("cart-line").Length(); n != 2 {
+		t.Fatalf("visitor cart has %d lines", n)
+	}
+	if got := cart.testid("cart-total").Text(); !strings.Contains(got, "€129.70") {
+		t.Fatalf("cart total %q, want €129.70 (2×54.90 + 19.90)", got)
+	}
+
+	for _, bad := range []string{"0", "-1", "abc", "100", "2.5", ""} {
+		p := b.addToCart("cf-grinder", bad, "HX-Request", "true")
+		wantStatus(t, "add quantity "+bad, p, http.StatusUnprocessableEntity)
+		if p.testid("add-error").Text() == "" {
+			t.Errorf("quantity %q: no message", bad)
+		}
+	}
+	wantStatus(t, "unknown product", b.addToCart("no-such-thing", "1"), http.StatusNotFound)
+
+	// Checkout asks a visitor to sign in, and the cart comes along.
+	p = b.get("/checkout")
+	wantStatus(t, "visitor at checkout", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/login?next=%2Fcheckout" {
+		t.Fatalf("visitor sent to %q", loc)
+	}
+	b.get("/login?next=%2Fcheckout")
+	p = b.post("/login", url.Values{"email": {demo.CustomerEmail}, "password": {demo.CustomerPassword}, "next": {"/checkout"}})
+	if loc := p.header.Get("Location"); loc != "/checkout" {
+		t.Fatalf("after sign-in sent to %q", loc)
+	}
+	cart = b.get("/cart")
+	if n := cart.testid("cart-line").Length(); n != 2 {
+		t.Fatalf("after sign-in the cart has %d lines, want the visitor's 2", n)
+	}
+
+	// Change a quantity and remove a line, with htmx and without.
+	p = b.post("/cart/items/cf-grinder", url.Values{"quantity": {"3"}}, "HX-Request", "true")
+	wantStatus(t, "update", p, http.StatusOK)
+	if !strings.Contains(p.testid("cart-total").Text(), "€184.60") {
+		t.Fatalf("after update total %q", p.testid("cart-total").Text())
+	}
+	p = b.post("/cart/items/cf-grinder", url.Values{"quantity": {"lots"}}, "HX-Request", "true")
+	wantStatus(t, "bad update", p, http.StatusUnprocessableEntity)
+	if p.testid("line-error").Text() == "" {
+		t.Fatal("no message at the line")
+	}
+	wantStatus(t, "remove", b.post("/cart/items/bk-fjord/remove", url.Values{}), http.StatusSeeOther)
+	wantStatus(t, "unknown line", b.post("/cart/items/nope/remove", url.Values{}), http.StatusSeeOther)
+	if n := b.get("/cart").testid("cart-line").Length(); n != 1 {
+		t.Fatalf("%d lines after removing one", n)
+	}
+
+	// Signed out and in again, the cart is still there.
+	b.get("/")
+	b.post("/logout", url.Values{})
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	if n := b.get("/cart").testid("cart-line").Length(); n != 1 {
+		t.Fatalf("cart lost over sign-out: %d lines", n)
+	}
+}
+
+func TestCheckoutWithGiftCardAndCard(t *testing.T) {
+	s := newShop(t)
+	ctx := context.Background()
+	if _, err := s.env.Store.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-TEST-0001", Balance: store.Money{Amount: 2000, Currency: "EUR"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Store.CreateDiscountCode(ctx, store.DiscountCode{Code: "WELCOME10", Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: time.Now().Add(24 * time.Hour), UsageLimit: 100}); err != nil {
+		t.Fatal(err)
+	}
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	b.addToCart("cf-grinder", "1")
+	b.addToCart("bk-fjord", "2")
+	key := b.checkoutKey()
+
+	// The summary re-prices as codes are typed.
+	sum := b.post("/checkout/summary", url.Values{"discount": {"welcome10"}, "giftcard": {"gift-test-0001"}}, "HX-Request", "true")
+	wantStatus(t, "summary", sum, http.StatusOK)
+	if got := sum.testid("summary-card").Text(); !strings.Contains(got, "€65.23") {
+		t.Fatalf("to pay by card %q, want €65.23 (94.70 - 9.47 - 20.00)", got)
+	}
+
+	form := checkoutForm(key)
+	form.Set("discount", "welcome10")
+	form.Set("giftcard", "GIFT-TEST-0001")
+	p := b.post("/checkout", form)
+	wantStatus(t, "place order", p, http.StatusSeeOther)
+	loc := p.header.Get("Location")
+	if !strings.HasPrefix(loc, "/orders/") {
+		t.Fatalf("placed order sent to %q", loc)
+	}
+	order := b.get(loc)
+	wantStatus(t, "order page", order, http.StatusOK)
+	if order.testid("order-item").Length() != 2 || !strings.Contains(order.testid("invoice-total").Text(), "€85.23") {
+		t.Fatalf("order page: %d items, total %q", order.testid("order-item").Length(), order.testid("invoice-total").Text())
+	}
+	pays := order.testid("payment")
+	if pays.Length() != 2 || !strings.Contains(pays.Eq(0).Text(), "Gift card") || !strings.Contains(pays.Eq(1).Text(), "Visa") ||
+		!strings.Contains(pays.Eq(1).Text(), "€65.23") || !strings.Contains(pays.Eq(1).Text(), "4242") {
+		t.Fatalf("payments: %q", pays.Text())
+	}
+	if strings.Contains(order.body, payment.CardSucceeds) {
+		t.Fatal("the card number is on the page")
+	}
+	if n, total, _ := s.gateway.Captured(); n != 1 || total != 6523 {
+		t.Fatalf("gateway holds %d charges of %d", n, total)
+	}
+	if b.get("/cart").testid("cart-empty").Length() != 1 {
+		t.Fatal("cart not emptied by the order")
+	}
+	// Submitting the same form again shows the same order, charges nothing more.
+	again := b.post("/checkout", form)
+	if again.status != http.StatusSeeOther && again.status != http.StatusUnprocessableEntity {
+		t.Fatalf("resubmit: %d", again.status)
+	}
+	if n, _, attempts := s.gateway.Captured(); n != 1 || attempts != 1 {
+		t.Fatalf("resubmitting charged again: %d charges, %d attempts", n, attempts)
+	}
+
+	list := b.get("/orders")
+	if list.testid("order-row").Length() != 1 {
+		t.Fatalf("orders list has %d rows", list.testid("order-row").Length())
+	}
+	// Another customer cannot see it.
+	other := s.browser(t)
+	other.signIn(demo.StaffEmail, demo.StaffPassword)
+	wantStatus(t, "someone else's order", other.get(loc), http.StatusNotFound)
+	visitor := s.browser(t)
+	wantStatus(t, "visitor at an order", visitor.get(loc), http.StatusSeeOther)
+}
+
+func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
+	s := newShop(t)
+	ctx := context.Background()
+	if _, err := s.env.Store.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-EMPTY", Balance: store.Money{Currency: "EUR"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Store.CreateDiscountCode(ctx, store.DiscountCode{Code: "OLDCODE", Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: time.Now().Add(-time.Hour), UsageLimit: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Store.CreateDiscountCode(ctx, store.DiscountCode{Code: "USEDUP", Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: time.Now().Add(time.Hour), UsageLimit: 0}); err != nil {
+		t.Fatal(err)
+	}
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	b.addToCart("cf-grinder", "1")
+	stockBefore, _ := s.env.Store.ProductStock(ctx, "cf-grinder")
+
+	for _, tc := range []struct {
+		name  string
+		edit  func(url.Values)
+		field string
+	}{
+		{"missing street", func(f url.Values) { f.Del("street") }, "error-street"},
+		{"missing city and country", func(f url.Values) { f.Set("city", " "); f.Del("country") }, "error-city"},
+		{"unknown discount", func(f url.Values) { f.Set("discount", "NOSUCHCODE") }, "error-discount"},
+		{"expired discount", func(f url.Values) { f.Set("discount", "OLDCODE") }, "error-discount"},
+		{"used-up discount", func(f url.Values) { f.Set("discount", "USEDUP") }, "error-discount"},
+		{"malformed discount", func(f url.Values) { f.Set("discount", "!!") }, "error-discount"},
+		{"unknown gift card", func(f url.Values) { f.Set("giftcard", "GIFT-NOPE") }, "error-giftcard"},
+		{"empty gift card", func(f url.Values) { f.Set("giftcard", "GIFT-EMPTY") }, "error-giftcard"},
+		{"malformed card", func(f url.Values) { f.Set("card_number", "4242 4242 4242 4241") }, "error-card_number"},
+		{"no card", func(f url.Values) { f.Del("card_number") }, "error-card_number"},
+		{"bad expiry", func(f url.Values) { f.Set("expiry", "13/30") }, "error-expiry"},
+		{"expired card", func(f url.Values) { f.Set("expiry", "01/20") }, "error-expiry"},
+		{"short cvc", func(f url.Values) { f.Set("cvc", "1") }, "error-cvc"},
+		{"declined card", func(f url.Values) { f.Set("card_number", payment.CardDeclined) }, "error-card_number"},
+		{"insufficient funds", func(f url.Values) { f.Set("card_number", payment.CardInsufficientFunds) }, "error-card_number"},
+		{"processing error", func(f url.Values) { f.Set("card_number", payment.CardProcessingError) }, "error-card_number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			form := checkoutForm(b.checkoutKey())
+			tc.edit(form)
+			p := b.post("/checkout", form)
+			wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
+			if msg := p.testid(tc.field).Text(); msg == "" {
+				t.Fatalf("no message at %s; form errors: %q", tc.field, p.testid("form-error").Text())
+			}
+			if v, _ := p.testid("field-card_number").Attr("value"); v != "" {
+				t.Fatal("the card number is echoed back")
+			}
+		})
+	}
+	if n := s.env.CountEntities(t, "order"); n != 0 {
+		t.Fatalf("%d orders written by refused checkouts", n)
+	}
+	if n, _, _ := s.gateway.Captured(); n != 0 {
+		t.Fatalf("%d charges kept", n)
+	}
+	stockAfter, _ := s.env.Store.ProductStock(ctx, "cf-grinder")
+	for i := range stockBefore {
+		if stockBefore[i].Quantity != stockAfter[i].Quantity {
+			t.Fatal("stock changed")
+		}
+	}
+
+	// More than is in stock: the line and how many are left.
+	total := 0
+	for _, l := range stockBefore {
+		total += l.Quantity
+	}
+	b.post("/cart/items/cf-grinder", url.Values{"quantity": {itoa(total + 1)}})
+	p := b.post("/checkout", checkoutForm(b.checkoutKey()))
+	wantStatus(t, "over stock", p, http.StatusUnprocessableEntity)
+	if msg := p.testid("form-error").Text(); !strings.Contains(msg, "Hand Grinder") || !strings.Contains(msg, itoa(total)) {
+		t.Fatalf("stock message %q should name the product and the %d left", msg, total)
+	}
+}
