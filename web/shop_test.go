@@ -60,13 +60,13 @@ type shop struct {
 
 // startApp serves the app over env's table (or another table name), with
 // its DynamoDB requests counted by env's counter and by the app's metrics.
-func startApp(t *testing.T, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer) {
+func startApp(t testing.TB, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer) {
 	t.Helper()
 	base, logs, _ := startAppWithGateway(t, env, table, keys)
 	return base, logs
 }
 
-func startAppWithGateway(t *testing.T, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer, *payment.TestGateway) {
+func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer, *payment.TestGateway) {
 	t.Helper()
 	gateway := payment.NewTestGateway()
 	logs := &syncBuffer{}
@@ -91,7 +91,7 @@ func startAppWithGateway(t *testing.T, env storetest.Env, table string, keys [][
 	return "http://" + ln.Addr().String(), logs, gateway
 }
 
-func newShop(t *testing.T) *shop {
+func newShop(t testing.TB) *shop {
 	t.Helper()
 	env := storetest.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -106,15 +106,15 @@ func newShop(t *testing.T) *shop {
 
 // browser is one visitor: a cookie jar, no automatic redirects.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	http *http.Client
 	csrf string // from the last page that had a form
 }
 
-func (s *shop) browser(t *testing.T) *browser { return newBrowser(t, s.base) }
+func (s *shop) browser(t testing.TB) *browser { return newBrowser(t, s.base) }
 
-func newBrowser(t *testing.T, base string) *browser {
+func newBrowser(t testing.TB, base string) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, base: base, http: &http.Client{
 		Jar: jar, Timeout: 20 * time.Second,
@@ -199,7 +199,7 @@ func (b *browser) signIn(email, password string) {
 	}
 }
 
-func wantStatus(t *testing.T, what string, p page, status int) {
+func wantStatus(t testing.TB, what string, p page, status int) {
 	t.Helper()
 	if p.status != status {
 		t.Fatalf("%s: status %d, want %d\n%s", what, p.status, status, trim(p.body))
