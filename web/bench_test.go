@@ -3,8 +3,8 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"io"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
