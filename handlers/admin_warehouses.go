@@ -2,6 +2,11 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
@@ -11,14 +16,25 @@ import (
 	"shop/web/page"
 )
 
-// WarehouseStore is what the admin warehouse pages read.
+// WarehouseStore is what the admin warehouse pages read and write.
 type WarehouseStore interface {
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	Warehouse(ctx context.Context, id string) (store.Warehouse, error)
 	WarehouseStock(ctx context.Context, warehouseID string, limit int, cursor string) (store.Page[store.StockLevel], error)
+	WarehouseShipments(ctx context.Context, warehouseID string, limit int, cursor string) (store.Page[store.Shipment], error)
+	StockAdjustments(ctx context.Context, warehouseID string, limit int, cursor string) (store.Page[store.StockAdjustment], error)
+	Product(ctx context.Context, id string) (store.Product, error)
+	ProductStock(ctx context.Context, productID string) ([]store.StockLevel, error)
+	AdjustStock(ctx context.Context, p store.Product, w store.Warehouse, delta int, reason, staffID string) (store.StockAdjustment, error)
 }
 
-const inventoryPageSize = 25
+const (
+	inventoryPageSize   = 25
+	adminPageSize       = 25 // rows per page of the other admin lists
+	recentAdjustments   = 5
+	maxStockDelta       = 100_000
+	maxStockReasonRunes = 200
+)
 
 // AdminWarehouses serves /admin/warehouses.
 type AdminWarehouses struct {
@@ -39,8 +55,9 @@ func (h *AdminWarehouses) List(c *fiber.Ctx) error {
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Warehouses", Page: page.Full(views.WarehousesView, views.WarehouseList{Warehouses: ws})})
 }
 
-// Show is one warehouse with a page of its inventory; htmx asks for the next
-// page's rows only.
+// Show is one warehouse with a page of its inventory, each product with an
+// adjustment form, and the latest adjustments; htmx asks for the next page's
+// rows only.
 func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 	id, err := pathID(c, "id", "That warehouse")
 	if err != nil {
@@ -48,8 +65,9 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 	}
 	cursor := c.Query("after")
 	var (
-		w     store.Warehouse
-		stock store.Page[store.StockLevel]
+		w      store.Warehouse
+		stock  store.Page[store.StockLevel]
+		recent store.Page[store.StockAdjustment]
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
@@ -57,12 +75,192 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		stock, err = h.Store.WarehouseStock(ctx, id, inventoryPageSize, cursor)
 		return err
 	})
+	if cursor == "" || !page.IsHTMX(c) {
+		g.Go(func() (err error) {
+			recent, err = h.Store.StockAdjustments(ctx, id, recentAdjustments, "")
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	data := views.WarehousePage{Warehouse: w, Stock: stock.Items}
+	data := views.AdminWarehouseInventory{
+		WarehousePage: views.WarehousePage{Warehouse: w, Stock: stock.Items},
+		CSRF:          page.CSRFToken(c),
+		Recent:        recent.Items,
+	}
 	if stock.Next != "" {
 		data.NextURL = withQuery("/admin/warehouses/"+id, "after", stock.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: w.Name, Page: page.Full(views.WarehouseView, data), Partial: views.InventoryRows(data)})
+}
+
+// Shipments is the warehouse's shipments tab (access pattern 13), a page at
+// a time; htmx asks for the next page's rows only.
+func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That warehouse")
+	if err != nil {
+		return err
+	}
+	cursor := c.Query("after")
+	var (
+		w         store.Warehouse
+		shipments store.Page[store.Shipment]
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
+	g.Go(func() (err error) {
+		shipments, err = h.Store.WarehouseShipments(ctx, id, adminPageSize, cursor)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
+	if shipments.Next != "" {
+		data.NextURL = withQuery("/admin/warehouses/"+id+"/shipments", "after", shipments.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Shipments · " + w.Name, Page: page.Full(views.AdminWarehouseShipmentsView, data), Partial: views.AdminShipmentRows(data)})
+}
+
+// Adjustments is the warehouse's stock adjustments tab, newest first.
+func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That warehouse")
+	if err != nil {
+		return err
+	}
+	cursor := c.Query("after")
+	var (
+		w    store.Warehouse
+		adjs store.Page[store.StockAdjustment]
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
+	g.Go(func() (err error) {
+		adjs, err = h.Store.StockAdjustments(ctx, id, adminPageSize, cursor)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
+	if adjs.Next != "" {
+		data.NextURL = withQuery("/admin/warehouses/"+id+"/adjustments", "after", adjs.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Stock adjustments · " + w.Name, Page: page.Full(views.AdminWarehouseAdjustmentsView, data), Partial: views.AdminAdjustmentRows(data)})
+}
+
+// parseStockChange checks an adjustment as typed: a whole number other than
+// zero, and a reason.
+func parseStockChange(deltaS, reason string) (int, views.FieldErrors) {
+	errs := views.FieldErrors{}
+	delta, err := strconv.Atoi(strings.TrimSpace(deltaS))
+	switch {
+	case strings.TrimSpace(deltaS) == "":
+		errs["delta"] = "Enter how many came in (10) or went out (-2)."
+	case err != nil:
+		errs["delta"] = "Enter a whole number, like 10 or -2."
+	case delta == 0:
+		errs["delta"] = "Enter a change other than 0."
+	case delta > maxStockDelta || delta < -maxStockDelta:
+		errs["delta"] = fmt.Sprintf("Change stock by at most %d at a time.", maxStockDelta)
+	}
+	switch n := utf8.RuneCountInString(reason); {
+	case n == 0:
+		errs["reason"] = "Say why the stock changes."
+	case n > maxStockReasonRunes:
+		errs["reason"] = fmt.Sprintf("Keep the reason under %d characters.", maxStockReasonRunes)
+	}
+	return delta, errs
+}
+
+// Adjust changes a warehouse's stock of a product by a signed amount, with
+// a reason. htmx gets the row back (the new quantity, or the error in the
+// row with a 422); a plain form is sent back to its page, or gets the form
+// alone with the error. Stock never goes below zero.
+func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
+	wid, err := pathID(c, "id", "That warehouse")
+	if err != nil {
+		return err
+	}
+	pid := c.FormValue("product_id")
+	if !store.ValidID(pid) {
+		return page.BadRequest("Choose the product whose stock changes.")
+	}
+	on := views.StockOnWarehouse
+	if c.FormValue("on") == string(views.StockOnProduct) {
+		on = views.StockOnProduct
+	}
+	reason := strings.TrimSpace(c.FormValue("reason"))
+	row := views.AdminStockRow{On: on, Delta: c.FormValue("delta"), Reason: reason, CSRF: page.CSRFToken(c)}
+	delta, errs := parseStockChange(row.Delta, reason)
+	row.Errors = errs
+
+	var (
+		w store.Warehouse
+		p store.Product
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, wid); return notFoundAs(err, "That warehouse") })
+	g.Go(func() (err error) { p, err = h.Store.Product(ctx, pid); return notFoundAs(err, "That product") })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+
+	if !row.Errors.Any() {
+		_, err := h.Store.AdjustStock(c.UserContext(), p, w, delta, reason, page.Viewer(c).ID)
+		var short *store.StockShortError
+		switch {
+		case errors.As(err, &short):
+			row.Errors["delta"] = shortMessage(short.Available)
+		case err != nil:
+			return err
+		}
+	}
+
+	// Read the level as it is now, after the change or beside the error.
+	levels, err := h.Store.ProductStock(c.UserContext(), pid)
+	if err != nil {
+		return err
+	}
+	row.Level = store.StockLevel{ProductID: p.ID, ProductName: p.Name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City}
+	for _, l := range levels {
+		if l.WarehouseID == w.ID {
+			row.Level, row.Stocked = l, true
+		}
+	}
+
+	back := "/admin/warehouses/" + w.ID
+	if on == views.StockOnProduct {
+		back = "/admin/products/" + p.ID
+	}
+	if row.Errors.Any() {
+		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
+			Title:   "Adjust stock",
+			Page:    page.Full(views.AdminStockAdjustView, views.AdminStockAdjustPage{Warehouse: w, Product: p, Row: row, BackURL: back}),
+			Partial: views.AdminStockRowView(row),
+		})
+	}
+	if !page.IsHTMX(c) {
+		page.Flash(c, views.FlashSuccess, fmt.Sprintf("Stock of %s in %s is now %d.", p.Name, w.Name, row.Level.Quantity))
+		return page.Redirect(c, back)
+	}
+	row.Saved = fmt.Sprintf("Saved %s (%s): now %d.", signedInt(delta), reason, row.Level.Quantity)
+	row.Delta, row.Reason = "", ""
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Adjust stock", Page: page.Full(views.AdminStockAdjustView, views.AdminStockAdjustPage{Warehouse: w, Product: p, Row: row, BackURL: back}), Partial: views.AdminStockRowView(row)})
+}
+
+func signedInt(n int) string {
+	if n > 0 {
+		return "+" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// shortMessage explains a decrease that would take stock below zero.
+func shortMessage(left int) string {
+	if left <= 0 {
+		return "None left: there is nothing to take off."
+	}
+	return fmt.Sprintf("Only %d left: you can take off at most %d.", left, left)
 }

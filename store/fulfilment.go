@@ -17,6 +17,7 @@ import (
 var (
 	ErrShipmentsExist = errors.New("this order's shipments are already created")
 	ErrBadTransition  = errors.New("a shipment goes pending, shipped, delivered, in that order")
+	ErrNothingToShip  = errors.New("this order has no items allocated to a warehouse")
 )
 
 // CreateShipments makes one shipment per warehouse the order was allocated
@@ -47,7 +48,7 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 		}
 	}
 	if len(order) == 0 {
-		return nil, fmt.Errorf("order %s has no allocated items to ship", orderID)
+		return nil, fmt.Errorf("order %s: %w", orderID, ErrNothingToShip)
 	}
 	slices.Sort(order)
 	var tx []types.TransactWriteItem

@@ -116,9 +116,37 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders/:id", orders.Show)
 
 	admin := app.Group("/admin", requireStaff(cfg.Store))
+	adminProducts := &handlers.AdminProducts{Store: cfg.Store}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log}
+	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
+	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
+	adminShipments := &handlers.AdminShipments{Store: cfg.Store}
+	adminCodes := &handlers.AdminCodes{Store: cfg.Store}
 	admin.Get("/", warehouses.Home)
 	admin.Get("/warehouses", warehouses.List)
 	admin.Get("/warehouses/:id", warehouses.Show)
+	admin.Get("/warehouses/:id/shipments", warehouses.Shipments)
+	admin.Get("/warehouses/:id/adjustments", warehouses.Adjustments)
+	admin.Post("/warehouses/:id/stock", warehouses.Adjust)
+	admin.Get("/products", adminProducts.List)
+	admin.Get("/products/new", adminProducts.New)
+	admin.Post("/products", adminProducts.Create)
+	admin.Get("/products/:id", adminProducts.Show)
+	admin.Post("/products/:id", adminProducts.Update)
+	admin.Get("/orders", adminOrders.List)
+	admin.Get("/orders.csv", adminOrders.CSV)
+	admin.Get("/orders/:id", adminOrders.Show)
+	admin.Post("/orders/:id/shipments", adminOrders.CreateShipments)
+	admin.Post("/orders/:id/shipments/:sid", adminOrders.AdvanceShipment)
+	admin.Get("/customers", adminCustomers.List)
+	admin.Get("/customers/:id", adminCustomers.Show)
+	admin.Get("/invoices", adminInvoices.Lookup)
+	admin.Get("/invoices/:id", adminInvoices.Show)
+	admin.Get("/shipments/:id", adminShipments.Show)
+	admin.Get("/giftcards", adminCodes.GiftCards)
+	admin.Post("/giftcards", adminCodes.CreateGiftCard)
+	admin.Get("/discounts", adminCodes.Discounts)
+	admin.Post("/discounts", adminCodes.CreateDiscount)
 
 	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return app, nil

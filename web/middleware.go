@@ -48,10 +48,14 @@ func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fi
 			route = "unmatched" // keep unknown paths out of the metric labels
 		}
 		m.observeHTTP(route, c.Method(), c.Response().StatusCode(), took)
+		size := -1 // a streamed body (the CSV export) is not read just to measure it
+		if !c.Response().IsBodyStream() {
+			size = len(c.Response().Body())
+		}
 		log.Info("request",
 			"method", c.Method(), "path", c.Path(), "route", route,
 			"status", c.Response().StatusCode(), "duration_ms", float64(took.Microseconds())/1000,
-			"bytes", len(c.Response().Body()), "request_id", page.RequestID(c))
+			"bytes", size, "request_id", page.RequestID(c))
 		return nil
 	}
 }

@@ -1,0 +1,235 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminCodeStore is what the gift card and discount code pages read and
+// write.
+type AdminCodeStore interface {
+	GiftCards(ctx context.Context, limit int, cursor string) (store.Page[store.GiftCard], error)
+	CreateGiftCard(ctx context.Context, g store.GiftCard) (store.GiftCard, error)
+	DiscountCodes(ctx context.Context, limit int, cursor string) (store.Page[store.DiscountCode], error)
+	CreateDiscountCode(ctx context.Context, d store.DiscountCode) (store.DiscountCode, error)
+}
+
+const (
+	maxGiftCardCents = 10_000_00
+	maxUsageLimit    = 1_000_000
+)
+
+// AdminCodes serves /admin/giftcards and /admin/discounts.
+type AdminCodes struct {
+	Store AdminCodeStore
+	// Now is the clock that decides which codes expired; time.Now if nil.
+	Now func() time.Time
+}
+
+func (h *AdminCodes) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// codeAlphabet has no 0/O or 1/I to misread; 32 letters, so a random byte
+// modulo 32 is uniform.
+const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+// newGiftCardCode makes a code like GIFT-7QK2-M9XD: 40 random bits.
+func newGiftCardCode() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("handlers: crypto/rand failed: " + err.Error())
+	}
+	out := []byte("GIFT-XXXX-XXXX")
+	for i, j := 0, 5; i < len(b); i, j = i+1, j+1 {
+		if out[j] == '-' {
+			j++
+		}
+		out[j] = codeAlphabet[int(b[i])%len(codeAlphabet)]
+	}
+	return string(out)
+}
+
+// GiftCards lists gift cards, newest first, with the issue form; htmx asks
+// for the next page's rows only.
+func (h *AdminCodes) GiftCards(c *fiber.Ctx) error {
+	return h.renderGiftCards(c, fiber.StatusOK, views.AdminGiftCardForm{})
+}
+
+func (h *AdminCodes) renderGiftCards(c *fiber.Ctx, status int, f views.AdminGiftCardForm) error {
+	f.CSRF = page.CSRFToken(c)
+	if status != fiber.StatusOK && page.IsHTMX(c) {
+		c.Vary("HX-Request")
+		return page.Write(c, status, views.AdminGiftCardFormView(f))
+	}
+	cursor := c.Query("after")
+	cards, err := h.Store.GiftCards(c.UserContext(), adminPageSize, cursor)
+	if err != nil {
+		return err
+	}
+	data := views.AdminGiftCards{Cards: cards.Items, Form: f}
+	if cards.Next != "" {
+		data.NextURL = withQuery("/admin/giftcards", "after", cards.Next)
+	}
+	return page.Render(c, status, page.View{Title: "Gift cards", Page: page.Full(views.AdminGiftCardsView, data), Partial: views.AdminGiftCardRows(data)})
+}
+
+// CreateGiftCard issues a gift card of the amount typed, under the code
+// typed or a new one. Bad input and a code in use come back at their field
+// with a 422.
+func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
+	f := views.AdminGiftCardForm{Code: strings.TrimSpace(c.FormValue("code")), Amount: strings.TrimSpace(c.FormValue("amount")), Errors: views.FieldErrors{}}
+	code, generated := f.Code, f.Code == ""
+	if !generated {
+		var err error
+		if code, err = store.NormalizeCode(f.Code); err != nil {
+			f.Errors["code"] = "A code is 4 to 32 letters, digits and dashes; or leave it blank for a new one."
+		}
+	}
+	amount, err := store.ParseMoney(f.Amount, store.DefaultCurrency)
+	switch {
+	case f.Amount == "":
+		f.Errors["amount"] = "Enter the amount, like 50."
+	case err != nil:
+		f.Errors["amount"] = "Enter an amount in EUR with at most two decimals, like 25.50."
+	case amount.Amount == 0:
+		f.Errors["amount"] = "Enter an amount above zero."
+	case amount.Amount > maxGiftCardCents:
+		f.Errors["amount"] = "A gift card holds at most €10000.00."
+	}
+	if f.Errors.Any() {
+		return h.renderGiftCards(c, fiber.StatusUnprocessableEntity, f)
+	}
+	for attempt := 0; ; attempt++ {
+		if generated {
+			code = newGiftCardCode()
+		}
+		card, err := h.Store.CreateGiftCard(c.UserContext(), store.GiftCard{Code: code, Balance: amount})
+		switch {
+		case errors.Is(err, store.ErrConflict) && generated && attempt < 3:
+			continue // a new code met an old one: draw again
+		case errors.Is(err, store.ErrConflict):
+			f.Errors["code"] = "That code exists already. Choose another, or leave it blank."
+			return h.renderGiftCards(c, fiber.StatusUnprocessableEntity, f)
+		case err != nil:
+			return err
+		}
+		page.Flash(c, views.FlashSuccess, "Issued gift card "+card.Code+" for "+card.Balance.String()+".")
+		return page.Redirect(c, "/admin/giftcards")
+	}
+}
+
+// Discounts lists discount codes, newest first, with the create form; htmx
+// asks for the next page's rows only.
+func (h *AdminCodes) Discounts(c *fiber.Ctx) error {
+	return h.renderDiscounts(c, fiber.StatusOK, views.AdminDiscountForm{Kind: string(store.DiscountPercent), Limit: "100"})
+}
+
+func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDiscountForm) error {
+	f.CSRF = page.CSRFToken(c)
+	if status != fiber.StatusOK && page.IsHTMX(c) {
+		c.Vary("HX-Request")
+		return page.Write(c, status, views.AdminDiscountFormView(f))
+	}
+	codes, err := h.Store.DiscountCodes(c.UserContext(), adminPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.AdminDiscounts{Codes: codes.Items, Now: h.now(), Form: f}
+	if codes.Next != "" {
+		data.NextURL = withQuery("/admin/discounts", "after", codes.Next)
+	}
+	return page.Render(c, status, page.View{Title: "Discount codes", Page: page.Full(views.AdminDiscountsView, data), Partial: views.AdminDiscountRows(data)})
+}
+
+// discountFromForm checks the discount form; the code works through the
+// last day typed (UTC) and expires at the start of the next.
+func discountFromForm(f *views.AdminDiscountForm, today time.Time) store.DiscountCode {
+	f.Errors = views.FieldErrors{}
+	var d store.DiscountCode
+	code, err := store.NormalizeCode(f.Code)
+	if err != nil {
+		f.Errors["code"] = "A code is 4 to 32 letters, digits and dashes, like SUMMER-25."
+	}
+	d.Code = code
+	switch store.DiscountKind(f.Kind) {
+	case store.DiscountPercent:
+		d.Kind = store.DiscountPercent
+		n, err := strconv.Atoi(f.Value)
+		if err != nil || n < 1 || n > 100 {
+			f.Errors["value"] = "Enter a whole percentage from 1 to 100."
+		}
+		d.Percent = n
+	case store.DiscountFixed:
+		d.Kind = store.DiscountFixed
+		m, err := store.ParseMoney(f.Value, store.DefaultCurrency)
+		switch {
+		case err != nil:
+			f.Errors["value"] = "Enter an amount in EUR with at most two decimals, like 5.00."
+		case m.Amount == 0:
+			f.Errors["value"] = "Enter an amount above zero."
+		}
+		d.Amount = m
+	default:
+		f.Errors["kind"] = "Choose percent or fixed."
+	}
+	if f.Value == "" && f.Errors["kind"] == "" {
+		f.Errors["value"] = "Enter how much the code takes off."
+	}
+	day, ok := parseDay(f.Expires)
+	todayStart := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
+	switch {
+	case f.Expires == "":
+		f.Errors["expires"] = "Enter the last day the code works."
+	case !ok:
+		f.Errors["expires"] = "Enter the day as YYYY-MM-DD."
+	case day.Before(todayStart):
+		f.Errors["expires"] = "That day has passed: pick today or later."
+	}
+	d.ExpiresAt = day.AddDate(0, 0, 1)
+	limit, err := strconv.Atoi(f.Limit)
+	switch {
+	case f.Limit == "":
+		f.Errors["limit"] = "Enter how many orders may use the code."
+	case err != nil || limit < 1 || limit > maxUsageLimit:
+		f.Errors["limit"] = "Enter a whole number from 1 to 1000000."
+	}
+	d.UsageLimit = limit
+	return d
+}
+
+// CreateDiscount creates a discount code. Bad input and a code in use come
+// back at their field with a 422.
+func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
+	f := views.AdminDiscountForm{
+		Code: strings.TrimSpace(c.FormValue("code")), Kind: c.FormValue("kind"), Value: strings.TrimSpace(c.FormValue("value")),
+		Expires: strings.TrimSpace(c.FormValue("expires")), Limit: strings.TrimSpace(c.FormValue("limit")),
+	}
+	d := discountFromForm(&f, h.now().UTC())
+	if !f.Errors.Any() {
+		created, err := h.Store.CreateDiscountCode(c.UserContext(), d)
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			f.Errors["code"] = "That code exists already. Choose another."
+		case err != nil:
+			return err
+		default:
+			page.Flash(c, views.FlashSuccess, "Created discount code "+created.Code+".")
+			return page.Redirect(c, "/admin/discounts")
+		}
+	}
+	return h.renderDiscounts(c, fiber.StatusUnprocessableEntity, f)
+}

@@ -1,0 +1,139 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminCustomerStore is what the staff customer pages read.
+type AdminCustomerStore interface {
+	Customers(ctx context.Context, limit int, cursor string) (store.Page[store.Customer], error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
+	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
+	CustomerInvoices(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.Invoice], error)
+	CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.OrderItem], error)
+}
+
+// AdminCustomers serves /admin/customers.
+type AdminCustomers struct {
+	Store AdminCustomerStore
+	// Now is the clock of the default date range; time.Now if nil.
+	Now func() time.Time
+}
+
+func (h *AdminCustomers) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// List is the customers, newest first, a page at a time (htmx asks for the
+// next page's rows), and finds one by email (?email=).
+func (h *AdminCustomers) List(c *fiber.Ctx) error {
+	data := views.AdminCustomerList{Errors: views.FieldErrors{}}
+	status := fiber.StatusOK
+	if c.Context().QueryArgs().Has("email") {
+		data.Email = strings.TrimSpace(c.Query("email"))
+		status = fiber.StatusUnprocessableEntity
+		switch {
+		case data.Email == "":
+			data.Errors["email"] = "Enter the email address to look for."
+		case len(data.Email) > maxEmailBytes || !strings.Contains(data.Email, "@"):
+			data.Errors["email"] = "Enter a whole email address, like name@example.com."
+		default:
+			cred, err := h.Store.CredentialsByEmail(c.UserContext(), data.Email)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				status = fiber.StatusNotFound
+				data.Errors["email"] = "No customer has the address " + data.Email + "."
+			case err != nil:
+				return err
+			default:
+				return page.Redirect(c, "/admin/customers/"+cred.CustomerID)
+			}
+		}
+	}
+	customers, err := h.Store.Customers(c.UserContext(), adminPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data.Customers = customers.Items
+	if customers.Next != "" {
+		data.NextURL = withQuery("/admin/customers", "after", customers.Next)
+	}
+	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: views.AdminCustomerRows(data)})
+}
+
+// Show is one customer with their invoices (access pattern 15) and the
+// products they ordered (pattern 16) in a date range. htmx asks for the
+// section (the date filter) or the next page of one of its tables.
+func (h *AdminCustomers) Show(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That customer")
+	if err != nil {
+		return err
+	}
+	a := views.AdminCustomerActivity{CustomerID: id, Filter: views.AdminDateFilter{
+		Action: "/admin/customers/" + id, Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
+	}}
+	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.now())
+	invAfter, prodAfter := c.Query("invoices_after"), c.Query("products_after")
+	var (
+		cust     store.Customer
+		invoices store.Page[store.Invoice]
+		products store.Page[store.OrderItem]
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	if rerr == nil {
+		// htmx's "Show more" of one table reads only that table.
+		htmx := page.IsHTMX(c)
+		if prodAfter == "" || !htmx {
+			g.Go(func() (err error) {
+				invoices, err = h.Store.CustomerInvoices(ctx, id, rng.From, rng.To, adminPageSize, invAfter)
+				return err
+			})
+		}
+		if invAfter == "" || !htmx {
+			g.Go(func() (err error) {
+				products, err = h.Store.CustomerProducts(ctx, id, rng.From, rng.To, adminPageSize, prodAfter)
+				return err
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	status := fiber.StatusOK
+	if rerr != nil {
+		status = fiber.StatusUnprocessableEntity
+		a.Filter.Errors = rerr.Errors()
+	} else {
+		a.Filter.From, a.Filter.To = rng.From, rng.To
+		a.Invoices, a.Products = invoices.Items, products.Items
+		if invoices.Next != "" {
+			a.InvoicesNext = withQuery("/admin/customers/"+id, "from", rng.From, "to", rng.To, "invoices_after", invoices.Next)
+		}
+		if products.Next != "" {
+			a.ProductsNext = withQuery("/admin/customers/"+id, "from", rng.From, "to", rng.To, "products_after", products.Next)
+		}
+	}
+	partial := views.AdminCustomerActivitySection(a)
+	switch {
+	case invAfter != "":
+		partial = views.AdminCustomerInvoiceRows(a)
+	case prodAfter != "":
+		partial = views.AdminCustomerProductRows(a)
+	}
+	data := views.AdminCustomerPage{Customer: cust, Activity: a}
+	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data), Partial: partial})
+}

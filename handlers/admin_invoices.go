@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminInvoiceStore is what the staff invoice pages read.
+type AdminInvoiceStore interface {
+	Invoice(ctx context.Context, invoiceID string) (store.Invoice, error)
+}
+
+// AdminInvoices serves /admin/invoices.
+type AdminInvoices struct {
+	Store AdminInvoiceStore
+}
+
+// Lookup is the find-an-invoice form; with ?id= it opens that invoice, or
+// says at the field why it cannot.
+func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
+	f := views.AdminInvoiceLookup{Errors: views.FieldErrors{}}
+	status := fiber.StatusOK
+	if c.Context().QueryArgs().Has("id") {
+		// An id copied from a key ("i#...") is taken too.
+		f.ID = strings.TrimPrefix(strings.TrimSpace(c.Query("id")), "i#")
+		status = fiber.StatusUnprocessableEntity
+		switch {
+		case f.ID == "":
+			f.Errors["id"] = "Enter the invoice id."
+		case !store.ValidID(f.ID):
+			f.Errors["id"] = "An invoice id is letters and digits, like 01jd8k2m3n4p5q6r7s8t."
+		default:
+			_, err := h.Store.Invoice(c.UserContext(), f.ID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				status = fiber.StatusNotFound
+				f.Errors["id"] = "No invoice has the id " + f.ID + "."
+			case err != nil:
+				return err
+			default:
+				return page.Redirect(c, "/admin/invoices/"+f.ID)
+			}
+		}
+	}
+	return page.Render(c, status, page.View{Title: "Invoices", Page: page.Full(views.AdminInvoiceLookupView, f)})
+}
+
+// Show is one invoice and its payments (access patterns 10 and 11).
+func (h *AdminInvoices) Show(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That invoice")
+	if err != nil {
+		return err
+	}
+	inv, err := h.Store.Invoice(c.UserContext(), id)
+	if err != nil {
+		return notFoundAs(err, "That invoice")
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Invoice " + id, Page: page.Full(views.AdminInvoiceView, views.AdminInvoicePage{Invoice: inv})})
+}

@@ -1,0 +1,345 @@
+package handlers
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminOrderStore is what the staff order pages read and write.
+type AdminOrderStore interface {
+	OrdersOfMonth(ctx context.Context, month time.Time, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
+	AdvanceShipment(ctx context.Context, orderID, shipmentID string, to store.ShipmentStatus) error
+	Warehouses(ctx context.Context) ([]store.Warehouse, error)
+}
+
+// shippingTypes are the ways a parcel can travel.
+var shippingTypes = []string{"Standard", "Express"}
+
+const (
+	csvPageSize   = 200
+	csvTimeout    = 2 * time.Minute
+	monthLayout   = "2006-01"
+	orderCSVStamp = "2006-01-02T15:04:05.000Z07:00"
+)
+
+// AdminOrders serves /admin/orders.
+type AdminOrders struct {
+	Store AdminOrderStore
+	// Log receives the failure of an export cut short after it started.
+	Log *slog.Logger
+	// Now is the clock of the default date range; time.Now if nil.
+	Now func() time.Time
+}
+
+func (h *AdminOrders) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+func (h *AdminOrders) log() *slog.Logger {
+	if h.Log != nil {
+		return h.Log
+	}
+	return slog.Default()
+}
+
+// ordersCursor is where the next page of a range's orders starts: a month
+// and the store's cursor inside it ("" for the month's newest order).
+type ordersCursor struct {
+	Month string `json:"m"`
+	After string `json:"a,omitempty"`
+}
+
+func monthStart(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+func encodeOrdersCursor(month time.Time, after string) string {
+	b, _ := json.Marshal(ordersCursor{Month: month.Format(monthLayout), After: after})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeOrdersCursor reads a cursor of the range r; one from another range
+// (or made up) is store.ErrBadCursor, a 400.
+func decodeOrdersCursor(s string, r dateRange) (time.Time, string, error) {
+	if len(s) > 4096 {
+		return time.Time{}, "", store.ErrBadCursor
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return time.Time{}, "", store.ErrBadCursor
+	}
+	var oc ordersCursor
+	if err := json.Unmarshal(b, &oc); err != nil {
+		return time.Time{}, "", store.ErrBadCursor
+	}
+	m, err := time.Parse(monthLayout, oc.Month)
+	if err != nil || m.Before(monthStart(r.Start)) || m.After(monthStart(r.End)) {
+		return time.Time{}, "", store.ErrBadCursor
+	}
+	return m, oc.After, nil
+}
+
+// ordersPage walks the months of the range from the newest, collecting up to
+// limit orders; the cursor it returns carries the month to go on with.
+func (h *AdminOrders) ordersPage(ctx context.Context, r dateRange, limit int, cursor string) ([]store.Order, string, error) {
+	month, after := monthStart(r.End), ""
+	if cursor != "" {
+		var err error
+		if month, after, err = decodeOrdersCursor(cursor, r); err != nil {
+			return nil, "", err
+		}
+	}
+	first := monthStart(r.Start)
+	var out []store.Order
+	for {
+		p, err := h.Store.OrdersOfMonth(ctx, month, r.Start, r.End, limit-len(out), after)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, p.Items...)
+		if p.Next != "" {
+			if len(out) >= limit {
+				return out, encodeOrdersCursor(month, p.Next), nil
+			}
+			after = p.Next // a short page: DynamoDB stopped at its 1 MB
+			continue
+		}
+		if !month.After(first) {
+			return out, "", nil
+		}
+		month, after = month.AddDate(0, -1, 0), ""
+		if len(out) >= limit {
+			return out, encodeOrdersCursor(month, ""), nil
+		}
+	}
+}
+
+func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *rangeError) {
+	f := views.AdminDateFilter{Action: "/admin/orders", Target: "orders-section", From: c.Query("from"), To: c.Query("to")}
+	r, err := parseDateRange(f.From, f.To, h.now())
+	if err != nil {
+		f.Errors = err.Errors()
+		return r, f, err
+	}
+	f.From, f.To = r.From, r.To
+	return r, f, nil
+}
+
+// List is the orders placed in a date range (default the last 30 days),
+// newest first; htmx asks for the section (the date filter) or the next
+// page's rows.
+func (h *AdminOrders) List(c *fiber.Ctx) error {
+	r, f, rerr := h.filter(c)
+	data := views.AdminOrderList{Filter: f}
+	status := fiber.StatusOK
+	if rerr != nil {
+		status = fiber.StatusUnprocessableEntity
+	} else {
+		orders, next, err := h.ordersPage(c.UserContext(), r, adminPageSize, c.Query("after"))
+		if err != nil {
+			return err
+		}
+		data.Orders = orders
+		if next != "" {
+			data.NextURL = withQuery("/admin/orders", "from", r.From, "to", r.To, "after", next)
+		}
+		data.CSVURL = withQuery("/admin/orders.csv", "from", r.From, "to", r.To)
+	}
+	partial := views.AdminOrdersSection(data)
+	if c.Query("after") != "" {
+		partial = views.AdminOrderRows(data)
+	}
+	return page.Render(c, status, page.View{Title: "Orders", Page: page.Full(views.AdminOrdersView, data), Partial: partial})
+}
+
+// csvText keeps a typed value from being read as a formula by a spreadsheet.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+var orderCSVHeader = []string{"order_id", "placed_at", "customer_id", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
+
+func orderCSVRecord(o store.Order) []string {
+	return []string{
+		o.ID, o.PlacedAt.UTC().Format(orderCSVStamp), o.CustomerID, string(o.Status),
+		o.Subtotal.Decimal(), o.Discount.Decimal(), o.Total.Decimal(), o.Total.Currency,
+		strconv.Itoa(o.Lines), csvText(o.ShipTo.City), csvText(o.ShipTo.Country),
+	}
+}
+
+// CSV streams the orders of a date range as a CSV file, newest first, a
+// page of the store at a time. The first page is read before the answer
+// starts, so a failing store is still an error page; a failure later ends
+// the file with a line that says it is incomplete.
+func (h *AdminOrders) CSV(c *fiber.Ctx) error {
+	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.now())
+	if err != nil {
+		return page.BadRequest(err.Message)
+	}
+	first, next, ferr := h.ordersPage(c.UserContext(), r, csvPageSize, "")
+	if ferr != nil {
+		return ferr
+	}
+	// The request's context ends with the handler; the stream outlives it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), csvTimeout)
+	log, requestID := h.log(), page.RequestID(c)
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="orders-`+r.From+`-to-`+r.To+`.csv"`)
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
+	c.Status(fiber.StatusOK)
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
+		defer cancel()
+		w := csv.NewWriter(bw)
+		_ = w.Write(orderCSVHeader)
+		orders := first
+		for {
+			for _, o := range orders {
+				_ = w.Write(orderCSVRecord(o))
+			}
+			w.Flush()
+			if w.Error() != nil || bw.Flush() != nil {
+				return // the client went away
+			}
+			if next == "" {
+				return
+			}
+			var err error
+			if orders, next, err = h.ordersPage(ctx, r, csvPageSize, next); err != nil {
+				log.Error("orders export cut short", "request_id", requestID, "err", err)
+				_ = w.Write([]string{"# INCOMPLETE: the export stopped early; download it again (request " + requestID + ")"})
+				w.Flush()
+				_ = bw.Flush()
+				return
+			}
+		}
+	})
+	return nil
+}
+
+// orderPage reads what the order page shows.
+func (h *AdminOrders) orderPage(c *fiber.Ctx, id string) (views.AdminOrderPage, error) {
+	var (
+		d  store.OrderDetails
+		ws []store.Warehouse
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { d, err = h.Store.OrderDetails(ctx, id); return notFoundAs(err, "That order") })
+	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
+	if err := g.Wait(); err != nil {
+		return views.AdminOrderPage{}, err
+	}
+	names := make(map[string]string, len(ws))
+	for _, w := range ws {
+		names[w.ID] = w.Name
+	}
+	return views.AdminOrderPage{Details: d, Warehouses: names, ShippingTypes: shippingTypes, CSRF: page.CSRFToken(c)}, nil
+}
+
+func (h *AdminOrders) renderOrder(c *fiber.Ctx, id string, status int, problem string) error {
+	data, err := h.orderPage(c, id)
+	if err != nil {
+		return err
+	}
+	data.Error = problem
+	return page.Render(c, status, page.View{Title: "Order " + id, Page: page.Full(views.AdminOrderView, data)})
+}
+
+// Show is one order with its items, invoice and shipments.
+func (h *AdminOrders) Show(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	return h.renderOrder(c, id, fiber.StatusOK, "")
+}
+
+// CreateShipments makes the order's shipments, one per warehouse its items
+// are allocated to. Doing it twice is a 409 with the order as it is now.
+func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	typ := c.FormValue("type")
+	known := false
+	for _, t := range shippingTypes {
+		known = known || t == typ
+	}
+	if !known {
+		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "Choose a shipping type: "+strings.Join(shippingTypes, " or ")+".")
+	}
+	shipments, err := h.Store.CreateShipments(c.UserContext(), id, typ)
+	switch {
+	case errors.Is(err, store.ErrShipmentsExist):
+		return h.renderOrder(c, id, fiber.StatusConflict, "This order's shipments exist already (someone may have just created them). Here they are.")
+	case errors.Is(err, store.ErrNothingToShip):
+		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "Nothing in this order is allocated to a warehouse, so there is nothing to ship.")
+	case err != nil:
+		return notFoundAs(err, "That order")
+	}
+	msg := "Created 1 shipment."
+	if len(shipments) != 1 {
+		msg = "Created " + strconv.Itoa(len(shipments)) + " shipments, one per warehouse."
+	}
+	page.Flash(c, views.FlashSuccess, msg)
+	return page.Redirect(c, "/admin/orders/"+id)
+}
+
+// AdvanceShipment marks a shipment shipped or delivered. A step out of
+// order is a 422, a change that raced another is a 409; both show the order
+// as it is now.
+func (h *AdminOrders) AdvanceShipment(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	sid, err := pathID(c, "sid", "That shipment")
+	if err != nil {
+		return err
+	}
+	var to store.ShipmentStatus
+	switch c.FormValue("status") {
+	case string(store.ShipmentShipped):
+		to = store.ShipmentShipped
+	case string(store.ShipmentDelivered):
+		to = store.ShipmentDelivered
+	default:
+		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "A shipment can be marked shipped or delivered, nothing else.")
+	}
+	err = h.Store.AdvanceShipment(c.UserContext(), id, sid, to)
+	switch {
+	case errors.Is(err, store.ErrBadTransition):
+		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "Shipment "+sid+" cannot be marked "+string(to)+" now: a shipment goes pending, shipped, delivered, one step at a time.")
+	case errors.Is(err, store.ErrConflict):
+		return h.renderOrder(c, id, fiber.StatusConflict, "Shipment "+sid+" changed while you were marking it. This is how it stands now; try again if needed.")
+	case errors.Is(err, store.ErrNotFound):
+		return page.NotFound("That shipment")
+	case err != nil:
+		return err
+	}
+	page.Flash(c, views.FlashSuccess, "Shipment "+sid+" is marked "+string(to)+".")
+	return page.Redirect(c, "/admin/orders/"+id)
+}

@@ -1,0 +1,284 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminProductStore is what the staff product pages read and write.
+type AdminProductStore interface {
+	Categories(ctx context.Context) ([]store.Category, error)
+	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
+	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
+	Warehouses(ctx context.Context) ([]store.Warehouse, error)
+	CreateProduct(ctx context.Context, p store.Product) (store.Product, error)
+	UpdateProduct(ctx context.Context, p store.Product) error
+	ProductOrders(ctx context.Context, productID, fromDay, toDay string, limit int, cursor string) (store.Page[store.OrderItem], error)
+}
+
+const (
+	maxProductNameRunes = 100
+	maxDescriptionRunes = 2000
+)
+
+// AdminProducts serves /admin/products.
+type AdminProducts struct {
+	Store AdminProductStore
+	// Now is the clock of the default date range; time.Now if nil.
+	Now func() time.Time
+}
+
+func (h *AdminProducts) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// List is the catalogue by name, of one category or all, a page at a time;
+// htmx asks for the next page's rows only.
+func (h *AdminProducts) List(c *fiber.Ctx) error {
+	slug, cursor := c.Query("category"), c.Query("after")
+	if slug != "" && !store.ValidID(slug) {
+		return page.NotFound("That category")
+	}
+	var (
+		cats     []store.Category
+		products store.Page[store.Product]
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { cats, err = h.Store.Categories(ctx); return err })
+	g.Go(func() (err error) { products, err = h.Store.Catalogue(ctx, slug, adminPageSize, cursor); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data := views.AdminProductList{Products: products.Items, Categories: cats, Category: slug}
+	if products.Next != "" {
+		data.NextURL = withQuery("/admin/products", "category", slug, "after", products.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Products", Page: page.Full(views.AdminProductsView, data), Partial: views.AdminProductRows(data)})
+}
+
+// New shows the empty new product form.
+func (h *AdminProducts) New(c *fiber.Ctx) error {
+	cats, err := h.Store.Categories(c.UserContext())
+	if err != nil {
+		return err
+	}
+	f := views.AdminProductForm{Currency: store.DefaultCurrency, Categories: cats, CSRF: page.CSRFToken(c)}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "New product", Page: page.Full(views.AdminNewProductView, f)})
+}
+
+// productFromForm reads and checks the product form into p; the form keeps
+// what was typed and a message per field.
+func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) {
+	f.Name = strings.TrimSpace(c.FormValue("name"))
+	f.Description = strings.TrimSpace(c.FormValue("description"))
+	f.Category = c.FormValue("category")
+	f.Price = strings.TrimSpace(c.FormValue("price"))
+	f.Errors = views.FieldErrors{}
+	switch n := utf8.RuneCountInString(f.Name); {
+	case n == 0:
+		f.Errors["name"] = "Give the product a name."
+	case n > maxProductNameRunes:
+		f.Errors["name"] = "Keep the name under 100 characters."
+	}
+	if utf8.RuneCountInString(f.Description) > maxDescriptionRunes {
+		f.Errors["description"] = "Keep the description under 2000 characters."
+	}
+	known := false
+	for _, cat := range f.Categories {
+		known = known || cat.Slug == f.Category
+	}
+	switch {
+	case f.Category == "":
+		f.Errors["category"] = "Choose a category."
+	case !known:
+		f.Errors["category"] = "Choose one of the categories listed."
+	}
+	price, err := store.ParseMoney(f.Price, f.Currency)
+	switch {
+	case f.Price == "":
+		f.Errors["price"] = "Enter a price, like 12.50."
+	case err != nil:
+		f.Errors["price"] = "Enter the price in " + f.Currency + " with at most two decimals, like 12.50."
+	case price.Amount == 0:
+		f.Errors["price"] = "Enter a price above zero."
+	}
+	p.Name, p.Description, p.Category, p.Price = f.Name, f.Description, f.Category, price
+}
+
+// Create adds a product; on bad input the form comes back with a message at
+// each field and a 422, and nothing is written.
+func (h *AdminProducts) Create(c *fiber.Ctx) error {
+	cats, err := h.Store.Categories(c.UserContext())
+	if err != nil {
+		return err
+	}
+	f := views.AdminProductForm{Currency: store.DefaultCurrency, Categories: cats}
+	var p store.Product
+	productFromForm(c, &f, &p)
+	if !f.Errors.Any() {
+		created, err := h.Store.CreateProduct(c.UserContext(), p)
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			f.Errors[""] = "A product with this id exists already. Try again."
+		case err != nil:
+			return err
+		default:
+			page.Flash(c, views.FlashSuccess, "Created "+created.Name+". Add its stock below.")
+			return page.Redirect(c, "/admin/products/"+created.ID)
+		}
+	}
+	f.CSRF = page.CSRFToken(c)
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "New product", Page: page.Full(views.AdminNewProductView, f), Partial: views.AdminProductFormView(f)})
+}
+
+// productPage reads everything a product's staff page shows. The orders
+// section follows the from/to query; a bad range is shown at the filter.
+func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProductPage, error) {
+	ctx := c.UserContext()
+	rng, rerr := parseDateRange(c.Query("from"), c.Query("to"), h.now())
+	orders := views.AdminProductOrders{ProductID: id, Filter: views.AdminDateFilter{
+		Action: "/admin/products/" + id, Target: "product-orders", From: c.Query("from"), To: c.Query("to"),
+	}}
+	var (
+		p     store.Product
+		stock []store.StockLevel
+		cats  []store.Category
+		ws    []store.Warehouse
+		lines store.Page[store.OrderItem]
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		p, stock, err = h.Store.ProductWithStock(gctx, id)
+		return notFoundAs(err, "That product")
+	})
+	g.Go(func() (err error) { cats, err = h.Store.Categories(gctx); return err })
+	g.Go(func() (err error) { ws, err = h.Store.Warehouses(gctx); return err })
+	if rerr == nil {
+		g.Go(func() (err error) {
+			lines, err = h.Store.ProductOrders(gctx, id, rng.From, rng.To, adminPageSize, c.Query("orders_after"))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return views.AdminProductPage{}, err
+	}
+	if rerr != nil {
+		orders.Filter.Errors = rerr.Errors()
+	} else {
+		orders.Filter.From, orders.Filter.To = rng.From, rng.To
+		orders.Items = lines.Items
+		if lines.Next != "" {
+			orders.NextURL = withQuery("/admin/products/"+id, "from", rng.From, "to", rng.To, "orders_after", lines.Next)
+		}
+	}
+	csrf := page.CSRFToken(c)
+	data := views.AdminProductPage{
+		Product: p,
+		Form: views.AdminProductForm{
+			ID: p.ID, Name: p.Name, Description: p.Description, Category: p.Category,
+			Price: p.Price.Decimal(), Currency: p.Price.Currency, Categories: cats, CSRF: csrf,
+		},
+		Orders: orders,
+	}
+	// Every warehouse, those that never held the product too: stock can be
+	// added anywhere.
+	for _, w := range ws {
+		row := views.AdminStockRow{On: views.StockOnProduct, CSRF: csrf, Level: store.StockLevel{
+			ProductID: p.ID, ProductName: p.Name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City,
+		}}
+		for _, l := range stock {
+			if l.WarehouseID == w.ID {
+				row.Level, row.Stocked = l, true
+			}
+		}
+		data.Stock = append(data.Stock, row)
+	}
+	return data, nil
+}
+
+// Show is a product's staff page. htmx asks for the orders section (the
+// date filter) or the next page of its rows.
+func (h *AdminProducts) Show(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That product")
+	if err != nil {
+		return err
+	}
+	data, err := h.productPage(c, id)
+	if err != nil {
+		return err
+	}
+	status := fiber.StatusOK
+	if data.Orders.Filter.Errors.Any() {
+		status = fiber.StatusUnprocessableEntity
+	}
+	partial := views.AdminProductOrdersSection(data.Orders)
+	if c.Query("orders_after") != "" {
+		partial = views.AdminProductOrderRows(data.Orders)
+	}
+	return page.Render(c, status, page.View{Title: data.Product.Name, Page: page.Full(views.AdminProductView, data), Partial: partial})
+}
+
+// Update saves the edit form; on bad input the form comes back with its
+// messages and a 422.
+func (h *AdminProducts) Update(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That product")
+	if err != nil {
+		return err
+	}
+	var (
+		old  store.Product
+		cats []store.Category
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) {
+		old, _, err = h.Store.ProductWithStock(ctx, id)
+		return notFoundAs(err, "That product")
+	})
+	g.Go(func() (err error) { cats, err = h.Store.Categories(ctx); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	f := views.AdminProductForm{ID: id, Currency: old.Price.Currency, Categories: cats}
+	p := old
+	productFromForm(c, &f, &p)
+	status := fiber.StatusUnprocessableEntity
+	if !f.Errors.Any() {
+		err := h.Store.UpdateProduct(c.UserContext(), p)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return page.NotFound("That product")
+		case errors.Is(err, store.ErrConflict):
+			status = fiber.StatusConflict
+			f.Errors[""] = "Someone changed this product at the same time. Reload the page and make your change again."
+		case err != nil:
+			return err
+		default:
+			page.Flash(c, views.FlashSuccess, "Saved "+p.Name+".")
+			return page.Redirect(c, "/admin/products/"+id)
+		}
+	}
+	f.CSRF = page.CSRFToken(c)
+	c.Vary("HX-Request")
+	if page.IsHTMX(c) {
+		return page.Write(c, status, views.AdminProductFormView(f))
+	}
+	data, err := h.productPage(c, id)
+	if err != nil {
+		return err
+	}
+	data.Form = f
+	return page.Render(c, status, page.View{Title: old.Name, Page: page.Full(views.AdminProductView, data)})
+}
