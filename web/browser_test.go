@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"shop/store"
 	"shop/store/demo"
 )
 
@@ -143,4 +144,113 @@ func TestBrowserJourneySignUpBrowseAndAdmin(t *testing.T) {
 	)
 	waitFor("more inventory rows", `document.querySelectorAll('`+sel("inventory-row")+`').length > 25`)
 	shot("06-warehouse")
+}
+
+// The shop's main journey: a customer signs in, adds two products, checks
+// out with a gift card and a card and sees the order; a staff member creates
+// its shipment and marks it shipped; the customer sees it shipped.
+func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
+	s := newShop(t)
+	if _, err := s.env.Store.CreateGiftCard(context.Background(), store.GiftCard{Code: "GIFT-JOUR-NEY1", Balance: store.Money{Amount: 1000, Currency: "EUR"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, shot := newChromium(t)
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	text := func(testid string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(sel(testid)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", testid, err)
+		}
+		return s
+	}
+	signIn := func(email, password string) {
+		t.Helper()
+		do("sign in as "+email,
+			chromedp.Navigate(s.base+"/login"),
+			chromedp.WaitVisible(sel("login-form")),
+			chromedp.SendKeys(sel("field-email"), email),
+			chromedp.SendKeys(sel("field-password"), password),
+			chromedp.Click(sel("login-submit")),
+			chromedp.WaitVisible(sel("viewer-name")),
+		)
+	}
+
+	signIn(demo.CustomerEmail, demo.CustomerPassword)
+	for _, product := range []string{"cf-grinder", "bk-fjord"} {
+		do("add "+product,
+			chromedp.Navigate(s.base+"/products/"+product),
+			chromedp.WaitVisible(sel("add-submit")),
+			chromedp.Click(sel("add-submit")),
+			chromedp.WaitVisible(sel("added")), // htmx swapped the form in place
+		)
+	}
+	shot("10-product-added")
+	do("cart", chromedp.Navigate(s.base+"/cart"), chromedp.WaitVisible(sel("cart-total")))
+	if got := text("cart-total"); !strings.Contains(got, "€74.80") {
+		t.Fatalf("cart total %q", got)
+	}
+	shot("11-cart")
+	do("checkout",
+		chromedp.Click(sel("to-checkout")),
+		chromedp.WaitVisible(sel("checkout-form")),
+		chromedp.SendKeys(sel("field-street"), "Storgatan"),
+		chromedp.SendKeys(sel("field-number"), "12"),
+		chromedp.SendKeys(sel("field-zip"), "41101"),
+		chromedp.SendKeys(sel("field-city"), "Göteborg"),
+		chromedp.SendKeys(sel("field-country"), "Sweden"),
+		chromedp.SendKeys(sel("field-giftcard"), "gift-jour-ney1"),
+		chromedp.Click(sel("field-card_number")), // leaving the code field refreshes the summary
+		chromedp.WaitVisible(sel("summary-giftcard")),
+		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
+		chromedp.SendKeys(sel("field-expiry"), "12/30"),
+		chromedp.SendKeys(sel("field-cvc"), "123"),
+	)
+	if got := text("summary-card"); !strings.Contains(got, "€64.80") {
+		t.Fatalf("to pay by card %q, want €64.80", got)
+	}
+	if got := text("summary-giftcard"); got != "−€10.00" {
+		t.Fatalf("paid by gift card %q, want −€10.00", got)
+	}
+	shot("12-checkout")
+	do("place order", chromedp.Click(sel("place-order")), chromedp.WaitVisible(sel("order-status")))
+	if got := text("flash"); !strings.Contains(got, "order is placed") {
+		t.Fatalf("flash %q", got)
+	}
+	orderURL, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot("13-order-placed")
+
+	do("sign out", chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")))
+	signIn(demo.StaffEmail, demo.StaffPassword)
+	adminOrder := "/admin" + orderURL
+	do("staff creates the shipment",
+		chromedp.Navigate(s.base+adminOrder),
+		chromedp.WaitVisible(sel("create-shipments")),
+		chromedp.Click(sel("create-shipments")),
+		chromedp.WaitVisible(sel("mark-shipped")),
+	)
+	shot("14-admin-order")
+	do("staff marks it shipped",
+		chromedp.Click(sel("mark-shipped")),
+		chromedp.WaitVisible(sel("mark-delivered")),
+	)
+	do("sign out", chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")))
+
+	signIn(demo.CustomerEmail, demo.CustomerPassword)
+	do("customer sees it shipped", chromedp.Navigate(s.base+orderURL), chromedp.WaitVisible(sel("shipment")))
+	if got := text("order-status"); got != "Shipped" {
+		t.Fatalf("order status %q, want Shipped", got)
+	}
+	if got := text("shipment-status"); got != "Shipped" {
+		t.Fatalf("shipment status %q", got)
+	}
+	shot("15-customer-sees-shipped")
 }
