@@ -128,30 +128,10 @@ func (s *Store) Categories(ctx context.Context) ([]Category, error) {
 // Catalogue lists products by name, of one category or (category "") of the
 // whole shop, one page per Query: GSI1 cat#slug, or GSI2 "catalogue".
 func (s *Store) Catalogue(ctx context.Context, category string, limit int, cursor string) (Page[Product], error) {
-	index, pkAttr, skAttr, pk := indexGSI2, attrGSI2PK, attrGSI2SK, partitionCatalogue
+	spec := pagedSpec{index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionCatalogue}
 	if category != "" {
-		index, pkAttr, skAttr, pk = indexGSI1, attrGSI1PK, attrGSI1SK, categoryKey(category)
+		spec = pagedSpec{index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: categoryKey(category)}
 	}
-	keyCond := expression.Key(pkAttr).Equal(expression.Value(pk))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
-	if err != nil {
-		return Page[Product]{}, err
-	}
-	items, next, err := s.queryPage(ctx, pageQuery{
-		in: &dynamodb.QueryInput{
-			TableName: aws.String(s.table), IndexName: aws.String(index),
-			KeyConditionExpression:   expr.KeyCondition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		},
-		keyAttrs:      []string{attrPK, attrSK, pkAttr, skAttr},
-		partitionAttr: pkAttr, partitionValue: pk,
-	}, limit, cursor)
-	if err != nil {
-		if errors.Is(err, ErrBadCursor) {
-			return Page[Product]{}, err
-		}
-		return Page[Product]{}, fmt.Errorf("query catalogue: %w", err)
-	}
-	products, err := unmarshalItems(items, productRecord.product)
-	return Page[Product]{Items: products, Next: next}, err
+	spec.key = expression.Key(spec.pkAttr).Equal(expression.Value(spec.pk))
+	return pagedQuery(ctx, s, spec, limit, cursor, productRecord.product)
 }

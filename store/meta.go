@@ -4,11 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 type markerRecord struct {
@@ -33,23 +28,5 @@ func (s *Store) Marked(ctx context.Context, name string) (bool, error) {
 
 // Mark records a one-time step; ErrConflict if it was already recorded.
 func (s *Store) Mark(ctx context.Context, name string) error {
-	item, err := attributevalue.MarshalMap(markerRecord{PK: partitionMeta, SK: "marker#" + name, EntityType: entityMeta, At: timestamp(s.now())})
-	if err != nil {
-		return err
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
-	})
-	if isConditionFailed(err) {
-		return fmt.Errorf("marker %s: %w", name, ErrConflict)
-	}
-	if err != nil {
-		return fmt.Errorf("put marker %s: %w", name, err)
-	}
-	return nil
+	return s.putNew(ctx, markerRecord{PK: partitionMeta, SK: "marker#" + name, EntityType: entityMeta, At: timestamp(s.now())}, "marker "+name)
 }

@@ -205,27 +205,8 @@ func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product
 // page per Query: GSI2 PK=w#id, SK begins_with p#.
 func (s *Store) WarehouseStock(ctx context.Context, warehouseID string, limit int, cursor string) (Page[StockLevel], error) {
 	pk := warehouseKey(warehouseID)
-	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrGSI2PK).Equal(expression.Value(pk)).
-			And(expression.Key(attrGSI2SK).BeginsWith(prefixProduct))).Build()
-	if err != nil {
-		return Page[StockLevel]{}, err
-	}
-	items, next, err := s.queryPage(ctx, pageQuery{
-		in: &dynamodb.QueryInput{
-			TableName: aws.String(s.table), IndexName: aws.String(indexGSI2),
-			KeyConditionExpression:   expr.KeyCondition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		},
-		keyAttrs:      []string{attrPK, attrSK, attrGSI2PK, attrGSI2SK},
-		partitionAttr: attrGSI2PK, partitionValue: pk,
-	}, limit, cursor)
-	if err != nil {
-		if errors.Is(err, ErrBadCursor) {
-			return Page[StockLevel]{}, err
-		}
-		return Page[StockLevel]{}, fmt.Errorf("query stock of warehouse %s: %w", warehouseID, err)
-	}
-	levels, err := unmarshalItems(items, warehouseItemRecord.stockLevel)
-	return Page[StockLevel]{Items: levels, Next: next}, err
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
+		key: expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixProduct)),
+	}, limit, cursor, warehouseItemRecord.stockLevel)
 }
