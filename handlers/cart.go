@@ -14,7 +14,7 @@ import (
 
 // CartStore is what the cart pages read and write.
 type CartStore interface {
-	Product(ctx context.Context, id string) (store.Product, error)
+	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
 	Cart(ctx context.Context, owner string) (store.Cart, error)
 	AddToCart(ctx context.Context, owner string, p store.Product, qty int) error
 	SetCartQuantity(ctx context.Context, owner, productID string, qty int) error
@@ -53,10 +53,11 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 	if !store.ValidID(productID) {
 		return page.BadRequest("That product cannot be added.")
 	}
-	p, err := h.Store.Product(c.UserContext(), productID)
+	p, stock, err := h.Store.ProductWithStock(c.UserContext(), productID)
 	if err != nil {
 		return notFoundAs(err, "That product")
 	}
+	form.Available = totalStock(stock)
 	qty, err := store.ParseQuantity(form.Quantity)
 	if err == nil {
 		owner := page.CartOwner(c, true)
@@ -66,6 +67,8 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 			return cerr
 		case !hasLine(cart, p.ID) && len(cart.Lines) >= store.MaxCartLines:
 			err = store.ErrCartFull
+		case lineQty(cart, p.ID)+qty > form.Available:
+			err = &store.StockShortError{ProductID: p.ID, ProductName: p.Name, Wanted: lineQty(cart, p.ID) + qty, Available: form.Available}
 		default:
 			err = h.Store.AddToCart(c.UserContext(), owner, p, qty)
 			if err == nil {
@@ -82,7 +85,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 		}
 		page.Flash(c, views.FlashSuccess, "Added "+form.Added+" to your cart.")
 		return page.Redirect(c, "/cart")
-	case errors.Is(err, store.ErrBadQty), errors.Is(err, store.ErrLineTooBig), errors.Is(err, store.ErrCartFull):
+	case errors.Is(err, store.ErrBadQty), errors.Is(err, store.ErrLineTooBig), errors.Is(err, store.ErrCartFull), errors.Is(err, store.ErrInsufficientStock):
 		form.Error = sentence(err)
 	default:
 		return err
@@ -94,13 +97,23 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 	return page.Redirect(c, "/products/"+p.ID)
 }
 
-func hasLine(cart store.Cart, productID string) bool {
+func hasLine(cart store.Cart, productID string) bool { return lineQty(cart, productID) > 0 }
+
+func lineQty(cart store.Cart, productID string) int {
 	for _, l := range cart.Lines {
 		if l.ProductID == productID {
-			return true
+			return l.Quantity
 		}
 	}
-	return false
+	return 0
+}
+
+func totalStock(levels []store.StockLevel) int {
+	n := 0
+	for _, l := range levels {
+		n += max(l.Quantity, 0)
+	}
+	return n
 }
 
 // Update sets a line's quantity (0 removes it) and answers with the cart.
@@ -120,6 +133,15 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 	}
 	status := fiber.StatusOK
 	data := views.CartPage{}
+	if perr == nil && qty > 0 {
+		p, stock, err := h.Store.ProductWithStock(c.UserContext(), id)
+		if err != nil {
+			return notFoundAs(err, "That product")
+		}
+		if available := totalStock(stock); qty > available {
+			perr = &store.StockShortError{ProductID: p.ID, ProductName: p.Name, Wanted: qty, Available: available}
+		}
+	}
 	if perr != nil {
 		status, data.Error, data.ErrorFor = fiber.StatusUnprocessableEntity, sentence(perr), id
 	} else if err := h.Store.SetCartQuantity(c.UserContext(), owner, id, qty); err != nil {

@@ -247,15 +247,49 @@ func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 		}
 	}
 
-	// More than is in stock: the line and how many are left.
-	total := 0
-	for _, l := range stockBefore {
-		total += l.Quantity
+	// Stock ran out after the cart was filled: the line and how many are left.
+	b.post("/cart/items/cf-grinder", url.Values{"quantity": {"2"}})
+	for i, l := range stockBefore {
+		l.Quantity = 0
+		if i == 0 {
+			l.Quantity = 1
+		}
+		if err := s.env.Store.PutStockLevel(ctx, l); err != nil {
+			t.Fatal(err)
+		}
 	}
-	b.post("/cart/items/cf-grinder", url.Values{"quantity": {itoa(total + 1)}})
 	p := b.post("/checkout", checkoutForm(b.checkoutKey()))
 	wantStatus(t, "over stock", p, http.StatusUnprocessableEntity)
-	if msg := p.testid("form-error").Text(); !strings.Contains(msg, "Hand Grinder") || !strings.Contains(msg, itoa(total)) {
-		t.Fatalf("stock message %q should name the product and the %d left", msg, total)
+	if msg := p.testid("form-error").Text(); !strings.Contains(msg, "Only 1 of Hand Grinder left") {
+		t.Fatalf("stock message %q should name the product and the 1 left", msg)
+	}
+}
+
+func TestCartRefusesMoreThanInStock(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	stock, err := s.env.Store.ProductStock(context.Background(), "cf-grinder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, l := range stock {
+		total += l.Quantity
+	}
+	p := b.addToCart("cf-grinder", itoa(total+1), "HX-Request", "true")
+	wantStatus(t, "add above stock", p, http.StatusUnprocessableEntity)
+	if msg := p.testid("add-error").Text(); !strings.Contains(msg, "Only "+itoa(total)+" of Hand Grinder left") {
+		t.Fatalf("message %q", msg)
+	}
+	wantStatus(t, "add all there is", b.addToCart("cf-grinder", itoa(total)), http.StatusSeeOther)
+	p = b.addToCart("cf-grinder", "1", "HX-Request", "true")
+	wantStatus(t, "one more than there is", p, http.StatusUnprocessableEntity)
+	p = b.post("/cart/items/cf-grinder", url.Values{"quantity": {itoa(total + 1)}}, "HX-Request", "true")
+	wantStatus(t, "update above stock", p, http.StatusUnprocessableEntity)
+	if p.testid("line-error").Text() == "" {
+		t.Fatal("no message at the line")
+	}
+	if n := b.get("/cart").testid("line-quantity").AttrOr("value", ""); n != itoa(total) {
+		t.Fatalf("quantity in cart %s, want %d", n, total)
 	}
 }
