@@ -198,6 +198,8 @@ func discountFromForm(f *views.AdminDiscountForm, today time.Time) store.Discoun
 		f.Errors["expires"] = "Enter the day as YYYY-MM-DD."
 	case day.Before(todayStart):
 		f.Errors["expires"] = "That day has passed: pick today or later."
+	case day.After(todayStart.AddDate(10, 0, 0)):
+		f.Errors["expires"] = "Pick a day within ten years."
 	}
 	d.ExpiresAt = day.AddDate(0, 0, 1)
 	limit, err := strconv.Atoi(f.Limit)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -18,6 +20,8 @@ import (
 // CheckoutStore is what checkout reads and writes.
 type CheckoutStore interface {
 	Cart(ctx context.Context, owner string) (store.Cart, error)
+	OrderForKey(ctx context.Context, key, customerID string) (store.Order, error)
+	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
 	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
 }
@@ -53,11 +57,27 @@ func (h *Checkout) request(ctx context.Context, customerID string, f views.Check
 	return req, cart, nil
 }
 
+// Code lookups per customer and hour: enough for anyone typing codes, too
+// few to guess them.
+const codeLookupsPerHour = 60
+
 // summarize quotes the order for the summary panel; problems with the codes
 // or the stock are shown there, not raised.
 func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *views.CheckoutForm) (views.CheckoutSummary, error) {
 	s := views.CheckoutSummary{Errors: views.FieldErrors{}}
 	var err error
+	if f.Discount != "" || f.GiftCard != "" {
+		n, err := h.Store.CountAttempt(ctx, "code-lookup", req.CustomerID, time.Hour)
+		if err != nil {
+			return s, err
+		}
+		if n > codeLookupsPerHour {
+			for _, field := range []string{"discount", "giftcard"} {
+				s.Errors[field] = "Too many code checks in the last hour. Try again later."
+			}
+			f.Discount, f.GiftCard = "", ""
+		}
+	}
 	if req.DiscountCode, err = optionalCode(f.Discount); err != nil {
 		s.Errors["discount"] = sentence(err)
 	}
@@ -71,6 +91,7 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *
 		switch {
 		case err == nil:
 			s.Items, s.Tender = q.Items, q.Tender
+			f.Total = strconv.FormatInt(q.Tender.Total.Amount, 10)
 			if q.Discount != nil {
 				s.Discount = q.Discount.Code
 			}
@@ -121,7 +142,7 @@ func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
 	return views.CheckoutForm{
 		Key: v("key"), Name: v("name"), Street: v("street"), Number: v("number"), ZipCode: v("zip"),
 		City: v("city"), Country: v("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
-		Errors: views.FieldErrors{},
+		Total: v("total"), Errors: views.FieldErrors{},
 	}
 }
 
@@ -177,7 +198,8 @@ func (h *Checkout) Summary(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Write(c, fiber.StatusOK, views.CheckoutSummaryPanel(summary))
+	// The form's expected total follows the summary (an out-of-band swap).
+	return page.Write(c, fiber.StatusOK, views.CheckoutSummaryUpdate(summary, f.Total))
 }
 
 // Place places the order: the form is checked field by field, the card is
@@ -194,6 +216,22 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	validateAddress(&f)
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+	}
+	// A form submitted again after its order was placed shows that order.
+	switch placed, err := h.Store.OrderForKey(ctx, f.Key, v.ID); {
+	case err == nil:
+		return page.Redirect(c, "/orders/"+placed.ID)
+	case errors.Is(err, store.ErrBadCheckoutKey):
+		return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	// The total the page showed; none when it showed a problem instead.
+	seen := int64(-1)
+	if f.Total != "" {
+		if seen, err = strconv.ParseInt(f.Total, 10, 64); err != nil {
+			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+		}
 	}
 	req, cart, err := h.request(ctx, v.ID, f)
 	if err != nil {
@@ -215,6 +253,11 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	}
 	req.DiscountCode, _ = optionalCode(f.Discount)
 	req.GiftCardCode, _ = optionalCode(f.GiftCard)
+	// The customer confirms the total they saw; a new one is shown first.
+	req.ExpectTotal = &store.Money{Amount: seen, Currency: summary.Tender.Total.Currency}
+	if !f.Errors.Any() && summary.Tender.Total.Amount != seen {
+		f.Errors[""] = totalChanged(summary.Tender.Total)
+	}
 
 	number, cvc := c.FormValue("card_number"), c.FormValue("cvc")
 	cardGiven := strings.TrimSpace(number+f.Expiry+cvc) != ""
@@ -249,7 +292,13 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			f.Errors[ce.Field] = codeMessage(ce)
 		case errors.Is(err, store.ErrCardRequired):
 			f.Errors["card_number"] = "Enter a card to pay the rest."
-		case errors.Is(err, store.ErrConflict):
+		case errors.Is(err, store.ErrTotalChanged):
+			f.Errors[""] = "The total changed while you were ordering (a price or a code). Nothing was charged; check the new total and place the order again."
+		case errors.Is(err, store.ErrCartChanged):
+			f.Errors[""] = "Your cart changed in another window while ordering. Nothing was charged; check the order and place it again."
+		case errors.Is(err, store.ErrOrderTooLarge):
+			f.Errors[""] = sentence(err)
+		case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrBadCheckoutKey):
 			f.Errors[""] = "Something changed while you were ordering. Check the order and place it again."
 		default:
 			field, msg, ok := cardProblem(err)
@@ -269,6 +318,10 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView, views.CheckoutPage{Form: f, Summary: summary})})
 }
 
+func totalChanged(now store.Money) string {
+	return "The total is now " + now.String() + " (a price or a code changed since the page was shown). Check it and place the order again."
+}
+
 // cardProblem puts a gateway's refusal at the field it is about.
 func cardProblem(err error) (field, msg string, ok bool) {
 	switch {
@@ -284,7 +337,7 @@ func cardProblem(err error) (field, msg string, ok bool) {
 		return "card_number", "Your bank declined the card. Nothing was charged; try another card.", true
 	case errors.Is(err, payment.ErrInsufficientFunds):
 		return "card_number", "The card has insufficient funds. Nothing was charged.", true
-	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided):
+	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
 		return "card_number", "The card could not be processed. Nothing was charged; try again.", true
 	}
 	return "", "", false

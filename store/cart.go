@@ -204,9 +204,10 @@ func (s *Store) RemoveFromCart(ctx context.Context, owner, productID string) err
 	return nil
 }
 
-// MergeCart moves a visitor's cart into a customer's at sign-in: quantities
-// of the same product add up (capped at MaxLineQty), then the visitor's lines
-// are deleted.
+// MergeCart moves a visitor's cart into a customer's at sign-in, in one
+// transaction: quantities of the same product add up (capped at
+// MaxLineQty), lines beyond the customer's MaxCartLines are dropped, and the
+// visitor's lines are deleted, so a failure leaves both carts as they were.
 func (s *Store) MergeCart(ctx context.Context, from, to string) error {
 	src, err := s.Cart(ctx, from)
 	if err != nil || len(src.Lines) == 0 {
@@ -220,11 +221,11 @@ func (s *Store) MergeCart(ctx context.Context, from, to string) error {
 	for _, l := range dst.Lines {
 		have[l.ProductID] = l.Quantity
 	}
-	var writes []types.WriteRequest
+	var tx []types.TransactWriteItem
 	for _, l := range src.Lines {
-		_, exists := have[l.ProductID]
-		if !exists && len(have) >= MaxCartLines {
-			continue // the customer's cart is full: the visitor's extra line is dropped
+		tx = append(tx, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: itemKey(cartKey(from), productKey(l.ProductID))}})
+		if _, exists := have[l.ProductID]; !exists && len(have) >= MaxCartLines {
+			continue
 		}
 		have[l.ProductID] = min(have[l.ProductID]+l.Quantity, MaxLineQty)
 		item, err := attributevalue.MarshalMap(cartLineRecord{
@@ -235,41 +236,11 @@ func (s *Store) MergeCart(ctx context.Context, from, to string) error {
 		if err != nil {
 			return err
 		}
-		writes = append(writes,
-			types.WriteRequest{PutRequest: &types.PutRequest{Item: item}},
-			types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: itemKey(cartKey(from), productKey(l.ProductID))}})
+		tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}})
 	}
-	for _, l := range src.Lines { // lines dropped above still leave the visitor's cart
-		if _, ok := have[l.ProductID]; !ok {
-			writes = append(writes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: itemKey(cartKey(from), productKey(l.ProductID))}})
-		}
-	}
-	return s.batchWrite(ctx, writes)
-}
-
-// batchWrite writes in batches of 25, retrying what DynamoDB left unprocessed.
-func (s *Store) batchWrite(ctx context.Context, writes []types.WriteRequest) error {
-	for len(writes) > 0 {
-		n := min(25, len(writes))
-		batch := writes[:n]
-		writes = writes[n:]
-		for attempt := 0; len(batch) > 0; attempt++ {
-			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: batch}})
-			if err != nil {
-				return fmt.Errorf("batch write: %w", err)
-			}
-			batch = out.UnprocessedItems[s.table]
-			if len(batch) > 0 {
-				if attempt > 8 {
-					return errors.New("batch write: items left unprocessed")
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(time.Duration(20<<attempt) * time.Millisecond):
-				}
-			}
-		}
+	// At most 15 visitor lines: 30 items, inside the 100 of a transaction.
+	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx}); err != nil {
+		return fmt.Errorf("merge cart: %w", err)
 	}
 	return nil
 }

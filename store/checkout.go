@@ -46,6 +46,9 @@ type CheckoutRequest struct {
 	DiscountCode string // normalized, or ""
 	GiftCardCode string // normalized, or ""
 	Card         *CardTender
+	// ExpectTotal is the total the customer saw; if the order would cost
+	// anything else now, nothing is charged (ErrTotalChanged). nil: unchecked.
+	ExpectTotal *Money
 }
 
 // Quote is what a checkout would take: the lines priced and allocated, the
@@ -71,6 +74,9 @@ var (
 	ErrCardRequired   = errors.New("a card is needed for the rest of the total")
 	ErrBadCheckoutKey = errors.New("checkout key must be an id of at most 36 characters")
 	ErrMixedCurrency  = errors.New("the order mixes currencies")
+	ErrTotalChanged   = errors.New("the total changed since you saw it")
+	ErrOrderTooLarge  = errors.New("this order needs more writes than one transaction takes; split it into two orders")
+	ErrCartChanged    = errors.New("your cart changed while ordering")
 )
 
 const idempotencyTTL = 24 * time.Hour
@@ -80,6 +86,7 @@ type idempotencyRecord struct {
 	SK         string `dynamodbav:"SK"`
 	EntityType string `dynamodbav:"EntityType"`
 	OrderID    string `dynamodbav:"OrderID"`
+	CustomerID string `dynamodbav:"CustomerID"`
 	ExpiresAt  int64  `dynamodbav:"ExpiresAt"`
 }
 
@@ -198,18 +205,29 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 // allocated warehouse on condition of enough stock, the gift card on
 // condition of enough balance, the discount code's use counted on condition
 // of its limit and expiry, the order, its items, its invoice, the emptied
-// cart, and the idempotency item. If the write fails the charge is voided.
-// The same key submitted again (or at once) returns the one order.
+// cart (on condition it still holds what was ordered), and the idempotency
+// item. If the write fails the charge is voided, unless a twin submission
+// with the same key placed the order with that same charge. The same key
+// submitted again (or at once) returns the one order.
 func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charger) (Order, error) {
 	if !ValidID(req.Key) || len(req.Key) > 36 {
 		return Order{}, ErrBadCheckoutKey
 	}
-	if o, err := s.orderForKey(ctx, req.Key); err == nil || !errors.Is(err, ErrNotFound) {
+	if o, err := s.OrderForKey(ctx, req.Key, req.CustomerID); !errors.Is(err, ErrNotFound) {
 		return o, err // placed already (a double submit), or a read error
 	}
 	q, err := s.QuoteCheckout(ctx, req)
 	if err != nil {
 		return Order{}, err
+	}
+	if req.ExpectTotal != nil && q.Tender.Total != *req.ExpectTotal {
+		return Order{}, ErrTotalChanged
+	}
+	if q.Tender.Card.Amount > 0 && req.Card == nil {
+		return Order{}, ErrCardRequired
+	}
+	if checkoutWrites(req, q) > 100 {
+		return Order{}, ErrOrderTooLarge // found before any charge
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	order := Order{
@@ -224,17 +242,16 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	if q.Tender.GiftCard.Amount > 0 {
 		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
 	}
-
 	var chargeID string
 	if q.Tender.Card.Amount > 0 {
-		if req.Card == nil {
-			return Order{}, ErrCardRequired
-		}
 		chargeID, err = charger.Charge(ctx, req.Card.Token, q.Tender.Card, "checkout-"+req.Key)
 		if err != nil {
 			return Order{}, fmt.Errorf("charge card: %w", err)
 		}
 		invoice.Payments = append(invoice.Payments, Payment{Type: req.Card.Brand, Amount: q.Tender.Card, Reference: chargeID + " · ••••" + req.Card.Last4})
+	}
+	fail := func(cause error) (Order, error) {
+		return s.voidUnlessPlaced(ctx, charger, chargeID, req, cause)
 	}
 
 	// A stock condition can fail because the allocation was read before a
@@ -243,7 +260,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	for attempt := 1; ; attempt++ {
 		tx, roles, err := s.checkoutItems(req, q, order, invoice, now)
 		if err != nil {
-			return Order{}, s.voidAfter(ctx, charger, chargeID, err)
+			return fail(err)
 		}
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 		if err == nil {
@@ -251,30 +268,52 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		}
 		reasons := cancellationReasons(err)
 		if reasons == nil {
-			// The outcome is unknown (a timeout, say): the idempotency item tells.
-			if o, rerr := s.orderForKey(context.WithoutCancel(ctx), req.Key); rerr == nil {
-				return o, nil
-			}
-			return Order{}, s.voidAfter(ctx, charger, chargeID, fmt.Errorf("place order: %w", err))
+			return fail(fmt.Errorf("place order: %w", err)) // outcome unknown: the key tells
 		}
 		if reasons[0] == reasonConditionFailed {
-			// Another submission with this key placed the order, with this same
-			// charge: keep the charge and show that order.
-			return s.orderForKey(ctx, req.Key)
+			return fail(fmt.Errorf("checkout key used meanwhile: %w", ErrConflict)) // finds the twin's order
 		}
 		cause := s.explainCancel(ctx, reasons, roles)
-		if !errors.Is(cause, ErrInsufficientStock) || attempt == 3 {
-			return Order{}, s.voidAfter(ctx, charger, chargeID, cause)
+		var short *StockShortError
+		if !errors.As(cause, &short) {
+			return fail(cause)
+		}
+		if attempt == 3 {
+			if short.Available >= short.Wanted {
+				// There is enough, but it kept moving under us.
+				return fail(fmt.Errorf("stock of %s kept changing while ordering; try again: %w", short.ProductName, ErrConflict))
+			}
+			return fail(cause)
 		}
 		again, err := s.QuoteCheckout(ctx, req)
 		if err != nil {
-			return Order{}, s.voidAfter(ctx, charger, chargeID, err)
+			return fail(err)
 		}
 		if again.Tender != q.Tender {
-			return Order{}, s.voidAfter(ctx, charger, chargeID, fmt.Errorf("the total changed while ordering; check it and order again: %w", ErrConflict))
+			return fail(ErrTotalChanged)
 		}
 		q = again
 	}
+}
+
+// checkoutWrites counts the items of an order's transaction: the
+// idempotency item, the order, the invoice, per line its item, its stock
+// decrements and its cart delete, and the gift card and discount code.
+func checkoutWrites(req CheckoutRequest, q Quote) int {
+	n := 3
+	for _, it := range q.Items {
+		n += 1 + len(it.Allocations)
+		if req.CartOwner != "" {
+			n++
+		}
+	}
+	if q.Tender.GiftCard.Amount > 0 {
+		n++
+	}
+	if q.Discount != nil {
+		n++
+	}
+	return n
 }
 
 // itemRole says what a transaction item guards, to explain a cancellation.
@@ -322,7 +361,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	// The idempotency item comes first: its failure means "already placed".
 	if err := put(idempotencyRecord{
 		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency,
-		OrderID: order.ID, ExpiresAt: now.Add(idempotencyTTL).Unix(),
+		OrderID: order.ID, CustomerID: req.CustomerID, ExpiresAt: now.Add(idempotencyTTL).Unix(),
 	}, &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
@@ -347,10 +386,17 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 			}
 		}
 		if req.CartOwner != "" {
+			// Only the quantity ordered leaves the cart: a line changed in
+			// another tab meanwhile cancels the order instead of vanishing.
+			cond, err := expression.NewBuilder().WithCondition(expression.Name("Quantity").Equal(expression.Value(it.Quantity))).Build()
+			if err != nil {
+				return nil, nil, err
+			}
 			tx = append(tx, types.TransactWriteItem{Delete: &types.Delete{
 				TableName: aws.String(s.table), Key: itemKey(cartKey(req.CartOwner), productKey(it.ProductID)),
+				ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
 			}})
-			roles = append(roles, itemRole{})
+			roles = append(roles, itemRole{kind: "cart"})
 		}
 	}
 	if amt := q.Tender.GiftCard.Amount; amt > 0 {
@@ -372,7 +418,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		}
 	}
 	if len(tx) > 100 {
-		return nil, nil, fmt.Errorf("order needs %d writes, more than one transaction takes: split it", len(tx))
+		return nil, nil, ErrOrderTooLarge
 	}
 	return tx, roles, nil
 }
@@ -387,13 +433,16 @@ func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []ite
 		switch role := roles[i]; role.kind {
 		case "stock":
 			levels, err := s.ProductStock(ctx, role.productID)
+			if err != nil {
+				return fmt.Errorf("read stock after a cancelled checkout: %w", err)
+			}
 			left := 0
-			if err == nil {
-				for _, l := range levels {
-					left += l.Quantity
-				}
+			for _, l := range levels {
+				left += max(l.Quantity, 0)
 			}
 			return &StockShortError{ProductID: role.productID, ProductName: role.name, Wanted: role.wanted, Available: left}
+		case "cart":
+			return ErrCartChanged
 		case "giftcard":
 			return &CodeError{Field: "giftcard", Err: errors.New("the gift card's balance changed; check it and try again")}
 		case "discount":
@@ -403,29 +452,47 @@ func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []ite
 	return fmt.Errorf("checkout cancelled: %v: %w", reasons, ErrConflict)
 }
 
-// voidAfter voids the charge made for a checkout that did not happen and
-// returns the checkout's error.
-func (s *Store) voidAfter(ctx context.Context, charger Charger, chargeID string, cause error) error {
+// voidUnlessPlaced ends a checkout that did not write its order. If the
+// order exists under the key after all (a twin submission with the same key
+// and so the same charge placed it, or a write whose answer was lost did),
+// that order is the answer and the charge stands. Otherwise the charge is
+// voided and cause returned.
+func (s *Store) voidUnlessPlaced(ctx context.Context, charger Charger, chargeID string, req CheckoutRequest, cause error) (Order, error) {
+	ctx = context.WithoutCancel(ctx) // a charge must not be left behind because the request ended
+	o, err := s.OrderForKey(ctx, req.Key, req.CustomerID)
+	switch {
+	case err == nil:
+		return o, nil
+	case !errors.Is(err, ErrNotFound):
+		// Unknown whether the order exists: keep the charge rather than void
+		// a placed order's payment; the log says which charge to check.
+		slog.Error("checkout outcome unknown; charge kept", "charge", chargeID, "key", req.Key, "err", err, "cause", cause)
+		return Order{}, errors.Join(cause, err)
+	}
 	if chargeID == "" {
-		return cause
+		return Order{}, cause
 	}
-	if err := charger.Void(context.WithoutCancel(ctx), chargeID); err != nil {
-		slog.Error("void charge after failed checkout", "charge", chargeID, "err", err)
-		return errors.Join(cause, fmt.Errorf("void charge %s: %w", chargeID, err))
+	if err := charger.Void(ctx, chargeID); err != nil {
+		slog.Error("void charge after failed checkout", "charge", chargeID, "key", req.Key, "err", err)
+		return Order{}, errors.Join(cause, fmt.Errorf("void charge %s: %w", chargeID, err))
 	}
-	return cause
+	return Order{}, cause
 }
 
-// orderForKey is the order a checkout key already placed, ErrNotFound if none.
-func (s *Store) orderForKey(ctx context.Context, key string) (Order, error) {
+// OrderForKey is the order a checkout key placed, read strongly
+// consistently; ErrNotFound if none. A key belongs to one customer.
+func (s *Store) OrderForKey(ctx context.Context, key, customerID string) (Order, error) {
 	var r idempotencyRecord
-	if err := s.getItem(ctx, idempotencyKey(key), idempotencyKey(key), &r); err != nil {
+	if err := s.getItemConsistent(ctx, idempotencyKey(key), idempotencyKey(key), &r); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return Order{}, fmt.Errorf("checkout key: %w", ErrNotFound)
 		}
 		return Order{}, fmt.Errorf("get checkout key: %w", err)
 	}
-	d, err := s.OrderDetails(ctx, r.OrderID)
+	if r.CustomerID != customerID {
+		return Order{}, ErrBadCheckoutKey
+	}
+	d, err := s.orderDetails(ctx, r.OrderID, true)
 	return d.Order, err
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -375,7 +377,7 @@ func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
 		{"bad key", func(r *store.CheckoutRequest) { r.Key = "has space" }, store.ErrBadCheckoutKey},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := request("k-"+fmt.Sprint(len(tc.name)), "c", store.CheckoutLine{ProductID: "p", Quantity: 1})
+			req := request("k-"+strings.ReplaceAll(tc.name, " ", "-"), "c", store.CheckoutLine{ProductID: "p", Quantity: 1})
 			req.Card = f.card
 			tc.mod(&req)
 			if _, err := st.Checkout(ctx, req, f.gateway); !errors.Is(err, tc.want) {
@@ -428,4 +430,129 @@ func TestStockAdjustmentRace(t *testing.T) {
 	if _, err := f.env.Store.AdjustStock(ctx, p, w2, 7, "delivery", "staff"); err != nil || f.stockOf(t, "p") != 7 {
 		t.Fatalf("restock: %v, stock %d", err, f.stockOf(t, "p"))
 	}
+}
+
+// hookCharger runs a function once, in the middle of the first charge: the
+// moment between the charge and the write where other customers act.
+type hookCharger struct {
+	*payment.TestGateway
+	fired atomic.Bool // not a sync.Once: the hook may charge through this charger again
+	hook  func()
+}
+
+func (h *hookCharger) Charge(ctx context.Context, token string, amount store.Money, key string) (string, error) {
+	id, err := h.TestGateway.Charge(ctx, token, amount, key)
+	if h.fired.CompareAndSwap(false, true) {
+		h.hook()
+	}
+	return id, err
+}
+
+// The last unit goes to someone else between the charge and the write: the
+// order is refused as out of stock and the charge is voided.
+func TestCheckoutVoidsTheChargeWhenTheWriteFails(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {1, -1}}, 1000)
+	ctx := ctxT(t)
+	charger := &hookCharger{TestGateway: f.gateway, hook: func() {
+		req := request("other-buyer", "other", store.CheckoutLine{ProductID: "p", Quantity: 1})
+		req.Card = f.card
+		if _, err := f.env.Store.Checkout(ctx, req, f.gateway); err != nil {
+			t.Errorf("the other buyer: %v", err)
+		}
+	}}
+	req := request("late-buyer", "late", store.CheckoutLine{ProductID: "p", Quantity: 1})
+	req.Card = f.card
+	_, err := f.env.Store.Checkout(ctx, req, charger)
+	var short *store.StockShortError
+	if !errors.As(err, &short) || short.Available != 0 {
+		t.Fatalf("late buyer: %v, want out of stock", err)
+	}
+	if n, _, attempts := f.gateway.Captured(); n != 1 || attempts != 2 {
+		t.Fatalf("gateway keeps %d charges of %d attempts; want the other buyer's 1 of 2", n, attempts)
+	}
+	if got := f.env.CountEntities(t, "order"); got != 1 {
+		t.Fatalf("%d orders", got)
+	}
+}
+
+// A double submit under contention: while the first submission is between
+// its charge and its write, another buyer empties its warehouse and the
+// second submission (same key, same charge) places the order from the other
+// warehouse. The first must then show that order, not void its charge.
+func TestCheckoutTwinSubmissionKeepsTheCharge(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"p": {1, 1}}, 1000)
+	ctx := ctxT(t)
+	twin := request("double-click", "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
+	twin.Card = f.card
+	var placed store.Order
+	charger := &hookCharger{TestGateway: f.gateway}
+	charger.hook = func() {
+		other := request("other-buyer", "other", store.CheckoutLine{ProductID: "p", Quantity: 1})
+		other.Card = f.card
+		if _, err := f.env.Store.Checkout(ctx, other, f.gateway); err != nil {
+			t.Errorf("the other buyer: %v", err)
+		}
+		var err error
+		if placed, err = f.env.Store.Checkout(ctx, twin, charger); err != nil {
+			t.Errorf("the second submission: %v", err)
+		}
+	}
+	first, err := f.env.Store.Checkout(ctx, twin, charger)
+	if err != nil || first.ID != placed.ID || placed.ID == "" {
+		t.Fatalf("first submission: %+v, %v; the second placed %q", first, err, placed.ID)
+	}
+	if n, total, _ := f.gateway.Captured(); n != 2 || total != 2000 {
+		t.Fatalf("gateway keeps %d charges (%d): the placed order's charge was voided", n, total)
+	}
+	if left := f.stockOf(t, "p"); left != 0 {
+		t.Fatalf("stock %d", left)
+	}
+}
+
+// Two staff advance two shipments of one order at once: the order still
+// ends shipped (one of them is told to retry, as a person would).
+func TestAdvanceSiblingShipmentsAtOnce(t *testing.T) {
+	f := newFixture(t, map[string][2]int{"a": {1, 0}, "b": {0, 1}}, 1000)
+	ctx := ctxT(t)
+	req := request("two-parcels", "c", store.CheckoutLine{ProductID: "a", Quantity: 1}, store.CheckoutLine{ProductID: "b", Quantity: 1})
+	req.Card = f.card
+	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shs, err := f.env.Store.CreateShipments(ctx, o.ID, "Standard")
+	if err != nil || len(shs) != 2 {
+		t.Fatalf("shipments %v, %v", shs, err)
+	}
+	for round := 0; round < 20; round++ {
+		var wg sync.WaitGroup
+		for _, sh := range shs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := f.env.Store.AdvanceShipment(ctx, o.ID, sh.ID, store.ShipmentShipped)
+				if err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrBadTransition) {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		d, err := f.env.Store.OrderDetails(ctx, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shipped := 0
+		for _, sh := range d.Shipments {
+			if sh.Status == store.ShipmentShipped {
+				shipped++
+			}
+		}
+		if shipped == 2 {
+			if d.Order.Status != store.OrderShipped {
+				t.Fatalf("both shipments shipped, order %s", d.Order.Status)
+			}
+			return
+		}
+	}
+	t.Fatal("the shipments never both shipped")
 }

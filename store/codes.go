@@ -158,7 +158,7 @@ func (s *Store) CreateGiftCard(ctx context.Context, g GiftCard) (GiftCard, error
 	err := s.putNew(ctx, giftCardRecord{
 		PK: giftCardKey(g.Code), SK: giftCardKey(g.Code), EntityType: entityGiftCard,
 		Balance: g.Balance.Amount, Initial: g.Balance.Amount, Currency: g.Balance.Currency, CreatedAt: timestamp(g.CreatedAt),
-		GSI1PK: partitionGiftCards, GSI1SK: timestamp(g.CreatedAt) + "#" + g.Code,
+		GSI1PK: partitionGiftCards, GSI1SK: createdKey(g.CreatedAt, g.Code),
 	}, "gift card "+g.Code)
 	return g, err
 }
@@ -193,7 +193,7 @@ func (s *Store) CreateDiscountCode(ctx context.Context, d DiscountCode) (Discoun
 		PK: discountKey(d.Code), SK: discountKey(d.Code), EntityType: entityDiscount,
 		Kind: string(d.Kind), Percent: d.Percent, Amount: d.Amount.Amount, Currency: d.Amount.Currency,
 		ExpiresOn: timestamp(d.ExpiresAt), UsageLimit: d.UsageLimit, CreatedAt: timestamp(d.CreatedAt),
-		GSI1PK: partitionDiscounts, GSI1SK: timestamp(d.CreatedAt) + "#" + d.Code,
+		GSI1PK: partitionDiscounts, GSI1SK: createdKey(d.CreatedAt, d.Code),
 	}, "discount code "+d.Code)
 	return d, err
 }

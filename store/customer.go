@@ -93,7 +93,7 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
 		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
 		CreatedAt: timestamp(c.CreatedAt),
-		GSI1PK:    partitionCustomers, GSI1SK: timestamp(c.CreatedAt) + "#" + c.ID,
+		GSI1PK:    partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID),
 	})
 	if err != nil {
 		return err

@@ -147,6 +147,22 @@ func (s *Store) AdvanceShipment(ctx context.Context, orderID, shipmentID string,
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}}
+	// The other shipments must still be as read: two staff advancing two
+	// shipments at once would otherwise each miss the other's step and leave
+	// the order behind.
+	for i, sh := range d.Shipments {
+		if i == idx {
+			continue
+		}
+		cond, err := expression.NewBuilder().WithCondition(expression.Name("Status").Equal(expression.Value(string(sh.Status)))).Build()
+		if err != nil {
+			return err
+		}
+		tx = append(tx, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.table), Key: itemKey(orderKey(orderID), shipmentKey(sh.ID)),
+			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+		}})
+	}
 	// The order follows its slowest shipment.
 	all := true
 	for i, sh := range d.Shipments {

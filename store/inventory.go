@@ -53,7 +53,7 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 		return StockAdjustment{}, errors.New("a stock adjustment changes the stock")
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	adj := StockAdjustment{ID: prefixAdjust + timestamp(now) + "#" + NewID(), WarehouseID: w.ID, ProductID: p.ID,
+	adj := StockAdjustment{ID: adjustmentKey(now, NewID()), WarehouseID: w.ID, ProductID: p.ID,
 		ProductName: p.Name, Delta: delta, Reason: reason, StaffID: staffID, At: now}
 	update := expression.Set(expression.Name("Quantity"),
 		expression.Plus(expression.IfNotExists(expression.Name("Quantity"), expression.Value(0)), expression.Value(delta))).
@@ -87,12 +87,14 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 		{Put: &types.Put{TableName: aws.String(s.table), Item: log}},
 	}})
 	if reasons := cancellationReasons(err); reasons != nil && reasons[0] == reasonConditionFailed {
+		levels, lerr := s.ProductStock(ctx, p.ID)
+		if lerr != nil {
+			return StockAdjustment{}, fmt.Errorf("read stock after a refused adjustment: %w", lerr)
+		}
 		left := 0
-		if levels, lerr := s.ProductStock(ctx, p.ID); lerr == nil {
-			for _, l := range levels {
-				if l.WarehouseID == w.ID {
-					left = l.Quantity
-				}
+		for _, l := range levels {
+			if l.WarehouseID == w.ID {
+				left = l.Quantity
 			}
 		}
 		return StockAdjustment{}, &StockShortError{ProductID: p.ID, ProductName: p.Name, Wanted: -delta, Available: left}

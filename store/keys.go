@@ -118,6 +118,14 @@ func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format
 // i#<timestamp> (invoices), p#<timestamp> (ordered products), o#<timestamp>.
 func datedKey(prefix string, t time.Time) string { return prefix + timestamp(t) }
 
+// createdKey sorts the items of a list by when they were made, the id
+// keeping equal times apart (customers, gift cards, discount codes, a
+// month's orders).
+func createdKey(t time.Time, id string) string { return timestamp(t) + "#" + id }
+
+// adjustmentKey sorts a warehouse's stock adjustments by time.
+func adjustmentKey(t time.Time, id string) string { return prefixAdjust + createdKey(t, id) }
+
 // dayRange is the inclusive key range of the days from..to (YYYY-MM-DD)
 // under prefix: "~" sorts after every timestamp of the last day.
 func dayRange(prefix, from, to string) (string, string) { return prefix + from, prefix + to + "~" }

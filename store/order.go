@@ -171,7 +171,7 @@ func newOrderRecord(o Order) orderRecord {
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
 		ShipTo: o.ShipTo, Lines: o.Lines,
-		GSI1PK: ordersMonthKey(o.PlacedAt), GSI1SK: timestamp(o.PlacedAt) + "#" + o.ID,
+		GSI1PK: ordersMonthKey(o.PlacedAt), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}
 }
@@ -363,6 +363,12 @@ func readCollection(items []map[string]types.AttributeValue) (collection, error)
 // query runs one Query (no paging: an order's collection is bounded by the
 // cart's line cap) and returns its items.
 func (s *Store) query(ctx context.Context, index string, key expression.KeyConditionBuilder, forward bool) ([]map[string]types.AttributeValue, error) {
+	return s.queryItems(ctx, index, key, forward, false)
+}
+
+// queryItems is query with the choice of a strongly consistent read (table
+// only: indexes are eventually consistent).
+func (s *Store) queryItems(ctx context.Context, index string, key expression.KeyConditionBuilder, forward, consistent bool) ([]map[string]types.AttributeValue, error) {
 	expr, err := expression.NewBuilder().WithKeyCondition(key).Build()
 	if err != nil {
 		return nil, err
@@ -370,7 +376,7 @@ func (s *Store) query(ctx context.Context, index string, key expression.KeyCondi
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ScanIndexForward: aws.Bool(forward),
+		ScanIndexForward: aws.Bool(forward), ConsistentRead: aws.Bool(consistent && index == ""),
 	}
 	if index != "" {
 		in.IndexName = aws.String(index)
@@ -385,7 +391,11 @@ func (s *Store) query(ctx context.Context, index string, key expression.KeyCondi
 // OrderDetails reads an order with its items, invoice, shipments and
 // shipment items in one Query (access pattern 5: PK=o#id).
 func (s *Store) OrderDetails(ctx context.Context, orderID string) (OrderDetails, error) {
-	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(orderKey(orderID))), true)
+	return s.orderDetails(ctx, orderID, false)
+}
+
+func (s *Store) orderDetails(ctx context.Context, orderID string, consistent bool) (OrderDetails, error) {
+	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(orderKey(orderID))), true, consistent)
 	if err != nil {
 		return OrderDetails{}, fmt.Errorf("query order %s: %w", orderID, err)
 	}

@@ -36,13 +36,20 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 	if err != nil {
 		return err
 	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	// Saved only over the product as it was read: two staff editing at once
+	// do not silently overwrite each other (ErrConflict).
+	cond, err := expression.NewBuilder().WithCondition(
+		expression.Name("Name").Equal(expression.Value(old.Name)).
+			And(expression.Name("Description").Equal(expression.Value(old.Description))).
+			And(expression.Name("Category").Equal(expression.Value(old.Category))).
+			And(expression.Name("Price").Equal(expression.Value(old.Price.Amount))).
+			And(expression.Name("Currency").Equal(expression.Value(old.Price.Currency)))).Build()
 	if err != nil {
 		return err
 	}
 	tx := []types.TransactWriteItem{{Put: &types.Put{
 		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
 	}}}
 	if old.Name != p.Name {
 		rename, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("ProductName"), expression.Value(p.Name))).

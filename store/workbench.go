@@ -282,7 +282,7 @@ func (im *importer) customer(ctx context.Context, it wbItem) error {
 	if err := s.putItem(ctx, customerRecord{
 		PK: customerKey(id), SK: customerKey(id), EntityType: entityCustomer, Email: email, Name: it.str("Name"),
 		Role: string(RoleCustomer), CreatedAt: timestamp(now),
-		GSI1PK: partitionCustomers, GSI1SK: timestamp(now) + "#" + id,
+		GSI1PK: partitionCustomers, GSI1SK: createdKey(now, id),
 	}); err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ type CheckoutForm struct {
 	Discount string
 	GiftCard string
 	Expiry   string
+	Total    string // the total shown, in cents: the order is placed only at it
 	Errors   FieldErrors
 }
 

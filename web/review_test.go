@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"net/url"
@@ -102,5 +103,28 @@ func TestBadInputIsNever500(t *testing.T) {
 	}
 	if strings.Contains(s.log.String(), "level=ERROR") {
 		t.Fatalf("bad input was logged as an error:\n%s", s.log.String())
+	}
+}
+
+// Every staff action refuses a signed-in customer, with a valid CSRF token.
+func TestAdminActionsRefuseCustomers(t *testing.T) {
+	s := newShop(t)
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	b.get("/")
+	for _, path := range []string{
+		"/admin/warehouses/gbg/stock", "/admin/products", "/admin/products/cf-grinder",
+		"/admin/orders/x/shipments", "/admin/orders/x/shipments/y", "/admin/giftcards", "/admin/discounts",
+	} {
+		p := b.post(path, url.Values{"product_id": {"cf-grinder"}, "delta": {"5"}, "reason": {"x"}, "name": {"x"}, "amount": {"10"}})
+		wantStatus(t, "customer POST "+path, p, http.StatusForbidden)
+	}
+	for _, path := range []string{"/admin/orders.csv", "/admin/customers", "/admin/invoices/x", "/ADMIN/orders", "/admin//orders"} {
+		if p := b.get(path); p.status != http.StatusForbidden && p.status != http.StatusNotFound {
+			t.Errorf("customer GET %s: %d", path, p.status)
+		}
+	}
+	if p, _ := s.env.Store.ProductStock(context.Background(), "cf-grinder"); len(p) == 0 {
+		t.Fatal("no stock read")
 	}
 }

@@ -19,23 +19,33 @@ func (b *browser) addToCart(product string, qty string, headers ...string) page 
 	return b.post("/cart/items", url.Values{"product_id": {product}, "quantity": {qty}}, headers...)
 }
 
-func checkoutForm(key string) url.Values {
+// checkoutForm is a filled checkout form for the key and the total (in
+// cents) the page showed.
+func checkoutForm(key, total string) url.Values {
 	return url.Values{
-		"key": {key}, "name": {"Ada Lindqvist"}, "street": {"Storgatan"}, "number": {"1"}, "zip": {"41101"},
+		"key": {key}, "total": {total}, "name": {"Ada Lindqvist"}, "street": {"Storgatan"}, "number": {"1"}, "zip": {"41101"},
 		"city": {"Göteborg"}, "country": {"Sweden"},
 		"card_number": {payment.CardSucceeds}, "expiry": {"12/30"}, "cvc": {"123"},
 	}
 }
 
-func (b *browser) checkoutKey() string {
+// checkoutPage opens checkout and returns its form's key and total.
+func (b *browser) checkoutPage() (key, total string) {
 	b.t.Helper()
 	p := b.get("/checkout")
 	wantStatus(b.t, "checkout page", p, http.StatusOK)
-	key, _ := p.doc.Find(`input[name="key"]`).Attr("value")
+	key, _ = p.doc.Find(`input[name="key"]`).Attr("value")
+	total, _ = p.testid("expected-total").Attr("value")
 	if key == "" {
 		b.t.Fatal("checkout form has no key")
 	}
-	return key
+	return key, total
+}
+
+// freshCheckoutForm opens checkout and fills its form.
+func (b *browser) freshCheckoutForm() url.Values {
+	b.t.Helper()
+	return checkoutForm(b.checkoutPage())
 }
 
 func TestVisitorCartFollowsToTheAccount(t *testing.T) {
@@ -122,7 +132,7 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	b.addToCart("cf-grinder", "1")
 	b.addToCart("bk-fjord", "2")
-	key := b.checkoutKey()
+	key, _ := b.checkoutPage()
 
 	// The summary re-prices as codes are typed.
 	sum := b.post("/checkout/summary", url.Values{"discount": {"welcome10"}, "giftcard": {"gift-test-0001"}}, "HX-Request", "true")
@@ -131,7 +141,11 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 		t.Fatalf("to pay by card %q, want €65.23 (94.70 - 9.47 - 20.00)", got)
 	}
 
-	form := checkoutForm(key)
+	total, _ := sum.testid("expected-total").Attr("value")
+	if total != "8523" {
+		t.Fatalf("the summary did not update the form's expected total: %q", total)
+	}
+	form := checkoutForm(key, total)
 	form.Set("discount", "welcome10")
 	form.Set("giftcard", "GIFT-TEST-0001")
 	p := b.post("/checkout", form)
@@ -161,8 +175,8 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 	}
 	// Submitting the same form again shows the same order, charges nothing more.
 	again := b.post("/checkout", form)
-	if again.status != http.StatusSeeOther && again.status != http.StatusUnprocessableEntity {
-		t.Fatalf("resubmit: %d", again.status)
+	if again.status != http.StatusSeeOther || again.header.Get("Location") != loc {
+		t.Fatalf("resubmitting the placed form: %d to %q, want the order %q", again.status, again.header.Get("Location"), loc)
 	}
 	if n, _, attempts := s.gateway.Captured(); n != 1 || attempts != 1 {
 		t.Fatalf("resubmitting charged again: %d charges, %d attempts", n, attempts)
@@ -222,7 +236,7 @@ func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 		{"processing error", func(f url.Values) { f.Set("card_number", payment.CardProcessingError) }, "error-card_number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			form := checkoutForm(b.checkoutKey())
+			form := b.freshCheckoutForm()
 			tc.edit(form)
 			p := b.post("/checkout", form)
 			wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
@@ -258,7 +272,7 @@ func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := b.post("/checkout", checkoutForm(b.checkoutKey()))
+	p := b.post("/checkout", b.freshCheckoutForm())
 	wantStatus(t, "over stock", p, http.StatusUnprocessableEntity)
 	if msg := p.testid("form-error").Text(); !strings.Contains(msg, "Only 1 of Hand Grinder left") {
 		t.Fatalf("stock message %q should name the product and the 1 left", msg)
@@ -291,5 +305,57 @@ func TestCartRefusesMoreThanInStock(t *testing.T) {
 	}
 	if n := b.get("/cart").testid("line-quantity").AttrOr("value", ""); n != itoa(total) {
 		t.Fatalf("quantity in cart %s, want %d", n, total)
+	}
+}
+
+// The customer pays the total they were shown: a price changed since the
+// page was opened brings the form back with the new total, nothing charged.
+func TestCheckoutConfirmsAChangedTotal(t *testing.T) {
+	s := newShop(t)
+	ctx := context.Background()
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	b.addToCart("cf-grinder", "1")
+	form := b.freshCheckoutForm()
+	p, err := s.env.Store.Product(ctx, "cf-grinder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Price.Amount *= 10
+	if err := s.env.Store.UpdateProduct(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	page := b.post("/checkout", form)
+	wantStatus(t, "changed price", page, http.StatusUnprocessableEntity)
+	if msg := page.testid("form-error").Text(); !strings.Contains(msg, "€549.00") {
+		t.Fatalf("message %q should give the new total", msg)
+	}
+	if n, _, attempts := s.gateway.Captured(); n != 0 || attempts != 0 {
+		t.Fatal("charged at a total the customer did not see")
+	}
+	total, _ := page.testid("expected-total").Attr("value")
+	key, _ := page.doc.Find(`input[name="key"]`).Attr("value")
+	wantStatus(t, "confirmed", b.post("/checkout", checkoutForm(key, total)), http.StatusSeeOther)
+}
+
+// Another customer's checkout key is no way into their order.
+func TestCheckoutKeyBelongsToItsCustomer(t *testing.T) {
+	s := newShop(t)
+	a := s.browser(t)
+	a.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	a.addToCart("cf-grinder", "1")
+	form := a.freshCheckoutForm()
+	placed := a.post("/checkout", form)
+	wantStatus(t, "place", placed, http.StatusSeeOther)
+	other := s.browser(t)
+	other.signIn(demo.StaffEmail, demo.StaffPassword)
+	other.addToCart("bk-fjord", "1")
+	other.checkoutPage()
+	p := other.post("/checkout", form) // a's key
+	if p.status == http.StatusSeeOther && p.header.Get("Location") == placed.header.Get("Location") {
+		t.Fatal("another customer's key led to their order")
+	}
+	if p.status >= 500 {
+		t.Fatalf("status %d", p.status)
 	}
 }
