@@ -63,13 +63,16 @@ const codeLookupsPerHour = 60
 
 // summarize quotes the order for the summary panel; problems with the codes
 // or the stock are shown there, not raised.
-func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *views.CheckoutForm) (views.CheckoutSummary, error) {
+//
+// The quote is returned too when it priced exactly the request as asked (no
+// code was refused), so placing the order need not read it all again.
+func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *views.CheckoutForm) (views.CheckoutSummary, *store.Quote, error) {
 	s := views.CheckoutSummary{Errors: views.FieldErrors{}}
 	var err error
 	if f.Discount != "" || f.GiftCard != "" {
 		n, err := h.Store.CountAttempt(ctx, "code-lookup", req.CustomerID, time.Hour)
 		if err != nil {
-			return s, err
+			return s, nil, err
 		}
 		if n > codeLookupsPerHour {
 			for _, field := range []string{"discount", "giftcard"} {
@@ -98,7 +101,10 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *
 			if q.GiftCard != nil {
 				s.GiftCard = q.GiftCard.Code
 			}
-			return s, nil
+			if len(s.Errors) > 0 {
+				return s, nil, nil
+			}
+			return s, &q, nil
 		case errors.As(err, &ce):
 			// Show the error at its field and price the order without that code.
 			s.Errors[ce.Field] = codeMessage(ce)
@@ -109,12 +115,12 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *
 			}
 		case errors.As(err, &short):
 			s.Problem = sentence(short)
-			return s, nil
+			return s, nil, nil
 		case errors.Is(err, store.ErrEmptyOrder), errors.Is(err, store.ErrCartFull):
 			s.Problem = sentence(err)
-			return s, nil
+			return s, nil, nil
 		default:
-			return s, err
+			return s, nil, err
 		}
 	}
 }
@@ -175,7 +181,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
 		return page.Redirect(c, "/cart")
 	}
-	summary, err := h.summarize(c.UserContext(), req, &f)
+	summary, _, err := h.summarize(c.UserContext(), req, &f)
 	if err != nil {
 		return err
 	}
@@ -194,7 +200,7 @@ func (h *Checkout) Summary(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	summary, err := h.summarize(c.UserContext(), req, &f)
+	summary, _, err := h.summarize(c.UserContext(), req, &f)
 	if err != nil {
 		return err
 	}
@@ -217,15 +223,6 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest("This checkout form is broken. Reload the page and try again.")
 	}
-	// A form submitted again after its order was placed shows that order.
-	switch placed, err := h.Store.OrderForKey(ctx, f.Key, v.ID); {
-	case err == nil:
-		return page.Redirect(c, "/orders/"+placed.ID)
-	case errors.Is(err, store.ErrBadCheckoutKey):
-		return page.BadRequest("This checkout form is broken. Reload the page and try again.")
-	case !errors.Is(err, store.ErrNotFound):
-		return err
-	}
 	// The total the page showed; none when it showed a problem instead.
 	seen := int64(-1)
 	if f.Total != "" {
@@ -238,10 +235,21 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		return err
 	}
 	if len(cart.Lines) == 0 {
+		// Most likely this very form, submitted again after its order was
+		// placed (which emptied the cart): show that order. With lines in
+		// the cart, Checkout itself answers a used key with its order.
+		switch placed, err := h.Store.OrderForKey(ctx, f.Key, v.ID); {
+		case err == nil:
+			return page.Redirect(c, "/orders/"+placed.ID)
+		case errors.Is(err, store.ErrBadCheckoutKey):
+			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
 		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
 		return page.Redirect(c, "/cart")
 	}
-	summary, err := h.summarize(ctx, req, &f)
+	summary, quote, err := h.summarize(ctx, req, &f)
 	if err != nil {
 		return err
 	}
@@ -253,6 +261,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	}
 	req.DiscountCode, _ = optionalCode(f.Discount)
 	req.GiftCardCode, _ = optionalCode(f.GiftCard)
+	req.Quote = quote
 	// The customer confirms the total they saw; a new one is shown first.
 	req.ExpectTotal = &store.Money{Amount: seen, Currency: summary.Tender.Total.Currency}
 	if !f.Errors.Any() && summary.Tender.Total.Amount != seen {
@@ -298,7 +307,9 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			f.Errors[""] = "Your cart changed in another window while ordering. Nothing was charged; check the order and place it again."
 		case errors.Is(err, store.ErrOrderTooLarge):
 			f.Errors[""] = sentence(err)
-		case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrBadCheckoutKey):
+		case errors.Is(err, store.ErrBadCheckoutKey):
+			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+		case errors.Is(err, store.ErrConflict):
 			f.Errors[""] = "Something changed while you were ordering. Check the order and place it again."
 		default:
 			field, msg, ok := cardProblem(err)
@@ -307,7 +318,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			}
 			f.Errors[field] = msg
 		}
-		if summary, err = h.summarize(ctx, req, &f); err != nil {
+		if summary, _, err = h.summarize(ctx, req, &f); err != nil {
 			return err
 		}
 	}

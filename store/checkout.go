@@ -49,6 +49,10 @@ type CheckoutRequest struct {
 	// ExpectTotal is the total the customer saw; if the order would cost
 	// anything else now, nothing is charged (ErrTotalChanged). nil: unchecked.
 	ExpectTotal *Money
+	// Quote is QuoteCheckout's answer for this very request, if the caller
+	// just made it (to show the summary): Checkout then does not read it all
+	// again. The transaction's conditions guard what may have moved since.
+	Quote *Quote
 }
 
 // Quote is what a checkout would take: the lines priced and allocated, the
@@ -213,11 +217,14 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	if !ValidID(req.Key) || len(req.Key) > 36 {
 		return Order{}, ErrBadCheckoutKey
 	}
-	if o, err := s.OrderForKey(ctx, req.Key, req.CustomerID); !errors.Is(err, ErrNotFound) {
+	o, err := s.OrderForKey(ctx, req.Key, req.CustomerID)
+	if !errors.Is(err, ErrNotFound) {
 		return o, err // placed already (a double submit), or a read error
 	}
-	q, err := s.QuoteCheckout(ctx, req)
-	if err != nil {
+	var q Quote
+	if req.Quote != nil {
+		q = *req.Quote
+	} else if q, err = s.QuoteCheckout(ctx, req); err != nil {
 		return Order{}, err
 	}
 	if req.ExpectTotal != nil && q.Tender.Total != *req.ExpectTotal {

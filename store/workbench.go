@@ -137,19 +137,10 @@ func (s *Store) ImportWorkbench(ctx context.Context, r io.Reader) (ImportReport,
 			byOrder[it.str(attrPK)] = append(byOrder[it.str(attrPK)], it)
 		}
 	}
-	im.shipmentItems = func(order string) []wbItem {
+	im.ofOrder = func(order, entity string) []wbItem {
 		var out []wbItem
 		for _, it := range byOrder[order] {
-			if it.str("EntityType") == entityShipmentItem {
-				out = append(out, it)
-			}
-		}
-		return out
-	}
-	im.orderItems = func(order string) []wbItem {
-		var out []wbItem
-		for _, it := range byOrder[order] {
-			if it.str("EntityType") == entityOrderItem {
+			if it.str("EntityType") == entity {
 				out = append(out, it)
 			}
 		}
@@ -186,13 +177,12 @@ func (e skipError) Error() string { return e.why }
 func skip(format string, a ...any) error { return skipError{why: fmt.Sprintf(format, a...)} }
 
 type importer struct {
-	s             *Store
-	rep           *ImportReport
-	products      map[string]wbItem
-	warehouses    map[string]wbItem
-	shipments     map[string]wbItem // by sh# key
-	shipmentItems func(order string) []wbItem
-	orderItems    func(order string) []wbItem
+	s          *Store
+	rep        *ImportReport
+	products   map[string]wbItem
+	warehouses map[string]wbItem
+	shipments  map[string]wbItem                   // by sh# key
+	ofOrder    func(order, entity string) []wbItem // an order's items of one entity type
 }
 
 func (im *importer) productName(pk string) string {
@@ -316,7 +306,7 @@ func (im *importer) order(ctx context.Context, it wbItem) error {
 	}
 	o := Order{ID: trimPrefix(pk, prefixOrder), CustomerID: trimPrefix(it.str(attrSK), prefixCustomer), PlacedAt: at, Status: OrderPlaced}
 	total := Money{Currency: DefaultCurrency}
-	for _, oi := range im.orderItems(pk) {
+	for _, oi := range im.ofOrder(pk, entityOrderItem) {
 		price, err1 := wbMoney(oi.str("Price"))
 		q, err2 := wbNumber(oi.str("Quantity"))
 		if err1 == nil && err2 == nil {
@@ -357,7 +347,7 @@ func (im *importer) orderItem(ctx context.Context, it wbItem) error {
 	oi := OrderItem{OrderID: trimPrefix(pk, prefixOrder), CustomerID: trimPrefix(it.str(attrGSI2PK), prefixCustomer),
 		ProductID: trimPrefix(sk, prefixProduct), ProductName: im.productName(sk), Price: price, Quantity: q, PlacedAt: at}
 	// Allocations follow the shipments that carried the product.
-	for _, si := range im.shipmentItems(pk) {
+	for _, si := range im.ofOrder(pk, entityShipmentItem) {
 		if si.str(attrGSI1SK) != sk {
 			continue
 		}
