@@ -154,6 +154,11 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 	if _, err := s.env.Store.CreateGiftCard(context.Background(), store.GiftCard{Code: "GIFT-JOUR-NEY1", Balance: store.Money{Amount: 1000, Currency: "EUR"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A discount changes the total the form must carry: the first "Place
+	// order" has to go through with it (it once bounced as "a price changed").
+	if _, err := s.env.Store.CreateDiscountCode(context.Background(), store.DiscountCode{Code: "JOURNEY10", Kind: store.DiscountPercent, Percent: 10, UsageLimit: 5, ExpiresAt: time.Now().Add(24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, shot := newChromium(t)
 	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
@@ -204,15 +209,26 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 		chromedp.SendKeys(sel("field-zip"), "41101"),
 		chromedp.SendKeys(sel("field-city"), "Göteborg"),
 		chromedp.SendKeys(sel("field-country"), "Sweden"),
+		chromedp.SendKeys(sel("field-discount"), "journey10"),
+		chromedp.Click(sel("field-giftcard")), // leaving a code field refreshes the summary
+		chromedp.WaitVisible(sel("summary-discount")),
 		chromedp.SendKeys(sel("field-giftcard"), "gift-jour-ney1"),
-		chromedp.Click(sel("field-card_number")), // leaving the code field refreshes the summary
+		chromedp.Click(sel("field-card_number")),
 		chromedp.WaitVisible(sel("summary-giftcard")),
 		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
 		chromedp.SendKeys(sel("field-expiry"), "12/30"),
 		chromedp.SendKeys(sel("field-cvc"), "123"),
 	)
-	if got := text("summary-card"); !strings.Contains(got, "€64.80") {
-		t.Fatalf("to pay by card %q, want €64.80", got)
+	// €74.80 less 10 % (€7.48) is €67.32; the gift card pays €10.00.
+	if got := text("summary-card"); !strings.Contains(got, "€57.32") {
+		t.Fatalf("to pay by card %q, want €57.32", got)
+	}
+	totals, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#expected-total')].map(e => (e.closest('form') ? 'in form ' : 'outside ') + e.value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(totals) != 1 || totals[0] != "in form 6732" {
+		t.Fatalf("expected totals on the page: %q, want one in the form with 6732", totals)
 	}
 	if got := text("summary-giftcard"); got != "−€10.00" {
 		t.Fatalf("paid by gift card %q, want −€10.00", got)
