@@ -190,7 +190,12 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, obs store.Obse
 		stop()
 		return nil, nil, err
 	}
-	return store.New(client, cfg.table), stop, nil
+	loc, err := time.LoadLocation(cfg.tz)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return store.New(client, cfg.table, store.WithTimeZone(loc)), stop, nil
 }
 
 func engineLog(log *slog.Logger) io.Writer {
@@ -222,7 +227,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, log *slog.Logger, m
 	}
 	app, err := web.New(web.Config{
 		// The built-in test gateway: this shop takes no real payments yet.
-		Store: st, Gateway: payment.NewTestGateway(), Log: log, Metrics: metrics, SessionKeys: keys,
+		Store: st, Gateway: payment.NewTestGateway(st), Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies,
 	})

@@ -19,6 +19,10 @@ type Product struct {
 	Category    string // slug of its Category
 	Price       Money
 	CreatedAt   time.Time
+	// Subscribable products can be subscribed to at MonthlyPrice a month
+	// (which may differ from the one-off Price).
+	Subscribable bool
+	MonthlyPrice Money
 }
 
 // Category groups the catalogue.
@@ -38,6 +42,8 @@ type productRecord struct {
 	Price       int64  `dynamodbav:"Price"`
 	Currency    string `dynamodbav:"Currency"`
 	CreatedAt   string `dynamodbav:"CreatedAt"`
+	// MonthlyPrice > 0 makes the product subscribable.
+	MonthlyPrice int64 `dynamodbav:"MonthlyPrice,omitempty"`
 	// GSI1: the product's category, by name. GSI2: the whole catalogue, by name.
 	GSI1PK string `dynamodbav:"GSI1-PK"`
 	GSI1SK string `dynamodbav:"GSI1-SK"`
@@ -50,6 +56,7 @@ func (r productRecord) product() Product {
 	return Product{
 		ID: trimPrefix(r.PK, prefixProduct), Name: r.Name, Description: r.Description, Category: r.Category,
 		Price: Money{Amount: r.Price, Currency: r.Currency}, CreatedAt: created,
+		Subscribable: r.MonthlyPrice > 0, MonthlyPrice: Money{Amount: r.MonthlyPrice, Currency: r.Currency},
 	}
 }
 
@@ -58,6 +65,7 @@ func newProductRecord(p Product) productRecord {
 		PK: productKey(p.ID), SK: productKey(p.ID), EntityType: entityProduct,
 		Name: p.Name, Description: p.Description, Category: p.Category,
 		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt),
+		MonthlyPrice: subscriptionPrice(p),
 		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
 		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),
 	}
@@ -134,4 +142,13 @@ func (s *Store) Catalogue(ctx context.Context, category string, limit int, curso
 	}
 	spec.key = expression.Key(spec.pkAttr).Equal(expression.Value(spec.pk))
 	return pagedQuery(ctx, s, spec, limit, cursor, productRecord.product)
+}
+
+// subscriptionPrice is what a product's item keeps as its monthly price: 0
+// when it is not subscribable.
+func subscriptionPrice(p Product) int64 {
+	if !p.Subscribable {
+		return 0
+	}
+	return p.MonthlyPrice.Amount
 }

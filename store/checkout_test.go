@@ -48,7 +48,7 @@ func newFixture(t *testing.T, stock map[string][2]int, price int64) shopFixture 
 			}
 		}
 	}
-	g := payment.NewTestGateway()
+	g := payment.NewTestGateway(env.Store)
 	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/binary"
+	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 )
@@ -29,6 +31,23 @@ const (
 	prefixIdem      = "idem#"
 	prefixAdjust    = "adj#"
 	prefixOrdersOf  = "orders#" // GSI1 partition of a month's orders
+
+	// Recurring payments, as in the AWS guide's model.
+	prefixAccount      = "ACC#"
+	prefixSubscription = "SUB#"
+	prefixReceipt      = "REC#"
+	infixSKU           = "#SKU#"
+	prefixPeriod       = "PERIOD#"   // a subscription's paid period, written once
+	prefixSubsByStatus = "subs#"     // GSI1 partition of the subscriptions in a status
+	prefixReminderDue  = "REM#"      // RemindersDue shard
+	prefixPaymentDue   = "PAY#"      // PaymentsDue shard
+	prefixGateway      = "gw#"       // the test gateway's ledger, by idempotency key
+	prefixGatewayCard  = "gwcard#"   // the test gateway's cards, by token
+	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
+	markerPrefix       = "marker#"
+	sortKeyCharge      = "charge"
+	sortKeyCard        = "card"
+	sortKeyShards      = "billing-shards"
 
 	// Partitions of small lists the UI needs (see README, access patterns).
 	partitionCategories = "categories"
@@ -72,6 +91,11 @@ const (
 	entityDiscount      = "discountCode"
 	entityIdempotency   = "idempotency"
 	entityAdjustment    = "stockAdjustment"
+	entitySubscription  = "subscription"
+	entityReceipt       = "receipt"
+	entityPeriod        = "paidPeriod"
+	entityGatewayCharge = "gatewayCharge"
+	entityGatewayCard   = "gatewayCard"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -100,6 +124,57 @@ func shipmentItemKey(id string) string { return prefixShipItem + id }
 func giftCardKey(code string) string   { return prefixGiftCard + code }
 func discountKey(code string) string   { return prefixDiscount + code }
 func idempotencyKey(k string) string   { return prefixIdem + k }
+
+// accountKey is the partition of a customer's subscriptions and receipts.
+func accountKey(customerID string) string { return prefixAccount + customerID }
+
+// subscriptionSortKey is SUB#<id>#SKU#<product id>, as in the AWS model.
+func subscriptionSortKey(id, productID string) string {
+	return prefixSubscription + id + infixSKU + productID
+}
+
+// subscriptionIDPrefix finds a subscription by id alone (begins_with).
+func subscriptionIDPrefix(id string) string { return prefixSubscription + id + infixSKU }
+
+// receiptSortKey is REC#<processed at>#SKU#<product id>: receipts sort by
+// the time the charge was made.
+func receiptSortKey(processedAt time.Time, productID string) string {
+	return prefixReceipt + timestamp(processedAt) + infixSKU + productID
+}
+
+// receiptRange is the key range of receipts processed from `from` on.
+func receiptRange(from time.Time) (string, string) {
+	return prefixReceipt + timestamp(from), prefixReceipt + "~"
+}
+
+// periodKey marks one paid period of a subscription: written on condition
+// it does not exist, it makes a second receipt for a period impossible.
+func periodKey(subscriptionID string, periodStart time.Time) string {
+	return prefixPeriod + subscriptionID + "#" + FormatDate(periodStart)
+}
+
+func subscriptionsByStatusKey(st SubscriptionStatus) string { return prefixSubsByStatus + string(st) }
+
+// dueShardKey is the partition of one shard of a billing-due index.
+func dueShardKey(prefix string, shard int) string { return fmt.Sprintf("%s%d", prefix, shard) }
+
+// dueSortKey sorts a billing-due index by date, the id keeping equal dates
+// apart; dueUpTo is the upper bound of "due on or before day".
+func dueSortKey(day time.Time, subscriptionID string) string {
+	return FormatDate(day) + "#" + subscriptionID
+}
+func dueUpTo(day time.Time) string { return FormatDate(day) + "#~" }
+
+// shardOf spreads subscriptions over n shards by a hash of their id.
+func shardOf(id string, n int) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return int(h.Sum32() % uint32(n))
+}
+
+func gatewayChargeKey(idempotencyKey string) string { return prefixGateway + idempotencyKey }
+func gatewayCardKey(token string) string            { return prefixGatewayCard + token }
+func gatewayIDKey(chargeID string) string           { return prefixGatewayID + chargeID }
 
 // cartKey is the partition of a cart; owner is CustomerOwner or VisitorOwner.
 func cartKey(owner string) string { return prefixCart + owner }

@@ -16,7 +16,7 @@ type markerRecord struct {
 // Marked reports whether a one-time step (such as loading demo data) ran.
 func (s *Store) Marked(ctx context.Context, name string) (bool, error) {
 	var r markerRecord
-	err := s.getItem(ctx, partitionMeta, "marker#"+name, &r)
+	err := s.getItem(ctx, partitionMeta, markerPrefix+name, &r)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return false, nil

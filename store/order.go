@@ -548,17 +548,22 @@ type pagedSpec struct {
 	index, pkAttr, skAttr, pk string
 	key                       expression.KeyConditionBuilder
 	backward                  bool
+	filter                    *expression.ConditionBuilder // optional: a page may then hold fewer items
 }
 
 func pagedQuery[R any, T any](ctx context.Context, s *Store, p pagedSpec, limit int, cursor string, convert func(R) T) (Page[T], error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(p.key).Build()
+	b := expression.NewBuilder().WithKeyCondition(p.key)
+	if p.filter != nil {
+		b = b.WithFilter(*p.filter)
+	}
+	expr, err := b.Build()
 	if err != nil {
 		return Page[T]{}, err
 	}
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ScanIndexForward: aws.Bool(!p.backward),
+		ScanIndexForward: aws.Bool(!p.backward), FilterExpression: expr.Filter(),
 	}
 	keyAttrs := []string{attrPK, attrSK}
 	if p.index != "" {

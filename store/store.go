@@ -4,6 +4,7 @@
 package store
 
 import (
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -14,6 +15,15 @@ type Store struct {
 	db    *dynamodb.Client
 	table string
 	now   func() time.Time
+	// Billing: the shop's time zone (billing dates are its days), the days
+	// a reminder goes out before a payment, and the shard count a new table
+	// gets (0: the default; an existing table keeps its own).
+	loc          *time.Location
+	reminderLead int
+	shards       int
+
+	shardsMu   sync.Mutex
+	shardsRead int // the table's shard count, once read
 }
 
 // Option changes a Store.
@@ -22,9 +32,22 @@ type Option func(*Store)
 // WithClock replaces time.Now, for tests of expiry.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// WithTimeZone sets the shop's time zone, in which billing dates are days.
+func WithTimeZone(loc *time.Location) Option { return func(s *Store) { s.loc = loc } }
+
+// WithReminderLead sets how many days before a payment its reminder goes out.
+func WithReminderLead(days int) Option { return func(s *Store) { s.reminderLead = days } }
+
+// WithBillingShards sets the shard count of the billing-due indexes for a
+// table Migrate creates; on an existing table it must match.
+func WithBillingShards(n int) Option { return func(s *Store) { s.shards = n } }
+
+// DefaultReminderLead is the days between a reminder and its payment.
+const DefaultReminderLead = 7
+
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead}
 	for _, o := range opts {
 		o(s)
 	}
@@ -36,3 +59,9 @@ func (s *Store) Table() string { return s.table }
 
 // timestamp is the house format: UTC RFC 3339 with milliseconds.
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// Today is the billing date of now in the shop's time zone.
+func (s *Store) Today() time.Time { return DateOf(s.now(), s.loc) }
+
+// Location is the shop's time zone.
+func (s *Store) Location() *time.Location { return s.loc }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,17 +24,11 @@ const (
 	attrPaySK         = "PAY-SK"
 )
 
-// billingProjection is what the reminder and payment jobs read from the
-// billing-due indexes, and nothing more.
-var billingProjection = []string{
-	"EntityType", "AccountID", "SubscriptionID", "SKU", "Email",
-	"PaymentAmount", "Currency", "PaymentDay",
-	"NextPaymentDate", "NextReminderDate", "LastPaymentDate", "LastReminderDate",
-}
-
 func tableIndexes() []types.GlobalSecondaryIndex {
 	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
-	billing := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: billingProjection}
+	// The billing-due indexes project the whole subscription: the items are
+	// small, and a job acts on what it read without reading it again.
+	billing := all
 	idx := func(name, pk, sk string, p *types.Projection) types.GlobalSecondaryIndex {
 		return types.GlobalSecondaryIndex{
 			IndexName: aws.String(name),
@@ -75,11 +70,17 @@ func (s *Store) Migrate(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("describe table %s: %w", s.table, err)
 	default:
+		if err := s.replaceChangedIndexes(ctx, desc.Table); err != nil {
+			return err
+		}
 		if err := s.addMissingIndexes(ctx, desc.Table); err != nil {
 			return err
 		}
 	}
-	return s.enableTTL(ctx)
+	if err := s.enableTTL(ctx); err != nil {
+		return err
+	}
+	return s.settleShards(ctx)
 }
 
 func (s *Store) createTable(ctx context.Context) error {
@@ -98,6 +99,80 @@ func (s *Store) createTable(ctx context.Context) error {
 		return fmt.Errorf("create table %s: %w", s.table, err)
 	}
 	return s.waitActive(ctx)
+}
+
+// MigrateLog receives what Migrate changed on an existing table.
+var MigrateLog = func(msg string, args ...any) {}
+
+// sameIndex compares an index's keys and projection with the code's.
+func sameIndex(have types.GlobalSecondaryIndexDescription, want types.GlobalSecondaryIndex) bool {
+	if len(have.KeySchema) != len(want.KeySchema) || have.Projection == nil {
+		return false
+	}
+	for i := range want.KeySchema {
+		if aws.ToString(have.KeySchema[i].AttributeName) != aws.ToString(want.KeySchema[i].AttributeName) || have.KeySchema[i].KeyType != want.KeySchema[i].KeyType {
+			return false
+		}
+	}
+	if have.Projection.ProjectionType != want.Projection.ProjectionType {
+		return false
+	}
+	a, b := slices.Clone(have.Projection.NonKeyAttributes), slices.Clone(want.Projection.NonKeyAttributes)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// replaceChangedIndexes deletes every index whose keys or projection differ
+// from the code's; addMissingIndexes then creates it anew and DynamoDB
+// backfills it.
+func (s *Store) replaceChangedIndexes(ctx context.Context, t *types.TableDescription) error {
+	want := map[string]types.GlobalSecondaryIndex{}
+	for _, g := range tableIndexes() {
+		want[aws.ToString(g.IndexName)] = g
+	}
+	kept := t.GlobalSecondaryIndexes[:0:0]
+	for _, g := range t.GlobalSecondaryIndexes {
+		w, ok := want[aws.ToString(g.IndexName)]
+		if !ok || sameIndex(g, w) {
+			kept = append(kept, g)
+			continue
+		}
+		MigrateLog("index differs from the code: recreating it", "table", s.table, "index", aws.ToString(g.IndexName))
+		_, err := s.db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName:                   aws.String(s.table),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: g.IndexName}}},
+		})
+		if err != nil {
+			return fmt.Errorf("delete index %s: %w", aws.ToString(g.IndexName), err)
+		}
+		if err := s.waitIndexGone(ctx, aws.ToString(g.IndexName)); err != nil {
+			return err
+		}
+	}
+	t.GlobalSecondaryIndexes = kept
+	return nil
+}
+
+func (s *Store) waitIndexGone(ctx context.Context, name string) error {
+	for {
+		out, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
+		if err != nil {
+			return fmt.Errorf("describe table %s: %w", s.table, err)
+		}
+		gone := out.Table.TableStatus == types.TableStatusActive
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			gone = gone && aws.ToString(g.IndexName) != name
+		}
+		if gone {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 func (s *Store) addMissingIndexes(ctx context.Context, t *types.TableDescription) error {
@@ -120,6 +195,7 @@ func (s *Store) addMissingIndexes(ctx context.Context, t *types.TableDescription
 		if err != nil {
 			return fmt.Errorf("add index %s: %w", aws.ToString(g.IndexName), err)
 		}
+		MigrateLog("index created", "table", s.table, "index", aws.ToString(g.IndexName))
 		// DynamoDB takes one index creation at a time.
 		if err := s.waitActive(ctx); err != nil {
 			return err

@@ -44,9 +44,9 @@ type orderMaker struct {
 	n       int
 }
 
-func newOrderMaker(t *testing.T) *orderMaker {
+func newOrderMaker(t *testing.T, ledger payment.Ledger) *orderMaker {
 	t.Helper()
-	g := payment.NewTestGateway()
+	g := payment.NewTestGateway(ledger)
 	card, err := g.Tokenize(context.Background(), payment.CardSucceeds, "12/99", "123")
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestAdminProductsListCreateEditAndStock(t *testing.T) {
 func TestAdminProductOrdersByDate(t *testing.T) {
 	s := newShop(t)
 	b := s.staff(t)
-	m := newOrderMaker(t)
+	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
 	now := time.Now().UTC()
 	m.place(s.env.Store, ada, line("cf-grinder", 2))
@@ -356,7 +356,7 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 	s := newShop(t)
 	b := s.staff(t)
-	m := newOrderMaker(t)
+	m := newOrderMaker(t, s.env.Store)
 	ada, henrik := s.customerID(t, demo.CustomerEmail), s.customerID(t, "henrik@fikafield.example")
 	now := time.Now().UTC()
 	twoMonthsAgo := time.Date(now.Year(), now.Month()-2, 10, 9, 0, 0, 0, time.UTC)
@@ -486,7 +486,7 @@ func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	s := newShop(t)
 	b := s.staff(t)
-	m := newOrderMaker(t)
+	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
 	o := m.place(s.env.Store, ada, line("cf-grinder", 1), line("bk-cinnamon", 2))
 	path := "/admin/orders/" + o.ID
@@ -612,7 +612,7 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 func TestAdminCustomers(t *testing.T) {
 	s := newShop(t)
 	b := s.staff(t)
-	m := newOrderMaker(t)
+	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
 	o := m.place(s.env.Store, ada, line("kt-mug", 2))
 

@@ -237,7 +237,7 @@ func TestHeadersHealthAndMetrics(t *testing.T) {
 func TestAppNeedsGoodSessionKeys(t *testing.T) {
 	env := storetest.New(t)
 	for _, keys := range [][][]byte{nil, {[]byte("short")}} {
-		_, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
+		_, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(env.Store), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
 		if err == nil {
 			t.Errorf("keys %q accepted", keys)
 		}

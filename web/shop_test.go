@@ -68,15 +68,16 @@ func startApp(t testing.TB, env storetest.Env, table string, keys [][]byte) (str
 
 func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer, *payment.TestGateway) {
 	t.Helper()
-	gateway := payment.NewTestGateway()
 	logs := &syncBuffer{}
 	metrics := web.NewMetrics()
 	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: env.Endpoint}, env.Counter, metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := store.New(client, table)
+	gateway := payment.NewTestGateway(st)
 	app, err := web.New(web.Config{
-		Store: store.New(client, table), Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Gateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
 	})
 	if err != nil {

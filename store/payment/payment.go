@@ -18,12 +18,8 @@ import (
 	"shop/store"
 )
 
-// Card is what the shop may keep of a card.
-type Card struct {
-	Token string
-	Brand string
-	Last4 string
-}
+// Card is what the shop may keep of a card: token, brand, last four.
+type Card = store.Card
 
 // Gateway turns cards into tokens and charges them, once per idempotency key.
 type Gateway interface {
@@ -125,29 +121,68 @@ func brandOf(digits string) string {
 	}
 }
 
-type charge struct {
-	id     string
-	amount store.Money
-	token  string
-	voided bool
+// Ledger is where the test gateway keeps its cards and charges: the shop's
+// table (store.Store), so that every process and every restart sees them.
+type Ledger interface {
+	PutGatewayCard(ctx context.Context, c store.GatewayCard) error
+	GatewayCard(ctx context.Context, token string) (store.GatewayCard, error)
+	RecordGatewayCharge(ctx context.Context, c store.GatewayCharge) (store.GatewayCharge, error)
+	GatewayCharge(ctx context.Context, key string) (store.GatewayCharge, error)
+	VoidGatewayCharge(ctx context.Context, chargeID string) error
 }
 
-// TestGateway is an in-process gateway for development and tests. It keeps
-// tokens and charges in memory and behaves by card number: see the Card*
-// constants; any other valid number succeeds.
+// Outcomes a test card gives every charge.
+const (
+	outcomeOK           = "ok"
+	outcomeDeclined     = "declined"
+	outcomeInsufficient = "insufficient_funds"
+	outcomeProcessing   = "processing_error"
+)
+
+func outcomeOf(digits string) string {
+	switch digits {
+	case CardDeclined:
+		return outcomeDeclined
+	case CardInsufficientFunds:
+		return outcomeInsufficient
+	case CardProcessingError:
+		return outcomeProcessing
+	}
+	return outcomeOK
+}
+
+func errorOf(outcome string) error {
+	switch outcome {
+	case outcomeOK:
+		return nil
+	case outcomeInsufficient:
+		return ErrInsufficientFunds
+	case outcomeProcessing:
+		return ErrProcessing
+	}
+	return ErrDeclined
+}
+
+// TestGateway is the gateway for development and tests. It behaves by card
+// number (see the Card* constants; any other valid number succeeds) and
+// keeps, as a real gateway does on its side, its cards (token -> brand, last
+// four and behaviour; never the number) and its ledger of charges in the
+// Ledger. A charge repeated with the same idempotency key, from any process,
+// returns the first charge; with another amount it is refused. A decline is
+// not kept, so another card can be tried under the same key.
 type TestGateway struct {
 	Now func() time.Time
 
-	mu      sync.Mutex
-	tokens  map[string]string  // token -> number
-	byKey   map[string]*charge // idempotency key -> charge
-	byID    map[string]*charge
-	charges int // charge attempts that reached the bank
+	ledger Ledger
+
+	mu       sync.Mutex
+	captured map[string]store.Money // charge id -> amount, made by this process and not voided
+	attempts int                    // charges that reached the bank from this process
 }
 
-// NewTestGateway returns an empty test gateway.
-func NewTestGateway() *TestGateway {
-	return &TestGateway{Now: time.Now, tokens: map[string]string{}, byKey: map[string]*charge{}, byID: map[string]*charge{}}
+// NewTestGateway returns a test gateway keeping its records in ledger.
+func NewTestGateway(ledger Ledger) *TestGateway {
+	return &TestGateway{Now: time.Now, ledger: ledger, captured: map[string]store.Money{}}
 }
 
 func randomID(prefix string) string {
@@ -157,7 +192,7 @@ func randomID(prefix string) string {
 }
 
 // Tokenize checks the card and returns a token for it.
-func (g *TestGateway) Tokenize(_ context.Context, number, expiry, cvc string) (Card, error) {
+func (g *TestGateway) Tokenize(ctx context.Context, number, expiry, cvc string) (Card, error) {
 	digits, err := ParseCardNumber(number)
 	if err != nil {
 		return Card{}, err
@@ -173,11 +208,11 @@ func (g *TestGateway) Tokenize(_ context.Context, number, expiry, cvc string) (C
 	if len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "" {
 		return Card{}, ErrInvalidCVC
 	}
-	tok := randomID("tok_")
-	g.mu.Lock()
-	g.tokens[tok] = digits
-	g.mu.Unlock()
-	return Card{Token: tok, Brand: brandOf(digits), Last4: digits[len(digits)-4:]}, nil
+	c := store.GatewayCard{Token: randomID("tok_"), Brand: brandOf(digits), Last4: digits[len(digits)-4:], Outcome: outcomeOf(digits), Expires: end}
+	if err := g.ledger.PutGatewayCard(ctx, c); err != nil {
+		return Card{}, fmt.Errorf("keep card: %w", err)
+	}
+	return Card{Token: c.Token, Brand: c.Brand, Last4: c.Last4}, nil
 }
 
 // Charge charges the card once per idempotency key: a repeat with the same
@@ -186,57 +221,79 @@ func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Mon
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	if first, err := g.ledger.GatewayCharge(ctx, key); err == nil {
+		return answer(first, amount)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	c := store.GatewayCharge{Key: key, Token: token, Amount: amount, At: g.Now().UTC().Truncate(time.Millisecond), Outcome: outcomeDeclined}
+	card, err := g.ledger.GatewayCard(ctx, token)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// An unknown token (an imported card that was never valid) is declined.
+	case err != nil:
+		return "", err
+	case !c.At.Before(card.Expires):
+		c.Last4 = card.Last4
+	default:
+		c.Outcome, c.Last4 = card.Outcome, card.Last4
+	}
+	if c.Outcome != outcomeOK {
+		// Not kept: the customer may try again with another card on the
+		// same form (and so the same key).
+		g.mu.Lock()
+		g.attempts++
+		g.mu.Unlock()
+		return "", errorOf(c.Outcome)
+	}
+	c.ID = randomID("ch_")
+	recorded, err := g.ledger.RecordGatewayCharge(ctx, c)
+	if errors.Is(err, store.ErrConflict) {
+		return answer(recorded, amount) // a twin with the same key was first
+	}
+	if err != nil {
+		return "", fmt.Errorf("record charge: %w", err)
+	}
+	// The ledger's conditional write is the charge: twins racing on one key
+	// reach the bank once.
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if c, ok := g.byKey[key]; ok {
-		switch {
-		case c.amount != amount:
-			return "", ErrKeyReused
-		case c.voided:
-			return "", ErrVoided
-		}
-		return c.id, nil
+	g.attempts++
+	g.captured[c.ID] = amount
+	g.mu.Unlock()
+	return c.ID, nil
+}
+
+// answer is what a repeated key gets: the first answer, if the amount is
+// the same.
+func answer(first store.GatewayCharge, amount store.Money) (string, error) {
+	switch {
+	case first.Amount != amount:
+		return "", ErrKeyReused
+	case first.Voided:
+		return "", ErrVoided
 	}
-	number, ok := g.tokens[token]
-	if !ok {
-		return "", fmt.Errorf("unknown card token: %w", ErrDeclined)
-	}
-	g.charges++
-	switch number {
-	case CardDeclined:
-		return "", ErrDeclined
-	case CardInsufficientFunds:
-		return "", ErrInsufficientFunds
-	case CardProcessingError:
-		return "", ErrProcessing
-	}
-	c := &charge{id: randomID("ch_"), amount: amount, token: token}
-	g.byKey[key], g.byID[c.id] = c, c
-	return c.id, nil
+	return first.ID, errorOf(first.Outcome)
 }
 
 // Void cancels a charge; voiding twice is fine.
-func (g *TestGateway) Void(_ context.Context, chargeID string) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	c, ok := g.byID[chargeID]
-	if !ok {
-		return fmt.Errorf("no charge %s", chargeID)
+func (g *TestGateway) Void(ctx context.Context, chargeID string) error {
+	if err := g.ledger.VoidGatewayCharge(ctx, chargeID); err != nil {
+		return err
 	}
-	c.voided = true
+	g.mu.Lock()
+	delete(g.captured, chargeID)
+	g.mu.Unlock()
 	return nil
 }
 
-// Captured is what the gateway holds: charges not voided and their sum, and
-// how many times a card was charged at all.
+// Captured is what this process charged: charges not voided and their sum,
+// and how many charges reached the bank at all (repeats by key do not).
 func (g *TestGateway) Captured() (count int, total int64, attempts int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, c := range g.byID {
-		if !c.voided {
-			count++
-			total += c.amount.Amount
-		}
+	for _, m := range g.captured {
+		count++
+		total += m.Amount
 	}
-	return count, total, g.charges
+	return count, total, g.attempts
 }

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/storetest"
 )
+
+func TestMain(m *testing.M) { storetest.Main(m) }
 
 func TestParseCardNumber(t *testing.T) {
 	for _, tc := range []struct {
@@ -75,7 +78,7 @@ func FuzzParseCardNumber(f *testing.F) {
 }
 
 func TestTestGatewayBehavesByCard(t *testing.T) {
-	g := NewTestGateway()
+	g := NewTestGateway(storetest.New(t).Store)
 	g.Now = func() time.Time { return time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC) }
 	ctx := context.Background()
 	eur := func(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
@@ -107,7 +110,7 @@ func TestTestGatewayBehavesByCard(t *testing.T) {
 
 // Many charges with one key charge once.
 func TestTestGatewayChargesOncePerKey(t *testing.T) {
-	g := NewTestGateway()
+	g := NewTestGateway(storetest.New(t).Store)
 	ctx := context.Background()
 	card, err := g.Tokenize(ctx, CardSucceeds, "12/99", "123")
 	if err != nil {

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// The test gateway's own records. A real card gateway keeps its cards and
+// its ledger on its side; the built-in test gateway keeps them in the
+// shop's table so that any process, after any restart, can charge a token
+// and a repeated idempotency key returns the first answer. The shop itself
+// reads none of this: it keeps a Card (token, brand, last four).
+
+// GatewayCard is the gateway's side of a card: how the test gateway will
+// answer a charge to it. No card number is kept.
+type GatewayCard struct {
+	Token   string
+	Brand   string
+	Last4   string
+	Outcome string // "ok", or the code of the error every charge gets
+	Expires time.Time
+}
+
+// GatewayCharge is one entry of the gateway's ledger, by idempotency key.
+type GatewayCharge struct {
+	Key     string
+	ID      string // "" for a declined attempt
+	Token   string
+	Last4   string
+	Amount  Money
+	At      time.Time
+	Outcome string // "ok" or the decline's code
+	Voided  bool
+}
+
+type gatewayCardRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	Brand      string `dynamodbav:"Brand"`
+	Last4      string `dynamodbav:"Last4"`
+	Outcome    string `dynamodbav:"Outcome"`
+	Expires    string `dynamodbav:"Expires"`
+}
+
+type gatewayChargeRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	ChargeID   string `dynamodbav:"ChargeID,omitempty"`
+	Token      string `dynamodbav:"Token"`
+	Last4      string `dynamodbav:"Last4"`
+	Amount     int64  `dynamodbav:"Amount"`
+	Currency   string `dynamodbav:"Currency"`
+	At         string `dynamodbav:"At"`
+	Outcome    string `dynamodbav:"Outcome"`
+	Voided     bool   `dynamodbav:"Voided"`
+	GSI1PK     string `dynamodbav:"GSI1-PK,omitempty"` // gwcharge#<id>: void by id
+	GSI1SK     string `dynamodbav:"GSI1-SK,omitempty"`
+}
+
+func (r gatewayChargeRecord) charge() GatewayCharge {
+	return GatewayCharge{Key: trimPrefix(r.PK, prefixGateway), ID: r.ChargeID, Token: r.Token, Last4: r.Last4,
+		Amount: Money{r.Amount, r.Currency}, At: parseTime(r.At), Outcome: r.Outcome, Voided: r.Voided}
+}
+
+// PutGatewayCard keeps a card the gateway tokenised.
+func (s *Store) PutGatewayCard(ctx context.Context, c GatewayCard) error {
+	return s.putNew(ctx, gatewayCardRecord{
+		PK: gatewayCardKey(c.Token), SK: sortKeyCard, EntityType: entityGatewayCard,
+		Brand: c.Brand, Last4: c.Last4, Outcome: c.Outcome, Expires: timestamp(c.Expires),
+	}, "gateway card")
+}
+
+// GatewayCard reads a tokenised card; ErrNotFound for an unknown token.
+func (s *Store) GatewayCard(ctx context.Context, token string) (GatewayCard, error) {
+	var r gatewayCardRecord
+	if err := s.getItem(ctx, gatewayCardKey(token), sortKeyCard, &r); err != nil {
+		return GatewayCard{}, fmt.Errorf("gateway card: %w", err)
+	}
+	return GatewayCard{Token: token, Brand: r.Brand, Last4: r.Last4, Outcome: r.Outcome, Expires: parseTime(r.Expires)}, nil
+}
+
+// RecordGatewayCharge writes a ledger entry once per key. If the key is
+// already in the ledger, the first entry is returned with ErrConflict
+// (read strongly consistent, so a twin in another process is seen).
+func (s *Store) RecordGatewayCharge(ctx context.Context, c GatewayCharge) (GatewayCharge, error) {
+	rec := gatewayChargeRecord{
+		PK: gatewayChargeKey(c.Key), SK: sortKeyCharge, EntityType: entityGatewayCharge,
+		ChargeID: c.ID, Token: c.Token, Last4: c.Last4, Amount: c.Amount.Amount, Currency: c.Amount.Currency,
+		At: timestamp(c.At), Outcome: c.Outcome,
+	}
+	if c.ID != "" {
+		rec.GSI1PK, rec.GSI1SK = gatewayIDKey(c.ID), gatewayIDKey(c.ID)
+	}
+	err := s.putNew(ctx, rec, "gateway charge")
+	if errors.Is(err, ErrConflict) {
+		first, rerr := s.GatewayCharge(ctx, c.Key)
+		if rerr != nil {
+			return GatewayCharge{}, rerr
+		}
+		return first, ErrConflict
+	}
+	return c, err
+}
+
+// GatewayCharge reads the ledger entry of an idempotency key (consistent).
+func (s *Store) GatewayCharge(ctx context.Context, key string) (GatewayCharge, error) {
+	var r gatewayChargeRecord
+	if err := s.getItemConsistent(ctx, gatewayChargeKey(key), sortKeyCharge, &r); err != nil {
+		return GatewayCharge{}, fmt.Errorf("gateway charge: %w", err)
+	}
+	return r.charge(), nil
+}
+
+// VoidGatewayCharge marks a charge voided; voiding twice is fine.
+func (s *Store) VoidGatewayCharge(ctx context.Context, chargeID string) error {
+	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(gatewayIDKey(chargeID))), true)
+	if err != nil {
+		return fmt.Errorf("find charge %s: %w", chargeID, err)
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("charge %s: %w", chargeID, ErrNotFound)
+	}
+	var r gatewayChargeRecord
+	if err := attributevalue.UnmarshalMap(items[0], &r); err != nil {
+		return err
+	}
+	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Voided"), expression.Value(true))).
+		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: itemKey(r.PK, r.SK),
+		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
+		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+	})
+	if err != nil {
+		return fmt.Errorf("void charge %s: %w", chargeID, err)
+	}
+	return nil
+}

@@ -1,0 +1,555 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The subscription item: PK=ACC#<customer>, SK=SUB#<id>#SKU#<product>, as in
+// the AWS guide. While a job has something to do with it, it carries the
+// keys of the sharded billing-due indexes; the change is in the same write.
+type subscriptionRecord struct {
+	PK               string `dynamodbav:"PK"`
+	SK               string `dynamodbav:"SK"`
+	EntityType       string `dynamodbav:"EntityType"`
+	SubscriptionID   string `dynamodbav:"SubscriptionID"`
+	AccountID        string `dynamodbav:"AccountID"`
+	SKU              string `dynamodbav:"SKU"`
+	ProductName      string `dynamodbav:"ProductName"`
+	Email            string `dynamodbav:"Email"`
+	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
+	PaymentAmount    int64  `dynamodbav:"PaymentAmount"` // MonthlyPrice × PeriodMonths, as the jobs charge it
+	Currency         string `dynamodbav:"Currency"`
+	PeriodMonths     int    `dynamodbav:"PeriodMonths"`
+	PaymentDay       int    `dynamodbav:"PaymentDay"`
+	Status           string `dynamodbav:"Status"`
+	CardToken        string `dynamodbav:"CardToken"`
+	CardBrand        string `dynamodbav:"CardBrand"`
+	CardLast4        string `dynamodbav:"CardLast4"`
+	NextPaymentDate  string `dynamodbav:"NextPaymentDate,omitempty"`
+	NextReminderDate string `dynamodbav:"NextReminderDate,omitempty"`
+	LastPaymentDate  string `dynamodbav:"LastPaymentDate,omitempty"`
+	LastReminderDate string `dynamodbav:"LastReminderDate,omitempty"`
+	EndsOn           string `dynamodbav:"EndsOn,omitempty"`
+	RetryDate        string `dynamodbav:"RetryDate,omitempty"`
+	PausedOn         string `dynamodbav:"PausedOn,omitempty"`
+	CancelledOn      string `dynamodbav:"CancelledOn,omitempty"`
+	CreatedAt        string `dynamodbav:"CreatedAt"`
+	Version          int    `dynamodbav:"Version"`
+	// Staff lists by status (GSI1), newest first.
+	GSI1PK string `dynamodbav:"GSI1-PK"`
+	GSI1SK string `dynamodbav:"GSI1-SK"`
+	// Sparse billing-due indexes, sharded REM#n / PAY#n by a hash of the id.
+	RemPK string `dynamodbav:"REM-PK,omitempty"`
+	RemSK string `dynamodbav:"REM-SK,omitempty"`
+	PayPK string `dynamodbav:"PAY-PK,omitempty"`
+	PaySK string `dynamodbav:"PAY-SK,omitempty"`
+}
+
+func parseDate(s string) time.Time {
+	d, _ := ParseDate(s)
+	return d
+}
+
+func (r subscriptionRecord) subscription() Subscription {
+	return Subscription{
+		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email,
+		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
+		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4},
+		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
+		LastPaymentDate: parseDate(r.LastPaymentDate), LastReminderDate: parseDate(r.LastReminderDate),
+		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn),
+		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
+	}
+}
+
+// newSubscriptionRecord is the item of a subscription, with the due-date
+// index keys its status calls for: active, the next reminder and payment;
+// ending at period end, only the end date (the job cancels then); past due,
+// the retry date; paused or cancelled, none.
+func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
+	r := subscriptionRecord{
+		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
+		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Email: s.Email,
+		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.Amount().Amount, Currency: s.MonthlyPrice.Currency,
+		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
+		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
+		NextPaymentDate: FormatDate(s.NextPaymentDate), NextReminderDate: FormatDate(s.NextReminderDate),
+		LastPaymentDate: FormatDate(s.LastPaymentDate), LastReminderDate: FormatDate(s.LastReminderDate),
+		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn),
+		CancelledOn: FormatDate(s.CancelledOn), CreatedAt: timestamp(s.CreatedAt), Version: s.Version,
+		GSI1PK: subscriptionsByStatusKey(s.Status), GSI1SK: createdKey(s.CreatedAt, s.ID),
+	}
+	shard := shardOf(s.ID, shards)
+	pay := func(d time.Time) {
+		if !d.IsZero() {
+			r.PayPK, r.PaySK = dueShardKey(prefixPaymentDue, shard), dueSortKey(d, s.ID)
+		}
+	}
+	switch {
+	case s.Ending():
+		pay(s.EndsOn)
+	case s.Status == SubscriptionActive:
+		pay(s.NextPaymentDate)
+		if !s.NextReminderDate.IsZero() {
+			r.RemPK, r.RemSK = dueShardKey(prefixReminderDue, shard), dueSortKey(s.NextReminderDate, s.ID)
+		}
+	case s.Status == SubscriptionPastDue:
+		pay(s.RetryDate)
+	}
+	return r
+}
+
+// Receipt is one payment of a subscription, kept six months.
+type Receipt struct {
+	Number         string // short, unique within the account; also its URL
+	AccountID      string
+	SubscriptionID string
+	ProductID      string
+	ProductName    string
+	Email          string
+	ProcessedAt    time.Time // the charge's time
+	Amount         Money
+	Card           Card // brand and last four; no token
+	ChargeID       string
+	PeriodStart    time.Time // billing dates: the period paid, [start, end)
+	PeriodEnd      time.Time
+	ExpiresAt      time.Time
+}
+
+type receiptRecord struct {
+	PK              string `dynamodbav:"PK"`
+	SK              string `dynamodbav:"SK"`
+	EntityType      string `dynamodbav:"EntityType"`
+	Number          string `dynamodbav:"Number"`
+	SubscriptionID  string `dynamodbav:"SubscriptionID"`
+	SKU             string `dynamodbav:"SKU"`
+	ProductName     string `dynamodbav:"ProductName"`
+	Email           string `dynamodbav:"Email"`
+	ProcessedDate   string `dynamodbav:"ProcessedDate"`
+	ProcessedAmount int64  `dynamodbav:"ProcessedAmount"`
+	Currency        string `dynamodbav:"Currency"`
+	CardBrand       string `dynamodbav:"CardBrand"`
+	CardLast4       string `dynamodbav:"CardLast4"`
+	ChargeID        string `dynamodbav:"ChargeID"`
+	PeriodStart     string `dynamodbav:"PeriodStart"`
+	PeriodEnd       string `dynamodbav:"PeriodEnd"`
+	ExpiresAt       int64  `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+}
+
+func (r receiptRecord) receipt() Receipt {
+	return Receipt{
+		Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
+		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, ProcessedAt: parseTime(r.ProcessedDate),
+		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
+		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
+		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(),
+	}
+}
+
+// ReceiptRetention is how long a receipt stays visible. DynamoDB's TTL
+// deletes it a day after that (deletion runs late, reads filter on it too).
+const ReceiptRetention = 6
+
+// receiptExpiry keeps a receipt the full six months and a day.
+func receiptExpiry(processedAt time.Time) time.Time {
+	return processedAt.AddDate(0, ReceiptRetention, 1)
+}
+
+// ReceiptNumber is a receipt's short number: its time in milliseconds and a
+// letter pair from its product, in the id alphabet (R + 10 + 2 characters).
+func ReceiptNumber(processedAt time.Time, productID string) string {
+	ms := uint64(processedAt.UnixMilli())
+	var b [8]byte
+	for i := 7; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	h := shardOf(productID, 1024)
+	return "R" + idEncoding.EncodeToString(b[2:]) + idEncoding.EncodeToString([]byte{byte(h >> 2)})[:2]
+}
+
+// receiptTimeOf reads the time back out of a receipt number.
+func receiptTimeOf(number string) (time.Time, bool) {
+	if len(number) != 13 || number[0] != 'R' {
+		return time.Time{}, false
+	}
+	b, err := idEncoding.DecodeString(number[1:11])
+	if err != nil || len(b) != 6 {
+		return time.Time{}, false
+	}
+	var ms uint64
+	for _, c := range b {
+		ms = ms<<8 | uint64(c)
+	}
+	return time.UnixMilli(int64(ms)).UTC(), true
+}
+
+func newReceiptRecord(r Receipt) receiptRecord {
+	return receiptRecord{
+		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
+		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email,
+		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
+		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
+		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
+	}
+}
+
+type periodRecord struct {
+	PK            string `dynamodbav:"PK"`
+	SK            string `dynamodbav:"SK"`
+	EntityType    string `dynamodbav:"EntityType"`
+	ReceiptNumber string `dynamodbav:"ReceiptNumber"`
+	ExpiresAt     int64  `dynamodbav:"ExpiresAt"`
+}
+
+// NewReceipt is the receipt of a charge for a subscription's period.
+func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {
+	return Receipt{
+		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
+		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, ProcessedAt: charge.At,
+		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
+		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At),
+	}
+}
+
+// receiptWrites are the two items of a receipt: the receipt and its period
+// marker, both on condition they do not exist yet.
+func (s *Store) receiptWrites(r Receipt) ([]types.TransactWriteItem, error) {
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, err
+	}
+	var out []types.TransactWriteItem
+	for _, rec := range []any{newReceiptRecord(r), periodRecord{
+		PK: accountKey(r.AccountID), SK: periodKey(r.SubscriptionID, r.PeriodStart), EntityType: entityPeriod,
+		ReceiptNumber: r.Number, ExpiresAt: r.ExpiresAt.Unix(),
+	}} {
+		item, err := attributevalue.MarshalMap(rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		}})
+	}
+	return out, nil
+}
+
+// SubscribeRequest is one press of "Subscribe".
+type SubscribeRequest struct {
+	Key          string // idempotency key from the form
+	CustomerID   string
+	Email        string
+	Product      Product
+	PaymentDay   int
+	PeriodMonths int
+	Card         Card
+}
+
+type subscribeKeyRecord struct {
+	PK             string `dynamodbav:"PK"`
+	SK             string `dynamodbav:"SK"`
+	EntityType     string `dynamodbav:"EntityType"`
+	CustomerID     string `dynamodbav:"CustomerID"`
+	SubscriptionID string `dynamodbav:"SubscriptionID"`
+	ExpiresAt      int64  `dynamodbav:"ExpiresAt"`
+}
+
+var ErrBadSubscribeKey = errors.New("subscribe key must be an id of at most 36 characters")
+
+// Subscribe takes the first payment and creates the subscription with its
+// first receipt, once per idempotency key: the charge uses a key derived
+// from it, and one transaction writes the key, the subscription, the receipt
+// and its period marker (create subscription and create receipt, patterns 1
+// and 2 of the guide). A declined card writes nothing. A twin submission
+// gets the subscription the first one made.
+func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Charger) (Subscription, Receipt, error) {
+	switch {
+	case !ValidID(req.Key) || len(req.Key) > 36:
+		return Subscription{}, Receipt{}, ErrBadSubscribeKey
+	case !req.Product.Subscribable || req.Product.MonthlyPrice.Amount <= 0:
+		return Subscription{}, Receipt{}, ErrNotSubscribable
+	case !ValidPaymentDay(req.PaymentDay):
+		return Subscription{}, Receipt{}, ErrBadPaymentDay
+	case !ValidPeriod(req.PeriodMonths):
+		return Subscription{}, Receipt{}, ErrBadPeriod
+	}
+	key := "sub-" + req.CustomerID + "-" + req.Key
+	if sub, err := s.subscriptionForKey(ctx, key, req.CustomerID); err == nil || !errors.Is(err, ErrNotFound) {
+		return sub, Receipt{}, err
+	}
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return Subscription{}, Receipt{}, err
+	}
+	now := s.now()
+	today := DateOf(now, s.loc)
+	sub := Subscription{
+		ID: NewID(), AccountID: req.CustomerID, ProductID: req.Product.ID, ProductName: req.Product.Name, Email: req.Email,
+		MonthlyPrice: req.Product.MonthlyPrice, PeriodMonths: req.PeriodMonths, PaymentDay: req.PaymentDay,
+		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
+		LastPaymentDate: today,
+	}
+	// The first period runs from today to the payment day of the next period.
+	sub.NextPaymentDate = NextBillingDate(today, sub.PeriodMonths, sub.PaymentDay)
+	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, today, s.reminderLead)
+
+	chargeID, err := charger.Charge(ctx, req.Card.Token, sub.Amount(), key)
+	if err != nil {
+		return Subscription{}, Receipt{}, err
+	}
+	// A twin submission makes its own receipt key, but its transaction
+	// fails on the subscribe key, so the period is receipted once.
+	charge := GatewayCharge{Key: key, ID: chargeID, Amount: sub.Amount(), At: now}
+	receipt := NewReceipt(sub, charge, today, sub.NextPaymentDate)
+
+	items, err := s.receiptWrites(receipt)
+	if err != nil {
+		return Subscription{}, Receipt{}, err
+	}
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return Subscription{}, Receipt{}, err
+	}
+	for _, rec := range []any{
+		subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
+			CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()},
+		newSubscriptionRecord(sub, shards),
+	} {
+		item, err := attributevalue.MarshalMap(rec)
+		if err != nil {
+			return Subscription{}, Receipt{}, err
+		}
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+		}})
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if err == nil {
+		return sub, receipt, nil
+	}
+	// A twin submission with the same key won: its subscription is the
+	// answer, and the charge (the same, by key) stands.
+	if twin, terr := s.subscriptionForKey(ctx, key, req.CustomerID); terr == nil {
+		return twin, Receipt{}, nil
+	}
+	if verr := charger.Void(ctx, chargeID); verr != nil {
+		slog.ErrorContext(ctx, "void subscription charge after a failed write", "charge", chargeID, "err", verr)
+	}
+	return Subscription{}, Receipt{}, fmt.Errorf("create subscription: %w", err)
+}
+
+// CreateSubscription writes a new subscription on condition that it does
+// not exist (pattern 1 of the guide, for imports and seeding: customers
+// subscribe through Subscribe, which writes the same item in its
+// transaction).
+func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) error {
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return err
+	}
+	return s.putNew(ctx, newSubscriptionRecord(sub, shards), "subscription "+sub.ID)
+}
+
+// subscriptionForKey finds the subscription a subscribe key made.
+func (s *Store) subscriptionForKey(ctx context.Context, key, customerID string) (Subscription, error) {
+	var r subscribeKeyRecord
+	if err := s.getItemConsistent(ctx, idempotencyKey(key), idempotencyKey(key), &r); err != nil {
+		return Subscription{}, err
+	}
+	if r.CustomerID != customerID || r.SubscriptionID == "" {
+		return Subscription{}, ErrBadSubscribeKey
+	}
+	return s.subscription(ctx, customerID, r.SubscriptionID, true)
+}
+
+// Subscriptions lists a customer's subscriptions (pattern 6: PK=ACC#id,
+// SK begins_with SUB#), one Query.
+func (s *Store) Subscriptions(ctx context.Context, customerID string) ([]Subscription, error) {
+	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
+		And(expression.Key(attrSK).BeginsWith(prefixSubscription)), true)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions of %s: %w", customerID, err)
+	}
+	subs, err := unmarshalItems(items, subscriptionRecord.subscription)
+	if err != nil {
+		return nil, err
+	}
+	// Newest first: ids sort by creation time.
+	for i, j := 0, len(subs)-1; i < j; i, j = i+1, j-1 {
+		subs[i], subs[j] = subs[j], subs[i]
+	}
+	return subs, nil
+}
+
+// Subscription reads one of a customer's subscriptions by id: another
+// customer's id is ErrNotFound, as an unknown one is.
+func (s *Store) Subscription(ctx context.Context, customerID, id string) (Subscription, error) {
+	return s.subscription(ctx, customerID, id, false)
+}
+
+func (s *Store) subscription(ctx context.Context, customerID, id string, consistent bool) (Subscription, error) {
+	if !ValidID(customerID) || !ValidID(id) {
+		return Subscription{}, ErrNotFound
+	}
+	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
+		And(expression.Key(attrSK).BeginsWith(subscriptionIDPrefix(id))), true, consistent)
+	if err != nil {
+		return Subscription{}, fmt.Errorf("subscription %s: %w", id, err)
+	}
+	if len(items) == 0 {
+		return Subscription{}, fmt.Errorf("subscription %s: %w", id, ErrNotFound)
+	}
+	var r subscriptionRecord
+	if err := attributevalue.UnmarshalMap(items[0], &r); err != nil {
+		return Subscription{}, err
+	}
+	return r.subscription(), nil
+}
+
+// UpdateSubscription writes a subscription whole on condition that it is
+// still at the version read, and bumps the version (pattern 3). Its due-date
+// index keys follow its new state in the same write. ErrConflict if it
+// changed or is gone.
+func (s *Store) UpdateSubscription(ctx context.Context, sub Subscription) (Subscription, error) {
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return Subscription{}, err
+	}
+	read := sub.Version
+	sub.Version++
+	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
+	if err != nil {
+		return Subscription{}, err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(read))).Build()
+	if err != nil {
+		return Subscription{}, err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	})
+	if isConditionFailed(err) {
+		return Subscription{}, fmt.Errorf("subscription %s at version %d: %w", sub.ID, read, ErrConflict)
+	}
+	if err != nil {
+		return Subscription{}, fmt.Errorf("update subscription %s: %w", sub.ID, err)
+	}
+	return sub, nil
+}
+
+// ChangeSubscription applies a customer's change to the subscription as
+// their page showed it (version). If it has changed since, or changes
+// between the read and the write, nothing is written and a *StaleError
+// carries it as it is now.
+func (s *Store) ChangeSubscription(ctx context.Context, customerID, id string, version int, change SubscriptionChange) (Subscription, error) {
+	cur, err := s.subscription(ctx, customerID, id, true)
+	if err != nil {
+		return Subscription{}, err
+	}
+	if cur.Version != version {
+		return cur, &StaleError{Current: cur}
+	}
+	next, err := change(cur, DateOf(s.now(), s.loc), s.reminderLead)
+	if err != nil {
+		return cur, err
+	}
+	saved, err := s.UpdateSubscription(ctx, next)
+	if errors.Is(err, ErrConflict) {
+		if now, rerr := s.subscription(ctx, customerID, id, true); rerr == nil {
+			return now, &StaleError{Current: now}
+		}
+	}
+	return saved, err
+}
+
+// PutReceipt writes a receipt and its period marker on condition neither
+// exists (pattern 2: create receipt); ErrConflict if the period was paid.
+func (s *Store) PutReceipt(ctx context.Context, r Receipt) error {
+	items, err := s.receiptWrites(r)
+	if err != nil {
+		return err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if cancellationReasons(err) != nil {
+		return fmt.Errorf("receipt %s: %w", r.Number, ErrConflict)
+	}
+	return err
+}
+
+// Receipts lists a customer's receipts processed in the days fromDay..toDay
+// (YYYY-MM-DD, inclusive), newest first (pattern 7: PK=ACC#id, SK between
+// REC#from and REC#to~). A receipt past its TTL that DynamoDB has not deleted
+// yet is filtered out.
+func (s *Store) Receipts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[Receipt], error) {
+	lo, hi := dayRange(prefixReceipt, fromDay, toDay)
+	return s.receiptsBetween(ctx, customerID, lo, hi, limit, cursor)
+}
+
+// RecentReceipts lists the receipts of the last six months, newest first.
+func (s *Store) RecentReceipts(ctx context.Context, customerID string, limit int, cursor string) (Page[Receipt], error) {
+	lo, hi := receiptRange(s.now().AddDate(0, -ReceiptRetention, 0))
+	return s.receiptsBetween(ctx, customerID, lo, hi, limit, cursor)
+}
+
+func (s *Store) receiptsBetween(ctx context.Context, customerID, lo, hi string, limit int, cursor string) (Page[Receipt], error) {
+	pk := accountKey(customerID)
+	live := expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix()))
+	return pagedQuery(ctx, s, pagedSpec{
+		pkAttr: attrPK, pk: pk, backward: true, filter: &live,
+		key: expression.Key(attrPK).Equal(expression.Value(pk)).And(expression.Key(attrSK).Between(expression.Value(lo), expression.Value(hi))),
+	}, limit, cursor, receiptRecord.receipt)
+}
+
+// Receipt reads one of a customer's receipts by its number: one Query on
+// the receipts of that millisecond. Another customer's number is ErrNotFound.
+func (s *Store) Receipt(ctx context.Context, customerID, number string) (Receipt, error) {
+	at, ok := receiptTimeOf(number)
+	if !ok || !ValidID(customerID) {
+		return Receipt{}, fmt.Errorf("receipt %q: %w", number, ErrNotFound)
+	}
+	expr, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
+			And(expression.Key(attrSK).BeginsWith(prefixReceipt + timestamp(at) + infixSKU))).
+		WithFilter(expression.Name("Number").Equal(expression.Value(number)).
+			And(expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix())))).Build()
+	if err != nil {
+		return Receipt{}, err
+	}
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return Receipt{}, fmt.Errorf("receipt %s: %w", number, err)
+	}
+	if len(out.Items) == 0 {
+		return Receipt{}, fmt.Errorf("receipt %s: %w", number, ErrNotFound)
+	}
+	var r receiptRecord
+	if err := attributevalue.UnmarshalMap(out.Items[0], &r); err != nil {
+		return Receipt{}, err
+	}
+	return r.receipt(), nil
+}
+
+// SubscriptionsByStatus lists subscriptions in one status, newest first
+// (GSI1: GSI1-PK=subs#status), for staff.
+func (s *Store) SubscriptionsByStatus(ctx context.Context, status SubscriptionStatus, limit int, cursor string) (Page[Subscription], error) {
+	pk := subscriptionsByStatusKey(status)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk, backward: true,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(pk)),
+	}, limit, cursor, subscriptionRecord.subscription)
+}

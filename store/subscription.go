@@ -1,0 +1,290 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SubscriptionStatus is where a subscription is in its life.
+type SubscriptionStatus string
+
+const (
+	SubscriptionActive    SubscriptionStatus = "active"
+	SubscriptionPaused    SubscriptionStatus = "paused"
+	SubscriptionPastDue   SubscriptionStatus = "past_due"
+	SubscriptionCancelled SubscriptionStatus = "cancelled"
+)
+
+// SubscriptionStatuses lists every status, in the order staff see them.
+var SubscriptionStatuses = []SubscriptionStatus{SubscriptionActive, SubscriptionPastDue, SubscriptionPaused, SubscriptionCancelled}
+
+// ValidSubscriptionStatus reports whether s names a status.
+func ValidSubscriptionStatus(s string) bool {
+	for _, st := range SubscriptionStatuses {
+		if string(st) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Card is what the shop keeps of a card: the gateway's token, the brand and
+// the last four digits. Never the number.
+type Card struct {
+	Token string
+	Brand string
+	Last4 string
+}
+
+// Label is how a card is shown: "Visa •••• 4242".
+func (c Card) Label() string {
+	if c.Last4 == "" {
+		return "no card"
+	}
+	return c.Brand + " •••• " + c.Last4
+}
+
+// Subscription is a customer paying for a product every period, as in the
+// AWS recurring-payments guide. Dates are billing dates (see calendar.go).
+type Subscription struct {
+	ID           string
+	AccountID    string // the customer's id
+	ProductID    string // the guide's SKU
+	ProductName  string
+	Email        string
+	MonthlyPrice Money
+	PeriodMonths int
+	PaymentDay   int // 1..31
+	Status       SubscriptionStatus
+	Card         Card
+
+	NextPaymentDate  time.Time // end of the paid period; zero when paused or cancelled
+	NextReminderDate time.Time // zero once this payment's reminder is sent
+	LastPaymentDate  time.Time
+	LastReminderDate time.Time
+	EndsOn           time.Time // cancels on this date instead of charging (cancel at period end)
+	RetryDate        time.Time // past due: when the payment is tried again
+	PausedOn         time.Time
+	CancelledOn      time.Time
+
+	CreatedAt time.Time
+	Version   int // bumped by every write; writes are conditional on it
+}
+
+// Amount is what one payment takes: the monthly price times the period.
+func (s Subscription) Amount() Money {
+	return Money{Amount: s.MonthlyPrice.Amount * int64(s.PeriodMonths), Currency: s.MonthlyPrice.Currency}
+}
+
+// Ending reports whether the subscription stops at the end of its period.
+func (s Subscription) Ending() bool { return s.Status == SubscriptionActive && !s.EndsOn.IsZero() }
+
+// Errors of subscription changes the customer can understand.
+var (
+	ErrNotSubscribable       = errors.New("this product cannot be subscribed to")
+	ErrSubscriptionCancelled = errors.New("this subscription is cancelled; subscribe again from the product page")
+	ErrSubscriptionPaused    = errors.New("this subscription is paused; resume it first")
+	ErrSubscriptionNotPaused = errors.New("this subscription is not paused")
+	ErrSubscriptionEnding    = errors.New("this subscription ends at the end of its period; keep it first")
+	ErrSubscriptionNotEnding = errors.New("this subscription is not set to end")
+	ErrSameValue             = errors.New("nothing to change: that is the current setting")
+)
+
+// StaleError says a subscription changed since the customer's page showed
+// it; Current is how it is now, and nothing was written.
+type StaleError struct{ Current Subscription }
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("subscription %s changed (now version %d)", e.Current.ID, e.Current.Version)
+}
+func (e *StaleError) Is(target error) bool { return target == ErrConflict }
+
+// A SubscriptionChange turns a subscription into its next state on a day
+// (today, in the shop's time zone), or says why it cannot. Changes are pure:
+// the store reads, applies one and writes on condition of the version read.
+type SubscriptionChange func(s Subscription, today time.Time, reminderLead int) (Subscription, error)
+
+// changeable refuses changes to a subscription that is over.
+func changeable(s Subscription) error {
+	if s.Status == SubscriptionCancelled {
+		return ErrSubscriptionCancelled
+	}
+	return nil
+}
+
+// ChangeDay moves the payment day. The period already paid is kept whole:
+// the next payment stays where it is, and the new day applies from the
+// payment after it.
+func ChangeDay(day int) SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		switch {
+		case !ValidPaymentDay(day):
+			return s, ErrBadPaymentDay
+		case changeable(s) != nil:
+			return s, changeable(s)
+		case s.PaymentDay == day:
+			return s, ErrSameValue
+		}
+		s.PaymentDay = day
+		return s, nil
+	}
+}
+
+// ChangePeriod bills every n months from the next payment on.
+func ChangePeriod(months int) SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		switch {
+		case !ValidPeriod(months):
+			return s, ErrBadPeriod
+		case changeable(s) != nil:
+			return s, changeable(s)
+		case s.PeriodMonths == months:
+			return s, ErrSameValue
+		}
+		s.PeriodMonths = months
+		return s, nil
+	}
+}
+
+// ChangeCard pays from another card from the next payment on. A past-due
+// subscription is retried with the new card at once (the payment job picks
+// it up today).
+func ChangeCard(c Card) SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		if err := changeable(s); err != nil {
+			return s, err
+		}
+		if c.Token == s.Card.Token {
+			return s, ErrSameValue
+		}
+		s.Card = c
+		if s.Status == SubscriptionPastDue {
+			s.RetryDate = today
+		}
+		return s, nil
+	}
+}
+
+// Skip lets the next payment pass: nothing is charged for that period, and
+// the payment after it is due one period later.
+func Skip() SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		switch {
+		case changeable(s) != nil:
+			return s, changeable(s)
+		case s.Status == SubscriptionPaused:
+			return s, ErrSubscriptionPaused
+		case s.Ending():
+			return s, ErrSubscriptionEnding
+		case s.Status == SubscriptionPastDue:
+			return s, errors.New("this subscription has a payment outstanding; change the card to pay it")
+		}
+		s.NextPaymentDate = NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
+		s.NextReminderDate = ReminderDate(s.NextPaymentDate, today, lead)
+		return s, nil
+	}
+}
+
+// Pause stops payments and reminders until the customer resumes.
+func Pause() SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		switch {
+		case changeable(s) != nil:
+			return s, changeable(s)
+		case s.Status == SubscriptionPaused:
+			return s, ErrSameValue
+		case s.Ending():
+			return s, ErrSubscriptionEnding
+		case s.Status == SubscriptionPastDue:
+			return s, errors.New("this subscription has a payment outstanding; change the card to pay it")
+		}
+		s.Status = SubscriptionPaused
+		s.PausedOn = today
+		return s, nil
+	}
+}
+
+// Resume starts a paused subscription again. Its next payment is the next
+// payment day after today, never earlier than the end of the period already
+// paid, and nothing is charged for the paused months.
+func Resume() SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		switch {
+		case changeable(s) != nil:
+			return s, changeable(s)
+		case s.Status != SubscriptionPaused:
+			return s, ErrSubscriptionNotPaused
+		}
+		next := FirstBillingDateAfter(today, s.PaymentDay)
+		if s.NextPaymentDate.After(next) {
+			next = s.NextPaymentDate
+		}
+		s.Status = SubscriptionActive
+		s.PausedOn = time.Time{}
+		s.NextPaymentDate = next
+		s.NextReminderDate = ReminderDate(next, today, lead)
+		return s, nil
+	}
+}
+
+// CancelNow ends the subscription today; the period already paid is not
+// refunded.
+func CancelNow() SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		if err := changeable(s); err != nil {
+			return s, err
+		}
+		s.Status = SubscriptionCancelled
+		s.CancelledOn = today
+		s.EndsOn, s.RetryDate, s.PausedOn = time.Time{}, time.Time{}, time.Time{}
+		s.NextPaymentDate, s.NextReminderDate = time.Time{}, time.Time{}
+		return s, nil
+	}
+}
+
+// CancelAtPeriodEnd lets the paid period run out: on its last day the
+// payment job cancels the subscription instead of charging.
+func CancelAtPeriodEnd() SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		switch {
+		case changeable(s) != nil:
+			return s, changeable(s)
+		case s.Ending():
+			return s, ErrSameValue
+		case s.Status != SubscriptionActive:
+			return s, fmt.Errorf("a %s subscription cannot end at the end of its period; cancel it now instead", s.Status.Label())
+		}
+		s.EndsOn = s.NextPaymentDate
+		return s, nil
+	}
+}
+
+// KeepOn takes back "cancel at period end".
+func KeepOn() SubscriptionChange {
+	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
+		if !s.Ending() {
+			return s, ErrSubscriptionNotEnding
+		}
+		s.EndsOn = time.Time{}
+		if s.NextReminderDate.IsZero() && s.LastReminderDate.Before(s.NextPaymentDate.AddDate(0, 0, -lead)) {
+			s.NextReminderDate = ReminderDate(s.NextPaymentDate, today, lead)
+		}
+		return s, nil
+	}
+}
+
+// Label is the status in words.
+func (st SubscriptionStatus) Label() string {
+	switch st {
+	case SubscriptionActive:
+		return "active"
+	case SubscriptionPaused:
+		return "paused"
+	case SubscriptionPastDue:
+		return "past due"
+	case SubscriptionCancelled:
+		return "cancelled"
+	}
+	return string(st)
+}

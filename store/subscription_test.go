@@ -1,0 +1,541 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store"
+	"shop/store/payment"
+	"shop/store/storetest"
+)
+
+type billingFixture struct {
+	env     storetest.Env
+	gateway *payment.TestGateway
+	product store.Product
+	card    store.Card
+	clock   *testClock
+}
+
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now ticks a millisecond each time it is read, as a real clock would
+// between two charges.
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond)
+	return c.t
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// newBillingFixture makes a table whose clock stands at now, a subscribable
+// product "beans" at €12.99 a month and a card that pays.
+func newBillingFixture(t *testing.T, now time.Time, opts ...store.Option) billingFixture {
+	t.Helper()
+	clock := &testClock{t: now}
+	env := storetest.New(t, append([]store.Option{store.WithClock(clock.Now)}, opts...)...)
+	ctx := ctxT(t)
+	p := store.Product{ID: "beans", Name: "Fika beans", Category: "coffee", Price: eur(1500), Subscribable: true, MonthlyPrice: eur(1299)}
+	if err := env.Store.PutProduct(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	g := payment.NewTestGateway(env.Store)
+	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Counter.Reset()
+	return billingFixture{env: env, gateway: g, product: p, card: card, clock: clock}
+}
+
+func (f billingFixture) subscribe(t *testing.T, customer string, day, period int) store.Subscription {
+	t.Helper()
+	sub, _, err := f.env.Store.Subscribe(ctxT(t), store.SubscribeRequest{
+		Key: store.NewID(), CustomerID: customer, Email: customer + "@example.com", Product: f.product,
+		PaymentDay: day, PeriodMonths: period, Card: f.card,
+	}, f.gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+// The AWS sample: created 18 May with day 28, the first payment is taken at
+// once and the next falls on 28 June, its reminder on 21 June.
+func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
+	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 41, 25, 856e6, time.UTC))
+	ctx := ctxT(t)
+	sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
+		Key: "k1", CustomerID: "123", Email: "s@s.com", Product: f.product, PaymentDay: 28, PeriodMonths: 1, Card: f.card,
+	}, f.gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := store.FormatDate(sub.NextPaymentDate); got != "2026-06-28" {
+		t.Errorf("next payment %s, want 2026-06-28", got)
+	}
+	if got := store.FormatDate(sub.NextReminderDate); got != "2026-06-21" {
+		t.Errorf("next reminder %s, want 2026-06-21", got)
+	}
+	if rec.Amount != eur(1299) || store.FormatDate(rec.PeriodStart) != "2026-05-18" || store.FormatDate(rec.PeriodEnd) != "2026-06-28" {
+		t.Errorf("first receipt %+v", rec)
+	}
+	if rec.Card.Last4 != "4242" || rec.Card.Token != "" {
+		t.Errorf("receipt card %+v: brand and last four, no token", rec.Card)
+	}
+	if n, total, _ := f.gateway.Captured(); n != 1 || total != 1299 {
+		t.Errorf("gateway captured %d charges, %d cents", n, total)
+	}
+	// Every six-month period costs six months.
+	six := f.subscribe(t, "123", 3, 6)
+	if six.Amount() != eur(6*1299) || store.FormatDate(six.NextPaymentDate) != "2026-11-03" {
+		t.Errorf("six-monthly: amount %v, next %s", six.Amount(), store.FormatDate(six.NextPaymentDate))
+	}
+}
+
+// The seven access patterns of the guide, each one request (the due-date
+// ones one Query per shard, in parallel).
+func TestRecurringPaymentPatternsCostOneRequestEach(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	f := newBillingFixture(t, now)
+	ctx := ctxT(t)
+	sub := store.Subscription{ID: "sub1", AccountID: "acc1", ProductID: "beans", ProductName: "Fika beans", Email: "a@example.com",
+		MonthlyPrice: eur(1299), PeriodMonths: 1, PaymentDay: 15, Status: store.SubscriptionActive, Card: f.card,
+		NextPaymentDate: d("2026-03-15"), NextReminderDate: d("2026-03-08"), CreatedAt: now, Version: 1}
+	f.env.Once(t, "create subscription (1)", func() {
+		if err := f.env.Store.CreateSubscription(ctx, sub); err != nil {
+			t.Error(err)
+		}
+	})
+	rec := store.NewReceipt(sub, store.GatewayCharge{ID: "ch_1", Amount: eur(1299), At: now}, d("2026-02-15"), d("2026-03-15"))
+	f.env.Once(t, "create receipt (2)", func() {
+		if err := f.env.Store.PutReceipt(ctx, rec); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := f.env.Store.PutReceipt(ctx, rec); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second receipt for the period: %v, want ErrConflict", err)
+	}
+	f.env.Once(t, "update subscription (3)", func() {
+		next := sub
+		next.PaymentDay = 20
+		var err error
+		if sub, err = f.env.Store.UpdateSubscription(ctx, next); err != nil || sub.Version != 2 {
+			t.Errorf("update: %v, version %d", err, sub.Version)
+		}
+	})
+	shards := store.DefaultBillingShards
+	f.env.Counter.Reset()
+	reminders, err := f.env.Store.RemindersDue(ctx, d("2026-03-10"), 50, "")
+	if err != nil || len(reminders.Items) != 1 || reminders.Items[0].ID != "sub1" {
+		t.Fatalf("reminders due on or before 10 March (4): %+v, %v", reminders, err)
+	}
+	if n := f.env.Counter.Ops()["Query"]; n != shards || f.env.Counter.Total() != shards {
+		t.Errorf("reminders due: %v requests, want %d queries", f.env.Counter.Ops(), shards)
+	}
+	f.env.Counter.Reset()
+	payments, err := f.env.Store.PaymentsDue(ctx, d("2026-03-15"), 50, "")
+	if err != nil || len(payments.Items) != 1 || payments.Items[0].PaymentDay != 20 {
+		t.Fatalf("payments due on or before 15 March (5): %+v, %v", payments, err)
+	}
+	if n := f.env.Counter.Total(); n != shards {
+		t.Errorf("payments due: %v requests, want %d queries", f.env.Counter.Ops(), shards)
+	}
+	if early, _ := f.env.Store.PaymentsDue(ctx, d("2026-03-14"), 50, ""); len(early.Items) != 0 {
+		t.Errorf("payments due on or before 14 March: %d, want none", len(early.Items))
+	}
+	f.env.Once(t, "subscriptions of an account (6)", func() {
+		subs, err := f.env.Store.Subscriptions(ctx, "acc1")
+		if err != nil || len(subs) != 1 || subs[0].Version != 2 {
+			t.Errorf("subscriptions: %+v, %v", subs, err)
+		}
+	})
+	f.env.Once(t, "receipts of an account in a date range (7)", func() {
+		page, err := f.env.Store.Receipts(ctx, "acc1", "2026-03-01", "2026-03-10", 10, "")
+		if err != nil || len(page.Items) != 1 || page.Items[0].Number != rec.Number {
+			t.Errorf("receipts: %+v, %v", page, err)
+		}
+	})
+	f.env.Once(t, "a receipt by its number", func() {
+		got, err := f.env.Store.Receipt(ctx, "acc1", rec.Number)
+		if err != nil || got.ChargeID != "ch_1" {
+			t.Errorf("receipt %s: %+v, %v", rec.Number, got, err)
+		}
+	})
+	if _, err := f.env.Store.Receipt(ctx, "acc2", rec.Number); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another account's receipt: %v, want ErrNotFound", err)
+	}
+}
+
+// A receipt stays visible the full six months; one past them, or past its
+// TTL but not yet deleted by DynamoDB, is not shown.
+func TestReceiptsAreKeptSixMonthsAndNoLonger(t *testing.T) {
+	now := time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
+	f := newBillingFixture(t, now)
+	ctx := ctxT(t)
+	put := func(at time.Time, expires time.Time) store.Receipt {
+		t.Helper()
+		sub := store.Subscription{ID: store.NewID(), AccountID: "acc", ProductID: "beans", MonthlyPrice: eur(100), PeriodMonths: 1, Card: f.card}
+		r := store.NewReceipt(sub, store.GatewayCharge{ID: "ch", Amount: eur(100), At: at}, store.DateOf(at, time.UTC), store.DateOf(at, time.UTC).AddDate(0, 1, 0))
+		if !expires.IsZero() {
+			r.ExpiresAt = expires
+		}
+		if err := f.env.Store.PutReceipt(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	justInside := put(now.AddDate(0, -6, 0).Add(time.Hour), time.Time{})
+	if min := justInside.ProcessedAt.AddDate(0, 6, 0); justInside.ExpiresAt.Before(min) {
+		t.Fatalf("TTL %s is before six months after %s", justInside.ExpiresAt, justInside.ProcessedAt)
+	}
+	put(now.AddDate(0, -6, 0).Add(-time.Hour), time.Time{})     // six months and an hour ago
+	stale := put(now.AddDate(0, -1, 0), now.Add(-time.Minute)) // TTL passed, not deleted yet
+	fresh := put(now.Add(-time.Hour), time.Time{})
+	page, err := f.env.Store.RecentReceipts(ctx, "acc", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range page.Items {
+		got = append(got, r.Number)
+	}
+	if len(got) != 2 || got[0] != fresh.Number || got[1] != justInside.Number {
+		t.Fatalf("recent receipts %v, want [%s %s] (newest first)", got, fresh.Number, justInside.Number)
+	}
+	if _, err := f.env.Store.Receipt(ctx, "acc", stale.Number); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an expired receipt by number: %v, want ErrNotFound", err)
+	}
+	// Still shown just before the end of its six months.
+	f.clock.Set(justInside.ProcessedAt.AddDate(0, 6, 0).Add(-time.Minute))
+	if _, err := f.env.Store.Receipt(ctx, "acc", justInside.Number); err != nil {
+		t.Fatalf("receipt on the last day of its six months: %v", err)
+	}
+}
+
+// Twenty customers' tabs change one subscription at the version they saw:
+// one change wins, the others get the subscription as it is now and write
+// nothing.
+func TestSubscriptionChangesRaceOnTheVersion(t *testing.T) {
+	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
+	ctx := ctxT(t)
+	sub := f.subscribe(t, "acc", 10, 1)
+	const tabs = 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won, stale := 0, 0
+	for i := range tabs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.env.Store.ChangeSubscription(ctx, "acc", sub.ID, sub.Version, store.ChangeDay(11+i))
+			mu.Lock()
+			defer mu.Unlock()
+			var se *store.StaleError
+			switch {
+			case err == nil:
+				won++
+			case errors.As(err, &se):
+				stale++
+				if se.Current.Version < 2 {
+					t.Errorf("stale error carries version %d", se.Current.Version)
+				}
+			default:
+				t.Errorf("change: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 || stale != tabs-1 {
+		t.Fatalf("%d changes won and %d were stale, want 1 and %d", won, stale, tabs-1)
+	}
+	now, err := f.env.Store.Subscription(ctx, "acc", sub.ID)
+	if err != nil || now.Version != 2 || now.PaymentDay < 11 {
+		t.Fatalf("after the race: %+v, %v", now, err)
+	}
+	// A tab still showing version 1 is told so, and nothing is written.
+	if _, err := f.env.Store.ChangeSubscription(ctx, "acc", sub.ID, 1, store.Pause()); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("change at an old version: %v, want a StaleError", err)
+	}
+	if _, err := f.env.Store.ChangeSubscription(ctx, "other", sub.ID, 2, store.Pause()); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's subscription: %v, want ErrNotFound", err)
+	}
+}
+
+// The subscribe form submitted ten times at once makes one subscription, one
+// charge and one receipt.
+func TestSubscribeTwinSubmissionsChargeOnce(t *testing.T) {
+	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
+	ctx := ctxT(t)
+	const twins = 10
+	ids := make([]string, twins)
+	var wg sync.WaitGroup
+	for i := range twins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub, _, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
+				Key: "same-key", CustomerID: "acc", Product: f.product, PaymentDay: 10, PeriodMonths: 1, Card: f.card,
+			}, f.gateway)
+			if err != nil {
+				t.Errorf("twin %d: %v", i, err)
+				return
+			}
+			ids[i] = sub.ID
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Fatalf("twins got different subscriptions: %v", ids)
+		}
+	}
+	if n, total, _ := f.gateway.Captured(); n != 1 || total != 1299 {
+		t.Fatalf("gateway holds %d charges (%d cents), want 1", n, total)
+	}
+	if n := f.env.CountEntities(t, "subscription"); n != 1 {
+		t.Fatalf("%d subscriptions, want 1", n)
+	}
+	if n := f.env.CountEntities(t, "receipt"); n != 1 {
+		t.Fatalf("%d receipts, want 1", n)
+	}
+	// The same key from another customer is not theirs.
+	if _, _, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
+		Key: "same-key", CustomerID: "acc2", Product: f.product, PaymentDay: 10, PeriodMonths: 1, Card: f.card,
+	}, f.gateway); err != nil {
+		t.Fatalf("another customer's own key: %v", err)
+	}
+}
+
+func TestSubscribeRefusesBadInputAndDeclinesWithoutWriting(t *testing.T) {
+	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
+	ctx := ctxT(t)
+	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := f.product
+	plain.Subscribable = false
+	for _, tc := range []struct {
+		name string
+		req  store.SubscribeRequest
+		want error
+	}{
+		{"day 0", store.SubscribeRequest{PaymentDay: 0, PeriodMonths: 1}, store.ErrBadPaymentDay},
+		{"day 32", store.SubscribeRequest{PaymentDay: 32, PeriodMonths: 1}, store.ErrBadPaymentDay},
+		{"period 4", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 4}, store.ErrBadPeriod},
+		{"not subscribable", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 1, Product: plain}, store.ErrNotSubscribable},
+		{"bad key", store.SubscribeRequest{Key: "a b", PaymentDay: 1, PeriodMonths: 1}, store.ErrBadSubscribeKey},
+		{"declined", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 1, Card: declined}, payment.ErrDeclined},
+		{"unknown card", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 1, Card: store.Card{Token: "tok_nope", Last4: "1234"}}, payment.ErrDeclined},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			if r.Key == "" {
+				r.Key = store.NewID()
+			}
+			if r.Product.ID == "" {
+				r.Product = f.product
+			}
+			if r.Card.Token == "" && r.Card.Last4 == "" {
+				r.Card = f.card
+			}
+			r.CustomerID = "acc"
+			if _, _, err := f.env.Store.Subscribe(ctx, r, f.gateway); !errors.Is(err, tc.want) {
+				t.Fatalf("Subscribe: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	for _, e := range []string{"subscription", "receipt", "paidPeriod", "idempotency", "gatewayCharge"} {
+		if n := f.env.CountEntities(t, e); n != 0 {
+			t.Errorf("%d %s items written", n, e)
+		}
+	}
+}
+
+// A subscription is in the due-date indexes exactly while a job has to act
+// on it, and the change is in the same write.
+func TestDueIndexesFollowTheStatus(t *testing.T) {
+	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
+	ctx := ctxT(t)
+	sub := f.subscribe(t, "acc", 20, 1) // next payment 20 Feb, reminder 13 Feb
+	far := d("2027-01-01")
+	inIndexes := func() (rem, pay bool) {
+		t.Helper()
+		r, err := f.env.Store.RemindersDue(ctx, far, 10, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.env.Store.PaymentsDue(ctx, far, 10, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(r.Items) == 1, len(p.Items) == 1
+	}
+	step := func(name string, change store.SubscriptionChange, wantRem, wantPay bool) {
+		t.Helper()
+		var err error
+		if sub, err = f.env.Store.ChangeSubscription(ctx, "acc", sub.ID, sub.Version, change); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if rem, pay := inIndexes(); rem != wantRem || pay != wantPay {
+			t.Fatalf("after %s: reminders %v payments %v, want %v %v", name, rem, pay, wantRem, wantPay)
+		}
+	}
+	if rem, pay := inIndexes(); !rem || !pay {
+		t.Fatalf("a new subscription: reminders %v payments %v", rem, pay)
+	}
+	step("pause", store.Pause(), false, false)
+	step("resume", store.Resume(), true, true)
+	step("cancel at period end", store.CancelAtPeriodEnd(), false, true)
+	ending, _ := f.env.Store.PaymentsDueOn(ctx, sub.EndsOn, 10, "")
+	if len(ending.Items) != 1 || !ending.Items[0].Ending() {
+		t.Fatalf("an ending subscription is due on its end date: %+v", ending.Items)
+	}
+	step("keep", store.KeepOn(), true, true)
+	step("cancel now", store.CancelNow(), false, false)
+	onStatus, err := f.env.Store.SubscriptionsByStatus(ctx, store.SubscriptionCancelled, 10, "")
+	if err != nil || len(onStatus.Items) != 1 {
+		t.Fatalf("cancelled list: %+v, %v", onStatus, err)
+	}
+}
+
+// Pages of the due lists merge every shard in date order, each subscription
+// once, with a cursor that carries each shard's position.
+func TestDueListsPageAcrossShards(t *testing.T) {
+	now := time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC)
+	f := newBillingFixture(t, now)
+	ctx := ctxT(t)
+	const n = 41
+	for i := range n {
+		sub := store.Subscription{ID: fmt.Sprintf("sub%02d", i), AccountID: fmt.Sprintf("acc%d", i), ProductID: "beans",
+			MonthlyPrice: eur(100), PeriodMonths: 1, PaymentDay: 1 + i%28, Status: store.SubscriptionActive, Card: f.card,
+			NextPaymentDate: d("2026-02-01").AddDate(0, 0, i%28), NextReminderDate: d("2026-01-25").AddDate(0, 0, i%28), CreatedAt: now, Version: 1}
+		if err := f.env.Store.CreateSubscription(ctx, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	last := ""
+	cursor := ""
+	pages := 0
+	for {
+		page, err := f.env.Store.PaymentsDue(ctx, d("2026-03-01"), 6, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, s := range page.Items {
+			key := store.FormatDate(s.NextPaymentDate)
+			if seen[s.ID] {
+				t.Fatalf("%s twice", s.ID)
+			}
+			if key < last {
+				t.Fatalf("%s due %s after %s: not in date order", s.ID, key, last)
+			}
+			seen[s.ID], last = true, key
+		}
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+		if pages > 20 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("saw %d subscriptions, want %d", len(seen), n)
+	}
+	// One day only, for staff.
+	on, err := f.env.Store.PaymentsDueOn(ctx, d("2026-02-03"), 50, "")
+	if err != nil || len(on.Items) != 2 { // i = 2 and 30
+		t.Fatalf("due on 3 Feb: %d, %v", len(on.Items), err)
+	}
+	// A cursor of another list is refused.
+	first, _ := f.env.Store.PaymentsDue(ctx, d("2026-03-01"), 6, "")
+	if _, err := f.env.Store.RemindersDue(ctx, d("2026-03-01"), 6, first.Next); !errors.Is(err, store.ErrBadCursor) {
+		t.Fatalf("a payments cursor on the reminders list: %v", err)
+	}
+	if _, err := f.env.Store.PaymentsDue(ctx, d("2026-03-01"), 6, "bm90IGEgY3Vyc29y"); !errors.Is(err, store.ErrBadCursor) {
+		t.Fatalf("a junk cursor: %v", err)
+	}
+}
+
+func TestBillingShardsAreFixedForATable(t *testing.T) {
+	env := storetest.New(t)
+	ctx := ctxT(t)
+	other := store.New(env.Client, env.Table, store.WithBillingShards(3))
+	if err := other.Migrate(ctx); !errors.Is(err, store.ErrShardsChanged) {
+		t.Fatalf("migrate with another shard count: %v, want ErrShardsChanged", err)
+	}
+	same := store.New(env.Client, env.Table, store.WithBillingShards(store.DefaultBillingShards))
+	if err := same.Migrate(ctx); err != nil {
+		t.Fatalf("migrate with the table's shard count: %v", err)
+	}
+}
+
+// A table made when the billing indexes projected a few attributes gets
+// them recreated with the code's projection.
+func TestMigrateRecreatesAnIndexWhoseProjectionDiffers(t *testing.T) {
+	env := storetest.New(t)
+	ctx := ctxT(t)
+	table := env.Table + "-old"
+	key := func(pk, sk string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(sk), KeyType: types.KeyTypeRange}}
+	}
+	var defs []types.AttributeDefinition
+	for _, a := range []string{"PK", "SK", "PAY-PK", "PAY-SK"} {
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+	}
+	_, err := env.Client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest, AttributeDefinitions: defs, KeySchema: key("PK", "SK"),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("PaymentsDue"), KeySchema: key("PAY-PK", "PAY-SK"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"Email"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+	if err := store.New(env.Client, table).Migrate(ctx); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	desc, err := env.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, g := range desc.Table.GlobalSecondaryIndexes {
+		found++
+		if aws.ToString(g.IndexName) == "PaymentsDue" && g.Projection.ProjectionType != types.ProjectionTypeAll {
+			t.Fatalf("PaymentsDue projects %s, want ALL", g.Projection.ProjectionType)
+		}
+	}
+	if found != 4 {
+		t.Fatalf("%d indexes after migrate, want 4", found)
+	}
+}
+
+func d(s string) time.Time {
+	t, err := store.ParseDate(s)
+	if err != nil {
+		panic(s)
+	}
+	return t
+}
