@@ -48,6 +48,9 @@ type config struct {
 	files       []string // import-workbench
 	bcryptCost  int
 	logLevel    string
+	// Recurring payments.
+	reminderDays  int
+	billingShards int
 }
 
 func env(name, def string) string {
@@ -55,6 +58,19 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// envInt reads a whole-number variable; a value that is not one is an error.
+func envInt(name string, def int) (int, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
+	}
+	return n, nil
 }
 
 // envBool reads a boolean variable; a value that is not one is an error,
@@ -100,11 +116,27 @@ func parseConfig(args []string) (config, string, error) {
 	fs.StringVar(&c.proxyHeader, "proxy-header", env("SHOP_PROXY_HEADER", ""), "header with the client address set by a reverse proxy, e.g. X-Forwarded-For (SHOP_PROXY_HEADER)")
 	fs.StringVar(&c.proxies, "trusted-proxies", env("SHOP_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the proxies believed (SHOP_TRUSTED_PROXIES)")
 	fs.IntVar(&c.bcryptCost, "bcrypt-cost", 11, "bcrypt cost of password hashes")
+	reminderDays, err := envInt("SHOP_REMINDER_DAYS", store.DefaultReminderLead)
+	if err != nil {
+		return c, cmd, err
+	}
+	shards, err := envInt("SHOP_BILLING_SHARDS", store.DefaultBillingShards)
+	if err != nil {
+		return c, cmd, err
+	}
+	fs.IntVar(&c.reminderDays, "reminder-days", reminderDays, "days between a subscription's reminder and its payment (SHOP_REMINDER_DAYS)")
+	fs.IntVar(&c.billingShards, "billing-shards", shards, "shards of the billing-due indexes of a new table; fixed once the table exists (SHOP_BILLING_SHARDS)")
 	fs.StringVar(&c.logLevel, "log-level", env("SHOP_LOG_LEVEL", "info"), "debug, info, warn or error (SHOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return c, cmd, err
 	}
 	c.files = fs.Args()
+	if c.reminderDays < 0 || c.reminderDays > 28 {
+		return c, cmd, fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
+	}
+	if c.billingShards < 1 || c.billingShards > 64 {
+		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
+	}
 	if _, err := time.LoadLocation(c.tz); err != nil {
 		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
 	}
@@ -148,6 +180,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer shutdownEngine()
 
+	store.MigrateLog = log.Info
 	if err := st.Migrate(ctx); err != nil {
 		return err
 	}
@@ -195,7 +228,8 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, obs store.Obse
 		stop()
 		return nil, nil, err
 	}
-	return store.New(client, cfg.table, store.WithTimeZone(loc)), stop, nil
+	return store.New(client, cfg.table, store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
+		store.WithBillingShards(cfg.billingShards)), stop, nil
 }
 
 func engineLog(log *slog.Logger) io.Writer {
