@@ -122,7 +122,8 @@ func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit 
 		return Page[Subscription]{}, err
 	}
 	queryID := ix.name + "|" + FormatDate(from) + "|" + FormatDate(to)
-	pos := shardCursor{Query: queryID, After: map[string]map[string]string{}}
+	// Decoded into an empty cursor, so that one without its query is refused.
+	pos := shardCursor{After: map[string]map[string]string{}}
 	if cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
 		if err != nil || len(cursor) > 8192 || json.Unmarshal(b, &pos) != nil || pos.Query != queryID {

@@ -64,8 +64,7 @@ func newProductRecord(p Product) productRecord {
 	return productRecord{
 		PK: productKey(p.ID), SK: productKey(p.ID), EntityType: entityProduct,
 		Name: p.Name, Description: p.Description, Category: p.Category,
-		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt),
-		MonthlyPrice: subscriptionPrice(p),
+		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt), MonthlyPrice: subscriptionPrice(p),
 		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
 		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),
 	}

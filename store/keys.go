@@ -45,6 +45,10 @@ const (
 	prefixGatewayCard  = "gwcard#"   // the test gateway's cards, by token
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
 	markerPrefix       = "marker#"
+	prefixMail         = "mail#"
+	prefixLease        = "lease#"
+	prefixRuns         = "runs#"    // a job's runs, newest last
+	prefixRunFailures  = "runfail#" // a run's failures
 	sortKeyCharge      = "charge"
 	sortKeyCard        = "card"
 	sortKeyShards      = "billing-shards"
@@ -57,6 +61,9 @@ const (
 	partitionCustomers  = "customers"
 	partitionGiftCards  = "giftcards"
 	partitionDiscounts  = "discounts"
+	partitionIntents    = "payment-intents" // GSI2: open payment intents, oldest first
+	partitionOutbox     = "outbox"          // GSI1: every mail, newest first
+	partitionMailQueue  = "mail-pending"    // GSI2: mails waiting for delivery
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -96,6 +103,10 @@ const (
 	entityPeriod        = "paidPeriod"
 	entityGatewayCharge = "gatewayCharge"
 	entityGatewayCard   = "gatewayCard"
+	entityMail          = "mail"
+	entityLease         = "lease"
+	entityJobRun        = "jobRun"
+	entityRunFailure    = "runFailure"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -171,6 +182,14 @@ func shardOf(id string, n int) int {
 	_, _ = h.Write([]byte(id))
 	return int(h.Sum32() % uint32(n))
 }
+
+func mailKey(id string) string { return prefixMail + id }
+
+// leaseKey is the lease of one job's tick: a job and the date it processes.
+func leaseKey(job string, day time.Time) string { return prefixLease + job + "#" + FormatDate(day) }
+
+func runsKey(job string) string          { return prefixRuns + job }
+func runFailuresKey(runID string) string { return prefixRunFailures + runID }
 
 func gatewayChargeKey(idempotencyKey string) string { return prefixGateway + idempotencyKey }
 func gatewayCardKey(token string) string            { return prefixGatewayCard + token }

@@ -45,6 +45,13 @@ type subscriptionRecord struct {
 	CancelledOn      string `dynamodbav:"CancelledOn,omitempty"`
 	CreatedAt        string `dynamodbav:"CreatedAt"`
 	Version          int    `dynamodbav:"Version"`
+	Attempt          int    `dynamodbav:"Attempt,omitempty"`
+	IntentPeriod     string `dynamodbav:"IntentPeriod,omitempty"`
+	IntentAttempt    int    `dynamodbav:"IntentAttempt,omitempty"`
+	IntentAt         string `dynamodbav:"IntentAt,omitempty"`
+	// Open payment intents (GSI2, sparse): the reconcile step finds the old ones.
+	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
+	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
 	// Staff lists by status (GSI1), newest first.
 	GSI1PK string `dynamodbav:"GSI1-PK"`
 	GSI1SK string `dynamodbav:"GSI1-SK"`
@@ -61,7 +68,11 @@ func parseDate(s string) time.Time {
 }
 
 func (r subscriptionRecord) subscription() Subscription {
-	return Subscription{
+	var intent *PaymentIntent
+	if r.IntentPeriod != "" {
+		intent = &PaymentIntent{Period: parseDate(r.IntentPeriod), Attempt: r.IntentAttempt, At: parseTime(r.IntentAt)}
+	}
+	return Subscription{Attempt: r.Attempt, Intent: intent,
 		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4},
@@ -88,6 +99,11 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn),
 		CancelledOn: FormatDate(s.CancelledOn), CreatedAt: timestamp(s.CreatedAt), Version: s.Version,
 		GSI1PK: subscriptionsByStatusKey(s.Status), GSI1SK: createdKey(s.CreatedAt, s.ID),
+		Attempt: s.Attempt,
+	}
+	if s.Intent != nil {
+		r.IntentPeriod, r.IntentAttempt, r.IntentAt = FormatDate(s.Intent.Period), s.Intent.Attempt, timestamp(s.Intent.At)
+		r.GSI2PK, r.GSI2SK = partitionIntents, createdKey(s.Intent.At, s.ID)
 	}
 	shard := shardOf(s.ID, shards)
 	pay := func(d time.Time) {

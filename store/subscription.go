@@ -68,8 +68,28 @@ type Subscription struct {
 	PausedOn         time.Time
 	CancelledOn      time.Time
 
+	// Attempt counts the failed charges of the period due (dunning).
+	Attempt int
+	// Intent is a charge the payment job is making: recorded before the
+	// gateway is called, cleared by the write that records its receipt. A
+	// run that finds one left by a crashed run charges with the same key.
+	Intent *PaymentIntent
+
 	CreatedAt time.Time
 	Version   int // bumped by every write; writes are conditional on it
+}
+
+// PaymentIntent is one charge of one period, on its way.
+type PaymentIntent struct {
+	Period  time.Time // the period's first day: the payment date it pays
+	Attempt int       // 1 for the first try of the period, then one more per retry
+	At      time.Time // when it was recorded
+}
+
+// Key is the gateway's idempotency key of the charge: subscription, period
+// and attempt. A retry after a decline is a new attempt with a new key.
+func (p PaymentIntent) Key(subscriptionID string) string {
+	return fmt.Sprintf("sub-%s-%s-a%d", subscriptionID, FormatDate(p.Period), p.Attempt)
 }
 
 // Amount is what one payment takes: the monthly price times the period.

@@ -206,7 +206,7 @@ func TestReceiptsAreKeptSixMonthsAndNoLonger(t *testing.T) {
 	if min := justInside.ProcessedAt.AddDate(0, 6, 0); justInside.ExpiresAt.Before(min) {
 		t.Fatalf("TTL %s is before six months after %s", justInside.ExpiresAt, justInside.ProcessedAt)
 	}
-	put(now.AddDate(0, -6, 0).Add(-time.Hour), time.Time{})     // six months and an hour ago
+	put(now.AddDate(0, -6, 0).Add(-time.Hour), time.Time{})    // six months and an hour ago
 	stale := put(now.AddDate(0, -1, 0), now.Add(-time.Minute)) // TTL passed, not deleted yet
 	fresh := put(now.Add(-time.Hour), time.Time{})
 	page, err := f.env.Store.RecentReceipts(ctx, "acc", 10, "")
@@ -512,7 +512,9 @@ func TestMigrateRecreatesAnIndexWhoseProjectionDiffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+	t.Cleanup(func() {
+		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
 	if err := store.New(env.Client, table).Migrate(ctx); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}

@@ -172,6 +172,10 @@ func errorOf(outcome string) error {
 // not kept, so another card can be tried under the same key.
 type TestGateway struct {
 	Now func() time.Time
+	// AfterCharge, if set, runs after a charge is made and its error is
+	// returned instead: tests use it to crash between a charge and the
+	// shop's write.
+	AfterCharge func(ctx context.Context, key string) error
 
 	ledger Ledger
 
@@ -218,13 +222,33 @@ func (g *TestGateway) Tokenize(ctx context.Context, number, expiry, cvc string) 
 // Charge charges the card once per idempotency key: a repeat with the same
 // key returns the same charge without charging again.
 func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Money, key string) (string, error) {
+	c, err := g.ChargeAt(ctx, token, amount, key)
+	return c.ID, err
+}
+
+// Lookup reads the ledger's entry of a key: what the gateway did with it.
+func (g *TestGateway) Lookup(ctx context.Context, key string) (store.GatewayCharge, error) {
+	return g.ledger.GatewayCharge(ctx, key)
+}
+
+// ChargeAt is Charge with the ledger's entry: its id and its time, which is
+// the same for every repeat of the key.
+func (g *TestGateway) ChargeAt(ctx context.Context, token string, amount store.Money, key string) (store.GatewayCharge, error) {
+	c, err := g.charge(ctx, token, amount, key)
+	if err == nil && g.AfterCharge != nil {
+		err = g.AfterCharge(ctx, key) // a test's crash between the charge and the shop's write
+	}
+	return c, err
+}
+
+func (g *TestGateway) charge(ctx context.Context, token string, amount store.Money, key string) (store.GatewayCharge, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return store.GatewayCharge{}, err
 	}
 	if first, err := g.ledger.GatewayCharge(ctx, key); err == nil {
 		return answer(first, amount)
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return "", err
+		return store.GatewayCharge{}, err
 	}
 	c := store.GatewayCharge{Key: key, Token: token, Amount: amount, At: g.Now().UTC().Truncate(time.Millisecond), Outcome: outcomeDeclined}
 	card, err := g.ledger.GatewayCard(ctx, token)
@@ -232,7 +256,7 @@ func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Mon
 	case errors.Is(err, store.ErrNotFound):
 		// An unknown token (an imported card that was never valid) is declined.
 	case err != nil:
-		return "", err
+		return store.GatewayCharge{}, err
 	case !c.At.Before(card.Expires):
 		c.Last4 = card.Last4
 	default:
@@ -244,7 +268,7 @@ func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Mon
 		g.mu.Lock()
 		g.attempts++
 		g.mu.Unlock()
-		return "", errorOf(c.Outcome)
+		return store.GatewayCharge{}, errorOf(c.Outcome)
 	}
 	c.ID = randomID("ch_")
 	recorded, err := g.ledger.RecordGatewayCharge(ctx, c)
@@ -252,7 +276,7 @@ func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Mon
 		return answer(recorded, amount) // a twin with the same key was first
 	}
 	if err != nil {
-		return "", fmt.Errorf("record charge: %w", err)
+		return store.GatewayCharge{}, fmt.Errorf("record charge: %w", err)
 	}
 	// The ledger's conditional write is the charge: twins racing on one key
 	// reach the bank once.
@@ -260,19 +284,19 @@ func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Mon
 	g.attempts++
 	g.captured[c.ID] = amount
 	g.mu.Unlock()
-	return c.ID, nil
+	return c, nil
 }
 
 // answer is what a repeated key gets: the first answer, if the amount is
 // the same.
-func answer(first store.GatewayCharge, amount store.Money) (string, error) {
+func answer(first store.GatewayCharge, amount store.Money) (store.GatewayCharge, error) {
 	switch {
 	case first.Amount != amount:
-		return "", ErrKeyReused
+		return store.GatewayCharge{}, ErrKeyReused
 	case first.Voided:
-		return "", ErrVoided
+		return store.GatewayCharge{}, ErrVoided
 	}
-	return first.ID, errorOf(first.Outcome)
+	return first, errorOf(first.Outcome)
 }
 
 // Void cancels a charge; voiding twice is fine.

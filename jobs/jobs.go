@@ -1,0 +1,184 @@
+// Package jobs runs the two daily batch jobs of recurring payments (the
+// reminders and the payments of the AWS guide) and keeps them honest:
+// nobody is charged twice and nobody is skipped, whatever runs twice,
+// crashes or falls behind. Every run is timed, counted and recorded.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"shop/store"
+)
+
+// Job names, also the names of the gocron jobs and of their leases.
+const (
+	JobReminders = "reminders"
+	JobPayments  = "payments"
+)
+
+// ValidJob reports whether name is a job.
+func ValidJob(name string) bool { return name == JobReminders || name == JobPayments }
+
+// Triggers of a run.
+const (
+	TriggerSchedule    = "schedule"
+	TriggerStaff       = "staff"
+	TriggerCommandLine = "command line"
+)
+
+// Gateway charges a card once per idempotency key and tells what it did
+// with a key; the payment gateway (store/payment) implements it.
+type Gateway interface {
+	ChargeAt(ctx context.Context, token string, amount store.Money, key string) (store.GatewayCharge, error)
+	Lookup(ctx context.Context, key string) (store.GatewayCharge, error)
+	Void(ctx context.Context, chargeID string) error
+}
+
+// Store is what the jobs read and write.
+type Store interface {
+	Now() time.Time
+	Today() time.Time
+	ReminderLead() int
+	RemindersDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
+	PaymentsDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
+	SubscriptionConsistent(ctx context.Context, customerID, id string) (store.Subscription, error)
+	UpdateSubscription(ctx context.Context, sub store.Subscription) (store.Subscription, error)
+	RecordPaymentIntent(ctx context.Context, sub store.Subscription) (store.Subscription, error)
+	CompletePayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail) (store.Subscription, store.Receipt, error)
+	FailPayment(ctx context.Context, sub store.Subscription, today time.Time, retryDays []int, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
+	EndSubscription(ctx context.Context, sub store.Subscription, today time.Time, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
+	SendReminder(ctx context.Context, sub store.Subscription, today time.Time, mail *store.Mail) (store.Subscription, error)
+	OpenIntents(ctx context.Context, before time.Time, limit int) ([]store.Subscription, error)
+	SaveRun(ctx context.Context, r store.JobRun) error
+	AddRunFailure(ctx context.Context, f store.RunFailure) error
+	AcquireLease(ctx context.Context, job string, day time.Time, owner string, ttl time.Duration) (store.Lease, error)
+	RenewLease(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error)
+	FinishLease(ctx context.Context, l store.Lease) error
+	ReleaseLease(ctx context.Context, l store.Lease) error
+}
+
+// Config tunes the jobs; zero values take the defaults.
+type Config struct {
+	Replica      string        // this process, in run records and leases
+	Concurrency  int           // subscriptions worked on at once (default 16)
+	CatchUpDays  int           // how far back a missed payment is still charged (default 60)
+	RetryDays    []int         // dunning: days after a decline to retry (default 1, 3, 7)
+	ProcessTries int           // tries of a charge the gateway could not process, within a run (default 3)
+	BaseURL      string        // for links in mails
+	LeaseTTL     time.Duration // a lease's life; renewed at a third of it (default 30 s)
+}
+
+func (c Config) withDefaults() Config {
+	if c.Concurrency <= 0 {
+		c.Concurrency = 16
+	}
+	if c.CatchUpDays <= 0 {
+		c.CatchUpDays = 60
+	}
+	if c.RetryDays == nil {
+		c.RetryDays = []int{1, 3, 7}
+	}
+	if c.ProcessTries <= 0 {
+		c.ProcessTries = 3
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 30 * time.Second
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://127.0.0.1:8080"
+	}
+	if c.Replica == "" {
+		c.Replica = "replica-" + store.NewID()
+	}
+	return c
+}
+
+// Errors of a run request.
+var (
+	ErrUnknownJob = errors.New("unknown job: use reminders or payments")
+	ErrFutureDate = errors.New("a run cannot process a date after today: nobody is charged early")
+)
+
+// Runner runs the billing jobs against a store and a gateway.
+type Runner struct {
+	store   Store
+	gateway Gateway
+	cfg     Config
+}
+
+// NewRunner returns a Runner.
+func NewRunner(st Store, gw Gateway, cfg Config) *Runner {
+	return &Runner{store: st, gateway: gw, cfg: cfg.withDefaults()}
+}
+
+// Config is the runner's configuration with its defaults.
+func (r *Runner) Config() Config { return r.cfg }
+
+// Run runs one job for one date and returns its record. It refuses a date
+// after today. A completed run whatever was declined has no error; a fault
+// (the engine unreachable, the context cancelled) has one, and the record
+// says so.
+func (r *Runner) Run(ctx context.Context, job string, date time.Time, trigger string) (store.JobRun, error) {
+	if !ValidJob(job) {
+		return store.JobRun{}, ErrUnknownJob
+	}
+	if date.After(r.store.Today()) {
+		return store.JobRun{}, ErrFutureDate
+	}
+	return r.run(ctx, job, date, trigger, nil)
+}
+
+func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger string, onStart func(string, *recorder) func()) (store.JobRun, error) {
+	rec := newRecorder(r.store, store.JobRun{
+		ID: store.NewID(), Job: job, Date: date, Trigger: trigger, Replica: r.cfg.Replica,
+		StartedAt: r.store.Now(), Outcome: store.RunRunning,
+	})
+	if err := rec.start(ctx); err != nil {
+		return store.JobRun{}, err
+	}
+	if onStart != nil {
+		defer onStart(job, rec)()
+	}
+	var err error
+	switch job {
+	case JobReminders:
+		err = r.reminders(ctx, rec, date)
+	case JobPayments:
+		err = r.payments(ctx, rec, date)
+	}
+	return rec.finish(err)
+}
+
+// forEachDue pages through a due list and hands each subscription to work,
+// at most cfg.Concurrency at once. It stops at an error of the list itself
+// or when ctx is cancelled (what is left is the next run's); work counts
+// its own outcomes.
+func (r *Runner) forEachDue(ctx context.Context, rec *recorder, list func(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error), date time.Time, work func(ctx context.Context, sub store.Subscription)) error {
+	var g errgroup.Group
+	g.SetLimit(r.cfg.Concurrency)
+	defer func() { _ = g.Wait() }()
+	cursor := ""
+	for {
+		page, err := list(ctx, date, 100, cursor)
+		if err != nil {
+			return fmt.Errorf("list due subscriptions: %w", err)
+		}
+		rec.addDue(len(page.Items))
+		for _, sub := range page.Items {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			g.Go(func() error { work(ctx, sub); return nil })
+		}
+		if page.Next == "" {
+			_ = g.Wait()
+			return ctx.Err()
+		}
+		cursor = page.Next
+	}
+}

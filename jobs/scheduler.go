@@ -1,0 +1,245 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-co-op/gocron/v2"
+
+	"shop/store"
+)
+
+// Schedules are cron expressions in the shop's time zone.
+type Schedules struct {
+	Reminders string // default "0 6 * * *"
+	Payments  string // default "0 7 * * *"
+	Reconcile string // default "*/5 * * * *"
+	Seconds   bool   // the expressions have a seconds field (tests tick every few seconds)
+}
+
+func (s Schedules) withDefaults() Schedules {
+	if s.Reminders == "" {
+		s.Reminders = "0 6 * * *"
+	}
+	if s.Payments == "" {
+		s.Payments = "0 7 * * *"
+	}
+	if s.Reconcile == "" {
+		s.Reconcile = "*/5 * * * *"
+	}
+	return s
+}
+
+// Scheduler runs the jobs on their schedules, one runner per tick across
+// every replica: a lease in the table, keyed by job and the date the run
+// processes, has an owner and an expiry, is renewed while the job runs and
+// marked done at its end. Correctness never rests on the lease (two runs
+// at once still charge once); it keeps replicas from doing the work twice.
+type Scheduler struct {
+	runner *Runner
+	store  Store
+	cron   gocron.Scheduler
+	log    *slog.Logger
+	sched  Schedules
+
+	mu      sync.Mutex
+	running map[string]*recorder // job -> the run this replica is making
+	jobs    map[string]gocron.Job
+}
+
+// NewScheduler builds the scheduler; Start starts it.
+func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules, log *slog.Logger) (*Scheduler, error) {
+	sched = sched.withDefaults()
+	cron, err := gocron.NewScheduler(gocron.WithLocation(loc), gocron.WithLogger(gocronLog{log}))
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}}
+	for name, expr := range map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments} {
+		j, err := cron.NewJob(gocron.CronJob(expr, sched.Seconds),
+			gocron.NewTask(func(ctx context.Context) { s.tick(ctx, name) }),
+			gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule))
+		if err != nil {
+			return nil, fmt.Errorf("schedule %s %q: %w", name, expr, err)
+		}
+		s.jobs[name] = j
+	}
+	_, err = cron.NewJob(gocron.CronJob(sched.Reconcile, sched.Seconds),
+		gocron.NewTask(func(ctx context.Context) {
+			if n, err := runner.Reconcile(ctx, 15*time.Minute); err != nil {
+				log.Error("reconcile payment intents", "err", err)
+			} else if n > 0 {
+				log.Info("reconciled payment intents", "settled", n)
+			}
+		}), gocron.WithName("reconcile"), gocron.WithSingletonMode(gocron.LimitModeReschedule))
+	if err != nil {
+		return nil, fmt.Errorf("schedule reconcile: %w", err)
+	}
+	return s, nil
+}
+
+// Start starts the schedules.
+func (s *Scheduler) Start() { s.cron.Start() }
+
+// Stop stops the schedules and waits for running jobs; they stop at their
+// context's cancellation and the next run picks up what is left.
+func (s *Scheduler) Stop() error { return s.cron.Shutdown() }
+
+// NextRun is when a job runs next on this replica.
+func (s *Scheduler) NextRun(job string) time.Time {
+	j, ok := s.jobs[job]
+	if !ok {
+		return time.Time{}
+	}
+	t, _ := j.NextRun()
+	return t
+}
+
+// Schedule is a job's cron expression.
+func (s *Scheduler) Schedule(job string) string {
+	if job == JobReminders {
+		return s.sched.Reminders
+	}
+	return s.sched.Payments
+}
+
+// Running is the run this replica is making of a job, if any.
+func (s *Scheduler) Running(job string) (store.JobRun, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.running[job]
+	if !ok {
+		return store.JobRun{}, false
+	}
+	return rec.snapshot(), true
+}
+
+func (s *Scheduler) tick(ctx context.Context, job string) {
+	run, err := s.RunLeased(ctx, job, s.store.Today(), TriggerSchedule)
+	switch {
+	case errors.Is(err, store.ErrLeaseHeld), errors.Is(err, store.ErrLeaseDone):
+		s.log.Info("tick taken by another replica", "job", job, "why", err)
+	case err != nil:
+		s.log.Error("job run", "job", job, "run", run.ID, "err", err)
+	default:
+		s.log.Info("job run", "job", job, "run", run.ID, "took", run.Duration().Round(time.Millisecond), "due", run.Counts.Due,
+			"charged", run.Counts.Charged, "declined", run.Counts.Declined, "skipped", run.Counts.Skipped, "failed", run.Counts.Failed, "mailed", run.Counts.Mailed)
+	}
+}
+
+// ErrRunning says this replica is already running the job.
+var ErrRunning = errors.New("this job is already running")
+
+// RunLeased runs a job for a date under its lease: ErrLeaseHeld if another
+// replica holds it, ErrLeaseDone if the date's tick already ran. The lease
+// is renewed while the run goes and marked done when it completes.
+func (s *Scheduler) RunLeased(ctx context.Context, job string, date time.Time, trigger string) (store.JobRun, error) {
+	return RunLeased(ctx, s.runner, s.store, job, date, trigger, s.track)
+}
+
+// Start a run in the background for staff ("Run now"): it returns once the
+// lease is taken, so a refusal is reported at once.
+func (s *Scheduler) RunNow(job string, date time.Time) error {
+	if !ValidJob(job) {
+		return ErrUnknownJob
+	}
+	if date.After(s.store.Today()) {
+		return ErrFutureDate
+	}
+	if _, ok := s.Running(job); ok {
+		return ErrRunning
+	}
+	started := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		_, err := RunLeased(ctx, s.runner, s.store, job, date, TriggerStaff, func(job string, rec *recorder) func() {
+			started <- nil
+			return s.track(job, rec)
+		})
+		select {
+		case started <- err:
+		default:
+		}
+		if err != nil {
+			s.log.Error("run now", "job", job, "date", store.FormatDate(date), "err", err)
+		}
+	}()
+	return <-started
+}
+
+// track notes a run in progress; the returned func forgets it.
+func (s *Scheduler) track(job string, rec *recorder) func() {
+	s.mu.Lock()
+	s.running[job] = rec
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.running, job)
+		s.mu.Unlock()
+	}
+}
+
+// RunLeased takes the lease of job and date, runs it, renews the lease as
+// it goes and marks the date done when the run completes (a run that fails
+// or is cancelled gives the lease back). onStart, if set, sees the run.
+func RunLeased(ctx context.Context, r *Runner, st Store, job string, date time.Time, trigger string, onStart func(string, *recorder) func()) (store.JobRun, error) {
+	if !ValidJob(job) {
+		return store.JobRun{}, ErrUnknownJob
+	}
+	if date.After(st.Today()) {
+		return store.JobRun{}, ErrFutureDate
+	}
+	ttl := r.cfg.LeaseTTL
+	lease, err := st.AcquireLease(ctx, job, date, r.cfg.Replica, ttl)
+	if err != nil {
+		return store.JobRun{}, err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+				if lease, err = st.RenewLease(runCtx, lease, ttl); err != nil {
+					if runCtx.Err() == nil {
+						cancel(fmt.Errorf("renew lease: %w", err)) // another replica took over: stop
+					}
+					return
+				}
+			}
+		}
+	}()
+	run, runErr := r.run(runCtx, job, date, trigger, onStart)
+	cancel(nil)
+	<-renewed
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer wcancel()
+	if runErr == nil {
+		if err := st.FinishLease(wctx, lease); err != nil {
+			return run, fmt.Errorf("mark the tick done: %w", err)
+		}
+		return run, nil
+	}
+	if err := st.ReleaseLease(wctx, lease); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		return run, errors.Join(runErr, err)
+	}
+	return run, runErr
+}
+
+type gocronLog struct{ l *slog.Logger }
+
+func (g gocronLog) Debug(msg string, args ...any) { g.l.Debug(msg, args...) }
+func (g gocronLog) Error(msg string, args ...any) { g.l.Error(msg, args...) }
+func (g gocronLog) Info(msg string, args ...any)  { g.l.Debug(msg, args...) }
+func (g gocronLog) Warn(msg string, args ...any)  { g.l.Warn(msg, args...) }

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The writes of the billing jobs. Each is conditional on the version of the
+// subscription the job read, so a job and a customer (or two jobs) never
+// undo each other: the loser gets ErrConflict and reads again.
+
+// ErrAlreadyPaid says the period already has its receipt.
+var ErrAlreadyPaid = errors.New("this period is already paid")
+
+// subscriptionPut writes sub (its version bumped) on condition that the
+// stored one is still at sub.Version.
+func (s *Store) subscriptionPut(ctx context.Context, sub Subscription) (types.TransactWriteItem, Subscription, error) {
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return types.TransactWriteItem{}, sub, err
+	}
+	read := sub.Version
+	sub.Version++
+	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
+	if err != nil {
+		return types.TransactWriteItem{}, sub, err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(read))).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, sub, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	}}, sub, nil
+}
+
+// writeSubscriptionWithMail writes sub and, if given, a mail in one
+// transaction; ErrConflict if the subscription moved meanwhile. A mail
+// already in the outbox (a rerun) is not an error: the subscription write
+// then goes alone.
+func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription, mail *Mail) (Subscription, error) {
+	put, next, err := s.subscriptionPut(ctx, sub)
+	if err != nil {
+		return sub, err
+	}
+	items := []types.TransactWriteItem{put}
+	if mail != nil {
+		m, err := s.mailPut(*mail)
+		if err != nil {
+			return sub, err
+		}
+		items = append(items, m)
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	reasons := cancellationReasons(err)
+	switch {
+	case err == nil:
+		return next, nil
+	case len(reasons) > 0 && reasons[0] == reasonConditionFailed:
+		return sub, fmt.Errorf("subscription %s at version %d: %w", sub.ID, sub.Version, ErrConflict)
+	case len(reasons) > 1 && reasons[1] == reasonConditionFailed:
+		return s.writeSubscriptionWithMail(ctx, sub, nil)
+	}
+	return sub, fmt.Errorf("write subscription %s: %w", sub.ID, err)
+}
+
+// RecordPaymentIntent notes on the subscription that the job is about to
+// charge its due period (attempt sub.Attempt+1), before the gateway is
+// called.
+func (s *Store) RecordPaymentIntent(ctx context.Context, sub Subscription) (Subscription, error) {
+	sub.Intent = &PaymentIntent{Period: sub.NextPaymentDate, Attempt: sub.Attempt + 1, At: s.now()}
+	return s.writeSubscriptionWithMail(ctx, sub, nil)
+}
+
+// CompletePayment records a charge of the intent's period: one transaction
+// writes the receipt and its period marker (each on condition it does not
+// exist), the subscription with its next dates (on condition of the version
+// read) and, if given, the receipt mail. ErrAlreadyPaid if the period has
+// its receipt; ErrConflict if the subscription moved.
+func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge GatewayCharge, today time.Time, mail func(Receipt) *Mail) (Subscription, Receipt, error) {
+	if sub.Intent == nil {
+		return sub, Receipt{}, errors.New("complete payment: no intent recorded")
+	}
+	period := sub.Intent.Period
+	next := sub
+	next.NextPaymentDate = NextBillingDate(period, sub.PeriodMonths, sub.PaymentDay)
+	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
+	next.LastPaymentDate = period
+	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
+	receipt := NewReceipt(sub, charge, period, next.NextPaymentDate)
+	items, err := s.receiptWrites(receipt)
+	if err != nil {
+		return sub, Receipt{}, err
+	}
+	put, saved, err := s.subscriptionPut(ctx, next)
+	if err != nil {
+		return sub, Receipt{}, err
+	}
+	items = append(items, put)
+	if mail != nil {
+		if m := mail(receipt); m != nil {
+			mp, err := s.mailPut(*m)
+			if err != nil {
+				return sub, Receipt{}, err
+			}
+			items = append(items, mp)
+		}
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	reasons := cancellationReasons(err)
+	switch {
+	case err == nil:
+		return saved, receipt, nil
+	case len(reasons) > 1 && reasons[1] == reasonConditionFailed:
+		return sub, Receipt{}, fmt.Errorf("subscription %s period %s: %w", sub.ID, FormatDate(period), ErrAlreadyPaid)
+	case len(reasons) > 0:
+		return sub, Receipt{}, fmt.Errorf("subscription %s: %w", sub.ID, ErrConflict)
+	}
+	return sub, Receipt{}, fmt.Errorf("complete payment of %s: %w", sub.ID, err)
+}
+
+// FailPayment records a declined charge: the subscription is past due and
+// retried after retryDays[attempt-1] days, or, after the last retry,
+// cancelled. It returns the subscription as written.
+func (s *Store) FailPayment(ctx context.Context, sub Subscription, today time.Time, retryDays []int, mail func(Subscription) *Mail) (Subscription, error) {
+	next := sub
+	next.Attempt++
+	next.Intent = nil
+	if next.Attempt > len(retryDays) {
+		next.Status, next.CancelledOn = SubscriptionCancelled, today
+		next.NextPaymentDate, next.NextReminderDate, next.RetryDate = time.Time{}, time.Time{}, time.Time{}
+	} else {
+		next.Status = SubscriptionPastDue
+		next.RetryDate = today.AddDate(0, 0, retryDays[next.Attempt-1])
+		next.NextReminderDate = time.Time{}
+	}
+	var m *Mail
+	if mail != nil {
+		m = mail(next)
+	}
+	return s.writeSubscriptionWithMail(ctx, next, m)
+}
+
+// EndSubscription cancels a subscription whose end at period end has come.
+func (s *Store) EndSubscription(ctx context.Context, sub Subscription, today time.Time, mail func(Subscription) *Mail) (Subscription, error) {
+	next := sub
+	next.Status, next.CancelledOn = SubscriptionCancelled, today
+	next.EndsOn, next.NextPaymentDate, next.NextReminderDate, next.RetryDate, next.Intent = time.Time{}, time.Time{}, time.Time{}, time.Time{}, nil
+	var m *Mail
+	if mail != nil {
+		m = mail(next)
+	}
+	return s.writeSubscriptionWithMail(ctx, next, m)
+}
+
+// SendReminder records a reminder: the mail goes into the outbox and the
+// reminder date moves on in the same transaction, so a reminder is sent
+// once per payment.
+func (s *Store) SendReminder(ctx context.Context, sub Subscription, today time.Time, mail *Mail) (Subscription, error) {
+	next := sub
+	next.NextReminderDate = time.Time{}
+	if mail != nil { // nil: dropped unsent, its payment date has passed
+		next.LastReminderDate = today
+	}
+	return s.writeSubscriptionWithMail(ctx, next, mail)
+}
+
+// OpenIntents lists payment intents recorded before `before`, oldest first
+// (GSI2: GSI2-PK=payment-intents, sparse): charges a crashed run left.
+func (s *Store) OpenIntents(ctx context.Context, before time.Time, limit int) ([]Subscription, error) {
+	p, err := pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionIntents,
+		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionIntents)).
+			And(expression.Key(attrGSI2SK).LessThan(expression.Value(timestamp(before)))),
+	}, limit, "", subscriptionRecord.subscription)
+	return p.Items, err
+}
+
+// SubscriptionConsistent reads a subscription strongly consistent, for a
+// job about to act on it.
+func (s *Store) SubscriptionConsistent(ctx context.Context, customerID, id string) (Subscription, error) {
+	return s.subscription(ctx, customerID, id, true)
+}
+
+// Now is the store's clock (settable in tests).
+func (s *Store) Now() time.Time { return s.now() }

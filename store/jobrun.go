@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// RunCounts are what a billing run did, by outcome.
+type RunCounts struct {
+	Due       int `json:"due" dynamodbav:"Due"`
+	Charged   int `json:"charged" dynamodbav:"Charged"`
+	Declined  int `json:"declined" dynamodbav:"Declined"`
+	Skipped   int `json:"skipped" dynamodbav:"Skipped"`
+	Failed    int `json:"failed" dynamodbav:"Failed"`
+	Mailed    int `json:"mailed" dynamodbav:"Mailed"`
+	Cancelled int `json:"cancelled" dynamodbav:"Cancelled"`
+	Attention int `json:"attention" dynamodbav:"Attention"` // beyond the catch-up window: for staff
+}
+
+// Done is how many due subscriptions the run has finished with.
+func (c RunCounts) Done() int {
+	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Mailed
+}
+
+// Run outcomes.
+const (
+	RunRunning   = "running"
+	RunCompleted = "completed"
+	RunFailed    = "failed"
+	RunCancelled = "cancelled"
+)
+
+// JobRun is one run of a billing job, recorded as it goes.
+type JobRun struct {
+	ID        string
+	Job       string    // "reminders" or "payments"
+	Date      time.Time // the billing date it processed
+	Trigger   string    // "schedule", "staff", "command line"
+	Replica   string
+	StartedAt time.Time
+	EndedAt   time.Time
+	Outcome   string
+	Error     string
+	Counts    RunCounts
+}
+
+// Duration is how long the run took (so far).
+func (r JobRun) Duration() time.Duration {
+	if r.EndedAt.IsZero() {
+		return time.Since(r.StartedAt)
+	}
+	return r.EndedAt.Sub(r.StartedAt)
+}
+
+// RunFailure is one subscription a run could not finish with.
+type RunFailure struct {
+	RunID          string
+	SubscriptionID string
+	AccountID      string
+	Reason         string
+	At             time.Time
+}
+
+type jobRunRecord struct {
+	PK         string    `dynamodbav:"PK"` // runs#<job>
+	SK         string    `dynamodbav:"SK"` // run id (sorts by start)
+	EntityType string    `dynamodbav:"EntityType"`
+	Job        string    `dynamodbav:"Job"`
+	Date       string    `dynamodbav:"Date"`
+	Trigger    string    `dynamodbav:"Trigger"`
+	Replica    string    `dynamodbav:"Replica"`
+	StartedAt  string    `dynamodbav:"StartedAt"`
+	EndedAt    string    `dynamodbav:"EndedAt,omitempty"`
+	Outcome    string    `dynamodbav:"Outcome"`
+	Error      string    `dynamodbav:"Error,omitempty"`
+	Counts     RunCounts `dynamodbav:"Counts"`
+	ExpiresAt  int64     `dynamodbav:"ExpiresAt"`
+}
+
+type runFailureRecord struct {
+	PK             string `dynamodbav:"PK"` // runfail#<run id>
+	SK             string `dynamodbav:"SK"` // subscription id
+	EntityType     string `dynamodbav:"EntityType"`
+	AccountID      string `dynamodbav:"AccountID"`
+	Reason         string `dynamodbav:"Reason"`
+	At             string `dynamodbav:"At"`
+	ExpiresAt      int64  `dynamodbav:"ExpiresAt"`
+	SubscriptionID string `dynamodbav:"SubscriptionID"`
+}
+
+// runRetention is how long run history is kept (TTL).
+const runRetention = 90 * 24 * time.Hour
+
+func newJobRunRecord(r JobRun) jobRunRecord {
+	rec := jobRunRecord{
+		PK: runsKey(r.Job), SK: r.ID, EntityType: entityJobRun, Job: r.Job, Date: FormatDate(r.Date),
+		Trigger: r.Trigger, Replica: r.Replica, StartedAt: timestamp(r.StartedAt), Outcome: r.Outcome, Error: r.Error,
+		Counts: r.Counts, ExpiresAt: r.StartedAt.Add(runRetention).Unix(),
+	}
+	if !r.EndedAt.IsZero() {
+		rec.EndedAt = timestamp(r.EndedAt)
+	}
+	return rec
+}
+
+func (r jobRunRecord) run() JobRun {
+	return JobRun{ID: r.SK, Job: r.Job, Date: parseDate(r.Date), Trigger: r.Trigger, Replica: r.Replica,
+		StartedAt: parseTime(r.StartedAt), EndedAt: parseTime(r.EndedAt), Outcome: r.Outcome, Error: r.Error, Counts: r.Counts}
+}
+
+// SaveRun writes a run's record as it stands (start, progress, end).
+func (s *Store) SaveRun(ctx context.Context, r JobRun) error {
+	if err := s.putItem(ctx, newJobRunRecord(r)); err != nil {
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Run reads one run of a job.
+func (s *Store) Run(ctx context.Context, job, id string) (JobRun, error) {
+	var r jobRunRecord
+	if !ValidID(id) {
+		return JobRun{}, ErrNotFound
+	}
+	if err := s.getItem(ctx, runsKey(job), id, &r); err != nil {
+		return JobRun{}, fmt.Errorf("run %s: %w", id, err)
+	}
+	return r.run(), nil
+}
+
+// Runs lists a job's runs, newest first (PK=runs#job).
+func (s *Store) Runs(ctx context.Context, job string, limit int, cursor string) (Page[JobRun], error) {
+	pk := runsKey(job)
+	return pagedQuery(ctx, s, pagedSpec{
+		pkAttr: attrPK, pk: pk, backward: true,
+		key: expression.Key(attrPK).Equal(expression.Value(pk)),
+	}, limit, cursor, jobRunRecord.run)
+}
+
+// AddRunFailure records a subscription a run could not finish with.
+func (s *Store) AddRunFailure(ctx context.Context, f RunFailure) error {
+	return s.putItem(ctx, runFailureRecord{
+		PK: runFailuresKey(f.RunID), SK: f.SubscriptionID, EntityType: entityRunFailure, AccountID: f.AccountID,
+		SubscriptionID: f.SubscriptionID, Reason: f.Reason, At: timestamp(f.At), ExpiresAt: f.At.Add(runRetention).Unix(),
+	})
+}
+
+// RunFailures lists a run's failures (PK=runfail#run).
+func (s *Store) RunFailures(ctx context.Context, runID string, limit int, cursor string) (Page[RunFailure], error) {
+	pk := runFailuresKey(runID)
+	return pagedQuery(ctx, s, pagedSpec{
+		pkAttr: attrPK, pk: pk, key: expression.Key(attrPK).Equal(expression.Value(pk)),
+	}, limit, cursor, func(r runFailureRecord) RunFailure {
+		return RunFailure{RunID: runID, SubscriptionID: r.SubscriptionID, AccountID: r.AccountID, Reason: r.Reason, At: parseTime(r.At)}
+	})
+}
+
+// Lease is who runs one job's tick (a job and a date) until when.
+type Lease struct {
+	Job       string
+	Date      time.Time
+	Owner     string
+	ExpiresAt time.Time
+	Done      bool // the tick ran to its end: nobody runs it again
+}
+
+type leaseRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	Owner      string `dynamodbav:"Owner"`
+	Until      string `dynamodbav:"Until"`
+	Done       bool   `dynamodbav:"Done"`
+	ExpiresAt  int64  `dynamodbav:"ExpiresAt"` // TTL: the item itself goes after 90 days
+}
+
+// Lease errors.
+var (
+	ErrLeaseHeld = errors.New("another replica holds the lease")
+	ErrLeaseDone = errors.New("this tick already ran")
+	ErrLeaseLost = errors.New("the lease was lost")
+)
+
+// AcquireLease takes a job's tick for owner until now+ttl: on condition
+// nobody holds it, or its holder's time ran out, and it is not done.
+func (s *Store) AcquireLease(ctx context.Context, job string, day time.Time, owner string, ttl time.Duration) (Lease, error) {
+	now := s.now()
+	l := Lease{Job: job, Date: day, Owner: owner, ExpiresAt: now.Add(ttl)}
+	item, err := attributevalue.MarshalMap(leaseRecord{
+		PK: leaseKey(job, day), SK: leaseKey(job, day), EntityType: entityLease, Owner: owner,
+		Until: timestamp(l.ExpiresAt), ExpiresAt: now.Add(runRetention).Unix(),
+	})
+	if err != nil {
+		return Lease{}, err
+	}
+	free := expression.AttributeNotExists(expression.Name(attrPK)).Or(
+		expression.Name("Until").LessThan(expression.Value(timestamp(now))).And(expression.Name("Done").Equal(expression.Value(false))))
+	cond, err := expression.NewBuilder().WithCondition(free).Build()
+	if err != nil {
+		return Lease{}, err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	})
+	if isConditionFailed(err) {
+		cur, rerr := s.LeaseOf(ctx, job, day)
+		if rerr == nil && cur.Done {
+			return cur, ErrLeaseDone
+		}
+		return cur, ErrLeaseHeld
+	}
+	if err != nil {
+		return Lease{}, fmt.Errorf("acquire lease %s %s: %w", job, FormatDate(day), err)
+	}
+	return l, nil
+}
+
+// RenewLease extends owner's lease; ErrLeaseLost if another took it.
+func (s *Store) RenewLease(ctx context.Context, l Lease, ttl time.Duration) (Lease, error) {
+	return s.updateLease(ctx, l, s.now().Add(ttl), false)
+}
+
+// FinishLease marks the tick done, so no replica runs it again.
+func (s *Store) FinishLease(ctx context.Context, l Lease) error {
+	_, err := s.updateLease(ctx, l, s.now(), true)
+	return err
+}
+
+// ReleaseLease gives a tick back unfinished (a run that failed or was
+// cancelled): another replica may take it at once.
+func (s *Store) ReleaseLease(ctx context.Context, l Lease) error {
+	_, err := s.updateLease(ctx, l, s.now().Add(-time.Millisecond), false)
+	return err
+}
+
+func (s *Store) updateLease(ctx context.Context, l Lease, until time.Time, done bool) (Lease, error) {
+	upd, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name("Until"), expression.Value(timestamp(until))).Set(expression.Name("Done"), expression.Value(done))).
+		WithCondition(expression.Name("Owner").Equal(expression.Value(l.Owner)).And(expression.Name("Done").Equal(expression.Value(false)))).Build()
+	if err != nil {
+		return l, err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: itemKey(leaseKey(l.Job, l.Date), leaseKey(l.Job, l.Date)),
+		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
+		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+	})
+	if isConditionFailed(err) {
+		return l, ErrLeaseLost
+	}
+	if err != nil {
+		return l, fmt.Errorf("lease %s: %w", l.Job, err)
+	}
+	l.ExpiresAt, l.Done = until, done
+	return l, nil
+}
+
+// LeaseOf reads the lease of a job's tick (consistent).
+func (s *Store) LeaseOf(ctx context.Context, job string, day time.Time) (Lease, error) {
+	var r leaseRecord
+	if err := s.getItemConsistent(ctx, leaseKey(job, day), leaseKey(job, day), &r); err != nil {
+		return Lease{}, err
+	}
+	return Lease{Job: job, Date: day, Owner: r.Owner, ExpiresAt: parseTime(r.Until), Done: r.Done}, nil
+}

@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MailKind says why a mail was sent.
+type MailKind string
+
+const (
+	MailReminder      MailKind = "reminder"
+	MailReceipt       MailKind = "receipt"
+	MailPaymentFailed MailKind = "payment_failed"
+	MailCancelled     MailKind = "cancelled"
+)
+
+// MailStatus is where a mail is on its way out.
+type MailStatus string
+
+const (
+	MailPending MailStatus = "pending" // waiting for the SMTP deliverer
+	MailSent    MailStatus = "sent"
+	MailFailed  MailStatus = "failed" // tried and refused; retried later
+	MailKept    MailStatus = "kept"   // no SMTP server configured: the outbox is the delivery
+)
+
+// Mail is one message to a customer, kept in the outbox (the table).
+type Mail struct {
+	ID             string // deterministic per reason, so a rerun cannot send twice
+	To             string
+	Kind           MailKind
+	Subject        string
+	Text           string
+	HTML           string
+	CustomerID     string
+	SubscriptionID string
+	CreatedAt      time.Time
+	Status         MailStatus
+	Attempts       int
+	LastError      string
+	SentAt         time.Time
+}
+
+type mailRecord struct {
+	PK             string `dynamodbav:"PK"`
+	SK             string `dynamodbav:"SK"`
+	EntityType     string `dynamodbav:"EntityType"`
+	To             string `dynamodbav:"To"`
+	Kind           string `dynamodbav:"Kind"`
+	Subject        string `dynamodbav:"Subject"`
+	Text           string `dynamodbav:"Text"`
+	HTML           string `dynamodbav:"HTML"`
+	CustomerID     string `dynamodbav:"CustomerID"`
+	SubscriptionID string `dynamodbav:"SubscriptionID"`
+	CreatedAt      string `dynamodbav:"CreatedAt"`
+	Status         string `dynamodbav:"Status"`
+	Attempts       int    `dynamodbav:"Attempts"`
+	LastError      string `dynamodbav:"LastError,omitempty"`
+	SentAt         string `dynamodbav:"SentAt,omitempty"`
+	ExpiresAt      int64  `dynamodbav:"ExpiresAt"`
+	GSI1PK         string `dynamodbav:"GSI1-PK"` // outbox
+	GSI1SK         string `dynamodbav:"GSI1-SK"`
+	GSI2PK         string `dynamodbav:"GSI2-PK,omitempty"` // mail-pending while it waits
+	GSI2SK         string `dynamodbav:"GSI2-SK,omitempty"`
+}
+
+// mailRetention is how long the outbox keeps a mail.
+const mailRetention = 180 * 24 * time.Hour
+
+func newMailRecord(m Mail) mailRecord {
+	r := mailRecord{
+		PK: mailKey(m.ID), SK: mailKey(m.ID), EntityType: entityMail,
+		To: m.To, Kind: string(m.Kind), Subject: m.Subject, Text: m.Text, HTML: m.HTML,
+		CustomerID: m.CustomerID, SubscriptionID: m.SubscriptionID, CreatedAt: timestamp(m.CreatedAt),
+		Status: string(m.Status), Attempts: m.Attempts, LastError: m.LastError, ExpiresAt: m.CreatedAt.Add(mailRetention).Unix(),
+		GSI1PK: partitionOutbox, GSI1SK: createdKey(m.CreatedAt, m.ID),
+	}
+	if !m.SentAt.IsZero() {
+		r.SentAt = timestamp(m.SentAt)
+	}
+	if m.Status == MailPending || m.Status == MailFailed {
+		r.GSI2PK, r.GSI2SK = partitionMailQueue, createdKey(m.CreatedAt, m.ID)
+	}
+	return r
+}
+
+func (r mailRecord) mail() Mail {
+	return Mail{
+		ID: trimPrefix(r.PK, prefixMail), To: r.To, Kind: MailKind(r.Kind), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
+		CustomerID: r.CustomerID, SubscriptionID: r.SubscriptionID, CreatedAt: parseTime(r.CreatedAt),
+		Status: MailStatus(r.Status), Attempts: r.Attempts, LastError: r.LastError, SentAt: parseTime(r.SentAt),
+	}
+}
+
+// mailPut is the outbox item of a mail, on condition it was not sent before.
+func (s *Store) mailPut(m Mail) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(newMailRecord(m))
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+	}}, nil
+}
+
+// PutMail adds a mail to the outbox once; ErrConflict if its id was used.
+func (s *Store) PutMail(ctx context.Context, m Mail) error {
+	return s.putNew(ctx, newMailRecord(m), "mail "+m.ID)
+}
+
+// Outbox lists mails, newest first (GSI1: GSI1-PK=outbox).
+func (s *Store) Outbox(ctx context.Context, limit int, cursor string) (Page[Mail], error) {
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionOutbox, backward: true,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionOutbox)),
+	}, limit, cursor, mailRecord.mail)
+}
+
+// PendingMail lists mails waiting for delivery or a retry, oldest first
+// (GSI2: GSI2-PK=mail-pending, sparse).
+func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
+	p, err := pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionMailQueue,
+		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionMailQueue)),
+	}, limit, "", mailRecord.mail)
+	return p.Items, err
+}
+
+// MarkMail records a delivery attempt's outcome.
+func (s *Store) MarkMail(ctx context.Context, m Mail) error {
+	item, err := attributevalue.MarshalMap(newMailRecord(m))
+	if err != nil {
+		return err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+	})
+	if err != nil {
+		return fmt.Errorf("mark mail %s: %w", m.ID, err)
+	}
+	return nil
+}
