@@ -43,7 +43,6 @@ type Gateway interface {
 type Store interface {
 	Now() time.Time
 	Today() time.Time
-	ReminderLead() int
 	RemindersDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
 	PaymentsDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
 	SubscriptionConsistent(ctx context.Context, customerID, id string) (store.Subscription, error)
