@@ -4,8 +4,12 @@
 //	shop [serve]   start the shop (the default)
 //	shop migrate   create or update the table
 //	shop seed      load the demo data (once per table)
+//	shop seed subscriptions --count N --due YYYY-MM-DD [--declining P]
 //	shop import-workbench FILE...
 //	               write the sample items of NoSQL Workbench models
+//	shop jobs run reminders|payments [--date YYYY-MM-DD] [--force]
+//
+// Flags come after the last word; shop COMMAND -h lists them.
 package main
 
 import (
@@ -13,20 +17,25 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	_ "time/tzdata" // SHOP_TZ works on machines without a zone database
 
+	"shop/jobs"
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/dynamolocal"
@@ -45,12 +54,27 @@ type config struct {
 	secure      bool
 	proxyHeader string
 	proxies     string
-	files       []string // import-workbench
+	positional  []string // the command's arguments (files, a job)
 	bcryptCost  int
 	logLevel    string
-	// Recurring payments.
-	reminderDays  int
-	billingShards int
+	// Recurring payments and their jobs.
+	reminderDays   int
+	billingShards  int
+	catchUpDays    int
+	jobConcurrency int
+	jobsOn         bool
+	remindersCron  string
+	paymentsCron   string
+	retryDays      string
+	baseURL        string
+	smtpURL        string
+	mailFrom       string
+	// jobs run, seed subscriptions
+	date      string
+	force     bool
+	count     int
+	due       string
+	declining int
 }
 
 func env(name, def string) string {
@@ -87,13 +111,144 @@ func envBool(name string, def bool) (bool, error) {
 	return b, nil
 }
 
-func parseConfig(args []string) (config, string, error) {
-	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+// command is one subcommand: its words, what it takes, and its own flags.
+type command struct {
+	name  string // its words, e.g. "jobs run"
+	args  string // its positional arguments in the usage line
+	about string
+	// minArgs and maxArgs bound the positional arguments (-1: no limit).
+	minArgs, maxArgs int
+	flags            func(fs *flag.FlagSet, c *config)
+}
+
+var commands = []command{
+	{name: "serve", about: "start the shop (the default)"},
+	{name: "migrate", about: "create or update the table and its indexes (idempotent)"},
+	{name: "seed", about: "load the demo shop on a table that has not had it (idempotent)"},
+	{name: "seed subscriptions", about: "create N customers, each with one monthly subscription due on a date (for benchmarks and checks)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.IntVar(&c.count, "count", 0, "how many customers with a subscription (required, positive)")
+			fs.StringVar(&c.due, "due", "", "their next payment date, YYYY-MM-DD (required)")
+			fs.IntVar(&c.declining, "declining", 0, "percent of them paying with the card that is declined")
+		}},
+	{name: "import-workbench", args: "FILE...", about: "write the sample items of NoSQL Workbench models", minArgs: 1, maxArgs: -1},
+	{name: "jobs run", args: "reminders|payments", about: "run one billing job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
+			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
+		}},
+}
+
+// usageError is a command line the shop does not understand: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// findCommand takes the longest command whose words begin args.
+func findCommand(words []string) (command, bool) {
+	best, found := command{}, false
+	for _, c := range commands {
+		cw := strings.Fields(c.name)
+		if len(cw) <= len(words) && slices.Equal(cw, words[:len(cw)]) && len(cw) > len(strings.Fields(best.name)) {
+			best, found = c, true
+		}
 	}
+	return best, found
+}
+
+// subcommandsOf lists the commands under a word such as "jobs".
+func subcommandsOf(word string) []string {
+	var out []string
+	for _, c := range commands {
+		if w := strings.Fields(c.name); len(w) > 1 && w[0] == word {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// parseConfig reads the command line: the command's words, its positional
+// arguments, then flags (after the last word). Anything it does not
+// understand is a usageError; -h prints the command's help.
+func parseConfig(args []string) (config, command, error) {
 	var c config
-	fs := flag.NewFlagSet("shop "+cmd, flag.ContinueOnError)
+	words := 0
+	for words < len(args) && !strings.HasPrefix(args[words], "-") {
+		words++
+	}
+	cmd := commands[0]
+	if words > 0 {
+		found, ok := findCommand(args[:words])
+		if !ok {
+			if subs := subcommandsOf(args[0]); len(subs) > 0 {
+				return c, cmd, usagef("%s needs a subcommand: %s", args[0], strings.Join(subs, ", "))
+			}
+			return c, cmd, usagef("unknown command %q (run shop -h for the list)", args[0])
+		}
+		cmd = found
+	}
+	var positional []string
+	if words > 0 {
+		positional = args[len(strings.Fields(cmd.name)):words]
+	}
+	fs := flag.NewFlagSet("shop "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned, help is printed below
+	if err := commonFlags(fs, &c); err != nil {
+		return c, cmd, err
+	}
+	if cmd.flags != nil {
+		cmd.flags(fs, &c)
+	}
+	err := fs.Parse(args[words:])
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(os.Stdout, cmd, fs)
+		return c, cmd, err
+	}
+	if err != nil {
+		return c, cmd, usagef("%s: %v", cmd.name, err)
+	}
+	if fs.NArg() > 0 {
+		return c, cmd, usagef("%s: unexpected argument %q (flags come after the last word)", cmd.name, fs.Arg(0))
+	}
+	switch {
+	case len(positional) < cmd.minArgs:
+		return c, cmd, usagef("%s needs %s", cmd.name, cmd.args)
+	case cmd.maxArgs >= 0 && len(positional) > cmd.maxArgs:
+		return c, cmd, usagef("%s: unexpected argument %q", cmd.name, positional[cmd.maxArgs])
+	}
+	c.positional = positional
+	if _, err := time.LoadLocation(c.tz); err != nil {
+		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
+	}
+	if c.reminderDays < 0 || c.reminderDays > 28 {
+		return c, cmd, fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
+	}
+	if c.billingShards < 1 || c.billingShards > 64 {
+		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
+	}
+	return c, cmd, nil
+}
+
+func printHelp(w io.Writer, cmd command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: shop %s", cmd.name)
+	if cmd.args != "" {
+		fmt.Fprintf(w, " %s", cmd.args)
+	}
+	fmt.Fprintf(w, " [flags]\n\n%s.\n", cmd.about)
+	if cmd.name == "serve" {
+		fmt.Fprintln(w, "\nCommands:")
+		for _, c := range commands {
+			fmt.Fprintf(w, "  %-20s %s\n", strings.TrimSpace(c.name+" "+c.args), c.about)
+		}
+	}
+	fmt.Fprintln(w, "\nFlags (each also read from the environment variable named):")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func commonFlags(fs *flag.FlagSet, c *config) error {
 	fs.StringVar(&c.addr, "addr", env("SHOP_ADDR", "127.0.0.1:8080"), "listen address (SHOP_ADDR)")
 	fs.StringVar(&c.endpoint, "dynamodb-endpoint", env("DYNAMODB_ENDPOINT", ""), "DynamoDB endpoint; empty starts DynamoDB Local, \"aws\" uses AWS (DYNAMODB_ENDPOINT)")
 	fs.StringVar(&c.table, "table", env("SHOP_TABLE", "shop"), "table name (SHOP_TABLE)")
@@ -105,49 +260,74 @@ func parseConfig(args []string) (config, string, error) {
 	demoDefault := os.Getenv("DYNAMODB_ENDPOINT") == ""
 	demo, err := envBool("SHOP_DEMO", demoDefault)
 	if err != nil {
-		return c, cmd, err
+		return err
 	}
 	secure, err := envBool("SHOP_SECURE_COOKIES", false)
 	if err != nil {
-		return c, cmd, err
+		return err
+	}
+	jobsOn, err := envBool("SHOP_JOBS", true)
+	if err != nil {
+		return err
 	}
 	fs.BoolVar(&c.demo, "demo", demo, "load demo data on first start; default on only with the shop's own DynamoDB Local (SHOP_DEMO)")
 	fs.BoolVar(&c.secure, "secure-cookies", secure, "mark cookies Secure; set behind HTTPS (SHOP_SECURE_COOKIES)")
 	fs.StringVar(&c.proxyHeader, "proxy-header", env("SHOP_PROXY_HEADER", ""), "header with the client address set by a reverse proxy, e.g. X-Forwarded-For (SHOP_PROXY_HEADER)")
 	fs.StringVar(&c.proxies, "trusted-proxies", env("SHOP_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the proxies believed (SHOP_TRUSTED_PROXIES)")
 	fs.IntVar(&c.bcryptCost, "bcrypt-cost", 11, "bcrypt cost of password hashes")
-	reminderDays, err := envInt("SHOP_REMINDER_DAYS", store.DefaultReminderLead)
-	if err != nil {
-		return c, cmd, err
-	}
-	shards, err := envInt("SHOP_BILLING_SHARDS", store.DefaultBillingShards)
-	if err != nil {
-		return c, cmd, err
-	}
-	fs.IntVar(&c.reminderDays, "reminder-days", reminderDays, "days between a subscription's reminder and its payment (SHOP_REMINDER_DAYS)")
-	fs.IntVar(&c.billingShards, "billing-shards", shards, "shards of the billing-due indexes of a new table; fixed once the table exists (SHOP_BILLING_SHARDS)")
 	fs.StringVar(&c.logLevel, "log-level", env("SHOP_LOG_LEVEL", "info"), "debug, info, warn or error (SHOP_LOG_LEVEL)")
-	if err := fs.Parse(args); err != nil {
-		return c, cmd, err
+	ints := []struct {
+		p        *int
+		flag, ev string
+		def      int
+		help     string
+	}{
+		{&c.reminderDays, "reminder-days", "SHOP_REMINDER_DAYS", store.DefaultReminderLead, "days between a subscription's reminder and its payment"},
+		{&c.billingShards, "billing-shards", "SHOP_BILLING_SHARDS", store.DefaultBillingShards, "shards of the billing-due indexes of a new table; fixed once the table exists"},
+		{&c.catchUpDays, "catch-up-days", "SHOP_CATCHUP_DAYS", 60, "how far back the payment job still charges a missed payment"},
+		{&c.jobConcurrency, "job-concurrency", "SHOP_JOB_CONCURRENCY", 16, "subscriptions a billing job works on at once"},
 	}
-	c.files = fs.Args()
-	if c.reminderDays < 0 || c.reminderDays > 28 {
-		return c, cmd, fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
+	for _, i := range ints {
+		v, err := envInt(i.ev, i.def)
+		if err != nil {
+			return err
+		}
+		fs.IntVar(i.p, i.flag, v, i.help+" ("+i.ev+")")
 	}
-	if c.billingShards < 1 || c.billingShards > 64 {
-		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
+	fs.BoolVar(&c.jobsOn, "jobs", jobsOn, "run the billing jobs' scheduler in serve; false for web-only replicas (SHOP_JOBS)")
+	fs.StringVar(&c.remindersCron, "reminders-cron", env("SHOP_REMINDERS_CRON", "0 6 * * *"), "when the reminder job runs, cron in SHOP_TZ (SHOP_REMINDERS_CRON)")
+	fs.StringVar(&c.paymentsCron, "payments-cron", env("SHOP_PAYMENTS_CRON", "0 7 * * *"), "when the payment job runs, cron in SHOP_TZ (SHOP_PAYMENTS_CRON)")
+	fs.StringVar(&c.retryDays, "retry-days", env("SHOP_RETRY_DAYS", "1,3,7"), "days after a declined payment to retry, comma-separated (SHOP_RETRY_DAYS)")
+	fs.StringVar(&c.baseURL, "base-url", env("SHOP_BASE_URL", ""), "the shop's address in mails (SHOP_BASE_URL; default http://<addr>)")
+	fs.StringVar(&c.smtpURL, "smtp-url", env("SHOP_SMTP_URL", ""), "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox (SHOP_SMTP_URL)")
+	fs.StringVar(&c.mailFrom, "mail-from", env("SHOP_MAIL_FROM", "Fika & Field <shop@fikafield.example>"), "sender of the shop's mail (SHOP_MAIL_FROM)")
+	return nil
+}
+
+// retryDaysOf reads "1,3,7".
+func retryDaysOf(s string) ([]int, error) {
+	var days []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 60 {
+			return nil, fmt.Errorf("SHOP_RETRY_DAYS %q: whole numbers of days from 1 to 60, comma-separated", s)
+		}
+		days = append(days, n)
 	}
-	if _, err := time.LoadLocation(c.tz); err != nil {
-		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
-	}
-	return c, cmd, nil
+	return days, nil
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:])
 	stop()
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, "shop:", err)
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(1)
 	}
@@ -163,18 +343,44 @@ func run(ctx context.Context, args []string) error {
 		return fmt.Errorf("SHOP_LOG_LEVEL: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-
-	switch cmd {
-	case "serve", "migrate", "seed", "import-workbench":
-	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate, seed or import-workbench)", cmd)
+	retryDays, err := retryDaysOf(cfg.retryDays)
+	if err != nil {
+		return err
 	}
-	if cmd == "import-workbench" && len(cfg.files) == 0 {
-		return errors.New("import-workbench needs one or more model files")
+	delivery := jobs.DeliveryConfig{From: cfg.mailFrom, KeepInOutbox: cfg.smtpURL == "", Replica: replicaName(), Log: log}
+	if cfg.smtpURL != "" {
+		smtp, err := jobs.ParseSMTPURL(cfg.smtpURL)
+		if err != nil {
+			return fmt.Errorf("SHOP_SMTP_URL: %w", err)
+		}
+		delivery.SMTP = &smtp
+	}
+	// Arguments are checked before anything starts: a bad one runs nothing.
+	var runDate time.Time
+	switch cmd.name {
+	case "jobs run":
+		if !jobs.ValidJob(cfg.positional[0]) {
+			return usagef("jobs run: unknown job %q (want reminders or payments)", cfg.positional[0])
+		}
+		if cfg.date != "" {
+			if runDate, err = store.ParseDate(cfg.date); err != nil {
+				return usagef("jobs run: --date %q: %v", cfg.date, err)
+			}
+		}
+	case "seed subscriptions":
+		if cfg.count < 1 {
+			return usagef("seed subscriptions: --count must be a positive number")
+		}
+		if _, err := store.ParseDate(cfg.due); err != nil {
+			return usagef("seed subscriptions: --due %q: %v", cfg.due, err)
+		}
+		if cfg.declining < 0 || cfg.declining > 100 {
+			return usagef("seed subscriptions: --declining is a percent from 0 to 100")
+		}
 	}
 
 	metrics := web.NewMetrics()
-	st, shutdownEngine, err := openStore(ctx, cfg, log, metrics)
+	st, shutdownEngine, err := openStore(ctx, cfg, cmd.name == "serve", log, metrics)
 	if err != nil {
 		return err
 	}
@@ -184,7 +390,12 @@ func run(ctx context.Context, args []string) error {
 	if err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	switch cmd {
+	gateway := payment.NewTestGateway(st) // the built-in test gateway: no real payments yet
+	runner := jobs.NewRunner(st, gateway, jobs.Config{
+		Concurrency: cfg.jobConcurrency, CatchUpDays: cfg.catchUpDays, RetryDays: retryDays, BaseURL: cfg.mailBaseURL(),
+		Replica: replicaName(),
+	})
+	switch cmd.name {
 	case "migrate":
 		log.Info("table ready", "table", cfg.table)
 		return nil
@@ -192,16 +403,142 @@ func run(ctx context.Context, args []string) error {
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		log.Info("demo data", "loaded_now", loaded, "table", cfg.table)
 		return err
+	case "seed subscriptions":
+		due, _ := store.ParseDate(cfg.due)
+		return seedSubscriptions(ctx, st, gateway, cfg.count, due, cfg.declining, os.Stdout)
 	case "import-workbench":
-		return importWorkbench(ctx, st, cfg.files, os.Stdout)
+		return importWorkbench(ctx, st, cfg.positional, os.Stdout)
+	case "jobs run":
+		if runDate.IsZero() {
+			runDate = st.Today()
+		}
+		return runJob(ctx, runner, st, cfg.positional[0], runDate, cfg.force, os.Stdout)
 	}
-	return serve(ctx, cfg, st, log, metrics)
+	return serve(ctx, cfg, st, gateway, runner, delivery, log, metrics)
+}
+
+func (c config) mailBaseURL() string {
+	if c.baseURL != "" {
+		return c.baseURL
+	}
+	return "http://" + c.addr
+}
+
+// replicaName names this process in run records and leases.
+func replicaName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+// runJob runs one job once and prints its counts as one JSON object on the
+// last line. Without force it takes the job's lease for the date and fails
+// if another holds it.
+func runJob(ctx context.Context, runner *jobs.Runner, st *store.Store, job string, date time.Time, force bool, out io.Writer) error {
+	var run store.JobRun
+	var err error
+	if force {
+		fmt.Fprintf(out, "running %s for %s without the lease (--force)\n", job, store.FormatDate(date))
+		run, err = runner.Run(ctx, job, date, jobs.TriggerCommandLine)
+	} else {
+		fmt.Fprintf(out, "running %s for %s under its lease\n", job, store.FormatDate(date))
+		run, err = jobs.RunLeased(ctx, runner, st, job, date, jobs.TriggerCommandLine, nil)
+		if errors.Is(err, store.ErrLeaseHeld) || errors.Is(err, store.ErrLeaseDone) {
+			return fmt.Errorf("%s for %s: %w (use --force to run anyway: charges are still made once)", job, store.FormatDate(date), err)
+		}
+	}
+	if errors.Is(err, jobs.ErrFutureDate) {
+		return usagef("jobs run: %v", err)
+	}
+	if run.ID == "" && err != nil {
+		return err
+	}
+	line, jerr := json.Marshal(struct {
+		store.RunCounts
+		Run     string  `json:"run"`
+		Job     string  `json:"job"`
+		Date    string  `json:"date"`
+		Outcome string  `json:"outcome"`
+		Seconds float64 `json:"seconds"`
+	}{run.Counts, run.ID, job, store.FormatDate(date), run.Outcome, run.Duration().Seconds()})
+	if jerr != nil {
+		return jerr
+	}
+	fmt.Fprintln(out, string(line))
+	return err
+}
+
+// seedSubscriptions makes count customers, each with one active monthly
+// subscription to a subscribable product (made if the shop has none), due
+// on the date, paid by the test card that succeeds or, for the declining
+// percent, the one that is declined. It charges nothing and writes no
+// receipts.
+func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGateway, count int, due time.Time, declining int, out io.Writer) error {
+	product, err := st.FirstSubscribableProduct(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		product = store.Product{ID: "seed-coffee", Name: "Seeded coffee subscription", Category: "coffee",
+			Price: store.Money{Amount: 1490, Currency: store.DefaultCurrency}, Subscribable: true,
+			MonthlyPrice: store.Money{Amount: 1290, Currency: store.DefaultCurrency}}
+		if product, err = st.CreateProduct(ctx, product); err != nil && !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	good, err := gw.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
+	if err != nil {
+		return err
+	}
+	bad, err := gw.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
+	if err != nil {
+		return err
+	}
+	now := st.Now()
+	const batch = 400
+	for done := 0; done < count; {
+		n := min(batch, count-done)
+		subs := make([]store.Subscriber, n)
+		for i := range subs {
+			k := done + i
+			c := store.Customer{ID: store.NewID(), Name: fmt.Sprintf("Subscriber %d", k+1), Role: store.RoleCustomer, CreatedAt: now}
+			c.Email = "subscriber-" + c.ID + "@seed.example"
+			card := good
+			if k*100 < count*declining { // the first P percent decline
+				card = bad
+			}
+			subs[i] = store.Subscriber{Customer: c, Subscription: store.Subscription{
+				ID: store.NewID(), AccountID: c.ID, ProductID: product.ID, ProductName: product.Name, Email: c.Email,
+				MonthlyPrice: product.MonthlyPrice, PeriodMonths: 1, PaymentDay: due.Day(), Status: store.SubscriptionActive,
+				Card: card, NextPaymentDate: due, NextReminderDate: store.ReminderDate(due, due.AddDate(0, 0, -st.ReminderLead()), st.ReminderLead()),
+				CreatedAt: now, Version: 1,
+			}}
+		}
+		if err := st.SeedSubscribers(ctx, subs); err != nil {
+			return err
+		}
+		done += n
+		fmt.Fprintf(out, "seeded %d of %d subscriptions due %s\n", done, count, store.FormatDate(due))
+	}
+	return nil
 }
 
 // openStore connects to the configured engine, starting DynamoDB Local under
 // the data dir when none is configured.
-func openStore(ctx context.Context, cfg config, log *slog.Logger, obs store.Observer) (*store.Store, func(), error) {
+func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, obs store.Observer) (*store.Store, func(), error) {
 	endpoint, stop := cfg.endpoint, func() {}
+	endpointFile := filepath.Join(cfg.dataDir, "dynamodb-endpoint")
+	if endpoint == "" {
+		// A shop serving from this data dir runs its DynamoDB Local: use that
+		// engine rather than start a second one on the same files.
+		if running := runningEngine(endpointFile); running != "" {
+			if serving {
+				return nil, nil, fmt.Errorf("a shop is already serving from %s (its DynamoDB Local answers at %s)", cfg.dataDir, running)
+			}
+			log.Info("using the running shop's DynamoDB Local", "endpoint", running)
+			endpoint = running
+		}
+	}
 	switch endpoint {
 	case "aws":
 		endpoint = ""
@@ -213,7 +550,16 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, obs store.Obse
 		}
 		log.Info("DynamoDB Local started", "endpoint", eng.Endpoint, "data", filepath.Join(cfg.dataDir, "dynamodb"), "took", time.Since(started).Round(time.Millisecond))
 		endpoint = eng.Endpoint
+		if serving {
+			if err := os.WriteFile(endpointFile, []byte(endpoint+"\n"), 0o600); err != nil {
+				eng.Stop()
+				return nil, nil, fmt.Errorf("note the engine's address: %w", err)
+			}
+		}
 		stop = func() {
+			if serving {
+				_ = os.Remove(endpointFile)
+			}
 			eng.Stop()
 			log.Info("DynamoDB Local stopped")
 		}
@@ -232,6 +578,26 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, obs store.Obse
 		store.WithBillingShards(cfg.billingShards)), stop, nil
 }
 
+// runningEngine is the address in the endpoint file if an engine answers
+// there, else "".
+func runningEngine(file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	ep := strings.TrimSpace(string(b))
+	u, err := url.Parse(ep)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, time.Second)
+	if err != nil {
+		return "" // left behind by a shop that did not stop cleanly
+	}
+	conn.Close()
+	return ep
+}
+
 func engineLog(log *slog.Logger) io.Writer {
 	if log.Enabled(context.Background(), slog.LevelDebug) {
 		return os.Stderr
@@ -239,7 +605,7 @@ func engineLog(log *slog.Logger) io.Writer {
 	return io.Discard
 }
 
-func serve(ctx context.Context, cfg config, st *store.Store, log *slog.Logger, metrics *web.Metrics) error {
+func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.TestGateway, runner *jobs.Runner, delivery jobs.DeliveryConfig, log *slog.Logger, metrics *web.Metrics) error {
 	if cfg.demo {
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		if err != nil {
@@ -260,13 +626,40 @@ func serve(ctx context.Context, cfg config, st *store.Store, log *slog.Logger, m
 		}
 	}
 	app, err := web.New(web.Config{
-		// The built-in test gateway: this shop takes no real payments yet.
-		Store: st, Gateway: payment.NewTestGateway(st), Log: log, Metrics: metrics, SessionKeys: keys,
+		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err
+	}
+	if cfg.jobsOn {
+		loc, _ := time.LoadLocation(cfg.tz)
+		sched, err := jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron}, log)
+		if err != nil {
+			return err
+		}
+		sched.Start()
+		defer func() {
+			if err := sched.Stop(); err != nil {
+				log.Error("stop the scheduler", "err", err)
+			}
+		}()
+		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "tz", cfg.tz)
+
+		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
+		deliverer, err := jobs.NewDeliverer(st, delivery)
+		if err != nil {
+			return err
+		}
+		mailCtx, stopMail := context.WithCancel(ctx)
+		defer stopMail()
+		go deliverer.Run(mailCtx, time.Minute)
+		if delivery.SMTP != nil {
+			log.Info("mail goes out by SMTP", "server", delivery.SMTP.String())
+		} else {
+			log.Info("no SHOP_SMTP_URL: mail stays in the outbox (/admin/outbox)")
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.addr) }()

@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"shop/jobs"
+	"shop/store/payment"
 	"shop/store/storetest"
 )
 
@@ -53,14 +58,127 @@ func TestSessionKeyIsGeneratedOnceAndKept(t *testing.T) {
 func TestParseConfig(t *testing.T) {
 	t.Setenv("SHOP_TABLE", "from-env")
 	cfg, cmd, err := parseConfig([]string{"migrate", "-addr", "127.0.0.1:9999"})
-	if err != nil || cmd != "migrate" || cfg.table != "from-env" || cfg.addr != "127.0.0.1:9999" {
-		t.Fatalf("parseConfig = %+v %q %v", cfg, cmd, err)
+	if err != nil || cmd.name != "migrate" || cfg.table != "from-env" || cfg.addr != "127.0.0.1:9999" {
+		t.Fatalf("parseConfig = %+v %q %v", cfg, cmd.name, err)
 	}
-	if _, cmd, _ := parseConfig(nil); cmd != "serve" {
-		t.Fatalf("default command %q", cmd)
+	if _, cmd, _ := parseConfig(nil); cmd.name != "serve" {
+		t.Fatalf("default command %q", cmd.name)
 	}
 	if _, _, err := parseConfig([]string{"-tz", "Mars/Olympus"}); err == nil {
 		t.Fatal("unknown time zone accepted")
+	}
+	cfg, cmd, err = parseConfig([]string{"jobs", "run", "payments", "--date", "2026-03-15", "--force"})
+	if err != nil || cmd.name != "jobs run" || cfg.positional[0] != "payments" || cfg.date != "2026-03-15" || !cfg.force {
+		t.Fatalf("jobs run: %+v %q %v", cfg, cmd.name, err)
+	}
+	cfg, cmd, err = parseConfig([]string{"seed", "subscriptions", "--count", "5", "--due", "2026-03-15", "--declining", "20"})
+	if err != nil || cmd.name != "seed subscriptions" || cfg.count != 5 || cfg.declining != 20 {
+		t.Fatalf("seed subscriptions: %+v %q %v", cfg, cmd.name, err)
+	}
+}
+
+// Every subcommand refuses what it does not understand, by name, as a usage
+// error (exit status 2), and runs nothing.
+func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"seed", "anything"}, `unexpected argument "anything"`},
+		{[]string{"migrate", "extra-arg", "--table", "x"}, `unexpected argument "extra-arg"`},
+		{[]string{"migrate", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"serve", "now"}, `unexpected argument "now"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"jobs"}, "jobs needs a subcommand: jobs run"},
+		{[]string{"jobs", "run"}, "jobs run needs reminders|payments"},
+		{[]string{"jobs", "run", "payments", "reminders"}, `unexpected argument "reminders"`},
+		{[]string{"jobs", "run", "payments", "--date", "2026-03-15", "stray"}, `unexpected argument "stray"`},
+		{[]string{"jobs", "run", "payments", "--force=maybe"}, "force"},
+		{[]string{"import-workbench"}, "import-workbench needs FILE..."},
+		{[]string{"seed", "subscriptions", "--count", "x"}, "count"},
+	} {
+		_, _, err := parseConfig(tc.args)
+		var usage usageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("shop %s: %v, want a usage error with %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	// Arguments checked once the line parses: still usage errors, nothing run.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"jobs", "run", "refunds"}, `unknown job "refunds"`},
+		{[]string{"jobs", "run", "payments", "--date", "15/03/2026"}, "--date"},
+		{[]string{"seed", "subscriptions", "--count", "0", "--due", "2026-03-15"}, "--count must be a positive number"},
+		{[]string{"seed", "subscriptions", "--count", "3", "--due", "tomorrow"}, "--due"},
+		{[]string{"seed", "subscriptions", "--count", "3", "--due", "2026-03-15", "--declining", "101"}, "--declining"},
+	} {
+		err := run(context.Background(), append(tc.args, "--dynamodb-endpoint", "http://127.0.0.1:1"))
+		var usage usageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("shop %s: %v, want a usage error with %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+// -h prints each command's help and is not an error.
+func TestEveryCommandHasHelp(t *testing.T) {
+	for _, c := range commands {
+		args := append(strings.Fields(c.name), "-h")
+		if _, _, err := parseConfig(args); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("shop %s -h: %v", c.name, err)
+		}
+	}
+}
+
+// shop jobs run prints its counts as JSON on its last line; the lease makes
+// a second run of the same date refuse, --force runs it (charging nobody
+// twice); a date after today is refused.
+func TestJobsRunCommand(t *testing.T) {
+	env := storetest.New(t)
+	ctx := context.Background()
+	gw := payment.NewTestGateway(env.Store)
+	today := env.Store.Today()
+	var out strings.Builder
+	if err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "seeded 12 of 12") {
+		t.Fatalf("seed output: %s", out.String())
+	}
+	runner := jobs.NewRunner(env.Store, gw, jobs.Config{Replica: "test"})
+	last := func(s string) map[string]any {
+		t.Helper()
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		var m map[string]any
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
+			t.Fatalf("last line is not JSON: %q", lines[len(lines)-1])
+		}
+		return m
+	}
+	out.Reset()
+	if err := runJob(ctx, runner, env.Store, jobs.JobPayments, today, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := last(out.String())
+	if got["due"] != 12.0 || got["charged"] != 9.0 || got["declined"] != 3.0 || got["skipped"] != 0.0 || got["failed"] != 0.0 {
+		t.Fatalf("counts %v", got)
+	}
+	out.Reset()
+	if err := runJob(ctx, runner, env.Store, jobs.JobPayments, today, false, &out); err == nil || !strings.Contains(err.Error(), "already ran") {
+		t.Fatalf("second run under the lease: %v", err)
+	}
+	out.Reset()
+	if err := runJob(ctx, runner, env.Store, jobs.JobPayments, today, true, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := last(out.String()); got["charged"] != 0.0 {
+		t.Fatalf("forced rerun charged %v", got["charged"])
+	}
+	var usage usageError
+	if err := runJob(ctx, runner, env.Store, jobs.JobPayments, today.AddDate(0, 0, 1), true, &out); !errors.As(err, &usage) {
+		t.Fatalf("tomorrow: %v", err)
 	}
 }
 

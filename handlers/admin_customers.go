@@ -21,6 +21,8 @@ type AdminCustomerStore interface {
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
 	CustomerInvoices(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.Invoice], error)
 	CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.OrderItem], error)
+	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
+	RecentReceipts(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Receipt], error)
 }
 
 // AdminCustomers serves /admin/customers.
@@ -74,9 +76,10 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: views.AdminCustomerRows(data)})
 }
 
-// Show is one customer with their invoices (access pattern 15) and the
-// products they ordered (pattern 16) in a date range. htmx asks for the
-// section (the date filter) or the next page of one of its tables.
+// Show is one customer with their subscriptions, their receipts of the
+// last six months, their invoices (access pattern 15) and the products they
+// ordered (pattern 16) in a date range. htmx asks for the section (the date
+// filter) or the next page of one of its tables, and only that is read.
 func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	id, err := pathID(c, "id", "That customer")
 	if err != nil {
@@ -86,29 +89,52 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 		Action: "/admin/customers/" + id, Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
 	}}
 	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.now())
-	invAfter, prodAfter := c.Query("invoices_after"), c.Query("products_after")
+	invAfter, prodAfter, recAfter := c.Query("invoices_after"), c.Query("products_after"), c.Query("receipts_after")
+	// What htmx asked for: one table's next page, or the date-filtered
+	// section; the whole page needs everything.
+	htmx := page.IsHTMX(c)
+	want := func(table string) bool {
+		switch {
+		case !htmx:
+			return true
+		case invAfter != "":
+			return table == "invoices"
+		case prodAfter != "":
+			return table == "products"
+		case recAfter != "":
+			return table == "receipts"
+		}
+		return table == "invoices" || table == "products"
+	}
 	var (
 		cust     store.Customer
 		invoices store.Page[store.Invoice]
 		products store.Page[store.OrderItem]
+		subs     []store.Subscription
+		receipts store.Page[store.Receipt]
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
-	if rerr == nil {
-		// htmx's "Show more" of one table reads only that table.
-		htmx := page.IsHTMX(c)
-		if prodAfter == "" || !htmx {
-			g.Go(func() (err error) {
-				invoices, err = h.Store.CustomerInvoices(ctx, id, rng.From, rng.To, adminPageSize, invAfter)
-				return err
-			})
-		}
-		if invAfter == "" || !htmx {
-			g.Go(func() (err error) {
-				products, err = h.Store.CustomerProducts(ctx, id, rng.From, rng.To, adminPageSize, prodAfter)
-				return err
-			})
-		}
+	if rerr == nil && want("invoices") {
+		g.Go(func() (err error) {
+			invoices, err = h.Store.CustomerInvoices(ctx, id, rng.From, rng.To, adminPageSize, invAfter)
+			return err
+		})
+	}
+	if rerr == nil && want("products") {
+		g.Go(func() (err error) {
+			products, err = h.Store.CustomerProducts(ctx, id, rng.From, rng.To, adminPageSize, prodAfter)
+			return err
+		})
+	}
+	if want("subscriptions") {
+		g.Go(func() (err error) { subs, err = h.Store.Subscriptions(ctx, id); return err })
+	}
+	if want("receipts") {
+		g.Go(func() (err error) {
+			receipts, err = h.Store.RecentReceipts(ctx, id, adminPageSize, recAfter)
+			return err
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -127,13 +153,19 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 			a.ProductsNext = withQuery("/admin/customers/"+id, "from", rng.From, "to", rng.To, "products_after", products.Next)
 		}
 	}
+	billing := views.AdminCustomerBilling{CustomerID: id, Subscriptions: subs, Receipts: receipts.Items}
+	if receipts.Next != "" {
+		billing.ReceiptsNext = withQuery("/admin/customers/"+id, "receipts_after", receipts.Next)
+	}
 	partial := views.AdminCustomerActivitySection(a)
 	switch {
 	case invAfter != "":
 		partial = views.AdminCustomerInvoiceRows(a)
 	case prodAfter != "":
 		partial = views.AdminCustomerProductRows(a)
+	case recAfter != "":
+		partial = views.AdminCustomerReceiptRows(billing)
 	}
-	data := views.AdminCustomerPage{Customer: cust, Activity: a}
+	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing}
 	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data), Partial: partial})
 }

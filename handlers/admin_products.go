@@ -86,6 +86,8 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	f.Description = strings.TrimSpace(c.FormValue("description"))
 	f.Category = c.FormValue("category")
 	f.Price = strings.TrimSpace(c.FormValue("price"))
+	f.Subscribable = c.FormValue("subscribable") != ""
+	f.MonthlyPrice = strings.TrimSpace(c.FormValue("monthly_price"))
 	f.Errors = views.FieldErrors{}
 	switch n := utf8.RuneCountInString(f.Name); {
 	case n == 0:
@@ -115,7 +117,24 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	case price.Amount == 0:
 		f.Errors["price"] = "Enter a price above zero."
 	}
+	// A monthly price is needed only to offer subscriptions; unticked, what
+	// was typed is kept in the form but not saved.
+	monthly := store.Money{Currency: f.Currency}
+	if f.Subscribable {
+		m, err := store.ParseMoney(f.MonthlyPrice, f.Currency)
+		switch {
+		case f.MonthlyPrice == "":
+			f.Errors["monthly_price"] = "Enter the monthly price subscribers pay, like 9.90."
+		case err != nil:
+			f.Errors["monthly_price"] = "Enter the monthly price in " + f.Currency + " with at most two decimals, like 9.90."
+		case m.Amount == 0:
+			f.Errors["monthly_price"] = "Enter a monthly price above zero, or untick “Subscribable”."
+		default:
+			monthly = m
+		}
+	}
 	p.Name, p.Description, p.Category, p.Price = f.Name, f.Description, f.Category, price
+	p.Subscribable, p.MonthlyPrice = f.Subscribable, monthly
 }
 
 // Create adds a product; on bad input the form comes back with a message at
@@ -190,6 +209,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 		Form: views.AdminProductForm{
 			ID: p.ID, Name: p.Name, Description: p.Description, Category: p.Category,
 			Price: p.Price.Decimal(), Currency: p.Price.Currency, Categories: cats, CSRF: csrf,
+			Subscribable: p.Subscribable, MonthlyPrice: monthlyPriceField(p),
 		},
 		Orders: orders,
 	}
@@ -281,4 +301,13 @@ func (h *AdminProducts) Update(c *fiber.Ctx) error {
 	}
 	data.Form = f
 	return page.Render(c, status, page.View{Title: old.Name, Page: page.Full(views.AdminProductView, data)})
+}
+
+// monthlyPriceField is the monthly price as the form shows it: blank for a
+// product that cannot be subscribed to.
+func monthlyPriceField(p store.Product) string {
+	if !p.Subscribable {
+		return ""
+	}
+	return p.MonthlyPrice.Decimal()
 }

@@ -17,6 +17,8 @@ type CatalogueStore interface {
 	Categories(ctx context.Context) ([]store.Category, error)
 	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
+	// For the subscribe form of a subscribable product.
+	subscribeFormStore
 }
 
 // cataloguePageSize fills four rows of three cards.
@@ -118,6 +120,9 @@ func (h *Catalogue) Show(c *fiber.Ctx) error {
 		return err
 	}
 	data.Add.CSRF = page.CSRFToken(c)
+	if data.Subscribe, err = subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF); err != nil {
+		return err
+	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data)})
 }
 
@@ -130,6 +135,9 @@ func (h *Catalogue) Stock(c *fiber.Ctx) error {
 	}
 	if !page.IsHTMX(c) {
 		data.Add.CSRF = page.CSRFToken(c)
+		if data.Subscribe, err = subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF); err != nil {
+			return err
+		}
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data), Partial: views.StockCounter(data.Stock)})
 }

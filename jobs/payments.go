@@ -173,10 +173,7 @@ func (r *Runner) decline(ctx context.Context, sub store.Subscription, date time.
 	if err != nil {
 		return outcomeFailed, sub, fmt.Errorf("record the decline: %w", err)
 	}
-	if next.Status == store.SubscriptionCancelled {
-		return outcomeDeclined, next, nil
-	}
-	return outcomeDeclined, next, nil
+	return outcomeDeclined, next, nil // past due, or cancelled after the last retry
 }
 
 // Reconcile finds payment intents older than age (a run that crashed or was

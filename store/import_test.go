@@ -1,8 +1,15 @@
 package store_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
 	"shop/store/storetest"
@@ -159,15 +166,153 @@ func TestWorkbenchImportAnswersTheSixteenPatterns(t *testing.T) {
 	}
 }
 
-func TestWorkbenchImportReportsWhatItCannotTake(t *testing.T) {
+// The AWS recurring-payments model: its subscription is imported into the
+// billing-due indexes and answers the guide's questions; its card number is
+// not kept; its receipt, from 2023, is past the six months receipts are kept.
+func TestWorkbenchImportRecurringPayments(t *testing.T) {
 	env := storetest.New(t)
-	f, err := os.Open("../../shared/reference/aws-models/RecurringPaymentsSchema.json")
+	ctx := ctxT(t)
+	const file = "RecurringPaymentsSchema.json"
+	rep := importModel(t, env, file)
+	wantLine(t, "written", rep.Written, "subscription ACC#123/SUB#123#SKU#999")
+	wantLine(t, "written", rep.Written, "customer c#123/c#123")
+	wantLine(t, "written", rep.Written, "product p#999/p#999")
+	if len(rep.Skipped) != 1 {
+		t.Fatalf("skipped %q, want the receipt only", rep.Skipped)
+	}
+	wantLine(t, "skipped", rep.Skipped, "receipt ACC#123/REC#12023-05-28T14:15:39.24#SKU#999")
+	wantLine(t, "skipped", rep.Skipped, "REC#2023-05-28T14:15:39.247Z#SKU#999")
+	wantLine(t, "skipped", rep.Skipped, "more than 6 months ago")
+
+	again := importModel(t, env, file)
+	wantLine(t, "written again", again.Written, "subscription ACC#123/SUB#123#SKU#999")
+	if len(again.Skipped) != 1 || env.CountEntities(t, "subscription") != 1 || env.CountEntities(t, "customer") != 1 ||
+		env.CountEntities(t, "product") != 1 || env.CountEntities(t, "receipt") != 0 {
+		t.Fatalf("importing twice is not idempotent: %+v", again)
+	}
+
+	want := func(what string, subs []store.Subscription) {
+		t.Helper()
+		if len(subs) != 1 {
+			t.Fatalf("%s: %d subscriptions, want the imported one", what, len(subs))
+		}
+		s := subs[0]
+		if s.ID != "123" || s.AccountID != "123" || s.ProductID != "999" || s.Email != "s@s.com" ||
+			s.MonthlyPrice != (store.Money{Amount: 1299, Currency: "EUR"}) || s.Amount().Amount != 1299 ||
+			s.PeriodMonths != 1 || s.PaymentDay != 28 || s.Status != store.SubscriptionActive || s.Version != 1 {
+			t.Errorf("%s: %+v", what, s)
+		}
+		for name, got := range map[string]time.Time{
+			"2023-06-28": s.NextPaymentDate, "2023-06-21": s.NextReminderDate,
+			"2023-05-18": s.LastPaymentDate, "2023-05-21": s.LastReminderDate,
+		} {
+			if store.FormatDate(got) != name {
+				t.Errorf("%s: a date is %s, want %s", what, store.FormatDate(got), name)
+			}
+		}
+		if !s.CreatedAt.Equal(time.Date(2023, 5, 18, 9, 41, 25, 856e6, time.UTC)) {
+			t.Errorf("%s: created %v", what, s.CreatedAt)
+		}
+		if s.Card != (store.Card{Brand: "Invalid card", Last4: "1234"}) {
+			t.Errorf("%s: card %+v, want an invalid card ending 1234 without a token", what, s.Card)
+		}
+	}
+	pay, err := env.Store.PaymentsDueOn(ctx, store.Date(2023, 6, 28), 10, "")
 	if err != nil {
-		t.Skip("shared reference models not beside the checkout")
+		t.Fatal(err)
 	}
-	defer f.Close()
-	rep, err := env.Store.ImportWorkbench(ctxT(t), f)
-	if err != nil || len(rep.Written) != 0 || len(rep.Skipped) == 0 {
-		t.Fatalf("recurring payments model: %+v, %v", rep, err)
+	want("payments due on 2023-06-28", pay.Items)
+	rem, err := env.Store.RemindersDueOn(ctx, store.Date(2023, 6, 21), 10, "")
+	if err != nil {
+		t.Fatal(err)
 	}
+	want("reminders due on 2023-06-21", rem.Items)
+	for _, day := range []time.Time{store.Date(2023, 6, 27), store.Date(2023, 6, 29)} {
+		if p, err := env.Store.PaymentsDueOn(ctx, day, 10, ""); err != nil || len(p.Items) != 0 {
+			t.Errorf("payments due on %s: %+v, %v", store.FormatDate(day), p.Items, err)
+		}
+	}
+	env.Once(t, "subscriptions of account 123", func() {
+		subs, err := env.Store.Subscriptions(ctx, "123")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want("subscriptions of account 123", subs)
+	})
+	env.Once(t, "active subscriptions", func() {
+		page, err := env.Store.SubscriptionsByStatus(ctx, store.SubscriptionActive, 10, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want("active subscriptions", page.Items)
+	})
+
+	// The card number is nowhere in the item.
+	out, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "ACC#123"}, "SK": &types.AttributeValueMemberS{Value: "SUB#123#SKU#999"},
+	}})
+	if err != nil || out.Item == nil {
+		t.Fatalf("subscription item: %v", err)
+	}
+	if raw := fmt.Sprintf("%#v", out.Item); strings.Contains(raw, "1234123412341234") || strings.Contains(raw, "Bridge Street") {
+		t.Fatal("the model's card number or address was stored")
+	}
+	if v, ok := out.Item["CardToken"].(*types.AttributeValueMemberS); !ok || v.Value != "" {
+		t.Fatalf("card token %#v, want empty", out.Item["CardToken"])
+	}
+
+	// The account's customer and the product were made for it.
+	c, err := env.Store.Customer(ctx, "123")
+	if err != nil || c.Email != "s@s.com" {
+		t.Fatalf("customer 123 = %+v, %v", c, err)
+	}
+	if cred, err := env.Store.CredentialsByEmail(ctx, "s@s.com"); err != nil || cred.CustomerID != "123" || cred.PasswordHash != "" {
+		t.Fatalf("credentials of s@s.com = %+v, %v", cred, err)
+	}
+	p, err := env.Store.Product(ctx, "999")
+	if err != nil || !p.Subscribable || p.MonthlyPrice.Amount != 1299 || p.Category != "imported" {
+		t.Fatalf("product 999 = %+v, %v", p, err)
+	}
+}
+
+// Imported within six months of its processing, the model's receipt is
+// kept, under the sort key its ProcessedDate makes and with a TTL of six
+// months and a day (not the model's).
+func TestWorkbenchImportRecentReceipt(t *testing.T) {
+	now := time.Date(2023, 6, 1, 12, 0, 0, 0, time.UTC)
+	env := storetest.New(t, store.WithClock(func() time.Time { return now }))
+	ctx := ctxT(t)
+	for range 2 {
+		rep := importModel(t, env, "RecurringPaymentsSchema.json")
+		if len(rep.Skipped) != 0 {
+			t.Fatalf("skipped %q", rep.Skipped)
+		}
+		wantLine(t, "written", rep.Written, "written as REC#2023-05-28T14:15:39.247Z#SKU#999")
+	}
+	if n := env.CountEntities(t, "receipt"); n != 1 {
+		t.Fatalf("%d receipts after two imports, want 1", n)
+	}
+	page, err := env.Store.RecentReceipts(ctx, "123", 10, "")
+	if err != nil || len(page.Items) != 1 {
+		t.Fatalf("recent receipts = %+v, %v", page, err)
+	}
+	r := page.Items[0]
+	at := time.Date(2023, 5, 28, 14, 15, 39, 247e6, time.UTC)
+	if !r.ProcessedAt.Equal(at) || r.Amount != (store.Money{Amount: 1299, Currency: "EUR"}) || r.SubscriptionID != "123" ||
+		r.ProductID != "999" || r.Card.Last4 != "1234" || !r.ExpiresAt.Equal(at.AddDate(0, 6, 1).Truncate(time.Second)) || r.Number != store.ReceiptNumber(at, "999") {
+		t.Fatalf("receipt = %+v", r)
+	}
+	if got, err := env.Store.Receipt(ctx, "123", r.Number); err != nil || got.Number != r.Number {
+		t.Fatalf("receipt by number = %+v, %v", got, err)
+	}
+}
+
+func wantLine(t *testing.T, what string, lines []string, part string) {
+	t.Helper()
+	for _, l := range lines {
+		if strings.Contains(l, part) {
+			return
+		}
+	}
+	t.Fatalf("%s: no line says %q in %q", what, part, lines)
 }

@@ -23,7 +23,8 @@ func (s *Store) CreateProduct(ctx context.Context, p Product) (Product, error) {
 	return p, s.putNew(ctx, newProductRecord(p), "product "+p.ID)
 }
 
-// UpdateProduct saves a product's name, description, category and price. A
+// UpdateProduct saves a product's name, description, category, price and
+// monthly subscription price (0 or not Subscribable: not subscribable). A
 // new name is copied onto its stock levels in the same transaction, so the
 // inventory pages never show the old one.
 func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
@@ -37,13 +38,19 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 		return err
 	}
 	// Saved only over the product as it was read: two staff editing at once
-	// do not silently overwrite each other (ErrConflict).
+	// do not silently overwrite each other (ErrConflict). The monthly price
+	// is absent from the item when the product is not subscribable.
+	monthly := expression.AttributeNotExists(expression.Name("MonthlyPrice"))
+	if m := subscriptionPrice(old); m > 0 {
+		monthly = expression.Name("MonthlyPrice").Equal(expression.Value(m))
+	}
 	cond, err := expression.NewBuilder().WithCondition(
 		expression.Name("Name").Equal(expression.Value(old.Name)).
 			And(expression.Name("Description").Equal(expression.Value(old.Description))).
 			And(expression.Name("Category").Equal(expression.Value(old.Category))).
 			And(expression.Name("Price").Equal(expression.Value(old.Price.Amount))).
-			And(expression.Name("Currency").Equal(expression.Value(old.Price.Currency)))).Build()
+			And(expression.Name("Currency").Equal(expression.Value(old.Price.Currency))).
+			And(monthly)).Build()
 	if err != nil {
 		return err
 	}

@@ -391,9 +391,11 @@ func (s *Store) subscriptionForKey(ctx context.Context, key, customerID string) 
 
 // Subscriptions lists a customer's subscriptions (pattern 6: PK=ACC#id,
 // SK begins_with SUB#), one Query.
+// The read is strongly consistent: the page a customer lands on after a
+// change must show it (and its new version).
 func (s *Store) Subscriptions(ctx context.Context, customerID string) ([]Subscription, error) {
-	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
-		And(expression.Key(attrSK).BeginsWith(prefixSubscription)), true)
+	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
+		And(expression.Key(attrSK).BeginsWith(prefixSubscription)), true, true)
 	if err != nil {
 		return nil, fmt.Errorf("subscriptions of %s: %w", customerID, err)
 	}

@@ -61,7 +61,31 @@ type wbModel struct {
 	DataModel []struct {
 		TableName string   `json:"TableName"`
 		TableData []wbItem `json:"TableData"`
+		// A model drawn as facets (the recurring-payments one) keeps its
+		// samples per facet.
+		TableFacets []struct {
+			FacetName string   `json:"FacetName"`
+			TableData []wbItem `json:"TableData"`
+		} `json:"TableFacets"`
 	} `json:"DataModel"`
+}
+
+// entity is an item's EntityType; the recurring-payments model has none,
+// and its items are told apart by their keys, as its guide does.
+func (it wbItem) entity() string {
+	if e := it.str("EntityType"); e != "" {
+		return e
+	}
+	pk, sk := it.str(attrPK), it.str(attrSK)
+	switch {
+	case !strings.HasPrefix(pk, prefixAccount):
+		return ""
+	case strings.HasPrefix(sk, prefixSubscription):
+		return entitySubscription
+	case strings.HasPrefix(sk, prefixReceipt):
+		return entityReceipt
+	}
+	return ""
 }
 
 // wbNumber reads a count that Workbench may store as a string.
@@ -103,11 +127,12 @@ func wbAddress(v wbValue) Address {
 }
 
 // ImportWorkbench reads NoSQL Workbench model files (the AWS online-shop
-// models, variants 13 and 14) and writes their sample items in the shop's own
-// representation: string numbers become numbers, prices and amounts minor
-// units, dates without a zone UTC, and the sample's warehouseItem that lacks
-// its GSI2 keys gets them. Items are written whole, so importing again
-// changes nothing.
+// models, variants 13 and 14, and the recurring-payments model) and writes
+// their sample items in the shop's own representation: string numbers become
+// numbers, prices and amounts minor units, dates without a zone UTC, and the
+// sample's warehouseItem that lacks its GSI2 keys gets them. Subscriptions
+// and receipts are converted as workbench_payments.go says. Items are
+// written whole, so importing again changes nothing.
 func (s *Store) ImportWorkbench(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var m wbModel
 	if err := json.NewDecoder(r).Decode(&m); err != nil {
@@ -116,16 +141,20 @@ func (s *Store) ImportWorkbench(ctx context.Context, r io.Reader) (ImportReport,
 	var items []wbItem
 	for _, t := range m.DataModel {
 		items = append(items, t.TableData...)
+		for _, f := range t.TableFacets {
+			items = append(items, f.TableData...)
+		}
 	}
 	var rep ImportReport
 	if len(items) == 0 {
 		rep.Skipped = append(rep.Skipped, fmt.Sprintf("model %q holds no sample items", m.ModelName))
 		return rep, nil
 	}
-	im := &importer{s: s, rep: &rep, products: map[string]wbItem{}, warehouses: map[string]wbItem{}, shipments: map[string]wbItem{}}
+	im := &importer{s: s, rep: &rep, products: map[string]wbItem{}, warehouses: map[string]wbItem{}, shipments: map[string]wbItem{},
+		subscriptions: map[string]Subscription{}}
 	byOrder := map[string][]wbItem{}
 	for _, it := range items {
-		switch it.str("EntityType") {
+		switch it.entity() {
 		case entityProduct:
 			im.products[it.str(attrPK)] = it
 		case entityWarehouse:
@@ -158,12 +187,12 @@ func (s *Store) ImportWorkbench(ctx context.Context, r io.Reader) (ImportReport,
 		if err := im.importItem(ctx, it); err != nil {
 			var skip skipError
 			if errors.As(err, &skip) {
-				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s %s/%s: %s", it.str("EntityType"), it.str(attrPK), it.str(attrSK), skip.why))
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s %s/%s: %s", it.entity(), it.str(attrPK), it.str(attrSK), skip.why))
 				continue
 			}
 			return rep, err
 		}
-		rep.Written = append(rep.Written, fmt.Sprintf("%s %s/%s", it.str("EntityType"), it.str(attrPK), it.str(attrSK)))
+		rep.Written = append(rep.Written, fmt.Sprintf("%s %s/%s", it.entity(), it.str(attrPK), it.str(attrSK)))
 	}
 	return rep, nil
 }
@@ -183,6 +212,9 @@ type importer struct {
 	warehouses map[string]wbItem
 	shipments  map[string]wbItem                   // by sh# key
 	ofOrder    func(order, entity string) []wbItem // an order's items of one entity type
+	// subscriptions imported so far, by account and product (a receipt of
+	// the model names only those).
+	subscriptions map[string]Subscription
 }
 
 func (im *importer) productName(pk string) string {
@@ -205,9 +237,13 @@ func (im *importer) warehouse(pk string) (name, city string) {
 func (im *importer) importItem(ctx context.Context, it wbItem) error {
 	s := im.s
 	pk, sk := it.str(attrPK), it.str(attrSK)
-	switch it.str("EntityType") {
+	switch it.entity() {
 	case entityCustomer:
 		return im.customer(ctx, it)
+	case entitySubscription:
+		return im.subscription(ctx, it)
+	case entityReceipt:
+		return im.receipt(ctx, it)
 	case entityProduct:
 		price, err := wbMoney(it.str("Price"))
 		if err != nil {

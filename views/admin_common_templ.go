@@ -207,7 +207,7 @@ func adminStatus(s string, testid string) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		switch s {
-		case "placed", "pending":
+		case "placed", "pending", "past due":
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<mark data-testid=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -269,7 +269,7 @@ func adminStatus(s string, testid string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		case "expired", "used up":
+		case "expired", "used up", "cancelled":
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<del data-testid=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"shop/store"
@@ -121,9 +122,12 @@ type AdminProductForm struct {
 	Category    string
 	Price       string
 	Currency    string
-	Categories  []store.Category
-	Errors      FieldErrors
-	CSRF        string
+	// Subscribable offers the product by subscription at MonthlyPrice.
+	Subscribable bool
+	MonthlyPrice string
+	Categories   []store.Category
+	Errors       FieldErrors
+	CSRF         string
 }
 
 // Action is where the form posts.
@@ -210,10 +214,97 @@ type AdminCustomerActivity struct {
 	ProductsNext string
 }
 
+// AdminCustomerBilling is a customer's subscriptions and a page of their
+// receipts of the last six months, newest first.
+type AdminCustomerBilling struct {
+	CustomerID    string
+	Subscriptions []store.Subscription
+	Receipts      []store.Receipt
+	ReceiptsNext  string
+}
+
 // AdminCustomerPage is one customer for staff.
 type AdminCustomerPage struct {
 	Customer store.Customer
+	Billing  AdminCustomerBilling
 	Activity AdminCustomerActivity
+}
+
+// AdminSubscriptionsDueTab names the "due on a day" tab beside the statuses.
+const AdminSubscriptionsDueTab = "due"
+
+// AdminSubscriptionList is a page of the subscriptions in one status,
+// newest first.
+type AdminSubscriptionList struct {
+	Status        store.SubscriptionStatus
+	Subscriptions []store.Subscription
+	NextURL       string
+}
+
+// AdminSubscriptionsDue is what the billing jobs have to do on one day: the
+// reminders to send and the payments to take (or retry, or end), each a
+// page at a time.
+type AdminSubscriptionsDue struct {
+	Date          string // as typed; YYYY-MM-DD once checked
+	Today         string
+	Errors        FieldErrors
+	Reminders     []store.Subscription
+	RemindersNext string
+	Payments      []store.Subscription
+	PaymentsNext  string
+}
+
+// adminDate is a billing date as staff read it; "—" when unset.
+func adminDate(d time.Time) string {
+	if d.IsZero() {
+		return "—"
+	}
+	return store.FormatDate(d)
+}
+
+// adminEvery is a subscription's period in words.
+func adminEvery(months int) string {
+	if months == 1 {
+		return "every month"
+	}
+	return "every " + strconv.Itoa(months) + " months"
+}
+
+// adminSubscriptionState says where a subscription stands, with its date.
+func adminSubscriptionState(s store.Subscription) string {
+	switch {
+	case s.Ending():
+		return "ends on " + adminDate(s.EndsOn)
+	case s.Status == store.SubscriptionActive:
+		return "next payment " + adminDate(s.NextPaymentDate)
+	case s.Status == store.SubscriptionPastDue:
+		return "payment of " + adminDate(s.NextPaymentDate) + " failed; retry on " + adminDate(s.RetryDate)
+	case s.Status == store.SubscriptionPaused:
+		return "paused since " + adminDate(s.PausedOn)
+	case s.Status == store.SubscriptionCancelled:
+		return "cancelled on " + adminDate(s.CancelledOn)
+	}
+	return ""
+}
+
+// adminDueAction is what the payment job does with a subscription that is
+// due: charge it, retry it, or end it.
+func adminDueAction(s store.Subscription) string {
+	switch {
+	case s.Ending():
+		return "end (cancelled at period end)"
+	case s.Status == store.SubscriptionPastDue:
+		return "retry " + s.Amount().String()
+	}
+	return "charge " + s.Amount().String()
+}
+
+// adminPeriod is the period a receipt paid for.
+func adminPeriod(from, to time.Time) string {
+	if from.IsZero() {
+		return "—"
+	}
+	return adminDate(from) + " – " + adminDate(to)
 }
 
 // AdminInvoiceLookup is the find-an-invoice form.
@@ -337,4 +428,13 @@ func shortAddress(a store.Address) string {
 		return a.City
 	}
 	return a.City + ", " + a.Country
+}
+
+// adminStatusTitle is a status as a tab names it: "Past due".
+func adminStatusTitle(st store.SubscriptionStatus) string {
+	l := st.Label()
+	if l == "" {
+		return l
+	}
+	return strings.ToUpper(l[:1]) + l[1:]
 }

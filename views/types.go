@@ -92,6 +92,9 @@ type ProductPage struct {
 	Category store.Category
 	Stock    StockPanel
 	Add      AddToCart
+	// Subscribe is the subscribe form of a subscribable product, nil for
+	// any other.
+	Subscribe *SubscribeForm
 }
 
 // StockPanel is the live stock counter of a product page.

@@ -58,6 +58,8 @@ func New(cfg Config) (*fiber.App, error) {
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway}
 	orders := &handlers.Orders{Store: cfg.Store}
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway}
+	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
 	onError := errorHandler(cfg.Log)
@@ -115,6 +117,19 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders", orders.List)
 	app.Get("/orders/:id", orders.Show)
 
+	app.Get("/subscriptions", subscriptions.List)
+	app.Post("/subscriptions", subscriptions.Subscribe)
+	app.Post("/subscriptions/:id/day", subscriptions.ChangeDay)
+	app.Post("/subscriptions/:id/period", subscriptions.ChangePeriod)
+	app.Post("/subscriptions/:id/card", subscriptions.ChangeCard)
+	app.Post("/subscriptions/:id/skip", subscriptions.Skip)
+	app.Post("/subscriptions/:id/pause", subscriptions.Pause)
+	app.Post("/subscriptions/:id/resume", subscriptions.Resume)
+	app.Post("/subscriptions/:id/cancel", subscriptions.Cancel) // when=now|period_end
+	app.Post("/subscriptions/:id/keep", subscriptions.Keep)
+	app.Get("/receipts", receipts.List)
+	app.Get("/receipts/:number", receipts.Show)
+
 	admin := app.Group("/admin", requireStaff(cfg.Store))
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store}
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log}
@@ -122,6 +137,7 @@ func New(cfg Config) (*fiber.App, error) {
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store}
 	adminCodes := &handlers.AdminCodes{Store: cfg.Store}
+	adminSubscriptions := &handlers.AdminSubscriptions{Store: cfg.Store}
 	admin.Get("/", warehouses.Home)
 	admin.Get("/warehouses", warehouses.List)
 	admin.Get("/warehouses/:id", warehouses.Show)
@@ -140,6 +156,8 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/orders/:id/shipments/:sid", adminOrders.AdvanceShipment)
 	admin.Get("/customers", adminCustomers.List)
 	admin.Get("/customers/:id", adminCustomers.Show)
+	admin.Get("/subscriptions", adminSubscriptions.List)
+	admin.Get("/subscriptions/due", adminSubscriptions.Due)
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
 	admin.Get("/shipments/:id", adminShipments.Show)

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
 
 	"shop/store"
 	"shop/store/demo"
@@ -269,4 +272,155 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 		t.Fatalf("shipment status %q", got)
 	}
 	shot("15-customer-sees-shipped")
+}
+
+// A customer subscribes from a product page with payment day 31, sees the
+// first receipt and the next dates, changes the day, pauses, resumes and
+// cancels at the end of the period; each step swaps the subscription's card
+// in place.
+func TestBrowserJourneySubscription(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	hash, err := bcrypt.GenerateFromPassword([]byte("a long enough password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Store.CreateCustomer(context.Background(), store.NewCustomer{Email: "greta@example.com", Name: "Greta Journey", PasswordHash: string(hash)}); err != nil {
+		t.Fatal(err)
+	}
+	today := s.env.Store.Today()
+	ctx, shot := newChromium(t)
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	text := func(what string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(what))
+		if err != nil {
+			t.Fatalf("text of %s: %v", what, err)
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+	waitText := func(step, what, want string) {
+		t.Helper()
+		js := `(() => { const e = document.querySelector(` + "`" + what + "`" + `); return !!e && e.innerText.includes(` + "`" + want + "`" + `); })()`
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+			t.Fatalf("%s: %s never said %q (it says %q)", step, what, want, text(what))
+		}
+	}
+	card := func(testid string) string { return `[data-testid="subscription"] ` + sel(testid) }
+
+	do("sign in",
+		chromedp.Navigate(s.base+"/login"),
+		chromedp.WaitVisible(sel("login-form")),
+		chromedp.SendKeys(sel("field-email"), "greta@example.com"),
+		chromedp.SendKeys(sel("field-password"), "a long enough password"),
+		chromedp.Click(sel("login-submit")),
+		chromedp.WaitVisible(sel("nav-subscriptions")),
+	)
+	do("product page", chromedp.Navigate(s.base+"/products/"+boxID), chromedp.WaitVisible(sel("subscribe-form")))
+	do("fill the subscribe form",
+		chromedp.SetValue(sel("field-day"), "31"),
+		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
+		chromedp.SendKeys(sel("field-expiry"), "12/30"),
+		chromedp.SendKeys(sel("field-cvc"), "123"),
+	)
+	shot("20-subscribe-form")
+	do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("subscription")))
+	first := store.NextBillingDate(today, 1, 31)
+	flash := text(sel("flash"))
+	if !strings.Contains(flash, "receipt R") || !strings.Contains(flash, "€12.50") || !strings.Contains(flash, first.Format("2 Jan 2006")) {
+		t.Fatalf("flash after subscribing: %q", flash)
+	}
+	if got := text(card("sub-next-payment")); got != first.Format("2 Jan 2006") {
+		t.Fatalf("next payment %q, want %s", got, first.Format("2 Jan 2006"))
+	}
+	reminder := store.ReminderDate(first, today, store.DefaultReminderLead)
+	if got := text(card("sub-next-reminder")); !strings.Contains(got, reminder.Format("2 Jan 2006")) {
+		t.Fatalf("reminder %q, want %s", got, reminder.Format("2 Jan 2006"))
+	}
+	if got := text(card("sub-status")); got != "Active" {
+		t.Fatalf("status %q", got)
+	}
+	if got := text(card("sub-day")); !strings.Contains(got, "the 31st") {
+		t.Fatalf("payment day %q", got)
+	}
+	shot("21-subscribed")
+
+	do("change the day",
+		chromedp.Click(card("sub-change-day")+" summary"),
+		chromedp.WaitVisible(card("sub-day-input")),
+		chromedp.SetValue(card("sub-day-input"), "15"),
+	)
+	shot("22a-change-day-form")
+	do("submit the day", chromedp.Click(card("sub-day-submit")))
+	waitText("day changed", card("sub-notice"), "15th")
+	if got := text(card("sub-day")); got != "the 15th" {
+		t.Fatalf("payment day after the change %q", got)
+	}
+	if got := text(card("sub-next-payment") + " time"); got != first.Format("2 Jan 2006") {
+		t.Fatalf("the paid period moved: next payment %q", got)
+	}
+	if got := text(card("sub-then")); !strings.Contains(got, store.NextBillingDate(first, 1, 15).Format("2 Jan 2006")) {
+		t.Fatalf("the payment after the next: %q", got)
+	}
+	shot("22-day-changed")
+
+	do("pause", chromedp.Click(card("sub-pause")))
+	waitText("paused", card("sub-status"), "Paused")
+	if got := text(card("sub-notice")); !strings.Contains(got, "Paused") {
+		t.Fatalf("notice after pausing %q", got)
+	}
+	shot("23-paused")
+
+	do("resume", chromedp.Click(card("sub-resume")))
+	waitText("resumed", card("sub-status"), "Active")
+	resumed, err := chromedp.Run(ctx, chromedp.Text(card("sub-next-payment")+" time"))
+	if err != nil || resumed == "" {
+		t.Fatalf("no next payment after resuming: %v", err)
+	}
+
+	do("cancel at the end of the period",
+		chromedp.Click(card("sub-cancel")+" summary"),
+		chromedp.WaitVisible(card("sub-cancel-period-end")),
+		chromedp.Click(card("sub-cancel-period-end")),
+	)
+	waitText("ending", card("sub-status"), "Ending on "+strings.TrimSpace(resumed))
+	if got := text(card("sub-ends-on")); !strings.Contains(got, strings.TrimSpace(resumed)) {
+		t.Fatalf("ends on %q, want %s", got, resumed)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('`+card("sub-keep")+`').length`)); err != nil || n != 1 {
+		t.Fatalf("no way to keep the subscription: %d, %v", n, err)
+	}
+	shot("24-ending")
+
+	do("receipts", chromedp.Click(sel("nav-receipts")), chromedp.WaitVisible(sel("receipt-row")))
+	shot("25-receipts")
+	do("receipt", chromedp.Click(sel("receipt-link")), chromedp.WaitVisible(sel("receipt-number")))
+	if got := text(sel("receipt-amount")); got != "€12.50" {
+		t.Fatalf("receipt amount %q", got)
+	}
+	shot("26-receipt")
+
+	// Printed, it is a receipt: no navigation or buttons, the shop's name
+	// and address on top.
+	do("print media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+		return err
+	}))
+	printed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[
+		getComputedStyle(document.querySelector('body > header')).display,
+		getComputedStyle(document.querySelector('body > footer')).display,
+		getComputedStyle(document.querySelector('[data-testid="receipt-shop"]')).display,
+		document.querySelector('[data-testid="receipt-shop"]').innerText]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if printed[0] != "none" || printed[1] != "none" || printed[2] == "none" || !strings.Contains(printed[3], "Fika & Field") {
+		t.Fatalf("printed receipt: header %s, footer %s, shop %s %q", printed[0], printed[1], printed[2], printed[3])
+	}
+	shot("27-receipt-printed")
 }

@@ -1,6 +1,9 @@
 // Package demo loads the demo shop: warehouses in four Swedish cities, a
-// catalogue in five categories with stock, one staff member and a few
-// customers. Loading is idempotent and happens once per table.
+// catalogue in five categories with stock (the coffee beans and filters
+// also by subscription), one staff member and a few customers with
+// subscriptions and their receipts. Loading is idempotent and happens once
+// per table; the subscriptions came later and are loaded once more onto a
+// table that has the rest.
 package demo
 
 import (
@@ -21,7 +24,19 @@ const (
 	CustomerPassword = "customer-demo-password"
 )
 
-const marker = "demo-data-v1"
+const (
+	marker              = "demo-data-v1"
+	subscriptionsMarker = "demo-subscriptions-v1"
+)
+
+// monthlyPrices are the products one can subscribe to, in cents a month.
+var monthlyPrices = map[string]int64{
+	"cf-gbg-dark": 1190,
+	"cf-light":    1290,
+	"cf-espresso": 2290,
+	"cf-decaf":    790,
+	"cf-filters":  450,
+}
 
 type product struct {
 	id, name, category, description string
@@ -99,25 +114,44 @@ func stockOf(productIndex, warehouseIndex int) int {
 // Load writes the demo shop unless this table already has it.
 func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, err error) {
 	done, err := st.Marked(ctx, marker)
-	if err != nil || done {
+	if err != nil {
 		return false, err
 	}
+	if !done {
+		if err := loadShop(ctx, st, bcryptCost); err != nil {
+			return false, err
+		}
+		loaded = true
+	}
+	done, err = st.Marked(ctx, subscriptionsMarker)
+	if err != nil || done {
+		return loaded, err
+	}
+	if err := loadSubscriptions(ctx, st); err != nil {
+		return loaded, err
+	}
+	return true, nil
+}
+
+func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {
 	for _, c := range categories {
 		if err := st.PutCategory(ctx, c); err != nil {
-			return false, err
+			return err
 		}
 	}
 	for _, w := range warehouses {
 		if err := st.PutWarehouse(ctx, w); err != nil {
-			return false, err
+			return err
 		}
 	}
 	for i, p := range products {
+		monthly, subscribable := monthlyPrices[p.id]
 		if err := st.PutProduct(ctx, store.Product{
 			ID: p.id, Name: p.name, Category: p.category, Description: p.description,
-			Price: store.Money{Amount: p.price, Currency: store.DefaultCurrency},
+			Price:        store.Money{Amount: p.price, Currency: store.DefaultCurrency},
+			Subscribable: subscribable, MonthlyPrice: store.Money{Amount: monthly, Currency: store.DefaultCurrency},
 		}); err != nil {
-			return false, err
+			return err
 		}
 		for j, w := range warehouses {
 			q := stockOf(i, j)
@@ -127,7 +161,7 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 			if err := st.PutStockLevel(ctx, store.StockLevel{
 				ProductID: p.id, ProductName: p.name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City, Quantity: q,
 			}); err != nil {
-				return false, err
+				return err
 			}
 		}
 	}
@@ -135,7 +169,7 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 	for i, p := range people {
 		hash, err := bcrypt.GenerateFromPassword([]byte(p.password), bcryptCost)
 		if err != nil {
-			return false, err
+			return err
 		}
 		role := store.RoleCustomer
 		if i == 0 {
@@ -143,11 +177,11 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 		}
 		_, err = st.CreateCustomer(ctx, store.NewCustomer{Email: p.email, Name: p.name, PasswordHash: string(hash), Role: role})
 		if err != nil && !errors.Is(err, store.ErrEmailTaken) {
-			return false, fmt.Errorf("demo customer %s: %w", p.email, err)
+			return fmt.Errorf("demo customer %s: %w", p.email, err)
 		}
 	}
 	if err := st.Mark(ctx, marker); err != nil && !errors.Is(err, store.ErrConflict) {
-		return false, err
+		return err
 	}
-	return true, nil
+	return nil
 }

@@ -1,0 +1,63 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// ReceiptStore is what the receipt pages read.
+type ReceiptStore interface {
+	Statement(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.StatementLine], error)
+	Receipt(ctx context.Context, customerID, number string) (store.Receipt, error)
+	Location() *time.Location
+}
+
+const receiptsPageSize = 20
+
+// Receipts serves /receipts: what a customer paid in the last six months,
+// their subscriptions' receipts and their orders' invoices together.
+type Receipts struct {
+	Store ReceiptStore
+}
+
+// List is the statement, newest first, a page at a time; htmx asks for the
+// next page's rows only.
+func (h *Receipts) List(c *fiber.Ctx) error {
+	v, err := signedInFor(c, "/receipts")
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	lines, err := h.Store.Statement(c.UserContext(), v.ID, receiptsPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.ReceiptsPage{Lines: lines.Items, Loc: h.Store.Location()}
+	if lines.Next != "" {
+		data.NextURL = withQuery("/receipts", "after", lines.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Receipts", Page: page.Full(views.ReceiptsView, data), Partial: views.ReceiptRows(data)})
+}
+
+// Show is one receipt, by its number. Another customer's number is a 404,
+// the same as one that does not exist.
+func (h *Receipts) Show(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	number := c.Params("number")
+	if !store.ValidID(number) {
+		return page.NotFound("That receipt")
+	}
+	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
+	if err != nil {
+		return notFoundAs(err, "That receipt")
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Receipt " + r.Number, Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
+}

@@ -1,0 +1,475 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/store/payment"
+	"shop/views"
+	"shop/web/page"
+)
+
+// SubscriptionStore is what the subscription pages read and write.
+type SubscriptionStore interface {
+	Product(ctx context.Context, id string) (store.Product, error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
+	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
+	Subscription(ctx context.Context, customerID, id string) (store.Subscription, error)
+	Subscribe(ctx context.Context, req store.SubscribeRequest, charger store.Charger) (store.Subscription, store.Receipt, error)
+	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
+	Today() time.Time
+}
+
+// Subscriptions serves /subscriptions: subscribing from a product's page,
+// and the customer's own subscriptions with everything they can change.
+type Subscriptions struct {
+	Store   SubscriptionStore
+	Gateway payment.Gateway
+}
+
+// subscribeFormStore is what a product page needs for its subscribe form.
+type subscribeFormStore interface {
+	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
+	Today() time.Time
+}
+
+// subscribeForm is a fresh subscribe form for a product, nil when it cannot
+// be subscribed to: the payment day defaults to today's (in the shop's time
+// zone), the period to a month, the card to the one kept most recently.
+func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string) (*views.SubscribeForm, error) {
+	if !p.Subscribable {
+		return nil, nil
+	}
+	f := &views.SubscribeForm{Product: p, SignedIn: v.SignedIn(), Errors: views.FieldErrors{}, CSRF: csrf}
+	if !v.SignedIn() {
+		return f, nil
+	}
+	subs, err := st.Subscriptions(ctx, v.ID)
+	if err != nil {
+		return nil, err
+	}
+	f.Key, f.Day, f.Period, f.Card = store.NewID(), strconv.Itoa(st.Today().Day()), "1", "new"
+	if f.Cards = views.KeptCards(subs); len(f.Cards) > 0 {
+		f.Card = f.Cards[0].Token
+	}
+	return f, nil
+}
+
+const formBroken = "This form is broken. Reload the page and try again."
+
+// Subscribe takes the first payment and creates the subscription. The form
+// is checked field by field and the card turned into a token first; any
+// problem brings the form back with a message at its field and a 422, and
+// nothing is written or charged. The form's key makes a double submit one
+// subscription and one charge.
+func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
+	productID := c.FormValue("product_id")
+	if !page.Viewer(c).SignedIn() {
+		page.Flash(c, views.FlashInfo, "Sign in or create an account to subscribe.")
+	}
+	back := "/subscriptions"
+	if store.ValidID(productID) {
+		back = "/products/" + productID
+	}
+	v, err := signedInFor(c, back)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	ctx := c.UserContext()
+	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	f := views.SubscribeForm{
+		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"), Expiry: val("expiry"),
+		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
+	}
+	if !store.ValidID(f.Key) || len(f.Key) > 36 {
+		return page.BadRequest(formBroken)
+	}
+	if !store.ValidID(productID) {
+		return page.NotFound("That product")
+	}
+	p, err := h.Store.Product(ctx, productID)
+	if err != nil {
+		return notFoundAs(err, "That product")
+	}
+	f.Product = p
+	if !p.Subscribable || p.MonthlyPrice.Amount <= 0 {
+		f.Errors[""] = "This product cannot be subscribed to."
+		return h.subscribeAgain(c, f)
+	}
+	subs, err := h.Store.Subscriptions(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	f.Cards = views.KeptCards(subs)
+
+	day, dayErr := parsePaymentDay(f.Day)
+	if dayErr != "" {
+		f.Errors["day"] = dayErr
+	}
+	period, periodErr := parsePeriod(f.Period)
+	if periodErr != "" {
+		f.Errors["period"] = periodErr
+	}
+	card, ok := h.card(c, f.Card, f.Cards, f.Errors)
+	if !ok {
+		return h.subscribeAgain(c, f)
+	}
+	cust, err := h.Store.Customer(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	sub, receipt, err := h.Store.Subscribe(ctx, store.SubscribeRequest{
+		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Product: p, PaymentDay: day, PeriodMonths: period, Card: card,
+	}, h.Gateway)
+	switch {
+	case err == nil:
+		msg := fmt.Sprintf("You are subscribed to %s. This form was already sent: nothing more was charged.", sub.ProductName)
+		if receipt.Number != "" {
+			msg = fmt.Sprintf("You are subscribed to %s. The first payment of %s is on receipt %s; the next is on %s.",
+				sub.ProductName, receipt.Amount, receipt.Number, sub.NextPaymentDate.Format("2 Jan 2006"))
+		}
+		page.Flash(c, views.FlashSuccess, msg)
+		return page.Redirect(c, "/subscriptions")
+	case errors.Is(err, store.ErrBadSubscribeKey):
+		return page.BadRequest(formBroken)
+	case errors.Is(err, store.ErrNotSubscribable):
+		f.Errors[""] = "This product cannot be subscribed to."
+	case errors.Is(err, store.ErrBadPaymentDay):
+		f.Errors["day"] = sentence(err)
+	case errors.Is(err, store.ErrBadPeriod):
+		f.Errors["period"] = sentence(err)
+	default:
+		field, msg, ok := cardProblem(err)
+		if !ok {
+			return err
+		}
+		if f.Card != "new" && f.Card != "" {
+			field = "card"
+		}
+		f.Errors[field] = msg
+	}
+	// Nothing was written: a new key, so trying again is a new attempt.
+	f.Key = store.NewID()
+	return h.subscribeAgain(c, f)
+}
+
+// card is the card a form chose: a kept one (which must be among the
+// customer's), or a new one tokenised by the gateway. Nothing is tokenised
+// while other fields are wrong. ok is false when errs has a problem.
+func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, errs views.FieldErrors) (store.Card, bool) {
+	number, expiry, cvc := c.FormValue("card_number"), c.FormValue("expiry"), c.FormValue("cvc")
+	if choice != "new" && choice != "" {
+		for _, k := range kept {
+			if k.Token == choice {
+				if strings.TrimSpace(number) != "" {
+					errs["card"] = "You typed a new card but chose " + k.Label() + ": choose “A new card” to use the new one."
+					return store.Card{}, false
+				}
+				return k, !errs.Any()
+			}
+		}
+		errs["card"] = "Choose one of your cards, or a new card."
+		return store.Card{}, false
+	}
+	if strings.TrimSpace(number) == "" {
+		errs["card_number"] = "Enter the card to pay with."
+		return store.Card{}, false
+	}
+	if errs.Any() {
+		return store.Card{}, false
+	}
+	card, err := h.Gateway.Tokenize(c.UserContext(), number, expiry, cvc)
+	if err != nil {
+		field, msg, ok := cardProblem(err)
+		if !ok {
+			errs[""] = "The card could not be checked. Nothing was charged; try again."
+			return store.Card{}, false
+		}
+		errs[field] = msg
+		return store.Card{}, false
+	}
+	return card, true
+}
+
+// subscribeAgain brings the form back with its errors: in place for htmx,
+// on a page of its own for a plain form.
+func (h *Subscriptions) subscribeAgain(c *fiber.Ctx, f views.SubscribeForm) error {
+	page.CSRFToken(c)
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
+		Title: "Subscribe to " + f.Product.Name, Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
+		Partial: views.SubscribePanel(f),
+	})
+}
+
+func parsePaymentDay(s string) (int, string) {
+	if s == "" {
+		return 0, "Choose the day of the month to pay on (1–31)."
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || !store.ValidPaymentDay(n) {
+		return 0, "The payment day must be a whole number from 1 to 31."
+	}
+	return n, ""
+}
+
+func parsePeriod(s string) (int, string) {
+	n, err := strconv.Atoi(s)
+	if err != nil || !store.ValidPeriod(n) {
+		return 0, "Choose how often to pay: every 1, 2, 3 or 6 months."
+	}
+	return n, ""
+}
+
+// List is the customer's subscriptions, newest first.
+func (h *Subscriptions) List(c *fiber.Ctx) error {
+	v, err := signedInFor(c, "/subscriptions")
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	data, err := h.list(c, v, nil)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Your subscriptions", Page: page.Full(views.SubscriptionsView, data)})
+}
+
+// list is the page's data; the card of `changed` (if any) is shown as
+// given, whatever the list read says.
+func (h *Subscriptions) list(c *fiber.Ctx, v views.Viewer, changed *views.SubscriptionCard) (views.SubscriptionsPage, error) {
+	subs, err := h.Store.Subscriptions(c.UserContext(), v.ID)
+	if err != nil {
+		return views.SubscriptionsPage{}, err
+	}
+	kept, today, csrf := views.KeptCards(subs), h.Store.Today(), page.CSRFToken(c)
+	var data views.SubscriptionsPage
+	for _, s := range subs {
+		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf}
+		if changed != nil && changed.Sub.ID == s.ID {
+			card = *changed
+			card.Cards, card.Today, card.CSRF = kept, today, csrf
+		}
+		data.Cards = append(data.Cards, card)
+	}
+	return data, nil
+}
+
+// refusal marks an error of the change itself (the subscription cannot be
+// changed that way), as opposed to one of reading or writing it.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+func refusable(change store.SubscriptionChange) store.SubscriptionChange {
+	return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
+		next, err := change(s, today, lead)
+		if err != nil {
+			return next, &refusal{err}
+		}
+		return next, nil
+	}
+}
+
+// action is what one form asks of a subscription: the change and what to
+// say when it is done. A problem with the input is set in card.Errors (and
+// change left nil).
+type action func(c *fiber.Ctx, card *views.SubscriptionCard) (change store.SubscriptionChange, done func(store.Subscription) string, err error)
+
+const staleMessage = "This subscription changed in another tab or by the shop; here it is now. Nothing was changed."
+
+// change runs one action on a subscription as the customer's page showed
+// it (the form's version). htmx gets the subscription's card back; a plain
+// form goes back to /subscriptions with a flash. A subscription changed in
+// the meantime is a 409 with the card as it is now; a change it cannot take
+// is a 422 with the reason in the card; another customer's is a 404.
+func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
+	v, err := signedInFor(c, "/subscriptions")
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	id, err := pathID(c, "id", "That subscription")
+	if err != nil {
+		return err
+	}
+	version, err := strconv.Atoi(c.FormValue("version"))
+	if err != nil || version < 1 {
+		return page.BadRequest(formBroken)
+	}
+	ctx := c.UserContext()
+	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: open}
+	change, done, err := act(c, &card)
+	if err != nil {
+		return err
+	}
+	if change == nil {
+		// Bad input: nothing to change. The form comes back with its errors
+		// on the subscription as it is (or as it is now, if it changed).
+		sub, err := h.Store.Subscription(ctx, v.ID, id)
+		if err != nil {
+			return notFoundAs(err, "That subscription")
+		}
+		if sub.Version != version {
+			return h.stale(c, v, &store.StaleError{Current: sub})
+		}
+		card.Sub = sub
+		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
+	}
+	sub, err := h.Store.ChangeSubscription(ctx, v.ID, id, version, refusable(change))
+	var stale *store.StaleError
+	var refused *refusal
+	switch {
+	case err == nil:
+		card.Sub, card.Notice, card.Open, card.Expiry = sub, done(sub), "", ""
+		if !page.IsHTMX(c) {
+			page.Flash(c, views.FlashSuccess, sub.ProductName+": "+card.Notice)
+			return page.Redirect(c, "/subscriptions")
+		}
+		return h.answer(c, v, fiber.StatusOK, card)
+	case errors.As(err, &stale):
+		return h.stale(c, v, stale)
+	case errors.As(err, &refused):
+		card.Sub, card.Error = sub, sentence(refused.err)
+		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
+	}
+	return notFoundAs(err, "That subscription")
+}
+
+func (h *Subscriptions) stale(c *fiber.Ctx, v views.Viewer, stale *store.StaleError) error {
+	card := views.SubscriptionCard{Sub: stale.Current, Error: staleMessage, Errors: views.FieldErrors{}}
+	return h.answer(c, v, fiber.StatusConflict, card)
+}
+
+// answer renders a subscription's card: alone for htmx, or the whole list
+// with that card in it.
+func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card views.SubscriptionCard) error {
+	if page.IsHTMX(c) {
+		subs, err := h.Store.Subscriptions(c.UserContext(), v.ID)
+		if err != nil {
+			return err
+		}
+		card.Cards, card.Today, card.CSRF = views.KeptCards(subs), h.Store.Today(), page.CSRFToken(c)
+		return page.Write(c, status, views.SubscriptionCardView(card))
+	}
+	data, err := h.list(c, v, &card)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, status, page.View{Title: "Your subscriptions", Page: page.Full(views.SubscriptionsView, data)})
+}
+
+func dayText(d time.Time) string { return d.Format("2 Jan 2006") }
+
+// ChangeDay moves the payment day.
+func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
+	return h.change(c, "day", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		card.Day = strings.TrimSpace(c.FormValue("day"))
+		day, msg := parsePaymentDay(card.Day)
+		if msg != "" {
+			card.Errors["day"] = msg
+			return nil, nil, nil
+		}
+		return store.ChangeDay(day), func(s store.Subscription) string {
+			next := s.NextPaymentDate
+			if s.Status != store.SubscriptionActive || next.IsZero() || next.Day() == store.BillingDate(next.Year(), next.Month(), day).Day() {
+				return "Payments are now taken on the " + views.Ordinal(day) + "."
+			}
+			return "The payment on " + dayText(next) + " stays; after it, payments are taken on the " + views.Ordinal(day) + "."
+		}, nil
+	})
+}
+
+// ChangePeriod bills every n months from the next payment on.
+func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
+	return h.change(c, "period", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		months, msg := parsePeriod(strings.TrimSpace(c.FormValue("period")))
+		if msg != "" {
+			card.Errors["period"] = msg
+			return nil, nil, nil
+		}
+		return store.ChangePeriod(months), func(s store.Subscription) string {
+			return fmt.Sprintf("From the next payment on you pay %s %s.", s.Amount(), views.PeriodWord(months))
+		}, nil
+	})
+}
+
+// ChangeCard pays from another card: a kept one or a new one.
+func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
+	return h.change(c, "card", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		card.Expiry = strings.TrimSpace(c.FormValue("expiry"))
+		v := page.Viewer(c)
+		subs, err := h.Store.Subscriptions(c.UserContext(), v.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		chosen, ok := h.card(c, strings.TrimSpace(c.FormValue("card")), views.KeptCards(subs), card.Errors)
+		if !ok {
+			return nil, nil, nil
+		}
+		return store.ChangeCard(chosen), func(s store.Subscription) string {
+			if s.Status == store.SubscriptionPastDue {
+				return "It now pays with " + chosen.Label() + "; the outstanding payment is tried again today."
+			}
+			return "It now pays with " + chosen.Label() + "."
+		}, nil
+	})
+}
+
+// Skip lets the next payment pass.
+func (h *Subscriptions) Skip(c *fiber.Ctx) error {
+	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		return store.Skip(), func(s store.Subscription) string {
+			return "The payment is skipped; the next one is on " + dayText(s.NextPaymentDate) + "."
+		}, nil
+	})
+}
+
+// Pause stops payments until the customer resumes.
+func (h *Subscriptions) Pause(c *fiber.Ctx) error {
+	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		return store.Pause(), func(store.Subscription) string {
+			return "Paused: no payments or reminders until you resume."
+		}, nil
+	})
+}
+
+// Resume starts a paused subscription again.
+func (h *Subscriptions) Resume(c *fiber.Ctx) error {
+	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		return store.Resume(), func(s store.Subscription) string {
+			return "Resumed: the next payment is on " + dayText(s.NextPaymentDate) + "."
+		}, nil
+	})
+}
+
+// Cancel ends the subscription now, or at the end of the paid period.
+func (h *Subscriptions) Cancel(c *fiber.Ctx) error {
+	return h.change(c, "cancel", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		switch c.FormValue("when") {
+		case "now":
+			return store.CancelNow(), func(store.Subscription) string {
+				return "Cancelled. Nothing more is charged."
+			}, nil
+		case "period_end":
+			return store.CancelAtPeriodEnd(), func(s store.Subscription) string {
+				return "It ends on " + dayText(s.EndsOn) + ", at the end of the period you paid for; nothing more is charged."
+			}, nil
+		}
+		return nil, nil, page.BadRequest(formBroken)
+	})
+}
+
+// Keep takes back "cancel at the end of the period".
+func (h *Subscriptions) Keep(c *fiber.Ctx) error {
+	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		return store.KeepOn(), func(s store.Subscription) string {
+			return "Kept: the next payment is on " + dayText(s.NextPaymentDate) + "."
+		}, nil
+	})
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxSeedReceipts keeps a seeded subscription's transaction inside
+// DynamoDB's 100 items: the subscription and two items per receipt.
+const maxSeedReceipts = 49
+
+// NewIDAt is NewID for something created at t (seed data made "months
+// ago"): ids sort by creation time, so lists that order by id stay right.
+func NewIDAt(t time.Time) string {
+	var b [12]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMilli())<<16)
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic("store: crypto/rand failed: " + err.Error())
+	}
+	return idEncoding.EncodeToString(b[:])
+}
+
+// SeedSubscription writes a subscription as it stands, with receipts of its
+// past periods (demo data), in one transaction: the subscription with the
+// billing-due index keys its state calls for, each receipt and its period
+// marker, all on condition that none exists. ErrConflict if one does, and
+// then nothing is written.
+func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts []Receipt) error {
+	switch {
+	case !ValidID(sub.ID) || !ValidID(sub.AccountID) || !ValidID(sub.ProductID):
+		return fmt.Errorf("seed subscription %q: ids must be ids", sub.ID)
+	case !ValidSubscriptionStatus(string(sub.Status)):
+		return fmt.Errorf("seed subscription %s: unknown status %q", sub.ID, sub.Status)
+	case !ValidPeriod(sub.PeriodMonths) || !ValidPaymentDay(sub.PaymentDay):
+		return fmt.Errorf("seed subscription %s: period %d, day %d", sub.ID, sub.PeriodMonths, sub.PaymentDay)
+	case len(receipts) > maxSeedReceipts:
+		return fmt.Errorf("seed subscription %s: %d receipts, at most %d", sub.ID, len(receipts), maxSeedReceipts)
+	}
+	if sub.Version == 0 {
+		sub.Version = 1
+	}
+	if sub.CreatedAt.IsZero() {
+		sub.CreatedAt = s.now()
+	}
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return err
+	}
+	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
+	if err != nil {
+		return err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return err
+	}
+	tx := []types.TransactWriteItem{{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+	}}}
+	for _, r := range receipts {
+		if r.AccountID != sub.AccountID || r.SubscriptionID != sub.ID {
+			return fmt.Errorf("seed subscription %s: receipt %s belongs to %s/%s", sub.ID, r.Number, r.AccountID, r.SubscriptionID)
+		}
+		writes, err := s.receiptWrites(r)
+		if err != nil {
+			return err
+		}
+		tx = append(tx, writes...)
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+	if cancellationReasons(err) != nil {
+		return fmt.Errorf("seed subscription %s: %w", sub.ID, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("seed subscription %s: %w", sub.ID, err)
+	}
+	return nil
+}
+
+// ReminderLead is how many days before a payment its reminder goes out.
+func (s *Store) ReminderLead() int { return s.reminderLead }

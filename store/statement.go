@@ -1,0 +1,257 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"golang.org/x/sync/errgroup"
+)
+
+// StatementLine is one payment on a customer's statement: the receipt of a
+// subscription's payment or the invoice of a shop order. Exactly one of
+// Receipt and Invoice is set.
+type StatementLine struct {
+	At      time.Time
+	Receipt *Receipt
+	Invoice *Invoice
+}
+
+// statementCursor is where each of the statement's two lists stands: the
+// key of the last line shown from it, or done. Query pins it to the
+// customer's statement.
+type statementCursor struct {
+	Query string                       `json:"q"`
+	Done  []string                     `json:"d,omitempty"`
+	After map[string]map[string]string `json:"a,omitempty"`
+}
+
+// statementList is one of the two queries a statement merges.
+type statementList struct {
+	name     string // "r" receipts, "i" invoices
+	index    string
+	pkAttr   string
+	pk       string
+	keyAttrs []string
+	in       *dynamodb.QueryInput // complete but for Limit and ExclusiveStartKey
+	at       func(map[string]types.AttributeValue) time.Time
+
+	// The current fetch.
+	start map[string]types.AttributeValue
+	items []map[string]types.AttributeValue
+	last  map[string]types.AttributeValue // LastEvaluatedKey
+	more  bool
+	used  int
+}
+
+func itemTime(attr string) func(map[string]types.AttributeValue) time.Time {
+	return func(it map[string]types.AttributeValue) time.Time {
+		if v, ok := it[attr].(*types.AttributeValueMemberS); ok {
+			return parseTime(v.Value)
+		}
+		return time.Time{}
+	}
+}
+
+// statementRounds bounds the re-reads of a list whose page the TTL filter
+// emptied before the merge could tell what comes next.
+const statementRounds = 3
+
+// Statement lists what a customer paid in the last six months, newest
+// first: the receipts of their subscriptions (pattern 7 of the recurring
+// payments guide: PK=ACC#id, SK between REC#<six months ago> and REC#~,
+// expired ones filtered out) and the invoices of their shop orders (pattern
+// 15: GSI2-PK=c#id, GSI2-SK between i#<six months ago> and i#~), merged.
+// One page costs two Queries, run in parallel. The cursor carries each
+// list's position and is pinned to this customer's statement: any other is
+// ErrBadCursor.
+func (s *Store) Statement(ctx context.Context, customerID string, limit int, cursor string) (Page[StatementLine], error) {
+	if limit < 1 {
+		limit = 1
+	}
+	queryID := "statement|" + customerID
+	pos := statementCursor{Query: queryID}
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || len(cursor) > 4096 || json.Unmarshal(b, &pos) != nil || pos.Query != queryID {
+			return Page[StatementLine]{}, ErrBadCursor
+		}
+	}
+	now := s.now()
+	since := now.AddDate(0, -ReceiptRetention, 0)
+
+	receiptLo, receiptHi := receiptRange(since)
+	acc := accountKey(customerID)
+	live := expression.Name(attrTTL).GreaterThan(expression.Value(now.Unix()))
+	rexpr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(acc)).
+		And(expression.Key(attrSK).Between(expression.Value(receiptLo), expression.Value(receiptHi)))).WithFilter(live).Build()
+	if err != nil {
+		return Page[StatementLine]{}, err
+	}
+	cust := customerKey(customerID)
+	iexpr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI2PK).Equal(expression.Value(cust)).
+		And(expression.Key(attrGSI2SK).Between(expression.Value(datedKey(prefixInvoice, since)), expression.Value(prefixInvoice+"~")))).Build()
+	if err != nil {
+		return Page[StatementLine]{}, err
+	}
+	lists := []*statementList{
+		{name: "r", pkAttr: attrPK, pk: acc, keyAttrs: []string{attrPK, attrSK}, at: itemTime("ProcessedDate"),
+			in: &dynamodb.QueryInput{
+				TableName: aws.String(s.table), KeyConditionExpression: rexpr.KeyCondition(), FilterExpression: rexpr.Filter(),
+				ExpressionAttributeNames: rexpr.Names(), ExpressionAttributeValues: rexpr.Values(), ScanIndexForward: aws.Bool(false),
+			}},
+		{name: "i", index: indexGSI2, pkAttr: attrGSI2PK, pk: cust, keyAttrs: []string{attrPK, attrSK, attrGSI2PK, attrGSI2SK}, at: itemTime("Date"),
+			in: &dynamodb.QueryInput{
+				TableName: aws.String(s.table), IndexName: aws.String(indexGSI2), KeyConditionExpression: iexpr.KeyCondition(),
+				ExpressionAttributeNames: iexpr.Names(), ExpressionAttributeValues: iexpr.Values(), ScanIndexForward: aws.Bool(false),
+			}},
+	}
+	var open []*statementList
+	for _, l := range lists {
+		if slices.Contains(pos.Done, l.name) {
+			continue
+		}
+		if after, ok := pos.After[l.name]; ok {
+			if len(after) != len(l.keyAttrs) || after[l.pkAttr] != l.pk {
+				return Page[StatementLine]{}, ErrBadCursor
+			}
+			for _, a := range l.keyAttrs {
+				if after[a] == "" {
+					return Page[StatementLine]{}, ErrBadCursor
+				}
+			}
+			if l.start, err = attributevalue.MarshalMap(after); err != nil {
+				return Page[StatementLine]{}, ErrBadCursor
+			}
+		}
+		open = append(open, l)
+	}
+	if err := s.fetchStatement(ctx, open, limit); err != nil {
+		return Page[StatementLine]{}, err
+	}
+
+	// Merge, newest first. A list that ran out of fetched lines but has
+	// more stops the page (what it holds next is unknown), unless a re-read
+	// fills it.
+	var lines []map[string]types.AttributeValue
+	var kinds []string
+	for round := 0; len(lines) < limit; {
+		var best, dry *statementList
+		for _, l := range open {
+			switch {
+			case l.used < len(l.items):
+				if best == nil || l.at(l.items[l.used]).After(best.at(best.items[best.used])) {
+					best = l
+				}
+			case l.more:
+				dry = l
+			}
+		}
+		if dry != nil {
+			if round++; round > statementRounds {
+				break
+			}
+			dry.start, dry.used = dry.last, 0
+			if err := s.fetchStatement(ctx, []*statementList{dry}, limit-len(lines)); err != nil {
+				return Page[StatementLine]{}, err
+			}
+			continue
+		}
+		if best == nil {
+			break
+		}
+		lines = append(lines, best.items[best.used])
+		kinds = append(kinds, best.name)
+		best.used++
+	}
+
+	page := Page[StatementLine]{Items: make([]StatementLine, 0, len(lines))}
+	for i, it := range lines {
+		var line StatementLine
+		if kinds[i] == "r" {
+			var r receiptRecord
+			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+				return Page[StatementLine]{}, fmt.Errorf("unmarshal receipt: %w", err)
+			}
+			rc := r.receipt()
+			line = StatementLine{At: rc.ProcessedAt, Receipt: &rc}
+		} else {
+			var r invoiceRecord
+			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+				return Page[StatementLine]{}, fmt.Errorf("unmarshal invoice: %w", err)
+			}
+			inv := r.invoice()
+			line = StatementLine{At: inv.Date, Invoice: &inv}
+		}
+		page.Items = append(page.Items, line)
+	}
+
+	next := statementCursor{Query: queryID, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
+	for _, l := range open {
+		var at map[string]types.AttributeValue
+		switch {
+		case l.used == len(l.items) && !l.more:
+			next.Done = append(next.Done, l.name)
+			continue
+		case l.used == len(l.items):
+			at = l.last // all read lines shown: go on after the last one read
+		case l.used > 0:
+			at = l.items[l.used-1]
+		default:
+			at = l.start
+		}
+		if at == nil {
+			continue // nothing shown from it yet: it starts from the top
+		}
+		m := map[string]string{}
+		for _, a := range l.keyAttrs {
+			if v, ok := at[a].(*types.AttributeValueMemberS); ok {
+				m[a] = v.Value
+			}
+		}
+		next.After[l.name] = m
+	}
+	if len(next.Done) == len(lists) {
+		return page, nil
+	}
+	b, err := json.Marshal(next)
+	if err != nil {
+		return Page[StatementLine]{}, err
+	}
+	page.Next = base64.RawURLEncoding.EncodeToString(b)
+	return page, nil
+}
+
+// fetchStatement reads the next lines of each list, in parallel.
+func (s *Store) fetchStatement(ctx context.Context, lists []*statementList, limit int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, l := range lists {
+		g.Go(func() error {
+			in := *l.in
+			in.Limit = aws.Int32(int32(limit + 1))
+			in.ExclusiveStartKey = l.start
+			out, err := s.db.Query(gctx, &in)
+			var apiErr smithy.APIError
+			if err != nil && l.start != nil && errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" {
+				return ErrBadCursor // a cursor edited to point outside its query
+			}
+			if err != nil {
+				return fmt.Errorf("statement %s of %s: %w", l.name, l.pk, err)
+			}
+			l.items, l.last = out.Items, out.LastEvaluatedKey
+			l.more = len(out.Items) > limit || out.LastEvaluatedKey != nil
+			return nil
+		})
+	}
+	return g.Wait()
+}

@@ -1,0 +1,799 @@
+package web_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/payment"
+)
+
+const (
+	boxID     = "sub-coffee-box"
+	boxName   = "Coffee Club Box"
+	boxPerMon = 1250 // €12.50 a month
+)
+
+// coffeeBox makes a product staff marked subscribable (the demo shop may
+// not have one), and one that is not.
+func (s *shop) coffeeBox(t *testing.T) store.Product {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.env.Store.CreateProduct(ctx, store.Product{
+		ID: boxID, Name: boxName, Description: "Two bags of this month's roast.", Category: "coffee",
+		Price: store.Money{Amount: 1490, Currency: "EUR"}, Subscribable: true, MonthlyPrice: store.Money{Amount: boxPerMon, Currency: "EUR"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Store.CreateProduct(ctx, store.Product{
+		ID: "one-off-mug", Name: "One-off Mug", Description: "Not by subscription.", Category: "coffee",
+		Price: store.Money{Amount: 990, Currency: "EUR"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// newCustomer signs a new customer up (the demo's customers have
+// subscriptions of their own) and returns their browser and id.
+func (s *shop) newCustomer(t *testing.T, name string) (*browser, string) {
+	t.Helper()
+	email := strings.ToLower(strings.ReplaceAll(name, " ", ".")) + "@example.com"
+	b := s.browser(t)
+	b.get("/signup")
+	p := b.post("/signup", url.Values{"email": {email}, "name": {name}, "password": {"a long enough password"}})
+	wantStatus(t, "sign up "+name, p, http.StatusSeeOther)
+	return b, s.customerID(t, email)
+}
+
+// subscribeForm opens a product page and fills its subscribe form with a
+// new card.
+func (b *browser) subscribeForm(productID, day, period string) url.Values {
+	b.t.Helper()
+	p := b.get("/products/" + productID)
+	wantStatus(b.t, "product page", p, http.StatusOK)
+	key, _ := p.doc.Find(`[data-testid="subscribe-form"] input[name="key"]`).Attr("value")
+	if key == "" {
+		b.t.Fatalf("the product page has no subscribe form with a key:\n%s", trim(p.testid("subscribe").Text()))
+	}
+	return url.Values{
+		"key": {key}, "product_id": {productID}, "day": {day}, "period": {period}, "card": {"new"},
+		"card_number": {payment.CardSucceeds}, "expiry": {"12/30"}, "cvc": {"123"},
+	}
+}
+
+// subscribe subscribes through the form and returns the flash of
+// /subscriptions.
+func (b *browser) subscribe(productID, day, period string) page {
+	b.t.Helper()
+	p := b.post("/subscriptions", b.subscribeForm(productID, day, period))
+	wantStatus(b.t, "subscribe", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/subscriptions" {
+		b.t.Fatalf("subscribed and sent to %q", loc)
+	}
+	return b.get("/subscriptions")
+}
+
+// text is the selection's text with its white space collapsed.
+func text(sel *goquerySelection) string { return strings.Join(strings.Fields(sel.Text()), " ") }
+
+func day(d time.Time) string { return d.Format("2 Jan 2006") }
+
+// subscriptionsOf reads a customer's subscriptions from the store.
+func (s *shop) subscriptionsOf(t *testing.T, customerID string) []store.Subscription {
+	t.Helper()
+	subs, err := s.env.Store.Subscriptions(context.Background(), customerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return subs
+}
+
+func TestSubscribeFromTheProductPage(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	ctx := context.Background()
+	today := s.env.Store.Today()
+
+	// A visitor is asked to sign in; a product that is not subscribable has
+	// no subscribe section.
+	visitor := s.browser(t)
+	p := visitor.get("/products/" + boxID)
+	wantStatus(t, "product page", p, http.StatusOK)
+	if href, _ := p.testid("subscribe-login").Attr("href"); href != "/login?next=%2Fproducts%2F"+boxID {
+		t.Fatalf("sign-in link %q", href)
+	}
+	if p.testid("subscribe-form").Length() != 0 {
+		t.Fatal("a visitor is shown the subscribe form")
+	}
+	wantText(t, "monthly price", p.testid("monthly-price"), "€12.50")
+	if visitor.get("/products/one-off-mug").testid("subscribe").Length() != 0 {
+		t.Fatal("a product that is not subscribable offers a subscription")
+	}
+	wantStatus(t, "visitor posts", visitor.post("/subscriptions", url.Values{"product_id": {boxID}}), http.StatusSeeOther)
+
+	b, ada := s.newCustomer(t, "Ada Test")
+	p = b.get("/products/" + boxID)
+	if got, _ := p.testid("field-day").Attr("value"); got != itoa(today.Day()) {
+		t.Fatalf("payment day defaults to %q, want today's %d", got, today.Day())
+	}
+	if _, ok := p.testid("period-1").Attr("checked"); !ok {
+		t.Fatal("every month is not the default period")
+	}
+	for n, price := range map[int]string{1: "€12.50", 2: "€25.00", 3: "€37.50", 6: "€75.00"} {
+		wantText(t, fmt.Sprintf("period %d", n), p.testid("period-"+itoa(n)).Parent(), price)
+	}
+	if p.testid("kept-card").Length() != 0 {
+		t.Fatal("kept cards offered before any subscription")
+	}
+
+	// Subscribe: one charge, a subscription and its first receipt.
+	form := b.subscribeForm(boxID, "31", "1")
+	s.env.Counter.Reset()
+	done := b.post("/subscriptions", form)
+	subscribeOps := s.env.Counter.Ops()
+	wantStatus(t, "subscribe", done, http.StatusSeeOther)
+	t.Logf("POST /subscriptions: %d DynamoDB requests %v", s.env.Counter.Total(), subscribeOps)
+	list := b.get("/subscriptions")
+	wantStatus(t, "subscriptions", list, http.StatusOK)
+	flash := text(list.testid("flash"))
+	number := regexp.MustCompile(`receipt (R[0-9a-z]{12})`).FindStringSubmatch(flash)
+	if number == nil || !strings.Contains(flash, boxName) || !strings.Contains(flash, "€12.50") {
+		t.Fatalf("flash %q should name the product, the amount and the first receipt", flash)
+	}
+	subs := s.subscriptionsOf(t, ada)
+	if len(subs) != 1 {
+		t.Fatalf("%d subscriptions", len(subs))
+	}
+	sub := subs[0]
+	next := store.NextBillingDate(today, 1, 31)
+	card := list.testid("subscription")
+	if card.Length() != 1 {
+		t.Fatalf("%d subscription cards", card.Length())
+	}
+	wantText(t, "product", card.Find(sel("sub-product")), boxName)
+	wantText(t, "status", card.Find(sel("sub-status")), "Active")
+	wantText(t, "amount", card.Find(sel("sub-amount")), "€12.50 every month")
+	wantText(t, "card", card.Find(sel("sub-card")), "Visa •••• 4242")
+	wantText(t, "day", card.Find(sel("sub-day")), "the 31st")
+	wantText(t, "next payment", card.Find(sel("sub-next-payment")), day(next))
+	wantText(t, "reminder", card.Find(sel("sub-next-reminder")), day(sub.NextReminderDate))
+	wantText(t, "last paid", card.Find(sel("sub-last-payment")), day(today))
+	if v, _ := card.Find(`input[name="version"]`).First().Attr("value"); v != "1" {
+		t.Fatalf("forms carry version %q, want 1", v)
+	}
+	if n, total, attempts := s.gateway.Captured(); n != 1 || total != boxPerMon || attempts != 1 {
+		t.Fatalf("gateway: %d charges of %d, %d attempts", n, total, attempts)
+	}
+
+	// The same form again: the same subscription, nothing more charged.
+	again := b.post("/subscriptions", form)
+	wantStatus(t, "double submit", again, http.StatusSeeOther)
+	if flash := text(b.get("/subscriptions").testid("flash")); !strings.Contains(flash, "nothing more was charged") {
+		t.Fatalf("flash after a double submit: %q", flash)
+	}
+	if n := len(s.subscriptionsOf(t, ada)); n != 1 {
+		t.Fatalf("double submit made %d subscriptions", n)
+	}
+	if n, _, attempts := s.gateway.Captured(); n != 1 || attempts != 1 {
+		t.Fatalf("double submit: %d charges, %d attempts", n, attempts)
+	}
+
+	// The receipt is on /receipts and has a page of its own.
+	r := b.get("/receipts")
+	wantStatus(t, "receipts", r, http.StatusOK)
+	row := r.testid("receipt-row")
+	if row.Length() != 1 {
+		t.Fatalf("%d receipt rows", row.Length())
+	}
+	wantText(t, "receipt row", row, boxName)
+	wantText(t, "receipt row", row, "€12.50")
+	wantText(t, "receipt row", row, "Visa •••• 4242")
+	wantText(t, "receipt row period", row, day(today)+" – "+day(next))
+	href, _ := row.Find(sel("receipt-link")).Attr("href")
+	if href != "/receipts/"+number[1] {
+		t.Fatalf("receipt links to %q, want /receipts/%s", href, number[1])
+	}
+	rp := b.get(href)
+	wantStatus(t, "receipt page", rp, http.StatusOK)
+	wantText(t, "receipt number", rp.testid("receipt-number"), number[1])
+	wantText(t, "receipt amount", rp.testid("receipt-amount"), "€12.50")
+	wantText(t, "receipt card", rp.testid("receipt-card"), "Visa •••• 4242")
+	wantText(t, "receipt period", rp.testid("receipt-period"), day(today)+" – "+day(next))
+	wantText(t, "print header", rp.testid("receipt-shop"), "Fika & Field")
+	if !rp.testid("receipt-shop").HasClass("print-only") {
+		t.Fatal("the shop's name and address are not print-only")
+	}
+	if strings.Contains(rp.body, payment.CardSucceeds) || strings.Contains(list.body, payment.CardSucceeds) {
+		t.Fatal("the card number is on a page")
+	}
+
+	// The card is kept: the next subscription can use it.
+	p = b.get("/products/" + boxID)
+	if tok, _ := p.testid("kept-card").Attr("value"); p.testid("kept-card").Length() != 1 || tok != sub.Card.Token {
+		t.Fatalf("kept cards offered: %d", p.testid("kept-card").Length())
+	}
+	wantText(t, "kept card", p.testid("kept-card").Parent(), "Visa •••• 4242")
+	key, _ := p.doc.Find(`[data-testid="subscribe-form"] input[name="key"]`).Attr("value")
+	kept := b.post("/subscriptions", url.Values{"key": {key}, "product_id": {boxID}, "day": {"1"}, "period": {"3"}, "card": {sub.Card.Token}}, "HX-Request", "true")
+	if kept.status != http.StatusNoContent || kept.header.Get("HX-Redirect") != "/subscriptions" {
+		t.Fatalf("htmx subscribe with a kept card: %d, HX-Redirect %q\n%s", kept.status, kept.header.Get("HX-Redirect"), trim(kept.body))
+	}
+	subs = s.subscriptionsOf(t, ada)
+	if len(subs) != 2 || subs[0].Card.Token != sub.Card.Token || subs[0].PeriodMonths != 3 || subs[0].Amount().Amount != 3*boxPerMon {
+		t.Fatalf("subscriptions after the second: %+v", subs)
+	}
+	if n, total, _ := s.gateway.Captured(); n != 2 || total != 4*boxPerMon {
+		t.Fatalf("gateway: %d charges of %d", n, total)
+	}
+	if n := b.get("/subscriptions").testid("subscription").Length(); n != 2 {
+		t.Fatalf("%d cards", n)
+	}
+	_ = ctx
+}
+
+// Two submissions of one form at once: one subscription, one charge.
+func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	b, ada := s.newCustomer(t, "Ada Test")
+	receiptsBefore := s.env.CountEntities(t, "receipt") // the demo's customers have some
+	form := b.subscribeForm(boxID, "15", "2")
+	var wg sync.WaitGroup
+	statuses := make([]int, 2)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := url.Values{}
+			for k, v := range form {
+				f[k] = v
+			}
+			statuses[i] = b.post("/subscriptions", f).status
+		}()
+	}
+	wg.Wait()
+	for _, st := range statuses {
+		if st != http.StatusSeeOther {
+			t.Fatalf("statuses %v", statuses)
+		}
+	}
+	if n := len(s.subscriptionsOf(t, ada)); n != 1 {
+		t.Fatalf("%d subscriptions", n)
+	}
+	if n, total, _ := s.gateway.Captured(); n != 1 || total != 2*boxPerMon {
+		t.Fatalf("gateway holds %d charges of %d", n, total)
+	}
+	if n := s.env.CountEntities(t, "receipt") - receiptsBefore; n != 1 {
+		t.Fatalf("%d receipts written", n)
+	}
+}
+
+func TestSubscribeBadInputIs422AndWritesNothing(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	b, _ := s.newCustomer(t, "Ada Test")
+	before := map[string]int{}
+	for _, entity := range []string{"subscription", "receipt", "paidPeriod"} {
+		before[entity] = s.env.CountEntities(t, entity) // the demo's customers have some
+	}
+
+	for _, tc := range []struct {
+		name  string
+		edit  func(url.Values)
+		field string
+	}{
+		{"payment day 0", func(f url.Values) { f.Set("day", "0") }, "error-day"},
+		{"payment day 32", func(f url.Values) { f.Set("day", "32") }, "error-day"},
+		{"payment day text", func(f url.Values) { f.Set("day", "first") }, "error-day"},
+		{"no payment day", func(f url.Values) { f.Del("day") }, "error-day"},
+		{"period 4", func(f url.Values) { f.Set("period", "4") }, "error-period"},
+		{"period 12", func(f url.Values) { f.Set("period", "12") }, "error-period"},
+		{"no period", func(f url.Values) { f.Del("period") }, "error-period"},
+		{"no card", func(f url.Values) { f.Del("card_number") }, "error-card_number"},
+		{"malformed card", func(f url.Values) { f.Set("card_number", "4242 4242 4242 4241") }, "error-card_number"},
+		{"bad expiry", func(f url.Values) { f.Set("expiry", "13/30") }, "error-expiry"},
+		{"expired card", func(f url.Values) { f.Set("expiry", "01/20") }, "error-expiry"},
+		{"short cvc", func(f url.Values) { f.Set("cvc", "1") }, "error-cvc"},
+		{"declined card", func(f url.Values) { f.Set("card_number", payment.CardDeclined) }, "error-card_number"},
+		{"insufficient funds", func(f url.Values) { f.Set("card_number", payment.CardInsufficientFunds) }, "error-card_number"},
+		{"processing error", func(f url.Values) { f.Set("card_number", payment.CardProcessingError) }, "error-card_number"},
+		{"someone else's card token", func(f url.Values) { f.Set("card", "tok_0123456789abcdef01234567") }, "error-card"},
+		{"not subscribable", func(f url.Values) { f.Set("product_id", "one-off-mug") }, "form-error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			form := b.subscribeForm(boxID, "31", "1")
+			tc.edit(form)
+			p := b.post("/subscriptions", form)
+			wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
+			if msg := p.testid(tc.field).Text(); msg == "" {
+				t.Fatalf("no message at %s; form errors: %q", tc.field, p.testid("form-error").Text())
+			}
+			if v, _ := p.testid("field-card_number").Attr("value"); v != "" {
+				t.Fatal("the card number is echoed back")
+			}
+			// With htmx, the form alone comes back in place.
+			p = b.post("/subscriptions", form, "HX-Request", "true")
+			wantStatus(t, tc.name+" (htmx)", p, http.StatusUnprocessableEntity)
+			if strings.Contains(p.body, "<html") || p.testid(tc.field).Length() != 1 || p.testid("subscribe").Length() != 1 {
+				t.Fatalf("htmx answer is not the subscribe section with the error:\n%s", trim(p.body))
+			}
+		})
+	}
+	t.Run("declined message", func(t *testing.T) {
+		form := b.subscribeForm(boxID, "31", "1")
+		form.Set("card_number", payment.CardDeclined)
+		p := b.post("/subscriptions", form)
+		wantText(t, "declined", p.testid("error-card_number"), "declined")
+		wantText(t, "declined", p.testid("error-card_number"), "Nothing was charged")
+	})
+	t.Run("unknown product", func(t *testing.T) {
+		form := b.subscribeForm(boxID, "31", "1")
+		form.Set("product_id", "no-such-product")
+		wantStatus(t, "unknown product", b.post("/subscriptions", form), http.StatusNotFound)
+	})
+	t.Run("broken key", func(t *testing.T) {
+		form := b.subscribeForm(boxID, "31", "1")
+		form.Set("key", "not a key!")
+		wantStatus(t, "broken key", b.post("/subscriptions", form), http.StatusBadRequest)
+	})
+	for _, entity := range []string{"subscription", "receipt", "paidPeriod"} {
+		if n := s.env.CountEntities(t, entity) - before[entity]; n != 0 {
+			t.Fatalf("%d %s items written by refused subscribes", n, entity)
+		}
+	}
+	if n, _, _ := s.gateway.Captured(); n != 0 {
+		t.Fatalf("%d charges kept", n)
+	}
+	if n := b.get("/subscriptions").testid("subscription").Length(); n != 0 {
+		t.Fatalf("%d subscriptions listed", n)
+	}
+}
+
+// subCard is one subscription's card on a page (the whole page or the
+// card htmx got back).
+func subCard(p page, id string) *goquerySelection {
+	return p.doc.Find(`[data-testid="subscription"][data-id="` + id + `"]`)
+}
+
+// act posts one action of a subscription with the version it has now.
+func (s *shop) act(t *testing.T, b *browser, sub store.Subscription, action string, fields url.Values, headers ...string) page {
+	t.Helper()
+	form := url.Values{}
+	for k, v := range fields {
+		form[k] = v
+	}
+	if form.Get("version") == "" {
+		form.Set("version", itoa(sub.Version))
+	}
+	return b.post("/subscriptions/"+sub.ID+"/"+action, form, headers...)
+}
+
+func (s *shop) current(t *testing.T, customerID, id string) store.Subscription {
+	t.Helper()
+	sub, err := s.env.Store.Subscription(context.Background(), customerID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+func TestSubscriptionActions(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	today := s.env.Store.Today()
+	b, ada := s.newCustomer(t, "Ada Test")
+	b.subscribe(boxID, "31", "1")
+	sub := s.subscriptionsOf(t, ada)[0]
+	firstNext := sub.NextPaymentDate
+	htmx := []string{"HX-Request", "true"}
+
+	// Change the day with htmx: the card comes back with what it did.
+	p := s.act(t, b, sub, "day", url.Values{"day": {"15"}}, htmx...)
+	wantStatus(t, "change day", p, http.StatusOK)
+	card := subCard(p, sub.ID)
+	if card.Length() != 1 || strings.Contains(p.body, "<html") {
+		t.Fatalf("htmx did not get the card alone:\n%s", trim(p.body))
+	}
+	wantText(t, "day changed", card.Find(sel("sub-day")), "the 15th")
+	wantText(t, "notice", card.Find(sel("sub-notice")), "15th")
+	wantText(t, "then", card.Find(sel("sub-then")), day(store.NextBillingDate(firstNext, 1, 15)))
+	wantText(t, "next payment kept", card.Find(sel("sub-next-payment")), day(firstNext))
+	if v, _ := card.Find(`input[name="version"]`).First().Attr("value"); v != "2" {
+		t.Fatalf("the card's forms carry version %q, want 2", v)
+	}
+	sub = s.current(t, ada, sub.ID)
+	if sub.PaymentDay != 15 || sub.Version != 2 {
+		t.Fatalf("after the day change: day %d, version %d", sub.PaymentDay, sub.Version)
+	}
+
+	// The period, without JavaScript: back to the list with a flash.
+	p = s.act(t, b, sub, "period", url.Values{"period": {"3"}})
+	wantStatus(t, "change period", p, http.StatusSeeOther)
+	if p.header.Get("Location") != "/subscriptions" {
+		t.Fatalf("plain form sent to %q", p.header.Get("Location"))
+	}
+	list := b.get("/subscriptions")
+	wantText(t, "flash", list.testid("flash"), "€37.50 every 3 months")
+	wantText(t, "period", subCard(list, sub.ID).Find(sel("sub-amount")), "€37.50 every 3 months")
+	sub = s.current(t, ada, sub.ID)
+
+	// The card of another subscription (kept), then a new one.
+	form := b.subscribeForm(boxID, "2", "1")
+	form.Set("card_number", payment.CardSucceedsMC)
+	wantStatus(t, "second subscription", b.post("/subscriptions", form), http.StatusSeeOther)
+	var mastercard store.Card
+	for _, other := range s.subscriptionsOf(t, ada) {
+		if other.ID != sub.ID {
+			mastercard = other.Card
+		}
+	}
+	visa := sub.Card
+	list = b.get("/subscriptions")
+	if tok, _ := subCard(list, sub.ID).Find(sel("sub-kept-card")).Attr("value"); tok != mastercard.Token {
+		t.Fatalf("change card offers %q, want the other subscription's Mastercard", tok)
+	}
+	p = s.act(t, b, sub, "card", url.Values{"card": {mastercard.Token}})
+	wantStatus(t, "kept card", p, http.StatusSeeOther)
+	wantText(t, "kept card flash", b.get("/subscriptions").testid("flash"), "Mastercard •••• 4444")
+	sub = s.current(t, ada, sub.ID)
+	if sub.Card.Token != mastercard.Token {
+		t.Fatalf("card is %s, want the kept Mastercard", sub.Card.Label())
+	}
+	p = s.act(t, b, sub, "card", url.Values{"card": {"new"}, "card_number": {payment.CardSucceeds}, "expiry": {"11/31"}, "cvc": {"321"}}, htmx...)
+	wantStatus(t, "new card", p, http.StatusOK)
+	wantText(t, "new card", subCard(p, sub.ID).Find(sel("sub-card")), "Visa •••• 4242")
+	sub = s.current(t, ada, sub.ID)
+	if sub.Card.Token == visa.Token || sub.Card.Token == mastercard.Token {
+		t.Fatal("the new card is not a new token")
+	}
+
+	// Skip the next payment: it moves one period on.
+	p = s.act(t, b, sub, "skip", nil, htmx...)
+	wantStatus(t, "skip", p, http.StatusOK)
+	skipped := store.NextBillingDate(firstNext, 3, 15)
+	wantText(t, "skipped", subCard(p, sub.ID).Find(sel("sub-next-payment")), day(skipped))
+	sub = s.current(t, ada, sub.ID)
+
+	// Pause; skipping a paused subscription is refused in its card; resume.
+	p = s.act(t, b, sub, "pause", nil, htmx...)
+	wantStatus(t, "pause", p, http.StatusOK)
+	wantText(t, "paused", subCard(p, sub.ID).Find(sel("sub-status")), "Paused")
+	sub = s.current(t, ada, sub.ID)
+	p = s.act(t, b, sub, "skip", nil, htmx...)
+	wantStatus(t, "skip while paused", p, http.StatusUnprocessableEntity)
+	wantText(t, "refusal", subCard(p, sub.ID).Find(sel("sub-error")), "paused")
+	p = s.act(t, b, sub, "skip", nil) // the same without JavaScript: the list, with the message in that card
+	wantStatus(t, "skip while paused (plain)", p, http.StatusUnprocessableEntity)
+	wantText(t, "refusal", subCard(p, sub.ID).Find(sel("sub-error")), "paused")
+	if v := s.current(t, ada, sub.ID).Version; v != sub.Version {
+		t.Fatal("a refused change was written")
+	}
+	p = s.act(t, b, sub, "resume", nil)
+	wantStatus(t, "resume", p, http.StatusSeeOther)
+	list = b.get("/subscriptions")
+	wantText(t, "resumed", subCard(list, sub.ID).Find(sel("sub-status")), "Active")
+	wantText(t, "resumed flash", list.testid("flash"), "Resumed")
+	sub = s.current(t, ada, sub.ID)
+	p = s.act(t, b, sub, "resume", nil, htmx...)
+	wantStatus(t, "resume an active one", p, http.StatusUnprocessableEntity)
+	wantText(t, "refusal", subCard(p, sub.ID).Find(sel("sub-error")), "not paused")
+
+	// Cancel at the end of the period, keep it after all, cancel now.
+	p = s.act(t, b, sub, "cancel", url.Values{"when": {"period_end"}}, htmx...)
+	wantStatus(t, "cancel at period end", p, http.StatusOK)
+	wantText(t, "ending", subCard(p, sub.ID).Find(sel("sub-status")), "Ending on "+day(sub.NextPaymentDate))
+	sub = s.current(t, ada, sub.ID)
+	p = s.act(t, b, sub, "skip", nil, htmx...)
+	wantStatus(t, "skip an ending one", p, http.StatusUnprocessableEntity)
+	p = s.act(t, b, sub, "keep", nil, htmx...)
+	wantStatus(t, "keep", p, http.StatusOK)
+	wantText(t, "kept", subCard(p, sub.ID).Find(sel("sub-status")), "Active")
+	sub = s.current(t, ada, sub.ID)
+	p = s.act(t, b, sub, "keep", nil, htmx...)
+	wantStatus(t, "keep one not ending", p, http.StatusUnprocessableEntity)
+	p = s.act(t, b, sub, "cancel", url.Values{"when": {"now"}})
+	wantStatus(t, "cancel now", p, http.StatusSeeOther)
+	list = b.get("/subscriptions")
+	card = subCard(list, sub.ID)
+	wantText(t, "cancelled", card.Find(sel("sub-status")), "Cancelled")
+	wantText(t, "cancelled on", card.Find(sel("sub-cancelled-on")), day(today))
+	if href, _ := card.Find(sel("subscribe-again")).Attr("href"); href != "/products/"+boxID {
+		t.Fatalf("subscribe again links to %q", href)
+	}
+	if card.Find("form").Length() != 0 {
+		t.Fatal("a cancelled subscription still offers actions")
+	}
+	sub = s.current(t, ada, sub.ID)
+	for _, action := range []string{"day", "period", "skip", "pause", "resume", "cancel", "card"} {
+		form := url.Values{"day": {"3"}, "period": {"6"}, "when": {"now"}, "card": {visa.Token}}
+		if action == "card" {
+			form.Set("card", "new")
+			form.Set("card_number", payment.CardSucceedsMC)
+			form.Set("expiry", "11/31")
+			form.Set("cvc", "321")
+		}
+		p := s.act(t, b, sub, action, form, htmx...)
+		wantStatus(t, action+" on a cancelled one", p, http.StatusUnprocessableEntity)
+		wantText(t, action+" on a cancelled one", subCard(p, sub.ID).Find(sel("sub-error")), "cancelled")
+	}
+	if v := s.current(t, ada, sub.ID).Version; v != sub.Version {
+		t.Fatal("a change to a cancelled subscription was written")
+	}
+}
+
+func TestSubscriptionActionBadInput(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	b, ada := s.newCustomer(t, "Ada Test")
+	b.subscribe(boxID, "10", "1")
+	sub := s.subscriptionsOf(t, ada)[0]
+	htmx := []string{"HX-Request", "true"}
+
+	for _, tc := range []struct {
+		name, action string
+		form         url.Values
+		field        string // "" for a message about the whole card
+	}{
+		{"day 0", "day", url.Values{"day": {"0"}}, "day"},
+		{"day 32", "day", url.Values{"day": {"32"}}, "day"},
+		{"day text", "day", url.Values{"day": {"tenth"}}, "day"},
+		{"the same day", "day", url.Values{"day": {"10"}}, ""},
+		{"period 5", "period", url.Values{"period": {"5"}}, "period"},
+		{"the same period", "period", url.Values{"period": {"1"}}, ""},
+		{"no card number", "card", url.Values{"card": {"new"}}, "card_number"},
+		{"malformed card", "card", url.Values{"card": {"new"}, "card_number": {"1234"}, "expiry": {"11/31"}, "cvc": {"123"}}, "card_number"},
+		{"expired card", "card", url.Values{"card": {"new"}, "card_number": {payment.CardSucceedsMC}, "expiry": {"01/21"}, "cvc": {"123"}}, "expiry"},
+		{"bad cvc", "card", url.Values{"card": {"new"}, "card_number": {payment.CardSucceedsMC}, "expiry": {"11/31"}, "cvc": {"x"}}, "cvc"},
+		{"unknown kept card", "card", url.Values{"card": {"tok_nope"}}, "card"},
+		{"the same card", "card", url.Values{"card": {sub.Card.Token}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, headers := range [][]string{htmx, nil} {
+				form := url.Values{}
+				for k, v := range tc.form {
+					form[k] = v
+				}
+				p := s.act(t, b, sub, tc.action, form, headers...)
+				wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
+				card := subCard(p, sub.ID)
+				testid := "sub-error"
+				if tc.field != "" {
+					testid = "sub-error-" + tc.field
+				}
+				if msg := card.Find(sel(testid)).Text(); msg == "" {
+					t.Fatalf("no message at %s in the card:\n%s", testid, trim(text(card)))
+				}
+				if _, open := card.Find(sel("sub-change-" + tc.action)).Attr("open"); !open && tc.field != "" {
+					t.Fatal("the form with the error is not open")
+				}
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, action string
+		form         url.Values
+	}{
+		{"cancel when later", "cancel", url.Values{"when": {"later"}}},
+		{"no version", "pause", url.Values{"version": {"none"}}},
+		{"version 0", "pause", url.Values{"version": {"0"}}},
+	} {
+		wantStatus(t, tc.name, s.act(t, b, sub, tc.action, tc.form), http.StatusBadRequest)
+	}
+	if now := s.current(t, ada, sub.ID); now.Version != sub.Version {
+		t.Fatalf("bad input wrote: version %d", now.Version)
+	}
+}
+
+// A page showing an older version: 409, the card as it is now, nothing
+// written. Another customer's subscription is a 404, like an unknown one.
+func TestSubscriptionStaleAndForeign(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	b, ada := s.newCustomer(t, "Ada Test")
+	b.subscribe(boxID, "10", "1")
+	old := s.subscriptionsOf(t, ada)[0]
+
+	// Another tab pauses it.
+	other := s.browser(t)
+	other.signIn("ada.test@example.com", "a long enough password")
+	other.get("/subscriptions")
+	wantStatus(t, "pause in another tab", s.act(t, other, old, "pause", nil), http.StatusSeeOther)
+	paused := s.current(t, ada, old.ID)
+
+	for _, tc := range []struct {
+		action string
+		form   url.Values
+	}{
+		{"day", url.Values{"day": {"20"}}}, {"period", url.Values{"period": {"2"}}}, {"skip", nil},
+		{"cancel", url.Values{"when": {"period_end"}}}, {"resume", nil}, {"day", url.Values{"day": {"99"}}},
+	} {
+		for _, headers := range [][]string{{"HX-Request", "true"}, nil} {
+			p := s.act(t, b, old, tc.action, tc.form, headers...)
+			wantStatus(t, "stale "+tc.action, p, http.StatusConflict)
+			card := subCard(p, old.ID)
+			wantText(t, "stale message", card.Find(sel("sub-error")), "This subscription changed in another tab or by the shop; here it is now. Nothing was changed.")
+			wantText(t, "the card as it is now", card.Find(sel("sub-status")), "Paused")
+			if v, _ := card.Find(`input[name="version"]`).First().Attr("value"); v != itoa(paused.Version) {
+				t.Fatalf("the re-rendered card carries version %q, want %d", v, paused.Version)
+			}
+		}
+	}
+	if now := s.current(t, ada, old.ID); now.Version != paused.Version || now.Status != store.SubscriptionPaused {
+		t.Fatalf("a stale change was written: version %d, %s", now.Version, now.Status)
+	}
+
+	// Another customer, and ids that do not exist.
+	henrik, _ := s.newCustomer(t, "Henrik Test")
+	henrik.get("/subscriptions")
+	for _, action := range []string{"day", "period", "card", "skip", "pause", "resume", "cancel", "keep"} {
+		form := url.Values{"day": {"3"}, "period": {"2"}, "when": {"now"}, "card": {paused.Card.Token}}
+		for _, headers := range [][]string{{"HX-Request", "true"}, nil} {
+			wantStatus(t, "someone else's "+action, s.act(t, henrik, paused, action, form, headers...), http.StatusNotFound)
+		}
+		unknown := paused
+		unknown.ID = store.NewID()
+		wantStatus(t, "unknown "+action, s.act(t, b, unknown, action, form), http.StatusNotFound)
+	}
+	wantStatus(t, "malformed id", b.post("/subscriptions/no!such/pause", url.Values{"version": {"1"}}), http.StatusNotFound)
+	if now := s.current(t, ada, old.ID); now.Version != paused.Version {
+		t.Fatal("another customer changed it")
+	}
+	if n := henrik.get("/subscriptions").testid("subscription").Length(); n != 0 {
+		t.Fatalf("another customer sees %d subscriptions", n)
+	}
+	visitor := s.browser(t)
+	visitor.get("/products/" + boxID)
+	p := s.act(t, visitor, paused, "resume", nil)
+	wantStatus(t, "visitor", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("visitor sent to %q", loc)
+	}
+	if loc := visitor.get("/subscriptions").header.Get("Location"); loc != "/login?next=%2Fsubscriptions" {
+		t.Fatalf("visitor at /subscriptions sent to %q", loc)
+	}
+}
+
+// The receipts page lists subscription receipts and shop invoices of the
+// last six months together, newest first, a page at a time.
+func TestReceiptsListsReceiptsAndInvoicesTogether(t *testing.T) {
+	s := newShop(t)
+	box := s.coffeeBox(t)
+	ctx := context.Background()
+	b, ada := s.newCustomer(t, "Ada Test")
+	now := time.Now().UTC().Truncate(time.Millisecond)
+
+	// 12 orders and 13 receipts, interleaved over five months, and one of
+	// each from seven months ago that must not show.
+	m := newOrderMaker(t, s.env.Store)
+	sub := store.Subscription{ID: store.NewID(), AccountID: ada, ProductID: box.ID, ProductName: box.Name, Email: "ada.test@example.com",
+		MonthlyPrice: box.MonthlyPrice, PeriodMonths: 1, PaymentDay: 5, Card: store.Card{Token: "tok_x", Brand: "Visa", Last4: "4242"}}
+	type want struct {
+		kind string
+		at   time.Time
+		href string
+	}
+	var wants []want
+	for i := range 25 {
+		at := now.Add(-time.Duration(i)*6*24*time.Hour - time.Hour)
+		if i%2 == 0 {
+			start := store.DateOf(at, time.UTC)
+			r := store.NewReceipt(sub, store.GatewayCharge{ID: fmt.Sprintf("ch_%02d", i), Amount: box.MonthlyPrice, At: at}, start, start.AddDate(0, 1, 0))
+			if err := s.env.Store.PutReceipt(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			wants = append(wants, want{"receipt", at, "/receipts/" + r.Number})
+		} else {
+			o := m.place(s.storeAt(at), ada, line("kt-mug", 1))
+			wants = append(wants, want{"invoice", at, "/orders/" + o.ID})
+		}
+	}
+	old := now.AddDate(0, -7, 0)
+	if err := s.env.Store.PutReceipt(ctx, store.NewReceipt(sub, store.GatewayCharge{ID: "ch_old", Amount: box.MonthlyPrice, At: old}, store.DateOf(old, time.UTC), store.DateOf(old, time.UTC).AddDate(0, 1, 0))); err != nil {
+		t.Fatal(err)
+	}
+	m.place(s.storeAt(old), ada, line("kt-mug", 1))
+	// Someone else's payments are not on it.
+	hb, henrik := s.newCustomer(t, "Henrik Test")
+	m.place(s.storeAt(now.Add(-time.Minute)), henrik, line("kt-mug", 1))
+
+	b.get("/orders") // shows the sign-up's welcome, which costs a session write
+	s.env.Counter.Reset()
+	first := b.get("/receipts")
+	t.Logf("GET /receipts: %d DynamoDB requests %v", s.env.Counter.Total(), s.env.Counter.Ops())
+	if n := s.env.Counter.Total(); n > 3 {
+		t.Errorf("GET /receipts costs %d DynamoDB requests %v, want at most 3 (session, receipts, invoices)", n, s.env.Counter.Ops())
+	}
+	wantStatus(t, "receipts", first, http.StatusOK)
+	rows := first.testid("receipt-row")
+	if rows.Length() != 20 {
+		t.Fatalf("first page has %d rows, want 20", rows.Length())
+	}
+	more, _ := first.testid("receipts-more").Attr("href")
+	if more == "" {
+		t.Fatal("no link to the older payments")
+	}
+	second := b.get(more, "HX-Request", "true")
+	wantStatus(t, "second page", second, http.StatusOK)
+	if strings.Contains(second.body, "<html") {
+		t.Fatal("htmx got a whole page for the next rows")
+	}
+	if second.testid("receipts-more").Length() != 0 {
+		t.Fatal("the last page links to more")
+	}
+	var got []want
+	for _, p := range []page{first, second} {
+		p.testid("receipt-row").Each(func(_ int, row *goquerySelection) {
+			kind, _ := row.Attr("data-kind")
+			href, _ := row.Find("a").First().Attr("href")
+			got = append(got, want{kind: kind, href: href})
+		})
+	}
+	if len(got) != len(wants) {
+		t.Fatalf("%d lines over two pages, want %d", len(got), len(wants))
+	}
+	for i := range wants {
+		if got[i].kind != wants[i].kind || got[i].href != wants[i].href {
+			t.Fatalf("line %d is %s %s, want %s %s (newest first, both kinds merged)", i, got[i].kind, got[i].href, wants[i].kind, wants[i].href)
+		}
+	}
+	wantText(t, "invoice row", first.doc.Find(`[data-kind="invoice"]`).First(), "Visa •••• 4242")
+	wantText(t, "invoice row", first.doc.Find(`[data-kind="invoice"]`).First(), "Shop order")
+
+	// The cursor belongs to this customer's statement.
+	after := strings.TrimPrefix(more, "/receipts?after=")
+	wantStatus(t, "someone else's cursor", hb.get(more), http.StatusBadRequest)
+	raw, _ := base64.RawURLEncoding.DecodeString(after)
+	tampered := regexp.MustCompile(`"SK":"REC#[^"]*"`).ReplaceAllString(string(raw), `"SK":"SUB#zzz"`)
+	if tampered == string(raw) {
+		t.Fatalf("cursor %s has no receipt position to tamper with", raw)
+	}
+	for _, bad := range []string{"garbage!", "eyJxIjoieCJ9", after[:len(after)-4], base64.RawURLEncoding.EncodeToString([]byte(tampered))} {
+		wantStatus(t, "cursor "+bad, b.get("/receipts?after="+url.QueryEscape(bad)), http.StatusBadRequest)
+	}
+	if n := hb.get("/receipts").testid("receipt-row").Length(); n != 1 {
+		t.Fatalf("henrik sees %d lines, want his one order", n)
+	}
+
+	// A receipt's page is its customer's only.
+	number := strings.TrimPrefix(wants[0].href, "/receipts/")
+	wantStatus(t, "own receipt", b.get("/receipts/"+number), http.StatusOK)
+	wantStatus(t, "someone else's receipt", hb.get("/receipts/"+number), http.StatusNotFound)
+	wantStatus(t, "unknown receipt", b.get("/receipts/R0000000000zz"), http.StatusNotFound)
+	wantStatus(t, "malformed receipt", b.get("/receipts/nope!"), http.StatusNotFound)
+	oldNumber := store.ReceiptNumber(old, box.ID)
+	wantStatus(t, "expired receipt", b.get("/receipts/"+oldNumber), http.StatusNotFound)
+	visitor := s.browser(t)
+	wantStatus(t, "visitor", visitor.get("/receipts/"+number), http.StatusSeeOther)
+}
+
+// What the customer pages cost in DynamoDB requests.
+func TestSubscriptionPagesRequestCounts(t *testing.T) {
+	s := newShop(t)
+	s.coffeeBox(t)
+	b, _ := s.newCustomer(t, "Ada Test")
+	b.subscribe(boxID, "10", "1")
+	b.get("/subscriptions") // the flash is gone
+
+	s.env.Counter.Reset()
+	wantStatus(t, "subscriptions", b.get("/subscriptions"), http.StatusOK)
+	t.Logf("GET /subscriptions: %d DynamoDB requests %v", s.env.Counter.Total(), s.env.Counter.Ops())
+	if n := s.env.Counter.Total(); n != 2 {
+		t.Errorf("GET /subscriptions: %d requests %v, want 2 (session, subscriptions)", n, s.env.Counter.Ops())
+	}
+	s.env.Counter.Reset()
+	wantStatus(t, "receipts", b.get("/receipts"), http.StatusOK)
+	t.Logf("GET /receipts: %d DynamoDB requests %v", s.env.Counter.Total(), s.env.Counter.Ops())
+	if n := s.env.Counter.Total(); n != 3 {
+		t.Errorf("GET /receipts: %d requests %v, want 3 (session, receipts, invoices)", n, s.env.Counter.Ops())
+	}
+}
