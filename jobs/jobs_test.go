@@ -213,8 +213,10 @@ func TestPaymentsAfterACrashChargeOnceAndMissNobody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := first.Counts.Charged + second.Counts.Charged; got != n {
-		t.Fatalf("charged %d + %d, want %d", first.Counts.Charged, second.Counts.Charged, n)
+	// A write the stopped run made but could not hear back about counts as
+	// failed there and as already done here: the receipts tell the truth.
+	if got := first.Counts.Charged + second.Counts.Charged; got > n || got < n-first.Counts.Failed {
+		t.Fatalf("charged %d + %d (the first failed %d), want %d", first.Counts.Charged, second.Counts.Charged, first.Counts.Failed, n)
 	}
 	if got := b.env.CountEntities(t, "receipt"); got != n {
 		t.Fatalf("%d receipts, want %d", got, n)

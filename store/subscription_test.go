@@ -495,7 +495,10 @@ func TestBillingShardsAreFixedForATable(t *testing.T) {
 // them recreated with the code's projection.
 func TestMigrateRecreatesAnIndexWhoseProjectionDiffers(t *testing.T) {
 	env := storetest.New(t)
-	ctx := ctxT(t)
+	// Index changes wait for DynamoDB Local, which is slow when the machine
+	// is busy.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
 	table := env.Table + "-old"
 	key := func(pk, sk string) []types.KeySchemaElement {
 		return []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(sk), KeyType: types.KeyTypeRange}}
