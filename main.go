@@ -35,6 +35,7 @@ import (
 	"time"
 	_ "time/tzdata" // SHOP_TZ works on machines without a zone database
 
+	"shop/handlers"
 	"shop/jobs"
 	"shop/store"
 	"shop/store/demo"
@@ -625,14 +626,9 @@ func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.Te
 			proxies = append(proxies, p)
 		}
 	}
-	app, err := web.New(web.Config{
-		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
-		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
-		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies,
-	})
-	if err != nil {
-		return err
-	}
+	// The scheduler exists before the app: the staff console's "Run now"
+	// uses it. A nil one (SHOP_JOBS=false) makes the console say so.
+	var scheduler handlers.JobScheduler
 	if cfg.jobsOn {
 		loc, _ := time.LoadLocation(cfg.tz)
 		sched, err := jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron}, log)
@@ -645,6 +641,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.Te
 				log.Error("stop the scheduler", "err", err)
 			}
 		}()
+		scheduler = sched
 		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "tz", cfg.tz)
 
 		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
@@ -660,6 +657,14 @@ func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.Te
 		} else {
 			log.Info("no SHOP_SMTP_URL: mail stays in the outbox (/admin/outbox)")
 		}
+	}
+	app, err := web.New(web.Config{
+		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
+		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
+		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler,
+	})
+	if err != nil {
+		return err
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.addr) }()

@@ -158,8 +158,9 @@ func (s *Scheduler) RunNow(job string, date time.Time) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
 		_, err := RunLeased(ctx, s.runner, s.store, job, date, TriggerStaff, func(job string, rec *recorder) func() {
+			forget := s.track(job, rec) // before answering, so a second click sees it running
 			started <- nil
-			return s.track(job, rec)
+			return forget
 		})
 		select {
 		case started <- err:

@@ -24,9 +24,14 @@ type RunCounts struct {
 	Attention int `json:"attention" dynamodbav:"Attention"` // beyond the catch-up window: for staff
 }
 
-// Done is how many due subscriptions the run has finished with.
+// Done is how many due subscriptions the run has finished with. A payment
+// run mails with each charge, decline and cancellation, so those mails are
+// no outcome of their own; a reminder run's mails are its outcome (it
+// charges, declines and cancels nothing). A subscription charged for
+// several missed periods in one run counts once per charge.
 func (c RunCounts) Done() int {
-	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Mailed
+	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention +
+		max(0, c.Mailed-(c.Charged+c.Declined+c.Cancelled))
 }
 
 // Run outcomes.

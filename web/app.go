@@ -33,6 +33,10 @@ type Config struct {
 	// in (X-Forwarded-For); it is believed only from TrustedProxies.
 	ProxyHeader    string
 	TrustedProxies []string
+	// Jobs is this replica's billing jobs scheduler (a *jobs.Scheduler);
+	// nil when it runs none (SHOP_JOBS=false): the jobs pages still show
+	// the runs, and "Run now" is refused.
+	Jobs handlers.JobScheduler
 }
 
 // New builds the shop's Fiber app.
@@ -165,6 +169,17 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/giftcards", adminCodes.CreateGiftCard)
 	admin.Get("/discounts", adminCodes.Discounts)
 	admin.Post("/discounts", adminCodes.CreateDiscount)
+
+	// Billing jobs and the mail they send.
+	adminJobs := &handlers.AdminJobs{Store: cfg.Store, Jobs: cfg.Jobs}
+	adminOutbox := &handlers.AdminOutbox{Store: cfg.Store}
+	admin.Get("/jobs", adminJobs.List)
+	admin.Post("/jobs/:job/run", adminJobs.RunNow)
+	admin.Get("/jobs/:job/runs", adminJobs.Runs)
+	admin.Get("/jobs/:job/runs/:id", adminJobs.Show)
+	admin.Get("/jobs/:job/runs/:id/progress", adminJobs.Progress)
+	admin.Get("/outbox", adminOutbox.List)
+	admin.Get("/outbox/:id", adminOutbox.Show)
 
 	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return app, nil

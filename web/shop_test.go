@@ -58,15 +58,19 @@ type shop struct {
 	gateway *payment.TestGateway
 }
 
+// appOption changes the app's configuration before it starts (a test's
+// jobs scheduler, say); it sees the test's table.
+type appOption func(env storetest.Env, cfg *web.Config)
+
 // startApp serves the app over env's table (or another table name), with
 // its DynamoDB requests counted by env's counter and by the app's metrics.
-func startApp(t testing.TB, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer) {
+func startApp(t testing.TB, env storetest.Env, table string, keys [][]byte, opts ...appOption) (string, *syncBuffer) {
 	t.Helper()
-	base, logs, _ := startAppWithGateway(t, env, table, keys)
+	base, logs, _ := startAppWithGateway(t, env, table, keys, opts...)
 	return base, logs
 }
 
-func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte) (string, *syncBuffer, *payment.TestGateway) {
+func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte, opts ...appOption) (string, *syncBuffer, *payment.TestGateway) {
 	t.Helper()
 	logs := &syncBuffer{}
 	metrics := web.NewMetrics()
@@ -76,10 +80,14 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	}
 	st := store.New(client, table)
 	gateway := payment.NewTestGateway(st)
-	app, err := web.New(web.Config{
+	cfg := web.Config{
 		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Gateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
-	})
+	}
+	for _, o := range opts {
+		o(env, &cfg)
+	}
+	app, err := web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +100,7 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	return "http://" + ln.Addr().String(), logs, gateway
 }
 
-func newShop(t testing.TB) *shop {
+func newShop(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
 	env := storetest.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -100,7 +108,7 @@ func newShop(t testing.TB) *shop {
 	if _, err := demo.Load(ctx, env.Store, bcrypt.MinCost); err != nil {
 		t.Fatalf("demo data: %v", err)
 	}
-	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA})
+	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
 	return &shop{env: env, base: base, log: logs, gateway: gateway}
 }

@@ -1,0 +1,49 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminOutboxStore is what the staff outbox pages read.
+type AdminOutboxStore interface {
+	Outbox(ctx context.Context, limit int, cursor string) (store.Page[store.Mail], error)
+	Mail(ctx context.Context, id string) (store.Mail, error)
+}
+
+// AdminOutbox serves /admin/outbox: the mail sent to customers.
+type AdminOutbox struct {
+	Store AdminOutboxStore
+}
+
+// List is the outbox, newest first, a page at a time; htmx asks for the
+// next page's rows.
+func (h *AdminOutbox) List(c *fiber.Ctx) error {
+	mails, err := h.Store.Outbox(c.UserContext(), adminPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.AdminOutboxPage{Mails: mails.Items}
+	if mails.Next != "" {
+		data.NextURL = withQuery("/admin/outbox", "after", mails.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Outbox", Page: page.Full(views.AdminOutboxView, data), Partial: views.AdminOutboxRows(data)})
+}
+
+// Show is one mail: envelope, status, text and HTML (sandboxed).
+func (h *AdminOutbox) Show(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That mail")
+	if err != nil {
+		return err
+	}
+	m, err := h.Store.Mail(c.UserContext(), id)
+	if err != nil {
+		return notFoundAs(err, "That mail")
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: m.Subject, Page: page.Full(views.AdminMailView, views.AdminMailPage{Mail: m})})
+}

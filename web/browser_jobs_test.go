@@ -1,0 +1,234 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"shop/jobs"
+	"shop/store"
+	"shop/store/demo"
+	"shop/store/payment"
+)
+
+// Staff open the billing jobs, run the payments of today (60 due, each
+// charge taking a moment), watch the console's progress bar fill through
+// htmx polling until the run completes and the polling stops, open the run
+// (its failures and the chart of the month), and the mail it sent. Without
+// JavaScript the console reloads itself while a run goes, and stops after.
+func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
+	var h *jobsHarness
+	s := newShop(t, withJobsScheduler(t, &h, 4))
+	bg := context.Background()
+	today := s.env.Store.Today()
+	now := time.Now().UTC()
+
+	// A month of history for the chart: most days a run, one failed, one
+	// day missed.
+	for i := 29; i >= 1; i-- {
+		if i == 12 {
+			continue
+		}
+		start := now.Add(-time.Duration(i) * 24 * time.Hour)
+		r := store.JobRun{Job: jobs.JobPayments, Date: today.AddDate(0, 0, -i), Trigger: jobs.TriggerSchedule, Replica: "replica-a",
+			StartedAt: start, EndedAt: start.Add(time.Duration(2000+137*(i%7)) * time.Millisecond), Outcome: store.RunCompleted,
+			Counts: store.RunCounts{Due: 20 + 3*(i%5), Charged: 18 + 3*(i%5), Declined: 2, Mailed: 20 + 3*(i%5)}}
+		if i == 8 {
+			r.Outcome, r.Error, r.Counts = store.RunFailed, "list due subscriptions: operation error DynamoDB: Query, request canceled", store.RunCounts{Due: 6, Charged: 4, Mailed: 4}
+		}
+		recordRun(t, s.env.Store, r)
+	}
+	demoDue, err := s.env.Store.PaymentsDue(bg, today, 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.seedDue(t, 60, today)
+	// Two forgotten for 70 days (beyond the catch-up window: failures for
+	// staff), three whose card is declined.
+	h.seedDue(t, 2, today.AddDate(0, 0, -70))
+	declined, err := h.gateway.Tokenize(bg, payment.CardDeclined, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.seedDue(t, 3, today, func(s *store.Subscription) { s.Card = declined })
+	h.delay.Store(int64(250 * time.Millisecond))
+	wantCharged := 60 + len(demoDue.Items)
+
+	ctx, shot := newChromium(t)
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	text := func(what string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(what))
+		if err != nil {
+			t.Fatalf("text of %s: %v", what, err)
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+
+	do("staff sign in",
+		chromedp.Navigate(s.base+"/admin/jobs"),
+		chromedp.WaitVisible(sel("login-form")),
+		chromedp.SendKeys(sel("field-email"), demo.StaffEmail),
+		chromedp.SendKeys(sel("field-password"), demo.StaffPassword),
+		chromedp.Click(sel("login-submit")),
+		chromedp.WaitVisible(sel("job-payments")),
+	)
+	if got := text(`#job-payments ` + sel("job-schedule")); !strings.Contains(got, "0 7 * * *") {
+		t.Fatalf("schedule %q", got)
+	}
+	shot("j1-jobs")
+
+	do("run payments now", chromedp.Click(sel("run-now-payments")), chromedp.WaitVisible(sel("run-title")))
+	if got := text(sel("flash")); !strings.Contains(got, "Started the payments run for "+store.FormatDate(today)) {
+		t.Fatalf("flash %q", got)
+	}
+	shot("j2-run-started")
+
+	// The console's bar, polled by htmx, moves to the end.
+	progress := `#job-payments [data-testid="run-progress"]`
+	do("back to the console", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(progress))
+	var seen []int
+	midShot := false
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+			const a = document.querySelector('`+progress+`');
+			if (!a) return ["", "0", "0"];
+			const b = a.querySelector('progress');
+			return [a.dataset.outcome, b.getAttribute('value'), b.getAttribute('max')];
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st[0] == "" { // the page reloads as the run ends
+			if time.Now().After(deadline) {
+				t.Fatalf("the progress went away (bar %v)", seen)
+			}
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		v, _ := strconv.Atoi(st[1])
+		m, _ := strconv.Atoi(st[2])
+		if len(seen) == 0 || seen[len(seen)-1] != v {
+			seen = append(seen, v)
+		}
+		if !midShot && v > 0 && v < m {
+			shot("j3-jobs-running")
+			midShot = true
+		}
+		if st[0] == store.RunCompleted {
+			if v != m {
+				t.Fatalf("completed with the bar at %d of %d", v, m)
+			}
+			break
+		}
+		if st[0] != store.RunRunning || time.Now().After(deadline) {
+			t.Fatalf("the run is %q (bar %v)", st[0], seen)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	t.Logf("the bar went %v", seen)
+	if !midShot {
+		t.Fatalf("the bar never showed a run part done: %v", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			t.Fatalf("the bar went back: %v", seen)
+		}
+	}
+	polling, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+progress+`').hasAttribute('hx-trigger')`))
+	if err != nil || polling {
+		t.Fatalf("the finished run's progress still polls (%v)", err)
+	}
+	// The console reloaded as the run ended: the run's row and today's
+	// lease are up to date too.
+	if got := text(`#job-payments [data-testid="run-row"] [data-testid="run-outcome"]`); got != store.RunCompleted {
+		t.Fatalf("the newest run's row says %q", got)
+	}
+	if got := text(`#job-payments ` + sel("job-lease")); !strings.HasPrefix(got, "done") {
+		t.Fatalf("today's lease %q", got)
+	}
+	if got := text(progress + ` [data-testid="run-progress-charged"]`); got != strconv.Itoa(wantCharged)+" charged" {
+		t.Fatalf("progress says %q, want %d charged", got, wantCharged)
+	}
+	shot("j4-jobs-completed")
+
+	do("open the run", chromedp.Click(progress+` [data-testid="run-progress-link"]`), chromedp.WaitVisible(sel("run-chart")))
+	if got := text(sel("count-charged")); got != strconv.Itoa(wantCharged) {
+		t.Fatalf("run page: charged %q, want %d", got, wantCharged)
+	}
+	if got := text(sel("count-declined")); got != "3" {
+		t.Fatalf("run page: declined %q, want 3", got)
+	}
+	bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="run-chart-bar"]').length`))
+	if err != nil || bars != 2*29 { // 28 days of history and today, two panels
+		t.Fatalf("%d bars in the chart (%v), want %d", bars, err, 2*29)
+	}
+	if got := text(sel("run-failures")); !strings.Contains(got, "beyond the 60-day catch-up window") {
+		t.Fatalf("failures %q", got)
+	}
+	shot("j5-run-page")
+
+	do("outbox", chromedp.Click(sel("nav-outbox")), chromedp.WaitVisible(sel("outbox")))
+	shot("j6-outbox")
+	do("a mail", chromedp.Click(`[data-testid="mail-row"] [data-testid="mail-link"]`), chromedp.WaitVisible(sel("mail-html")))
+	shot("j7-mail")
+	// A full-page capture leaves out the sandboxed frame (it paints in a
+	// process of its own): this one is of the window, scrolled to it.
+	if dir := os.Getenv("SHOP_SCREENSHOTS"); dir != "" {
+		do("scroll to the HTML", chromedp.ScrollIntoView(sel("mail-html")))
+		time.Sleep(300 * time.Millisecond)
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(dir, "j7b-mail-html.png"), png, 0o644)
+	}
+
+	// Without JavaScript: a run goes (a reminders run of another replica,
+	// recorded in the table); the console reloads itself every 2 s, and
+	// stops once the run has ended.
+	lease, err := s.env.Store.AcquireLease(bg, jobs.JobReminders, today, "replica-b", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rem := recordRun(t, s.env.Store, store.JobRun{Job: jobs.JobReminders, Date: today, Trigger: jobs.TriggerSchedule, Replica: "replica-b",
+		StartedAt: time.Now().UTC(), Outcome: store.RunRunning, Counts: store.RunCounts{Due: 10, Mailed: 4}})
+	do("no JavaScript", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	loads := func() int { return strings.Count(s.log.String(), "path=/admin/jobs route=") }
+	before := loads()
+	do("console without JavaScript", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(`#job-reminders [data-testid="run-progress"]`))
+	shot("j8-jobs-no-js-running")
+	time.Sleep(5 * time.Second)
+	if n := loads() - before; n < 3 {
+		t.Fatalf("without JavaScript the console loaded %d times in 5 s while a run goes, want it to reload itself", n)
+	}
+	rem.Outcome, rem.EndedAt, rem.Counts = store.RunCompleted, time.Now().UTC(), store.RunCounts{Due: 10, Mailed: 10}
+	recordRun(t, s.env.Store, rem)
+	if err := s.env.Store.FinishLease(bg, lease); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // the last reload shows the run ended
+	settled := loads()
+	time.Sleep(4 * time.Second)
+	if n := loads() - settled; n != 0 {
+		t.Fatalf("the console reloaded %d times after the run ended", n)
+	}
+	shot("j9-jobs-no-js-ended")
+}
