@@ -53,6 +53,8 @@ type Store interface {
 	EndSubscription(ctx context.Context, sub store.Subscription, today time.Time, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
 	SendReminder(ctx context.Context, sub store.Subscription, today time.Time, mail *store.Mail) (store.Subscription, error)
 	OpenIntents(ctx context.Context, before time.Time, limit int) ([]store.Subscription, error)
+	OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]store.CheckoutIntent, error)
+	SettleCheckoutIntent(ctx context.Context, in store.CheckoutIntent, lookup func(chargeKey string) (store.GatewayCharge, error), void func(chargeID string) error) (store.CheckoutIntentStatus, error)
 	SaveRun(ctx context.Context, r store.JobRun) error
 	AddRunFailure(ctx context.Context, f store.RunFailure) error
 	AcquireLease(ctx context.Context, job string, day time.Time, owner string, ttl time.Duration) (store.Lease, error)

@@ -75,6 +75,11 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("reconciled payment intents", "settled", n)
 			}
+			if n, err := runner.ReconcileCheckouts(ctx, 15*time.Minute); err != nil {
+				log.Error("reconcile checkout intents", "err", err)
+			} else if n > 0 {
+				log.Info("reconciled checkout intents", "settled", n)
+			}
 		}), gocron.WithName("reconcile"), gocron.WithSingletonMode(gocron.LimitModeReschedule))
 	if err != nil {
 		return nil, fmt.Errorf("schedule reconcile: %w", err)

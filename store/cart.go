@@ -16,11 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Cart limits. A checkout writes one transaction of at most 100 items: the
-// order, the invoice, the idempotency item, a gift card and a discount code
-// (5), and per line an order item, a cart delete and up to one stock
-// decrement per warehouse. With 15 lines and 4 warehouses that is
-// 5 + 15*(2+4) = 95.
+// Cart limits. A cart is one item (PK=cart#owner, SK=cart) whose Lines map
+// holds a line per product, so checkout empties it with one write. The
+// limits are conditions of the writes themselves: a new line only while
+// size(Lines) < MaxCartLines, a line grows only while it stays within
+// MaxLineQty. A checkout's transaction then holds at most
+// 3 + 15 × (1 + MaxLineWarehouses) + 1 + 2 = 81 items (see checkoutWrites).
 const (
 	MaxCartLines   = 15
 	MaxLineQty     = 99
@@ -88,37 +89,79 @@ func (c Cart) Units() int {
 	return n
 }
 
-type cartLineRecord struct {
-	PK          string `dynamodbav:"PK"` // cart#owner
-	SK          string `dynamodbav:"SK"` // p#product
-	EntityType  string `dynamodbav:"EntityType"`
+// cartLineDoc is one line in the cart item's Lines map, keyed by product id.
+type cartLineDoc struct {
 	ProductName string `dynamodbav:"ProductName"`
 	UnitPrice   int64  `dynamodbav:"UnitPrice"`
 	Currency    string `dynamodbav:"Currency"`
 	Quantity    int    `dynamodbav:"Quantity"`
 	AddedAt     string `dynamodbav:"AddedAt"`
-	ExpiresAt   int64  `dynamodbav:"ExpiresAt,omitempty"` // visitors' carts only
 }
 
-func (r cartLineRecord) line() CartLine {
-	return CartLine{
-		ProductID: trimPrefix(r.SK, prefixProduct), ProductName: r.ProductName,
-		UnitPrice: Money{r.UnitPrice, r.Currency}, Quantity: r.Quantity, AddedAt: parseTime(r.AddedAt),
+type cartRecord struct {
+	PK         string                 `dynamodbav:"PK"` // cart#owner
+	SK         string                 `dynamodbav:"SK"` // cart
+	EntityType string                 `dynamodbav:"EntityType"`
+	Lines      map[string]cartLineDoc `dynamodbav:"Lines"`
+	Version    int64                  `dynamodbav:"Version"`             // bumped by every write
+	ExpiresAt  int64                  `dynamodbav:"ExpiresAt,omitempty"` // visitors' carts only
+}
+
+func (r cartRecord) cart(owner string) Cart {
+	c := Cart{Owner: owner}
+	for id, l := range r.Lines {
+		c.Lines = append(c.Lines, CartLine{ProductID: id, ProductName: l.ProductName,
+			UnitPrice: Money{l.UnitPrice, l.Currency}, Quantity: l.Quantity, AddedAt: parseTime(l.AddedAt)})
 	}
+	slices.SortFunc(c.Lines, func(a, b CartLine) int {
+		if n := a.AddedAt.Compare(b.AddedAt); n != 0 {
+			return n
+		}
+		return strings.Compare(a.ProductID, b.ProductID)
+	})
+	return c
 }
 
-// Cart reads a cart (one Query of PK=cart#owner).
+func (r *cartRecord) has(productID string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.Lines[productID]
+	return ok
+}
+
+// Cart reads a cart: one Query of PK=cart#owner (the cart item, and any
+// lines of the old shape, which are then migrated; see loadCart).
 func (s *Store) Cart(ctx context.Context, owner string) (Cart, error) {
-	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(cartKey(owner))), true)
-	if err != nil {
-		return Cart{}, fmt.Errorf("query cart: %w", err)
-	}
-	lines, err := unmarshalItems(items, cartLineRecord.line)
+	rec, _, err := s.loadCart(ctx, owner, false)
 	if err != nil {
 		return Cart{}, err
 	}
-	slices.SortStableFunc(lines, func(a, b CartLine) int { return a.AddedAt.Compare(b.AddedAt) })
-	return Cart{Owner: owner, Lines: lines}, nil
+	return rec.cart(owner), nil
+}
+
+func (s *Store) newCart(owner string) cartRecord {
+	return cartRecord{PK: cartKey(owner), SK: sortKeyCart, EntityType: entityCart, Lines: map[string]cartLineDoc{},
+		Version: 1, ExpiresAt: s.cartExpiry(owner)}
+}
+
+// cartPut writes rec whole: on condition there is no cart item (exists
+// false) or that the one there is at version read.
+func (s *Store) cartPut(rec cartRecord, exists bool, read int64) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	if exists {
+		cond = expression.Name("Version").Equal(expression.Value(read))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}}, nil
 }
 
 func (s *Store) cartExpiry(owner string) int64 {
@@ -128,44 +171,106 @@ func (s *Store) cartExpiry(owner string) int64 {
 	return 0
 }
 
-// AddToCart adds qty of a product to a cart, in one UpdateItem: the
-// quantity grows atomically and may not pass MaxLineQty.
+// errCartCondition is a cart write's failed condition (internal).
+var errCartCondition = errors.New("cart condition failed")
+
+// updateCart runs one UpdateItem on the cart item, bumping its version and
+// a visitor's expiry. On a failed condition it returns errCartCondition and
+// the item as it was then (nil if there was none), from the same request.
+func (s *Store) updateCart(ctx context.Context, owner string, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (*cartRecord, error) {
+	upd = upd.Add(expression.Name("Version"), expression.Value(1))
+	if exp := s.cartExpiry(owner); exp != 0 {
+		upd = upd.Set(expression.Name(attrTTL), expression.Value(exp))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: itemKey(cartKey(owner), sortKeyCart),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return nil, err
+	}
+	if len(ccf.Item) == 0 {
+		return nil, errCartCondition
+	}
+	var rec cartRecord
+	if err := attributevalue.UnmarshalMap(ccf.Item, &rec); err != nil {
+		return nil, fmt.Errorf("unmarshal cart: %w", err)
+	}
+	return &rec, errCartCondition
+}
+
+// AddToCart adds qty of a product to a cart. A new line is one UpdateItem
+// on condition the line is not there and size(Lines) < MaxCartLines; if the
+// line is there (the failed update returns the cart), a second UpdateItem
+// grows it on condition it stays within MaxLineQty. The first line of a
+// cart creates the item (on condition there is none).
 func (s *Store) AddToCart(ctx context.Context, owner string, p Product, qty int) error {
 	if qty < 1 || qty > MaxLineQty {
 		return ErrBadQty
 	}
-	update := expression.Add(expression.Name("Quantity"), expression.Value(qty)).
-		Set(expression.Name("EntityType"), expression.Value(entityCartLine)).
-		Set(expression.Name("ProductName"), expression.Value(p.Name)).
-		Set(expression.Name("UnitPrice"), expression.Value(p.Price.Amount)).
-		Set(expression.Name("Currency"), expression.Value(p.Price.Currency)).
-		Set(expression.Name("AddedAt"), expression.IfNotExists(expression.Name("AddedAt"), expression.Value(timestamp(s.now()))))
-	if exp := s.cartExpiry(owner); exp != 0 {
-		update = update.Set(expression.Name(attrTTL), expression.Value(exp))
+	if !ValidID(p.ID) {
+		return fmt.Errorf("product %q: %w", p.ID, ErrNotFound)
 	}
-	cond := expression.Or(
-		expression.AttributeNotExists(expression.Name("Quantity")),
-		expression.Name("Quantity").LessThanEqual(expression.Value(MaxLineQty-qty)))
-	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
-	if err != nil {
-		return err
+	path := cartLinePath(p.ID)
+	line := cartLineDoc{ProductName: p.Name, UnitPrice: p.Price.Amount, Currency: p.Price.Currency, Quantity: qty, AddedAt: timestamp(s.now())}
+	for range 8 {
+		cur, err := s.updateCart(ctx, owner, expression.Set(expression.Name(path), expression.Value(line)),
+			expression.AttributeNotExists(expression.Name(path)).
+				And(expression.Size(expression.Name("Lines")).LessThan(expression.Value(MaxCartLines))))
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, errCartCondition):
+			return fmt.Errorf("add to cart: %w", err)
+		case cur == nil:
+			// No cart item: migrate an old-shape cart, or make the cart.
+			_, found, err := s.loadCart(ctx, owner, true)
+			if err != nil {
+				return err
+			}
+			if found {
+				continue
+			}
+			rec := s.newCart(owner)
+			rec.Lines[p.ID] = line
+			err = s.putNew(ctx, rec, "cart")
+			if errors.Is(err, ErrConflict) {
+				continue // made meanwhile
+			}
+			return err
+		case cur.has(p.ID):
+			qtyPath := expression.Name(path + ".Quantity")
+			cur, err = s.updateCart(ctx, owner, expression.Set(qtyPath, qtyPath.Plus(expression.Value(qty))).
+				Set(expression.Name(path+".ProductName"), expression.Value(p.Name)).
+				Set(expression.Name(path+".UnitPrice"), expression.Value(p.Price.Amount)).
+				Set(expression.Name(path+".Currency"), expression.Value(p.Price.Currency)),
+				qtyPath.LessThanEqual(expression.Value(MaxLineQty-qty)))
+			switch {
+			case err == nil:
+				return nil
+			case !errors.Is(err, errCartCondition):
+				return fmt.Errorf("add to cart: %w", err)
+			case cur.has(p.ID):
+				return ErrLineTooBig
+			}
+			// The line (or the cart) went meanwhile: start over.
+		case len(cur.Lines) >= MaxCartLines:
+			return ErrCartFull
+		}
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(cartKey(owner), productKey(p.ID)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if isConditionFailed(err) {
-		return ErrLineTooBig
-	}
-	if err != nil {
-		return fmt.Errorf("add to cart: %w", err)
-	}
-	return nil
+	return fmt.Errorf("add to cart: the cart kept changing: %w", ErrConflict)
 }
 
 // SetCartQuantity sets a line's quantity; 0 removes the line. A line that is
-// not in the cart is ErrNotFound.
+// not in the cart is ErrNotFound. One UpdateItem on condition the line is
+// there.
 func (s *Store) SetCartQuantity(ctx context.Context, owner, productID string, qty int) error {
 	if qty == 0 {
 		return s.RemoveFromCart(ctx, owner, productID)
@@ -173,74 +278,105 @@ func (s *Store) SetCartQuantity(ctx context.Context, owner, productID string, qt
 	if qty < 0 || qty > MaxLineQty {
 		return ErrBadQty
 	}
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("Quantity"), expression.Value(qty))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
+	missing := fmt.Errorf("cart line %s: %w", productID, ErrNotFound)
+	if !ValidID(productID) {
+		return missing
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(cartKey(owner), productKey(productID)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if isConditionFailed(err) {
-		return fmt.Errorf("cart line %s: %w", productID, ErrNotFound)
+	path := cartLinePath(productID)
+	for range 3 {
+		cur, err := s.updateCart(ctx, owner, expression.Set(expression.Name(path+".Quantity"), expression.Value(qty)),
+			expression.AttributeExists(expression.Name(path)))
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, errCartCondition):
+			return fmt.Errorf("set cart quantity: %w", err)
+		case cur != nil:
+			return missing
+		}
+		if _, found, err := s.loadCart(ctx, owner, true); err != nil || !found {
+			if err != nil {
+				return err
+			}
+			return missing
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("set cart quantity: %w", err)
-	}
-	return nil
+	return fmt.Errorf("set cart quantity: %w", ErrConflict)
 }
 
-// RemoveFromCart deletes a line; removing a missing line is not an error.
+// RemoveFromCart takes a line out (one UpdateItem); removing a missing line
+// is not an error.
 func (s *Store) RemoveFromCart(ctx context.Context, owner, productID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.table), Key: itemKey(cartKey(owner), productKey(productID)),
-	})
-	if err != nil {
-		return fmt.Errorf("remove from cart: %w", err)
+	if !ValidID(productID) {
+		return nil
 	}
-	return nil
+	path := cartLinePath(productID)
+	for range 3 {
+		cur, err := s.updateCart(ctx, owner, expression.Remove(expression.Name(path)), expression.AttributeExists(expression.Name(path)))
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, errCartCondition):
+			return fmt.Errorf("remove from cart: %w", err)
+		case cur != nil:
+			return nil
+		}
+		if _, found, err := s.loadCart(ctx, owner, true); err != nil || !found {
+			return err
+		}
+	}
+	return fmt.Errorf("remove from cart: %w", ErrConflict)
 }
 
 // MergeCart moves a visitor's cart into a customer's at sign-in, in one
-// transaction: quantities of the same product add up (capped at
-// MaxLineQty), lines beyond the customer's MaxCartLines are dropped, and the
-// visitor's lines are deleted, so a failure leaves both carts as they were.
+// transaction on condition of both carts' versions as read: quantities of
+// the same product add up (capped at MaxLineQty), lines beyond the
+// customer's MaxCartLines are dropped, and the visitor's cart is deleted, so
+// a failure leaves both carts as they were. Moved meanwhile, it reads again.
 func (s *Store) MergeCart(ctx context.Context, from, to string) error {
-	src, err := s.Cart(ctx, from)
-	if err != nil || len(src.Lines) == 0 {
-		return err
-	}
-	dst, err := s.Cart(ctx, to)
-	if err != nil {
-		return err
-	}
-	have := map[string]int{}
-	for _, l := range dst.Lines {
-		have[l.ProductID] = l.Quantity
-	}
-	var tx []types.TransactWriteItem
-	for _, l := range src.Lines {
-		tx = append(tx, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.table), Key: itemKey(cartKey(from), productKey(l.ProductID))}})
-		if _, exists := have[l.ProductID]; !exists && len(have) >= MaxCartLines {
-			continue
+	for range 5 {
+		src, srcFound, err := s.loadCart(ctx, from, true)
+		if err != nil || !srcFound || len(src.Lines) == 0 {
+			return err
 		}
-		have[l.ProductID] = min(have[l.ProductID]+l.Quantity, MaxLineQty)
-		item, err := attributevalue.MarshalMap(cartLineRecord{
-			PK: cartKey(to), SK: productKey(l.ProductID), EntityType: entityCartLine,
-			ProductName: l.ProductName, UnitPrice: l.UnitPrice.Amount, Currency: l.UnitPrice.Currency,
-			Quantity: have[l.ProductID], AddedAt: timestamp(l.AddedAt),
-		})
+		dst, dstFound, err := s.loadCart(ctx, to, true)
 		if err != nil {
 			return err
 		}
-		tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}})
+		merged := s.newCart(to)
+		if dstFound {
+			merged.Version = dst.Version + 1
+			for id, l := range dst.Lines {
+				merged.Lines[id] = l
+			}
+		}
+		for _, l := range src.cart(from).Lines {
+			have, exists := merged.Lines[l.ProductID]
+			if !exists && len(merged.Lines) >= MaxCartLines {
+				continue
+			}
+			line := src.Lines[l.ProductID]
+			line.Quantity = min(have.Quantity+line.Quantity, MaxLineQty)
+			merged.Lines[l.ProductID] = line
+		}
+		put, err := s.cartPut(merged, dstFound, dst.Version)
+		if err != nil {
+			return err
+		}
+		cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(src.Version))).Build()
+		if err != nil {
+			return err
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put, {Delete: &types.Delete{
+			TableName: aws.String(s.table), Key: itemKey(cartKey(from), sortKeyCart),
+			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+		}}}})
+		if err == nil {
+			return nil
+		}
+		if cancellationReasons(err) == nil {
+			return fmt.Errorf("merge cart: %w", err)
+		}
 	}
-	// At most 15 visitor lines: 30 items, inside the 100 of a transaction.
-	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx}); err != nil {
-		return fmt.Errorf("merge cart: %w", err)
-	}
-	return nil
+	return fmt.Errorf("merge cart: %w", ErrConflict)
 }

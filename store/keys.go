@@ -51,6 +51,7 @@ const (
 	prefixRunFailures  = "runfail#" // a run's failures
 	sortKeyCharge      = "charge"
 	sortKeyCard        = "card"
+	sortKeyCart        = "cart" // the one item of a cart (its lines in a map)
 	sortKeyShards      = "billing-shards"
 
 	// Partitions of small lists the UI needs (see README, access patterns).
@@ -61,9 +62,10 @@ const (
 	partitionCustomers  = "customers"
 	partitionGiftCards  = "giftcards"
 	partitionDiscounts  = "discounts"
-	partitionIntents    = "payment-intents" // GSI2: open payment intents, oldest first
-	partitionOutbox     = "outbox"          // GSI1: every mail, newest first
-	partitionMailQueue  = "mail-pending"    // GSI2: mails waiting for delivery
+	partitionIntents    = "payment-intents"  // GSI2: open payment intents, oldest first
+	partitionCheckouts  = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse)
+	partitionOutbox     = "outbox"           // GSI1: every mail, newest first
+	partitionMailQueue  = "mail-pending"     // GSI2: mails waiting for delivery
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -93,7 +95,8 @@ const (
 	entityInvoice       = "invoice"
 	entityShipment      = "shipment"
 	entityShipmentItem  = "shipmentItem"
-	entityCartLine      = "cartLine"
+	entityCart          = "cart"
+	entityCartLine      = "cartLine" // a cart line of the old shape, one item per line (read to migrate)
 	entityGiftCard      = "giftCard"
 	entityDiscount      = "discountCode"
 	entityIdempotency   = "idempotency"
@@ -196,7 +199,23 @@ func gatewayCardKey(token string) string            { return prefixGatewayCard +
 func gatewayIDKey(chargeID string) string           { return prefixGatewayID + chargeID }
 
 // cartKey is the partition of a cart; owner is CustomerOwner or VisitorOwner.
+// The cart is one item in it, SK=sortKeyCart; carts written before that
+// kept one item per line, SK=p#<product id> (legacyCartLinePrefix).
 func cartKey(owner string) string { return prefixCart + owner }
+
+// legacyCartLinePrefix is the sort-key prefix of the old one-item-per-line
+// cart lines, read only to migrate them.
+const legacyCartLinePrefix = prefixProduct
+
+// cartLinePath is the document path of a product's line inside the cart
+// item's Lines map (product ids are ValidID: no dots or brackets).
+func cartLinePath(productID string) string { return "Lines." + productID }
+
+// checkoutIntentSortKey sorts the checkout intents of the sparse GSI2
+// partition by when they started, the checkout key keeping equal times apart.
+func checkoutIntentSortKey(startedAt time.Time, checkoutKey string) string {
+	return createdKey(startedAt, checkoutKey)
+}
 
 // CustomerOwner names the cart of a signed-in customer.
 func CustomerOwner(customerID string) string { return customerKey(customerID) }

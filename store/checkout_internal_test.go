@@ -1,0 +1,109 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// spreadLines are MaxCartLines lines of qty each, every product held by n
+// warehouses with per units each.
+func spreadLines(qty, n, per int) []allocationLine {
+	var lines []allocationLine
+	for i := range MaxCartLines {
+		l := allocationLine{ProductID: fmt.Sprintf("p%02d", i), ProductName: fmt.Sprintf("Product %d", i), Quantity: qty}
+		for w := range n {
+			l.Stock = append(l.Stock, StockLevel{ProductID: l.ProductID, WarehouseID: fmt.Sprintf("w%d", w+1), Quantity: per})
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// The largest checkout there can be: 15 lines of 99, each split across as
+// many warehouses as a line may leave from, a discount code, a gift card
+// and a card, emptying the cart. Its transaction must leave room for what
+// later work adds to it (a payment intent, an order number, daily totals, a
+// ticket's redemption): at least 10 of DynamoDB's 100 items.
+func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
+	// Eight warehouses of 25 each: no one holds a line, four do.
+	allocations, err := allocateOrder(spreadLines(MaxLineQty, 8, 25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	q := Quote{
+		Discount: &DiscountCode{Code: "TEN", Kind: DiscountPercent, Percent: 10},
+		GiftCard: &GiftCard{Code: "GIFT-0001"},
+		Tender:   Tender{GiftCard: Money{500, "EUR"}, Card: Money{100000, "EUR"}},
+	}
+	for i, a := range allocations {
+		if len(a) != MaxLineWarehouses {
+			t.Fatalf("line %d leaves from %d warehouses, want %d", i, len(a), MaxLineWarehouses)
+		}
+		q.Items = append(q.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
+	}
+	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"), Card: &CardTender{Token: "tok", Brand: "Visa", Last4: "4242"}}
+	intent := &idempotencyRecord{Attempt: 1, ChargeKey: chargeKey("largest", 1), Amount: 100000, Currency: "EUR"}
+	order := Order{ID: "o1", CustomerID: "c1", PlacedAt: now}
+	inv := Invoice{ID: "i1", OrderID: "o1", CustomerID: "c1", Date: now}
+	s := &Store{table: "shop"}
+	tx, roles, err := s.checkoutItems(req, q, order, inv, intent, "ch_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tx) != len(roles) || len(tx) != checkoutWrites(req, q) {
+		t.Fatalf("built %d items (%d roles), checkoutWrites counts %d", len(tx), len(roles), checkoutWrites(req, q))
+	}
+	carts := 0
+	for _, r := range roles {
+		if r.kind == "cart" {
+			carts++
+		}
+	}
+	if carts != 1 {
+		t.Fatalf("%d cart writes, want one", carts)
+	}
+	// Before the cart was one item: 3 + 2 + 15 × (1 + 1 + 4) = 95.
+	if margin := maxTransactItems - len(tx); margin < 10 {
+		t.Fatalf("the largest checkout writes %d items, a margin of %d under %d; want at least 10", len(tx), margin, maxTransactItems)
+	}
+	t.Logf("largest checkout: %d items of %d", len(tx), maxTransactItems)
+}
+
+// A line the allocator would split across more than MaxLineWarehouses
+// warehouses takes the ones holding most; what they cannot fill is short.
+// Within the cap the allocation is the allocator's own.
+func TestCheckoutAllocationCapsWarehousesPerLine(t *testing.T) {
+	free, err := allocate(spreadLines(60, 8, 10))
+	if err != nil || len(free[0]) != 6 {
+		t.Fatalf("uncapped allocator: %v, %v; the case needs a split across 6", free, err)
+	}
+	_, err = allocateOrder(spreadLines(60, 8, 10))
+	var short *StockShortError
+	if !errors.As(err, &short) || short.Available != 4*10 || short.Wanted != 60 {
+		t.Fatalf("allocateOrder of a line needing 6 warehouses: %v", err)
+	}
+
+	lines := []allocationLine{
+		{ProductID: "a", Quantity: 7, Stock: []StockLevel{lvl("w1", 1), lvl("w2", 2), lvl("w3", 3), lvl("w4", 4), lvl("w5", 1)}},
+		{ProductID: "b", Quantity: 1, Stock: []StockLevel{lvl("w5", 1)}},
+	}
+	want, _ := allocate(lines)
+	got, err := allocateOrder(lines)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("within the cap: %v, %v; want the allocator's %v", got, err, want)
+	}
+	// The four holding most fill it exactly: the allocator's split.
+	lines[0].Quantity = 10
+	got, err = allocateOrder(lines)
+	if err != nil || fmt.Sprint(got[0]) != "[{w4 4} {w3 3} {w2 2} {w1 1}]" {
+		t.Fatalf("top four: %v, %v", got, err)
+	}
+	// One more needs a fifth: refused, with what one order can take.
+	lines[0].Quantity = 11
+	if _, err := allocateOrder(lines); !errors.As(err, &short) || short.ProductID != "a" || short.Available != 10 {
+		t.Fatalf("a fifth warehouse: %v", err)
+	}
+}

@@ -1,0 +1,170 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// MaxLineWarehouses is how many warehouses one order line may leave from:
+// with the cart's MaxCartLines it bounds a checkout's transaction (see
+// checkoutWrites). A line the allocator would split further is allocated
+// from the MaxLineWarehouses warehouses holding most of it; what they cannot
+// fill is refused like missing stock, with how many one order can take.
+const MaxLineWarehouses = 4
+
+// Quote is what a checkout would take: the lines priced and allocated, the
+// codes read, the tender split.
+type Quote struct {
+	Items    []OrderItem
+	Tender   Tender
+	Discount *DiscountCode
+	GiftCard *GiftCard
+}
+
+// CodeError is a problem with a discount code or gift card, by field.
+type CodeError struct {
+	Field string // "discount" or "giftcard"
+	Err   error
+}
+
+func (e *CodeError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *CodeError) Unwrap() error { return e.Err }
+
+// QuoteCheckout reads the products, stock and codes of a checkout and works
+// out allocation and payment, writing nothing: one Query per line (product
+// and stock together) and one GetItem per code, all at once.
+func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, error) {
+	if len(req.Lines) == 0 {
+		return Quote{}, ErrEmptyOrder
+	}
+	if len(req.Lines) > MaxCartLines {
+		return Quote{}, ErrCartFull
+	}
+	seen := map[string]bool{}
+	for _, l := range req.Lines {
+		if l.Quantity < 1 || l.Quantity > MaxLineQty {
+			return Quote{}, ErrBadQty
+		}
+		if seen[l.ProductID] {
+			return Quote{}, fmt.Errorf("product %s twice in one order", l.ProductID)
+		}
+		seen[l.ProductID] = true
+	}
+
+	products := make([]Product, len(req.Lines))
+	stock := make([][]StockLevel, len(req.Lines))
+	var gift *GiftCard
+	var discount *DiscountCode
+	g, gctx := errgroup.WithContext(ctx)
+	for i, l := range req.Lines {
+		g.Go(func() error {
+			if !ValidID(l.ProductID) {
+				return &StockShortError{ProductID: l.ProductID, ProductName: "A product in your cart", Wanted: l.Quantity}
+			}
+			p, st, err := s.ProductWithStock(gctx, l.ProductID)
+			if errors.Is(err, ErrNotFound) {
+				return &StockShortError{ProductID: l.ProductID, ProductName: "A product in your cart", Wanted: l.Quantity}
+			}
+			products[i], stock[i] = p, st
+			return err
+		})
+	}
+	if req.GiftCardCode != "" {
+		g.Go(func() error {
+			gc, err := s.GiftCard(gctx, req.GiftCardCode)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				return &CodeError{Field: "giftcard", Err: ErrNotFound}
+			case err != nil:
+				return err
+			case gc.Balance.Amount <= 0:
+				return &CodeError{Field: "giftcard", Err: ErrGiftCardUsed}
+			}
+			gift = &gc
+			return nil
+		})
+	}
+	if req.DiscountCode != "" {
+		g.Go(func() error {
+			dc, err := s.DiscountCode(gctx, req.DiscountCode)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				return &CodeError{Field: "discount", Err: ErrNotFound}
+			case err != nil:
+				return err
+			}
+			if err := dc.Usable(s.now()); err != nil {
+				return &CodeError{Field: "discount", Err: err}
+			}
+			discount = &dc
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Quote{}, err
+	}
+
+	lines := make([]allocationLine, len(req.Lines))
+	subtotal := Money{Currency: products[0].Price.Currency}
+	for i, l := range req.Lines {
+		p := products[i]
+		if p.Price.Currency != subtotal.Currency {
+			return Quote{}, ErrMixedCurrency
+		}
+		lines[i] = allocationLine{ProductID: p.ID, ProductName: p.Name, Quantity: l.Quantity, Stock: stock[i]}
+		subtotal.Amount += p.Price.Amount * int64(l.Quantity)
+	}
+	allocations, err := allocateOrder(lines)
+	if err != nil {
+		return Quote{}, err
+	}
+	q := Quote{Discount: discount, GiftCard: gift}
+	for i, l := range req.Lines {
+		q.Items = append(q.Items, OrderItem{
+			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: products[i].Name,
+			Price: products[i].Price, Quantity: l.Quantity, Allocations: allocations[i],
+		})
+	}
+	off := Money{Currency: subtotal.Currency}
+	if discount != nil {
+		if discount.Kind == DiscountFixed && discount.Amount.Currency != subtotal.Currency {
+			return Quote{}, &CodeError{Field: "discount", Err: ErrMixedCurrency}
+		}
+		off = discount.Off(subtotal)
+	}
+	balance := Money{Currency: subtotal.Currency}
+	if gift != nil {
+		if gift.Balance.Currency != subtotal.Currency {
+			return Quote{}, &CodeError{Field: "giftcard", Err: ErrMixedCurrency}
+		}
+		balance = gift.Balance
+	}
+	q.Tender = splitTender(subtotal, off, balance)
+	return q, nil
+}
+
+// allocateOrder is allocate with at most MaxLineWarehouses warehouses per
+// line. An allocation within the cap is allocate's own; only when a line
+// would be split further are the lines allocated again from the warehouses
+// holding most of each (no single warehouse held them all, so the split is
+// the same for every line that fits).
+func allocateOrder(lines []allocationLine) ([][]Allocation, error) {
+	out, err := allocate(lines)
+	if err != nil || !slices.ContainsFunc(out, func(a []Allocation) bool { return len(a) > MaxLineWarehouses }) {
+		return out, err
+	}
+	capped := slices.Clone(lines)
+	for i := range capped {
+		st := slices.Clone(capped[i].Stock)
+		slices.SortFunc(st, func(a, b StockLevel) int {
+			return cmp.Or(cmp.Compare(b.Quantity, a.Quantity), cmp.Compare(a.WarehouseID, b.WarehouseID))
+		})
+		capped[i].Stock = st[:min(len(st), MaxLineWarehouses)]
+	}
+	return allocate(capped)
+}

@@ -1,0 +1,385 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxTransactItems is DynamoDB's limit on the items of one transaction.
+const maxTransactItems = 100
+
+// Checkout places an order. If a card pays, the intent to charge it is
+// written first (the checkout key's item, status charging, see
+// recordIntent), then the card is charged (once per charge key), then one
+// TransactWriteItems writes everything: the key's item as placed (on
+// condition it still holds this attempt's intent; without a card, on
+// condition the key is new), stock taken from each allocated warehouse on
+// condition of enough stock, the gift card on condition of enough balance,
+// the discount code's use counted on condition of its limit and expiry, the
+// order, its items, its invoice, and the cart emptied of what was ordered
+// (on condition it still holds it). If the write fails the charge is voided
+// (see failCheckout), unless a twin submission with the same key placed the
+// order with that same charge. The same key submitted again (or at once)
+// returns the one order; a process that dies after the charge leaves the
+// intent charging for SettleCheckoutIntent.
+func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charger) (Order, error) {
+	if !ValidID(req.Key) || len(req.Key) > 36 {
+		return Order{}, ErrBadCheckoutKey
+	}
+	cur, found, err := s.checkoutKeyItem(ctx, req.Key)
+	if err != nil {
+		return Order{}, err
+	}
+	if found && (cur.CustomerID != req.CustomerID || cur.status() == CheckoutPlaced) {
+		return s.placedOrder(ctx, cur, true, req.CustomerID) // a double submit, or someone else's key
+	}
+	var q Quote
+	if req.Quote != nil {
+		q = *req.Quote
+	} else if q, err = s.QuoteCheckout(ctx, req); err != nil {
+		return Order{}, err
+	}
+	if req.ExpectTotal != nil && q.Tender.Total != *req.ExpectTotal {
+		return Order{}, ErrTotalChanged
+	}
+	if q.Tender.Card.Amount > 0 && req.Card == nil {
+		return Order{}, ErrCardRequired
+	}
+	if checkoutWrites(req, q) > maxTransactItems {
+		return Order{}, ErrOrderTooLarge // found before any charge
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	order := Order{
+		ID: NewID(), CustomerID: req.CustomerID, PlacedAt: now, Status: OrderPlaced,
+		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
+		ShipTo: req.ShipTo, Lines: len(q.Items),
+	}
+	invoice := Invoice{ID: NewID(), OrderID: order.ID, CustomerID: req.CustomerID, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
+	if q.Discount != nil {
+		invoice.DiscountCode = q.Discount.Code
+	}
+	if q.Tender.GiftCard.Amount > 0 {
+		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
+	}
+	var intent *idempotencyRecord
+	var chargeID string
+	if q.Tender.Card.Amount > 0 {
+		var prev *idempotencyRecord
+		if found {
+			prev = &cur
+		}
+		rec, placed, err := s.recordIntent(ctx, req, prev, q.Tender.Card)
+		if placed != nil || err != nil {
+			return orderOrZero(placed), err // a twin placed it meanwhile, or no intent: nothing charged
+		}
+		intent = &rec
+		// A decline leaves the intent charging, with nothing in the ledger:
+		// the next try of this form overwrites it. A charge whose answer
+		// was lost is found by SettleCheckoutIntent.
+		chargeID, err = charger.Charge(ctx, req.Card.Token, q.Tender.Card, rec.ChargeKey)
+		if err != nil {
+			return Order{}, fmt.Errorf("charge card: %w", err)
+		}
+		invoice.Payments = append(invoice.Payments, Payment{Type: req.Card.Brand, Amount: q.Tender.Card, Reference: chargeID + " · ••••" + req.Card.Last4})
+	}
+	fail := func(cause error) (Order, error) {
+		return s.failCheckout(ctx, charger, req, intent, chargeID, cause)
+	}
+
+	// A stock condition can fail because the allocation was read before a
+	// warehouse ran out while another still has enough: read again and
+	// allocate afresh, a few times, before telling the customer.
+	for attempt := 1; ; attempt++ {
+		tx, roles, err := s.checkoutItems(req, q, order, invoice, intent, chargeID, now)
+		if err != nil {
+			return fail(err)
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		if err == nil {
+			return order, nil
+		}
+		reasons := cancellationReasons(err)
+		if reasons == nil {
+			return fail(fmt.Errorf("place order: %w", err)) // outcome unknown: the key tells
+		}
+		if reasons[0] == reasonConditionFailed {
+			return fail(fmt.Errorf("checkout key used meanwhile: %w", ErrConflict)) // finds the twin's order
+		}
+		cause := s.explainCancel(ctx, reasons, roles)
+		var short *StockShortError
+		if !errors.As(cause, &short) {
+			return fail(cause)
+		}
+		if attempt == 3 {
+			if short.Available >= short.Wanted {
+				// There is enough, but it kept moving under us.
+				return fail(fmt.Errorf("stock of %s kept changing while ordering; try again: %w", short.ProductName, ErrConflict))
+			}
+			return fail(cause)
+		}
+		again, err := s.QuoteCheckout(ctx, req)
+		if err != nil {
+			return fail(err)
+		}
+		if again.Tender != q.Tender {
+			return fail(ErrTotalChanged)
+		}
+		q = again
+	}
+}
+
+func orderOrZero(o *Order) Order {
+	if o == nil {
+		return Order{}
+	}
+	return *o
+}
+
+// checkoutWrites counts the items of an order's transaction: the checkout
+// key, the order, the invoice, per line its item and its stock decrements
+// (at most MaxLineWarehouses), the cart, and the gift card and discount
+// code. At most 3 + 15 × (1 + 4) + 1 + 2 = 81 of DynamoDB's 100.
+func checkoutWrites(req CheckoutRequest, q Quote) int {
+	n := 3
+	for _, it := range q.Items {
+		n += 1 + len(it.Allocations)
+	}
+	if req.CartOwner != "" {
+		n++
+	}
+	if q.Tender.GiftCard.Amount > 0 {
+		n++
+	}
+	if q.Discount != nil {
+		n++
+	}
+	return n
+}
+
+// itemRole says what a transaction item guards, to explain a cancellation.
+type itemRole struct {
+	kind      string // "stock", "giftcard", "discount", "cart", or ""
+	productID string
+	name      string
+	wanted    int
+}
+
+// checkoutItems builds the order's transaction; the checkout key's item
+// comes first (its failure means "placed already, or settled meanwhile").
+func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, intent *idempotencyRecord, chargeID string, now time.Time) ([]types.TransactWriteItem, []itemRole, error) {
+	var tx []types.TransactWriteItem
+	var roles []itemRole
+	notExists := expression.AttributeNotExists(expression.Name(attrPK))
+	put := func(rec any, cond *expression.ConditionBuilder, role itemRole) error {
+		item, err := attributevalue.MarshalMap(rec)
+		if err != nil {
+			return err
+		}
+		p := &types.Put{TableName: aws.String(s.table), Item: item}
+		if cond != nil {
+			expr, err := expression.NewBuilder().WithCondition(*cond).Build()
+			if err != nil {
+				return err
+			}
+			p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
+		}
+		tx, roles = append(tx, types.TransactWriteItem{Put: p}), append(roles, role)
+		return nil
+	}
+	update := func(pk, sk string, upd expression.UpdateBuilder, cond expression.ConditionBuilder, role itemRole) error {
+		expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+		if err != nil {
+			return err
+		}
+		tx = append(tx, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: itemKey(pk, sk),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}})
+		roles = append(roles, role)
+		return nil
+	}
+
+	placed := idempotencyRecord{
+		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency, Status: string(CheckoutPlaced),
+		OrderID: order.ID, CustomerID: req.CustomerID, ExpiresAt: now.Add(idempotencyTTL).Unix(),
+	}
+	mine := expression.Name("CustomerID").Equal(expression.Value(req.CustomerID))
+	// Without a card: a new key, or one whose earlier try was settled (a
+	// charging intent might hold a charge: that try must be settled first).
+	keyCond := expression.Or(notExists, mine.And(statusIn(CheckoutVoided, CheckoutAbandoned)))
+	if intent != nil {
+		placed.Attempt, placed.ChargeKey, placed.ChargeID = intent.Attempt, intent.ChargeKey, chargeID
+		placed.Amount, placed.Currency, placed.StartedAt = intent.Amount, intent.Currency, intent.StartedAt
+		keyCond = mine.And(expression.Name("Status").Equal(expression.Value(CheckoutCharging)),
+			expression.Name("Attempt").Equal(expression.Value(intent.Attempt)))
+	}
+	if err := put(placed, &keyCond, itemRole{}); err != nil {
+		return nil, nil, err
+	}
+	if err := put(newOrderRecord(order), &notExists, itemRole{}); err != nil {
+		return nil, nil, err
+	}
+	if err := put(newInvoiceRecord(inv), &notExists, itemRole{}); err != nil {
+		return nil, nil, err
+	}
+	for _, it := range q.Items {
+		it.OrderID, it.PlacedAt = order.ID, order.PlacedAt
+		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
+			return nil, nil, err
+		}
+		for _, a := range it.Allocations {
+			err := update(productKey(it.ProductID), warehouseKey(a.WarehouseID),
+				expression.Set(expression.Name("Quantity"), expression.Name("Quantity").Minus(expression.Value(a.Quantity))),
+				expression.Name("Quantity").GreaterThanEqual(expression.Value(a.Quantity)),
+				itemRole{kind: "stock", productID: it.ProductID, name: it.ProductName, wanted: it.Quantity})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if req.CartOwner != "" && len(q.Items) > 0 {
+		// One write takes the ordered lines out of the cart item, on
+		// condition each still has the quantity ordered: a line changed in
+		// another tab meanwhile cancels the order instead of vanishing; a
+		// line added meanwhile stays in the cart.
+		upd := expression.Add(expression.Name("Version"), expression.Value(1))
+		var cond expression.ConditionBuilder
+		for i, it := range q.Items {
+			path := cartLinePath(it.ProductID)
+			upd = upd.Remove(expression.Name(path))
+			c := expression.Name(path + ".Quantity").Equal(expression.Value(it.Quantity))
+			if i == 0 {
+				cond = c
+			} else {
+				cond = cond.And(c)
+			}
+		}
+		if err := update(cartKey(req.CartOwner), sortKeyCart, upd, cond, itemRole{kind: "cart"}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if amt := q.Tender.GiftCard.Amount; amt > 0 {
+		err := update(giftCardKey(q.GiftCard.Code), giftCardKey(q.GiftCard.Code),
+			expression.Set(expression.Name("Balance"), expression.Name("Balance").Minus(expression.Value(amt))),
+			expression.Name("Balance").GreaterThanEqual(expression.Value(amt)), itemRole{kind: "giftcard"})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if d := q.Discount; d != nil {
+		err := update(discountKey(d.Code), discountKey(d.Code),
+			expression.Add(expression.Name("Used"), expression.Value(1)),
+			expression.Name("Used").LessThan(expression.Name("UsageLimit")).
+				And(expression.Name("ExpiresOn").GreaterThan(expression.Value(timestamp(now)))),
+			itemRole{kind: "discount"})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(tx) > maxTransactItems {
+		return nil, nil, ErrOrderTooLarge
+	}
+	return tx, roles, nil
+}
+
+// explainCancel turns the reasons of a cancelled checkout into the error the
+// customer sees; for stock it reads how many are left now.
+func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []itemRole) error {
+	for i, r := range reasons {
+		if r != reasonConditionFailed || i >= len(roles) {
+			continue
+		}
+		switch role := roles[i]; role.kind {
+		case "stock":
+			levels, err := s.ProductStock(ctx, role.productID)
+			if err != nil {
+				return fmt.Errorf("read stock after a cancelled checkout: %w", err)
+			}
+			left := 0
+			for _, l := range levels {
+				left += max(l.Quantity, 0)
+			}
+			return &StockShortError{ProductID: role.productID, ProductName: role.name, Wanted: role.wanted, Available: left}
+		case "cart":
+			return ErrCartChanged
+		case "giftcard":
+			return &CodeError{Field: "giftcard", Err: errors.New("the gift card's balance changed; check it and try again")}
+		case "discount":
+			return &CodeError{Field: "discount", Err: ErrCodeUsedUp}
+		}
+	}
+	return fmt.Errorf("checkout cancelled: %v: %w", reasons, ErrConflict)
+}
+
+// failCheckout ends a checkout that did not write its order. Without a
+// charge it only looks whether the order exists under the key after all (a
+// write whose answer was lost). With one, it first moves the intent from
+// charging to voiding: from then on no submission can place an order with
+// that charge, so voiding it is safe. If the move fails, the key is read:
+// placed with this very charge (a twin submission, or a write whose answer
+// was lost) is the answer and the charge stands; anything else means no
+// order holds this charge, which is voided (the key's order, if a later try
+// placed one, is still the answer). If the key cannot be read or
+// moved, the charge is kept and the intent stays charging: the reconcile
+// step settles it.
+func (s *Store) failCheckout(ctx context.Context, charger Charger, req CheckoutRequest, intent *idempotencyRecord, chargeID string, cause error) (Order, error) {
+	ctx = context.WithoutCancel(ctx) // a charge must not be left behind because the request ended
+	if chargeID == "" {
+		o, err := s.OrderForKey(ctx, req.Key, req.CustomerID)
+		switch {
+		case err == nil:
+			return o, nil
+		case errors.Is(err, ErrNotFound):
+			return Order{}, cause
+		}
+		return Order{}, errors.Join(cause, err)
+	}
+	unknown := func(err error) (Order, error) {
+		slog.Error("checkout outcome unknown; charge kept for the reconcile step", "charge", chargeID, "key", req.Key, "err", err, "cause", cause)
+		return Order{}, errors.Join(cause, err)
+	}
+	claimed := true
+	if err := s.moveIntent(ctx, req.Key, intent.Attempt, CheckoutVoiding, CheckoutCharging); err != nil {
+		if !errors.Is(err, errIntentMoved) {
+			return unknown(err)
+		}
+		cur, found, err := s.checkoutKeyItem(ctx, req.Key)
+		if err != nil {
+			return unknown(err)
+		}
+		if found && cur.status() == CheckoutPlaced {
+			if cur.ChargeID != chargeID {
+				s.voidLogged(ctx, charger, chargeID, req.Key) // not this order's charge
+			}
+			return s.placedOrder(ctx, cur, true, req.CustomerID)
+		}
+		claimed = false // someone else's move: a reconcile, or a twin voiding the same charge
+	}
+	if err := s.voidLogged(ctx, charger, chargeID, req.Key); err != nil {
+		return Order{}, errors.Join(cause, err)
+	}
+	if claimed {
+		if err := s.moveIntent(ctx, req.Key, intent.Attempt, CheckoutVoided, CheckoutVoiding); err != nil && !errors.Is(err, errIntentMoved) {
+			slog.Warn("checkout intent stays voiding; the reconcile step ends it", "key", req.Key, "err", err)
+		}
+	}
+	return Order{}, cause
+}
+
+func (s *Store) voidLogged(ctx context.Context, charger Charger, chargeID, key string) error {
+	if err := charger.Void(ctx, chargeID); err != nil {
+		slog.Error("void charge after failed checkout", "charge", chargeID, "key", key, "err", err)
+		return fmt.Errorf("void charge %s: %w", chargeID, err)
+	}
+	return nil
+}
