@@ -45,27 +45,39 @@ const (
 	prefixGatewayCard  = "gwcard#"   // the test gateway's cards, by token
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
 	markerPrefix       = "marker#"
-	prefixMail         = "mail#"
-	prefixLease        = "lease#"
-	prefixRuns         = "runs#"    // a job's runs, newest last
-	prefixRunFailures  = "runfail#" // a run's failures
-	sortKeyCharge      = "charge"
-	sortKeyCard        = "card"
-	sortKeyCart        = "cart" // the one item of a cart (its lines in a map)
-	sortKeyShards      = "billing-shards"
+	// Limited drops, as in the first-come-first-served design.
+	prefixDrop        = "subject#"
+	sortKeyDropInfo   = "info"
+	prefixDropCounter = "counter#"
+	infixTickets      = "#ticket"
+	infixClaims       = "#claims" // GSI1: a drop's tickets in claim order
+	prefixClient      = "client#"
+	prefixTicketDated = "t#"      // GSI2 sort key of a customer's tickets
+	prefixAPIKey      = "apikey#" // an API key by the SHA-256 of its secret
+	prefixMail        = "mail#"
+	prefixLease       = "lease#"
+	prefixRuns        = "runs#"    // a job's runs, newest last
+	prefixRunFailures = "runfail#" // a run's failures
+	sortKeyCharge     = "charge"
+	sortKeyCard       = "card"
+	sortKeyCart       = "cart" // the one item of a cart (its lines in a map)
+	sortKeyShards     = "billing-shards"
 
 	// Partitions of small lists the UI needs (see README, access patterns).
-	partitionCategories = "categories"
-	partitionWarehouses = "warehouses"
-	partitionCatalogue  = "catalogue"
-	partitionMeta       = "meta"
-	partitionCustomers  = "customers"
-	partitionGiftCards  = "giftcards"
-	partitionDiscounts  = "discounts"
-	partitionIntents    = "payment-intents"  // GSI2: open payment intents, oldest first
-	partitionCheckouts  = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse)
-	partitionOutbox     = "outbox"           // GSI1: every mail, newest first
-	partitionMailQueue  = "mail-pending"     // GSI2: mails waiting for delivery
+	partitionCategories     = "categories"
+	partitionWarehouses     = "warehouses"
+	partitionCatalogue      = "catalogue"
+	partitionMeta           = "meta"
+	partitionCustomers      = "customers"
+	partitionGiftCards      = "giftcards"
+	partitionDiscounts      = "discounts"
+	partitionIntents        = "payment-intents"  // GSI2: open payment intents, oldest first
+	partitionCheckouts      = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse)
+	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by opening time
+	partitionDrops          = "drops-all"        // GSI2: every drop, newest first
+	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
+	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
+	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -107,6 +119,10 @@ const (
 	entityGatewayCharge = "gatewayCharge"
 	entityGatewayCard   = "gatewayCard"
 	entityMail          = "mail"
+	entityDrop          = "drop"
+	entityDropCounter   = "dropCounter"
+	entityTicket        = "ticket"
+	entityAPIKey        = "apiKey"
 	entityLease         = "lease"
 	entityJobRun        = "jobRun"
 	entityRunFailure    = "runFailure"
@@ -187,6 +203,16 @@ func shardOf(id string, n int) int {
 }
 
 func mailKey(id string) string { return prefixMail + id }
+
+func dropKey(id string) string         { return prefixDrop + id }
+func dropCounterKey(n int) string      { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }
+func ticketPartition(id string) string { return prefixDrop + id + infixTickets }
+func ticketSortKey(client string) string {
+	return prefixClient + client
+}
+func dropClaimsKey(id string) string    { return prefixDrop + id + infixClaims }
+func ticketDatedKey(t time.Time) string { return prefixTicketDated + timestamp(t) }
+func apiKeyKey(hash string) string      { return prefixAPIKey + hash }
 
 // leaseKey is the lease of one job's tick: a job and the date it processes.
 func leaseKey(job string, day time.Time) string { return prefixLease + job + "#" + FormatDate(day) }

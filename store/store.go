@@ -22,6 +22,10 @@ type Store struct {
 	reminderLead int
 	shards       int
 
+	// dropCounterThreshold: a drop above it splits its quantity over
+	// several counter items (0: DefaultCounterThreshold).
+	dropCounterThreshold int
+
 	shardsMu   sync.Mutex
 	shardsRead int // the table's shard count, once read
 }
@@ -41,6 +45,10 @@ func WithReminderLead(days int) Option { return func(s *Store) { s.reminderLead 
 // WithBillingShards sets the shard count of the billing-due indexes for a
 // table Migrate creates; on an existing table it must match.
 func WithBillingShards(n int) Option { return func(s *Store) { s.shards = n } }
+
+// WithDropCounterThreshold sets the quantity above which a drop splits its
+// count over several counter items.
+func WithDropCounterThreshold(n int) Option { return func(s *Store) { s.dropCounterThreshold = n } }
 
 // DefaultReminderLead is the days between a reminder and its payment.
 const DefaultReminderLead = 7

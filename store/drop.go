@@ -1,0 +1,587 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Limited drops: a quantity of something that opens at a time and closes at
+// a deadline, claimed first come, first served, one ticket per client. The
+// claim is one transaction on DynamoDB's conditions: they are the truth; the
+// in-process gate (store/dropgate) only keeps rejected traffic off them.
+
+// DropStatus is a drop's state as staff (or the system that made it) set it.
+// Whether it is open now also depends on the time and what is left.
+type DropStatus string
+
+const (
+	DropOpen      DropStatus = "open"      // claimable within [Opens, Closes)
+	DropClosed    DropStatus = "closed"    // closed early by staff
+	DropCancelled DropStatus = "cancelled" // its tickets are void
+)
+
+// Bounds of a drop.
+const (
+	MaxDropQuantity = 1_000_000
+	// DefaultCounterThreshold: a drop above it splits its quantity over
+	// several counter items, as one item takes about 1,000 writes a second.
+	DefaultCounterThreshold = 1000
+	// dropCounterShare is the quantity each counter of a big drop holds at most.
+	dropCounterShare = 500
+	maxDropCounters  = 50
+)
+
+// Drop is a limited quantity claimed first come, first served.
+type Drop struct {
+	ID        string
+	Title     string
+	Quantity  int
+	Claimed   int // the sum over its counters
+	Status    DropStatus
+	Opens     time.Time
+	Closes    time.Time
+	CreatedAt time.Time
+	// Owner is "shop" for staff's drops, or "api:<key name>" for a drop a
+	// system made through the API. Published drops are listed on /drops.
+	Owner     string
+	Published bool
+	// ProductID ties the drop to a product: a ticket lets its holder buy
+	// one unit at Price within RedeemWithin of the claim.
+	ProductID    string
+	Price        Money
+	RedeemWithin time.Duration
+	// Counters is how many counter items share the quantity (0: the drop
+	// item counts its claims itself).
+	Counters []DropCounter
+}
+
+// DropCounter is one share of a big drop's quantity.
+type DropCounter struct {
+	N        int
+	Quantity int
+	Claimed  int
+}
+
+// Left is how many tickets remain.
+func (d Drop) Left() int { return max(0, d.Quantity-d.Claimed) }
+
+// Why is why a claim at now would be refused, or nil if it may go ahead.
+// The gate answers with it; DynamoDB's conditions decide.
+func (d Drop) Why(now time.Time) error {
+	switch {
+	case d.Status == DropCancelled:
+		return ErrDropCancelled
+	case d.Status == DropClosed, !now.Before(d.Closes):
+		return ErrDropClosed
+	case now.Before(d.Opens):
+		return ErrDropNotOpen
+	case d.Claimed >= d.Quantity:
+		return ErrSoldOut
+	}
+	return nil
+}
+
+// Claim outcomes other than a ticket. ErrSoldOut is in errors.go.
+var (
+	ErrAlreadyClaimed = errors.New("already claimed: one ticket per customer")
+	ErrDropNotOpen    = errors.New("this drop is not open yet")
+	ErrDropClosed     = errors.New("this drop is closed")
+	ErrDropCancelled  = errors.New("this drop was cancelled")
+)
+
+// ClaimReason is the word the API answers a refused claim with.
+func ClaimReason(err error) string {
+	switch {
+	case errors.Is(err, ErrAlreadyClaimed):
+		return "already_claimed"
+	case errors.Is(err, ErrSoldOut):
+		return "sold_out"
+	case errors.Is(err, ErrDropNotOpen):
+		return "not_open"
+	case errors.Is(err, ErrDropClosed):
+		return "closed"
+	case errors.Is(err, ErrDropCancelled):
+		return "cancelled"
+	}
+	return ""
+}
+
+// Ticket is one claim of a drop.
+type Ticket struct {
+	DropID     string
+	DropTitle  string
+	Client     string // "<customer id>" for the shop's customers, "<key name>:<client id>" for the API's
+	CustomerID string // the shop's customer, if it is one
+	CreatedAt  time.Time
+	Status     TicketStatus
+	Counter    int
+}
+
+// TicketStatus is whether a ticket still stands.
+type TicketStatus string
+
+const (
+	TicketValid    TicketStatus = "valid"
+	TicketVoid     TicketStatus = "void" // its drop was cancelled
+	TicketRedeemed TicketStatus = "redeemed"
+)
+
+type dropRecord struct {
+	PK           string `dynamodbav:"PK"` // subject#<id>
+	SK           string `dynamodbav:"SK"` // info
+	EntityType   string `dynamodbav:"EntityType"`
+	Title        string `dynamodbav:"Title"`
+	Quantity     int    `dynamodbav:"Quantity"`
+	Claimed      int    `dynamodbav:"Claimed"` // counted here when the drop has no counters
+	Status       string `dynamodbav:"Status"`
+	Opens        string `dynamodbav:"Opens"`
+	Closes       string `dynamodbav:"Closes"`
+	CreatedAt    string `dynamodbav:"CreatedAt"`
+	Owner        string `dynamodbav:"Owner"`
+	Published    bool   `dynamodbav:"Published"`
+	ProductID    string `dynamodbav:"ProductID,omitempty"`
+	Price        int64  `dynamodbav:"Price,omitempty"`
+	Currency     string `dynamodbav:"Currency,omitempty"`
+	RedeemWithin int64  `dynamodbav:"RedeemWithinSeconds,omitempty"`
+	Counters     int    `dynamodbav:"Counters"`
+	// GSI1: published drops by opening time (/drops). GSI2: every drop,
+	// newest first (staff).
+	GSI1PK string `dynamodbav:"GSI1-PK,omitempty"`
+	GSI1SK string `dynamodbav:"GSI1-SK,omitempty"`
+	GSI2PK string `dynamodbav:"GSI2-PK"`
+	GSI2SK string `dynamodbav:"GSI2-SK"`
+}
+
+type dropCounterRecord struct {
+	PK         string `dynamodbav:"PK"` // subject#<id>
+	SK         string `dynamodbav:"SK"` // counter#<n>
+	EntityType string `dynamodbav:"EntityType"`
+	Quantity   int    `dynamodbav:"Quantity"`
+	Claimed    int    `dynamodbav:"Claimed"`
+}
+
+type ticketRecord struct {
+	PK         string `dynamodbav:"PK"` // subject#<id>#ticket
+	SK         string `dynamodbav:"SK"` // client#<client>
+	EntityType string `dynamodbav:"EntityType"`
+	DropID     string `dynamodbav:"DropID"`
+	DropTitle  string `dynamodbav:"DropTitle"`
+	Client     string `dynamodbav:"Client"`
+	CustomerID string `dynamodbav:"CustomerID,omitempty"`
+	CreatedAt  string `dynamodbav:"CreatedAt"`
+	Status     string `dynamodbav:"Status"`
+	Counter    int    `dynamodbav:"Counter"`
+	// GSI1: the drop's tickets in claim order. GSI2: a shop customer's
+	// tickets, newest first (API clients get none).
+	GSI1PK string `dynamodbav:"GSI1-PK"`
+	GSI1SK string `dynamodbav:"GSI1-SK"`
+	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
+	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
+}
+
+func (r ticketRecord) ticket() Ticket {
+	return Ticket{DropID: r.DropID, DropTitle: r.DropTitle, Client: r.Client, CustomerID: r.CustomerID,
+		CreatedAt: parseTime(r.CreatedAt), Status: TicketStatus(r.Status), Counter: r.Counter}
+}
+
+func (r dropRecord) drop() Drop {
+	return Drop{
+		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Quantity: r.Quantity, Claimed: r.Claimed,
+		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
+		Owner: r.Owner, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
+		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second,
+	}
+}
+
+// NewDrop is what creating a drop takes.
+type NewDrop struct {
+	Title        string
+	Quantity     int
+	Opens        time.Time
+	Closes       time.Time
+	Owner        string // "shop" or "api:<key name>"
+	Published    bool
+	ProductID    string
+	Price        Money
+	RedeemWithin time.Duration
+}
+
+// DropError is a bad field of a new drop.
+type DropError struct {
+	Field string // title, quantity, opens, closes
+	Msg   string
+}
+
+func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
+
+// ValidateDrop checks a new drop; now is the time it is made.
+func ValidateDrop(d NewDrop, now time.Time) error {
+	switch {
+	case strings.TrimSpace(d.Title) == "" || len(d.Title) > 200:
+		return &DropError{"title", "give the drop a title of at most 200 characters"}
+	case d.Quantity < 1 || d.Quantity > MaxDropQuantity:
+		return &DropError{"quantity", fmt.Sprintf("the quantity is a whole number from 1 to %d", MaxDropQuantity)}
+	case d.Opens.IsZero():
+		return &DropError{"opens", "say when the drop opens"}
+	case d.Opens.Before(now.Add(-time.Minute)):
+		return &DropError{"opens", "the opening is in the past"}
+	case d.Closes.IsZero() || !d.Closes.After(d.Opens):
+		return &DropError{"closes", "the drop must close after it opens"}
+	}
+	return nil
+}
+
+// CreateDrop writes a new drop (and, above the threshold, its counters) in
+// one transaction.
+func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	if err := ValidateDrop(nd, now); err != nil {
+		return Drop{}, err
+	}
+	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Quantity: nd.Quantity, Status: DropOpen,
+		Opens: nd.Opens.UTC().Truncate(time.Millisecond), Closes: nd.Closes.UTC().Truncate(time.Millisecond), CreatedAt: now,
+		Owner: nd.Owner, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
+	if d.Owner == "" {
+		d.Owner = DropOwnerShop
+	}
+	if d.Quantity > s.counterThreshold() {
+		n := min(maxDropCounters, (d.Quantity+dropCounterShare-1)/dropCounterShare)
+		for i := range n {
+			share := d.Quantity / n
+			if i < d.Quantity%n {
+				share++
+			}
+			d.Counters = append(d.Counters, DropCounter{N: i, Quantity: share})
+		}
+	}
+	rec := dropRecord{
+		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Quantity: d.Quantity,
+		Status: string(d.Status), Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), CreatedAt: timestamp(now),
+		Owner: d.Owner, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
+		RedeemWithin: int64(d.RedeemWithin / time.Second), Counters: len(d.Counters),
+		GSI2PK: partitionDrops, GSI2SK: createdKey(now, d.ID),
+	}
+	if d.Published {
+		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, createdKey(d.Opens, d.ID)
+	}
+	recs := []any{rec}
+	for _, c := range d.Counters {
+		recs = append(recs, dropCounterRecord{PK: dropKey(d.ID), SK: dropCounterKey(c.N), EntityType: entityDropCounter, Quantity: c.Quantity})
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return Drop{}, err
+	}
+	var items []types.TransactWriteItem
+	for _, r := range recs {
+		item, err := attributevalue.MarshalMap(r)
+		if err != nil {
+			return Drop{}, err
+		}
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}})
+	}
+	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		return Drop{}, fmt.Errorf("create drop: %w", err)
+	}
+	return d, nil
+}
+
+// DropOwnerShop owns the drops staff make.
+const DropOwnerShop = "shop"
+
+func (s *Store) counterThreshold() int {
+	if s.dropCounterThreshold > 0 {
+		return s.dropCounterThreshold
+	}
+	return DefaultCounterThreshold
+}
+
+// Drop reads a drop with its counters: one Query (PK=subject#id; the info
+// item and its counter#n items).
+func (s *Store) Drop(ctx context.Context, id string) (Drop, error) {
+	return s.readDrop(ctx, id, false)
+}
+
+// DropConsistent is Drop with a strongly consistent read.
+func (s *Store) DropConsistent(ctx context.Context, id string) (Drop, error) {
+	return s.readDrop(ctx, id, true)
+}
+
+func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop, error) {
+	if !ValidID(id) {
+		return Drop{}, fmt.Errorf("drop %q: %w", id, ErrNotFound)
+	}
+	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(dropKey(id))), true, consistent)
+	if err != nil {
+		return Drop{}, fmt.Errorf("drop %s: %w", id, err)
+	}
+	var info *dropRecord
+	var counters []DropCounter
+	for _, it := range items {
+		var head struct {
+			SK string `dynamodbav:"SK"`
+		}
+		if err := attributevalue.UnmarshalMap(it, &head); err != nil {
+			return Drop{}, err
+		}
+		switch {
+		case head.SK == sortKeyDropInfo:
+			info = &dropRecord{}
+			if err := attributevalue.UnmarshalMap(it, info); err != nil {
+				return Drop{}, err
+			}
+		case strings.HasPrefix(head.SK, prefixDropCounter):
+			var r dropCounterRecord
+			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+				return Drop{}, err
+			}
+			n, err := strconv.Atoi(trimPrefix(r.SK, prefixDropCounter))
+			if err != nil {
+				return Drop{}, fmt.Errorf("drop %s: counter key %q", id, r.SK)
+			}
+			counters = append(counters, DropCounter{N: n, Quantity: r.Quantity, Claimed: r.Claimed})
+		}
+	}
+	found := info != nil
+	var d Drop
+	if found {
+		d = info.drop()
+		if info.Counters > 0 { // the counters count, not the drop's item
+			d.Claimed = 0
+			for _, c := range counters {
+				d.Claimed += c.Claimed
+			}
+			slices.SortFunc(counters, func(a, b DropCounter) int { return a.N - b.N })
+			d.Counters = counters
+		}
+	}
+	if !found {
+		return Drop{}, fmt.Errorf("drop %s: %w", id, ErrNotFound)
+	}
+	return d, nil
+}
+
+// ClaimRequest is one claim: a drop, a client, and for the shop's
+// customers the customer (whose tickets index then lists it).
+type ClaimRequest struct {
+	DropID     string
+	Client     string
+	CustomerID string
+	DropTitle  string
+	// Counter is the counter the claim counts on, for a drop with
+	// counters (the gate picks one it believes has some left).
+	Counter int
+}
+
+// Claim claims a ticket in one TransactWriteItems: the count goes up on
+// condition that claimed < quantity, the drop is open and now is within
+// [opens, closes); the ticket is put on condition it does not exist. The
+// error says why a claim was refused: ErrAlreadyClaimed, ErrSoldOut (for a
+// drop with counters: this counter is full, ErrCounterFull), ErrDropNotOpen,
+// ErrDropClosed, ErrDropCancelled, or ErrNotFound for an unknown drop.
+func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (Ticket, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	t := Ticket{DropID: req.DropID, DropTitle: req.DropTitle, Client: req.Client, CustomerID: req.CustomerID, CreatedAt: now, Status: TicketValid}
+	window := expression.Name("Status").Equal(expression.Value(string(DropOpen))).
+		And(expression.Name("Opens").LessThanEqual(expression.Value(timestamp(now)))).
+		And(expression.Name("Closes").GreaterThan(expression.Value(timestamp(now))))
+	inc := expression.Add(expression.Name("Claimed"), expression.Value(1))
+	room := expression.Name("Claimed").LessThan(expression.Name("Quantity"))
+
+	var items []types.TransactWriteItem
+	if hasCounters {
+		t.Counter = req.Counter
+		check, err := expression.NewBuilder().WithCondition(window).Build()
+		if err != nil {
+			return Ticket{}, err
+		}
+		upd, err := expression.NewBuilder().WithUpdate(inc).WithCondition(room).Build()
+		if err != nil {
+			return Ticket{}, err
+		}
+		items = append(items,
+			types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(s.table), Key: itemKey(dropKey(req.DropID), sortKeyDropInfo),
+				ConditionExpression: check.Condition(), ExpressionAttributeNames: check.Names(), ExpressionAttributeValues: check.Values(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+			types.TransactWriteItem{Update: &types.Update{TableName: aws.String(s.table), Key: itemKey(dropKey(req.DropID), dropCounterKey(req.Counter)),
+				UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values()}})
+	} else {
+		upd, err := expression.NewBuilder().WithUpdate(inc).WithCondition(window.And(room)).Build()
+		if err != nil {
+			return Ticket{}, err
+		}
+		items = append(items, types.TransactWriteItem{Update: &types.Update{TableName: aws.String(s.table), Key: itemKey(dropKey(req.DropID), sortKeyDropInfo),
+			UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
+	}
+	rec := ticketRecord{
+		PK: ticketPartition(req.DropID), SK: ticketSortKey(req.Client), EntityType: entityTicket, DropID: req.DropID, DropTitle: req.DropTitle,
+		Client: req.Client, CustomerID: req.CustomerID, CreatedAt: timestamp(now), Status: string(TicketValid), Counter: t.Counter,
+		GSI1PK: dropClaimsKey(req.DropID), GSI1SK: createdKey(now, req.Client),
+	}
+	if req.CustomerID != "" {
+		rec.GSI2PK, rec.GSI2SK = customerKey(req.CustomerID), ticketDatedKey(now)
+	}
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return Ticket{}, err
+	}
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return Ticket{}, err
+	}
+	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}})
+
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if err == nil {
+		return t, nil
+	}
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, err)
+	}
+	r := tce.CancellationReasons
+	failed := func(i int) bool { return i < len(r) && aws.ToString(r[i].Code) == reasonConditionFailed }
+	last := len(items) - 1
+	switch {
+	case failed(0):
+		// The drop's item (window or, without counters, room) refused: its
+		// old image says which.
+		if r[0].Item == nil {
+			return Ticket{}, fmt.Errorf("drop %s: %w", req.DropID, ErrNotFound)
+		}
+		var dr dropRecord
+		if err := attributevalue.UnmarshalMap(r[0].Item, &dr); err != nil {
+			return Ticket{}, err
+		}
+		why := dr.drop().Why(now)
+		if why == nil { // a counter-less drop full at this instant
+			why = ErrSoldOut
+		}
+		return Ticket{}, why
+	case hasCounters && failed(1):
+		return Ticket{}, ErrCounterFull
+	case failed(last):
+		return Ticket{}, ErrAlreadyClaimed
+	}
+	// A conflict with a concurrent transaction on the same items: contention.
+	return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, ErrClaimContended)
+}
+
+// Errors of a claim that the gate retries.
+var (
+	ErrCounterFull    = fmt.Errorf("this share of the drop is gone: %w", ErrSoldOut)
+	ErrClaimContended = errors.New("the drop is busy; try again")
+)
+
+// Ticket reads one client's ticket of a drop.
+func (s *Store) Ticket(ctx context.Context, dropID, client string) (Ticket, error) {
+	var r ticketRecord
+	if err := s.getItem(ctx, ticketPartition(dropID), ticketSortKey(client), &r); err != nil {
+		return Ticket{}, fmt.Errorf("ticket: %w", err)
+	}
+	return r.ticket(), nil
+}
+
+// CustomerTickets lists a customer's tickets, newest first (GSI2:
+// GSI2-PK=c#id, GSI2-SK begins_with t#).
+func (s *Store) CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (Page[Ticket], error) {
+	pk := customerKey(customerID)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk, backward: true,
+		key: expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixTicketDated)),
+	}, limit, cursor, ticketRecord.ticket)
+}
+
+// DropTickets lists a drop's tickets in claim order (GSI1:
+// GSI1-PK=subject#id#claims).
+func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, cursor string) (Page[Ticket], error) {
+	pk := dropClaimsKey(dropID)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(pk)),
+	}, limit, cursor, ticketRecord.ticket)
+}
+
+// PublishedDrops lists the drops on /drops by opening time (GSI1:
+// GSI1-PK=drops), those that close after now.
+func (s *Store) PublishedDrops(ctx context.Context, limit int, cursor string) (Page[Drop], error) {
+	live := expression.Name("Closes").GreaterThan(expression.Value(timestamp(s.now())))
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionPublishedDrops, filter: &live,
+		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionPublishedDrops)),
+	}, limit, cursor, dropRecord.drop)
+}
+
+// AllDrops lists every drop, newest first (GSI2: GSI2-PK=drops-all), for
+// staff. Counts of drops with counters are not summed here.
+func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Drop], error) {
+	return pagedQuery(ctx, s, pagedSpec{
+		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionDrops, backward: true,
+		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionDrops)),
+	}, limit, cursor, dropRecord.drop)
+}
+
+// SetDropStatus closes a drop early or cancels it, on condition it is open.
+func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) error {
+	upd, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(to)))).
+		WithCondition(expression.Name("Status").Equal(expression.Value(string(DropOpen)))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: itemKey(dropKey(id), sortKeyDropInfo),
+		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
+		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+	})
+	if isConditionFailed(err) {
+		return fmt.Errorf("drop %s is not open (or does not exist): %w", id, ErrConflict)
+	}
+	return err
+}
+
+// VoidTickets marks a cancelled drop's tickets void, page by page, and
+// returns them (to tell their holders).
+func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error) {
+	var out []Ticket
+	cursor := ""
+	for {
+		page, err := s.DropTickets(ctx, dropID, 100, cursor)
+		if err != nil {
+			return out, err
+		}
+		for _, t := range page.Items {
+			upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).Build()
+			if err != nil {
+				return out, err
+			}
+			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: aws.String(s.table), Key: itemKey(ticketPartition(dropID), ticketSortKey(t.Client)),
+				UpdateExpression: upd.Update(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+			})
+			if err != nil {
+				return out, fmt.Errorf("void ticket: %w", err)
+			}
+			t.Status = TicketVoid
+			out = append(out, t)
+		}
+		if page.Next == "" {
+			return out, nil
+		}
+		cursor = page.Next
+	}
+}

@@ -1,0 +1,372 @@
+// Package dropgate keeps rejected claims of limited drops off DynamoDB. It
+// remembers, per replica, what each drop answered: a sold-out, closed or
+// cancelled drop is refused from memory; a client's second claim while its
+// first is in flight waits for the first's answer; a client claiming too
+// often is slowed. It only ever turns away what DynamoDB would refuse: the
+// claim's transaction stays the source of truth, and a refresher reads each
+// drop every second so that what another replica learned (a sell-out, a
+// cancellation) is known here within a second or two.
+package dropgate
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"shop/store"
+)
+
+// Store is what the gate reads and writes.
+type Store interface {
+	Drop(ctx context.Context, id string) (store.Drop, error)
+	Claim(ctx context.Context, req store.ClaimRequest, hasCounters bool) (store.Ticket, error)
+}
+
+// Gate answers claims, asking DynamoDB only when it might say yes.
+type Gate struct {
+	store Store
+	now   func() time.Time
+	// PerClient is how many claims one client may make per second on this
+	// replica before ErrRateLimited (default 5).
+	PerClient int
+
+	mu       sync.Mutex
+	drops    map[string]*dropState
+	inflight map[string]*call
+	clients  map[string]*window
+}
+
+// ErrRateLimited: the client claims more often than PerClient a second.
+var ErrRateLimited = errors.New("too many claims from this client; wait a second")
+
+type dropState struct {
+	drop     store.Drop
+	readAt   time.Time
+	usedAt   time.Time    // last asked about: the refresher keeps only drops in use
+	soldOut  bool         // DynamoDB said so, or a read showed every ticket claimed
+	full     map[int]bool // counters DynamoDB said are full
+	claimed  int          // tickets this replica handed out since the last read
+	claims   int          // tickets this replica handed out in all
+	rejected map[string]int
+	recent   []time.Time // this replica's claims in the last few seconds
+}
+
+type call struct {
+	done   chan struct{}
+	ticket store.Ticket
+	err    error
+}
+
+type window struct {
+	start time.Time
+	n     int
+}
+
+// New returns a gate over st.
+func New(st Store, now func() time.Time) *Gate {
+	if now == nil {
+		now = time.Now
+	}
+	return &Gate{store: st, now: now, PerClient: 5, drops: map[string]*dropState{}, inflight: map[string]*call{}, clients: map[string]*window{}}
+}
+
+// state returns what the gate knows of a drop, reading it once if it knows
+// nothing yet.
+func (g *Gate) state(ctx context.Context, id string) (*dropState, error) {
+	g.mu.Lock()
+	st, ok := g.drops[id]
+	if ok {
+		st.usedAt = g.now()
+		g.mu.Unlock()
+		return st, nil
+	}
+	g.mu.Unlock()
+	d, err := g.store.Drop(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if st, ok := g.drops[id]; ok { // another request read it meanwhile
+		return st, nil
+	}
+	st = &dropState{drop: d, readAt: g.now(), usedAt: g.now(), full: map[int]bool{}, rejected: map[string]int{}}
+	st.learn(d)
+	g.drops[id] = st
+	return st, nil
+}
+
+// learn takes a fresh read of the drop.
+func (st *dropState) learn(d store.Drop) {
+	st.drop, st.claimed = d, 0
+	if d.Claimed >= d.Quantity {
+		st.soldOut = true
+	}
+	for _, c := range d.Counters {
+		if c.Claimed >= c.Quantity {
+			st.full[c.N] = true
+		}
+	}
+}
+
+// Allow counts one claim of a client and says whether it is within
+// PerClient a second (per replica).
+func (g *Gate) Allow(client string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	w, ok := g.clients[client]
+	if !ok || now.Sub(w.start) >= time.Second {
+		g.clients[client] = &window{start: now, n: 1}
+		if len(g.clients) > 100_000 { // forget old windows: they hold nothing after a second
+			for c, w := range g.clients {
+				if now.Sub(w.start) >= time.Second {
+					delete(g.clients, c)
+				}
+			}
+		}
+		return true
+	}
+	w.n++
+	return w.n <= g.PerClient
+}
+
+// Claim claims a ticket of a drop for a client: from memory when the answer
+// is surely no, else through DynamoDB. A client's claim while its previous
+// one is in flight gets the previous one's answer (a ticket becomes "already
+// yours").
+func (g *Gate) Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error) {
+	st, err := g.state(ctx, req.DropID)
+	if err != nil {
+		return store.Ticket{}, err
+	}
+	key := req.DropID + "\x00" + req.Client
+	g.mu.Lock()
+	if why := g.refusal(st); why != nil {
+		st.rejected[store.ClaimReason(why)]++
+		g.mu.Unlock()
+		return store.Ticket{}, why
+	}
+	if c, ok := g.inflight[key]; ok {
+		g.mu.Unlock()
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return store.Ticket{}, ctx.Err()
+		}
+		if c.err == nil {
+			return store.Ticket{}, store.ErrAlreadyClaimed
+		}
+		return store.Ticket{}, c.err
+	}
+	c := &call{done: make(chan struct{})}
+	g.inflight[key] = c
+	g.mu.Unlock()
+
+	c.ticket, c.err = g.claim(ctx, st, req)
+
+	g.mu.Lock()
+	delete(g.inflight, key)
+	if c.err == nil {
+		st.claimed++
+		st.claims++
+		now := g.now()
+		st.recent = append(st.recent, now)
+		if cut := now.Add(-10 * time.Second); len(st.recent) > 0 && st.recent[0].Before(cut) {
+			i := 0
+			for i < len(st.recent) && st.recent[i].Before(cut) {
+				i++
+			}
+			st.recent = st.recent[i:]
+		}
+	} else if reason := store.ClaimReason(c.err); reason != "" {
+		st.rejected[reason]++
+	}
+	g.mu.Unlock()
+	close(c.done)
+	return c.ticket, c.err
+}
+
+// refusal is what memory already knows DynamoDB would answer, or nil.
+// Called with g.mu held.
+func (g *Gate) refusal(st *dropState) error {
+	d := st.drop
+	if st.soldOut {
+		d.Claimed = d.Quantity
+	}
+	why := d.Why(g.now())
+	if errors.Is(why, store.ErrSoldOut) && !st.soldOut {
+		return nil // a read said so, DynamoDB has not: let it say
+	}
+	return why
+}
+
+func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest) (store.Ticket, error) {
+	counters := len(st.drop.Counters) > 0
+	for attempt := 0; ; attempt++ {
+		if counters {
+			n, ok := g.pickCounter(st)
+			if !ok {
+				g.markSoldOut(st)
+				return store.Ticket{}, store.ErrSoldOut
+			}
+			req.Counter = n
+		}
+		t, err := g.store.Claim(ctx, req, counters)
+		switch {
+		case errors.Is(err, store.ErrCounterFull):
+			g.mu.Lock()
+			st.full[req.Counter] = true
+			g.mu.Unlock()
+			continue
+		case errors.Is(err, store.ErrClaimContended) && attempt < 8:
+			select {
+			case <-ctx.Done():
+				return store.Ticket{}, ctx.Err()
+			case <-time.After(time.Duration(5<<min(attempt, 4))*time.Millisecond + rand.N(5*time.Millisecond)):
+			}
+			continue
+		case errors.Is(err, store.ErrSoldOut):
+			g.markSoldOut(st)
+		case errors.Is(err, store.ErrDropClosed), errors.Is(err, store.ErrDropCancelled):
+			// Learn the new status at the next refresh; until then each claim
+			// still asks (rare: a closed drop answers from memory soon).
+			g.mu.Lock()
+			if errors.Is(err, store.ErrDropCancelled) {
+				st.drop.Status = store.DropCancelled
+			} else if g.now().Before(st.drop.Closes) {
+				st.drop.Status = store.DropClosed
+			}
+			g.mu.Unlock()
+		}
+		return t, err
+	}
+}
+
+func (g *Gate) markSoldOut(st *dropState) {
+	g.mu.Lock()
+	st.soldOut = true
+	g.mu.Unlock()
+}
+
+// pickCounter chooses a counter not known to be full, at random so that
+// claims spread over them.
+func (g *Gate) pickCounter(st *dropState) (int, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var open []int
+	for _, c := range st.drop.Counters {
+		if !st.full[c.N] {
+			open = append(open, c.N)
+		}
+	}
+	if len(open) == 0 {
+		return 0, false
+	}
+	return open[rand.N(len(open))], true
+}
+
+// Count is a drop's state for the live count: from memory, at most a
+// refresh old (plus this replica's own claims since). The first ask of a
+// drop this replica has not seen reads it once.
+func (g *Gate) Count(ctx context.Context, id string) (store.Drop, error) {
+	st, err := g.state(ctx, id)
+	if err != nil {
+		return store.Drop{}, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := st.drop
+	d.Claimed = min(d.Quantity, d.Claimed+st.claimed)
+	if st.soldOut {
+		d.Claimed = d.Quantity
+	}
+	return d, nil
+}
+
+// Stats is what this replica saw of a drop's claims.
+type Stats struct {
+	Claims          int
+	ClaimsPerSecond float64 // over the last ten seconds
+	Rejected        map[string]int
+}
+
+// Stats reports this replica's claims of a drop (zero if it saw none).
+func (g *Gate) Stats(id string) Stats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st, ok := g.drops[id]
+	if !ok {
+		return Stats{Rejected: map[string]int{}}
+	}
+	out := Stats{Claims: st.claims, Rejected: map[string]int{}}
+	for k, v := range st.rejected {
+		out.Rejected[k] = v
+	}
+	cut := g.now().Add(-10 * time.Second)
+	n := 0
+	for _, t := range st.recent {
+		if !t.Before(cut) {
+			n++
+		}
+	}
+	out.ClaimsPerSecond = float64(n) / 10
+	return out
+}
+
+// Forget drops what the gate knows of a drop (staff changed it here: the
+// next ask reads it again).
+func (g *Gate) Forget(id string) {
+	g.mu.Lock()
+	delete(g.drops, id)
+	g.mu.Unlock()
+}
+
+// Refresh reads every drop asked about in the last minute once, so that
+// what other replicas did is known here; drops not asked about are
+// forgotten.
+func (g *Gate) Refresh(ctx context.Context) {
+	g.mu.Lock()
+	now := g.now()
+	var ids []string
+	for id, st := range g.drops {
+		if now.Sub(st.usedAt) > time.Minute {
+			delete(g.drops, id)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	g.mu.Unlock()
+	for _, id := range ids {
+		d, err := g.store.Drop(ctx, id)
+		if err != nil {
+			if ctx.Err() == nil {
+				slog.WarnContext(ctx, "refresh drop", "drop", id, "err", err)
+			}
+			continue
+		}
+		g.mu.Lock()
+		if st, ok := g.drops[id]; ok {
+			st.readAt = now
+			st.learn(d)
+		}
+		g.mu.Unlock()
+	}
+}
+
+// Run refreshes every interval until ctx ends.
+func (g *Gate) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			g.Refresh(ctx)
+		}
+	}
+}
