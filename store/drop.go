@@ -37,9 +37,7 @@ const (
 	// DefaultCounterThreshold: a drop above it splits its quantity over
 	// several counter items, as one item takes about 1,000 writes a second.
 	DefaultCounterThreshold = 1000
-	// dropCounterShare is the quantity each counter of a big drop holds at most.
-	dropCounterShare = 500
-	maxDropCounters  = 50
+	maxDropCounters = 50
 )
 
 // Drop is a limited quantity claimed first come, first served.
@@ -255,8 +253,10 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	if d.Owner == "" {
 		d.Owner = DropOwnerShop
 	}
-	if d.Quantity > s.counterThreshold() {
-		n := min(maxDropCounters, (d.Quantity+dropCounterShare-1)/dropCounterShare)
+	if t := s.counterThreshold(); d.Quantity > t {
+		// One counter per threshold's worth, at least two: each item then
+		// takes a share of the claims' writes.
+		n := min(maxDropCounters, max(2, (d.Quantity+t-1)/t))
 		for i := range n {
 			share := d.Quantity / n
 			if i < d.Quantity%n {
