@@ -37,7 +37,7 @@ const (
 	// DefaultCounterThreshold: a drop above it splits its quantity over
 	// several counter items, as one item takes about 1,000 writes a second.
 	DefaultCounterThreshold = 1000
-	maxDropCounters = 50
+	maxDropCounters         = 50
 )
 
 // Drop is a limited quantity claimed first come, first served.
