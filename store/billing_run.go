@@ -78,7 +78,7 @@ func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription,
 // called.
 func (s *Store) RecordPaymentIntent(ctx context.Context, sub Subscription) (Subscription, error) {
 	sub.Intent = &PaymentIntent{Period: sub.NextPaymentDate, Attempt: sub.Attempt + 1, At: s.now()}
-	return s.writeSubscriptionWithMail(ctx, sub, nil)
+	return s.UpdateSubscription(ctx, sub) // a PutItem: half a transaction's cost
 }
 
 // CompletePayment records a charge of the intent's period: one transaction
