@@ -8,6 +8,8 @@
 //	shop import-workbench FILE...
 //	               write the sample items of NoSQL Workbench models
 //	shop jobs run reminders|payments [--date YYYY-MM-DD] [--force]
+//	shop api-keys create --name NAME
+//	               make an API key; its secret is the last line printed
 //
 // Flags come after the last word; shop COMMAND -h lists them.
 package main
@@ -76,6 +78,8 @@ type config struct {
 	count     int
 	due       string
 	declining int
+	// api-keys create
+	keyName string
 }
 
 func env(name, def string) string {
@@ -137,6 +141,10 @@ var commands = []command{
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
 			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
+		}},
+	{name: "api-keys create", about: "make a key for another system to use the JSON API; its secret is the last line printed, and is not shown again",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.keyName, "name", "", "the system's name: 1 to 32 letters, digits, '-' and '_' (required)")
 		}},
 }
 
@@ -378,6 +386,13 @@ func run(ctx context.Context, args []string) error {
 		if cfg.declining < 0 || cfg.declining > 100 {
 			return usagef("seed subscriptions: --declining is a percent from 0 to 100")
 		}
+	case "api-keys create":
+		switch name := strings.TrimSpace(cfg.keyName); {
+		case name == "":
+			return usagef("api-keys create: --name is required")
+		case !store.ValidID(name) || len(name) > 32:
+			return usagef("api-keys create: --name %q: %v", cfg.keyName, store.ErrBadKeyName)
+		}
 	}
 
 	metrics := web.NewMetrics()
@@ -414,6 +429,8 @@ func run(ctx context.Context, args []string) error {
 			runDate = st.Today()
 		}
 		return runJob(ctx, runner, st, cfg.positional[0], runDate, cfg.force, os.Stdout)
+	case "api-keys create":
+		return createAPIKey(ctx, st, cfg.keyName, os.Stdout)
 	}
 	return serve(ctx, cfg, st, gateway, runner, delivery, log, metrics)
 }
@@ -466,6 +483,21 @@ func runJob(ctx context.Context, runner *jobs.Runner, st *store.Store, job strin
 	}
 	fmt.Fprintln(out, string(line))
 	return err
+}
+
+// createAPIKey makes a key for a system and prints its secret alone on the
+// last line, for a script to take (| tail -n 1).
+func createAPIKey(ctx context.Context, st *store.Store, name string, out io.Writer) error {
+	key, secret, err := st.CreateAPIKey(ctx, name)
+	if errors.Is(err, store.ErrBadKeyName) {
+		return usagef("api-keys create: --name %q: %v", name, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "API key %q made (fingerprint %s). Copy it now: it is not shown again.\n", key.Name, key.ID[:12])
+	fmt.Fprintln(out, secret)
+	return nil
 }
 
 // seedSubscriptions makes count customers, each with one active monthly

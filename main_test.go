@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"shop/jobs"
+	"shop/store"
 	"shop/store/payment"
 	"shop/store/storetest"
 )
@@ -195,3 +196,53 @@ func TestImportWorkbenchCommand(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { storetest.Main(m) }
+
+// shop api-keys create prints the key's secret alone on its last line; the
+// store keeps only its hash. --name is required and checked before anything
+// starts.
+func TestAPIKeysCreateCommand(t *testing.T) {
+	env := storetest.New(t)
+	ctx := context.Background()
+	var out strings.Builder
+	if err := createAPIKey(ctx, env.Store, "partner-1", &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	secret := lines[len(lines)-1]
+	if !strings.HasPrefix(secret, "shop_") || strings.ContainsAny(secret, " \t") {
+		t.Fatalf("last line is not the key: %q", out.String())
+	}
+	if !strings.Contains(out.String(), "not shown again") {
+		t.Fatalf("no warning that the key is shown once: %q", out.String())
+	}
+	keys, err := env.Store.APIKeys(ctx)
+	if err != nil || len(keys) != 1 || keys[0].Name != "partner-1" || keys[0].ID != store.HashAPIKey(secret) {
+		t.Fatalf("stored keys %+v, %v", keys, err)
+	}
+	// A second key of the same name while the first stands is refused.
+	if err := createAPIKey(ctx, env.Store, "partner-1", &out); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second key named partner-1: %v", err)
+	}
+
+	cfg, cmd, err := parseConfig([]string{"api-keys", "create", "--name", "partner-2"})
+	if err != nil || cmd.name != "api-keys create" || cfg.keyName != "partner-2" {
+		t.Fatalf("parseConfig: %+v %q %v", cfg, cmd.name, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"api-keys"}, "api-keys needs a subcommand: api-keys create"},
+		{[]string{"api-keys", "create", "partner"}, `unexpected argument "partner"`},
+		{[]string{"api-keys", "create"}, "--name is required"},
+		{[]string{"api-keys", "create", "--name", "  "}, "--name is required"},
+		{[]string{"api-keys", "create", "--name", "has space"}, "--name"},
+		{[]string{"api-keys", "create", "--name", strings.Repeat("x", 33)}, "--name"},
+	} {
+		err := run(ctx, append(tc.args, "--dynamodb-endpoint", "http://127.0.0.1:1"))
+		var usage usageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("shop %s: %v, want a usage error with %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}

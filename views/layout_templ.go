@@ -188,14 +188,14 @@ func accountNav(l Layout) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if l.Viewer.SignedIn() {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<li><a href=\"/orders\" data-testid=\"nav-orders-mine\">Orders</a></li><li><a href=\"/subscriptions\" data-testid=\"nav-subscriptions\">Subscriptions</a></li><li><a href=\"/receipts\" data-testid=\"nav-receipts\">Receipts</a></li><li><span class=\"muted\" data-testid=\"viewer-name\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<li><a href=\"/orders\" data-testid=\"nav-orders-mine\">Orders</a></li><li><a href=\"/subscriptions\" data-testid=\"nav-subscriptions\">Subscriptions</a></li><li><a href=\"/receipts\" data-testid=\"nav-receipts\">Receipts</a></li><li><a href=\"/tickets\" data-testid=\"nav-tickets\">Tickets</a></li><li><span class=\"muted\" data-testid=\"viewer-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(l.Viewer.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 38, Col: 67}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 39, Col: 67}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -231,7 +231,7 @@ func accountNav(l Layout) templ.Component {
 			var templ_7745c5c3_Var12 templ.SafeURL
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(loginURL(l.Path)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 46, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 47, Col: 47}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
@@ -293,7 +293,7 @@ func flash(f Flash) templ.Component {
 			var templ_7745c5c3_Var16 string
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(f.Message)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 53, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 54, Col: 97}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
@@ -349,13 +349,13 @@ func Storefront(l Layout) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(ShopName)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 62, Col: 48}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 63, Col: 48}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</a></li></ul><ul><li><a href=\"/products\">Catalogue</a></li><li><a href=\"/cart\" data-testid=\"nav-cart\">Cart</a></li>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</a></li></ul><ul><li><a href=\"/products\">Catalogue</a></li><li><a href=\"/drops\" data-testid=\"nav-drops\">Drops</a></li><li><a href=\"/cart\" data-testid=\"nav-cart\">Cart</a></li>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -382,7 +382,7 @@ func Storefront(l Layout) templ.Component {
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(ShopName)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 75, Col: 20}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 77, Col: 20}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {
@@ -436,14 +436,14 @@ func Admin(l Layout) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<header class=\"container-fluid admin-bar\"><nav><ul><li><a href=\"/admin\" class=\"brand\">Staff console</a></li><li><a href=\"/admin/orders\" data-testid=\"nav-orders\">Orders</a></li><li><a href=\"/admin/products\" data-testid=\"nav-products\">Products</a></li><li><a href=\"/admin/warehouses\" data-testid=\"nav-warehouses\">Warehouses</a></li><li><a href=\"/admin/customers\" data-testid=\"nav-customers\">Customers</a></li><li><a href=\"/admin/subscriptions\" data-testid=\"nav-subscriptions\">Subscriptions</a></li><li><a href=\"/admin/invoices\" data-testid=\"nav-invoices\">Invoices</a></li><li><a href=\"/admin/giftcards\" data-testid=\"nav-giftcards\">Gift cards</a></li><li><a href=\"/admin/discounts\" data-testid=\"nav-discounts\">Discounts</a></li><li><a href=\"/admin/jobs\" data-testid=\"nav-jobs\">Jobs</a></li><li><a href=\"/admin/outbox\" data-testid=\"nav-outbox\">Outbox</a></li></ul><ul><li><a href=\"/\">Storefront</a></li><li><span class=\"muted\" data-testid=\"viewer-name\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<header class=\"container-fluid admin-bar\"><nav><ul><li><a href=\"/admin\" class=\"brand\">Staff console</a></li><li><a href=\"/admin/orders\" data-testid=\"nav-orders\">Orders</a></li><li><a href=\"/admin/products\" data-testid=\"nav-products\">Products</a></li><li><a href=\"/admin/warehouses\" data-testid=\"nav-warehouses\">Warehouses</a></li><li><a href=\"/admin/customers\" data-testid=\"nav-customers\">Customers</a></li><li><a href=\"/admin/subscriptions\" data-testid=\"nav-subscriptions\">Subscriptions</a></li><li><a href=\"/admin/drops\" data-testid=\"nav-drops\">Drops</a></li><li><a href=\"/admin/invoices\" data-testid=\"nav-invoices\">Invoices</a></li><li><a href=\"/admin/giftcards\" data-testid=\"nav-giftcards\">Gift cards</a></li><li><a href=\"/admin/discounts\" data-testid=\"nav-discounts\">Discounts</a></li><li><a href=\"/admin/jobs\" data-testid=\"nav-jobs\">Jobs</a></li><li><a href=\"/admin/outbox\" data-testid=\"nav-outbox\">Outbox</a></li><li><a href=\"/admin/api-keys\" data-testid=\"nav-apikeys\">API keys</a></li></ul><ul><li><a href=\"/\">Storefront</a></li><li><span class=\"muted\" data-testid=\"viewer-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var23 string
 			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(l.Viewer.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 100, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 104, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 			if templ_7745c5c3_Err != nil {

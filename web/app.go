@@ -16,6 +16,7 @@ import (
 	"shop/handlers"
 	"shop/static"
 	"shop/store"
+	"shop/store/dropgate"
 	"shop/store/payment"
 )
 
@@ -37,6 +38,13 @@ type Config struct {
 	// nil when it runs none (SHOP_JOBS=false): the jobs pages still show
 	// the runs, and "Run now" is refused.
 	Jobs handlers.JobScheduler
+	// Gate answers drop claims from memory when it can; the customer pages
+	// and the API share it (one per process). Nil: New makes one over
+	// Store and refreshes it every second until the app shuts down.
+	Gate *dropgate.Gate
+	// APIKeysEvery is how often the API's key cache reloads the keys
+	// (default 3 s): a revoked key stops within about that long.
+	APIKeysEvery time.Duration
 }
 
 // New builds the shop's Fiber app.
@@ -57,6 +65,13 @@ func New(cfg Config) (*fiber.App, error) {
 	}
 	if cfg.Gateway == nil {
 		return nil, errors.New("web: no payment gateway")
+	}
+	// Background work of this app (the gate's refresher, the API key
+	// cache) lives until the app shuts down.
+	bg, stopBg := context.WithCancel(context.Background())
+	if cfg.Gate == nil {
+		cfg.Gate = dropgate.New(cfg.Store, nil)
+		go cfg.Gate.Run(bg, time.Second)
 	}
 	catalogue := &handlers.Catalogue{Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
@@ -80,6 +95,7 @@ func New(cfg Config) (*fiber.App, error) {
 		EnableTrustedProxyCheck: cfg.ProxyHeader != "",
 		TrustedProxies:          cfg.TrustedProxies,
 	})
+	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
 	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders())
 
@@ -96,6 +112,26 @@ func New(cfg Config) (*fiber.App, error) {
 	})
 	app.Get("/metrics", loopbackOnly(), cfg.Metrics.handler())
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+
+	// The JSON API for other systems: no session, no CSRF; a bearer key
+	// checked against a copy of the keys reloaded every few seconds.
+	// Errors are JSON ({"error", "reason"}); described in openapi.json.
+	apiKeys := handlers.NewAPIKeys(cfg.Store, cfg.APIKeysEvery, cfg.Log)
+	go apiKeys.Run(bg)
+	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate}
+	app.Get("/api/v1/openapi.json", serveOpenAPI)
+	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())
+	api.Post("/drops", apiDrops.Create)
+	api.Get("/drops/:id", apiDrops.Show)
+	api.Post("/drops/:id/claims", apiDrops.Claim)
+	api.Get("/drops/:id/tickets", apiDrops.Tickets)
+	app.Use("/api", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown /api path
+
+	// A drop's live count, polled every second by everyone on its page:
+	// no session (no cookie read or set) and no DynamoDB request (the
+	// gate's memory, refreshed every second).
+	drops := &handlers.Drops{Store: cfg.Store, Gate: cfg.Gate}
+	app.Get("/drops/:id/count", deadline(cfg.RequestTimeout), drops.Count)
 
 	// Pages.
 	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect())
@@ -134,6 +170,14 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/receipts", receipts.List)
 	app.Get("/receipts/:number", receipts.Show)
 
+	// Limited drops: the list, a drop's page (its count above), the claim
+	// area htmx fetches at the opening, the claim, and the tickets.
+	app.Get("/drops", drops.List)
+	app.Get("/drops/:id", drops.Show)
+	app.Get("/drops/:id/claim", drops.ClaimArea)
+	app.Post("/drops/:id/claim", drops.Claim)
+	app.Get("/tickets", drops.Tickets)
+
 	admin := app.Group("/admin", requireStaff(cfg.Store))
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store}
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log}
@@ -169,6 +213,21 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/giftcards", adminCodes.CreateGiftCard)
 	admin.Get("/discounts", adminCodes.Discounts)
 	admin.Post("/discounts", adminCodes.CreateDiscount)
+	adminAPIKeys := &handlers.AdminAPIKeys{Store: cfg.Store}
+	admin.Get("/api-keys", adminAPIKeys.List)
+	admin.Post("/api-keys", adminAPIKeys.Create)
+	admin.Get("/api-keys/:id/revoke", adminAPIKeys.ConfirmRevoke)
+	admin.Post("/api-keys/:id/revoke", adminAPIKeys.Revoke)
+
+	// Limited drops for staff.
+	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log}
+	admin.Get("/drops", adminDrops.List)
+	admin.Post("/drops", adminDrops.Create)
+	admin.Get("/drops/:id", adminDrops.Show)
+	admin.Get("/drops/:id/live", adminDrops.Live)
+	admin.Get("/drops/:id/tickets.csv", adminDrops.CSV)
+	admin.Post("/drops/:id/close", adminDrops.Close)
+	admin.Post("/drops/:id/cancel", adminDrops.Cancel)
 
 	// Billing jobs and the mail they send.
 	adminJobs := &handlers.AdminJobs{Store: cfg.Store, Jobs: cfg.Jobs}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/handlers"
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
@@ -16,7 +17,10 @@ import (
 func classify(err error) (int, string) {
 	var pe *page.Error
 	var fe *fiber.Error
+	var ae *handlers.APIError
 	switch {
+	case errors.As(err, &ae):
+		return ae.Status, ae.Message
 	case errors.As(err, &pe):
 		return pe.Status, pe.Message
 	case errors.Is(err, store.ErrNotFound):
@@ -52,6 +56,9 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			log.Debug("request refused", "request_id", page.RequestID(c), "status", status, "err", err)
 		}
 		c.Response().ResetBody()
+		if isAPI(c) {
+			return writeAPIError(c, err, status, msg)
+		}
 		// The request's own context may be over (that can be the error); the
 		// error page must still render.
 		c.SetUserContext(context.WithoutCancel(c.UserContext()))

@@ -124,10 +124,20 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 		loaded = true
 	}
 	done, err = st.Marked(ctx, subscriptionsMarker)
+	if err != nil {
+		return loaded, err
+	}
+	if !done {
+		if err := loadSubscriptions(ctx, st); err != nil {
+			return loaded, err
+		}
+		loaded = true
+	}
+	done, err = st.Marked(ctx, dropsMarker)
 	if err != nil || done {
 		return loaded, err
 	}
-	if err := loadSubscriptions(ctx, st); err != nil {
+	if err := loadDrops(ctx, st); err != nil {
 		return loaded, err
 	}
 	return true, nil

@@ -22,6 +22,9 @@ import (
 // Store is what the gate reads and writes.
 type Store interface {
 	Drop(ctx context.Context, id string) (store.Drop, error)
+	// DropConsistent is the first read: a drop just made (through the API,
+	// say) must not look unknown.
+	DropConsistent(ctx context.Context, id string) (store.Drop, error)
 	Claim(ctx context.Context, req store.ClaimRequest, hasCounters bool) (store.Ticket, error)
 }
 
@@ -35,8 +38,16 @@ type Gate struct {
 
 	mu       sync.Mutex
 	drops    map[string]*dropState
+	loading  map[string]*load // first reads of drops under way
 	inflight map[string]*call
 	clients  map[string]*window
+}
+
+// load is a first read of a drop that concurrent first asks wait for.
+type load struct {
+	done chan struct{}
+	st   *dropState
+	err  error
 }
 
 // ErrRateLimited: the client claims more often than PerClient a second.
@@ -70,11 +81,13 @@ func New(st Store, now func() time.Time) *Gate {
 	if now == nil {
 		now = time.Now
 	}
-	return &Gate{store: st, now: now, PerClient: 5, drops: map[string]*dropState{}, inflight: map[string]*call{}, clients: map[string]*window{}}
+	return &Gate{store: st, now: now, PerClient: 5, drops: map[string]*dropState{}, loading: map[string]*load{}, inflight: map[string]*call{}, clients: map[string]*window{}}
 }
 
 // state returns what the gate knows of a drop, reading it once if it knows
-// nothing yet.
+// nothing yet: asks that come while that read is under way wait for it
+// rather than read too (a cold replica at a drop's opening would otherwise
+// send DynamoDB one read per claim).
 func (g *Gate) state(ctx context.Context, id string) (*dropState, error) {
 	g.mu.Lock()
 	st, ok := g.drops[id]
@@ -83,20 +96,38 @@ func (g *Gate) state(ctx context.Context, id string) (*dropState, error) {
 		g.mu.Unlock()
 		return st, nil
 	}
+	if l, ok := g.loading[id]; ok {
+		g.mu.Unlock()
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if l.err != nil && (errors.Is(l.err, context.Canceled) || errors.Is(l.err, context.DeadlineExceeded)) {
+			return g.state(ctx, id) // the reader gave up, not the store: read again
+		}
+		return l.st, l.err
+	}
+	l := &load{done: make(chan struct{})}
+	g.loading[id] = l
 	g.mu.Unlock()
-	d, err := g.store.Drop(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+
+	d, err := g.store.DropConsistent(ctx, id)
+
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if st, ok := g.drops[id]; ok { // another request read it meanwhile
-		return st, nil
+	delete(g.loading, id)
+	if err == nil {
+		st, ok = g.drops[id]
+		if !ok {
+			st = &dropState{drop: d, readAt: g.now(), usedAt: g.now(), full: map[int]bool{}, rejected: map[string]int{}}
+			st.learn(d)
+			g.drops[id] = st
+		}
 	}
-	st = &dropState{drop: d, readAt: g.now(), usedAt: g.now(), full: map[int]bool{}, rejected: map[string]int{}}
-	st.learn(d)
-	g.drops[id] = st
-	return st, nil
+	l.st, l.err = st, err
+	g.mu.Unlock()
+	close(l.done)
+	return st, err
 }
 
 // learn takes a fresh read of the drop.
@@ -157,10 +188,17 @@ func (g *Gate) Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket,
 		case <-ctx.Done():
 			return store.Ticket{}, ctx.Err()
 		}
-		if c.err == nil {
-			return store.Ticket{}, store.ErrAlreadyClaimed
+		err := c.err
+		if err == nil {
+			err = store.ErrAlreadyClaimed
 		}
-		return store.Ticket{}, c.err
+		// A refusal too: count it, as the stats say why claims were refused.
+		if reason := store.ClaimReason(err); reason != "" {
+			g.mu.Lock()
+			st.rejected[reason]++
+			g.mu.Unlock()
+		}
+		return store.Ticket{}, err
 	}
 	c := &call{done: make(chan struct{})}
 	g.inflight[key] = c

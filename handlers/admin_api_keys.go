@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminAPIKeyStore is what the API keys page reads and writes.
+type AdminAPIKeyStore interface {
+	APIKeys(ctx context.Context) ([]store.APIKey, error)
+	CreateAPIKey(ctx context.Context, name string) (store.APIKey, string, error)
+	RevokeAPIKey(ctx context.Context, id string) error
+}
+
+// AdminAPIKeys serves /admin/api-keys: staff make keys for other systems
+// (the secret is shown once) and revoke them.
+type AdminAPIKeys struct {
+	Store AdminAPIKeyStore
+}
+
+// List shows every key with the form to make one.
+func (h *AdminAPIKeys) List(c *fiber.Ctx) error {
+	return h.render(c, fiber.StatusOK, views.AdminAPIKeyForm{}, nil)
+}
+
+func (h *AdminAPIKeys) render(c *fiber.Ctx, status int, f views.AdminAPIKeyForm, created *views.AdminCreatedAPIKey) error {
+	f.CSRF = page.CSRFToken(c)
+	keys, err := h.Store.APIKeys(c.UserContext())
+	if err != nil {
+		return err
+	}
+	data := views.AdminAPIKeys{Keys: keys, Form: f, Created: created}
+	// The page may carry a secret: no cache keeps it (page.Write marks a
+	// signed-in visit's pages no-store).
+	return page.Render(c, status, page.View{Title: "API keys", Page: page.Full(views.AdminAPIKeysView, data)})
+}
+
+// Create makes a key and answers the list with its secret, this once: it
+// is not put in the session's flash, which is stored.
+func (h *AdminAPIKeys) Create(c *fiber.Ctx) error {
+	f := views.AdminAPIKeyForm{Name: strings.TrimSpace(c.FormValue("name")), Errors: views.FieldErrors{}}
+	if f.Name == "" {
+		f.Errors["name"] = "Name the system the key is for."
+		return h.render(c, fiber.StatusUnprocessableEntity, f, nil)
+	}
+	key, secret, err := h.Store.CreateAPIKey(c.UserContext(), f.Name)
+	switch {
+	case errors.Is(err, store.ErrBadKeyName):
+		f.Errors["name"] = "A name is 1 to 32 letters, digits, '-' and '_'."
+	case errors.Is(err, store.ErrConflict):
+		f.Errors["name"] = "A key with this name is in use. Revoke it first, or choose another name."
+	case err != nil:
+		return err
+	}
+	if f.Errors.Any() {
+		return h.render(c, fiber.StatusUnprocessableEntity, f, nil)
+	}
+	return h.render(c, fiber.StatusCreated, views.AdminAPIKeyForm{}, &views.AdminCreatedAPIKey{Key: key, Secret: secret})
+}
+
+// key finds a key by its id among all (keys are few).
+func (h *AdminAPIKeys) key(c *fiber.Ctx) (store.APIKey, error) {
+	id, err := pathID(c, "id", "This API key")
+	if err != nil {
+		return store.APIKey{}, err
+	}
+	keys, err := h.Store.APIKeys(c.UserContext())
+	if err != nil {
+		return store.APIKey{}, err
+	}
+	for _, k := range keys {
+		if k.ID == id {
+			return k, nil
+		}
+	}
+	return store.APIKey{}, page.NotFound("This API key")
+}
+
+// ConfirmRevoke asks before revoking a key.
+func (h *AdminAPIKeys) ConfirmRevoke(c *fiber.Ctx) error {
+	k, err := h.key(c)
+	if err != nil {
+		return err
+	}
+	data := views.AdminAPIKeyRevoke{Key: k, CSRF: page.CSRFToken(c)}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Revoke " + k.Name, Page: page.Full(views.AdminAPIKeyRevokeView, data)})
+}
+
+// Revoke stops a key; every replica refuses it within a few seconds.
+func (h *AdminAPIKeys) Revoke(c *fiber.Ctx) error {
+	k, err := h.key(c)
+	if err != nil {
+		return err
+	}
+	if k.Revoked {
+		page.Flash(c, views.FlashInfo, "The key of "+k.Name+" was already revoked.")
+		return page.Redirect(c, "/admin/api-keys")
+	}
+	if err := h.Store.RevokeAPIKey(c.UserContext(), k.ID); err != nil {
+		return notFoundAs(err, "This API key")
+	}
+	page.Flash(c, views.FlashSuccess, "Revoked the key of "+k.Name+": requests with it are refused within a few seconds.")
+	return page.Redirect(c, "/admin/api-keys")
+}

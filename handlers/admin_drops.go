@@ -1,0 +1,395 @@
+package handlers
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/store"
+	"shop/store/dropgate"
+	"shop/views"
+	"shop/web/page"
+)
+
+// AdminDropStore is what the staff drop pages read and write.
+type AdminDropStore interface {
+	AllDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
+	Drop(ctx context.Context, id string) (store.Drop, error)
+	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
+	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
+	VoidTickets(ctx context.Context, dropID string) ([]store.Ticket, error)
+	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
+	PutMail(ctx context.Context, m store.Mail) error
+	ListedClaimed(d store.Drop) bool
+	Now() time.Time
+	Location() *time.Location
+}
+
+// AdminDropGate is this replica's gate: its view of a drop's claims, and
+// forgetting a drop staff changed so that the next claim reads it again.
+type AdminDropGate interface {
+	Stats(id string) dropgate.Stats
+	Forget(id string)
+}
+
+// AdminDrops serves /admin/drops: the list, the new-drop form, a drop's
+// live count and holders, closing early, cancelling, and the CSV.
+type AdminDrops struct {
+	Store AdminDropStore
+	Gate  AdminDropGate
+	Log   *slog.Logger
+}
+
+const (
+	adminDropTicketsPage = 50
+	// dropCancelTimeout bounds a cancellation's voiding and mailing, which
+	// outlives the request's own deadline (a big drop has many holders).
+	dropCancelTimeout = 2 * time.Minute
+	dropMailWorkers   = 8
+	// datetimeLocal is an <input type="datetime-local"> value.
+	datetimeLocal = "2006-01-02T15:04"
+)
+
+func (h *AdminDrops) log() *slog.Logger {
+	if h.Log != nil {
+		return h.Log
+	}
+	return slog.Default()
+}
+
+// newForm is an empty form: opening at the next full hour, for a day, 100
+// tickets, published.
+func (h *AdminDrops) newForm(c *fiber.Ctx) views.AdminDropForm {
+	loc := h.Store.Location()
+	opens := h.Store.Now().In(loc).Truncate(time.Hour).Add(time.Hour)
+	return views.AdminDropForm{
+		Quantity: "100", Opens: opens.Format(datetimeLocal), Closes: opens.AddDate(0, 0, 1).Format(datetimeLocal),
+		Published: true, Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+	}
+}
+
+// List is every drop, newest first, a page at a time, with the form.
+func (h *AdminDrops) List(c *fiber.Ctx) error {
+	return h.renderList(c, fiber.StatusOK, h.newForm(c))
+}
+
+func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropForm) error {
+	drops, err := h.Store.AllDrops(c.UserContext(), adminPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.AdminDrops{Now: h.Store.Now(), Loc: h.Store.Location(), Form: form}
+	for _, d := range drops.Items {
+		data.Drops = append(data.Drops, views.AdminDropRow{Drop: d, Counted: h.Store.ListedClaimed(d)})
+	}
+	if drops.Next != "" {
+		data.NextURL = withQuery("/admin/drops", "after", drops.Next)
+	}
+	partial := views.AdminDropFormView(form)
+	if c.Query("after") != "" {
+		partial = views.AdminDropRows(data)
+	}
+	return page.Render(c, status, page.View{Title: "Drops", Page: page.Full(views.AdminDropsView, data), Partial: partial})
+}
+
+// parseLocal reads a datetime-local value in the shop's time zone.
+func parseLocal(s string, loc *time.Location) (time.Time, bool) {
+	for _, layout := range []string{datetimeLocal, datetimeLocal + ":05"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Create makes a drop from the form. Every field is checked before
+// anything is written: a problem brings the form back with a message at
+// its field and a 422.
+func (h *AdminDrops) Create(c *fiber.Ctx) error {
+	loc := h.Store.Location()
+	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	form := views.AdminDropForm{
+		Title: val("title"), Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
+		Published: c.FormValue("published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+	}
+	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published}
+	if n, err := strconv.Atoi(form.Quantity); err == nil {
+		nd.Quantity = n
+	} else {
+		form.Errors["quantity"] = fmt.Sprintf("The quantity is a whole number from 1 to %d.", store.MaxDropQuantity)
+	}
+	var ok bool
+	if nd.Opens, ok = parseLocal(form.Opens, loc); !ok {
+		form.Errors["opens"] = "Say when the drop opens, as a date and time."
+	}
+	if nd.Closes, ok = parseLocal(form.Closes, loc); !ok {
+		form.Errors["closes"] = "Say when the drop closes, as a date and time."
+	}
+	// The store's own check. It names one field at a time: ask again with
+	// that field made good, so the form shows each field's problem at once
+	// (a parse error above stays its field's message).
+	for range 4 {
+		err := store.ValidateDrop(nd, h.Store.Now())
+		var de *store.DropError
+		if !errors.As(err, &de) {
+			break
+		}
+		if _, seen := form.Errors[de.Field]; !seen {
+			form.Errors[de.Field] = sentence(errors.New(de.Msg))
+		}
+		switch de.Field { // get past this field to find the next one's
+		case "title":
+			nd.Title = "x"
+		case "quantity":
+			nd.Quantity = 1
+		case "opens": // move the window to now, keeping its length
+			now := h.Store.Now()
+			if !nd.Opens.IsZero() && !nd.Closes.IsZero() {
+				nd.Closes = nd.Closes.Add(now.Sub(nd.Opens))
+			}
+			nd.Opens = now
+		case "closes":
+			nd.Closes = nd.Opens.Add(time.Hour)
+		}
+	}
+	if form.Errors.Any() {
+		return h.formAgain(c, form)
+	}
+	d, err := h.Store.CreateDrop(c.UserContext(), nd)
+	var de *store.DropError
+	if errors.As(err, &de) { // the clock moved past the opening meanwhile
+		form.Errors[de.Field] = sentence(errors.New(de.Msg))
+		return h.formAgain(c, form)
+	}
+	if err != nil {
+		return err
+	}
+	h.Gate.Forget(d.ID)
+	page.Flash(c, views.FlashSuccess, "Created the drop “"+d.Title+"”.")
+	return page.Redirect(c, adminDropURL(d.ID))
+}
+
+// formAgain brings the form back with its errors: in place for htmx, on
+// the list for a plain form.
+func (h *AdminDrops) formAgain(c *fiber.Ctx, form views.AdminDropForm) error {
+	if page.IsHTMX(c) {
+		return page.Write(c, fiber.StatusUnprocessableEntity, views.AdminDropFormView(form))
+	}
+	return h.renderList(c, fiber.StatusUnprocessableEntity, form)
+}
+
+func adminDropURL(id string) string { return "/admin/drops/" + id }
+
+// drop reads the drop of the URL; an unknown one is a 404.
+func (h *AdminDrops) drop(c *fiber.Ctx) (store.Drop, error) {
+	id, err := pathID(c, "id", "That drop")
+	if err != nil {
+		return store.Drop{}, err
+	}
+	d, err := h.Store.Drop(c.UserContext(), id)
+	return d, notFoundAs(err, "That drop")
+}
+
+func (h *AdminDrops) live(d store.Drop) views.AdminDropLive {
+	st := h.Gate.Stats(d.ID)
+	return views.AdminDropLive{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(),
+		Stats: views.AdminDropStats{Claims: st.Claims, ClaimsPerSecond: st.ClaimsPerSecond, Rejected: st.Rejected}}
+}
+
+// Show is one drop: its facts, the live count, close and cancel, and its
+// holders in claim order, a page at a time (htmx asks for the next rows).
+func (h *AdminDrops) Show(c *fiber.Ctx) error {
+	return h.renderDrop(c, fiber.StatusOK, "")
+}
+
+func (h *AdminDrops) renderDrop(c *fiber.Ctx, status int, problem string) error {
+	d, err := h.drop(c)
+	if err != nil {
+		return err
+	}
+	tickets, err := h.Store.DropTickets(c.UserContext(), d.ID, adminDropTicketsPage, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: adminDropURL(d.ID) + "/tickets.csv", CSRF: page.CSRFToken(c), Error: problem}
+	if tickets.Next != "" {
+		data.NextURL = withQuery(adminDropURL(d.ID), "after", tickets.Next)
+	}
+	v := page.View{Title: d.Title, Page: page.Full(views.AdminDropView, data)}
+	if c.Query("after") != "" {
+		v.Partial = views.AdminDropTicketRows(data) // "Show more" asks for rows
+	}
+	return page.Render(c, status, v)
+}
+
+// Live is the drop's count and this replica's claims, which htmx asks for
+// every second while the drop can change.
+func (h *AdminDrops) Live(c *fiber.Ctx) error {
+	d, err := h.drop(c)
+	if err != nil {
+		return err
+	}
+	return page.Write(c, fiber.StatusOK, views.AdminDropLiveView(h.live(d)))
+}
+
+// Close closes an open drop early: no claim succeeds after it.
+func (h *AdminDrops) Close(c *fiber.Ctx) error {
+	d, err := h.drop(c)
+	if err != nil {
+		return err
+	}
+	err = h.Store.SetDropStatus(c.UserContext(), d.ID, store.DropClosed)
+	h.Gate.Forget(d.ID)
+	if errors.Is(err, store.ErrConflict) {
+		return h.renderDrop(c, fiber.StatusConflict, "This drop was already closed or cancelled; nothing changed.")
+	}
+	if err != nil {
+		return err
+	}
+	page.Flash(c, views.FlashSuccess, "Closed “"+d.Title+"” early: no more tickets are handed out.")
+	return page.Redirect(c, adminDropURL(d.ID))
+}
+
+// Cancel cancels a drop, voids its tickets and mails each customer who
+// held one (API clients are told by their own systems). The mail's id is
+// one per drop and holder, so cancelling a drop that is already cancelled
+// finishes a cancellation cut short (voids what is left, mails who was
+// not mailed) and mails nobody twice.
+func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
+	d, err := h.drop(c)
+	if err != nil {
+		return err
+	}
+	// Voiding and mailing outlive the request's deadline: a big drop has
+	// many holders.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), dropCancelTimeout)
+	defer cancel()
+	err = h.Store.SetDropStatus(ctx, d.ID, store.DropCancelled)
+	h.Gate.Forget(d.ID)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		if now, rerr := h.Store.Drop(ctx, d.ID); rerr != nil || now.Status != store.DropCancelled {
+			return h.renderDrop(c, fiber.StatusConflict, "This drop was closed early, so it can no longer be cancelled.")
+		}
+	case err != nil:
+		return err
+	}
+	tickets, err := h.Store.VoidTickets(ctx, d.ID)
+	if err != nil {
+		return fmt.Errorf("cancel drop %s: void tickets: %w", d.ID, err)
+	}
+	mailed, err := h.mailHolders(ctx, d, tickets)
+	if err != nil {
+		return fmt.Errorf("cancel drop %s: mail holders: %w", d.ID, err)
+	}
+	h.log().Info("drop cancelled", "drop", d.ID, "void", len(tickets), "mailed", mailed, "request_id", page.RequestID(c))
+	page.Flash(c, views.FlashSuccess, fmt.Sprintf("Cancelled “%s”: %d tickets void, %d holders mailed.", d.Title, len(tickets), mailed))
+	return page.Redirect(c, adminDropURL(d.ID))
+}
+
+// mailHolders puts a cancellation mail into the outbox for each ticket a
+// customer held, a few at once; a mail put before (an earlier try) counts
+// as sent. It returns how many holders have their mail.
+func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []store.Ticket) (int, error) {
+	var mailed atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(dropMailWorkers)
+	now := h.Store.Now()
+	loc := h.Store.Location()
+	for _, t := range tickets {
+		if t.CustomerID == "" {
+			continue // an API client's: no email here
+		}
+		g.Go(func() error {
+			cust, err := h.Store.Customer(ctx, t.CustomerID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil // the account is gone
+			}
+			if err != nil {
+				return err
+			}
+			err = h.Store.PutMail(ctx, dropCancelledMail(d, t, cust, now, loc))
+			if err != nil && !errors.Is(err, store.ErrConflict) {
+				return err
+			}
+			mailed.Add(1)
+			return nil
+		})
+	}
+	err := g.Wait()
+	return int(mailed.Load()), err
+}
+
+func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now time.Time, loc *time.Location) store.Mail {
+	claimed := t.CreatedAt.In(loc).Format("2 January 2006 at 15:04 MST")
+	return store.Mail{
+		ID: store.DropCancelMailID(d.ID, t.Client), To: cust.Email, Kind: store.MailDropCancelled,
+		Subject:    fmt.Sprintf("The drop “%s” was cancelled", d.Title),
+		Text:       fmt.Sprintf("Hello %s,\n\nWe are sorry: the drop “%s” was cancelled, and the ticket you claimed on %s is void.\n\nFika & Field\n", cust.Name, d.Title, claimed),
+		CustomerID: cust.ID, CreatedAt: now, Status: store.MailPending,
+	}
+}
+
+var dropTicketsCSVHeader = []string{"drop_id", "drop_title", "claimed_at", "client", "customer_id", "status"}
+
+func dropTicketCSVRecord(d store.Drop, t store.Ticket) []string {
+	return []string{d.ID, csvText(d.Title), t.CreatedAt.UTC().Format(orderCSVStamp), csvText(t.Client), t.CustomerID, string(t.Status)}
+}
+
+// CSV streams the drop's holders in claim order, a page of the store at a
+// time, as the orders export does: the first page is read before the
+// answer starts, and a failure later ends the file with a line saying so.
+func (h *AdminDrops) CSV(c *fiber.Ctx) error {
+	d, err := h.drop(c)
+	if err != nil {
+		return err
+	}
+	first, ferr := h.Store.DropTickets(c.UserContext(), d.ID, csvPageSize, "")
+	if ferr != nil {
+		return ferr
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), csvTimeout)
+	log, requestID := h.log(), page.RequestID(c)
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="drop-`+d.ID+`-tickets.csv"`)
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
+	c.Status(fiber.StatusOK)
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
+		defer cancel()
+		w := csv.NewWriter(bw)
+		_ = w.Write(dropTicketsCSVHeader)
+		batch := first
+		for {
+			for _, t := range batch.Items {
+				_ = w.Write(dropTicketCSVRecord(d, t))
+			}
+			w.Flush()
+			if w.Error() != nil || bw.Flush() != nil {
+				return // the client went away
+			}
+			if batch.Next == "" {
+				return
+			}
+			var err error
+			if batch, err = h.Store.DropTickets(ctx, d.ID, csvPageSize, batch.Next); err != nil {
+				log.Error("drop tickets export cut short", "request_id", requestID, "drop", d.ID, "err", err)
+				_ = w.Write([]string{"# INCOMPLETE: the export stopped early; download it again (request " + requestID + ")"})
+				w.Flush()
+				_ = bw.Flush()
+				return
+			}
+		}
+	})
+	return nil
+}

@@ -1,0 +1,283 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+)
+
+// APIDropStore is what the drops API writes and lists in DynamoDB.
+type APIDropStore interface {
+	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
+	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
+}
+
+// APIDropGate answers claims and counts from memory when it can (the
+// process's one *dropgate.Gate, shared with the customers' pages).
+type APIDropGate interface {
+	Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error)
+	Allow(client string) bool
+	Count(ctx context.Context, id string) (store.Drop, error)
+}
+
+// APIDrops serves /api/v1/drops: other systems make drops and claim
+// tickets for their own clients.
+type APIDrops struct {
+	Store APIDropStore
+	Gate  APIDropGate
+	// Now is the clock new drops are checked against; time.Now if nil.
+	Now func() time.Time
+}
+
+func (h *APIDrops) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// Bounds of the API's inputs.
+const (
+	apiClientMax       = 64
+	apiTicketsDefault  = 100
+	apiTicketsMaxLimit = 1000
+)
+
+// APIDrop is a drop as the API shows it.
+type APIDrop struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Quantity int       `json:"quantity"`
+	Claimed  int       `json:"claimed"`
+	Status   string    `json:"status"`
+	Opens    time.Time `json:"opens"`
+	Closes   time.Time `json:"closes"`
+}
+
+// APITicket is a ticket as the API shows it.
+type APITicket struct {
+	Drop    string    `json:"drop"`
+	Client  string    `json:"client"`
+	Created time.Time `json:"created"`
+	Status  string    `json:"status"`
+}
+
+// APITickets is a page of a drop's tickets in claim order; Next is the
+// cursor of the page after it, empty on the last page.
+type APITickets struct {
+	Tickets []APITicket `json:"tickets"`
+	Next    string      `json:"next"`
+}
+
+// APIDropStatus is a drop's state now: upcoming, open, sold_out, closed or
+// cancelled.
+func APIDropStatus(d store.Drop, now time.Time) string {
+	why := d.Why(now)
+	switch {
+	case why == nil:
+		return "open"
+	case errors.Is(why, store.ErrDropNotOpen):
+		return "upcoming"
+	}
+	return store.ClaimReason(why)
+}
+
+func apiDropOf(d store.Drop, now time.Time) APIDrop {
+	return APIDrop{ID: d.ID, Title: d.Title, Quantity: d.Quantity, Claimed: d.Claimed, Status: APIDropStatus(d, now),
+		Opens: d.Opens.UTC(), Closes: d.Closes.UTC()}
+}
+
+func apiTicketOf(t store.Ticket) APITicket {
+	return APITicket{Drop: t.DropID, Client: t.Client, Created: t.CreatedAt.UTC(), Status: string(t.Status)}
+}
+
+// APIDropOwner is the owner of the drops a key makes.
+func APIDropOwner(keyName string) string { return "api:" + keyName }
+
+// apiDropInput is the body of POST /api/v1/drops. Times are strings so
+// that a malformed one is named in the answer.
+type apiDropInput struct {
+	Title    string `json:"title"`
+	Quantity int    `json:"quantity"`
+	Opens    string `json:"opens"`
+	Closes   string `json:"closes"`
+}
+
+func apiTime(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil // ValidateDrop says it is missing
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, apiBadRequest(field, field+": not an RFC 3339 time like 2026-05-01T10:00:00Z")
+	}
+	return t, nil
+}
+
+// Create makes a drop owned by the key, not published: 201 with the drop,
+// or 400 naming the field at fault, with nothing written.
+func (h *APIDrops) Create(c *fiber.Ctx) error {
+	var in apiDropInput
+	if err := apiDecode(c, &in); err != nil {
+		return err
+	}
+	opens, err := apiTime("opens", in.Opens)
+	if err != nil {
+		return err
+	}
+	closes, err := apiTime("closes", in.Closes)
+	if err != nil {
+		return err
+	}
+	nd := store.NewDrop{Title: in.Title, Quantity: in.Quantity, Opens: opens, Closes: closes,
+		Owner: APIDropOwner(APIKeyOf(c).Name)}
+	if err := store.ValidateDrop(nd, h.now()); err != nil {
+		return apiDropError(err)
+	}
+	d, err := h.Store.CreateDrop(c.UserContext(), nd)
+	if err != nil {
+		return apiDropError(err)
+	}
+	c.Location("/api/v1/drops/" + d.ID)
+	return c.Status(fiber.StatusCreated).JSON(apiDropOf(d, h.now()))
+}
+
+func apiDropError(err error) error {
+	var de *store.DropError
+	if errors.As(err, &de) {
+		return apiBadRequest(de.Field, de.Error())
+	}
+	return err
+}
+
+// apiDropID reads the drop's id from the path: 404 when it cannot be one.
+func apiDropID(c *fiber.Ctx) (string, error) {
+	id := c.Params("id")
+	if !store.ValidID(id) {
+		return "", apiNotFound("the drop")
+	}
+	return id, nil
+}
+
+// apiDrop is the drop as this replica's gate knows it: its count at most a
+// refresh (about a second) behind DynamoDB.
+func (h *APIDrops) apiDrop(c *fiber.Ctx) (store.Drop, error) {
+	id, err := apiDropID(c)
+	if err != nil {
+		return store.Drop{}, err
+	}
+	d, err := h.Gate.Count(c.UserContext(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Drop{}, apiNotFound("the drop")
+	}
+	return d, err
+}
+
+// Show answers the drop with its live count, from the gate's memory.
+func (h *APIDrops) Show(c *fiber.Ctx) error {
+	d, err := h.apiDrop(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(apiDropOf(d, h.now()))
+}
+
+// ValidAPIClient reports whether s can be a client id of the API: 1 to 64
+// letters, digits, '-', '_', '.' and ':'.
+func ValidAPIClient(s string) bool {
+	if len(s) == 0 || len(s) > apiClientMax {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9', ch == '-', ch == '_', ch == '.', ch == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Claim claims a ticket for one of the key's clients: 201 with the ticket;
+// 409 with the reason a claim was refused; 429 when the client claims more
+// than the gate allows a second.
+func (h *APIDrops) Claim(c *fiber.Ctx) error {
+	id, err := apiDropID(c)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Client string `json:"client"`
+	}
+	if err := apiDecode(c, &in); err != nil {
+		return err
+	}
+	if !ValidAPIClient(in.Client) {
+		return apiBadRequest("client", fmt.Sprintf("client: 1 to %d letters, digits, '-', '_', '.' and ':'", apiClientMax))
+	}
+	client := APIKeyOf(c).Name + ":" + in.Client
+	if !h.Gate.Allow(client) {
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return &APIError{Status: fiber.StatusTooManyRequests, Reason: ReasonRateLimited,
+			Message: "this client claims too often; wait a second"}
+	}
+	d, err := h.apiDrop(c)
+	if err != nil {
+		return err
+	}
+	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title})
+	if reason := store.ClaimReason(err); reason != "" {
+		return &APIError{Status: fiber.StatusConflict, Reason: reason, Message: err.Error()}
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return apiNotFound("the drop")
+	case errors.Is(err, store.ErrClaimContended):
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return &APIError{Status: fiber.StatusServiceUnavailable, Reason: ReasonBusy, Message: "the drop is busy; try again", Err: err}
+	case err != nil:
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(apiTicketOf(t))
+}
+
+// Tickets lists a drop's tickets in claim order, a page at a time, to the
+// key that made the drop.
+func (h *APIDrops) Tickets(c *fiber.Ctx) error {
+	d, err := h.apiDrop(c)
+	if err != nil {
+		return err
+	}
+	limit := apiTicketsDefault
+	if s := c.Query("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > apiTicketsMaxLimit {
+			return apiBadRequest("limit", fmt.Sprintf("limit: a whole number from 1 to %d", apiTicketsMaxLimit))
+		}
+		limit = n
+	}
+	if d.Owner != APIDropOwner(APIKeyOf(c).Name) {
+		return &APIError{Status: fiber.StatusForbidden, Reason: ReasonForbidden,
+			Message: "only the key that made a drop (by its name) lists its tickets"}
+	}
+	after := strings.TrimSpace(c.Query("after"))
+	page, err := h.Store.DropTickets(c.UserContext(), d.ID, limit, after)
+	if errors.Is(err, store.ErrBadCursor) {
+		return apiBadRequest("after", "after: this cursor is not one this list gave")
+	}
+	if err != nil {
+		return err
+	}
+	out := APITickets{Tickets: make([]APITicket, 0, len(page.Items)), Next: page.Next}
+	for _, t := range page.Items {
+		out.Tickets = append(out.Tickets, apiTicketOf(t))
+	}
+	return c.JSON(out)
+}

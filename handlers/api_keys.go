@@ -1,0 +1,165 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+)
+
+// APIKeyStore is what the API's key cache reads.
+type APIKeyStore interface {
+	APIKeys(ctx context.Context) ([]store.APIKey, error)
+}
+
+// APIKeys checks the API's bearer keys against an in-memory copy of the
+// keys that are not revoked, reloaded every few seconds: a revoked key
+// stops working on every replica within one interval. Only hashes are
+// held and compared; secrets never are.
+type APIKeys struct {
+	store APIKeyStore
+	every time.Duration
+	log   *slog.Logger
+
+	mu  sync.Mutex // one load at a time
+	set atomic.Pointer[apiKeySet]
+}
+
+type apiKeySet struct {
+	byHash map[string]store.APIKey
+	at     time.Time
+}
+
+// NewAPIKeys returns a key cache reloaded every interval (3 s if zero).
+func NewAPIKeys(st APIKeyStore, every time.Duration, log *slog.Logger) *APIKeys {
+	if every <= 0 {
+		every = 3 * time.Second
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &APIKeys{store: st, every: every, log: log}
+}
+
+// missReload is how old the copy must be before an unknown key makes it
+// reload at once: a key made a moment ago works within a quarter of a
+// second, and guessing keys costs at most four reads a second.
+func (k *APIKeys) missReload() time.Duration { return min(250*time.Millisecond, k.every) }
+
+// maxAge is how old a copy may grow while reloads fail before no key is
+// believed any more.
+func (k *APIKeys) maxAge() time.Duration { return max(30*time.Second, 10*k.every) }
+
+// Load reads the keys now.
+func (k *APIKeys) Load(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.loadLocked(ctx)
+}
+
+func (k *APIKeys) loadLocked(ctx context.Context) error {
+	at := time.Now()
+	keys, err := k.store.APIKeys(ctx)
+	if err != nil {
+		return err
+	}
+	set := &apiKeySet{byHash: make(map[string]store.APIKey, len(keys)), at: at}
+	for _, key := range keys {
+		if !key.Revoked {
+			set.byHash[key.ID] = key
+		}
+	}
+	k.set.Store(set)
+	return nil
+}
+
+// reload loads again unless another request did since seen was read.
+func (k *APIKeys) reload(ctx context.Context, seen *apiKeySet) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.set.Load() != seen {
+		return nil
+	}
+	return k.loadLocked(ctx)
+}
+
+// Run reloads the keys every interval until ctx ends.
+func (k *APIKeys) Run(ctx context.Context) {
+	if err := k.Load(ctx); err != nil && ctx.Err() == nil {
+		k.log.Warn("load API keys", "err", err)
+	}
+	t := time.NewTicker(k.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := k.Load(ctx); err != nil && ctx.Err() == nil {
+				k.log.Warn("reload API keys", "err", err)
+			}
+		}
+	}
+}
+
+// lookup finds the key whose secret hashes to hash.
+func (k *APIKeys) lookup(ctx context.Context, hash string) (store.APIKey, bool, error) {
+	set := k.set.Load()
+	if set != nil && time.Since(set.at) < k.maxAge() {
+		if key, ok := set.byHash[hash]; ok {
+			return key, true, nil
+		}
+		if time.Since(set.at) < k.missReload() {
+			return store.APIKey{}, false, nil
+		}
+	}
+	if err := k.reload(ctx, set); err != nil {
+		if set == nil || time.Since(set.at) >= k.maxAge() {
+			return store.APIKey{}, false, err
+		}
+		k.log.Warn("reload API keys", "err", err)
+		return store.APIKey{}, false, nil
+	}
+	key, ok := k.set.Load().byHash[hash]
+	return key, ok, nil
+}
+
+type apiKeyLocal struct{}
+
+// Require answers 401 to a request without a valid key (Authorization:
+// Bearer <secret>) and otherwise notes the key for the handlers.
+func (k *APIKeys) Require() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		scheme, secret, _ := strings.Cut(strings.TrimSpace(c.Get(fiber.HeaderAuthorization)), " ")
+		secret = strings.TrimSpace(secret)
+		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="shop"`)
+			return &APIError{Status: fiber.StatusUnauthorized, Reason: ReasonUnauthorized,
+				Message: "send an API key: Authorization: Bearer <key>"}
+		}
+		key, ok, err := k.lookup(c.UserContext(), store.HashAPIKey(secret))
+		if err != nil {
+			return &APIError{Status: fiber.StatusServiceUnavailable, Reason: ReasonUnavailable,
+				Message: "the API keys cannot be checked just now; try again in a moment", Err: err}
+		}
+		if !ok {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="shop", error="invalid_token"`)
+			return &APIError{Status: fiber.StatusUnauthorized, Reason: ReasonUnauthorized,
+				Message: "this API key is unknown or revoked"}
+		}
+		c.Locals(apiKeyLocal{}, key)
+		return c.Next()
+	}
+}
+
+// APIKeyOf is the key a request of the API came with.
+func APIKeyOf(c *fiber.Ctx) store.APIKey {
+	k, _ := c.Locals(apiKeyLocal{}).(store.APIKey)
+	return k
+}

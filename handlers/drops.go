@@ -1,0 +1,278 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views"
+	"shop/web/page"
+)
+
+// DropStore is what the customer's drop pages read from the table.
+type DropStore interface {
+	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
+	Ticket(ctx context.Context, dropID, client string) (store.Ticket, error)
+	CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Ticket], error)
+	Now() time.Time
+	Location() *time.Location
+}
+
+// DropGate answers claims and counts from this replica's memory, asking
+// DynamoDB only when it must (*dropgate.Gate).
+type DropGate interface {
+	Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error)
+	Count(ctx context.Context, id string) (store.Drop, error)
+	Allow(client string) bool
+}
+
+const (
+	dropsPageSize   = 12
+	ticketsPageSize = 20
+)
+
+// Drops serves /drops, a drop's page, its live count, the claim, and the
+// customer's tickets.
+type Drops struct {
+	Store DropStore
+	Gate  DropGate
+}
+
+// published reads a drop through the gate (memory, after its first read);
+// a drop nobody published (an API client's) is a 404 here, as is an
+// unknown one.
+func (h *Drops) published(ctx context.Context, id string) (store.Drop, error) {
+	d, err := h.Gate.Count(ctx, id)
+	if err != nil {
+		return store.Drop{}, notFoundAs(err, "That drop")
+	}
+	if !d.Published {
+		return store.Drop{}, page.NotFound("That drop")
+	}
+	return d, nil
+}
+
+// List is the published drops that are open or coming, by opening time;
+// the open ones with their live count from the gate.
+func (h *Drops) List(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	drops, err := h.Store.PublishedDrops(ctx, dropsPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	now := h.Store.Now()
+	data := views.DropsPage{Now: now, Loc: h.Store.Location()}
+	for _, d := range drops.Items {
+		switch views.PhaseOf(d, now) {
+		case views.PhaseClosed, views.PhaseCancelled:
+			continue // over early: not on the list
+		case views.PhaseOpen, views.PhaseSoldOut:
+			if live, err := h.Gate.Count(ctx, d.ID); err == nil {
+				d = live
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			if p := views.PhaseOf(d, now); p == views.PhaseClosed || p == views.PhaseCancelled {
+				continue
+			}
+		}
+		data.Drops = append(data.Drops, d)
+	}
+	if drops.Next != "" {
+		data.NextURL = withQuery("/drops", "after", drops.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Drops", Page: page.Full(views.DropsView, data), Partial: views.DropCards(data)})
+}
+
+// claimArea is the claim area of a drop for this visit: the customer's
+// ticket if they have one. A visitor gets a sign-in link and no session.
+func (h *Drops) claimArea(c *fiber.Ctx, d store.Drop) (views.DropClaim, error) {
+	v := page.Viewer(c)
+	area := views.DropClaim{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(), SignedIn: v.SignedIn()}
+	if !v.SignedIn() {
+		return area, nil
+	}
+	area.CSRF = page.CSRFToken(c)
+	t, err := h.Store.Ticket(c.UserContext(), d.ID, v.ID)
+	switch {
+	case err == nil:
+		area.Ticket = &t
+	case !errors.Is(err, store.ErrNotFound):
+		return area, err
+	}
+	return area, nil
+}
+
+// areaOf reads the drop of the URL (through the gate) and this visit's
+// claim area of it.
+func (h *Drops) areaOf(c *fiber.Ctx) (views.DropClaim, error) {
+	id, err := pathID(c, "id", "That drop")
+	if err != nil {
+		return views.DropClaim{}, err
+	}
+	d, err := h.published(c.UserContext(), id)
+	if err != nil {
+		return views.DropClaim{}, err
+	}
+	return h.claimArea(c, d)
+}
+
+func dropView(area views.DropClaim) page.View {
+	data := views.DropPage{Live: views.DropLive{Drop: area.Drop, Now: area.Now}, Claim: area}
+	return page.View{Title: area.Drop.Title, Page: page.Full(views.DropView, data)}
+}
+
+// Show is a drop's page: the countdown to its opening or what is left,
+// and the claim area.
+func (h *Drops) Show(c *fiber.Ctx) error {
+	area, err := h.areaOf(c)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, dropView(area))
+}
+
+// ClaimArea is the claim area alone, which htmx fetches at the opening
+// (the Claim button appears without a reload) and when the live count
+// finds the drop over; without htmx it is the drop's page.
+func (h *Drops) ClaimArea(c *fiber.Ctx) error {
+	area, err := h.areaOf(c)
+	if err != nil {
+		return err
+	}
+	v := dropView(area)
+	v.Partial = views.DropClaimView(area)
+	return page.Render(c, fiber.StatusOK, v)
+}
+
+// Count is the live part of a drop's page: the countdown, then what is
+// left. It is served before the session middleware (no cookie is read or
+// set) and answers from the gate's memory: no DynamoDB request once this
+// replica knows the drop. The answer that first finds the drop over tells
+// the page (HX-Trigger drop-final) so that its claim area catches up.
+func (h *Drops) Count(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That drop")
+	if err != nil {
+		return err
+	}
+	d, err := h.published(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	live := views.DropLive{Drop: d, Now: h.Store.Now()}
+	if live.Phase().Final() && page.IsHTMX(c) {
+		c.Set("HX-Trigger", "drop-final")
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=1")
+	c.Vary("HX-Request")
+	c.Status(fiber.StatusOK)
+	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
+	return views.DropLiveView(live).Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// claimRefusal is the status and message of a refused claim.
+func claimRefusal(err error) (int, string, bool) {
+	switch {
+	case errors.Is(err, store.ErrAlreadyClaimed):
+		return fiber.StatusConflict, "This drop's ticket is already yours: one per customer.", true
+	case errors.Is(err, store.ErrSoldOut):
+		return fiber.StatusConflict, "Sold out: every ticket was claimed before yours.", true
+	case errors.Is(err, store.ErrDropNotOpen):
+		return fiber.StatusUnprocessableEntity, "This drop is not open yet: claim when the countdown ends.", true
+	case errors.Is(err, store.ErrDropClosed):
+		return fiber.StatusUnprocessableEntity, "This drop is closed: no more tickets are handed out.", true
+	case errors.Is(err, store.ErrDropCancelled):
+		return fiber.StatusUnprocessableEntity, "This drop was cancelled.", true
+	case errors.Is(err, store.ErrClaimContended):
+		return fiber.StatusConflict, "The drop is very busy right now: try again in a moment.", true
+	}
+	return 0, "", false
+}
+
+// Claim claims the customer's ticket through the gate. htmx gets the claim
+// area back: 200 with the ticket, or 409/422 saying why not (already
+// yours, sold out, not open yet, closed, cancelled), 429 when claiming too
+// fast. A plain form goes back to the drop's page with a flash. A visitor
+// is sent to sign in and back to the drop.
+func (h *Drops) Claim(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That drop")
+	if err != nil {
+		return err
+	}
+	back := "/drops/" + id
+	if !page.Viewer(c).SignedIn() {
+		page.Flash(c, views.FlashInfo, "Sign in or create an account to claim a ticket.")
+	}
+	v, err := signedInFor(c, back)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	ctx := c.UserContext()
+	d, err := h.published(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !h.Gate.Allow(v.ID) {
+		area, err := h.claimArea(c, d)
+		if err != nil {
+			return err
+		}
+		area.Error = "Too many claims at once: wait a second and try again."
+		return h.answerClaim(c, fiber.StatusTooManyRequests, area, back)
+	}
+	t, claimErr := h.Gate.Claim(ctx, store.ClaimRequest{DropID: id, Client: v.ID, CustomerID: v.ID, DropTitle: d.Title})
+	status, msg, refused := claimRefusal(claimErr)
+	if claimErr != nil && !refused {
+		return notFoundAs(claimErr, "That drop")
+	}
+	// The drop as the gate knows it now (a refusal taught it something).
+	if now, err := h.Gate.Count(ctx, id); err == nil {
+		d = now
+	}
+	area := views.DropClaim{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(), SignedIn: true, CSRF: page.CSRFToken(c)}
+	if claimErr == nil {
+		area.Ticket, area.Notice = &t, "Claimed! The ticket is yours."
+		return h.answerClaim(c, fiber.StatusOK, area, back)
+	}
+	area.Error = msg
+	if errors.Is(claimErr, store.ErrAlreadyClaimed) {
+		if mine, err := h.Store.Ticket(ctx, id, v.ID); err == nil {
+			area.Ticket = &mine
+		}
+	}
+	return h.answerClaim(c, status, area, back)
+}
+
+// answerClaim swaps the claim area for htmx, or goes back to the drop's
+// page with the outcome as a flash.
+func (h *Drops) answerClaim(c *fiber.Ctx, status int, area views.DropClaim, back string) error {
+	if page.IsHTMX(c) {
+		return page.Write(c, status, views.DropClaimView(area))
+	}
+	if area.Error != "" {
+		page.Flash(c, views.FlashError, area.Error)
+	} else {
+		page.Flash(c, views.FlashSuccess, area.Notice)
+	}
+	return page.Redirect(c, back)
+}
+
+// Tickets is the customer's tickets, newest first, a page at a time.
+func (h *Drops) Tickets(c *fiber.Ctx) error {
+	v, err := signedInFor(c, "/tickets")
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	tickets, err := h.Store.CustomerTickets(c.UserContext(), v.ID, ticketsPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.TicketsPage{Tickets: tickets.Items, Loc: h.Store.Location()}
+	if tickets.Next != "" {
+		data.NextURL = withQuery("/tickets", "after", tickets.Next)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Your tickets", Page: page.Full(views.TicketsView, data), Partial: views.TicketRows(data)})
+}
