@@ -59,8 +59,13 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.seedDue(t, 3, today, func(s *store.Subscription) { s.Card = declined })
+	// And one of Ada's, who then finds its receipt on /receipts.
+	ada := s.customerID(t, demo.CustomerEmail)
+	h.seedDue(t, 1, today, func(s *store.Subscription) {
+		s.AccountID, s.Email, s.ProductName = ada, demo.CustomerEmail, "Journey Beans 250 g"
+	})
 	h.delay.Store(int64(250 * time.Millisecond))
-	wantCharged := 60 + len(demoDue.Items)
+	wantCharged := 61 + len(demoDue.Items)
 
 	ctx, shot := newChromium(t)
 	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
@@ -197,6 +202,32 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 		}
 		_ = os.WriteFile(filepath.Join(dir, "j7b-mail-html.png"), png, 0o644)
 	}
+
+	// The customer sees the new receipt.
+	do("staff sign out", chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")))
+	do("Ada signs in and opens her receipts",
+		chromedp.Navigate(s.base+"/login"),
+		chromedp.WaitVisible(sel("login-form")),
+		chromedp.SendKeys(sel("field-email"), demo.CustomerEmail),
+		chromedp.SendKeys(sel("field-password"), demo.CustomerPassword),
+		chromedp.Click(sel("login-submit")),
+		chromedp.WaitVisible(sel("viewer-name")),
+		chromedp.Navigate(s.base+"/receipts"),
+		chromedp.WaitVisible(sel("receipts")),
+	)
+	if got := text(`[data-testid="receipt-row"][data-kind="receipt"]`); !strings.Contains(got, "Journey Beans 250 g") {
+		t.Fatalf("Ada's newest receipt: %q", got)
+	}
+	shot("j8-customer-receipt")
+	do("Ada signs out, staff again",
+		chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")),
+		chromedp.Navigate(s.base+"/login"),
+		chromedp.WaitVisible(sel("login-form")),
+		chromedp.SendKeys(sel("field-email"), demo.StaffEmail),
+		chromedp.SendKeys(sel("field-password"), demo.StaffPassword),
+		chromedp.Click(sel("login-submit")),
+		chromedp.WaitVisible(sel("viewer-name")),
+	)
 
 	// Without JavaScript: a run goes (a reminders run of another replica,
 	// recorded in the table); the console reloads itself every 2 s, and
