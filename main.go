@@ -418,6 +418,12 @@ func run(ctx context.Context, args []string) error {
 	case "seed":
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		log.Info("demo data", "loaded_now", loaded, "table", cfg.table)
+		if err != nil || loaded {
+			return err
+		}
+		// Run again on a demo shop: bring its dates up to today.
+		moved, err := demo.Refresh(ctx, st)
+		log.Info("demo dates brought up to today", "subscriptions", moved)
 		return err
 	case "seed subscriptions":
 		due, _ := store.ParseDate(cfg.due)

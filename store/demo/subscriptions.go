@@ -185,3 +185,43 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 	}
 	return nil
 }
+
+// Refresh brings a demo shop loaded days ago up to today: a demo
+// customer's subscription whose payment (or retry) date has passed without
+// the jobs running is due today again, as on the day the demo was loaded,
+// so "Run now" has real work and nothing falls out of the catch-up window.
+// Each change is a versioned write; what the jobs already moved is left.
+func Refresh(ctx context.Context, st *store.Store) (moved int, err error) {
+	today := st.Today()
+	for _, email := range []string{CustomerEmail, "henrik@fikafield.example", "samaneh@fikafield.example"} {
+		cred, err := st.CredentialsByEmail(ctx, email)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return moved, err
+		}
+		subs, err := st.Subscriptions(ctx, cred.CustomerID)
+		if err != nil {
+			return moved, err
+		}
+		for _, s := range subs {
+			next := s
+			switch {
+			case s.Status == store.SubscriptionActive && !s.Ending() && s.NextPaymentDate.Before(today):
+				next.PaymentDay = today.Day()
+				next.NextPaymentDate = today
+				next.NextReminderDate, next.Intent = time.Time{}, nil
+			case s.Status == store.SubscriptionPastDue && s.RetryDate.Before(today):
+				next.RetryDate, next.Intent = today, nil
+			default:
+				continue
+			}
+			if _, err := st.UpdateSubscription(ctx, next); err != nil && !errors.Is(err, store.ErrConflict) {
+				return moved, err
+			}
+			moved++
+		}
+	}
+	return moved, nil
+}
