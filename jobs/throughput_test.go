@@ -94,9 +94,10 @@ func rawChargeRequests(t *testing.T, ctx context.Context, b *billing, n, concurr
 	now := b.clock.Now()
 	for i := range subs {
 		id := store.NewID()
+		// In the same indexes as the job's subscriptions, the reminder's too.
 		subs[i] = store.Subscription{ID: id, AccountID: "raw" + id, ProductID: "beans", ProductName: "Fika beans",
 			MonthlyPrice: eur(990), PeriodMonths: 1, PaymentDay: 15, Status: store.SubscriptionActive, Card: b.good,
-			NextPaymentDate: day("2026-05-15"), CreatedAt: now, Version: 1}
+			NextPaymentDate: day("2026-05-15"), NextReminderDate: day("2026-05-08"), CreatedAt: now, Version: 1}
 	}
 	seed := make([]store.Subscriber, n)
 	for i, s := range subs {
