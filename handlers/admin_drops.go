@@ -59,6 +59,8 @@ const (
 	dropMailWorkers   = 8
 	// datetimeLocal is an <input type="datetime-local"> value.
 	datetimeLocal = "2006-01-02T15:04"
+	// defaultRedeemHours: a product drop's ticket buys within 48 hours.
+	defaultRedeemHours = "48"
 )
 
 func (h *AdminDrops) log() *slog.Logger {
@@ -75,7 +77,7 @@ func (h *AdminDrops) newForm(c *fiber.Ctx) views.AdminDropForm {
 	opens := h.Store.Now().In(loc).Truncate(time.Hour).Add(time.Hour)
 	return views.AdminDropForm{
 		Quantity: "100", Opens: opens.Format(datetimeLocal), Closes: opens.AddDate(0, 0, 1).Format(datetimeLocal),
-		Published: true, Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+		RedeemHours: defaultRedeemHours, Published: true, Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
 	}
 }
 
@@ -121,9 +123,26 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
 	form := views.AdminDropForm{
 		Title: val("title"), Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
+		ProductID: val("product_id"), Price: val("price"), RedeemHours: val("redeem_hours"),
 		Published: c.FormValue("published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
 	}
-	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published}
+	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published, StaffID: page.Viewer(c).ID}
+	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
+		nd.ProductID = form.ProductID
+		if form.RedeemHours == "" {
+			form.RedeemHours = defaultRedeemHours
+		}
+		if hours, err := strconv.Atoi(form.RedeemHours); err == nil {
+			nd.RedeemWithin = time.Duration(hours) * time.Hour
+		} else {
+			form.Errors["redeem"] = "Say in whole hours how long a ticket buys the product, like 48."
+		}
+		if m, err := store.ParseMoney(form.Price, store.DefaultCurrency); err == nil {
+			nd.Price = m
+		} else {
+			form.Errors["price"] = "Give the drop's price, like 12.50."
+		}
+	}
 	if n, err := strconv.Atoi(form.Quantity); err == nil {
 		nd.Quantity = n
 	} else {
@@ -139,7 +158,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	// The store's own check. It names one field at a time: ask again with
 	// that field made good, so the form shows each field's problem at once
 	// (a parse error above stays its field's message).
-	for range 4 {
+	for range 8 {
 		err := store.ValidateDrop(nd, h.Store.Now())
 		var de *store.DropError
 		if !errors.As(err, &de) {
@@ -161,6 +180,12 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 			nd.Opens = now
 		case "closes":
 			nd.Closes = nd.Opens.Add(time.Hour)
+		case "product":
+			nd.ProductID = ""
+		case "price":
+			nd.Price = store.Money{Amount: 1, Currency: store.DefaultCurrency}
+		case "redeem":
+			nd.RedeemWithin = store.DefaultRedeemWithin
 		}
 	}
 	if form.Errors.Any() {
@@ -168,7 +193,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	}
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
 	var de *store.DropError
-	if errors.As(err, &de) { // the clock moved past the opening meanwhile
+	if errors.As(err, &de) { // the clock moved past the opening, no such product, too little stock
 		form.Errors[de.Field] = sentence(errors.New(de.Msg))
 		return h.formAgain(c, form)
 	}

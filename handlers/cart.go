@@ -19,6 +19,7 @@ type CartStore interface {
 	AddToCart(ctx context.Context, owner string, p store.Product, qty int) error
 	SetCartQuantity(ctx context.Context, owner, productID string, qty int) error
 	RemoveFromCart(ctx context.Context, owner, productID string) error
+	RemoveTicketFromCart(ctx context.Context, owner, dropID string) error
 }
 
 // Cart serves /cart: visitors and customers alike; a customer's cart lives
@@ -101,7 +102,7 @@ func hasLine(cart store.Cart, productID string) bool { return lineQty(cart, prod
 
 func lineQty(cart store.Cart, productID string) int {
 	for _, l := range cart.Lines {
-		if l.ProductID == productID {
+		if l.ProductID == productID && l.DropID == "" { // a ticket's unit is set aside already
 			return l.Quantity
 		}
 	}
@@ -158,13 +159,23 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 
 // Remove takes a line out of the cart.
 func (h *Cart) Remove(c *fiber.Ctx) error {
+	return h.remove(c, h.Store.RemoveFromCart)
+}
+
+// RemoveTicket takes a drop's ticket line out of the cart (the ticket
+// stays valid and can be added again).
+func (h *Cart) RemoveTicket(c *fiber.Ctx) error {
+	return h.remove(c, h.Store.RemoveTicketFromCart)
+}
+
+func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, id string) error) error {
 	id, err := pathID(c, "id", "That cart line")
 	if err != nil {
 		return err
 	}
 	owner := page.CartOwner(c, false)
 	if owner != "" {
-		if err := h.Store.RemoveFromCart(c.UserContext(), owner, id); err != nil {
+		if err := removeLine(c.UserContext(), owner, id); err != nil {
 			return err
 		}
 	}

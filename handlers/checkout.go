@@ -52,7 +52,7 @@ func (h *Checkout) request(ctx context.Context, customerID string, f views.Check
 		ShipTo: store.Address{Name: f.Name, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: f.Country},
 	}
 	for _, l := range cart.Lines {
-		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: l.ProductID, Quantity: l.Quantity})
+		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: l.ProductID, Quantity: l.Quantity, DropID: l.DropID})
 	}
 	return req, cart, nil
 }
@@ -116,7 +116,8 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *
 		case errors.As(err, &short):
 			s.Problem = sentence(short)
 			return s, nil, nil
-		case errors.Is(err, store.ErrEmptyOrder), errors.Is(err, store.ErrCartFull):
+		case errors.Is(err, store.ErrEmptyOrder), errors.Is(err, store.ErrCartFull),
+			errors.Is(err, store.ErrTicketNotRedeemable), errors.Is(err, store.ErrOneTicketPerOrder):
 			s.Problem = sentence(err)
 			return s, nil, nil
 		default:
@@ -303,6 +304,8 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			f.Errors["card_number"] = "Enter a card to pay the rest."
 		case errors.Is(err, store.ErrTotalChanged):
 			f.Errors[""] = "The total changed while you were ordering (a price or a code). Nothing was charged; check the new total and place the order again."
+		case errors.Is(err, store.ErrTicketNotRedeemable):
+			f.Errors[""] = sentence(err) + " Nothing was charged; remove it from your cart."
 		case errors.Is(err, store.ErrCartChanged):
 			f.Errors[""] = "Your cart changed in another window while ordering. Nothing was charged; check the order and place it again."
 		case errors.Is(err, store.ErrOrderTooLarge):

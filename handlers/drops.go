@@ -17,6 +17,8 @@ type DropStore interface {
 	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
 	Ticket(ctx context.Context, dropID, client string) (store.Ticket, error)
 	CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Ticket], error)
+	Product(ctx context.Context, id string) (store.Product, error)
+	AddTicketToCart(ctx context.Context, owner string, d store.Drop, p store.Product) error
 	Now() time.Time
 	Location() *time.Location
 }
@@ -100,6 +102,7 @@ func (h *Drops) claimArea(c *fiber.Ctx, d store.Drop) (views.DropClaim, error) {
 	switch {
 	case err == nil:
 		area.Ticket = &t
+		area.Offer = views.OfferOf(t, d, area.Now)
 	case !errors.Is(err, store.ErrNotFound):
 		return area, err
 	}
@@ -235,6 +238,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	area := views.DropClaim{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(), SignedIn: true, CSRF: page.CSRFToken(c)}
 	if claimErr == nil {
 		area.Ticket, area.Notice = &t, "Claimed! The ticket is yours."
+		area.Offer = views.OfferOf(t, d, area.Now)
 		return h.answerClaim(c, fiber.StatusOK, area, back)
 	}
 	area.Error = msg
@@ -270,9 +274,68 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data := views.TicketsPage{Tickets: tickets.Items, Loc: h.Store.Location()}
+	data := views.TicketsPage{Tickets: tickets.Items, Loc: h.Store.Location(), Offers: map[string]views.TicketOffer{}, CSRF: page.CSRFToken(c)}
+	now := h.Store.Now()
+	for _, t := range tickets.Items {
+		if t.Status != store.TicketValid {
+			continue
+		}
+		// The drop as this replica's gate knows it (memory after its first
+		// read): whether it is a product drop, its price and redeem time.
+		d, err := h.Gate.Count(c.UserContext(), t.DropID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if o := views.OfferOf(t, d, now); o != nil {
+			data.Offers[t.DropID] = *o
+		}
+	}
 	if tickets.Next != "" {
 		data.NextURL = withQuery("/tickets", "after", tickets.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Your tickets", Page: page.Full(views.TicketsView, data), Partial: views.TicketRows(data)})
+}
+
+// Buy puts the unit a valid ticket of a product drop buys in the cart, as
+// a line of its own at the drop's price; checkout redeems the ticket. A
+// ticket that cannot buy (used, void, expired) is told with a flash.
+func (h *Drops) Buy(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That ticket")
+	if err != nil {
+		return err
+	}
+	v, err := signedInFor(c, "/tickets")
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	ctx := c.UserContext()
+	t, err := h.Store.Ticket(ctx, id, v.ID)
+	if err != nil {
+		return notFoundAs(err, "That ticket")
+	}
+	d, err := h.Gate.Count(ctx, id)
+	if err != nil {
+		return notFoundAs(err, "That drop")
+	}
+	if views.OfferOf(t, d, h.Store.Now()) == nil {
+		page.Flash(c, views.FlashError, "This ticket cannot buy anything now: it was used, is void, or its time is over.")
+		return page.Redirect(c, "/tickets")
+	}
+	p, err := h.Store.Product(ctx, d.ProductID)
+	if err != nil {
+		return notFoundAs(err, "That drop's product")
+	}
+	err = h.Store.AddTicketToCart(ctx, page.CartOwner(c, true), d, p)
+	switch {
+	case errors.Is(err, store.ErrOneTicketPerOrder), errors.Is(err, store.ErrCartFull):
+		page.Flash(c, views.FlashError, sentence(err))
+		return page.Redirect(c, "/cart")
+	case err != nil:
+		return err
+	}
+	page.Flash(c, views.FlashSuccess, "Added "+p.Name+" at the drop's price "+d.Price.String()+" to your cart.")
+	return page.Redirect(c, "/cart")
 }

@@ -55,7 +55,13 @@ type CartLine struct {
 	UnitPrice   Money
 	Quantity    int
 	AddedAt     time.Time
+	// DropID marks a drop's ticket line: one unit of ProductID at the
+	// drop's price (UnitPrice), bought with the ticket.
+	DropID string
 }
+
+// Key is the line's key in the cart: the product id, or ticket#<drop id>.
+func (l CartLine) Key() string { return cartLineKey(l.ProductID, l.DropID) }
 
 // LineTotal is unit price times quantity.
 func (l CartLine) LineTotal() Money {
@@ -96,6 +102,9 @@ type cartLineDoc struct {
 	Currency    string `dynamodbav:"Currency"`
 	Quantity    int    `dynamodbav:"Quantity"`
 	AddedAt     string `dynamodbav:"AddedAt"`
+	// A ticket line (key ticket#<drop id>) names its product and drop.
+	ProductID string `dynamodbav:"ProductID,omitempty"`
+	DropID    string `dynamodbav:"DropID,omitempty"`
 }
 
 type cartRecord struct {
@@ -110,14 +119,18 @@ type cartRecord struct {
 func (r cartRecord) cart(owner string) Cart {
 	c := Cart{Owner: owner}
 	for id, l := range r.Lines {
-		c.Lines = append(c.Lines, CartLine{ProductID: id, ProductName: l.ProductName,
-			UnitPrice: Money{l.UnitPrice, l.Currency}, Quantity: l.Quantity, AddedAt: parseTime(l.AddedAt)})
+		line := CartLine{ProductID: id, ProductName: l.ProductName,
+			UnitPrice: Money{l.UnitPrice, l.Currency}, Quantity: l.Quantity, AddedAt: parseTime(l.AddedAt)}
+		if l.DropID != "" {
+			line.ProductID, line.DropID = l.ProductID, l.DropID
+		}
+		c.Lines = append(c.Lines, line)
 	}
 	slices.SortFunc(c.Lines, func(a, b CartLine) int {
 		if n := a.AddedAt.Compare(b.AddedAt); n != 0 {
 			return n
 		}
-		return strings.Compare(a.ProductID, b.ProductID)
+		return strings.Compare(a.Key(), b.Key())
 	})
 	return c
 }
@@ -310,7 +323,12 @@ func (s *Store) RemoveFromCart(ctx context.Context, owner, productID string) err
 	if !ValidID(productID) {
 		return nil
 	}
-	path := cartLinePath(productID)
+	return s.removeLine(ctx, owner, productID)
+}
+
+// removeLine takes the line of key out of the cart (one UpdateItem).
+func (s *Store) removeLine(ctx context.Context, owner, key string) error {
+	path := cartLinePath(key)
 	for range 3 {
 		cur, err := s.updateCart(ctx, owner, expression.Remove(expression.Name(path)), expression.AttributeExists(expression.Name(path)))
 		switch {
@@ -351,13 +369,16 @@ func (s *Store) MergeCart(ctx context.Context, from, to string) error {
 			}
 		}
 		for _, l := range src.cart(from).Lines {
-			have, exists := merged.Lines[l.ProductID]
+			have, exists := merged.Lines[l.Key()]
 			if !exists && len(merged.Lines) >= MaxCartLines {
 				continue
 			}
-			line := src.Lines[l.ProductID]
+			line := src.Lines[l.Key()]
 			line.Quantity = min(have.Quantity+line.Quantity, MaxLineQty)
-			merged.Lines[l.ProductID] = line
+			if l.DropID != "" {
+				line.Quantity = 1
+			}
+			merged.Lines[l.Key()] = line
 		}
 		put, err := s.cartPut(merged, dstFound, dst.Version)
 		if err != nil {

@@ -32,10 +32,13 @@ type CardTender struct {
 	Last4 string
 }
 
-// CheckoutLine is a product and how many.
+// CheckoutLine is a product and how many. A line with a DropID is that
+// drop's ticket: one unit of the product at the drop's price, and the
+// ticket is redeemed by the order.
 type CheckoutLine struct {
 	ProductID string
 	Quantity  int
+	DropID    string
 }
 
 // CheckoutRequest is one press of "Place order".

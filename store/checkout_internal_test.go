@@ -70,6 +70,25 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 		t.Fatalf("the largest checkout writes %d items, a margin of %d under %d; want at least 10", len(tx), margin, maxTransactItems)
 	}
 	t.Logf("largest checkout: %d items of %d", len(tx), maxTransactItems)
+
+	// A ticket line (one of the cart's lines) adds its redemption: 14
+	// lines of four warehouses and the ticket's line stay under the above.
+	q.Items = q.Items[:MaxCartLines-1]
+	q.Items = append(q.Items, OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1, DropID: "d1", redeemWithin: time.Hour,
+		Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
+	tx, roles, err = s.checkoutItems(req, q, order, inv, intent, "ch_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tickets := 0
+	for _, r := range roles {
+		if r.kind == "ticket" {
+			tickets++
+		}
+	}
+	if tickets != 1 || len(tx) != checkoutWrites(req, q) || maxTransactItems-len(tx) < 10 {
+		t.Fatalf("with a ticket line: %d items (%d tickets), checkoutWrites counts %d", len(tx), tickets, checkoutWrites(req, q))
+	}
 }
 
 // A line the allocator would split across more than MaxLineWarehouses

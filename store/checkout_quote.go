@@ -46,17 +46,30 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 		return Quote{}, ErrCartFull
 	}
 	seen := map[string]bool{}
+	tickets := 0
 	for _, l := range req.Lines {
 		if l.Quantity < 1 || l.Quantity > MaxLineQty {
 			return Quote{}, ErrBadQty
 		}
-		if seen[l.ProductID] {
-			return Quote{}, fmt.Errorf("product %s twice in one order", l.ProductID)
+		key := cartLineKey(l.ProductID, l.DropID)
+		if seen[key] {
+			return Quote{}, fmt.Errorf("product %s twice in one order", key)
 		}
-		seen[l.ProductID] = true
+		seen[key] = true
+		if l.DropID != "" {
+			// One ticket line per order keeps the transaction's bound (one
+			// more item, the ticket's redemption).
+			if tickets++; tickets > 1 {
+				return Quote{}, ErrOneTicketPerOrder
+			}
+			if l.Quantity != 1 || !ValidID(l.DropID) {
+				return Quote{}, fmt.Errorf("a ticket buys one unit: %w", ErrTicketNotRedeemable)
+			}
+		}
 	}
 
 	products := make([]Product, len(req.Lines))
+	drops := make([]Drop, len(req.Lines))
 	stock := make([][]StockLevel, len(req.Lines))
 	var gift *GiftCard
 	var discount *DiscountCode
@@ -71,6 +84,9 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 				return &StockShortError{ProductID: l.ProductID, ProductName: "A product in your cart", Wanted: l.Quantity}
 			}
 			products[i], stock[i] = p, st
+			if err == nil && l.DropID != "" {
+				drops[i], err = s.ticketForCheckout(gctx, l, req.CustomerID)
+			}
 			return err
 		})
 	}
@@ -109,26 +125,50 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 		return Quote{}, err
 	}
 
-	lines := make([]allocationLine, len(req.Lines))
-	subtotal := Money{Currency: products[0].Price.Currency}
+	// A ticket line is priced at its drop's price and takes no stock: its
+	// unit was set aside when the drop was made.
+	price := func(i int) Money {
+		if req.Lines[i].DropID != "" {
+			return drops[i].Price
+		}
+		return products[i].Price
+	}
+	var lines []allocationLine
+	subtotal := Money{Currency: price(0).Currency}
 	for i, l := range req.Lines {
 		p := products[i]
-		if p.Price.Currency != subtotal.Currency {
+		if price(i).Currency != subtotal.Currency {
 			return Quote{}, ErrMixedCurrency
 		}
-		lines[i] = allocationLine{ProductID: p.ID, ProductName: p.Name, Quantity: l.Quantity, Stock: stock[i]}
-		subtotal.Amount += p.Price.Amount * int64(l.Quantity)
+		if l.DropID == "" {
+			lines = append(lines, allocationLine{ProductID: p.ID, ProductName: p.Name, Quantity: l.Quantity, Stock: stock[i]})
+		}
+		subtotal.Amount += price(i).Amount * int64(l.Quantity)
 	}
-	allocations, err := allocateOrder(lines)
-	if err != nil {
-		return Quote{}, err
+	var allocations [][]Allocation
+	if len(lines) > 0 {
+		var err error
+		if allocations, err = allocateOrder(lines); err != nil {
+			return Quote{}, err
+		}
 	}
 	q := Quote{Discount: discount, GiftCard: gift}
 	for i, l := range req.Lines {
-		q.Items = append(q.Items, OrderItem{
+		it := OrderItem{
 			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: products[i].Name,
-			Price: products[i].Price, Quantity: l.Quantity, Allocations: allocations[i],
-		})
+			Price: price(i), Quantity: l.Quantity,
+		}
+		if l.DropID != "" {
+			// Shipped from where the drop's units were set aside (taking
+			// no stock: the drop took it when it was made).
+			it.DropID, it.redeemWithin = l.DropID, drops[i].RedeemWithin
+			if w := drops[i].shipFrom(); w != "" {
+				it.Allocations = []Allocation{{WarehouseID: w, Quantity: 1}}
+			}
+		} else {
+			it.Allocations, allocations = allocations[0], allocations[1:]
+		}
+		q.Items = append(q.Items, it)
 	}
 	off := Money{Currency: subtotal.Currency}
 	if discount != nil {

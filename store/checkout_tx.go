@@ -147,10 +147,15 @@ func orderOrZero(o *Order) Order {
 // checkoutWrites counts the items of an order's transaction: the checkout
 // key, the order, the invoice, per line its item and its stock decrements
 // (at most MaxLineWarehouses), the cart, and the gift card and discount
-// code. At most 3 + 15 × (1 + 4) + 1 + 2 = 81 of DynamoDB's 100.
+// code, and a ticket line's redemption (at most one per order, within the
+// 15 lines). At most 3 + 15 × (1 + 4) + 1 + 2 = 81 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
 	n := 3
 	for _, it := range q.Items {
+		if it.DropID != "" {
+			n += 2 // its item and the ticket's redemption; no stock taken
+			continue
+		}
 		n += 1 + len(it.Allocations)
 	}
 	if req.CartOwner != "" {
@@ -237,7 +242,24 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
 			return nil, nil, err
 		}
+		if it.DropID != "" {
+			// The ticket is redeemed by this order: on condition it is
+			// valid and within its time (claimed after now - RedeemWithin).
+			err := update(ticketPartition(it.DropID), ticketSortKey(req.CustomerID),
+				expression.Set(expression.Name("Status"), expression.Value(string(TicketRedeemed))).
+					Set(expression.Name("OrderID"), expression.Value(order.ID)).
+					Set(expression.Name("RedeemedAt"), expression.Value(timestamp(now))),
+				expression.Name("Status").Equal(expression.Value(string(TicketValid))).
+					And(expression.Name("CreatedAt").GreaterThan(expression.Value(timestamp(now.Add(-it.redeemWithin))))),
+				itemRole{kind: "ticket", productID: it.ProductID, name: it.ProductName, wanted: 1})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
 		for _, a := range it.Allocations {
+			if it.DropID != "" {
+				break // a ticket's unit was set aside when its drop was made
+			}
 			err := update(productKey(it.ProductID), warehouseKey(a.WarehouseID),
 				expression.Set(expression.Name("Quantity"), expression.Name("Quantity").Minus(expression.Value(a.Quantity))),
 				expression.Name("Quantity").GreaterThanEqual(expression.Value(a.Quantity)),
@@ -255,7 +277,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		upd := expression.Add(expression.Name("Version"), expression.Value(1))
 		var cond expression.ConditionBuilder
 		for i, it := range q.Items {
-			path := cartLinePath(it.ProductID)
+			path := cartLinePath(cartLineKey(it.ProductID, it.DropID))
 			upd = upd.Remove(expression.Name(path))
 			c := expression.Name(path + ".Quantity").Equal(expression.Value(it.Quantity))
 			if i == 0 {
@@ -310,6 +332,8 @@ func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []ite
 				left += max(l.Quantity, 0)
 			}
 			return &StockShortError{ProductID: role.productID, ProductName: role.name, Wanted: role.wanted, Available: left}
+		case "ticket":
+			return fmt.Errorf("your ticket for %s was used in another order or has expired: %w", role.name, ErrTicketNotRedeemable)
 		case "cart":
 			return ErrCartChanged
 		case "giftcard":

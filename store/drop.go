@@ -59,6 +59,9 @@ type Drop struct {
 	ProductID    string
 	Price        Money
 	RedeemWithin time.Duration
+	// SetAside is the stock a product drop took from each warehouse when
+	// it was made; closing or cancelling it gives back what was not claimed.
+	SetAside []Allocation
 	// Counters is how many counter items share the quantity (0: the drop
 	// item counts its claims itself).
 	Counters []DropCounter
@@ -124,6 +127,7 @@ type Ticket struct {
 	CreatedAt  time.Time
 	Status     TicketStatus
 	Counter    int
+	OrderID    string // the order that redeemed it
 }
 
 // TicketStatus is whether a ticket still stands.
@@ -152,7 +156,9 @@ type dropRecord struct {
 	Price        int64  `dynamodbav:"Price,omitempty"`
 	Currency     string `dynamodbav:"Currency,omitempty"`
 	RedeemWithin int64  `dynamodbav:"RedeemWithinSeconds,omitempty"`
-	Counters     int    `dynamodbav:"Counters"`
+	// SetAside: the warehouses a product drop's quantity was taken from.
+	SetAside []Allocation `dynamodbav:"SetAside,omitempty"`
+	Counters int          `dynamodbav:"Counters"`
 	// GSI1: published drops by opening time (/drops). GSI2: every drop,
 	// newest first (staff).
 	GSI1PK string `dynamodbav:"GSI1-PK,omitempty"`
@@ -180,6 +186,7 @@ type ticketRecord struct {
 	CreatedAt  string `dynamodbav:"CreatedAt"`
 	Status     string `dynamodbav:"Status"`
 	Counter    int    `dynamodbav:"Counter"`
+	OrderID    string `dynamodbav:"OrderID,omitempty"`
 	// GSI1: the drop's tickets in claim order. GSI2: a shop customer's
 	// tickets, newest first (API clients get none).
 	GSI1PK string `dynamodbav:"GSI1-PK"`
@@ -190,7 +197,7 @@ type ticketRecord struct {
 
 func (r ticketRecord) ticket() Ticket {
 	return Ticket{DropID: r.DropID, DropTitle: r.DropTitle, Client: r.Client, CustomerID: r.CustomerID,
-		CreatedAt: parseTime(r.CreatedAt), Status: TicketStatus(r.Status), Counter: r.Counter}
+		CreatedAt: parseTime(r.CreatedAt), Status: TicketStatus(r.Status), Counter: r.Counter, OrderID: r.OrderID}
 }
 
 func (r dropRecord) drop() Drop {
@@ -198,7 +205,7 @@ func (r dropRecord) drop() Drop {
 		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Quantity: r.Quantity, Claimed: r.Claimed,
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
 		Owner: r.Owner, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
-		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second,
+		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second, SetAside: r.SetAside,
 	}
 }
 
@@ -213,11 +220,12 @@ type NewDrop struct {
 	ProductID    string
 	Price        Money
 	RedeemWithin time.Duration
+	StaffID      string // who made it, for the stock adjustments of a product drop
 }
 
 // DropError is a bad field of a new drop.
 type DropError struct {
-	Field string // title, quantity, opens, closes
+	Field string // title, quantity, opens, closes, product, price, redeem
 	Msg   string
 }
 
@@ -237,7 +245,7 @@ func ValidateDrop(d NewDrop, now time.Time) error {
 	case d.Closes.IsZero() || !d.Closes.After(d.Opens):
 		return &DropError{"closes", "the drop must close after it opens"}
 	}
-	return nil
+	return validateProductDrop(d)
 }
 
 // CreateDrop writes a new drop (and, above the threshold, its counters) in
@@ -275,6 +283,16 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	if d.Published {
 		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, createdKey(d.Opens, d.ID)
 	}
+	// A product drop sets its quantity aside from stock in the same
+	// transaction: the stock items and their adjustments follow the drop's.
+	var setAside []types.TransactWriteItem
+	if d.ProductID != "" {
+		var err error
+		if d.SetAside, setAside, err = s.setAsideItems(ctx, d, nd.StaffID, now); err != nil {
+			return Drop{}, err
+		}
+		rec.SetAside = d.SetAside
+	}
 	recs := []any{rec}
 	for _, c := range d.Counters {
 		recs = append(recs, dropCounterRecord{PK: dropKey(d.ID), SK: dropCounterKey(c.N), EntityType: entityDropCounter, Quantity: c.Quantity})
@@ -292,7 +310,12 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}})
 	}
+	dropItems := len(items)
+	items = append(items, setAside...)
 	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		if reasons := cancellationReasons(err); len(reasons) > dropItems && slices.Contains(reasons[dropItems:], reasonConditionFailed) {
+			return Drop{}, s.setAsideShort(ctx, d) // the stock moved since it was read
+		}
 		return Drop{}, fmt.Errorf("create drop: %w", err)
 	}
 	return d, nil
@@ -536,7 +559,12 @@ func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Dr
 }
 
 // SetDropStatus closes a drop early or cancels it, on condition it is open.
+// A product drop gives back to stock what was not claimed, in the same
+// transaction (see closeProductDrop).
 func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) error {
+	if d, err := s.DropConsistent(ctx, id); err == nil && len(d.SetAside) > 0 {
+		return s.closeProductDrop(ctx, d, to)
+	}
 	upd, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(to)))).
 		WithCondition(expression.Name("Status").Equal(expression.Value(string(DropOpen)))).Build()

@@ -237,6 +237,21 @@ const legacyCartLinePrefix = prefixProduct
 // item's Lines map (product ids are ValidID: no dots or brackets).
 func cartLinePath(productID string) string { return "Lines." + productID }
 
+// A drop's ticket line sits in the Lines map under ticket#<drop id>, apart
+// from the product's own line ('#' is in no product id).
+const prefixCartTicket = "ticket#"
+
+func cartTicketKey(dropID string) string { return prefixCartTicket + dropID }
+func isCartTicketKey(k string) bool      { return strings.HasPrefix(k, prefixCartTicket) }
+
+// cartLineKey is the key of a line: its product, or its drop's ticket.
+func cartLineKey(productID, dropID string) string {
+	if dropID != "" {
+		return cartTicketKey(dropID)
+	}
+	return productID
+}
+
 // checkoutIntentSortKey sorts the checkout intents of the sparse GSI2
 // partition by when they started, the checkout key keeping equal times apart.
 func checkoutIntentSortKey(startedAt time.Time, checkoutKey string) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,6 +54,11 @@ type OrderItem struct {
 	Quantity    int
 	PlacedAt    time.Time
 	Allocations []Allocation
+	// DropID marks a line bought with a product drop's ticket: one unit at
+	// the drop's price, its stock set aside when the drop was made.
+	DropID string
+	// redeemWithin is the drop's, for the ticket's condition at checkout.
+	redeemWithin time.Duration
 }
 
 // LineTotal is price times quantity.
@@ -187,25 +193,40 @@ type orderItemRecord struct {
 	Date        string       `dynamodbav:"Date"`
 	CustomerID  string       `dynamodbav:"CustomerID"`
 	Allocations []Allocation `dynamodbav:"Allocations"`
-	GSI1PK      string       `dynamodbav:"GSI1-PK"` // p#product
-	GSI1SK      string       `dynamodbav:"GSI1-SK"` // date
-	GSI2PK      string       `dynamodbav:"GSI2-PK"` // c#customer
-	GSI2SK      string       `dynamodbav:"GSI2-SK"` // p#date
+	DropID      string       `dynamodbav:"DropID,omitempty"` // bought with this drop's ticket
+	GSI1PK      string       `dynamodbav:"GSI1-PK"`          // p#product
+	GSI1SK      string       `dynamodbav:"GSI1-SK"`          // date
+	GSI2PK      string       `dynamodbav:"GSI2-PK"`          // c#customer
+	GSI2SK      string       `dynamodbav:"GSI2-SK"`          // p#date
 }
 
 func (r orderItemRecord) item() OrderItem {
 	return OrderItem{
-		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: trimPrefix(r.SK, prefixProduct),
+		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
 		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
-		PlacedAt: parseTime(r.Date), Allocations: r.Allocations,
+		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID,
 	}
+}
+
+// orderItemSortKey is p#<product>, or p#<product>#drop#<drop id> for a line
+// bought with a ticket (beside the product's own line in the same order).
+func orderItemSortKey(productID, dropID string) string {
+	if dropID != "" {
+		return productKey(productID) + "#drop#" + dropID
+	}
+	return productKey(productID)
+}
+
+func productOfOrderItemKey(sk string) string {
+	id, _, _ := strings.Cut(trimPrefix(sk, prefixProduct), "#drop#")
+	return id
 }
 
 func newOrderItemRecord(i OrderItem) orderItemRecord {
 	return orderItemRecord{
-		PK: orderKey(i.OrderID), SK: productKey(i.ProductID), EntityType: entityOrderItem,
+		PK: orderKey(i.OrderID), SK: orderItemSortKey(i.ProductID, i.DropID), EntityType: entityOrderItem,
 		ProductName: i.ProductName, Price: i.Price.Amount, Currency: i.Price.Currency, Quantity: i.Quantity,
-		Date: timestamp(i.PlacedAt), CustomerID: i.CustomerID, Allocations: i.Allocations,
+		Date: timestamp(i.PlacedAt), CustomerID: i.CustomerID, Allocations: i.Allocations, DropID: i.DropID,
 		GSI1PK: productKey(i.ProductID), GSI1SK: timestamp(i.PlacedAt),
 		GSI2PK: customerKey(i.CustomerID), GSI2SK: datedKey(prefixProduct, i.PlacedAt),
 	}

@@ -151,6 +151,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/cart/items", cart.Add)
 	app.Post("/cart/items/:id", cart.Update)
 	app.Post("/cart/items/:id/remove", cart.Remove)
+	app.Post("/cart/tickets/:id/remove", cart.RemoveTicket)
 	app.Get("/checkout", checkout.Show)
 	app.Post("/checkout", checkout.Place)
 	app.Post("/checkout/summary", checkout.Summary)
@@ -177,6 +178,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/drops/:id/claim", drops.ClaimArea)
 	app.Post("/drops/:id/claim", drops.Claim)
 	app.Get("/tickets", drops.Tickets)
+	app.Post("/tickets/:id/buy", drops.Buy)
 
 	admin := app.Group("/admin", requireStaff(cfg.Store))
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store}
