@@ -54,6 +54,8 @@ type Store interface {
 	SendReminder(ctx context.Context, sub store.Subscription, today time.Time, mail *store.Mail) (store.Subscription, error)
 	OpenIntents(ctx context.Context, before time.Time, limit int) ([]store.Subscription, error)
 	OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]store.CheckoutIntent, error)
+	EndedProductDrops(ctx context.Context) ([]store.Drop, error)
+	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
 	SettleCheckoutIntent(ctx context.Context, in store.CheckoutIntent, lookup func(chargeKey string) (store.GatewayCharge, error), void func(chargeID string) error) (store.CheckoutIntentStatus, error)
 	SaveRun(ctx context.Context, r store.JobRun) error
 	AddRunFailure(ctx context.Context, f store.RunFailure) error

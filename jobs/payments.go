@@ -228,6 +228,25 @@ func (r *Runner) ReconcileCheckouts(ctx context.Context, age time.Duration) (set
 	return settled, nil
 }
 
+// CloseEndedDrops closes product drops whose deadline has passed, which
+// gives their unclaimed units back to stock (claimed ones stay set aside
+// for their holders).
+func (r *Runner) CloseEndedDrops(ctx context.Context) (closed int, err error) {
+	ended, err := r.store.EndedProductDrops(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range ended {
+		err := r.store.SetDropStatus(ctx, d.ID, store.DropClosed)
+		if err != nil && !errors.Is(err, store.ErrConflict) { // ErrConflict: closed meanwhile
+			slog.WarnContext(ctx, "close an ended drop", "drop", d.ID, "err", err)
+			continue
+		}
+		closed++
+	}
+	return closed, nil
+}
+
 func (r *Runner) dropIntent(ctx context.Context, sub store.Subscription) error {
 	sub.Intent = nil
 	_, err := r.store.UpdateSubscription(ctx, sub)

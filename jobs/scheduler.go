@@ -80,6 +80,11 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("reconciled checkout intents", "settled", n)
 			}
+			if n, err := runner.CloseEndedDrops(ctx); err != nil {
+				log.Error("close ended drops", "err", err)
+			} else if n > 0 {
+				log.Info("closed ended product drops, unclaimed stock returned", "drops", n)
+			}
 		}), gocron.WithName("reconcile"), gocron.WithSingletonMode(gocron.LimitModeReschedule))
 	if err != nil {
 		return nil, fmt.Errorf("schedule reconcile: %w", err)

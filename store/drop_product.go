@@ -348,3 +348,27 @@ func ticketProblem(t Ticket, d Drop, now time.Time) error {
 	}
 	return nil
 }
+
+// EndedProductDrops lists product drops still marked open whose deadline
+// has passed: their unclaimed units are still set aside. It pages the staff
+// list of every drop (GSI2, drops-all), for the scheduler's reconcile step.
+func (s *Store) EndedProductDrops(ctx context.Context) ([]Drop, error) {
+	now := s.now()
+	var out []Drop
+	cursor := ""
+	for {
+		page, err := s.AllDrops(ctx, 100, cursor)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range page.Items {
+			if d.ProductID != "" && d.Status == DropOpen && !now.Before(d.Closes) {
+				out = append(out, d)
+			}
+		}
+		if page.Next == "" {
+			return out, nil
+		}
+		cursor = page.Next
+	}
+}
