@@ -49,6 +49,7 @@ type Scheduler struct {
 	mu      sync.Mutex
 	running map[string]*recorder // job -> the run this replica is making
 	jobs    map[string]gocron.Job
+	held    map[string]*heldLease // job -> the tick's lease gocron's locker took
 }
 
 // NewScheduler builds the scheduler; Start starts it.
@@ -58,11 +59,12 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}}
+	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}}
 	for name, expr := range map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments} {
 		j, err := cron.NewJob(gocron.CronJob(expr, sched.Seconds),
 			gocron.NewTask(func(ctx context.Context) { s.tick(ctx, name) }),
-			gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule))
+			gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule),
+			gocron.WithDistributedJobLocker(leaseLocker{s}))
 		if err != nil {
 			return nil, fmt.Errorf("schedule %s %q: %w", name, expr, err)
 		}
@@ -128,17 +130,151 @@ func (s *Scheduler) Running(job string) (store.JobRun, bool) {
 	return rec.snapshot(), true
 }
 
+// tick runs a scheduled job under the lease gocron's locker took for it.
 func (s *Scheduler) tick(ctx context.Context, job string) {
-	run, err := s.RunLeased(ctx, job, s.store.Today(), TriggerSchedule)
-	switch {
-	case errors.Is(err, store.ErrLeaseHeld), errors.Is(err, store.ErrLeaseDone):
-		s.log.Info("tick taken by another replica", "job", job, "why", err)
-	case err != nil:
-		s.log.Error("job run", "job", job, "run", run.ID, "err", err)
-	default:
-		s.log.Info("job run", "job", job, "run", run.ID, "took", run.Duration().Round(time.Millisecond), "due", run.Counts.Due,
-			"charged", run.Counts.Charged, "declined", run.Counts.Declined, "skipped", run.Counts.Skipped, "failed", run.Counts.Failed, "mailed", run.Counts.Mailed)
+	s.mu.Lock()
+	h := s.held[job]
+	s.mu.Unlock()
+	if h == nil {
+		s.log.Error("job tick without its lease", "job", job)
+		return
 	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h.onLost(cancel) // another replica took over: stop
+	run, err := s.runner.run(runCtx, job, h.lease.Date, TriggerSchedule, s.track)
+	if err == nil {
+		err = h.finish(ctx)
+	}
+	if err != nil {
+		s.log.Error("job run", "job", job, "run", run.ID, "err", err)
+		return
+	}
+	s.log.Info("job run", "job", job, "run", run.ID, "took", run.Duration().Round(time.Millisecond), "due", run.Counts.Due,
+		"charged", run.Counts.Charged, "declined", run.Counts.Declined, "skipped", run.Counts.Skipped, "failed", run.Counts.Failed, "mailed", run.Counts.Mailed)
+}
+
+// leaseLocker is gocron's distributed locker over the lease item: the key
+// is the job's name, the lease is the job's and today's, so a slower
+// replica cannot run a tick another already ran (the lease is then done).
+type leaseLocker struct{ s *Scheduler }
+
+func (l leaseLocker) Lock(ctx context.Context, job string) (gocron.Lock, error) {
+	s := l.s
+	lease, err := s.store.AcquireLease(ctx, job, s.store.Today(), s.runner.cfg.Replica, s.runner.cfg.LeaseTTL)
+	if err != nil {
+		s.log.Info("tick taken by another replica", "job", job, "why", err)
+		return nil, err // gocron does not run the job
+	}
+	h := &heldLease{store: s.store, lease: lease, ttl: s.runner.cfg.LeaseTTL, stop: make(chan struct{}), done: make(chan struct{})}
+	go h.renew()
+	s.mu.Lock()
+	s.held[job] = h
+	s.mu.Unlock()
+	return lockRelease{s: s, job: job, h: h}, nil
+}
+
+type lockRelease struct {
+	s   *Scheduler
+	job string
+	h   *heldLease
+}
+
+// Unlock stops renewing; a tick that did not run to its end gives the
+// lease back at once.
+func (l lockRelease) Unlock(ctx context.Context) error {
+	l.s.mu.Lock()
+	if l.s.held[l.job] == l.h {
+		delete(l.s.held, l.job)
+	}
+	l.s.mu.Unlock()
+	return l.h.release(ctx)
+}
+
+// heldLease is a lease this replica holds, renewed at a third of its life.
+type heldLease struct {
+	store Store
+	ttl   time.Duration
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu       sync.Mutex
+	lease    store.Lease
+	finished bool
+	lost     func()
+}
+
+func (h *heldLease) renew() {
+	defer close(h.done)
+	t := time.NewTicker(h.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+			h.mu.Lock()
+			l := h.lease
+			h.mu.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), h.ttl/3)
+			next, err := h.store.RenewLease(ctx, l, h.ttl)
+			cancel()
+			h.mu.Lock()
+			if err != nil {
+				if h.lost != nil {
+					h.lost()
+				}
+				h.mu.Unlock()
+				return
+			}
+			h.lease = next
+			h.mu.Unlock()
+		}
+	}
+}
+
+func (h *heldLease) onLost(f func()) {
+	h.mu.Lock()
+	h.lost = f
+	h.mu.Unlock()
+}
+
+func (h *heldLease) stopRenewing() {
+	select {
+	case <-h.stop:
+	default:
+		close(h.stop)
+	}
+	<-h.done
+}
+
+// finish marks the tick done: no replica runs this job and date again.
+func (h *heldLease) finish(ctx context.Context) error {
+	h.stopRenewing()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := h.store.FinishLease(wctx, h.lease); err != nil {
+		return fmt.Errorf("mark the tick done: %w", err)
+	}
+	h.finished = true
+	return nil
+}
+
+func (h *heldLease) release(ctx context.Context) error {
+	h.stopRenewing()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.finished {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := h.store.ReleaseLease(wctx, h.lease); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		return err
+	}
+	return nil
 }
 
 // ErrRunning says this replica is already running the job.
