@@ -243,7 +243,9 @@ func (g *Gate) refusal(st *dropState) error {
 }
 
 func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest) (store.Ticket, error) {
+	g.mu.Lock() // the refresher replaces st.drop under the lock
 	counters := len(st.drop.Counters) > 0
+	g.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		if counters {
 			n, ok := g.pickCounter(st)
