@@ -45,6 +45,9 @@ type Store interface {
 	Today() time.Time
 	RemindersDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
 	PaymentsDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
+	BillingShards(ctx context.Context) (int, error)
+	PaymentsDueInShard(ctx context.Context, shard int, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
+	RemindersDueInShard(ctx context.Context, shard int, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
 	SubscriptionConsistent(ctx context.Context, customerID, id string) (store.Subscription, error)
 	UpdateSubscription(ctx context.Context, sub store.Subscription) (store.Subscription, error)
 	RecordPaymentIntent(ctx context.Context, sub store.Subscription) (store.Subscription, error)
@@ -157,31 +160,48 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	return rec.finish(err)
 }
 
-// forEachDue pages through a due list and hands each subscription to work,
-// at most cfg.Concurrency at once. It stops at an error of the list itself
-// or when ctx is cancelled (what is left is the next run's); work counts
-// its own outcomes.
-func (r *Runner) forEachDue(ctx context.Context, rec *recorder, list func(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error), date time.Time, work func(ctx context.Context, sub store.Subscription)) error {
-	var g errgroup.Group
-	g.SetLimit(r.cfg.Concurrency)
-	defer func() { _ = g.Wait() }()
-	cursor := ""
-	for {
-		page, err := list(ctx, date, 100, cursor)
-		if err != nil {
-			return fmt.Errorf("list due subscriptions: %w", err)
-		}
-		rec.addDue(len(page.Items))
-		for _, sub := range page.Items {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			g.Go(func() error { work(ctx, sub); return nil })
-		}
-		if page.Next == "" {
-			_ = g.Wait()
-			return ctx.Err()
-		}
-		cursor = page.Next
+// dueList pages one shard of a due index.
+type dueList func(ctx context.Context, shard int, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
+
+// forEachDue pages through every shard of a due index in parallel and hands
+// each subscription to work, at most cfg.Concurrency at once. A shard's
+// pages are read only as its work is taken, and no order across shards is
+// kept (the job needs none). It stops at an error of a list or when ctx is
+// cancelled (what is left is the next run's); work counts its outcomes.
+func (r *Runner) forEachDue(ctx context.Context, rec *recorder, list dueList, date time.Time, work func(ctx context.Context, sub store.Subscription)) error {
+	shards, err := r.store.BillingShards(ctx)
+	if err != nil {
+		return err
 	}
+	var workers errgroup.Group
+	workers.SetLimit(r.cfg.Concurrency)
+	var listers errgroup.Group
+	for shard := range shards {
+		listers.Go(func() error {
+			cursor := ""
+			for {
+				page, err := list(ctx, shard, date, 100, cursor)
+				if err != nil {
+					return fmt.Errorf("list due subscriptions (shard %d): %w", shard, err)
+				}
+				rec.addDue(len(page.Items))
+				for _, sub := range page.Items {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					workers.Go(func() error { work(ctx, sub); return nil })
+				}
+				if page.Next == "" {
+					return nil
+				}
+				cursor = page.Next
+			}
+		})
+	}
+	err = listers.Wait()
+	_ = workers.Wait()
+	if err != nil {
+		return err
+	}
+	return ctx.Err()
 }

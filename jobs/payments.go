@@ -19,7 +19,7 @@ const maxConflicts = 5
 // period, catching up missed periods within the catch-up window, each with
 // its receipt; declines go to dunning; ending subscriptions are cancelled.
 func (r *Runner) payments(ctx context.Context, rec *recorder, date time.Time) error {
-	return r.forEachDue(ctx, rec, r.store.PaymentsDue, date, func(ctx context.Context, sub store.Subscription) {
+	return r.forEachDue(ctx, rec, r.store.PaymentsDueInShard, date, func(ctx context.Context, sub store.Subscription) {
 		r.pay(ctx, rec, sub, date)
 	})
 }

@@ -14,7 +14,7 @@ import (
 // are one transaction. A reminder missed while the shop was down still goes
 // out on the next run, unless its payment date has passed too.
 func (r *Runner) reminders(ctx context.Context, rec *recorder, date time.Time) error {
-	return r.forEachDue(ctx, rec, r.store.RemindersDue, date, func(ctx context.Context, sub store.Subscription) {
+	return r.forEachDue(ctx, rec, r.store.RemindersDueInShard, date, func(ctx context.Context, sub store.Subscription) {
 		for conflicts := 0; ; conflicts++ {
 			res, err := r.remindOnce(ctx, sub, date)
 			switch res {

@@ -235,3 +235,25 @@ func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit 
 	}
 	return Page[Subscription]{Items: subs, Next: base64.RawURLEncoding.EncodeToString(b)}, nil
 }
+
+// BillingShards is the table's number of billing-due shards.
+func (s *Store) BillingShards(ctx context.Context) (int, error) { return s.billingShards(ctx) }
+
+// PaymentsDueInShard and RemindersDueInShard page one shard of a due
+// index (due on or before day), for a job that works each shard on its own
+// and needs no order across them: each page reads only what it returns.
+func (s *Store) PaymentsDueInShard(ctx context.Context, shard int, day time.Time, limit int, cursor string) (Page[Subscription], error) {
+	return s.dueInShard(ctx, paymentsDue, shard, day, limit, cursor)
+}
+
+func (s *Store) RemindersDueInShard(ctx context.Context, shard int, day time.Time, limit int, cursor string) (Page[Subscription], error) {
+	return s.dueInShard(ctx, remindersDue, shard, day, limit, cursor)
+}
+
+func (s *Store) dueInShard(ctx context.Context, ix dueIndex, shard int, day time.Time, limit int, cursor string) (Page[Subscription], error) {
+	pk := dueShardKey(ix.prefix, shard)
+	return pagedQuery(ctx, s, pagedSpec{
+		index: ix.name, pkAttr: ix.pkAttr, skAttr: ix.skAttr, pk: pk,
+		key: expression.Key(ix.pkAttr).Equal(expression.Value(pk)).And(expression.Key(ix.skAttr).LessThanEqual(expression.Value(dueUpTo(day)))),
+	}, limit, cursor, subscriptionRecord.subscription)
+}
