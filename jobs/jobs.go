@@ -43,8 +43,6 @@ type Gateway interface {
 type Store interface {
 	Now() time.Time
 	Today() time.Time
-	RemindersDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
-	PaymentsDue(ctx context.Context, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
 	BillingShards(ctx context.Context) (int, error)
 	PaymentsDueInShard(ctx context.Context, shard int, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)
 	RemindersDueInShard(ctx context.Context, shard int, day time.Time, limit int, cursor string) (store.Page[store.Subscription], error)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,25 +36,7 @@ func day(s string) time.Time {
 
 func eur(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
 
-// clock is the table's clock: it stands still at a time the test sets,
-// ticking a millisecond per read as a real clock would.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+type clock = storetest.Clock
 
 type billing struct {
 	env      storetest.Env
@@ -69,7 +50,7 @@ type billing struct {
 // shop's zone here) with a card that pays and one that is declined.
 func newBilling(t *testing.T, today string) *billing {
 	t.Helper()
-	c := &clock{t: day(today).Add(12 * time.Hour)}
+	c := storetest.NewClock(day(today).Add(12*time.Hour), time.Millisecond)
 	env := storetest.New(t, store.WithClock(c.Now))
 	g := payment.NewTestGateway(env.Store)
 	g.Now = c.Now

@@ -24,7 +24,7 @@ type productDropFixture struct {
 
 func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
 	t.Helper()
-	clock := &testClock{t: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clock := storetest.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC), time.Millisecond)
 	env := storetest.New(t, store.WithClock(clock.Now))
 	ctx := ctxT(t)
 	for _, w := range []string{"w1", "w2"} {

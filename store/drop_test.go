@@ -23,7 +23,7 @@ func newDrop(t *testing.T, st *store.Store, quantity int, opens, closes time.Tim
 // Each refusal says why, from the drop's old image in the cancelled
 // transaction.
 func TestClaimOutcomes(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clock := storetest.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC), time.Millisecond)
 	env := storetest.New(t, store.WithClock(clock.Now))
 	ctx := ctxT(t)
 	now := clock.Now()

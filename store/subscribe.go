@@ -440,31 +440,22 @@ func (s *Store) subscription(ctx context.Context, customerID, id string, consist
 // index keys follow its new state in the same write. ErrConflict if it
 // changed or is gone.
 func (s *Store) UpdateSubscription(ctx context.Context, sub Subscription) (Subscription, error) {
-	shards, err := s.billingShards(ctx)
+	write, next, err := s.subscriptionPut(ctx, sub) // the same conditional write the jobs' transactions make
 	if err != nil {
 		return Subscription{}, err
 	}
-	read := sub.Version
-	sub.Version++
-	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
-	if err != nil {
-		return Subscription{}, err
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(read))).Build()
-	if err != nil {
-		return Subscription{}, err
-	}
+	put := write.Put
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
-		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+		TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
+		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,
 	})
 	if isConditionFailed(err) {
-		return Subscription{}, fmt.Errorf("subscription %s at version %d: %w", sub.ID, read, ErrConflict)
+		return Subscription{}, fmt.Errorf("subscription %s at version %d: %w", sub.ID, sub.Version, ErrConflict)
 	}
 	if err != nil {
 		return Subscription{}, fmt.Errorf("update subscription %s: %w", sub.ID, err)
 	}
-	return sub, nil
+	return next, nil
 }
 
 // ChangeSubscription applies a customer's change to the subscription as

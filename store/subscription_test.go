@@ -26,31 +26,13 @@ type billingFixture struct {
 	clock   *testClock
 }
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now ticks a millisecond each time it is read, as a real clock would
-// between two charges.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+type testClock = storetest.Clock
 
 // newBillingFixture makes a table whose clock stands at now, a subscribable
 // product "beans" at €12.99 a month and a card that pays.
 func newBillingFixture(t *testing.T, now time.Time, opts ...store.Option) billingFixture {
 	t.Helper()
-	clock := &testClock{t: now}
+	clock := storetest.NewClock(now, time.Millisecond)
 	env := storetest.New(t, append([]store.Option{store.WithClock(clock.Now)}, opts...)...)
 	ctx := ctxT(t)
 	p := store.Product{ID: "beans", Name: "Fika beans", Category: "coffee", Price: eur(1500), Subscribable: true, MonthlyPrice: eur(1299)}

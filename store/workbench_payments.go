@@ -44,8 +44,9 @@ func (s *Store) wbDay(v string) (time.Time, error) {
 	return DateOf(t, s.loc), nil
 }
 
-// luhn reports whether a string of digits passes the Luhn check.
-func luhn(digits string) bool {
+// Luhn reports whether a string of digits passes the Luhn check (the
+// gateway checks typed numbers with it; imports check the models' samples).
+func Luhn(digits string) bool {
 	sum, double := 0, false
 	for i := len(digits) - 1; i >= 0; i-- {
 		d := int(digits[i] - '0')
@@ -72,7 +73,7 @@ func cardFromNumber(number string) Card {
 		return Card{Brand: importedInvalidCard}
 	}
 	c := Card{Brand: importedCard, Last4: digits[len(digits)-4:]}
-	if len(digits) < 12 || len(digits) > 19 || !luhn(digits) {
+	if len(digits) < 12 || len(digits) > 19 || !Luhn(digits) {
 		c.Brand = importedInvalidCard
 	}
 	return c

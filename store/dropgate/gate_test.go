@@ -19,23 +19,7 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-// clock is a settable clock shared by the store and the gate.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+type clock = storetest.Clock
 
 func ctxT(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -186,7 +170,7 @@ func TestRaceOnADropWithCounters(t *testing.T) {
 // gate from memory and by DynamoDB's conditions when asked directly; the
 // last millisecond before the closing still claims.
 func TestClaimsOnlyWithinTheWindow(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clk := storetest.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC), 0)
 	env := storetest.New(t, store.WithClock(clk.Now))
 	ctx := ctxT(t, time.Minute)
 	start := clk.Now()

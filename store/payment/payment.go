@@ -68,25 +68,10 @@ func ParseCardNumber(s string) (string, error) {
 		}
 	}
 	digits := b.String()
-	if len(digits) < 13 || len(digits) > 19 || !luhn(digits) {
+	if len(digits) < 13 || len(digits) > 19 || !store.Luhn(digits) {
 		return "", ErrInvalidNumber
 	}
 	return digits, nil
-}
-
-func luhn(digits string) bool {
-	sum, double := 0, false
-	for i := len(digits) - 1; i >= 0; i-- {
-		d := int(digits[i] - '0')
-		if double {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
 }
 
 // ParseExpiry reads "MM/YY" or "MM/YYYY" and returns the first moment the

@@ -71,7 +71,7 @@ func FuzzParseCardNumber(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := ParseCardNumber(s)
-		if err == nil && (len(d) < 13 || len(d) > 19 || !luhn(d)) {
+		if err == nil && (len(d) < 13 || len(d) > 19 || !store.Luhn(d)) {
 			t.Fatalf("ParseCardNumber(%q) = %q", s, d)
 		}
 	})

@@ -168,3 +168,30 @@ func (e Env) CountEntities(t testing.TB, entityType string) int {
 	}
 	return n
 }
+
+// Clock is a settable clock for store.WithClock. Each read moves it on by
+// Tick (a millisecond makes two charges' times differ, as a real clock
+// would; zero stands still).
+type Clock struct {
+	mu   sync.Mutex
+	t    time.Time
+	Tick time.Duration
+}
+
+// NewClock returns a clock standing at t that moves tick per read.
+func NewClock(t time.Time, tick time.Duration) *Clock { return &Clock{t: t, Tick: tick} }
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(c.Tick)
+	return c.t
+}
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
