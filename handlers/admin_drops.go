@@ -1,9 +1,7 @@
 package handlers
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -372,49 +370,19 @@ func dropTicketCSVRecord(d store.Drop, t store.Ticket) []string {
 	return []string{d.ID, csvText(d.Title), t.CreatedAt.UTC().Format(orderCSVStamp), csvText(t.Client), t.CustomerID, string(t.Status)}
 }
 
-// CSV streams the drop's holders in claim order, a page of the store at a
-// time, as the orders export does: the first page is read before the
-// answer starts, and a failure later ends the file with a line saying so.
+// CSV streams the drop's holders in claim order (see streamCSV).
 func (h *AdminDrops) CSV(c *fiber.Ctx) error {
 	d, err := h.drop(c)
 	if err != nil {
 		return err
 	}
-	first, ferr := h.Store.DropTickets(c.UserContext(), d.ID, csvPageSize, "")
-	if ferr != nil {
-		return ferr
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), csvTimeout)
-	log, requestID := h.log(), page.RequestID(c)
-	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="drop-`+d.ID+`-tickets.csv"`)
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	c.Status(fiber.StatusOK)
-	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
-		defer cancel()
-		w := csv.NewWriter(bw)
-		_ = w.Write(dropTicketsCSVHeader)
-		batch := first
-		for {
+	return streamCSV(c, h.log().With("drop", d.ID), "drop-"+d.ID+"-tickets.csv", dropTicketsCSVHeader, "drop tickets",
+		func(ctx context.Context, cursor string) (csvPage, error) {
+			batch, err := h.Store.DropTickets(ctx, d.ID, csvPageSize, cursor)
+			p := csvPage{next: batch.Next}
 			for _, t := range batch.Items {
-				_ = w.Write(dropTicketCSVRecord(d, t))
+				p.records = append(p.records, dropTicketCSVRecord(d, t))
 			}
-			w.Flush()
-			if w.Error() != nil || bw.Flush() != nil {
-				return // the client went away
-			}
-			if batch.Next == "" {
-				return
-			}
-			var err error
-			if batch, err = h.Store.DropTickets(ctx, d.ID, csvPageSize, batch.Next); err != nil {
-				log.Error("drop tickets export cut short", "request_id", requestID, "drop", d.ID, "err", err)
-				_ = w.Write([]string{"# INCOMPLETE: the export stopped early; download it again (request " + requestID + ")"})
-				w.Flush()
-				_ = bw.Flush()
-				return
-			}
-		}
-	})
-	return nil
+			return p, err
+		})
 }

@@ -1,10 +1,8 @@
 package handlers
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -190,53 +188,22 @@ func orderCSVRecord(o store.Order) []string {
 	}
 }
 
-// CSV streams the orders of a date range as a CSV file, newest first, a
-// page of the store at a time. The first page is read before the answer
-// starts, so a failing store is still an error page; a failure later ends
-// the file with a line that says it is incomplete.
+// CSV streams the orders of a date range as a CSV file, newest first (see
+// streamCSV).
 func (h *AdminOrders) CSV(c *fiber.Ctx) error {
 	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.now())
 	if err != nil {
 		return page.BadRequest(err.Message)
 	}
-	first, next, ferr := h.ordersPage(c.UserContext(), r, csvPageSize, "")
-	if ferr != nil {
-		return ferr
-	}
-	// The request's context ends with the handler; the stream outlives it.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), csvTimeout)
-	log, requestID := h.log(), page.RequestID(c)
-	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="orders-`+r.From+`-to-`+r.To+`.csv"`)
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	c.Status(fiber.StatusOK)
-	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
-		defer cancel()
-		w := csv.NewWriter(bw)
-		_ = w.Write(orderCSVHeader)
-		orders := first
-		for {
+	return streamCSV(c, h.log(), "orders-"+r.From+"-to-"+r.To+".csv", orderCSVHeader, "orders",
+		func(ctx context.Context, cursor string) (csvPage, error) {
+			orders, next, err := h.ordersPage(ctx, r, csvPageSize, cursor)
+			p := csvPage{next: next}
 			for _, o := range orders {
-				_ = w.Write(orderCSVRecord(o))
+				p.records = append(p.records, orderCSVRecord(o))
 			}
-			w.Flush()
-			if w.Error() != nil || bw.Flush() != nil {
-				return // the client went away
-			}
-			if next == "" {
-				return
-			}
-			var err error
-			if orders, next, err = h.ordersPage(ctx, r, csvPageSize, next); err != nil {
-				log.Error("orders export cut short", "request_id", requestID, "err", err)
-				_ = w.Write([]string{"# INCOMPLETE: the export stopped early; download it again (request " + requestID + ")"})
-				w.Flush()
-				_ = bw.Flush()
-				return
-			}
-		}
-	})
-	return nil
+			return p, err
+		})
 }
 
 // orderPage reads what the order page shows.
