@@ -139,11 +139,7 @@ func New(t testing.TB, opts ...store.Option) Env {
 // Once asserts that fn costs exactly one DynamoDB request.
 func (e Env) Once(t testing.TB, what string, fn func()) {
 	t.Helper()
-	e.Counter.Reset()
-	fn()
-	if n := e.Counter.Total(); n != 1 {
-		t.Errorf("%s: %d DynamoDB requests %v, want exactly 1", what, n, e.Counter.Ops())
-	}
+	e.Costs(t, what, 1, fn)
 }
 
 // CountEntities scans the test's table for items of one EntityType. Only
@@ -194,4 +190,14 @@ func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = t
+}
+
+// Costs asserts that fn costs exactly want DynamoDB requests.
+func (e Env) Costs(t testing.TB, what string, want int, fn func()) {
+	t.Helper()
+	e.Counter.Reset()
+	fn()
+	if n := e.Counter.Total(); n != want {
+		t.Errorf("%s: %d DynamoDB requests %v, want %d", what, n, e.Counter.Ops(), want)
+	}
 }

@@ -1,0 +1,169 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/demo"
+	"shop/store/storetest"
+)
+
+// The README's access-pattern tables promise what each row costs in
+// DynamoDB requests. The sixteen AWS patterns and the recurring-payment
+// ones are asserted where they are tested; this test holds every other row
+// to its figure on the demo shop, so a method that grows a request fails
+// here rather than in a bill.
+func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
+	env := storetest.New(t)
+	st, ctx := env.Store, ctxT(t)
+	if _, err := demo.Load(ctx, st, 4); err != nil {
+		t.Fatal(err)
+	}
+	ada, err := st.CredentialsByEmail(ctx, demo.CustomerEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	product, err := st.Product(ctx, "cf-light")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := st.Product(ctx, "cf-decaf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warehouse, err := st.Warehouse(ctx, "gbg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateGiftCard(ctx, store.GiftCard{Code: "REQCOUNT", Balance: eur(1000), Initial: eur(1000), CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateDiscountCode(ctx, store.DiscountCode{Code: "REQTEN", Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: now.Add(24 * time.Hour), UsageLimit: 5, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	subs, err := st.Subscriptions(ctx, ada.CustomerID)
+	if err != nil || len(subs) == 0 {
+		t.Fatalf("Ada's demo subscriptions: %v, %v", subs, err)
+	}
+	run := store.JobRun{ID: "run-1", Job: "payments", Date: now, Trigger: "staff", Replica: "test", StartedAt: now}
+	var lease store.Lease
+
+	rows := []struct {
+		pattern string
+		want    int
+		fn      func() error
+	}{
+		// The shop's own patterns.
+		{"customers, newest first", 1, func() error { _, err := st.Customers(ctx, 20, ""); return err }},
+		{"all orders of a month in a time range", 1, func() error {
+			_, err := st.OrdersOfMonth(ctx, now, now.AddDate(0, 0, -now.Day()+1), now, 20, "")
+			return err
+		}},
+		{"catalogue of one category", 1, func() error { _, err := st.Catalogue(ctx, "coffee", 12, ""); return err }},
+		{"gift card by code", 1, func() error { _, err := st.GiftCard(ctx, "REQCOUNT"); return err }},
+		{"gift card list", 1, func() error { _, err := st.GiftCards(ctx, 20, ""); return err }},
+		{"discount code by code", 1, func() error { _, err := st.DiscountCode(ctx, "REQTEN"); return err }},
+		{"discount code list", 1, func() error { _, err := st.DiscountCodes(ctx, 20, ""); return err }},
+		{"stock adjustment with its reason", 1, func() error {
+			_, err := st.AdjustStock(ctx, product, warehouse, 3, "counted again", "staff-1")
+			return err
+		}},
+		{"a warehouse's stock adjustments", 1, func() error { _, err := st.StockAdjustments(ctx, "gbg", 20, ""); return err }},
+		// A cart's first line: the update finds no cart, a Query looks
+		// for old one-item-per-line carts, then a conditional Put.
+		{"a cart's first line", 3, func() error { return st.AddToCart(ctx, "v#visitor-1", product, 1) }},
+		{"add a new line to a cart", 1, func() error { return st.AddToCart(ctx, "v#visitor-1", other, 1) }},
+		// The new-line update fails its condition, then the line grows.
+		{"grow a line already there", 2, func() error { return st.AddToCart(ctx, "v#visitor-1", product, 1) }},
+		// Both carts are read, then written in one transaction.
+		{"a visitor's cart into the customer's", 3, func() error { return st.MergeCart(ctx, "v#visitor-1", "c#"+ada.CustomerID) }},
+		{"save a new session", 1, func() error {
+			return st.SaveSession(ctx, store.Session{ID: "sess-1", Data: []byte("x"), ExpiresAt: now.Add(time.Hour)}, true)
+		}},
+		{"delete a session", 1, func() error { return st.DeleteSession(ctx, "sess-1") }},
+		{"count an attempt", 1, func() error { _, err := st.CountAttempt(ctx, "signin", "ada", time.Minute); return err }},
+		{"attempts in the window", 1, func() error { _, err := st.Attempts(ctx, "signin", "ada", time.Minute); return err }},
+		{"mark a one-time step", 1, func() error { return st.Mark(ctx, "request-count") }},
+		{"is a step marked", 1, func() error { _, err := st.Marked(ctx, "request-count"); return err }},
+		// Recurring payments beyond the guide's seven.
+		{"one subscription by id", 1, func() error { _, err := st.Subscription(ctx, ada.CustomerID, subs[0].ID); return err }},
+		{"subscriptions by status", 1, func() error {
+			_, err := st.SubscriptionsByStatus(ctx, store.SubscriptionActive, 20, "")
+			return err
+		}},
+		{"open payment intents", 1, func() error { _, err := st.OpenIntents(ctx, now, 20); return err }},
+		// Due dates: one Query per shard, in parallel.
+		{"payments due on or before a day", store.DefaultBillingShards, func() error { _, err := st.PaymentsDue(ctx, now, 20, ""); return err }},
+		{"reminders due on or before a day", store.DefaultBillingShards, func() error { _, err := st.RemindersDue(ctx, now, 20, ""); return err }},
+		// Receipts and invoices in parallel.
+		{"a customer's statement", 2, func() error { _, err := st.Statement(ctx, ada.CustomerID, 20, ""); return err }},
+		{"record a gateway charge", 1, func() error {
+			_, err := st.RecordGatewayCharge(ctx, store.GatewayCharge{Key: "req-charge", ID: "ch-req", Amount: eur(500), Last4: "4242", At: now, Outcome: "ok"})
+			return err
+		}},
+		{"a gateway charge by key", 1, func() error { _, err := st.GatewayCharge(ctx, "req-charge"); return err }},
+		{"save a job run", 1, func() error { return st.SaveRun(ctx, run) }},
+		{"a job run", 1, func() error { _, err := st.Run(ctx, "payments", run.ID); return err }},
+		{"a job's runs", 1, func() error { _, err := st.Runs(ctx, "payments", 20, ""); return err }},
+		{"record a run failure", 1, func() error {
+			return st.AddRunFailure(ctx, store.RunFailure{RunID: run.ID, SubscriptionID: "s", AccountID: "a", Reason: "declined", At: now})
+		}},
+		{"a run's failures", 1, func() error { _, err := st.RunFailures(ctx, run.ID, 20, ""); return err }},
+		{"take a job's lease", 1, func() error {
+			var err error
+			lease, err = st.AcquireLease(ctx, "payments", now, "replica-1", time.Minute)
+			return err
+		}},
+		{"renew a lease", 1, func() error { _, err := st.RenewLease(ctx, lease, time.Minute); return err }},
+		{"finish a lease", 1, func() error { return st.FinishLease(ctx, lease) }},
+		{"put mail in the outbox", 1, func() error {
+			return st.PutMail(ctx, store.Mail{ID: "mail-req", To: "ada@fikafield.example", Kind: store.MailReminder,
+				Subject: "s", Text: "t", CustomerID: ada.CustomerID, CreatedAt: now, Status: store.MailPending})
+		}},
+		{"the outbox", 1, func() error { _, err := st.Outbox(ctx, 20, ""); return err }},
+		{"mail waiting for delivery", 1, func() error { _, err := st.PendingMail(ctx, 20); return err }},
+		// Drops.
+		{"published drops", 1, func() error { _, err := st.PublishedDrops(ctx, 20, ""); return err }},
+		{"every drop", 1, func() error { _, err := st.AllDrops(ctx, 20, ""); return err }},
+		{"a customer's tickets", 1, func() error { _, err := st.CustomerTickets(ctx, ada.CustomerID, 20, ""); return err }},
+		{"API keys", 1, func() error { _, err := st.APIKeys(ctx); return err }},
+		// The name is checked against the keys there are, then the key put.
+		{"create an API key", 2, func() error { _, _, err := st.CreateAPIKey(ctx, "partner"); return err }},
+	}
+	for _, r := range rows {
+		var err error
+		env.Costs(t, r.pattern, r.want, func() { err = r.fn() })
+		if err != nil {
+			t.Errorf("%s: %v", r.pattern, err)
+		}
+	}
+	// The drop rows need a drop of the demo's.
+	drops, err := st.PublishedDrops(ctx, 20, "")
+	if err != nil || len(drops.Items) == 0 {
+		t.Fatalf("demo drops: %v, %v", drops.Items, err)
+	}
+	var open store.Drop
+	for _, d := range drops.Items {
+		if strings.EqualFold(string(d.Status), string(store.DropOpen)) && d.Opens.Before(now) {
+			open = d
+		}
+	}
+	if open.ID == "" {
+		t.Fatal("the demo has no open drop")
+	}
+	env.Costs(t, "a drop with its counters", 1, func() { _, err = st.Drop(ctx, open.ID) })
+	env.Costs(t, "a claim", 1, func() {
+		_, err = st.Claim(ctx, store.ClaimRequest{DropID: open.ID, Client: "c#" + ada.CustomerID, CustomerID: ada.CustomerID, DropTitle: open.Title}, false)
+	})
+	if err != nil {
+		t.Fatalf("claim: %v", err)
+	}
+	env.Costs(t, "a drop's tickets", 1, func() { _, err = st.DropTickets(ctx, open.ID, 20, "") })
+	if err != nil {
+		t.Fatal(err)
+	}
+}
