@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
@@ -14,21 +13,46 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/helmet"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/gofiber/fiber/v2/middleware/requestid"
 
 	"shop/store"
 	"shop/web/page"
 )
 
-// requestID gives every request an id for its log lines and error page.
+// requestID gives every request an id for its log lines and error page
+// (Fiber's requestid, keeping it where page.RequestID looks). An id a proxy
+// sent along is kept when it looks like one; anything else is replaced,
+// so a client cannot put a long or odd string into every log line.
 func requestID() fiber.Handler {
+	ids := requestid.New(requestid.Config{
+		Header:     fiber.HeaderXRequestID,
+		ContextKey: page.RequestIDKey,
+		Generator: func() string {
+			var b [8]byte
+			_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+			return hex.EncodeToString(b[:])
+		},
+	})
 	return func(c *fiber.Ctx) error {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		id := hex.EncodeToString(b[:])
-		page.SetRequestID(c, id)
-		c.Set("X-Request-ID", id)
-		return c.Next()
+		if id := c.Get(fiber.HeaderXRequestID); id != "" && !plausibleRequestID(id) {
+			c.Request().Header.Del(fiber.HeaderXRequestID)
+		}
+		return ids(c)
 	}
+}
+
+func plausibleRequestID(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // accessLog logs and counts every request once it is answered, errors
@@ -60,17 +84,15 @@ func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fi
 	}
 }
 
-// recoverPanic turns a panic into a 500 with the stack in the log.
+// recoverPanic turns a panic into an error for the error handler (a 500)
+// with the stack in the log.
 func recoverPanic(log *slog.Logger) fiber.Handler {
-	return func(c *fiber.Ctx) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				log.Error("panic", "request_id", page.RequestID(c), "panic", r, "stack", string(debug.Stack()))
-				err = fmt.Errorf("panic: %v", r)
-			}
-		}()
-		return c.Next()
-	}
+	return recover.New(recover.Config{
+		EnableStackTrace: true,
+		StackTraceHandler: func(c *fiber.Ctx, r any) {
+			log.Error("panic", "request_id", page.RequestID(c), "panic", r, "stack", string(debug.Stack()))
+		},
+	})
 }
 
 // deadline gives the request's context a timeout; the store gives up with it.
@@ -88,16 +110,16 @@ func deadline(d time.Duration) fiber.Handler {
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
 
+// securityHeaders are Fiber's helmet with the shop's policy: no framing,
+// no referrer beyond the shop, no camera or microphone.
 func securityHeaders() fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		c.Set("Content-Security-Policy", contentSecurityPolicy)
-		c.Set("X-Content-Type-Options", "nosniff")
-		c.Set("X-Frame-Options", "DENY")
-		c.Set("Referrer-Policy", "same-origin")
-		c.Set("Cross-Origin-Opener-Policy", "same-origin")
-		c.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		return c.Next()
-	}
+	return helmet.New(helmet.Config{
+		ContentSecurityPolicy:   contentSecurityPolicy,
+		XFrameOptions:           "DENY",
+		ReferrerPolicy:          "same-origin",
+		CrossOriginOpenerPolicy: "same-origin",
+		PermissionPolicy:        "camera=(), microphone=(), geolocation=()",
+	})
 }
 
 // csrfProtect refuses a state-changing request whose token (form field

@@ -20,7 +20,8 @@ type localKey int
 
 const (
 	visitKey localKey = iota
-	requestIDKey
+	// RequestIDKey is where the request id middleware keeps the id.
+	RequestIDKey
 )
 
 // Session value keys.
@@ -66,12 +67,9 @@ func (v *Visit) str(key string) string {
 	return s
 }
 
-// SetRequestID records the request's id for logs and error pages.
-func SetRequestID(c *fiber.Ctx, id string) { c.Locals(requestIDKey, id) }
-
 // RequestID is the id of the request.
 func RequestID(c *fiber.Ctx) string {
-	s, _ := c.Locals(requestIDKey).(string)
+	s, _ := c.Locals(RequestIDKey).(string)
 	return s
 }
 

@@ -1,0 +1,74 @@
+package web
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/web/page"
+)
+
+// A panic in a handler is a 500 with the request's id, and the stack goes
+// to the log, not to the visitor.
+func TestPanicIsA500WithTheStackInTheLog(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	app := fiber.New(fiber.Config{ErrorHandler: errorHandler(log)})
+	app.Use(requestID(), recoverPanic(log))
+	app.Get("/boom", func(c *fiber.Ctx) error { panic("the scale broke") })
+
+	resp, err := app.Test(httptest.NewRequest("GET", "/boom", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	id := resp.Header.Get(fiber.HeaderXRequestID)
+	if resp.StatusCode != fiber.StatusInternalServerError || id == "" {
+		t.Fatalf("status %d, request id %q", resp.StatusCode, id)
+	}
+	if strings.Contains(string(body), "the scale broke") || strings.Contains(string(body), "goroutine") {
+		t.Fatalf("the page leaks the panic: %s", body)
+	}
+	if l := logs.String(); !strings.Contains(l, "request_id="+id) || !strings.Contains(l, "the scale broke") || !strings.Contains(l, "middleware_test.go") {
+		t.Fatalf("the log lacks the panic, its stack or the request id:\n%s", l)
+	}
+}
+
+// A proxy's request id is kept; a client's odd one is replaced.
+func TestRequestIDFromAProxyIsKeptWhenItLooksLikeOne(t *testing.T) {
+	app := fiber.New()
+	app.Use(requestID())
+	app.Get("/", func(c *fiber.Ctx) error { return c.SendString(page.RequestID(c)) })
+	for _, tc := range []struct {
+		sent string
+		kept bool
+	}{
+		{"", false},
+		{"lb-7f3a9c.1_2", true},
+		{"<script>alert(1)</script>", false},
+		{strings.Repeat("a", 65), false},
+		{"id with spaces", false},
+	} {
+		req := httptest.NewRequest("GET", "/", nil)
+		if tc.sent != "" {
+			req.Header.Set(fiber.HeaderXRequestID, tc.sent)
+		}
+		resp, err := app.Test(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		got := resp.Header.Get(fiber.HeaderXRequestID)
+		if string(body) != got || got == "" {
+			t.Errorf("sent %q: header %q, handler saw %q", tc.sent, got, body)
+		}
+		if (got == tc.sent) != tc.kept {
+			t.Errorf("sent %q: got %q, kept = %v, want %v", tc.sent, got, got == tc.sent, tc.kept)
+		}
+	}
+}
