@@ -1,0 +1,17 @@
+package paths
+
+// The JSON API for other systems, described in web/openapi.json.
+const (
+	API        = "/api/v1"
+	APIOpenAPI = API + "/openapi.json"
+	APIDrops   = API + "/drops" // POST creates one
+)
+
+// APIDrop is a drop as JSON.
+func APIDrop(id string) string { return under(APIDrops, id) }
+
+// APIDropClaims claims a drop's ticket for a client (POST).
+func APIDropClaims(id string) string { return under(APIDrops, id, "claims") }
+
+// APIDropTickets is the tickets claimed of a drop.
+func APIDropTickets(id string) string { return under(APIDrops, id, "tickets") }
