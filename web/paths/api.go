@@ -2,9 +2,8 @@ package paths
 
 // The JSON API for other systems, described in web/openapi.json.
 const (
-	API        = "/api/v1"
-	APIOpenAPI = API + "/openapi.json"
-	APIDrops   = API + "/drops" // POST creates one
+	APIOpenAPI = "/api/v1/openapi.json"
+	APIDrops   = "/api/v1/drops" // POST creates one
 )
 
 // APIDrop is a drop as JSON.
