@@ -16,6 +16,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AccountStore is what sign-up and sign-in need.
@@ -65,16 +66,16 @@ func NewAccount(st AccountStore, cost int, log *slog.Logger) (*Account, error) {
 // browsers drop or reinterpret them (a header split, "/\\evil", "/\t/evil").
 func safeNext(next string) string {
 	if next == "" || len(next) > 2048 || strings.ContainsAny(next, "\\") {
-		return "/"
+		return paths.Home
 	}
 	for _, r := range next {
 		if r < 0x20 || r == 0x7f {
-			return "/"
+			return paths.Home
 		}
 	}
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
-		return "/"
+		return paths.Home
 	}
 	return u.RequestURI()
 }
@@ -258,5 +259,5 @@ func (h *Account) signIn(c *fiber.Ctx, id, name, role string) error {
 func (h *Account) Logout(c *fiber.Ctx) error {
 	page.SignOut(c)
 	page.Flash(c, views.FlashInfo, "You are signed out.")
-	return page.Redirect(c, "/")
+	return page.Redirect(c, paths.Home)
 }

@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminAPIKeyStore is what the API keys page reads and writes.
@@ -101,11 +102,11 @@ func (h *AdminAPIKeys) Revoke(c *fiber.Ctx) error {
 	}
 	if k.Revoked {
 		page.Flash(c, views.FlashInfo, "The key of "+k.Name+" was already revoked.")
-		return page.Redirect(c, "/admin/api-keys")
+		return page.Redirect(c, paths.AdminAPIKeys)
 	}
 	if err := h.Store.RevokeAPIKey(c.UserContext(), k.ID); err != nil {
 		return notFoundAs(err, "This API key")
 	}
 	page.Flash(c, views.FlashSuccess, "Revoked the key of "+k.Name+": requests with it are refused within a few seconds.")
-	return page.Redirect(c, "/admin/api-keys")
+	return page.Redirect(c, paths.AdminAPIKeys)
 }

@@ -13,6 +13,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminCodeStore is what the gift card and discount code pages read and
@@ -82,7 +83,7 @@ func (h *AdminCodes) renderGiftCards(c *fiber.Ctx, status int, f views.AdminGift
 	}
 	data := views.AdminGiftCards{Cards: cards.Items, Form: f}
 	if cards.Next != "" {
-		data.NextURL = withQuery("/admin/giftcards", "after", cards.Next)
+		data.NextURL = paths.WithQuery(paths.AdminGiftCards, "after", cards.Next)
 	}
 	return page.Render(c, status, page.View{Title: "Gift cards", Page: page.Full(views.AdminGiftCardsView, data), Partial: views.AdminGiftCardRows(data)})
 }
@@ -128,7 +129,7 @@ func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
 			return err
 		}
 		page.Flash(c, views.FlashSuccess, "Issued gift card "+card.Code+" for "+card.Balance.String()+".")
-		return page.Redirect(c, "/admin/giftcards")
+		return page.Redirect(c, paths.AdminGiftCards)
 	}
 }
 
@@ -150,7 +151,7 @@ func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDisc
 	}
 	data := views.AdminDiscounts{Codes: codes.Items, Now: h.now(), Form: f}
 	if codes.Next != "" {
-		data.NextURL = withQuery("/admin/discounts", "after", codes.Next)
+		data.NextURL = paths.WithQuery(paths.AdminDiscounts, "after", codes.Next)
 	}
 	return page.Render(c, status, page.View{Title: "Discount codes", Page: page.Full(views.AdminDiscountsView, data), Partial: views.AdminDiscountRows(data)})
 }
@@ -230,7 +231,7 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 			return err
 		default:
 			page.Flash(c, views.FlashSuccess, "Created discount code "+created.Code+".")
-			return page.Redirect(c, "/admin/discounts")
+			return page.Redirect(c, paths.AdminDiscounts)
 		}
 	}
 	return h.renderDiscounts(c, fiber.StatusUnprocessableEntity, f)

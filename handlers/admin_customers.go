@@ -12,6 +12,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminCustomerStore is what the staff customer pages read.
@@ -61,7 +62,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 			case err != nil:
 				return err
 			default:
-				return page.Redirect(c, "/admin/customers/"+cred.CustomerID)
+				return page.Redirect(c, paths.AdminCustomer(cred.CustomerID))
 			}
 		}
 	}
@@ -71,7 +72,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	}
 	data.Customers = customers.Items
 	if customers.Next != "" {
-		data.NextURL = withQuery("/admin/customers", "after", customers.Next)
+		data.NextURL = paths.WithQuery(paths.AdminCustomers, "after", customers.Next)
 	}
 	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: views.AdminCustomerRows(data)})
 }
@@ -86,7 +87,7 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 		return err
 	}
 	a := views.AdminCustomerActivity{CustomerID: id, Filter: views.AdminDateFilter{
-		Action: "/admin/customers/" + id, Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
+		Action: paths.AdminCustomer(id), Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
 	}}
 	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.now())
 	invAfter, prodAfter, recAfter := c.Query("invoices_after"), c.Query("products_after"), c.Query("receipts_after")
@@ -147,15 +148,15 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 		a.Filter.From, a.Filter.To = rng.From, rng.To
 		a.Invoices, a.Products = invoices.Items, products.Items
 		if invoices.Next != "" {
-			a.InvoicesNext = withQuery("/admin/customers/"+id, "from", rng.From, "to", rng.To, "invoices_after", invoices.Next)
+			a.InvoicesNext = paths.WithQuery(paths.AdminCustomer(id), "from", rng.From, "to", rng.To, "invoices_after", invoices.Next)
 		}
 		if products.Next != "" {
-			a.ProductsNext = withQuery("/admin/customers/"+id, "from", rng.From, "to", rng.To, "products_after", products.Next)
+			a.ProductsNext = paths.WithQuery(paths.AdminCustomer(id), "from", rng.From, "to", rng.To, "products_after", products.Next)
 		}
 	}
 	billing := views.AdminCustomerBilling{CustomerID: id, Subscriptions: subs, Receipts: receipts.Items}
 	if receipts.Next != "" {
-		billing.ReceiptsNext = withQuery("/admin/customers/"+id, "receipts_after", receipts.Next)
+		billing.ReceiptsNext = paths.WithQuery(paths.AdminCustomer(id), "receipts_after", receipts.Next)
 	}
 	partial := views.AdminCustomerActivitySection(a)
 	switch {

@@ -17,6 +17,7 @@ import (
 	"shop/store/dropgate"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminDropStore is what the staff drop pages read and write.
@@ -94,7 +95,7 @@ func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropFo
 		data.Drops = append(data.Drops, views.AdminDropRow{Drop: d, Counted: h.Store.ListedClaimed(d)})
 	}
 	if drops.Next != "" {
-		data.NextURL = withQuery("/admin/drops", "after", drops.Next)
+		data.NextURL = paths.WithQuery(paths.AdminDrops, "after", drops.Next)
 	}
 	partial := views.AdminDropFormView(form)
 	if c.Query("after") != "" {
@@ -200,7 +201,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	}
 	h.Gate.Forget(d.ID)
 	page.Flash(c, views.FlashSuccess, "Created the drop “"+d.Title+"”.")
-	return page.Redirect(c, adminDropURL(d.ID))
+	return page.Redirect(c, paths.AdminDrop(d.ID))
 }
 
 // formAgain brings the form back with its errors: in place for htmx, on
@@ -211,8 +212,6 @@ func (h *AdminDrops) formAgain(c *fiber.Ctx, form views.AdminDropForm) error {
 	}
 	return h.renderList(c, fiber.StatusUnprocessableEntity, form)
 }
-
-func adminDropURL(id string) string { return "/admin/drops/" + id }
 
 // drop reads the drop of the URL; an unknown one is a 404.
 func (h *AdminDrops) drop(c *fiber.Ctx) (store.Drop, error) {
@@ -245,9 +244,9 @@ func (h *AdminDrops) renderDrop(c *fiber.Ctx, status int, problem string) error 
 	if err != nil {
 		return err
 	}
-	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: adminDropURL(d.ID) + "/tickets.csv", CSRF: page.CSRFToken(c), Error: problem}
+	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: paths.AdminDropTicketsCSV(d.ID), CSRF: page.CSRFToken(c), Error: problem}
 	if tickets.Next != "" {
-		data.NextURL = withQuery(adminDropURL(d.ID), "after", tickets.Next)
+		data.NextURL = paths.WithQuery(paths.AdminDrop(d.ID), "after", tickets.Next)
 	}
 	v := page.View{Title: d.Title, Page: page.Full(views.AdminDropView, data)}
 	if c.Query("after") != "" {
@@ -281,7 +280,7 @@ func (h *AdminDrops) Close(c *fiber.Ctx) error {
 		return err
 	}
 	page.Flash(c, views.FlashSuccess, "Closed “"+d.Title+"” early: no more tickets are handed out.")
-	return page.Redirect(c, adminDropURL(d.ID))
+	return page.Redirect(c, paths.AdminDrop(d.ID))
 }
 
 // Cancel cancels a drop, voids its tickets and mails each customer who
@@ -318,7 +317,7 @@ func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
 	}
 	h.log().Info("drop cancelled", "drop", d.ID, "void", len(tickets), "mailed", mailed, "request_id", page.RequestID(c))
 	page.Flash(c, views.FlashSuccess, fmt.Sprintf("Cancelled “%s”: %d tickets void, %d holders mailed.", d.Title, len(tickets), mailed))
-	return page.Redirect(c, adminDropURL(d.ID))
+	return page.Redirect(c, paths.AdminDrop(d.ID))
 }
 
 // mailHolders puts a cancellation mail into the outbox for each ticket a

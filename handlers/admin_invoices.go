@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminInvoiceStore is what the staff invoice pages read.
@@ -45,7 +46,7 @@ func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
 			case err != nil:
 				return err
 			default:
-				return page.Redirect(c, "/admin/invoices/"+f.ID)
+				return page.Redirect(c, paths.AdminInvoice(f.ID))
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // JobScheduler is the billing jobs' scheduler of this replica
@@ -154,7 +155,7 @@ func (h *AdminJobs) renderList(c *fiber.Ctx, status int, form views.AdminRunForm
 			}
 			j.Runs = views.AdminJobRuns{Job: name, Runs: runs.Items}
 			if runs.Next != "" {
-				j.Runs.NextURL = withQuery("/admin/jobs/"+name+"/runs", "after", runs.Next)
+				j.Runs.NextURL = paths.WithQuery(paths.AdminJobRuns(name), "after", runs.Next)
 			}
 			// The progress is the run record in the table, so it shows
 			// whichever replica makes the run: the run going, else the
@@ -196,7 +197,7 @@ func (h *AdminJobs) Runs(c *fiber.Ctx) error {
 	}
 	data := views.AdminJobRunsPage{Runs: views.AdminJobRuns{Job: job, Runs: runs.Items}}
 	if runs.Next != "" {
-		data.Runs.NextURL = withQuery("/admin/jobs/"+job+"/runs", "after", runs.Next)
+		data.Runs.NextURL = paths.WithQuery(paths.AdminJobRuns(job), "after", runs.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{
 		Title: "Runs of " + job, Page: page.Full(views.AdminJobRunsView, data), Partial: views.AdminJobRunRows(data.Runs),
@@ -266,7 +267,7 @@ func (h *AdminJobs) Show(c *fiber.Ctx) error {
 	}
 	data.Failures = failures.Items
 	if failures.Next != "" {
-		data.FailuresNext = withQuery(c.Path(), "failures_after", failures.Next)
+		data.FailuresNext = paths.WithQuery(c.Path(), "failures_after", failures.Next)
 	}
 	var partial templ.Component
 	if after != "" {
@@ -378,10 +379,10 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 	}
 	if run, ok := h.startedRun(c.UserContext(), job, date, started); ok {
 		page.Flash(c, views.FlashSuccess, "Started the "+job+" run for "+day+".")
-		return page.Redirect(c, "/admin/jobs/"+job+"/runs/"+run.ID)
+		return page.Redirect(c, paths.AdminJobRun(job, run.ID))
 	}
 	page.Flash(c, views.FlashSuccess, "Started the "+job+" run for "+day+"; it shows below in a moment.")
-	return page.Redirect(c, "/admin/jobs")
+	return page.Redirect(c, paths.AdminJobs)
 }
 
 // leaseHolder says who holds the lease of a job's date, as well as it can.

@@ -16,6 +16,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminOrderStore is what the staff order pages read and write.
@@ -133,7 +134,7 @@ func (h *AdminOrders) ordersPage(ctx context.Context, r dateRange, limit int, cu
 }
 
 func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *rangeError) {
-	f := views.AdminDateFilter{Action: "/admin/orders", Target: "orders-section", From: c.Query("from"), To: c.Query("to")}
+	f := views.AdminDateFilter{Action: paths.AdminOrders, Target: "orders-section", From: c.Query("from"), To: c.Query("to")}
 	r, err := parseDateRange(f.From, f.To, h.now())
 	if err != nil {
 		f.Errors = err.Errors()
@@ -159,9 +160,9 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 		}
 		data.Orders = orders
 		if next != "" {
-			data.NextURL = withQuery("/admin/orders", "from", r.From, "to", r.To, "after", next)
+			data.NextURL = paths.WithQuery(paths.AdminOrders, "from", r.From, "to", r.To, "after", next)
 		}
-		data.CSVURL = withQuery("/admin/orders.csv", "from", r.From, "to", r.To)
+		data.CSVURL = paths.AdminOrdersCSV(r.From, r.To)
 	}
 	partial := views.AdminOrdersSection(data)
 	if c.Query("after") != "" {
@@ -272,7 +273,7 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 		msg = "Created " + strconv.Itoa(len(shipments)) + " shipments, one per warehouse."
 	}
 	page.Flash(c, views.FlashSuccess, msg)
-	return page.Redirect(c, "/admin/orders/"+id)
+	return page.Redirect(c, paths.AdminOrder(id))
 }
 
 // AdvanceShipment marks a shipment shipped or delivered. A step out of
@@ -308,5 +309,5 @@ func (h *AdminOrders) AdvanceShipment(c *fiber.Ctx) error {
 		return err
 	}
 	page.Flash(c, views.FlashSuccess, "Shipment "+sid+" is marked "+string(to)+".")
-	return page.Redirect(c, "/admin/orders/"+id)
+	return page.Redirect(c, paths.AdminOrder(id))
 }

@@ -8,6 +8,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminOutboxStore is what the staff outbox pages read.
@@ -30,7 +31,7 @@ func (h *AdminOutbox) List(c *fiber.Ctx) error {
 	}
 	data := views.AdminOutboxPage{Mails: mails.Items}
 	if mails.Next != "" {
-		data.NextURL = withQuery("/admin/outbox", "after", mails.Next)
+		data.NextURL = paths.WithQuery(paths.AdminOutbox, "after", mails.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Outbox", Page: page.Full(views.AdminOutboxView, data), Partial: views.AdminOutboxRows(data)})
 }

@@ -13,6 +13,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminProductStore is what the staff product pages read and write.
@@ -64,7 +65,7 @@ func (h *AdminProducts) List(c *fiber.Ctx) error {
 	}
 	data := views.AdminProductList{Products: products.Items, Categories: cats, Category: slug}
 	if products.Next != "" {
-		data.NextURL = withQuery("/admin/products", "category", slug, "after", products.Next)
+		data.NextURL = paths.WithQuery(paths.AdminProducts, "category", slug, "after", products.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Products", Page: page.Full(views.AdminProductsView, data), Partial: views.AdminProductRows(data)})
 }
@@ -156,7 +157,7 @@ func (h *AdminProducts) Create(c *fiber.Ctx) error {
 			return err
 		default:
 			page.Flash(c, views.FlashSuccess, "Created "+created.Name+". Add its stock below.")
-			return page.Redirect(c, "/admin/products/"+created.ID)
+			return page.Redirect(c, paths.AdminProduct(created.ID))
 		}
 	}
 	f.CSRF = page.CSRFToken(c)
@@ -169,7 +170,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 	ctx := c.UserContext()
 	rng, rerr := parseDateRange(c.Query("from"), c.Query("to"), h.now())
 	orders := views.AdminProductOrders{ProductID: id, Filter: views.AdminDateFilter{
-		Action: "/admin/products/" + id, Target: "product-orders", From: c.Query("from"), To: c.Query("to"),
+		Action: paths.AdminProduct(id), Target: "product-orders", From: c.Query("from"), To: c.Query("to"),
 	}}
 	var (
 		p     store.Product
@@ -200,7 +201,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 		orders.Filter.From, orders.Filter.To = rng.From, rng.To
 		orders.Items = lines.Items
 		if lines.Next != "" {
-			orders.NextURL = withQuery("/admin/products/"+id, "from", rng.From, "to", rng.To, "orders_after", lines.Next)
+			orders.NextURL = paths.WithQuery(paths.AdminProduct(id), "from", rng.From, "to", rng.To, "orders_after", lines.Next)
 		}
 	}
 	csrf := page.CSRFToken(c)
@@ -287,7 +288,7 @@ func (h *AdminProducts) Update(c *fiber.Ctx) error {
 			return err
 		default:
 			page.Flash(c, views.FlashSuccess, "Saved "+p.Name+".")
-			return page.Redirect(c, "/admin/products/"+id)
+			return page.Redirect(c, paths.AdminProduct(id))
 		}
 	}
 	f.CSRF = page.CSRFToken(c)

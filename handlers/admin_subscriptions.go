@@ -11,6 +11,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // AdminSubscriptionStore is what the staff subscription pages read.
@@ -41,7 +42,7 @@ func (h *AdminSubscriptions) List(c *fiber.Ctx) error {
 	}
 	data := views.AdminSubscriptionList{Status: status, Subscriptions: subs.Items}
 	if subs.Next != "" {
-		data.NextURL = withQuery("/admin/subscriptions", "status", st, "after", subs.Next)
+		data.NextURL = paths.WithQuery(paths.AdminSubscriptions, "status", st, "after", subs.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{
 		Title: "Subscriptions: " + status.Label(), Page: page.Full(views.AdminSubscriptionsView, data), Partial: views.AdminSubscriptionRows(data),
@@ -92,10 +93,10 @@ func (h *AdminSubscriptions) Due(c *fiber.Ctx) error {
 	}
 	d.Reminders, d.Payments = reminders.Items, payments.Items
 	if reminders.Next != "" {
-		d.RemindersNext = withQuery("/admin/subscriptions/due", "date", d.Date, "reminders_after", reminders.Next)
+		d.RemindersNext = paths.WithQuery(paths.AdminDue, "date", d.Date, "reminders_after", reminders.Next)
 	}
 	if payments.Next != "" {
-		d.PaymentsNext = withQuery("/admin/subscriptions/due", "date", d.Date, "payments_after", payments.Next)
+		d.PaymentsNext = paths.WithQuery(paths.AdminDue, "date", d.Date, "payments_after", payments.Next)
 	}
 	partial := views.AdminDueSection(d)
 	switch {

@@ -14,6 +14,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // WarehouseStore is what the admin warehouse pages read and write.
@@ -90,7 +91,7 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		Recent:        recent.Items,
 	}
 	if stock.Next != "" {
-		data.NextURL = withQuery("/admin/warehouses/"+id, "after", stock.Next)
+		data.NextURL = paths.WithQuery(paths.AdminWarehouse(id), "after", stock.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: w.Name, Page: page.Full(views.WarehouseView, data), Partial: views.InventoryRows(data)})
 }
@@ -118,7 +119,7 @@ func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
 	if shipments.Next != "" {
-		data.NextURL = withQuery("/admin/warehouses/"+id+"/shipments", "after", shipments.Next)
+		data.NextURL = paths.WithQuery(paths.AdminWarehouseShipments(id), "after", shipments.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Shipments · " + w.Name, Page: page.Full(views.AdminWarehouseShipmentsView, data), Partial: views.AdminShipmentRows(data)})
 }
@@ -145,7 +146,7 @@ func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
 	if adjs.Next != "" {
-		data.NextURL = withQuery("/admin/warehouses/"+id+"/adjustments", "after", adjs.Next)
+		data.NextURL = paths.WithQuery(paths.AdminWarehouseAdjustments(id), "after", adjs.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Stock adjustments · " + w.Name, Page: page.Full(views.AdminWarehouseAdjustmentsView, data), Partial: views.AdminAdjustmentRows(data)})
 }
@@ -230,9 +231,9 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 		}
 	}
 
-	back := "/admin/warehouses/" + w.ID
+	back := paths.AdminWarehouse(w.ID)
 	if on == views.StockOnProduct {
-		back = "/admin/products/" + p.ID
+		back = paths.AdminProduct(p.ID)
 	}
 	if row.Errors.Any() {
 		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{

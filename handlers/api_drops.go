@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/store"
+	"shop/web/paths"
 )
 
 // APIDropStore is what the drops API writes and lists in DynamoDB.
@@ -145,7 +146,7 @@ func (h *APIDrops) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return apiDropError(err)
 	}
-	c.Location("/api/v1/drops/" + d.ID)
+	c.Location(paths.APIDrop(d.ID))
 	return c.Status(fiber.StatusCreated).JSON(apiDropOf(d, h.now()))
 }
 

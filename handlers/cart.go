@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // CartStore is what the cart pages read and write.
@@ -85,7 +86,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 			return page.Write(c, fiber.StatusOK, views.AddToCartForm(form))
 		}
 		page.Flash(c, views.FlashSuccess, "Added "+form.Added+" to your cart.")
-		return page.Redirect(c, "/cart")
+		return page.Redirect(c, paths.Cart)
 	case errors.Is(err, store.ErrBadQty), errors.Is(err, store.ErrLineTooBig), errors.Is(err, store.ErrCartFull), errors.Is(err, store.ErrInsufficientStock):
 		form.Error = sentence(err)
 	default:
@@ -95,7 +96,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 		return page.Write(c, fiber.StatusUnprocessableEntity, views.AddToCartForm(form))
 	}
 	page.Flash(c, views.FlashError, form.Error)
-	return page.Redirect(c, "/products/"+p.ID)
+	return page.Redirect(c, paths.Product(p.ID))
 }
 
 func hasLine(cart store.Cart, productID string) bool { return lineQty(cart, productID) > 0 }
@@ -152,7 +153,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 		return err
 	}
 	if status == fiber.StatusOK && !page.IsHTMX(c) {
-		return page.Redirect(c, "/cart")
+		return page.Redirect(c, paths.Cart)
 	}
 	return h.render(c, status, data)
 }
@@ -180,7 +181,7 @@ func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, 
 		}
 	}
 	if !page.IsHTMX(c) {
-		return page.Redirect(c, "/cart")
+		return page.Redirect(c, paths.Cart)
 	}
 	var data views.CartPage
 	if owner != "" {

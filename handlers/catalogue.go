@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // CatalogueStore is what the catalogue pages read.
@@ -81,7 +82,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 	}
 	data := views.CataloguePage{Categories: cats, Category: current, Products: products.Items}
 	if products.Next != "" {
-		data.NextURL = withQuery("/products", "category", slug, "after", products.Next)
+		data.NextURL = paths.WithQuery(paths.Catalogue, "category", slug, "after", products.Next)
 	}
 	title := "Catalogue"
 	if current.Name != "" {

@@ -15,6 +15,7 @@ import (
 	"shop/store/payment"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // CheckoutStore is what checkout reads and writes.
@@ -38,7 +39,7 @@ func signedIn(c *fiber.Ctx) (views.Viewer, error) {
 	if !page.Viewer(c).SignedIn() {
 		page.Flash(c, views.FlashInfo, "Sign in or create an account to check out. Your cart comes with you.")
 	}
-	return signedInFor(c, "/checkout")
+	return signedInFor(c, paths.Checkout)
 }
 
 func (h *Checkout) request(ctx context.Context, customerID string, f views.CheckoutForm) (store.CheckoutRequest, store.Cart, error) {
@@ -180,7 +181,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 	}
 	if len(cart.Lines) == 0 {
 		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
-		return page.Redirect(c, "/cart")
+		return page.Redirect(c, paths.Cart)
 	}
 	summary, _, err := h.summarize(c.UserContext(), req, &f)
 	if err != nil {
@@ -241,14 +242,14 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		// the cart, Checkout itself answers a used key with its order.
 		switch placed, err := h.Store.OrderForKey(ctx, f.Key, v.ID); {
 		case err == nil:
-			return page.Redirect(c, "/orders/"+placed.ID)
+			return page.Redirect(c, paths.Order(placed.ID))
 		case errors.Is(err, store.ErrBadCheckoutKey):
 			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
-		return page.Redirect(c, "/cart")
+		return page.Redirect(c, paths.Cart)
 	}
 	summary, quote, err := h.summarize(ctx, req, &f)
 	if err != nil {
@@ -291,7 +292,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {
 			page.Flash(c, views.FlashSuccess, "Thank you! Your order is placed.")
-			return page.Redirect(c, "/orders/"+order.ID)
+			return page.Redirect(c, paths.Order(order.ID))
 		}
 		var ce *store.CodeError
 		var short *store.StockShortError

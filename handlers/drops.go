@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // DropStore is what the customer's drop pages read from the table.
@@ -84,7 +85,7 @@ func (h *Drops) List(c *fiber.Ctx) error {
 		data.Drops = append(data.Drops, d)
 	}
 	if drops.Next != "" {
-		data.NextURL = withQuery("/drops", "after", drops.Next)
+		data.NextURL = paths.WithQuery(paths.Drops, "after", drops.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Drops", Page: page.Full(views.DropsView, data), Partial: views.DropCards(data)})
 }
@@ -205,7 +206,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	back := "/drops/" + id
+	back := paths.Drop(id)
 	if !page.Viewer(c).SignedIn() {
 		page.Flash(c, views.FlashInfo, "Sign in or create an account to claim a ticket.")
 	}
@@ -266,7 +267,7 @@ func (h *Drops) answerClaim(c *fiber.Ctx, status int, area views.DropClaim, back
 
 // Tickets is the customer's tickets, newest first, a page at a time.
 func (h *Drops) Tickets(c *fiber.Ctx) error {
-	v, err := signedInFor(c, "/tickets")
+	v, err := signedInFor(c, paths.Tickets)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -294,7 +295,7 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 		}
 	}
 	if tickets.Next != "" {
-		data.NextURL = withQuery("/tickets", "after", tickets.Next)
+		data.NextURL = paths.WithQuery(paths.Tickets, "after", tickets.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Your tickets", Page: page.Full(views.TicketsView, data), Partial: views.TicketRows(data)})
 }
@@ -307,7 +308,7 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := signedInFor(c, "/tickets")
+	v, err := signedInFor(c, paths.Tickets)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -322,7 +323,7 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	}
 	if views.OfferOf(t, d, h.Store.Now()) == nil {
 		page.Flash(c, views.FlashError, "This ticket cannot buy anything now: it was used, is void, or its time is over.")
-		return page.Redirect(c, "/tickets")
+		return page.Redirect(c, paths.Tickets)
 	}
 	p, err := h.Store.Product(ctx, d.ProductID)
 	if err != nil {
@@ -332,10 +333,10 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	switch {
 	case errors.Is(err, store.ErrOneTicketPerOrder), errors.Is(err, store.ErrCartFull):
 		page.Flash(c, views.FlashError, sentence(err))
-		return page.Redirect(c, "/cart")
+		return page.Redirect(c, paths.Cart)
 	case err != nil:
 		return err
 	}
 	page.Flash(c, views.FlashSuccess, "Added "+p.Name+" at the drop's price "+d.Price.String()+" to your cart.")
-	return page.Redirect(c, "/cart")
+	return page.Redirect(c, paths.Cart)
 }

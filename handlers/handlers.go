@@ -5,7 +5,6 @@ package handlers
 
 import (
 	"errors"
-	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -28,18 +27,4 @@ func notFoundAs(err error, what string) error {
 		return page.NotFound(what)
 	}
 	return err
-}
-
-// withQuery returns path with the query parameters set, skipping empty ones.
-func withQuery(path string, kv ...string) string {
-	q := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			q.Set(kv[i], kv[i+1])
-		}
-	}
-	if len(q) == 0 {
-		return path
-	}
-	return path + "?" + q.Encode()
 }

@@ -8,6 +8,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // OrderStore is what the customer's order pages read.
@@ -25,7 +26,7 @@ type Orders struct {
 
 // List is the customer's orders, newest first.
 func (h *Orders) List(c *fiber.Ctx) error {
-	v, err := signedInFor(c, "/orders")
+	v, err := signedInFor(c, paths.Orders)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -35,7 +36,7 @@ func (h *Orders) List(c *fiber.Ctx) error {
 	}
 	data := views.OrdersPage{Orders: orders.Items}
 	if orders.Next != "" {
-		data.NextURL = withQuery("/orders", "after", orders.Next)
+		data.NextURL = paths.WithQuery(paths.Orders, "after", orders.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Your orders", Page: page.Full(views.OrdersView, data), Partial: views.OrderRows(data)})
 }
@@ -64,7 +65,7 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {
 	v := page.Viewer(c)
 	if !v.SignedIn() {
-		return v, page.Redirect(c, withQuery("/login", "next", back))
+		return v, page.Redirect(c, paths.LoginThen(back))
 	}
 	return v, nil
 }

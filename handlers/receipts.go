@@ -9,6 +9,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // ReceiptStore is what the receipt pages read.
@@ -29,7 +30,7 @@ type Receipts struct {
 // List is the statement, newest first, a page at a time; htmx asks for the
 // next page's rows only.
 func (h *Receipts) List(c *fiber.Ctx) error {
-	v, err := signedInFor(c, "/receipts")
+	v, err := signedInFor(c, paths.Receipts)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -39,7 +40,7 @@ func (h *Receipts) List(c *fiber.Ctx) error {
 	}
 	data := views.ReceiptsPage{Lines: lines.Items, Loc: h.Store.Location()}
 	if lines.Next != "" {
-		data.NextURL = withQuery("/receipts", "after", lines.Next)
+		data.NextURL = paths.WithQuery(paths.Receipts, "after", lines.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Receipts", Page: page.Full(views.ReceiptsView, data), Partial: views.ReceiptRows(data)})
 }

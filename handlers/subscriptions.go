@@ -14,6 +14,7 @@ import (
 	"shop/store/payment"
 	"shop/views"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // SubscriptionStore is what the subscription pages read and write.
@@ -74,9 +75,9 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if !page.Viewer(c).SignedIn() {
 		page.Flash(c, views.FlashInfo, "Sign in or create an account to subscribe.")
 	}
-	back := "/subscriptions"
+	back := paths.Subscriptions
 	if store.ValidID(productID) {
-		back = "/products/" + productID
+		back = paths.Product(productID)
 	}
 	v, err := signedInFor(c, back)
 	if err != nil || !v.SignedIn() {
@@ -136,7 +137,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 				sub.ProductName, receipt.Amount, receipt.Number, sub.NextPaymentDate.Format("2 Jan 2006"))
 		}
 		page.Flash(c, views.FlashSuccess, msg)
-		return page.Redirect(c, "/subscriptions")
+		return page.Redirect(c, paths.Subscriptions)
 	case errors.Is(err, store.ErrBadSubscribeKey):
 		return page.BadRequest(formBroken)
 	case errors.Is(err, store.ErrNotSubscribable):
@@ -229,7 +230,7 @@ func parsePeriod(s string) (int, string) {
 
 // List is the customer's subscriptions, newest first.
 func (h *Subscriptions) List(c *fiber.Ctx) error {
-	v, err := signedInFor(c, "/subscriptions")
+	v, err := signedInFor(c, paths.Subscriptions)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -290,7 +291,7 @@ const staleMessage = "This subscription changed in another tab or by the shop; h
 // the meantime is a 409 with the card as it is now; a change it cannot take
 // is a 422 with the reason in the card; another customer's is a 404.
 func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
-	v, err := signedInFor(c, "/subscriptions")
+	v, err := signedInFor(c, paths.Subscriptions)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -329,7 +330,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 		card.Sub, card.Notice, card.Open, card.Expiry = sub, done(sub), "", ""
 		if !page.IsHTMX(c) {
 			page.Flash(c, views.FlashSuccess, sub.ProductName+": "+card.Notice)
-			return page.Redirect(c, "/subscriptions")
+			return page.Redirect(c, paths.Subscriptions)
 		}
 		return h.answer(c, v, fiber.StatusOK, card)
 	case errors.As(err, &stale):

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"shop/store"
+	"shop/web/paths"
 )
 
 func longDate(d time.Time) string { return d.Format("2 January 2006") }
@@ -27,7 +28,7 @@ func (r *Runner) link(path string) string { return strings.TrimRight(r.cfg.BaseU
 // mailReminder is the reminder of a subscription's next payment; its id
 // makes it once per payment.
 func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
-	manage := r.link("/subscriptions")
+	manage := r.link(paths.Subscriptions)
 	return &store.Mail{
 		ID: "reminder-" + s.ID + "-" + store.FormatDate(s.NextPaymentDate), To: s.Email, Kind: store.MailReminder,
 		Subject:    fmt.Sprintf("Your payment for %s on %s", s.ProductName, longDate(s.NextPaymentDate)),
@@ -38,7 +39,7 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 }
 
 func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
-	link := r.link("/receipts/" + rec.Number)
+	link := r.link(paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: "receipt-" + rec.SubscriptionID + "-" + rec.Number, To: rec.Email, Kind: store.MailReceipt,
 		Subject: fmt.Sprintf("Receipt %s: %s", rec.Number, rec.ProductName),
@@ -55,7 +56,7 @@ func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
 	if s.Status == store.SubscriptionCancelled {
 		return r.mailEnded(s, fmt.Sprintf("We could not charge %s to your %s after %d tries (%s), so the subscription is cancelled.", s.Amount(), s.Card.Label(), s.Attempt, reason))
 	}
-	link := r.link("/subscriptions")
+	link := r.link(paths.Subscriptions)
 	return &store.Mail{
 		ID: fmt.Sprintf("payfail-%s-%s-a%d", s.ID, store.FormatDate(s.NextPaymentDate), s.Attempt), To: s.Email, Kind: store.MailPaymentFailed,
 		Subject: fmt.Sprintf("Your payment for %s did not go through", s.ProductName),
@@ -71,7 +72,7 @@ func (r *Runner) mailCancelled(s store.Subscription) *store.Mail {
 }
 
 func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
-	link := r.link("/products/" + s.ProductID)
+	link := r.link(paths.Product(s.ProductID))
 	return &store.Mail{
 		ID: "cancelled-" + s.ID, To: s.Email, Kind: store.MailCancelled,
 		Subject:    fmt.Sprintf("Your subscription to %s has ended", s.ProductName),

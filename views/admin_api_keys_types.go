@@ -37,6 +37,3 @@ func apiKeyFingerprint(k store.APIKey) string {
 	}
 	return k.ID
 }
-
-// apiKeyRevokeURL is the confirmation page of revoking a key.
-func apiKeyRevokeURL(k store.APIKey) string { return "/admin/api-keys/" + k.ID + "/revoke" }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/web/paths"
 )
 
 // The staff console of the billing jobs (/admin/jobs): typed data of its
@@ -100,7 +101,7 @@ func (p AdminRunProgress) Polling() bool {
 }
 
 // URL is where htmx asks for the progress.
-func (p AdminRunProgress) URL() string { return runURL(p.Run) + "/progress" }
+func (p AdminRunProgress) URL() string { return paths.AdminJobRunProgress(p.Run.Job, p.Run.ID) }
 
 // ProgressMax is the progress bar's maximum: the subscriptions found due
 // so far (at least 1, so an empty run shows a full bar when it ends).
@@ -140,9 +141,6 @@ type AdminRunPage struct {
 	FailuresNext string
 	Chart        AdminRunChart
 }
-
-// runURL is a run's page.
-func runURL(r store.JobRun) string { return "/admin/jobs/" + r.Job + "/runs/" + r.ID }
 
 // runStarted is when a run started (UTC): the time alone on the day it
 // processed, else the day too.

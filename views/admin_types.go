@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/web/paths"
 )
 
 // The typed data of the staff console's pages, and the small helpers their
@@ -133,9 +134,9 @@ type AdminProductForm struct {
 // Action is where the form posts.
 func (f AdminProductForm) Action() string {
 	if f.ID == "" {
-		return "/admin/products"
+		return paths.AdminProducts
 	}
-	return "/admin/products/" + f.ID
+	return paths.AdminProduct(f.ID)
 }
 
 // AdminProductOrders is the orders-of-a-product section: its date filter

@@ -1,19 +1,10 @@
 package views
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 )
-
-// loginURL sends a visitor to sign in and back to where they were.
-func loginURL(path string) string {
-	if path == "" || path == "/" || strings.HasPrefix(path, "/login") || strings.HasPrefix(path, "/signup") {
-		return "/login"
-	}
-	return "/login?next=" + url.QueryEscape(path)
-}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -47,7 +47,8 @@ type Config struct {
 	APIKeysEvery time.Duration
 }
 
-// New builds the shop's Fiber app.
+// New builds the shop's Fiber app. Links, forms and redirects build their
+// paths with web/paths; paths_test.go holds each builder to a route here.
 func New(cfg Config) (*fiber.App, error) {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 10 * time.Second

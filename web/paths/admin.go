@@ -1,0 +1,100 @@
+package paths
+
+// The staff console, all under /admin.
+const (
+	Admin              = "/admin"
+	AdminWarehouses    = "/admin/warehouses"
+	AdminProducts      = "/admin/products" // POST creates one
+	AdminNewProduct    = "/admin/products/new"
+	AdminOrders        = "/admin/orders"
+	AdminCustomers     = "/admin/customers" // ?email= finds one
+	AdminSubscriptions = "/admin/subscriptions"
+	AdminDue           = "/admin/subscriptions/due" // reminders and payments due on a day
+	AdminInvoices      = "/admin/invoices"          // ?id= looks one up
+	AdminGiftCards     = "/admin/giftcards"         // POST issues one
+	AdminDiscounts     = "/admin/discounts"         // POST creates one
+	AdminAPIKeys       = "/admin/api-keys"          // POST creates one
+	AdminDrops         = "/admin/drops"             // POST creates one
+	AdminJobs          = "/admin/jobs"
+	AdminOutbox        = "/admin/outbox"
+)
+
+// AdminWarehouse is a warehouse's inventory.
+func AdminWarehouse(id string) string { return under(AdminWarehouses, id) }
+
+// AdminWarehouseShipments is the shipments leaving a warehouse.
+func AdminWarehouseShipments(id string) string { return under(AdminWarehouses, id, "shipments") }
+
+// AdminWarehouseAdjustments is a warehouse's stock adjustments.
+func AdminWarehouseAdjustments(id string) string { return under(AdminWarehouses, id, "adjustments") }
+
+// AdminWarehouseStock adjusts a product's stock in a warehouse (POST).
+func AdminWarehouseStock(id string) string { return under(AdminWarehouses, id, "stock") }
+
+// AdminProduct is a product's page for staff (GET) and its edit (POST).
+func AdminProduct(id string) string { return under(AdminProducts, id) }
+
+// AdminOrdersCSV is the orders of the days from to to (included) as CSV.
+func AdminOrdersCSV(from, to string) string {
+	return WithQuery("/admin/orders.csv", "from", from, "to", to)
+}
+
+// AdminOrder is an order's page for staff.
+func AdminOrder(id string) string { return under(AdminOrders, id) }
+
+// AdminOrderShipments creates the shipments of an order (POST).
+func AdminOrderShipments(orderID string) string { return under(AdminOrders, orderID, "shipments") }
+
+// AdminOrderShipment advances a shipment of an order (POST).
+func AdminOrderShipment(orderID, shipmentID string) string {
+	return under(AdminOrders, orderID, "shipments", shipmentID)
+}
+
+// AdminCustomer is a customer's page for staff.
+func AdminCustomer(id string) string { return under(AdminCustomers, id) }
+
+// AdminSubscriptionsIn lists the subscriptions in one status.
+func AdminSubscriptionsIn(status string) string {
+	return WithQuery(AdminSubscriptions, "status", status)
+}
+
+// AdminInvoice is an invoice with its payments.
+func AdminInvoice(id string) string { return under(AdminInvoices, id) }
+
+// AdminShipment is a shipment with its items.
+func AdminShipment(id string) string { return under("/admin/shipments", id) }
+
+// AdminAPIKeyRevoke asks to revoke an API key (GET) and revokes it (POST).
+func AdminAPIKeyRevoke(id string) string { return under(AdminAPIKeys, id, "revoke") }
+
+// AdminDrop is a drop's page for staff.
+func AdminDrop(id string) string { return under(AdminDrops, id) }
+
+// AdminDropLive is a drop's live panel, which refreshes itself.
+func AdminDropLive(id string) string { return under(AdminDrops, id, "live") }
+
+// AdminDropTicketsCSV is the holders of a drop's tickets as CSV.
+func AdminDropTicketsCSV(id string) string { return under(AdminDrops, id, "tickets.csv") }
+
+// AdminDropClose closes a drop early (POST).
+func AdminDropClose(id string) string { return under(AdminDrops, id, "close") }
+
+// AdminDropCancel cancels a drop (POST).
+func AdminDropCancel(id string) string { return under(AdminDrops, id, "cancel") }
+
+// AdminJobRunNow starts a billing job now (POST).
+func AdminJobRunNow(job string) string { return under(AdminJobs, job, "run") }
+
+// AdminJobRuns is a billing job's runs.
+func AdminJobRuns(job string) string { return under(AdminJobs, job, "runs") }
+
+// AdminJobRun is one run of a billing job.
+func AdminJobRun(job, runID string) string { return under(AdminJobs, job, "runs", runID) }
+
+// AdminJobRunProgress is a run's progress panel, polled while it runs.
+func AdminJobRunProgress(job, runID string) string {
+	return under(AdminJobs, job, "runs", runID, "progress")
+}
+
+// AdminMail is one mail of the outbox.
+func AdminMail(id string) string { return under(AdminOutbox, id) }

@@ -1,0 +1,16 @@
+package paths
+
+// The JSON API for other systems, described in web/openapi.json.
+const (
+	APIOpenAPI = "/api/v1/openapi.json"
+	APIDrops   = "/api/v1/drops" // POST creates one
+)
+
+// APIDrop is a drop as JSON.
+func APIDrop(id string) string { return under(APIDrops, id) }
+
+// APIDropClaims claims a drop's ticket for a client (POST).
+func APIDropClaims(id string) string { return under(APIDrops, id, "claims") }
+
+// APIDropTickets is the tickets claimed of a drop.
+func APIDropTickets(id string) string { return under(APIDrops, id, "tickets") }

@@ -1,0 +1,38 @@
+// Package paths builds the shop's URLs: the one place a link, a form's
+// action, an htmx request or a redirect gets its path. web/app.go registers
+// the routes they lead to, and web/paths_test.go checks that every builder
+// here meets a route of the right method.
+//
+// Ids go through url.PathEscape (a valid id needs none, but a link must not
+// change shape whatever it is given); queries through url.Values.
+package paths
+
+import "net/url"
+
+// WithQuery returns path with the query parameters (name, value pairs) set,
+// skipping empty values: a "show more" link carries only what it needs.
+func WithQuery(path string, kv ...string) string {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
+// Static is a file of the static/ directory, name relative to it
+// ("css/shop.css").
+func Static(name string) string { return "/static/" + name }
+
+// under joins a base path and escaped segments: under("/orders", id) is
+// "/orders/<id>".
+func under(base string, segments ...string) string {
+	for _, s := range segments {
+		base += "/" + url.PathEscape(s)
+	}
+	return base
+}

@@ -1,0 +1,78 @@
+package paths
+
+import "strings"
+
+// The storefront and the customer's account.
+const (
+	Home            = "/"
+	Catalogue       = "/products"
+	Signup          = "/signup"
+	Login           = "/login"
+	Logout          = "/logout"
+	Cart            = "/cart"
+	CartItems       = "/cart/items" // POST adds a line
+	Checkout        = "/checkout"
+	CheckoutSummary = "/checkout/summary"
+	Orders          = "/orders"
+	Subscriptions   = "/subscriptions" // POST subscribes
+	Receipts        = "/receipts"
+	Drops           = "/drops"
+	Tickets         = "/tickets"
+)
+
+// Category is the catalogue of one category; "" is the whole catalogue.
+func Category(slug string) string { return WithQuery(Catalogue, "category", slug) }
+
+// Product is a product's page.
+func Product(id string) string { return under(Catalogue, id) }
+
+// ProductStock is a product's stock panel, which refreshes itself.
+func ProductStock(id string) string { return under(Catalogue, id, "stock") }
+
+// LoginThen sends a visitor to sign in and back to the path they were on;
+// not back to the home page or to the sign-in and sign-up forms themselves.
+func LoginThen(back string) string {
+	if back == "" || back == Home || strings.HasPrefix(back, Login) || strings.HasPrefix(back, Signup) {
+		return Login
+	}
+	return WithQuery(Login, "next", back)
+}
+
+// CartItem sets the quantity of a product's line (POST).
+func CartItem(productID string) string { return under(CartItems, productID) }
+
+// CartItemRemove removes a product's line (POST).
+func CartItemRemove(productID string) string { return under(CartItems, productID, "remove") }
+
+// CartTicketRemove takes a drop's ticket out of the cart (POST).
+func CartTicketRemove(dropID string) string { return under("/cart/tickets", dropID, "remove") }
+
+// Order is one of the customer's orders.
+func Order(id string) string { return under(Orders, id) }
+
+// The changes a customer makes to a subscription (all POST).
+
+func SubscriptionDay(id string) string    { return under(Subscriptions, id, "day") }
+func SubscriptionPeriod(id string) string { return under(Subscriptions, id, "period") }
+func SubscriptionCard(id string) string   { return under(Subscriptions, id, "card") }
+func SubscriptionSkip(id string) string   { return under(Subscriptions, id, "skip") }
+func SubscriptionPause(id string) string  { return under(Subscriptions, id, "pause") }
+func SubscriptionResume(id string) string { return under(Subscriptions, id, "resume") }
+func SubscriptionCancel(id string) string { return under(Subscriptions, id, "cancel") }
+func SubscriptionKeep(id string) string   { return under(Subscriptions, id, "keep") }
+
+// Receipt is a subscription payment's receipt, by its number.
+func Receipt(number string) string { return under(Receipts, number) }
+
+// Drop is a limited drop's page.
+func Drop(id string) string { return under(Drops, id) }
+
+// DropCount is a drop's live count of tickets left, polled every second.
+func DropCount(id string) string { return under(Drops, id, "count") }
+
+// DropClaim is a drop's claim area (GET, fetched at the opening) and the
+// claim itself (POST).
+func DropClaim(id string) string { return under(Drops, id, "claim") }
+
+// TicketBuy puts a claimed ticket in the cart (POST).
+func TicketBuy(dropID string) string { return under(Tickets, dropID, "buy") }
