@@ -8,7 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"net/url"
 	"runtime/debug"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	"shop/store"
 	"shop/web/page"
+	"shop/web/paths"
 )
 
 // requestID gives every request an id for its log lines and error page
@@ -158,7 +158,7 @@ func requireStaff(st StaffCheck) fiber.Handler {
 			if c.Method() != fiber.MethodGet {
 				return page.Forbidden("Sign in as staff first.")
 			}
-			return page.Redirect(c, "/login?next="+url.QueryEscape(c.OriginalURL()))
+			return page.Redirect(c, paths.LoginThen(c.OriginalURL()))
 		}
 		if !v.Staff {
 			return page.Forbidden("This part of the shop is for staff only.")
