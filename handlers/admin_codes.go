@@ -19,6 +19,8 @@ import (
 // AdminCodeStore is what the gift card and discount code pages read and
 // write.
 type AdminCodeStore interface {
+	// Now is the shop's clock (the store's, set in tests).
+	Now() time.Time
 	GiftCards(ctx context.Context, limit int, cursor string) (store.Page[store.GiftCard], error)
 	CreateGiftCard(ctx context.Context, g store.GiftCard) (store.GiftCard, error)
 	DiscountCodes(ctx context.Context, limit int, cursor string) (store.Page[store.DiscountCode], error)
@@ -33,15 +35,6 @@ const (
 // AdminCodes serves /admin/giftcards and /admin/discounts.
 type AdminCodes struct {
 	Store AdminCodeStore
-	// Now is the clock that decides which codes expired; time.Now if nil.
-	Now func() time.Time
-}
-
-func (h *AdminCodes) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
 }
 
 // codeAlphabet has no 0/O or 1/I to misread; 32 letters, so a random byte
@@ -149,7 +142,7 @@ func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDisc
 	if err != nil {
 		return err
 	}
-	data := views.AdminDiscounts{Codes: codes.Items, Now: h.now(), Form: f}
+	data := views.AdminDiscounts{Codes: codes.Items, Now: h.Store.Now(), Form: f}
 	if codes.Next != "" {
 		data.NextURL = paths.WithQuery(paths.AdminDiscounts, "after", codes.Next)
 	}
@@ -221,7 +214,7 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 		Code: strings.TrimSpace(c.FormValue("code")), Kind: c.FormValue("kind"), Value: strings.TrimSpace(c.FormValue("value")),
 		Expires: strings.TrimSpace(c.FormValue("expires")), Limit: strings.TrimSpace(c.FormValue("limit")),
 	}
-	d := discountFromForm(&f, h.now().UTC())
+	d := discountFromForm(&f, h.Store.Now().UTC())
 	if !f.Errors.Any() {
 		created, err := h.Store.CreateDiscountCode(c.UserContext(), d)
 		switch {

@@ -17,6 +17,8 @@ import (
 
 // AdminCustomerStore is what the staff customer pages read.
 type AdminCustomerStore interface {
+	// Now is the shop's clock (the store's, set in tests).
+	Now() time.Time
 	Customers(ctx context.Context, limit int, cursor string) (store.Page[store.Customer], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
@@ -29,15 +31,6 @@ type AdminCustomerStore interface {
 // AdminCustomers serves /admin/customers.
 type AdminCustomers struct {
 	Store AdminCustomerStore
-	// Now is the clock of the default date range; time.Now if nil.
-	Now func() time.Time
-}
-
-func (h *AdminCustomers) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
 }
 
 // List is the customers, newest first, a page at a time (htmx asks for the
@@ -89,7 +82,7 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	a := views.AdminCustomerActivity{CustomerID: id, Filter: views.AdminDateFilter{
 		Action: paths.AdminCustomer(id), Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
 	}}
-	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.now())
+	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.Store.Now())
 	invAfter, prodAfter, recAfter := c.Query("invoices_after"), c.Query("products_after"), c.Query("receipts_after")
 	// What htmx asked for: one table's next page, or the date-filtered
 	// section; the whole page needs everything.

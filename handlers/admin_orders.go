@@ -21,6 +21,8 @@ import (
 
 // AdminOrderStore is what the staff order pages read and write.
 type AdminOrderStore interface {
+	// Now is the shop's clock (the store's, set in tests).
+	Now() time.Time
 	OrdersOfMonth(ctx context.Context, month time.Time, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
@@ -43,15 +45,6 @@ type AdminOrders struct {
 	Store AdminOrderStore
 	// Log receives the failure of an export cut short after it started.
 	Log *slog.Logger
-	// Now is the clock of the default date range; time.Now if nil.
-	Now func() time.Time
-}
-
-func (h *AdminOrders) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
 }
 
 func (h *AdminOrders) log() *slog.Logger {
@@ -135,7 +128,7 @@ func (h *AdminOrders) ordersPage(ctx context.Context, r dateRange, limit int, cu
 
 func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *rangeError) {
 	f := views.AdminDateFilter{Action: paths.AdminOrders, Target: "orders-section", From: c.Query("from"), To: c.Query("to")}
-	r, err := parseDateRange(f.From, f.To, h.now())
+	r, err := parseDateRange(f.From, f.To, h.Store.Now())
 	if err != nil {
 		f.Errors = err.Errors()
 		return r, f, err
@@ -192,7 +185,7 @@ func orderCSVRecord(o store.Order) []string {
 // CSV streams the orders of a date range as a CSV file, newest first (see
 // streamCSV).
 func (h *AdminOrders) CSV(c *fiber.Ctx) error {
-	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.now())
+	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now())
 	if err != nil {
 		return page.BadRequest(err.Message)
 	}

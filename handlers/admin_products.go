@@ -18,6 +18,8 @@ import (
 
 // AdminProductStore is what the staff product pages read and write.
 type AdminProductStore interface {
+	// Now is the shop's clock (the store's, set in tests).
+	Now() time.Time
 	Categories(ctx context.Context) ([]store.Category, error)
 	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
@@ -35,15 +37,6 @@ const (
 // AdminProducts serves /admin/products.
 type AdminProducts struct {
 	Store AdminProductStore
-	// Now is the clock of the default date range; time.Now if nil.
-	Now func() time.Time
-}
-
-func (h *AdminProducts) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
 }
 
 // List is the catalogue by name, of one category or all, a page at a time;
@@ -168,7 +161,7 @@ func (h *AdminProducts) Create(c *fiber.Ctx) error {
 // section follows the from/to query; a bad range is shown at the filter.
 func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProductPage, error) {
 	ctx := c.UserContext()
-	rng, rerr := parseDateRange(c.Query("from"), c.Query("to"), h.now())
+	rng, rerr := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now())
 	orders := views.AdminProductOrders{ProductID: id, Filter: views.AdminDateFilter{
 		Action: paths.AdminProduct(id), Target: "product-orders", From: c.Query("from"), To: c.Query("to"),
 	}}

@@ -16,6 +16,8 @@ import (
 
 // APIDropStore is what the drops API writes and lists in DynamoDB.
 type APIDropStore interface {
+	// Now is the shop's clock (the store's, set in tests).
+	Now() time.Time
 	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
 }
@@ -33,15 +35,6 @@ type APIDropGate interface {
 type APIDrops struct {
 	Store APIDropStore
 	Gate  APIDropGate
-	// Now is the clock new drops are checked against; time.Now if nil.
-	Now func() time.Time
-}
-
-func (h *APIDrops) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
 }
 
 // Bounds of the API's inputs.
@@ -139,7 +132,7 @@ func (h *APIDrops) Create(c *fiber.Ctx) error {
 	}
 	nd := store.NewDrop{Title: in.Title, Quantity: in.Quantity, Opens: opens, Closes: closes,
 		Owner: APIDropOwner(APIKeyOf(c).Name)}
-	if err := store.ValidateDrop(nd, h.now()); err != nil {
+	if err := store.ValidateDrop(nd, h.Store.Now()); err != nil {
 		return apiDropError(err)
 	}
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
@@ -147,7 +140,7 @@ func (h *APIDrops) Create(c *fiber.Ctx) error {
 		return apiDropError(err)
 	}
 	c.Location(paths.APIDrop(d.ID))
-	return c.Status(fiber.StatusCreated).JSON(apiDropOf(d, h.now()))
+	return c.Status(fiber.StatusCreated).JSON(apiDropOf(d, h.Store.Now()))
 }
 
 func apiDropError(err error) error {
@@ -187,7 +180,7 @@ func (h *APIDrops) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(apiDropOf(d, h.now()))
+	return c.JSON(apiDropOf(d, h.Store.Now()))
 }
 
 // ValidAPIClient reports whether s can be a client id of the API: 1 to 64
