@@ -13,9 +13,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 
+	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
 
+	"shop/handlers/page"
 	"shop/store"
 	"shop/store/dropgate"
 	"shop/views"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

@@ -11,10 +11,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
 
+	"shop/handlers/page"
 	"shop/jobs"
 	"shop/store"
 	"shop/views"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
 
+	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/handlers/page"
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

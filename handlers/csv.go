@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"shop/web/page"
+	"shop/handlers/page"
 )
 
 // csvPage is one page of an export: its records and the cursor after it

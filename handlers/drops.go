@@ -7,9 +7,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

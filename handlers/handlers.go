@@ -8,8 +8,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/handlers/page"
 	"shop/store"
-	"shop/web/page"
 )
 
 // pathID reads an id from the URL, a 404 when it cannot be one.

@@ -8,9 +8,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers"
+	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
-	"shop/web/page"
 )
 
 // classify maps an error to a status and a message safe to show.

@@ -16,8 +16,8 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/gofiber/fiber/v2/middleware/requestid"
 
+	"shop/handlers/page"
 	"shop/store"
-	"shop/web/page"
 	"shop/web/paths"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"shop/web/page"
+	"shop/handlers/page"
 )
 
 // A panic in a handler is a 500 with the request's id, and the stack goes

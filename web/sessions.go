@@ -14,8 +14,8 @@ import (
 	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 
+	"shop/handlers/page"
 	"shop/store"
-	"shop/web/page"
 )
 
 const (
