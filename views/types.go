@@ -4,8 +4,6 @@ package views
 
 import (
 	"encoding/json"
-
-	"shop/store"
 )
 
 // ShopName is the storefront's name.
@@ -63,46 +61,6 @@ type FieldErrors map[string]string
 // Any reports whether there is an error.
 func (e FieldErrors) Any() bool { return len(e) > 0 }
 
-// SignupForm is the sign-up form, as typed.
-type SignupForm struct {
-	Email  string
-	Name   string
-	Next   string
-	Errors FieldErrors
-}
-
-// LoginForm is the sign-in form, as typed (never the password).
-type LoginForm struct {
-	Email  string
-	Next   string
-	Errors FieldErrors
-}
-
-// CataloguePage is the product list of one category (or all).
-type CataloguePage struct {
-	Categories []store.Category
-	Category   store.Category // zero: all products
-	Products   []store.Product
-	NextURL    string // "" on the last page
-}
-
-// ProductPage is one product with its stock.
-type ProductPage struct {
-	Product  store.Product
-	Category store.Category
-	Stock    StockPanel
-	Add      AddToCart
-	// Subscribe is the subscribe form of a subscribable product, nil for
-	// any other.
-	Subscribe *SubscribeForm
-}
-
-// StockPanel is the live stock counter of a product page.
-type StockPanel struct {
-	ProductID string
-	Levels    []store.StockLevel
-}
-
 // Total is the stock across warehouses.
 func (s StockPanel) Total() int {
 	n := 0
@@ -110,18 +68,6 @@ func (s StockPanel) Total() int {
 		n += l.Quantity
 	}
 	return n
-}
-
-// WarehouseList is the admin list of warehouses.
-type WarehouseList struct {
-	Warehouses []store.Warehouse
-}
-
-// WarehousePage is one warehouse and a page of its inventory.
-type WarehousePage struct {
-	Warehouse store.Warehouse
-	Stock     []store.StockLevel
-	NextURL   string
 }
 
 // ErrorPage explains a failed request.

@@ -1,0 +1,69 @@
+package views
+
+import (
+	"strconv"
+	"time"
+
+	"shop/store"
+)
+
+// AdminGiftCardForm is the new gift card form as typed.
+type AdminGiftCardForm struct {
+	Code   string
+	Amount string
+	Errors FieldErrors
+	CSRF   string
+}
+
+// AdminGiftCards lists gift cards and offers the form.
+type AdminGiftCards struct {
+	Cards   []store.GiftCard
+	NextURL string
+	Form    AdminGiftCardForm
+}
+
+// AdminDiscountForm is the new discount code form as typed.
+type AdminDiscountForm struct {
+	Code    string
+	Kind    string
+	Value   string
+	Expires string // YYYY-MM-DD, the last day it works
+	Limit   string
+	Errors  FieldErrors
+	CSRF    string
+}
+
+// AdminDiscounts lists discount codes and offers the form.
+type AdminDiscounts struct {
+	Codes   []store.DiscountCode
+	NextURL string
+	Now     time.Time
+	Form    AdminDiscountForm
+}
+
+// discountLastDay is the last day a code works: it expires at the start of
+// the next.
+func discountLastDay(d store.DiscountCode) string {
+	if d.ExpiresAt.IsZero() {
+		return "—"
+	}
+	return adminDay(d.ExpiresAt.Add(-time.Millisecond))
+}
+
+func discountValue(d store.DiscountCode) string {
+	if d.Kind == store.DiscountPercent {
+		return strconv.Itoa(d.Percent) + " %"
+	}
+	return d.Amount.String()
+}
+
+func discountState(d store.DiscountCode, now time.Time) string {
+	switch d.Usable(now) {
+	case nil:
+		return "active"
+	case store.ErrCodeExpired:
+		return "expired"
+	default:
+		return "used up"
+	}
+}

@@ -1,0 +1,28 @@
+package views
+
+import (
+	"fmt"
+
+	"shop/store"
+)
+
+// AdminOrderList is the orders of a date range, newest first.
+type AdminOrderList struct {
+	Filter  AdminDateFilter
+	Orders  []store.Order
+	NextURL string
+	CSVURL  string
+}
+
+// AdminOrderPage is one order with everything staff act on.
+type AdminOrderPage struct {
+	Details       store.OrderDetails
+	Warehouses    map[string]string // id -> name
+	ShippingTypes []string
+	Error         string // why the last action was refused
+	CSRF          string
+}
+
+func allocationText(a store.Allocation, name string) string {
+	return fmt.Sprintf("%d from %s", a.Quantity, name)
+}

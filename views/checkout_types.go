@@ -1,0 +1,38 @@
+package views
+
+import (
+	"shop/store"
+)
+
+// CheckoutForm is the checkout form as typed; the card's number and security
+// code are never echoed back.
+type CheckoutForm struct {
+	Key      string
+	Name     string
+	Street   string
+	Number   string
+	ZipCode  string
+	City     string
+	Country  string
+	Discount string
+	GiftCard string
+	Expiry   string
+	Total    string // the total shown, in cents: the order is placed only at it
+	Errors   FieldErrors
+}
+
+// CheckoutSummary is what the order will cost and how it will be paid.
+type CheckoutSummary struct {
+	Items    []store.OrderItem
+	Tender   store.Tender
+	Discount string // the code applied, if any
+	GiftCard string // the gift card used, if any
+	Problem  string // why the order cannot be placed as it stands
+	Errors   FieldErrors
+}
+
+// CheckoutPage is the checkout: summary and form.
+type CheckoutPage struct {
+	Form    CheckoutForm
+	Summary CheckoutSummary
+}

@@ -1,0 +1,53 @@
+package views
+
+import (
+	"fmt"
+
+	"shop/store"
+)
+
+// OrdersPage lists a customer's orders.
+type OrdersPage struct {
+	Orders  []store.Order
+	NextURL string
+}
+
+// OrderPage is one order, as its customer sees it.
+type OrderPage struct {
+	Details store.OrderDetails
+}
+
+func unitsWord(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
+}
+
+func orderStatusLabel(s store.OrderStatus) string {
+	switch s {
+	case store.OrderPlaced:
+		return "Placed, being packed"
+	case store.OrderShipping:
+		return "Packed, on its way out"
+	case store.OrderShipped:
+		return "Shipped"
+	case store.OrderDelivered:
+		return "Delivered"
+	}
+	return string(s)
+}
+
+func shipmentStatusLabel(s store.ShipmentStatus) string {
+	switch s {
+	case store.ShipmentPending:
+		return "Being packed"
+	case store.ShipmentShipped:
+		return "Shipped"
+	case store.ShipmentDelivered:
+		return "Delivered"
+	}
+	return string(s)
+}
+
+func dateLabel(t interface{ Format(string) string }) string { return t.Format("2 Jan 2006, 15:04") }
