@@ -99,56 +99,45 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 // Shipments is the warehouse's shipments tab (access pattern 13), a page at
 // a time; htmx asks for the next page's rows only.
 func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That warehouse")
+	w, shipments, err := warehouseTab(c, h.Store, h.Store.WarehouseShipments)
 	if err != nil {
-		return err
-	}
-	cursor := c.Query("after")
-	var (
-		w         store.Warehouse
-		shipments store.Page[store.Shipment]
-	)
-	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
-	g.Go(func() (err error) {
-		shipments, err = h.Store.WarehouseShipments(ctx, id, adminPageSize, cursor)
-		return err
-	})
-	if err := g.Wait(); err != nil {
 		return err
 	}
 	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
 	if shipments.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminWarehouseShipments(id), "after", shipments.Next)
+		data.NextURL = paths.WithQuery(paths.AdminWarehouseShipments(w.ID), "after", shipments.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Shipments · " + w.Name, Page: page.Full(views.AdminWarehouseShipmentsView, data), Partial: views.AdminShipmentRows(data)})
 }
 
 // Adjustments is the warehouse's stock adjustments tab, newest first.
 func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That warehouse")
+	w, adjs, err := warehouseTab(c, h.Store, h.Store.StockAdjustments)
 	if err != nil {
-		return err
-	}
-	cursor := c.Query("after")
-	var (
-		w    store.Warehouse
-		adjs store.Page[store.StockAdjustment]
-	)
-	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
-	g.Go(func() (err error) {
-		adjs, err = h.Store.StockAdjustments(ctx, id, adminPageSize, cursor)
-		return err
-	})
-	if err := g.Wait(); err != nil {
 		return err
 	}
 	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
 	if adjs.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminWarehouseAdjustments(id), "after", adjs.Next)
+		data.NextURL = paths.WithQuery(paths.AdminWarehouseAdjustments(w.ID), "after", adjs.Next)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Stock adjustments · " + w.Name, Page: page.Full(views.AdminWarehouseAdjustmentsView, data), Partial: views.AdminAdjustmentRows(data)})
+}
+
+// warehouseTab reads the warehouse of the path and the page of one of its
+// lists after ?after= at once.
+func warehouseTab[T any](c *fiber.Ctx, st WarehouseStore, list func(ctx context.Context, id string, limit int, cursor string) (store.Page[T], error)) (store.Warehouse, store.Page[T], error) {
+	var (
+		w     store.Warehouse
+		items store.Page[T]
+	)
+	id, err := pathID(c, "id", "That warehouse")
+	if err != nil {
+		return w, items, err
+	}
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { w, err = st.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
+	g.Go(func() (err error) { items, err = list(ctx, id, adminPageSize, c.Query("after")); return err })
+	return w, items, g.Wait()
 }
 
 // parseStockChange checks an adjustment as typed: a whole number other than
