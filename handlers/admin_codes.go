@@ -75,9 +75,7 @@ func (h *AdminCodes) renderGiftCards(c *fiber.Ctx, status int, f views.AdminGift
 		return err
 	}
 	data := views.AdminGiftCards{Cards: cards.Items, Form: f}
-	if cards.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminGiftCards, "after", cards.Next)
-	}
+	data.NextURL = paths.More(paths.AdminGiftCards, cards.Next)
 	return page.Render(c, status, page.View{Title: "Gift cards", Page: page.Full(views.AdminGiftCardsView, data), Partial: views.AdminGiftCardRows(data)})
 }
 
@@ -143,9 +141,7 @@ func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDisc
 		return err
 	}
 	data := views.AdminDiscounts{Codes: codes.Items, Now: h.Store.Now(), Form: f}
-	if codes.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminDiscounts, "after", codes.Next)
-	}
+	data.NextURL = paths.More(paths.AdminDiscounts, codes.Next)
 	return page.Render(c, status, page.View{Title: "Discount codes", Page: page.Full(views.AdminDiscountsView, data), Partial: views.AdminDiscountRows(data)})
 }
 

@@ -64,9 +64,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 		return err
 	}
 	data.Customers = customers.Items
-	if customers.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminCustomers, "after", customers.Next)
-	}
+	data.NextURL = paths.More(paths.AdminCustomers, customers.Next)
 	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: views.AdminCustomerRows(data)})
 }
 

@@ -94,9 +94,7 @@ func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropFo
 	for _, d := range drops.Items {
 		data.Drops = append(data.Drops, views.AdminDropRow{Drop: d, Counted: h.Store.ListedClaimed(d)})
 	}
-	if drops.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminDrops, "after", drops.Next)
-	}
+	data.NextURL = paths.More(paths.AdminDrops, drops.Next)
 	partial := views.AdminDropFormView(form)
 	if c.Query("after") != "" {
 		partial = views.AdminDropRows(data)
@@ -245,9 +243,7 @@ func (h *AdminDrops) renderDrop(c *fiber.Ctx, status int, problem string) error 
 		return err
 	}
 	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: paths.AdminDropTicketsCSV(d.ID), CSRF: page.CSRFToken(c), Error: problem}
-	if tickets.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminDrop(d.ID), "after", tickets.Next)
-	}
+	data.NextURL = paths.More(paths.AdminDrop(d.ID), tickets.Next)
 	v := page.View{Title: d.Title, Page: page.Full(views.AdminDropView, data)}
 	if c.Query("after") != "" {
 		v.Partial = views.AdminDropTicketRows(data) // "Show more" asks for rows

@@ -154,9 +154,7 @@ func (h *AdminJobs) renderList(c *fiber.Ctx, status int, form views.AdminRunForm
 				return err
 			}
 			j.Runs = views.AdminJobRuns{Job: name, Runs: runs.Items}
-			if runs.Next != "" {
-				j.Runs.NextURL = paths.WithQuery(paths.AdminJobRuns(name), "after", runs.Next)
-			}
+			j.Runs.NextURL = paths.More(paths.AdminJobRuns(name), runs.Next)
 			// The progress is the run record in the table, so it shows
 			// whichever replica makes the run: the run going, else the
 			// newest if it ended a moment ago (how it ended, not polled).
@@ -196,9 +194,7 @@ func (h *AdminJobs) Runs(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminJobRunsPage{Runs: views.AdminJobRuns{Job: job, Runs: runs.Items}}
-	if runs.Next != "" {
-		data.Runs.NextURL = paths.WithQuery(paths.AdminJobRuns(job), "after", runs.Next)
-	}
+	data.Runs.NextURL = paths.More(paths.AdminJobRuns(job), runs.Next)
 	return page.Render(c, fiber.StatusOK, page.View{
 		Title: "Runs of " + job, Page: page.Full(views.AdminJobRunsView, data), Partial: views.AdminJobRunRows(data.Runs),
 	})

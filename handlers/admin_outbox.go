@@ -30,9 +30,7 @@ func (h *AdminOutbox) List(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminOutboxPage{Mails: mails.Items}
-	if mails.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminOutbox, "after", mails.Next)
-	}
+	data.NextURL = paths.More(paths.AdminOutbox, mails.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Outbox", Page: page.Full(views.AdminOutboxView, data), Partial: views.AdminOutboxRows(data)})
 }
 

@@ -57,9 +57,7 @@ func (h *AdminProducts) List(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminProductList{Products: products.Items, Categories: cats, Category: slug}
-	if products.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminProducts, "category", slug, "after", products.Next)
-	}
+	data.NextURL = paths.More(paths.AdminProducts, products.Next, "category", slug)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Products", Page: page.Full(views.AdminProductsView, data), Partial: views.AdminProductRows(data)})
 }
 

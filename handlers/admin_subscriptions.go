@@ -41,9 +41,7 @@ func (h *AdminSubscriptions) List(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminSubscriptionList{Status: status, Subscriptions: subs.Items}
-	if subs.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminSubscriptions, "status", st, "after", subs.Next)
-	}
+	data.NextURL = paths.More(paths.AdminSubscriptions, subs.Next, "status", st)
 	return page.Render(c, fiber.StatusOK, page.View{
 		Title: "Subscriptions: " + status.Label(), Page: page.Full(views.AdminSubscriptionsView, data), Partial: views.AdminSubscriptionRows(data),
 	})

@@ -90,9 +90,7 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		CSRF:          page.CSRFToken(c),
 		Recent:        recent.Items,
 	}
-	if stock.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminWarehouse(id), "after", stock.Next)
-	}
+	data.NextURL = paths.More(paths.AdminWarehouse(id), stock.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: w.Name, Page: page.Full(views.WarehouseView, data), Partial: views.InventoryRows(data)})
 }
 
@@ -104,9 +102,7 @@ func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
-	if shipments.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminWarehouseShipments(w.ID), "after", shipments.Next)
-	}
+	data.NextURL = paths.More(paths.AdminWarehouseShipments(w.ID), shipments.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Shipments · " + w.Name, Page: page.Full(views.AdminWarehouseShipmentsView, data), Partial: views.AdminShipmentRows(data)})
 }
 
@@ -117,9 +113,7 @@ func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
-	if adjs.Next != "" {
-		data.NextURL = paths.WithQuery(paths.AdminWarehouseAdjustments(w.ID), "after", adjs.Next)
-	}
+	data.NextURL = paths.More(paths.AdminWarehouseAdjustments(w.ID), adjs.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Stock adjustments · " + w.Name, Page: page.Full(views.AdminWarehouseAdjustmentsView, data), Partial: views.AdminAdjustmentRows(data)})
 }
 

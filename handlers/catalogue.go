@@ -81,9 +81,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.CataloguePage{Categories: cats, Category: current, Products: products.Items}
-	if products.Next != "" {
-		data.NextURL = paths.WithQuery(paths.Catalogue, "category", slug, "after", products.Next)
-	}
+	data.NextURL = paths.More(paths.Catalogue, products.Next, "category", slug)
 	title := "Catalogue"
 	if current.Name != "" {
 		title = current.Name

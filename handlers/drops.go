@@ -84,9 +84,7 @@ func (h *Drops) List(c *fiber.Ctx) error {
 		}
 		data.Drops = append(data.Drops, d)
 	}
-	if drops.Next != "" {
-		data.NextURL = paths.WithQuery(paths.Drops, "after", drops.Next)
-	}
+	data.NextURL = paths.More(paths.Drops, drops.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Drops", Page: page.Full(views.DropsView, data), Partial: views.DropCards(data)})
 }
 
@@ -294,9 +292,7 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 			data.Offers[t.DropID] = *o
 		}
 	}
-	if tickets.Next != "" {
-		data.NextURL = paths.WithQuery(paths.Tickets, "after", tickets.Next)
-	}
+	data.NextURL = paths.More(paths.Tickets, tickets.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Your tickets", Page: page.Full(views.TicketsView, data), Partial: views.TicketRows(data)})
 }
 

@@ -35,9 +35,7 @@ func (h *Orders) List(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.OrdersPage{Orders: orders.Items}
-	if orders.Next != "" {
-		data.NextURL = paths.WithQuery(paths.Orders, "after", orders.Next)
-	}
+	data.NextURL = paths.More(paths.Orders, orders.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Your orders", Page: page.Full(views.OrdersView, data), Partial: views.OrderRows(data)})
 }
 

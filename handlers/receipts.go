@@ -39,9 +39,7 @@ func (h *Receipts) List(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.ReceiptsPage{Lines: lines.Items, Loc: h.Store.Location()}
-	if lines.Next != "" {
-		data.NextURL = paths.WithQuery(paths.Receipts, "after", lines.Next)
-	}
+	data.NextURL = paths.More(paths.Receipts, lines.Next)
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Receipts", Page: page.Full(views.ReceiptsView, data), Partial: views.ReceiptRows(data)})
 }
 

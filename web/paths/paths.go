@@ -24,6 +24,16 @@ func WithQuery(path string, kv ...string) string {
 	return path + "?" + q.Encode()
 }
 
+// More is the "show more" link of a list at path: the next page after
+// cursor, with the list's other parameters (name, value pairs); "" when
+// there is no next page, so the link is not drawn.
+func More(path, cursor string, kv ...string) string {
+	if cursor == "" {
+		return ""
+	}
+	return WithQuery(path, append(kv, "after", cursor)...)
+}
+
 // Static is a file of the static/ directory, name relative to it
 // ("css/shop.css").
 func Static(name string) string { return "/static/" + name }

@@ -22,6 +22,10 @@ func TestPathsEscapeIdsAndQueries(t *testing.T) {
 		{paths.LoginThen("/signup"), "/login"},
 		{paths.LoginThen("/drops/d1?x=1&y=2"), "/login?next=%2Fdrops%2Fd1%3Fx%3D1%26y%3D2"},
 		{paths.Static("css/shop.css"), "/static/css/shop.css"},
+		{paths.More(paths.Orders, ""), ""},
+		{paths.More(paths.Orders, "c1/+"), "/orders?after=c1%2F%2B"},
+		{paths.More(paths.Catalogue, "c1", "category", "coffee"), "/products?after=c1&category=coffee"},
+		{paths.More(paths.Catalogue, "c1", "category", ""), "/products?after=c1"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %s, want %s", c.got, c.want)
