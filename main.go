@@ -91,29 +91,27 @@ func env(name, def string) string {
 
 // envInt reads a whole-number variable; a value that is not one is an error.
 func envInt(name string, def int) (int, error) {
-	v, ok := os.LookupEnv(name)
-	if !ok || v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
-	}
-	return n, nil
+	return envParse(name, def, strconv.Atoi, "a whole number")
 }
 
 // envBool reads a boolean variable; a value that is not one is an error,
 // not the default: SHOP_DEMO=off must not quietly mean on.
 func envBool(name string, def bool) (bool, error) {
+	return envParse(name, def, strconv.ParseBool, "true or false")
+}
+
+// envParse reads a variable with parse; unset or empty is def.
+func envParse[T any](name string, def T, parse func(string) (T, error), want string) (T, error) {
 	v, ok := os.LookupEnv(name)
 	if !ok || v == "" {
 		return def, nil
 	}
-	b, err := strconv.ParseBool(v)
+	t, err := parse(v)
 	if err != nil {
-		return false, fmt.Errorf("%s=%q is not true or false", name, v)
+		var zero T
+		return zero, fmt.Errorf("%s=%q is not %s", name, v, want)
 	}
-	return b, nil
+	return t, nil
 }
 
 // command is one subcommand: its words, what it takes, and its own flags.

@@ -53,26 +53,22 @@ func writeAPIError(c *fiber.Ctx, err error, status int, msg string) error {
 	return c.Status(status).JSON(body)
 }
 
+// apiReasons names each status the API answers with in its error body.
+var apiReasons = map[int]string{
+	fiber.StatusBadRequest:            handlers.ReasonBadRequest,
+	fiber.StatusUnauthorized:          handlers.ReasonUnauthorized,
+	fiber.StatusForbidden:             handlers.ReasonForbidden,
+	fiber.StatusNotFound:              handlers.ReasonNotFound,
+	fiber.StatusMethodNotAllowed:      "method_not_allowed",
+	fiber.StatusRequestEntityTooLarge: handlers.ReasonTooLarge,
+	fiber.StatusUnsupportedMediaType:  handlers.ReasonMediaType,
+	fiber.StatusTooManyRequests:       handlers.ReasonRateLimited,
+	fiber.StatusServiceUnavailable:    handlers.ReasonUnavailable,
+}
+
 func apiReason(status int) string {
-	switch status {
-	case fiber.StatusBadRequest:
-		return handlers.ReasonBadRequest
-	case fiber.StatusUnauthorized:
-		return handlers.ReasonUnauthorized
-	case fiber.StatusForbidden:
-		return handlers.ReasonForbidden
-	case fiber.StatusNotFound:
-		return handlers.ReasonNotFound
-	case fiber.StatusMethodNotAllowed:
-		return "method_not_allowed"
-	case fiber.StatusRequestEntityTooLarge:
-		return handlers.ReasonTooLarge
-	case fiber.StatusUnsupportedMediaType:
-		return handlers.ReasonMediaType
-	case fiber.StatusTooManyRequests:
-		return handlers.ReasonRateLimited
-	case fiber.StatusServiceUnavailable:
-		return handlers.ReasonUnavailable
+	if r, ok := apiReasons[status]; ok {
+		return r
 	}
 	if status >= 500 {
 		return handlers.ReasonInternal
