@@ -136,27 +136,13 @@ func (r idempotencyRecord) intent() CheckoutIntent {
 		ChargeKey: r.ChargeKey, Amount: Money{r.Amount, r.Currency}, StartedAt: parseTime(r.StartedAt), OrderID: r.OrderID, ChargeID: r.ChargeID}
 }
 
-// chargeKey is the gateway's idempotency key of a checkout's attempt: the
-// same for every submission of one form, a new one only after the earlier
-// attempt's charge was voided or found missing.
-func chargeKey(checkoutKey string, attempt int) string {
-	if attempt <= 1 {
-		return "checkout-" + checkoutKey
-	}
-	return fmt.Sprintf("checkout-%s-%d", checkoutKey, attempt)
-}
-
 // checkoutKeyItem reads a checkout key's item, strongly consistent.
 func (s *Store) checkoutKeyItem(ctx context.Context, key string) (idempotencyRecord, bool, error) {
-	var r idempotencyRecord
-	err := s.getItemConsistent(ctx, idempotencyKey(key), idempotencyKey(key), &r)
+	r, err := getItemConsistent[idempotencyRecord](ctx, s, idempotencyKey(key), idempotencyKey(key), "checkout key")
 	if errors.Is(err, ErrNotFound) {
 		return r, false, nil
 	}
-	if err != nil {
-		return r, false, fmt.Errorf("get checkout key: %w", err)
-	}
-	return r, true, nil
+	return r, err == nil, err
 }
 
 // OrderForKey is the order a checkout key placed, read strongly
@@ -213,7 +199,7 @@ func (s *Store) recordIntent(ctx context.Context, req CheckoutRequest, cur *idem
 		now := s.now().UTC()
 		rec := idempotencyRecord{
 			PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency,
-			Status: string(CheckoutCharging), CustomerID: req.CustomerID, Attempt: attempt, ChargeKey: chargeKey(req.Key, attempt),
+			Status: string(CheckoutCharging), CustomerID: req.CustomerID, Attempt: attempt, ChargeKey: checkoutChargeKey(req.Key, attempt),
 			Amount: amount.Amount, Currency: amount.Currency, StartedAt: timestamp(now), ExpiresAt: now.Add(intentTTL).Unix(),
 			GSI2PK: partitionCheckouts, GSI2SK: checkoutIntentSortKey(now, req.Key),
 		}
@@ -302,11 +288,8 @@ func (s *Store) moveIntent(ctx context.Context, key string, attempt int, to Chec
 // GSI2 partition checkout-intents. A reconcile step settles each with
 // SettleCheckoutIntent.
 func (s *Store) OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]CheckoutIntent, error) {
-	p, err := pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionCheckouts,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionCheckouts)).
-			And(expression.Key(attrGSI2SK).LessThan(expression.Value(timestamp(before)))),
-	}, limit, "", idempotencyRecord.intent)
+	q := querySpec{key: onGSI2.pkAndSKBelow(partitionCheckouts, timestamp(before))}
+	p, err := pagedQuery(ctx, s, q, limit, "", idempotencyRecord.intent)
 	return p.Items, err
 }
 

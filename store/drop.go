@@ -346,9 +346,9 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 	if !ValidID(id) {
 		return Drop{}, fmt.Errorf("drop %q: %w", id, ErrNotFound)
 	}
-	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(dropKey(id))), true, consistent)
+	items, err := s.query(ctx, querySpec{key: onTable.pkEquals(dropKey(id)), consistent: consistent})
 	if err != nil {
-		return Drop{}, fmt.Errorf("drop %s: %w", id, err)
+		return Drop{}, err
 	}
 	var info *dropRecord
 	var counters []DropCounter
@@ -512,9 +512,9 @@ var (
 
 // Ticket reads one client's ticket of a drop.
 func (s *Store) Ticket(ctx context.Context, dropID, client string) (Ticket, error) {
-	var r ticketRecord
-	if err := s.getItem(ctx, ticketPartition(dropID), ticketSortKey(client), &r); err != nil {
-		return Ticket{}, fmt.Errorf("ticket: %w", err)
+	r, err := getItem[ticketRecord](ctx, s, ticketPartition(dropID), ticketSortKey(client), "ticket")
+	if err != nil {
+		return Ticket{}, err
 	}
 	return r.ticket(), nil
 }
@@ -522,40 +522,28 @@ func (s *Store) Ticket(ctx context.Context, dropID, client string) (Ticket, erro
 // CustomerTickets lists a customer's tickets, newest first (GSI2:
 // GSI2-PK=c#id, GSI2-SK begins_with t#).
 func (s *Store) CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (Page[Ticket], error) {
-	pk := customerKey(customerID)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk, backward: true,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixTicketDated)),
-	}, limit, cursor, ticketRecord.ticket)
+	q := querySpec{key: onGSI2.pkAndSKPrefix(customerKey(customerID), prefixTicketDated), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, ticketRecord.ticket)
 }
 
 // DropTickets lists a drop's tickets in claim order (GSI1:
 // GSI1-PK=subject#id#claims).
 func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, cursor string) (Page[Ticket], error) {
-	pk := dropClaimsKey(dropID)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(pk)),
-	}, limit, cursor, ticketRecord.ticket)
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(dropClaimsKey(dropID))}, limit, cursor, ticketRecord.ticket)
 }
 
 // PublishedDrops lists the drops on /drops by opening time (GSI1:
 // GSI1-PK=drops), those that close after now.
 func (s *Store) PublishedDrops(ctx context.Context, limit int, cursor string) (Page[Drop], error) {
 	live := expression.Name("Closes").GreaterThan(expression.Value(timestamp(s.now())))
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionPublishedDrops, filter: &live,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionPublishedDrops)),
-	}, limit, cursor, dropRecord.drop)
+	q := querySpec{key: onGSI1.pkEquals(partitionPublishedDrops), filter: &live}
+	return pagedQuery(ctx, s, q, limit, cursor, dropRecord.drop)
 }
 
 // AllDrops lists every drop, newest first (GSI2: GSI2-PK=drops-all), for
 // staff. Counts of drops with counters are not summed here.
 func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Drop], error) {
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionDrops, backward: true,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionDrops)),
-	}, limit, cursor, dropRecord.drop)
+	return pagedQuery(ctx, s, querySpec{key: onGSI2.pkEquals(partitionDrops), backward: true}, limit, cursor, dropRecord.drop)
 }
 
 // SetDropStatus closes a drop early or cancels it, on condition it is open.

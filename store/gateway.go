@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -81,9 +80,9 @@ func (s *Store) PutGatewayCard(ctx context.Context, c GatewayCard) error {
 
 // GatewayCard reads a tokenised card; ErrNotFound for an unknown token.
 func (s *Store) GatewayCard(ctx context.Context, token string) (GatewayCard, error) {
-	var r gatewayCardRecord
-	if err := s.getItem(ctx, gatewayCardKey(token), sortKeyCard, &r); err != nil {
-		return GatewayCard{}, fmt.Errorf("gateway card: %w", err)
+	r, err := getItem[gatewayCardRecord](ctx, s, gatewayCardKey(token), sortKeyCard, "gateway card")
+	if err != nil {
+		return GatewayCard{}, err
 	}
 	return GatewayCard{Token: token, Brand: r.Brand, Last4: r.Last4, Outcome: r.Outcome, Expires: parseTime(r.Expires)}, nil
 }
@@ -113,24 +112,18 @@ func (s *Store) RecordGatewayCharge(ctx context.Context, c GatewayCharge) (Gatew
 
 // GatewayCharge reads the ledger entry of an idempotency key (consistent).
 func (s *Store) GatewayCharge(ctx context.Context, key string) (GatewayCharge, error) {
-	var r gatewayChargeRecord
-	if err := s.getItemConsistent(ctx, gatewayChargeKey(key), sortKeyCharge, &r); err != nil {
-		return GatewayCharge{}, fmt.Errorf("gateway charge: %w", err)
+	r, err := getItemConsistent[gatewayChargeRecord](ctx, s, gatewayChargeKey(key), sortKeyCharge, "gateway charge")
+	if err != nil {
+		return GatewayCharge{}, err
 	}
 	return r.charge(), nil
 }
 
 // VoidGatewayCharge marks a charge voided; voiding twice is fine.
 func (s *Store) VoidGatewayCharge(ctx context.Context, chargeID string) error {
-	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(gatewayIDKey(chargeID))), true)
+	q := querySpec{key: onGSI1.pkEquals(gatewayIDKey(chargeID))}
+	r, err := queryOne(ctx, s, q, "charge "+chargeID, func(r gatewayChargeRecord) gatewayChargeRecord { return r })
 	if err != nil {
-		return fmt.Errorf("find charge %s: %w", chargeID, err)
-	}
-	if len(items) == 0 {
-		return fmt.Errorf("charge %s: %w", chargeID, ErrNotFound)
-	}
-	var r gatewayChargeRecord
-	if err := attributevalue.UnmarshalMap(items[0], &r); err != nil {
 		return err
 	}
 	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Voided"), expression.Value(true))).

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +32,10 @@ const (
 	prefixIdem      = "idem#"
 	prefixAdjust    = "adj#"
 	prefixOrdersOf  = "orders#" // GSI1 partition of a month's orders
+	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
+
+	// sortsLast closes a key range: it sorts after every timestamp and id.
+	sortsLast = "~"
 
 	// Recurring payments, as in the AWS guide's model.
 	prefixAccount      = "ACC#"
@@ -44,7 +49,7 @@ const (
 	prefixGateway      = "gw#"       // the test gateway's ledger, by idempotency key
 	prefixGatewayCard  = "gwcard#"   // the test gateway's cards, by token
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
-	markerPrefix       = "marker#"
+	prefixMarker       = "marker#"   // a one-time step done, under partitionMeta
 	// Limited drops, as in the first-come-first-served design.
 	prefixDrop        = "subject#"
 	sortKeyDropInfo   = "info"
@@ -147,6 +152,13 @@ func catalogueSortKey(name, id string) string {
 
 func limitKey(scope, subject string) string { return prefixLimit + scope + "#" + subject }
 
+// limitWindowKey is the sort key of a rate limit's window: its start in
+// Unix seconds.
+func limitWindowKey(start time.Time) string { return strconv.FormatInt(start.Unix(), 10) }
+
+// markerKey is the sort key of a one-time step's marker.
+func markerKey(name string) string { return prefixMarker + name }
+
 func orderKey(id string) string        { return prefixOrder + id }
 func invoiceKey(id string) string      { return prefixInvoice + id }
 func shipmentKey(id string) string     { return prefixShipment + id }
@@ -173,8 +185,44 @@ func receiptSortKey(processedAt time.Time, productID string) string {
 }
 
 // receiptRange is the key range of receipts processed from `from` on.
-func receiptRange(from time.Time) (string, string) {
-	return prefixReceipt + timestamp(from), prefixReceipt + "~"
+func receiptRange(from time.Time) (string, string) { return sinceRange(prefixReceipt, from) }
+
+// receiptAtPrefix finds the receipts processed at one instant (begins_with).
+func receiptAtPrefix(at time.Time) string { return prefixReceipt + timestamp(at) + infixSKU }
+
+// receiptSKU is the product of a receipt's sort key, "" if it names none.
+func receiptSKU(sk string) string {
+	if i := strings.LastIndex(sk, infixSKU); i >= 0 {
+		return sk[i+len(infixSKU):]
+	}
+	return ""
+}
+
+// subscriptionKeys reads ACC#<account> / SUB#<id>#SKU#<product>.
+func subscriptionKeys(pk, sk string) (account, id, sku string, ok bool) {
+	account = trimPrefix(pk, prefixAccount)
+	id, sku, ok = strings.Cut(trimPrefix(sk, prefixSubscription), infixSKU)
+	return account, id, sku, ok && ValidID(account) && ValidID(id) && ValidID(sku)
+}
+
+// subscribeKey is the idempotency key of a subscribe form's submission,
+// also the gateway's key of its first charge.
+func subscribeKey(customerID, formKey string) string { return "sub-" + customerID + "-" + formKey }
+
+// subscriptionChargeKey is the gateway's idempotency key of one charge of
+// a subscription: its period and attempt.
+func subscriptionChargeKey(subscriptionID string, period time.Time, attempt int) string {
+	return fmt.Sprintf("sub-%s-%s-a%d", subscriptionID, FormatDate(period), attempt)
+}
+
+// checkoutChargeKey is the gateway's idempotency key of a checkout's
+// attempt: the same for every submission of one form, a new one only after
+// the earlier attempt's charge was voided or found missing.
+func checkoutChargeKey(checkoutKey string, attempt int) string {
+	if attempt <= 1 {
+		return "checkout-" + checkoutKey
+	}
+	return fmt.Sprintf("checkout-%s-%d", checkoutKey, attempt)
 }
 
 // periodKey marks one paid period of a subscription: written on condition
@@ -193,7 +241,7 @@ func dueShardKey(prefix string, shard int) string { return fmt.Sprintf("%s%d", p
 func dueSortKey(day time.Time, subscriptionID string) string {
 	return FormatDate(day) + "#" + subscriptionID
 }
-func dueUpTo(day time.Time) string { return FormatDate(day) + "#~" }
+func dueUpTo(day time.Time) string { return FormatDate(day) + "#" + sortsLast }
 
 // shardOf spreads subscriptions over n shards by a hash of their id.
 func shardOf(id string, n int) int {
@@ -268,6 +316,38 @@ func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
 // range, and no partition grows without bound.
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
 
+// ordersMonthKeys are the month partitions of the orders placed from..to,
+// newest first.
+func ordersMonthKeys(from, to time.Time) []string {
+	month := func(t time.Time) time.Time {
+		t = t.UTC()
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	}
+	var out []string
+	for m, first := month(to), month(from); !m.Before(first); m = m.AddDate(0, -1, 0) {
+		out = append(out, ordersMonthKey(m))
+	}
+	return out
+}
+
+// orderItemSortKey is p#<product>, or p#<product>#drop#<drop id> for a line
+// bought with a ticket (beside the product's own line in the same order).
+func orderItemSortKey(productID, dropID string) string {
+	if dropID != "" {
+		return productKey(productID) + infixDrop + dropID
+	}
+	return productKey(productID)
+}
+
+func productOfOrderItemKey(sk string) string {
+	id, _, _ := strings.Cut(trimPrefix(sk, prefixProduct), infixDrop)
+	return id
+}
+
+// InvoiceID is the invoice id in what staff typed: the id, or the
+// invoice's key as copied from the table (i#<id>).
+func InvoiceID(typed string) string { return strings.TrimPrefix(typed, prefixInvoice) }
+
 // datedKey sorts an item of a customer's GSI2 collection by date:
 // i#<timestamp> (invoices), p#<timestamp> (ordered products), o#<timestamp>.
 func datedKey(prefix string, t time.Time) string { return prefix + timestamp(t) }
@@ -282,7 +362,19 @@ func adjustmentKey(t time.Time, id string) string { return prefixAdjust + create
 
 // dayRange is the inclusive key range of the days from..to (YYYY-MM-DD)
 // under prefix: "~" sorts after every timestamp of the last day.
-func dayRange(prefix, from, to string) (string, string) { return prefix + from, prefix + to + "~" }
+func dayRange(prefix, from, to string) (string, string) {
+	return prefix + from, prefix + to + sortsLast
+}
+
+// timeRange is the inclusive key range of the timestamps from..to.
+func timeRange(from, to time.Time) (string, string) {
+	return timestamp(from), timestamp(to) + sortsLast
+}
+
+// sinceRange is the key range of the timestamps from since on, under prefix.
+func sinceRange(prefix string, since time.Time) (string, string) {
+	return datedKey(prefix, since), prefix + sortsLast
+}
 
 // trimPrefix returns the id inside a key, or "" if the key has another prefix.
 func trimPrefix(key, prefix string) string {

@@ -2,16 +2,11 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -208,20 +203,6 @@ func (r orderItemRecord) item() OrderItem {
 	}
 }
 
-// orderItemSortKey is p#<product>, or p#<product>#drop#<drop id> for a line
-// bought with a ticket (beside the product's own line in the same order).
-func orderItemSortKey(productID, dropID string) string {
-	if dropID != "" {
-		return productKey(productID) + "#drop#" + dropID
-	}
-	return productKey(productID)
-}
-
-func productOfOrderItemKey(sk string) string {
-	id, _, _ := strings.Cut(trimPrefix(sk, prefixProduct), "#drop#")
-	return id
-}
-
 func newOrderItemRecord(i OrderItem) orderItemRecord {
 	return orderItemRecord{
 		PK: orderKey(i.OrderID), SK: orderItemSortKey(i.ProductID, i.DropID), EntityType: entityOrderItem,
@@ -381,34 +362,6 @@ func readCollection(items []map[string]types.AttributeValue) (collection, error)
 	return c, nil
 }
 
-// query runs one Query (no paging: an order's collection is bounded by the
-// cart's line cap) and returns its items.
-func (s *Store) query(ctx context.Context, index string, key expression.KeyConditionBuilder, forward bool) ([]map[string]types.AttributeValue, error) {
-	return s.queryItems(ctx, index, key, forward, false)
-}
-
-// queryItems is query with the choice of a strongly consistent read (table
-// only: indexes are eventually consistent).
-func (s *Store) queryItems(ctx context.Context, index string, key expression.KeyConditionBuilder, forward, consistent bool) ([]map[string]types.AttributeValue, error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(key).Build()
-	if err != nil {
-		return nil, err
-	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ScanIndexForward: aws.Bool(forward), ConsistentRead: aws.Bool(consistent && index == ""),
-	}
-	if index != "" {
-		in.IndexName = aws.String(index)
-	}
-	out, err := s.db.Query(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	return out.Items, nil
-}
-
 // OrderDetails reads an order with its items, invoice, shipments and
 // shipment items in one Query (access pattern 5: PK=o#id).
 func (s *Store) OrderDetails(ctx context.Context, orderID string) (OrderDetails, error) {
@@ -416,9 +369,9 @@ func (s *Store) OrderDetails(ctx context.Context, orderID string) (OrderDetails,
 }
 
 func (s *Store) orderDetails(ctx context.Context, orderID string, consistent bool) (OrderDetails, error) {
-	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(orderKey(orderID))), true, consistent)
+	items, err := s.query(ctx, querySpec{key: onTable.pkEquals(orderKey(orderID)), consistent: consistent})
 	if err != nil {
-		return OrderDetails{}, fmt.Errorf("query order %s: %w", orderID, err)
+		return OrderDetails{}, err
 	}
 	c, err := readCollection(items)
 	if err != nil {
@@ -431,10 +384,9 @@ func (s *Store) orderDetails(ctx context.Context, orderID string, consistent boo
 }
 
 func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {
-	items, err := s.query(ctx, "", expression.Key(attrPK).Equal(expression.Value(orderKey(orderID))).
-		And(expression.Key(attrSK).BeginsWith(prefix)), true)
+	items, err := s.query(ctx, querySpec{key: onTable.pkAndSKPrefix(orderKey(orderID), prefix)})
 	if err != nil {
-		return collection{}, fmt.Errorf("query order %s (%s): %w", orderID, prefix, err)
+		return collection{}, err
 	}
 	return readCollection(items)
 }
@@ -462,22 +414,17 @@ func (s *Store) OrderShipments(ctx context.Context, orderID string) ([]Shipment,
 // ProductOrders are the order lines of a product between two days, inclusive
 // (access pattern 9: GSI1 PK=p#id, SK between dates), newest first.
 func (s *Store) ProductOrders(ctx context.Context, productID, fromDay, toDay string, limit int, cursor string) (Page[OrderItem], error) {
-	pk := productKey(productID)
-	from, to := fromDay, toDay+"~"
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk,
-		key:      expression.Key(attrGSI1PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI1SK).Between(expression.Value(from), expression.Value(to))),
-		backward: true,
-	}, limit, cursor, orderItemRecord.item)
+	from, to := dayRange("", fromDay, toDay)
+	q := querySpec{key: onGSI1.pkAndSKBetween(productKey(productID), from, to), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, orderItemRecord.item)
 }
 
 // Invoice reads an invoice with its payments by id (access patterns 10 and
 // 11: GSI1 PK=SK=i#id).
 func (s *Store) Invoice(ctx context.Context, invoiceID string) (Invoice, error) {
-	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(invoiceKey(invoiceID))).
-		And(expression.Key(attrGSI1SK).Equal(expression.Value(invoiceKey(invoiceID)))), true)
+	items, err := s.query(ctx, querySpec{key: onGSI1.pkAndSKEquals(invoiceKey(invoiceID), invoiceKey(invoiceID))})
 	if err != nil {
-		return Invoice{}, fmt.Errorf("query invoice %s: %w", invoiceID, err)
+		return Invoice{}, err
 	}
 	c, err := readCollection(items)
 	if err != nil {
@@ -491,9 +438,9 @@ func (s *Store) Invoice(ctx context.Context, invoiceID string) (Invoice, error) 
 
 // Shipment reads a shipment and its items (access pattern 12: GSI1 PK=sh#id).
 func (s *Store) Shipment(ctx context.Context, shipmentID string) (Shipment, error) {
-	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(shipmentKey(shipmentID))), true)
+	items, err := s.query(ctx, querySpec{key: onGSI1.pkEquals(shipmentKey(shipmentID))})
 	if err != nil {
-		return Shipment{}, fmt.Errorf("query shipment %s: %w", shipmentID, err)
+		return Shipment{}, err
 	}
 	c, err := readCollection(items)
 	if err != nil {
@@ -508,96 +455,38 @@ func (s *Store) Shipment(ctx context.Context, shipmentID string) (Shipment, erro
 // WarehouseShipments are the shipments leaving a warehouse (access pattern
 // 13: GSI2 PK=w#id, SK begins_with sh#), newest id first.
 func (s *Store) WarehouseShipments(ctx context.Context, warehouseID string, limit int, cursor string) (Page[Shipment], error) {
-	pk := warehouseKey(warehouseID)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
-		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixShipment)),
-		backward: true,
-	}, limit, cursor, shipmentRecord.shipment)
+	q := querySpec{key: onGSI2.pkAndSKPrefix(warehouseKey(warehouseID), prefixShipment), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, shipmentRecord.shipment)
 }
 
 // CustomerInvoices are a customer's invoices between two days, inclusive
 // (access pattern 15: GSI2 PK=c#id, SK between i#d1 and i#d2~).
 func (s *Store) CustomerInvoices(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[Invoice], error) {
-	pk := customerKey(customerID)
 	from, to := dayRange(prefixInvoice, fromDay, toDay)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
-		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).Between(expression.Value(from), expression.Value(to))),
-		backward: true,
-	}, limit, cursor, invoiceRecord.invoice)
+	q := querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), from, to), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, invoiceRecord.invoice)
 }
 
 // CustomerProducts are the order lines a customer ordered between two days,
 // inclusive (access pattern 16: GSI2 PK=c#id, SK between p#d1 and p#d2~).
 func (s *Store) CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[OrderItem], error) {
-	pk := customerKey(customerID)
 	from, to := dayRange(prefixProduct, fromDay, toDay)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
-		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).Between(expression.Value(from), expression.Value(to))),
-		backward: true,
-	}, limit, cursor, orderItemRecord.item)
+	q := querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), from, to), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, orderItemRecord.item)
 }
 
 // CustomerOrders are a customer's orders, newest first (GSI2 PK=c#id, SK
 // begins_with o#).
 func (s *Store) CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (Page[Order], error) {
-	pk := customerKey(customerID)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
-		key:      expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixOrder)),
-		backward: true,
-	}, limit, cursor, orderRecord.order)
+	q := querySpec{key: onGSI2.pkAndSKPrefix(customerKey(customerID), prefixOrder), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, orderRecord.order)
 }
 
 // OrdersOfMonth are the orders placed in one month between two instants,
 // newest first (GSI1 PK=orders#YYYY-MM, SK between timestamps). Staff lists
 // and the CSV export walk the months of their range.
 func (s *Store) OrdersOfMonth(ctx context.Context, month time.Time, from, to time.Time, limit int, cursor string) (Page[Order], error) {
-	pk := ordersMonthKey(month)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(pk)).
-			And(expression.Key(attrGSI1SK).Between(expression.Value(timestamp(from)), expression.Value(timestamp(to)+"~"))),
-		backward: true,
-	}, limit, cursor, orderRecord.order)
-}
-
-// pagedSpec is a paginated Query over an index.
-type pagedSpec struct {
-	index, pkAttr, skAttr, pk string
-	key                       expression.KeyConditionBuilder
-	backward                  bool
-	filter                    *expression.ConditionBuilder // optional: a page may then hold fewer items
-}
-
-func pagedQuery[R any, T any](ctx context.Context, s *Store, p pagedSpec, limit int, cursor string, convert func(R) T) (Page[T], error) {
-	b := expression.NewBuilder().WithKeyCondition(p.key)
-	if p.filter != nil {
-		b = b.WithFilter(*p.filter)
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return Page[T]{}, err
-	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ScanIndexForward: aws.Bool(!p.backward), FilterExpression: expr.Filter(),
-	}
-	keyAttrs := []string{attrPK, attrSK}
-	if p.index != "" {
-		in.IndexName = aws.String(p.index)
-		keyAttrs = append(keyAttrs, p.pkAttr, p.skAttr)
-	}
-	items, next, err := s.queryPage(ctx, pageQuery{in: in, keyAttrs: keyAttrs, partitionAttr: p.pkAttr, partitionValue: p.pk}, limit, cursor)
-	if err != nil {
-		if errors.Is(err, ErrBadCursor) {
-			return Page[T]{}, err
-		}
-		return Page[T]{}, fmt.Errorf("query %s %s: %w", p.index, p.pk, err)
-	}
-	out, err := unmarshalItems(items, convert)
-	return Page[T]{Items: out, Next: next}, err
+	lo, hi := timeRange(from, to)
+	q := querySpec{key: onGSI1.pkAndSKBetween(ordersMonthKey(month), lo, hi), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, orderRecord.order)
 }

@@ -122,19 +122,13 @@ func (s *Store) PutMail(ctx context.Context, m Mail) error {
 
 // Outbox lists mails, newest first (GSI1: GSI1-PK=outbox).
 func (s *Store) Outbox(ctx context.Context, limit int, cursor string) (Page[Mail], error) {
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionOutbox, backward: true,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionOutbox)),
-	}, limit, cursor, mailRecord.mail)
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionOutbox), backward: true}, limit, cursor, mailRecord.mail)
 }
 
 // PendingMail lists mails waiting for delivery or a retry, oldest first
 // (GSI2: GSI2-PK=mail-pending, sparse).
 func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
-	p, err := pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionMailQueue,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionMailQueue)),
-	}, limit, "", mailRecord.mail)
+	p, err := pagedQuery(ctx, s, querySpec{key: onGSI2.pkEquals(partitionMailQueue)}, limit, "", mailRecord.mail)
 	return p.Items, err
 }
 

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 )
 
 // Mail reads one mail of the outbox by its id (PK=SK=mail#id);
@@ -11,9 +10,9 @@ func (s *Store) Mail(ctx context.Context, id string) (Mail, error) {
 	if !ValidID(id) {
 		return Mail{}, ErrNotFound
 	}
-	var r mailRecord
-	if err := s.getItem(ctx, mailKey(id), mailKey(id), &r); err != nil {
-		return Mail{}, fmt.Errorf("mail %s: %w", id, err)
+	r, err := getItem[mailRecord](ctx, s, mailKey(id), mailKey(id), "mail "+id)
+	if err != nil {
+		return Mail{}, err
 	}
 	return r.mail(), nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -31,14 +30,11 @@ type sessionRecord struct {
 // Session reads a live session. DynamoDB deletes expired items late, so an
 // expired one that is still there is ErrNotFound too.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
-	var r sessionRecord
 	// Strongly consistent: a session revoked or written a moment ago must
 	// read as such on real DynamoDB too.
-	if err := s.getItemConsistent(ctx, sessionKey(id), sessionKey(id), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Session{}, fmt.Errorf("session: %w", ErrNotFound)
-		}
-		return Session{}, fmt.Errorf("get session: %w", err)
+	r, err := getItemConsistent[sessionRecord](ctx, s, sessionKey(id), sessionKey(id), "session")
+	if err != nil {
+		return Session{}, err
 	}
 	exp := time.Unix(r.ExpiresAt, 0)
 	if !s.now().Before(exp) {

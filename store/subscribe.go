@@ -300,7 +300,7 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	case !ValidPeriod(req.PeriodMonths):
 		return Subscription{}, Receipt{}, ErrBadPeriod
 	}
-	key := "sub-" + req.CustomerID + "-" + req.Key
+	key := subscribeKey(req.CustomerID, req.Key)
 	if sub, err := s.subscriptionForKey(ctx, key, req.CustomerID); err == nil || !errors.Is(err, ErrNotFound) {
 		return sub, Receipt{}, err
 	}
@@ -379,8 +379,8 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) error 
 
 // subscriptionForKey finds the subscription a subscribe key made.
 func (s *Store) subscriptionForKey(ctx context.Context, key, customerID string) (Subscription, error) {
-	var r subscribeKeyRecord
-	if err := s.getItemConsistent(ctx, idempotencyKey(key), idempotencyKey(key), &r); err != nil {
+	r, err := getItemConsistent[subscribeKeyRecord](ctx, s, idempotencyKey(key), idempotencyKey(key), "subscribe key")
+	if err != nil {
 		return Subscription{}, err
 	}
 	if r.CustomerID != customerID || r.SubscriptionID == "" {
@@ -394,12 +394,8 @@ func (s *Store) subscriptionForKey(ctx context.Context, key, customerID string) 
 // The read is strongly consistent: the page a customer lands on after a
 // change must show it (and its new version).
 func (s *Store) Subscriptions(ctx context.Context, customerID string) ([]Subscription, error) {
-	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
-		And(expression.Key(attrSK).BeginsWith(prefixSubscription)), true, true)
-	if err != nil {
-		return nil, fmt.Errorf("subscriptions of %s: %w", customerID, err)
-	}
-	subs, err := unmarshalItems(items, subscriptionRecord.subscription)
+	q := querySpec{key: onTable.pkAndSKPrefix(accountKey(customerID), prefixSubscription), consistent: true}
+	subs, err := queryAll(ctx, s, q, subscriptionRecord.subscription)
 	if err != nil {
 		return nil, err
 	}
@@ -420,19 +416,8 @@ func (s *Store) subscription(ctx context.Context, customerID, id string, consist
 	if !ValidID(customerID) || !ValidID(id) {
 		return Subscription{}, ErrNotFound
 	}
-	items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
-		And(expression.Key(attrSK).BeginsWith(subscriptionIDPrefix(id))), true, consistent)
-	if err != nil {
-		return Subscription{}, fmt.Errorf("subscription %s: %w", id, err)
-	}
-	if len(items) == 0 {
-		return Subscription{}, fmt.Errorf("subscription %s: %w", id, ErrNotFound)
-	}
-	var r subscriptionRecord
-	if err := attributevalue.UnmarshalMap(items[0], &r); err != nil {
-		return Subscription{}, err
-	}
-	return r.subscription(), nil
+	q := querySpec{key: onTable.pkAndSKPrefix(accountKey(customerID), subscriptionIDPrefix(id)), consistent: consistent}
+	return queryOne(ctx, s, q, "subscription "+id, subscriptionRecord.subscription)
 }
 
 // UpdateSubscription writes a subscription whole on condition that it is
@@ -513,12 +498,9 @@ func (s *Store) RecentReceipts(ctx context.Context, customerID string, limit int
 }
 
 func (s *Store) receiptsBetween(ctx context.Context, customerID, lo, hi string, limit int, cursor string) (Page[Receipt], error) {
-	pk := accountKey(customerID)
 	live := expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix()))
-	return pagedQuery(ctx, s, pagedSpec{
-		pkAttr: attrPK, pk: pk, backward: true, filter: &live,
-		key: expression.Key(attrPK).Equal(expression.Value(pk)).And(expression.Key(attrSK).Between(expression.Value(lo), expression.Value(hi))),
-	}, limit, cursor, receiptRecord.receipt)
+	q := querySpec{key: onTable.pkAndSKBetween(accountKey(customerID), lo, hi), backward: true, filter: &live}
+	return pagedQuery(ctx, s, q, limit, cursor, receiptRecord.receipt)
 }
 
 // Receipt reads one of a customer's receipts by its number: one Query on
@@ -528,37 +510,15 @@ func (s *Store) Receipt(ctx context.Context, customerID, number string) (Receipt
 	if !ok || !ValidID(customerID) {
 		return Receipt{}, fmt.Errorf("receipt %q: %w", number, ErrNotFound)
 	}
-	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(accountKey(customerID))).
-			And(expression.Key(attrSK).BeginsWith(prefixReceipt + timestamp(at) + infixSKU))).
-		WithFilter(expression.Name("Number").Equal(expression.Value(number)).
-			And(expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix())))).Build()
-	if err != nil {
-		return Receipt{}, err
-	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
-		return Receipt{}, fmt.Errorf("receipt %s: %w", number, err)
-	}
-	if len(out.Items) == 0 {
-		return Receipt{}, fmt.Errorf("receipt %s: %w", number, ErrNotFound)
-	}
-	var r receiptRecord
-	if err := attributevalue.UnmarshalMap(out.Items[0], &r); err != nil {
-		return Receipt{}, err
-	}
-	return r.receipt(), nil
+	mine := expression.Name("Number").Equal(expression.Value(number)).
+		And(expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix())))
+	q := querySpec{key: onTable.pkAndSKPrefix(accountKey(customerID), receiptAtPrefix(at)), filter: &mine}
+	return queryOne(ctx, s, q, "receipt "+number, receiptRecord.receipt)
 }
 
 // SubscriptionsByStatus lists subscriptions in one status, newest first
 // (GSI1: GSI1-PK=subs#status), for staff.
 func (s *Store) SubscriptionsByStatus(ctx context.Context, status SubscriptionStatus, limit int, cursor string) (Page[Subscription], error) {
-	pk := subscriptionsByStatusKey(status)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: pk, backward: true,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(pk)),
-	}, limit, cursor, subscriptionRecord.subscription)
+	q := querySpec{key: onGSI1.pkEquals(subscriptionsByStatusKey(status)), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, subscriptionRecord.subscription)
 }

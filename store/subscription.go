@@ -89,7 +89,7 @@ type PaymentIntent struct {
 // Key is the gateway's idempotency key of the charge: subscription, period
 // and attempt. A retry after a decline is a new attempt with a new key.
 func (p PaymentIntent) Key(subscriptionID string) string {
-	return fmt.Sprintf("sub-%s-%s-a%d", subscriptionID, FormatDate(p.Period), p.Attempt)
+	return subscriptionChargeKey(subscriptionID, p.Period, p.Attempt)
 }
 
 // Amount is what one payment takes: the monthly price times the period.

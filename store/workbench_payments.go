@@ -79,13 +79,6 @@ func cardFromNumber(number string) Card {
 	return c
 }
 
-// subscriptionKeys reads ACC#<account> / SUB#<id>#SKU#<product>.
-func subscriptionKeys(pk, sk string) (account, id, sku string, ok bool) {
-	account = trimPrefix(pk, prefixAccount)
-	id, sku, ok = strings.Cut(trimPrefix(sk, prefixSubscription), infixSKU)
-	return account, id, sku, ok && ValidID(account) && ValidID(id) && ValidID(sku)
-}
-
 // convertSubscription turns the model's subscription into the shop's: money
 // strings to minor units, the payment day to a number, one-month periods,
 // active, its dates kept, its card reduced to what may be kept.
@@ -190,9 +183,7 @@ func (im *importer) receipt(ctx context.Context, it wbItem) error {
 	account := trimPrefix(pk, prefixAccount)
 	sku := it.str("SKU")
 	if sku == "" {
-		if i := strings.LastIndex(sk, infixSKU); i >= 0 {
-			sku = sk[i+len(infixSKU):]
-		}
+		sku = receiptSKU(sk)
 	}
 	if !ValidID(account) || !ValidID(sku) {
 		return skip("keys are not ACC#<account>/REC#<processed>#SKU#<product>")
