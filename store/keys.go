@@ -317,8 +317,11 @@ func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
 
 // ordersMonthKeys are the month partitions of the orders placed from..to,
-// newest first.
+// newest first; none if from is after to.
 func ordersMonthKeys(from, to time.Time) []string {
+	if from.After(to) {
+		return nil
+	}
 	month := func(t time.Time) time.Time {
 		t = t.UTC()
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
