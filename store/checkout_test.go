@@ -25,9 +25,9 @@ func eur(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
 
 // newFixture makes warehouses w1, w2 and the given products with their stock
 // per warehouse.
-func newFixture(t *testing.T, stock map[string][2]int, price int64) shopFixture {
+func newFixture(t *testing.T, stock map[string][2]int, price int64, opts ...store.Option) shopFixture {
 	t.Helper()
-	env := storetest.New(t)
+	env := storetest.New(t, opts...)
 	ctx := ctxT(t)
 	for _, w := range []string{"w1", "w2"} {
 		if err := env.Store.PutWarehouse(ctx, store.Warehouse{ID: w, Name: "Warehouse " + w, Address: store.Address{City: w}}); err != nil {

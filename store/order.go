@@ -482,11 +482,45 @@ func (s *Store) CustomerOrders(ctx context.Context, customerID string, limit int
 	return pagedQuery(ctx, s, q, limit, cursor, orderRecord.order)
 }
 
-// OrdersOfMonth are the orders placed in one month between two instants,
-// newest first (GSI1 PK=orders#YYYY-MM, SK between timestamps). Staff lists
-// and the CSV export walk the months of their range.
-func (s *Store) OrdersOfMonth(ctx context.Context, month time.Time, from, to time.Time, limit int, cursor string) (Page[Order], error) {
+// OrdersBetween are the orders placed between two instants, newest first:
+// one Query per month of the range (GSI1 PK=orders#YYYY-MM, SK between the
+// timestamps), from the newest month on, until the page is full. Staff
+// lists and the CSV export read it. Its cursor stands in one month of the
+// range; a cursor of another list, or of a month outside it, is
+// ErrBadCursor.
+func (s *Store) OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (Page[Order], error) {
+	limit = max(limit, 1)
 	lo, hi := timeRange(from, to)
-	q := querySpec{key: onGSI1.pkAndSKBetween(ordersMonthKey(month), lo, hi), backward: true}
-	return pagedQuery(ctx, s, q, limit, cursor, orderRecord.order)
+	months := ordersMonthKeys(from, to)
+	i := 0
+	if cursor != "" {
+		pk, err := cursorPartition(cursor, onGSI1)
+		if err != nil {
+			return Page[Order]{}, err
+		}
+		if i = slices.Index(months, pk); i < 0 {
+			return Page[Order]{}, ErrBadCursor
+		}
+	}
+	var page Page[Order]
+	for i < len(months) {
+		q := querySpec{key: onGSI1.pkAndSKBetween(months[i], lo, hi), backward: true}
+		p, err := pagedQuery(ctx, s, q, limit-len(page.Items), cursor, orderRecord.order)
+		if err != nil {
+			return Page[Order]{}, err
+		}
+		page.Items = append(page.Items, p.Items...)
+		if cursor = p.Next; cursor != "" {
+			if len(page.Items) >= limit {
+				page.Next = cursor
+				return page, nil
+			}
+			continue // a short page: DynamoDB stopped at its 1 MB
+		}
+		if i++; i < len(months) && len(page.Items) >= limit {
+			page.Next, err = partitionCursor(onGSI1, months[i])
+			return page, err
+		}
+	}
+	return page, nil
 }
