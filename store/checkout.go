@@ -18,20 +18,6 @@ import (
 // item, which is also the intent to charge), checkout_quote.go (reading and
 // pricing) and checkout_tx.go (charging and the order's transaction).
 
-// Charger charges a card once per idempotency key and voids a charge; the
-// payment gateway implements it.
-type Charger interface {
-	Charge(ctx context.Context, token string, amount Money, idempotencyKey string) (chargeID string, err error)
-	Void(ctx context.Context, chargeID string) error
-}
-
-// CardTender is the card that pays what the gift card does not.
-type CardTender struct {
-	Token string
-	Brand string
-	Last4 string
-}
-
 // CheckoutLine is a product and how many. A line with a DropID is that
 // drop's ticket: one unit of the product at the drop's price, and the
 // ticket is redeemed by the order.
@@ -50,7 +36,7 @@ type CheckoutRequest struct {
 	ShipTo       Address
 	DiscountCode string // normalized, or ""
 	GiftCardCode string // normalized, or ""
-	Card         *CardTender
+	Card         *Card  // pays what the gift card does not
 	// ExpectTotal is the total the customer saw; if the order would cost
 	// anything else now, nothing is charged (ErrTotalChanged). nil: unchecked.
 	ExpectTotal *Money

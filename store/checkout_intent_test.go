@@ -196,7 +196,7 @@ func TestCheckoutDeclinedCardIntentNeitherBlocksNorLingers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	declined := &store.CardTender{Token: bad.Token, Brand: bad.Brand, Last4: bad.Last4}
+	declined := &bad
 	for i, then := range []string{"another card", "abandon"} {
 		req := request(fmt.Sprintf("declined-%d", i), "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
 		req.Card = declined

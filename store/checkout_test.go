@@ -18,7 +18,7 @@ import (
 type shopFixture struct {
 	env     storetest.Env
 	gateway *payment.TestGateway
-	card    *store.CardTender
+	card    *store.Card
 }
 
 func eur(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
@@ -53,7 +53,7 @@ func newFixture(t *testing.T, stock map[string][2]int, price int64, opts ...stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shopFixture{env: env, gateway: g, card: &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}}
+	return shopFixture{env: env, gateway: g, card: &card}
 }
 
 func (f shopFixture) stockOf(t *testing.T, product string) int {
@@ -365,7 +365,7 @@ func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
 		want error
 	}{
 		{"declined card", func(r *store.CheckoutRequest) {
-			r.Card = &store.CardTender{Token: declined.Token, Brand: declined.Brand, Last4: declined.Last4}
+			r.Card = &declined
 		}, payment.ErrDeclined},
 		{"more than in stock", func(r *store.CheckoutRequest) { r.Lines[0].Quantity = 4 }, store.ErrInsufficientStock},
 		{"unknown discount", func(r *store.CheckoutRequest) { r.DiscountCode = "NOPE" }, store.ErrNotFound},

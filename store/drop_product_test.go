@@ -19,7 +19,7 @@ type productDropFixture struct {
 	env     storetest.Env
 	clock   *testClock
 	gateway *payment.TestGateway
-	card    *store.CardTender
+	card    *store.Card
 }
 
 func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
@@ -45,7 +45,7 @@ func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return productDropFixture{env: env, clock: clock, gateway: g, card: &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}}
+	return productDropFixture{env: env, clock: clock, gateway: g, card: &card}
 }
 
 func (f productDropFixture) stock(t *testing.T) map[string]int {

@@ -11,6 +11,30 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
+// Card is what the shop keeps of a card, as the gateway tokenised it: its
+// token, the brand and the last four digits. Never the number. A checkout
+// pays with one, and a subscription keeps one.
+type Card struct {
+	Token string
+	Brand string
+	Last4 string
+}
+
+// Label is how a card is shown: "Visa •••• 4242".
+func (c Card) Label() string {
+	if c.Last4 == "" {
+		return "no card"
+	}
+	return c.Brand + " •••• " + c.Last4
+}
+
+// Charger charges a card once per idempotency key and voids a charge: all
+// the store asks of the card gateway (store/payment implements it).
+type Charger interface {
+	Charge(ctx context.Context, token string, amount Money, idempotencyKey string) (chargeID string, err error)
+	Void(ctx context.Context, chargeID string) error
+}
+
 // The test gateway's own records. A real card gateway keeps its cards and
 // its ledger on its side; the built-in test gateway keeps them in the
 // shop's table so that any process, after any restart, can charge a token
