@@ -56,6 +56,26 @@ func newFixture(t *testing.T, stock map[string][2]int, price int64, opts ...stor
 	return shopFixture{env: env, gateway: g, card: &card}
 }
 
+// checkoutInOneTransaction places req, asserting that it wrote with one
+// transaction, and reads the order back.
+func (f shopFixture) checkoutInOneTransaction(t *testing.T, req store.CheckoutRequest) store.OrderDetails {
+	t.Helper()
+	ctx := ctxT(t)
+	f.env.Counter.Reset()
+	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
+		t.Fatalf("checkout made %v", ops)
+	}
+	d, err := f.env.Store.OrderDetails(ctx, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func (f shopFixture) stockOf(t *testing.T, product string) int {
 	t.Helper()
 	levels, err := f.env.Store.ProductStock(context.Background(), product)
@@ -280,18 +300,8 @@ func TestCheckoutSplitTenderAndWhatItWrites(t *testing.T) {
 	}
 	req := request("k1", "c1", store.CheckoutLine{ProductID: "a", Quantity: 2}, store.CheckoutLine{ProductID: "b", Quantity: 2})
 	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.Card = owner, "FIVER", "GIFT-AAAA", f.card
-	f.env.Counter.Reset()
-	o, err := st.Checkout(ctx, req, f.gateway)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
-		t.Fatalf("checkout made %v", ops)
-	}
-	d, err := st.OrderDetails(ctx, o.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := f.checkoutInOneTransaction(t, req)
+	o := d.Order
 	inv, _ := d.Invoice()
 	if d.Order.Subtotal.Amount != 4000 || d.Order.Discount.Amount != 500 || d.Order.Total.Amount != 3500 || inv.Amount.Amount != 3500 {
 		t.Fatalf("order %+v invoice %+v", d.Order, inv)
