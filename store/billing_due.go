@@ -58,17 +58,17 @@ func (s *Store) billingShards(ctx context.Context) (int, error) {
 	if s.shardsRead > 0 {
 		return s.shardsRead, nil
 	}
-	r, err := getItemConsistent[shardsRecord](ctx, s, partitionMeta, sortKeyShards, "billing shards")
+	n, err := getItemConsistent(ctx, s, partitionMeta, sortKeyShards, "billing shards", func(r shardsRecord) int { return r.Shards })
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return 0, fmt.Errorf("billing shards: the table is not migrated (run shop migrate)")
 	case err != nil:
 		return 0, err
-	case r.Shards < 1:
-		return 0, fmt.Errorf("billing shards: bad count %d", r.Shards)
+	case n < 1:
+		return 0, fmt.Errorf("billing shards: bad count %d", n)
 	}
-	s.shardsRead = r.Shards
-	return r.Shards, nil
+	s.shardsRead = n
+	return n, nil
 }
 
 // dueIndex is one of the two billing-due indexes: its keys and the

@@ -98,11 +98,7 @@ func (s *Store) PutCategory(ctx context.Context, c Category) error {
 
 // Product reads a product by id (access pattern 2).
 func (s *Store) Product(ctx context.Context, id string) (Product, error) {
-	r, err := getItem[productRecord](ctx, s, productKey(id), productKey(id), "product "+id)
-	if err != nil {
-		return Product{}, err
-	}
-	return r.product(), nil
+	return getItem(ctx, s, productKey(id), productKey(id), "product "+id, productRecord.product)
 }
 
 // Categories lists every category, by slug, in one Query.

@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Checkout is three files: this one (the request, and the checkout key's
+// Checkout is four files: this one (the request, and the checkout key's
 // item, which is also the intent to charge), checkout_quote.go (reading and
-// pricing) and checkout_tx.go (charging and the order's transaction).
+// pricing), checkout_tx.go (charging and the order's transaction) and
+// checkout_fail.go (what a failed checkout answers and undoes).
 
 // CheckoutLine is a product and how many. A line with a DropID is that
 // drop's ticket: one unit of the product at the drop's price, and the
@@ -124,7 +124,7 @@ func (r idempotencyRecord) intent() CheckoutIntent {
 
 // checkoutKeyItem reads a checkout key's item, strongly consistent.
 func (s *Store) checkoutKeyItem(ctx context.Context, key string) (idempotencyRecord, bool, error) {
-	r, err := getItemConsistent[idempotencyRecord](ctx, s, idempotencyKey(key), idempotencyKey(key), "checkout key")
+	r, err := getItemConsistent(ctx, s, idempotencyKey(key), idempotencyKey(key), "checkout key", asRecord[idempotencyRecord])
 	if errors.Is(err, ErrNotFound) {
 		return r, false, nil
 	}
@@ -196,16 +196,7 @@ func (s *Store) recordIntent(ctx context.Context, req CheckoutRequest, cur *idem
 		} else {
 			cond = expression.Or(cond, mine.And(statusIn(CheckoutVoided, CheckoutAbandoned), expression.Name("Attempt").Equal(expression.Value(attempt-1))))
 		}
-		item, err := attributevalue.MarshalMap(rec)
-		if err != nil {
-			return rec, nil, err
-		}
-		expr, err := expression.NewBuilder().WithCondition(cond).Build()
-		if err != nil {
-			return rec, nil, err
-		}
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item,
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+		err := s.putIf(ctx, rec, cond)
 		if err == nil {
 			return rec, nil, nil
 		}

@@ -137,11 +137,7 @@ func (s *Store) CreateGiftCard(ctx context.Context, g GiftCard) (GiftCard, error
 
 // GiftCard reads a gift card by code.
 func (s *Store) GiftCard(ctx context.Context, code string) (GiftCard, error) {
-	r, err := getItem[giftCardRecord](ctx, s, giftCardKey(code), giftCardKey(code), "gift card")
-	if err != nil {
-		return GiftCard{}, err
-	}
-	return r.giftCard(), nil
+	return getItem(ctx, s, giftCardKey(code), giftCardKey(code), "gift card", giftCardRecord.giftCard)
 }
 
 // GiftCards lists gift cards, newest first (GSI1 PK=giftcards).
@@ -166,11 +162,7 @@ func (s *Store) CreateDiscountCode(ctx context.Context, d DiscountCode) (Discoun
 
 // DiscountCode reads a discount code.
 func (s *Store) DiscountCode(ctx context.Context, code string) (DiscountCode, error) {
-	r, err := getItem[discountRecord](ctx, s, discountKey(code), discountKey(code), "discount code")
-	if err != nil {
-		return DiscountCode{}, err
-	}
-	return r.discount(), nil
+	return getItem(ctx, s, discountKey(code), discountKey(code), "discount code", discountRecord.discount)
 }
 
 // DiscountCodes lists discount codes, newest first (GSI1 PK=discounts).

@@ -133,20 +133,14 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 
 // Customer reads a customer by id (access pattern 1).
 func (s *Store) Customer(ctx context.Context, id string) (Customer, error) {
-	r, err := getItem[customerRecord](ctx, s, customerKey(id), customerKey(id), "customer "+id)
-	if err != nil {
-		return Customer{}, err
-	}
-	return r.customer(), nil
+	return getItem(ctx, s, customerKey(id), customerKey(id), "customer "+id, customerRecord.customer)
 }
 
 // CredentialsByEmail reads what sign-in checks, in one GetItem.
 func (s *Store) CredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
-	r, err := getItem[emailRecord](ctx, s, emailKey(email), emailKey(email), "email")
-	if err != nil {
-		return Credentials{}, err
-	}
-	return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}, nil
+	return getItem(ctx, s, emailKey(email), emailKey(email), "email", func(r emailRecord) Credentials {
+		return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}
+	})
 }
 
 // Customers lists customers, newest first (GSI1 PK=customers), for staff.

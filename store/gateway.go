@@ -104,11 +104,9 @@ func (s *Store) PutGatewayCard(ctx context.Context, c GatewayCard) error {
 
 // GatewayCard reads a tokenised card; ErrNotFound for an unknown token.
 func (s *Store) GatewayCard(ctx context.Context, token string) (GatewayCard, error) {
-	r, err := getItem[gatewayCardRecord](ctx, s, gatewayCardKey(token), sortKeyCard, "gateway card")
-	if err != nil {
-		return GatewayCard{}, err
-	}
-	return GatewayCard{Token: token, Brand: r.Brand, Last4: r.Last4, Outcome: r.Outcome, Expires: parseTime(r.Expires)}, nil
+	return getItem(ctx, s, gatewayCardKey(token), sortKeyCard, "gateway card", func(r gatewayCardRecord) GatewayCard {
+		return GatewayCard{Token: token, Brand: r.Brand, Last4: r.Last4, Outcome: r.Outcome, Expires: parseTime(r.Expires)}
+	})
 }
 
 // RecordGatewayCharge writes a ledger entry once per key. If the key is
@@ -136,17 +134,13 @@ func (s *Store) RecordGatewayCharge(ctx context.Context, c GatewayCharge) (Gatew
 
 // GatewayCharge reads the ledger entry of an idempotency key (consistent).
 func (s *Store) GatewayCharge(ctx context.Context, key string) (GatewayCharge, error) {
-	r, err := getItemConsistent[gatewayChargeRecord](ctx, s, gatewayChargeKey(key), sortKeyCharge, "gateway charge")
-	if err != nil {
-		return GatewayCharge{}, err
-	}
-	return r.charge(), nil
+	return getItemConsistent(ctx, s, gatewayChargeKey(key), sortKeyCharge, "gateway charge", gatewayChargeRecord.charge)
 }
 
 // VoidGatewayCharge marks a charge voided; voiding twice is fine.
 func (s *Store) VoidGatewayCharge(ctx context.Context, chargeID string) error {
 	q := querySpec{key: onGSI1.pkEquals(gatewayIDKey(chargeID))}
-	r, err := queryOne(ctx, s, q, "charge "+chargeID, func(r gatewayChargeRecord) gatewayChargeRecord { return r })
+	r, err := queryOne(ctx, s, q, "charge "+chargeID, asRecord[gatewayChargeRecord])
 	if err != nil {
 		return err
 	}

@@ -133,11 +133,7 @@ func (s *Store) Run(ctx context.Context, job, id string) (JobRun, error) {
 	if !ValidID(id) {
 		return JobRun{}, ErrNotFound
 	}
-	r, err := getItem[jobRunRecord](ctx, s, runsKey(job), id, "run "+id)
-	if err != nil {
-		return JobRun{}, err
-	}
-	return r.run(), nil
+	return getItem(ctx, s, runsKey(job), id, "run "+id, jobRunRecord.run)
 }
 
 // Runs lists a job's runs, newest first (PK=runs#job).
@@ -264,9 +260,7 @@ func (s *Store) updateLease(ctx context.Context, l Lease, until time.Time, done 
 
 // LeaseOf reads the lease of a job's tick (consistent).
 func (s *Store) LeaseOf(ctx context.Context, job string, day time.Time) (Lease, error) {
-	r, err := getItemConsistent[leaseRecord](ctx, s, leaseKey(job, day), leaseKey(job, day), "lease")
-	if err != nil {
-		return Lease{}, err
-	}
-	return Lease{Job: job, Date: day, Owner: r.Owner, ExpiresAt: parseTime(r.Until), Done: r.Done}, nil
+	return getItemConsistent(ctx, s, leaseKey(job, day), leaseKey(job, day), "lease", func(r leaseRecord) Lease {
+		return Lease{Job: job, Date: day, Owner: r.Owner, ExpiresAt: parseTime(r.Until), Done: r.Done}
+	})
 }

@@ -14,7 +14,7 @@ type markerRecord struct {
 
 // Marked reports whether a one-time step (such as loading demo data) ran.
 func (s *Store) Marked(ctx context.Context, name string) (bool, error) {
-	_, err := getItem[markerRecord](ctx, s, partitionMeta, markerKey(name), "marker "+name)
+	_, err := getItem(ctx, s, partitionMeta, markerKey(name), "marker "+name, asRecord[markerRecord])
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}

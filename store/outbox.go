@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -134,17 +133,7 @@ func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
 
 // MarkMail records a delivery attempt's outcome.
 func (s *Store) MarkMail(ctx context.Context, m Mail) error {
-	item, err := attributevalue.MarshalMap(newMailRecord(m))
-	if err != nil {
-		return err
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
-	})
+	err := s.putIf(ctx, newMailRecord(m), expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return fmt.Errorf("mark mail %s: %w", m.ID, err)
 	}

@@ -10,9 +10,5 @@ func (s *Store) Mail(ctx context.Context, id string) (Mail, error) {
 	if !ValidID(id) {
 		return Mail{}, ErrNotFound
 	}
-	r, err := getItem[mailRecord](ctx, s, mailKey(id), mailKey(id), "mail "+id)
-	if err != nil {
-		return Mail{}, err
-	}
-	return r.mail(), nil
+	return getItem(ctx, s, mailKey(id), mailKey(id), "mail "+id, mailRecord.mail)
 }

@@ -147,14 +147,21 @@ func queryAll[R, T any](ctx context.Context, s *Store, q querySpec, convert func
 // ErrNotFound that names what.
 func queryOne[R, T any](ctx context.Context, s *Store, q querySpec, what string, convert func(R) T) (T, error) {
 	all, err := queryAll(ctx, s, q, convert)
-	if err == nil && len(all) == 0 {
-		err = fmt.Errorf("%s: %w", what, ErrNotFound)
-	}
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return all[0], nil
+	return firstOf(all, what)
+}
+
+// firstOf is the first of list; none is an error wrapping ErrNotFound that
+// names what.
+func firstOf[T any](list []T, what string) (T, error) {
+	if len(list) == 0 {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return list[0], nil
 }
 
 // pagedQuery reads one page of a list: up to limit items after cursor.
@@ -324,40 +331,54 @@ func decodeListsCursor(cursor, queryID string) (listsCursor, error) {
 	return pos, nil
 }
 
-func unmarshalItems[R any, T any](items []map[string]types.AttributeValue, convert func(R) T) ([]T, error) {
+// unmarshalItems reads every item as R and converts it.
+func unmarshalItems[R, T any](items []map[string]types.AttributeValue, convert func(R) T) ([]T, error) {
 	out := make([]T, 0, len(items))
 	for _, it := range items {
-		var r R
-		if err := attributevalue.UnmarshalMap(it, &r); err != nil {
-			return nil, fmt.Errorf("unmarshal item: %w", err)
+		if err := appendItem(&out, it, convert); err != nil {
+			return nil, err
 		}
-		out = append(out, convert(r))
 	}
 	return out, nil
 }
 
-// getItem reads the item pk/sk as R in one GetItem. An absent item is an
-// error wrapping ErrNotFound that names what.
-func getItem[R any](ctx context.Context, s *Store, pk, sk, what string) (R, error) {
-	return readItem[R](ctx, s, pk, sk, what, false)
+// appendItem reads item as R and appends it, converted, to out: for a
+// Query whose items are of several kinds.
+func appendItem[R, T any](out *[]T, item map[string]types.AttributeValue, convert func(R) T) error {
+	var r R
+	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+		return fmt.Errorf("unmarshal item: %w", err)
+	}
+	*out = append(*out, convert(r))
+	return nil
+}
+
+// getItem reads the item pk/sk as R in one GetItem and converts it. An
+// absent item is an error wrapping ErrNotFound that names what.
+func getItem[R, T any](ctx context.Context, s *Store, pk, sk, what string, convert func(R) T) (T, error) {
+	return readItem(ctx, s, pk, sk, what, false, convert)
 }
 
 // getItemConsistent is getItem with a strongly consistent read.
-func getItemConsistent[R any](ctx context.Context, s *Store, pk, sk, what string) (R, error) {
-	return readItem[R](ctx, s, pk, sk, what, true)
+func getItemConsistent[R, T any](ctx context.Context, s *Store, pk, sk, what string, convert func(R) T) (T, error) {
+	return readItem(ctx, s, pk, sk, what, true, convert)
 }
 
-func readItem[R any](ctx context.Context, s *Store, pk, sk, what string, consistent bool) (R, error) {
-	var r R
+func readItem[R, T any](ctx context.Context, s *Store, pk, sk, what string, consistent bool, convert func(R) T) (T, error) {
+	var zero T
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk), ConsistentRead: aws.Bool(consistent)})
 	if err != nil {
-		return r, fmt.Errorf("get %s: %w", what, err)
+		return zero, fmt.Errorf("get %s: %w", what, err)
 	}
 	if out.Item == nil {
-		return r, fmt.Errorf("%s: %w", what, ErrNotFound)
+		return zero, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
+	var r R
 	if err := attributevalue.UnmarshalMap(out.Item, &r); err != nil {
-		return r, fmt.Errorf("unmarshal %s: %w", what, err)
+		return zero, fmt.Errorf("unmarshal %s: %w", what, err)
 	}
-	return r, nil
+	return convert(r), nil
 }
+
+// asRecord is the convert of a read that wants the record itself.
+func asRecord[R any](r R) R { return r }

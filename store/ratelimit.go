@@ -46,12 +46,9 @@ func (s *Store) CountAttempt(ctx context.Context, scope, subject string, window 
 // Attempts reads the current window's count without adding to it.
 func (s *Store) Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error) {
 	start := s.now().Truncate(window)
-	r, err := getItem[struct{ Attempts int }](ctx, s, limitKey(scope, subject), limitWindowKey(start), "attempts")
+	n, err := getItem(ctx, s, limitKey(scope, subject), limitWindowKey(start), "attempts", func(r struct{ Attempts int }) int { return r.Attempts })
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, err
-	}
-	return r.Attempts, nil
+	return n, err
 }

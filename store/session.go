@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -32,7 +31,7 @@ type sessionRecord struct {
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	// Strongly consistent: a session revoked or written a moment ago must
 	// read as such on real DynamoDB too.
-	r, err := getItemConsistent[sessionRecord](ctx, s, sessionKey(id), sessionKey(id), "session")
+	r, err := getItemConsistent(ctx, s, sessionKey(id), sessionKey(id), "session", asRecord[sessionRecord])
 	if err != nil {
 		return Session{}, err
 	}
@@ -47,25 +46,14 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 // one must still exist, so a request that loaded a session before it was
 // revoked cannot bring it back (ErrNotFound).
 func (s *Store) SaveSession(ctx context.Context, sess Session, isNew bool) error {
-	item, err := attributevalue.MarshalMap(sessionRecord{
-		PK: sessionKey(sess.ID), SK: sessionKey(sess.ID), EntityType: entitySession,
-		Data: sess.Data, ExpiresAt: sess.ExpiresAt.Unix(),
-	})
-	if err != nil {
-		return err
-	}
 	cond := expression.AttributeExists(expression.Name(attrPK))
 	if isNew {
 		cond = expression.AttributeNotExists(expression.Name(attrPK))
 	}
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	})
+	err := s.putIf(ctx, sessionRecord{
+		PK: sessionKey(sess.ID), SK: sessionKey(sess.ID), EntityType: entitySession,
+		Data: sess.Data, ExpiresAt: sess.ExpiresAt.Unix(),
+	}, cond)
 	if isConditionFailed(err) {
 		if isNew {
 			return fmt.Errorf("session id taken: %w", ErrConflict)

@@ -102,11 +102,7 @@ func (s *Store) PutStockLevel(ctx context.Context, l StockLevel) error {
 
 // Warehouse reads a warehouse by id (access pattern 3).
 func (s *Store) Warehouse(ctx context.Context, id string) (Warehouse, error) {
-	r, err := getItem[warehouseRecord](ctx, s, warehouseKey(id), warehouseKey(id), "warehouse "+id)
-	if err != nil {
-		return Warehouse{}, err
-	}
-	return r.warehouse(), nil
+	return getItem(ctx, s, warehouseKey(id), warehouseKey(id), "warehouse "+id, warehouseRecord.warehouse)
 }
 
 // Warehouses lists every warehouse (GSI1 "warehouses"), one Query.
@@ -130,9 +126,8 @@ func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product
 		return Product{}, nil, err
 	}
 	var (
-		product Product
-		found   bool
-		stock   []StockLevel
+		products []Product
+		stock    []StockLevel
 	)
 	for _, item := range items {
 		var head struct{ EntityType string }
@@ -141,24 +136,19 @@ func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product
 		}
 		switch head.EntityType {
 		case entityProduct:
-			var r productRecord
-			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-				return Product{}, nil, err
-			}
-			product, found = r.product(), true
+			err = appendItem(&products, item, productRecord.product)
 		case entityWarehouseItem:
-			var r warehouseItemRecord
-			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-				return Product{}, nil, err
-			}
-			stock = append(stock, r.stockLevel())
+			err = appendItem(&stock, item, warehouseItemRecord.stockLevel)
+		}
+		if err != nil {
+			return Product{}, nil, err
 		}
 	}
-	if !found {
+	if len(products) == 0 {
 		return Product{}, nil, fmt.Errorf("product %s: %w", productID, ErrNotFound)
 	}
 	slices.SortFunc(stock, func(a, b StockLevel) int { return b.Quantity - a.Quantity })
-	return product, stock, nil
+	return products[0], stock, nil
 }
 
 // WarehouseStock is the inventory of one warehouse (access pattern 14), one

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -147,11 +146,7 @@ func (im *importer) subscription(ctx context.Context, it wbItem) error {
 	if err := im.account(ctx, sub.AccountID, sub.Email); err != nil {
 		return err
 	}
-	shards, err := s.billingShards(ctx)
-	if err != nil {
-		return err
-	}
-	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
+	item, err := s.subscriptionItem(ctx, sub)
 	if err != nil {
 		return err
 	}

@@ -29,21 +29,28 @@ func (s *Store) putItem(ctx context.Context, rec any) error {
 	return err
 }
 
-// putNew writes rec on condition that its item does not exist yet;
-// ErrConflict if it does.
-func (s *Store) putNew(ctx context.Context, rec any, what string) error {
+// putIf writes rec on condition cond; the caller tells a failed condition
+// (isConditionFailed) from other errors.
+func (s *Store) putIf(ctx context.Context, rec any, cond expression.ConditionBuilder) error {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
-		return err
+		return fmt.Errorf("marshal item: %w", err)
 	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
 	if err != nil {
 		return err
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		TableName: aws.String(s.table), Item: item, ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
+	return err
+}
+
+// putNew writes rec on condition that its item does not exist yet;
+// ErrConflict if it does.
+func (s *Store) putNew(ctx context.Context, rec any, what string) error {
+	err := s.putIf(ctx, rec, expression.AttributeNotExists(expression.Name(attrPK)))
 	if isConditionFailed(err) {
 		return fmt.Errorf("%s: %w", what, ErrConflict)
 	}
