@@ -178,7 +178,7 @@ func (s *Store) cartPut(rec cartRecord, exists bool, read int64) (types.Transact
 }
 
 func (s *Store) cartExpiry(owner string) int64 {
-	if strings.HasPrefix(owner, prefixVisitor) {
+	if isVisitorOwner(owner) {
 		return s.now().Add(visitorCartTTL).Unix()
 	}
 	return 0

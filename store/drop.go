@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -298,8 +297,8 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
 				return Drop{}, err
 			}
-			n, err := strconv.Atoi(trimPrefix(r.SK, prefixDropCounter))
-			if err != nil {
+			n, ok := dropCounterOf(r.SK)
+			if !ok {
 				return Drop{}, fmt.Errorf("drop %s: counter key %q", id, r.SK)
 			}
 			counters = append(counters, DropCounter{N: n, Quantity: r.Quantity, Claimed: r.Claimed})

@@ -249,8 +249,14 @@ func shardOf(id string, n int) int {
 
 func mailKey(id string) string { return prefixMail + id }
 
-func dropKey(id string) string         { return prefixDrop + id }
-func dropCounterKey(n int) string      { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }
+func dropKey(id string) string    { return prefixDrop + id }
+func dropCounterKey(n int) string { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }
+
+// dropCounterOf is the number of a counter's sort key (counter#<n>).
+func dropCounterOf(sk string) (int, bool) {
+	n, err := strconv.Atoi(trimPrefix(sk, prefixDropCounter))
+	return n, err == nil && strings.HasPrefix(sk, prefixDropCounter)
+}
 func ticketPartition(id string) string { return prefixDrop + id + infixTickets }
 func ticketSortKey(client string) string {
 	return prefixClient + client
@@ -308,6 +314,8 @@ func CustomerOwner(customerID string) string { return customerKey(customerID) }
 
 // VisitorOwner names the cart of a visitor who has not signed in.
 func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
+
+func isVisitorOwner(owner string) bool { return strings.HasPrefix(owner, prefixVisitor) }
 
 // ordersMonthKey shards the all-orders list by month: staff read it by date
 // range, and no partition grows without bound.

@@ -45,10 +45,27 @@ func TestKeyBuilders(t *testing.T) {
 		{pair(receiptRange(at)), "REC#2025-03-05T12:30:00.000Z .. REC#~"},
 		{InvoiceID("i#01jd8k"), "01jd8k"},
 		{InvoiceID("01jd8k"), "01jd8k"},
+		{dropCounterKey(7), "counter#007"},
+		{ticketPartition("d1"), "subject#d1#ticket"},
+		{dropClaimsKey("d1"), "subject#d1#claims"},
+		{VisitorOwner("v1"), "v#v1"},
+		{CustomerOwner("c1"), "c#c1"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+func TestKeyReaders(t *testing.T) {
+	if n, ok := dropCounterOf(dropCounterKey(7)); n != 7 || !ok {
+		t.Errorf("dropCounterOf(counter#007) = %d, %v", n, ok)
+	}
+	if _, ok := dropCounterOf("info"); ok {
+		t.Error("dropCounterOf(info) reads a counter")
+	}
+	if !isVisitorOwner(VisitorOwner("v1")) || isVisitorOwner(CustomerOwner("c1")) {
+		t.Error("isVisitorOwner mistakes an owner")
 	}
 }
 
