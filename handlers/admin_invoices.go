@@ -29,8 +29,7 @@ func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
 	f := views.AdminInvoiceLookup{Errors: views.FieldErrors{}}
 	status := fiber.StatusOK
 	if c.Context().QueryArgs().Has("id") {
-		// An id copied from a key ("i#...") is taken too.
-		f.ID = strings.TrimPrefix(strings.TrimSpace(c.Query("id")), "i#")
+		f.ID = store.InvoiceID(strings.TrimSpace(c.Query("id")))
 		status = fiber.StatusUnprocessableEntity
 		switch {
 		case f.ID == "":

@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -23,7 +21,7 @@ import (
 type AdminOrderStore interface {
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
-	OrdersOfMonth(ctx context.Context, month time.Time, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
+	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
 	AdvanceShipment(ctx context.Context, orderID, shipmentID string, to store.ShipmentStatus) error
@@ -36,7 +34,6 @@ var shippingTypes = []string{"Standard", "Express"}
 const (
 	csvPageSize   = 200
 	csvTimeout    = 2 * time.Minute
-	monthLayout   = "2006-01"
 	orderCSVStamp = "2006-01-02T15:04:05.000Z07:00"
 )
 
@@ -52,78 +49,6 @@ func (h *AdminOrders) log() *slog.Logger {
 		return h.Log
 	}
 	return slog.Default()
-}
-
-// ordersCursor is where the next page of a range's orders starts: a month
-// and the store's cursor inside it ("" for the month's newest order).
-type ordersCursor struct {
-	Month string `json:"m"`
-	After string `json:"a,omitempty"`
-}
-
-func monthStart(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
-
-func encodeOrdersCursor(month time.Time, after string) string {
-	b, _ := json.Marshal(ordersCursor{Month: month.Format(monthLayout), After: after})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decodeOrdersCursor reads a cursor of the range r; one from another range
-// (or made up) is store.ErrBadCursor, a 400.
-func decodeOrdersCursor(s string, r dateRange) (time.Time, string, error) {
-	if len(s) > 4096 {
-		return time.Time{}, "", store.ErrBadCursor
-	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return time.Time{}, "", store.ErrBadCursor
-	}
-	var oc ordersCursor
-	if err := json.Unmarshal(b, &oc); err != nil {
-		return time.Time{}, "", store.ErrBadCursor
-	}
-	m, err := time.Parse(monthLayout, oc.Month)
-	if err != nil || m.Before(monthStart(r.Start)) || m.After(monthStart(r.End)) {
-		return time.Time{}, "", store.ErrBadCursor
-	}
-	return m, oc.After, nil
-}
-
-// ordersPage walks the months of the range from the newest, collecting up to
-// limit orders; the cursor it returns carries the month to go on with.
-func (h *AdminOrders) ordersPage(ctx context.Context, r dateRange, limit int, cursor string) ([]store.Order, string, error) {
-	month, after := monthStart(r.End), ""
-	if cursor != "" {
-		var err error
-		if month, after, err = decodeOrdersCursor(cursor, r); err != nil {
-			return nil, "", err
-		}
-	}
-	first := monthStart(r.Start)
-	var out []store.Order
-	for {
-		p, err := h.Store.OrdersOfMonth(ctx, month, r.Start, r.End, limit-len(out), after)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, p.Items...)
-		if p.Next != "" {
-			if len(out) >= limit {
-				return out, encodeOrdersCursor(month, p.Next), nil
-			}
-			after = p.Next // a short page: DynamoDB stopped at its 1 MB
-			continue
-		}
-		if !month.After(first) {
-			return out, "", nil
-		}
-		month, after = month.AddDate(0, -1, 0), ""
-		if len(out) >= limit {
-			return out, encodeOrdersCursor(month, ""), nil
-		}
-	}
 }
 
 func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *rangeError) {
@@ -147,14 +72,12 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 	if rerr != nil {
 		status = fiber.StatusUnprocessableEntity
 	} else {
-		orders, next, err := h.ordersPage(c.UserContext(), r, adminPageSize, c.Query("after"))
+		p, err := h.Store.OrdersBetween(c.UserContext(), r.Start, r.End, adminPageSize, c.Query("after"))
 		if err != nil {
 			return err
 		}
-		data.Orders = orders
-		if next != "" {
-			data.NextURL = paths.WithQuery(paths.AdminOrders, "from", r.From, "to", r.To, "after", next)
-		}
+		data.Orders = p.Items
+		data.NextURL = paths.More(paths.AdminOrders, p.Next, "from", r.From, "to", r.To)
 		data.CSVURL = paths.AdminOrdersCSV(r.From, r.To)
 	}
 	partial := views.AdminOrdersSection(data)
@@ -191,9 +114,9 @@ func (h *AdminOrders) CSV(c *fiber.Ctx) error {
 	}
 	return streamCSV(c, h.log(), "orders-"+r.From+"-to-"+r.To+".csv", orderCSVHeader, "orders",
 		func(ctx context.Context, cursor string) (csvPage, error) {
-			orders, next, err := h.ordersPage(ctx, r, csvPageSize, cursor)
-			p := csvPage{next: next}
-			for _, o := range orders {
+			orders, err := h.Store.OrdersBetween(ctx, r.Start, r.End, csvPageSize, cursor)
+			p := csvPage{next: orders.Next}
+			for _, o := range orders.Items {
 				p.records = append(p.records, orderCSVRecord(o))
 			}
 			return p, err

@@ -285,7 +285,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 					return err
 				}
 			}
-			req.Card = &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}
+			req.Card = &card
 		}
 	}
 	if !f.Errors.Any() {

@@ -89,10 +89,7 @@ func (s *Store) APIKeys(ctx context.Context) ([]APIKey, error) {
 	var out []APIKey
 	cursor := ""
 	for {
-		p, err := pagedQuery(ctx, s, pagedSpec{
-			index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionAPIKeys, backward: true,
-			key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionAPIKeys)),
-		}, 100, cursor, apiKeyRecord.key)
+		p, err := pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionAPIKeys), backward: true}, 100, cursor, apiKeyRecord.key)
 		if err != nil {
 			return nil, err
 		}

@@ -3,18 +3,12 @@ package store
 import (
 	"cmp"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 )
@@ -64,27 +58,39 @@ func (s *Store) billingShards(ctx context.Context) (int, error) {
 	if s.shardsRead > 0 {
 		return s.shardsRead, nil
 	}
-	var r shardsRecord
-	err := s.getItemConsistent(ctx, partitionMeta, sortKeyShards, &r)
+	n, err := getItemConsistent(ctx, s, partitionMeta, sortKeyShards, "billing shards", func(r shardsRecord) int { return r.Shards })
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return 0, fmt.Errorf("billing shards: the table is not migrated (run shop migrate)")
 	case err != nil:
-		return 0, fmt.Errorf("billing shards: %w", err)
-	case r.Shards < 1:
-		return 0, fmt.Errorf("billing shards: bad count %d", r.Shards)
+		return 0, err
+	case n < 1:
+		return 0, fmt.Errorf("billing shards: bad count %d", n)
 	}
-	s.shardsRead = r.Shards
-	return r.Shards, nil
+	s.shardsRead = n
+	return n, nil
 }
 
-// dueIndex is one of the two billing-due indexes.
-type dueIndex struct{ name, pkAttr, skAttr, prefix string }
+// dueIndex is one of the two billing-due indexes: its keys and the
+// prefix of its shards.
+type dueIndex struct {
+	keys   keySchema
+	prefix string
+}
 
 var (
-	remindersDue = dueIndex{indexRemindersDue, attrRemPK, attrRemSK, prefixReminderDue}
-	paymentsDue  = dueIndex{indexPaymentsDue, attrPayPK, attrPaySK, prefixPaymentDue}
+	remindersDue = dueIndex{onRemindersDue, prefixReminderDue}
+	paymentsDue  = dueIndex{onPaymentsDue, prefixPaymentDue}
 )
+
+// upTo is the key condition of shard n: due from (zero: any day) up to to.
+func (ix dueIndex) upTo(n int, from, to time.Time) keyCond {
+	pk := dueShardKey(ix.prefix, n)
+	if from.IsZero() {
+		return ix.keys.pkAndSKUpTo(pk, dueUpTo(to))
+	}
+	return ix.keys.pkAndSKBetween(pk, FormatDate(from), dueUpTo(to))
+}
 
 // RemindersDue lists active subscriptions whose reminder is due on or
 // before day, oldest due first (pattern 4): one Query per shard, in
@@ -108,29 +114,17 @@ func (s *Store) PaymentsDueOn(ctx context.Context, day time.Time, limit int, cur
 	return s.due(ctx, paymentsDue, day, day, limit, cursor)
 }
 
-// shardCursor is where each shard of a merged listing stands: the last key
-// shown, or done. Query pins it to the listing it came from.
-type shardCursor struct {
-	Query string                       `json:"q"`
-	Done  []int                        `json:"d,omitempty"`
-	After map[string]map[string]string `json:"a,omitempty"`
-}
-
 func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit int, cursor string) (Page[Subscription], error) {
 	shards, err := s.billingShards(ctx)
 	if err != nil {
 		return Page[Subscription]{}, err
 	}
-	queryID := ix.name + "|" + FormatDate(from) + "|" + FormatDate(to)
-	// Decoded into an empty cursor, so that one without its query is refused.
-	pos := shardCursor{After: map[string]map[string]string{}}
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || len(cursor) > 8192 || json.Unmarshal(b, &pos) != nil || pos.Query != queryID {
-			return Page[Subscription]{}, ErrBadCursor
-		}
+	// The cursor holds each shard's position, by shard number.
+	queryID := ix.keys.index + "|" + FormatDate(from) + "|" + FormatDate(to)
+	pos, err := decodeListsCursor(cursor, queryID)
+	if err != nil {
+		return Page[Subscription]{}, err
 	}
-	keyAttrs := []string{attrPK, attrSK, ix.pkAttr, ix.skAttr}
 	type shardPage struct {
 		items []map[string]types.AttributeValue
 		more  bool
@@ -138,37 +132,24 @@ func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit 
 	pages := make([]shardPage, shards)
 	g, gctx := errgroup.WithContext(ctx)
 	for n := range shards {
-		if slices.Contains(pos.Done, n) {
+		if slices.Contains(pos.Done, strconv.Itoa(n)) {
 			continue
 		}
-		pk := dueShardKey(ix.prefix, n)
+		key := ix.upTo(n, from, to)
 		var start map[string]types.AttributeValue
 		if after, ok := pos.After[strconv.Itoa(n)]; ok {
-			if len(after) != len(keyAttrs) || after[ix.pkAttr] != pk {
-				return Page[Subscription]{}, ErrBadCursor
-			}
-			if start, err = attributevalue.MarshalMap(after); err != nil {
-				return Page[Subscription]{}, ErrBadCursor
+			if start, err = startKey(after, key); err != nil {
+				return Page[Subscription]{}, err
 			}
 		}
-		key := expression.Key(ix.pkAttr).Equal(expression.Value(pk))
-		if from.IsZero() {
-			key = key.And(expression.Key(ix.skAttr).LessThanEqual(expression.Value(dueUpTo(to))))
-		} else {
-			key = key.And(expression.Key(ix.skAttr).Between(expression.Value(FormatDate(from)), expression.Value(dueUpTo(to))))
-		}
-		expr, err := expression.NewBuilder().WithKeyCondition(key).Build()
+		in, err := s.queryInput(querySpec{key: key})
 		if err != nil {
 			return Page[Subscription]{}, err
 		}
 		g.Go(func() error {
-			out, err := s.db.Query(gctx, &dynamodb.QueryInput{
-				TableName: aws.String(s.table), IndexName: aws.String(ix.name),
-				KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
-				ExpressionAttributeValues: expr.Values(), ExclusiveStartKey: start, Limit: aws.Int32(int32(limit + 1)),
-			})
+			out, err := s.queryFrom(gctx, in, start, limit)
 			if err != nil {
-				return fmt.Errorf("query %s shard %d: %w", ix.name, n, err)
+				return fmt.Errorf("query %s shard %d: %w", ix.keys.index, n, err)
 			}
 			pages[n] = shardPage{items: out.Items, more: len(out.Items) > limit || out.LastEvaluatedKey != nil}
 			return nil
@@ -184,7 +165,7 @@ func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit 
 	var all []entry
 	for n, p := range pages {
 		for i, it := range p.items {
-			sk, _ := it[ix.skAttr].(*types.AttributeValueMemberS)
+			sk, _ := it[ix.keys.skAttr].(*types.AttributeValueMemberS)
 			if sk != nil {
 				all = append(all, entry{n, i, sk.Value})
 			}
@@ -198,27 +179,21 @@ func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit 
 		items = append(items, pages[e.shard].items[e.i])
 		used[e.shard] = e.i + 1
 	}
-	next := shardCursor{Query: queryID, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
+	next := listsCursor{Query: queryID, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
 	for n := range shards {
-		if slices.Contains(pos.Done, n) {
+		name := strconv.Itoa(n)
+		if slices.Contains(pos.Done, name) {
 			continue
 		}
 		p := pages[n]
 		switch {
 		case used[n] == len(p.items) && !p.more:
-			next.Done = append(next.Done, n)
+			next.Done = append(next.Done, name)
 		case used[n] > 0:
-			last := p.items[used[n]-1]
-			m := map[string]string{}
-			for _, a := range keyAttrs {
-				if v, ok := last[a].(*types.AttributeValueMemberS); ok {
-					m[a] = v.Value
-				}
-			}
-			next.After[strconv.Itoa(n)] = m
+			next.After[name] = keysOf(p.items[used[n]-1], ix.keys.cursorAttrs())
 		default:
-			if after, ok := pos.After[strconv.Itoa(n)]; ok {
-				next.After[strconv.Itoa(n)] = after
+			if after, ok := pos.After[name]; ok {
+				next.After[name] = after
 			}
 		}
 	}
@@ -229,11 +204,11 @@ func (s *Store) due(ctx context.Context, ix dueIndex, from, to time.Time, limit 
 	if len(next.Done) == shards {
 		return Page[Subscription]{Items: subs}, nil
 	}
-	b, err := json.Marshal(next)
+	c, err := encodeCursor(next)
 	if err != nil {
 		return Page[Subscription]{}, err
 	}
-	return Page[Subscription]{Items: subs, Next: base64.RawURLEncoding.EncodeToString(b)}, nil
+	return Page[Subscription]{Items: subs, Next: c}, nil
 }
 
 // BillingShards is the table's number of billing-due shards.
@@ -251,9 +226,5 @@ func (s *Store) RemindersDueInShard(ctx context.Context, shard int, day time.Tim
 }
 
 func (s *Store) dueInShard(ctx context.Context, ix dueIndex, shard int, day time.Time, limit int, cursor string) (Page[Subscription], error) {
-	pk := dueShardKey(ix.prefix, shard)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: ix.name, pkAttr: ix.pkAttr, skAttr: ix.skAttr, pk: pk,
-		key: expression.Key(ix.pkAttr).Equal(expression.Value(pk)).And(expression.Key(ix.skAttr).LessThanEqual(expression.Value(dueUpTo(day)))),
-	}, limit, cursor, subscriptionRecord.subscription)
+	return pagedQuery(ctx, s, querySpec{key: ix.upTo(shard, time.Time{}, day)}, limit, cursor, subscriptionRecord.subscription)
 }

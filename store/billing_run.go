@@ -177,11 +177,8 @@ func (s *Store) SendReminder(ctx context.Context, sub Subscription, today time.T
 // OpenIntents lists payment intents recorded before `before`, oldest first
 // (GSI2: GSI2-PK=payment-intents, sparse): charges a crashed run left.
 func (s *Store) OpenIntents(ctx context.Context, before time.Time, limit int) ([]Subscription, error) {
-	p, err := pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionIntents,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionIntents)).
-			And(expression.Key(attrGSI2SK).LessThan(expression.Value(timestamp(before)))),
-	}, limit, "", subscriptionRecord.subscription)
+	q := querySpec{key: onGSI2.pkAndSKBelow(partitionIntents, timestamp(before))}
+	p, err := pagedQuery(ctx, s, q, limit, "", subscriptionRecord.subscription)
 	return p.Items, err
 }
 

@@ -178,7 +178,7 @@ func (s *Store) cartPut(rec cartRecord, exists bool, read int64) (types.Transact
 }
 
 func (s *Store) cartExpiry(owner string) int64 {
-	if strings.HasPrefix(owner, prefixVisitor) {
+	if isVisitorOwner(owner) {
 		return s.now().Add(visitorCartTTL).Unix()
 	}
 	return 0
@@ -344,60 +344,4 @@ func (s *Store) removeLine(ctx context.Context, owner, key string) error {
 		}
 	}
 	return fmt.Errorf("remove from cart: %w", ErrConflict)
-}
-
-// MergeCart moves a visitor's cart into a customer's at sign-in, in one
-// transaction on condition of both carts' versions as read: quantities of
-// the same product add up (capped at MaxLineQty), lines beyond the
-// customer's MaxCartLines are dropped, and the visitor's cart is deleted, so
-// a failure leaves both carts as they were. Moved meanwhile, it reads again.
-func (s *Store) MergeCart(ctx context.Context, from, to string) error {
-	for range 5 {
-		src, srcFound, err := s.loadCart(ctx, from, true)
-		if err != nil || !srcFound || len(src.Lines) == 0 {
-			return err
-		}
-		dst, dstFound, err := s.loadCart(ctx, to, true)
-		if err != nil {
-			return err
-		}
-		merged := s.newCart(to)
-		if dstFound {
-			merged.Version = dst.Version + 1
-			for id, l := range dst.Lines {
-				merged.Lines[id] = l
-			}
-		}
-		for _, l := range src.cart(from).Lines {
-			have, exists := merged.Lines[l.Key()]
-			if !exists && len(merged.Lines) >= MaxCartLines {
-				continue
-			}
-			line := src.Lines[l.Key()]
-			line.Quantity = min(have.Quantity+line.Quantity, MaxLineQty)
-			if l.DropID != "" {
-				line.Quantity = 1
-			}
-			merged.Lines[l.Key()] = line
-		}
-		put, err := s.cartPut(merged, dstFound, dst.Version)
-		if err != nil {
-			return err
-		}
-		cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(src.Version))).Build()
-		if err != nil {
-			return err
-		}
-		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put, {Delete: &types.Delete{
-			TableName: aws.String(s.table), Key: itemKey(cartKey(from), sortKeyCart),
-			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-		}}}})
-		if err == nil {
-			return nil
-		}
-		if cancellationReasons(err) == nil {
-			return fmt.Errorf("merge cart: %w", err)
-		}
-	}
-	return fmt.Errorf("merge cart: %w", ErrConflict)
 }

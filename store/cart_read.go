@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -40,9 +39,9 @@ type cartLineRecord struct {
 // behind a new cart item.
 func (s *Store) loadCart(ctx context.Context, owner string, consistent bool) (cartRecord, bool, error) {
 	for range 3 {
-		items, err := s.queryItems(ctx, "", expression.Key(attrPK).Equal(expression.Value(cartKey(owner))), true, consistent)
+		items, err := s.query(ctx, querySpec{key: onTable.pkEquals(cartKey(owner)), consistent: consistent})
 		if err != nil {
-			return cartRecord{}, false, fmt.Errorf("query cart: %w", err)
+			return cartRecord{}, false, err
 		}
 		var rec cartRecord
 		var legacy []cartLineRecord

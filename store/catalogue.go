@@ -2,13 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Product is something the shop sells.
@@ -103,31 +98,12 @@ func (s *Store) PutCategory(ctx context.Context, c Category) error {
 
 // Product reads a product by id (access pattern 2).
 func (s *Store) Product(ctx context.Context, id string) (Product, error) {
-	var r productRecord
-	if err := s.getItem(ctx, productKey(id), productKey(id), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Product{}, fmt.Errorf("product %s: %w", id, ErrNotFound)
-		}
-		return Product{}, fmt.Errorf("get product: %w", err)
-	}
-	return r.product(), nil
+	return getItem(ctx, s, productKey(id), productKey(id), "product "+id, productRecord.product)
 }
 
 // Categories lists every category, by slug, in one Query.
 func (s *Store) Categories(ctx context.Context) ([]Category, error) {
-	keyCond := expression.Key(attrPK).Equal(expression.Value(partitionCategories))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("query categories: %w", err)
-	}
-	return unmarshalItems(out.Items, func(r categoryRecord) Category {
+	return queryAll(ctx, s, querySpec{key: onTable.pkEquals(partitionCategories)}, func(r categoryRecord) Category {
 		return Category{Slug: trimPrefix(r.SK, prefixCategory), Name: r.Name, Description: r.Description}
 	})
 }
@@ -135,12 +111,11 @@ func (s *Store) Categories(ctx context.Context) ([]Category, error) {
 // Catalogue lists products by name, of one category or (category "") of the
 // whole shop, one page per Query: GSI1 cat#slug, or GSI2 "catalogue".
 func (s *Store) Catalogue(ctx context.Context, category string, limit int, cursor string) (Page[Product], error) {
-	spec := pagedSpec{index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionCatalogue}
+	q := querySpec{key: onGSI2.pkEquals(partitionCatalogue)}
 	if category != "" {
-		spec = pagedSpec{index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: categoryKey(category)}
+		q.key = onGSI1.pkEquals(categoryKey(category))
 	}
-	spec.key = expression.Key(spec.pkAttr).Equal(expression.Value(spec.pk))
-	return pagedQuery(ctx, s, spec, limit, cursor, productRecord.product)
+	return pagedQuery(ctx, s, q, limit, cursor, productRecord.product)
 }
 
 // subscriptionPrice is what a product's item keeps as its monthly price: 0

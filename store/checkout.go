@@ -8,29 +8,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Checkout is three files: this one (the request, and the checkout key's
+// Checkout is four files: this one (the request, and the checkout key's
 // item, which is also the intent to charge), checkout_quote.go (reading and
-// pricing) and checkout_tx.go (charging and the order's transaction).
-
-// Charger charges a card once per idempotency key and voids a charge; the
-// payment gateway implements it.
-type Charger interface {
-	Charge(ctx context.Context, token string, amount Money, idempotencyKey string) (chargeID string, err error)
-	Void(ctx context.Context, chargeID string) error
-}
-
-// CardTender is the card that pays what the gift card does not.
-type CardTender struct {
-	Token string
-	Brand string
-	Last4 string
-}
+// pricing), checkout_tx.go (charging and the order's transaction) and
+// checkout_fail.go (what a failed checkout answers and undoes).
 
 // CheckoutLine is a product and how many. A line with a DropID is that
 // drop's ticket: one unit of the product at the drop's price, and the
@@ -50,7 +36,7 @@ type CheckoutRequest struct {
 	ShipTo       Address
 	DiscountCode string // normalized, or ""
 	GiftCardCode string // normalized, or ""
-	Card         *CardTender
+	Card         *Card  // pays what the gift card does not
 	// ExpectTotal is the total the customer saw; if the order would cost
 	// anything else now, nothing is charged (ErrTotalChanged). nil: unchecked.
 	ExpectTotal *Money
@@ -136,27 +122,13 @@ func (r idempotencyRecord) intent() CheckoutIntent {
 		ChargeKey: r.ChargeKey, Amount: Money{r.Amount, r.Currency}, StartedAt: parseTime(r.StartedAt), OrderID: r.OrderID, ChargeID: r.ChargeID}
 }
 
-// chargeKey is the gateway's idempotency key of a checkout's attempt: the
-// same for every submission of one form, a new one only after the earlier
-// attempt's charge was voided or found missing.
-func chargeKey(checkoutKey string, attempt int) string {
-	if attempt <= 1 {
-		return "checkout-" + checkoutKey
-	}
-	return fmt.Sprintf("checkout-%s-%d", checkoutKey, attempt)
-}
-
 // checkoutKeyItem reads a checkout key's item, strongly consistent.
 func (s *Store) checkoutKeyItem(ctx context.Context, key string) (idempotencyRecord, bool, error) {
-	var r idempotencyRecord
-	err := s.getItemConsistent(ctx, idempotencyKey(key), idempotencyKey(key), &r)
+	r, err := getItemConsistent(ctx, s, idempotencyKey(key), idempotencyKey(key), "checkout key", asRecord[idempotencyRecord])
 	if errors.Is(err, ErrNotFound) {
 		return r, false, nil
 	}
-	if err != nil {
-		return r, false, fmt.Errorf("get checkout key: %w", err)
-	}
-	return r, true, nil
+	return r, err == nil, err
 }
 
 // OrderForKey is the order a checkout key placed, read strongly
@@ -213,7 +185,7 @@ func (s *Store) recordIntent(ctx context.Context, req CheckoutRequest, cur *idem
 		now := s.now().UTC()
 		rec := idempotencyRecord{
 			PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency,
-			Status: string(CheckoutCharging), CustomerID: req.CustomerID, Attempt: attempt, ChargeKey: chargeKey(req.Key, attempt),
+			Status: string(CheckoutCharging), CustomerID: req.CustomerID, Attempt: attempt, ChargeKey: checkoutChargeKey(req.Key, attempt),
 			Amount: amount.Amount, Currency: amount.Currency, StartedAt: timestamp(now), ExpiresAt: now.Add(intentTTL).Unix(),
 			GSI2PK: partitionCheckouts, GSI2SK: checkoutIntentSortKey(now, req.Key),
 		}
@@ -224,16 +196,7 @@ func (s *Store) recordIntent(ctx context.Context, req CheckoutRequest, cur *idem
 		} else {
 			cond = expression.Or(cond, mine.And(statusIn(CheckoutVoided, CheckoutAbandoned), expression.Name("Attempt").Equal(expression.Value(attempt-1))))
 		}
-		item, err := attributevalue.MarshalMap(rec)
-		if err != nil {
-			return rec, nil, err
-		}
-		expr, err := expression.NewBuilder().WithCondition(cond).Build()
-		if err != nil {
-			return rec, nil, err
-		}
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: item,
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+		err := s.putIf(ctx, rec, cond)
 		if err == nil {
 			return rec, nil, nil
 		}
@@ -302,11 +265,8 @@ func (s *Store) moveIntent(ctx context.Context, key string, attempt int, to Chec
 // GSI2 partition checkout-intents. A reconcile step settles each with
 // SettleCheckoutIntent.
 func (s *Store) OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]CheckoutIntent, error) {
-	p, err := pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionCheckouts,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionCheckouts)).
-			And(expression.Key(attrGSI2SK).LessThan(expression.Value(timestamp(before)))),
-	}, limit, "", idempotencyRecord.intent)
+	q := querySpec{key: onGSI2.pkAndSKBelow(partitionCheckouts, timestamp(before))}
+	p, err := pagedQuery(ctx, s, q, limit, "", idempotencyRecord.intent)
 	return p.Items, err
 }
 

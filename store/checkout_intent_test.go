@@ -196,7 +196,7 @@ func TestCheckoutDeclinedCardIntentNeitherBlocksNorLingers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	declined := &store.CardTender{Token: bad.Token, Brand: bad.Brand, Last4: bad.Last4}
+	declined := &bad
 	for i, then := range []string{"another card", "abandon"} {
 		req := request(fmt.Sprintf("declined-%d", i), "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
 		req.Card = declined
@@ -294,17 +294,9 @@ func TestLargestCheckoutIsPlaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.Card = owner, "BIG", "GIFT-BIG1", f.card
-	f.env.Counter.Reset()
-	o, err := st.Checkout(ctx, req, f.gateway)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
-		t.Fatalf("checkout made %v", ops)
-	}
-	d, err := st.OrderDetails(ctx, o.ID)
-	if err != nil || len(d.Items) != store.MaxCartLines {
-		t.Fatalf("order details %+v, %v", d, err)
+	d := f.checkoutInOneTransaction(t, req)
+	if len(d.Items) != store.MaxCartLines {
+		t.Fatalf("order details %+v", d)
 	}
 	for _, it := range d.Items {
 		if len(it.Allocations) != store.MaxLineWarehouses {

@@ -18,16 +18,16 @@ import (
 type shopFixture struct {
 	env     storetest.Env
 	gateway *payment.TestGateway
-	card    *store.CardTender
+	card    *store.Card
 }
 
 func eur(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
 
 // newFixture makes warehouses w1, w2 and the given products with their stock
 // per warehouse.
-func newFixture(t *testing.T, stock map[string][2]int, price int64) shopFixture {
+func newFixture(t *testing.T, stock map[string][2]int, price int64, opts ...store.Option) shopFixture {
 	t.Helper()
-	env := storetest.New(t)
+	env := storetest.New(t, opts...)
 	ctx := ctxT(t)
 	for _, w := range []string{"w1", "w2"} {
 		if err := env.Store.PutWarehouse(ctx, store.Warehouse{ID: w, Name: "Warehouse " + w, Address: store.Address{City: w}}); err != nil {
@@ -53,7 +53,27 @@ func newFixture(t *testing.T, stock map[string][2]int, price int64) shopFixture 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shopFixture{env: env, gateway: g, card: &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}}
+	return shopFixture{env: env, gateway: g, card: &card}
+}
+
+// checkoutInOneTransaction places req, asserting that it wrote with one
+// transaction, and reads the order back.
+func (f shopFixture) checkoutInOneTransaction(t *testing.T, req store.CheckoutRequest) store.OrderDetails {
+	t.Helper()
+	ctx := ctxT(t)
+	f.env.Counter.Reset()
+	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
+		t.Fatalf("checkout made %v", ops)
+	}
+	d, err := f.env.Store.OrderDetails(ctx, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func (f shopFixture) stockOf(t *testing.T, product string) int {
@@ -280,18 +300,8 @@ func TestCheckoutSplitTenderAndWhatItWrites(t *testing.T) {
 	}
 	req := request("k1", "c1", store.CheckoutLine{ProductID: "a", Quantity: 2}, store.CheckoutLine{ProductID: "b", Quantity: 2})
 	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.Card = owner, "FIVER", "GIFT-AAAA", f.card
-	f.env.Counter.Reset()
-	o, err := st.Checkout(ctx, req, f.gateway)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
-		t.Fatalf("checkout made %v", ops)
-	}
-	d, err := st.OrderDetails(ctx, o.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := f.checkoutInOneTransaction(t, req)
+	o := d.Order
 	inv, _ := d.Invoice()
 	if d.Order.Subtotal.Amount != 4000 || d.Order.Discount.Amount != 500 || d.Order.Total.Amount != 3500 || inv.Amount.Amount != 3500 {
 		t.Fatalf("order %+v invoice %+v", d.Order, inv)
@@ -365,7 +375,7 @@ func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
 		want error
 	}{
 		{"declined card", func(r *store.CheckoutRequest) {
-			r.Card = &store.CardTender{Token: declined.Token, Brand: declined.Brand, Last4: declined.Last4}
+			r.Card = &declined
 		}, payment.ErrDeclined},
 		{"more than in stock", func(r *store.CheckoutRequest) { r.Lines[0].Quantity = 4 }, store.ErrInsufficientStock},
 		{"unknown discount", func(r *store.CheckoutRequest) { r.DiscountCode = "NOPE" }, store.ErrNotFound},

@@ -3,14 +3,8 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // GiftCard is a prepaid balance spent at checkout, partly or whole.
@@ -127,28 +121,6 @@ func (r discountRecord) discount() DiscountCode {
 	}
 }
 
-func (s *Store) putNew(ctx context.Context, rec any, what string) error {
-	item, err := attributevalue.MarshalMap(rec)
-	if err != nil {
-		return err
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
-	})
-	if isConditionFailed(err) {
-		return fmt.Errorf("%s: %w", what, ErrConflict)
-	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", what, err)
-	}
-	return nil
-}
-
 // CreateGiftCard issues a gift card; ErrConflict if the code exists.
 func (s *Store) CreateGiftCard(ctx context.Context, g GiftCard) (GiftCard, error) {
 	if g.CreatedAt.IsZero() {
@@ -165,22 +137,12 @@ func (s *Store) CreateGiftCard(ctx context.Context, g GiftCard) (GiftCard, error
 
 // GiftCard reads a gift card by code.
 func (s *Store) GiftCard(ctx context.Context, code string) (GiftCard, error) {
-	var r giftCardRecord
-	if err := s.getItem(ctx, giftCardKey(code), giftCardKey(code), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return GiftCard{}, fmt.Errorf("gift card: %w", ErrNotFound)
-		}
-		return GiftCard{}, fmt.Errorf("get gift card: %w", err)
-	}
-	return r.giftCard(), nil
+	return getItem(ctx, s, giftCardKey(code), giftCardKey(code), "gift card", giftCardRecord.giftCard)
 }
 
 // GiftCards lists gift cards, newest first (GSI1 PK=giftcards).
 func (s *Store) GiftCards(ctx context.Context, limit int, cursor string) (Page[GiftCard], error) {
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionGiftCards,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionGiftCards)), backward: true,
-	}, limit, cursor, giftCardRecord.giftCard)
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionGiftCards), backward: true}, limit, cursor, giftCardRecord.giftCard)
 }
 
 // CreateDiscountCode creates a discount code; ErrConflict if it exists.
@@ -200,20 +162,10 @@ func (s *Store) CreateDiscountCode(ctx context.Context, d DiscountCode) (Discoun
 
 // DiscountCode reads a discount code.
 func (s *Store) DiscountCode(ctx context.Context, code string) (DiscountCode, error) {
-	var r discountRecord
-	if err := s.getItem(ctx, discountKey(code), discountKey(code), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return DiscountCode{}, fmt.Errorf("discount code: %w", ErrNotFound)
-		}
-		return DiscountCode{}, fmt.Errorf("get discount code: %w", err)
-	}
-	return r.discount(), nil
+	return getItem(ctx, s, discountKey(code), discountKey(code), "discount code", discountRecord.discount)
 }
 
 // DiscountCodes lists discount codes, newest first (GSI1 PK=discounts).
 func (s *Store) DiscountCodes(ctx context.Context, limit int, cursor string) (Page[DiscountCode], error) {
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionDiscounts,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionDiscounts)), backward: true,
-	}, limit, cursor, discountRecord.discount)
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionDiscounts), backward: true}, limit, cursor, discountRecord.discount)
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -134,32 +133,17 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 
 // Customer reads a customer by id (access pattern 1).
 func (s *Store) Customer(ctx context.Context, id string) (Customer, error) {
-	var r customerRecord
-	if err := s.getItem(ctx, customerKey(id), customerKey(id), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Customer{}, fmt.Errorf("customer %s: %w", id, ErrNotFound)
-		}
-		return Customer{}, fmt.Errorf("get customer: %w", err)
-	}
-	return r.customer(), nil
+	return getItem(ctx, s, customerKey(id), customerKey(id), "customer "+id, customerRecord.customer)
 }
 
 // CredentialsByEmail reads what sign-in checks, in one GetItem.
 func (s *Store) CredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
-	var r emailRecord
-	if err := s.getItem(ctx, emailKey(email), emailKey(email), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Credentials{}, fmt.Errorf("email: %w", ErrNotFound)
-		}
-		return Credentials{}, fmt.Errorf("get credentials: %w", err)
-	}
-	return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}, nil
+	return getItem(ctx, s, emailKey(email), emailKey(email), "email", func(r emailRecord) Credentials {
+		return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}
+	})
 }
 
 // Customers lists customers, newest first (GSI1 PK=customers), for staff.
 func (s *Store) Customers(ctx context.Context, limit int, cursor string) (Page[Customer], error) {
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionCustomers,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionCustomers)), backward: true,
-	}, limit, cursor, customerRecord.customer)
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionCustomers), backward: true}, limit, cursor, customerRecord.customer)
 }

@@ -19,7 +19,7 @@ type productDropFixture struct {
 	env     storetest.Env
 	clock   *testClock
 	gateway *payment.TestGateway
-	card    *store.CardTender
+	card    *store.Card
 }
 
 func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
@@ -45,7 +45,7 @@ func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return productDropFixture{env: env, clock: clock, gateway: g, card: &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}}
+	return productDropFixture{env: env, clock: clock, gateway: g, card: &card}
 }
 
 func (f productDropFixture) stock(t *testing.T) map[string]int {
@@ -83,6 +83,17 @@ func (f productDropFixture) claim(t *testing.T, d store.Drop, customer string) {
 	if _, err := f.env.Store.Claim(ctxT(t), store.ClaimRequest{DropID: d.ID, Client: customer, CustomerID: customer, DropTitle: d.Title}, false); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// adaHoldsATicket makes a tea drop of two and claims one for ada.
+func (f productDropFixture) adaHoldsATicket(t *testing.T) store.Drop {
+	t.Helper()
+	d, err := f.teaDrop(t, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.claim(t, d, "ada")
+	return d
 }
 
 // Creating a product drop takes its quantity from stock, the warehouse
@@ -191,11 +202,7 @@ func ticketCheckout(f productDropFixture, key, customer string, d store.Drop, ca
 func TestTicketRedeemedAtCheckout(t *testing.T) {
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
-	d, err := f.teaDrop(t, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.claim(t, d, "ada")
+	d := f.adaHoldsATicket(t)
 	owner := store.CustomerOwner("ada")
 	p, err := f.env.Store.Product(ctx, "tea")
 	if err != nil {
@@ -265,11 +272,7 @@ func TestTicketRedeemedAtCheckout(t *testing.T) {
 func TestTicketCheckoutRace(t *testing.T) {
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
-	d, err := f.teaDrop(t, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.claim(t, d, "ada")
+	d := f.adaHoldsATicket(t)
 	// Both quote before either writes, so both charge and reach the
 	// transaction, where the ticket's condition decides.
 	var reqs [2]store.CheckoutRequest
@@ -321,11 +324,7 @@ func TestTicketCheckoutRace(t *testing.T) {
 func TestExpiredTicketIsRefused(t *testing.T) {
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
-	d, err := f.teaDrop(t, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.claim(t, d, "ada")
+	d := f.adaHoldsATicket(t)
 	req := ticketCheckout(f, "late-1", "ada", d, false)
 	q, err := f.env.Store.QuoteCheckout(ctx, req)
 	if err != nil {

@@ -7,10 +7,33 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
+
+// Card is what the shop keeps of a card, as the gateway tokenised it: its
+// token, the brand and the last four digits. Never the number. A checkout
+// pays with one, and a subscription keeps one.
+type Card struct {
+	Token string
+	Brand string
+	Last4 string
+}
+
+// Label is how a card is shown: "Visa •••• 4242".
+func (c Card) Label() string {
+	if c.Last4 == "" {
+		return "no card"
+	}
+	return c.Brand + " •••• " + c.Last4
+}
+
+// Charger charges a card once per idempotency key and voids a charge: all
+// the store asks of the card gateway (store/payment implements it).
+type Charger interface {
+	Charge(ctx context.Context, token string, amount Money, idempotencyKey string) (chargeID string, err error)
+	Void(ctx context.Context, chargeID string) error
+}
 
 // The test gateway's own records. A real card gateway keeps its cards and
 // its ledger on its side; the built-in test gateway keeps them in the
@@ -81,11 +104,9 @@ func (s *Store) PutGatewayCard(ctx context.Context, c GatewayCard) error {
 
 // GatewayCard reads a tokenised card; ErrNotFound for an unknown token.
 func (s *Store) GatewayCard(ctx context.Context, token string) (GatewayCard, error) {
-	var r gatewayCardRecord
-	if err := s.getItem(ctx, gatewayCardKey(token), sortKeyCard, &r); err != nil {
-		return GatewayCard{}, fmt.Errorf("gateway card: %w", err)
-	}
-	return GatewayCard{Token: token, Brand: r.Brand, Last4: r.Last4, Outcome: r.Outcome, Expires: parseTime(r.Expires)}, nil
+	return getItem(ctx, s, gatewayCardKey(token), sortKeyCard, "gateway card", func(r gatewayCardRecord) GatewayCard {
+		return GatewayCard{Token: token, Brand: r.Brand, Last4: r.Last4, Outcome: r.Outcome, Expires: parseTime(r.Expires)}
+	})
 }
 
 // RecordGatewayCharge writes a ledger entry once per key. If the key is
@@ -113,24 +134,14 @@ func (s *Store) RecordGatewayCharge(ctx context.Context, c GatewayCharge) (Gatew
 
 // GatewayCharge reads the ledger entry of an idempotency key (consistent).
 func (s *Store) GatewayCharge(ctx context.Context, key string) (GatewayCharge, error) {
-	var r gatewayChargeRecord
-	if err := s.getItemConsistent(ctx, gatewayChargeKey(key), sortKeyCharge, &r); err != nil {
-		return GatewayCharge{}, fmt.Errorf("gateway charge: %w", err)
-	}
-	return r.charge(), nil
+	return getItemConsistent(ctx, s, gatewayChargeKey(key), sortKeyCharge, "gateway charge", gatewayChargeRecord.charge)
 }
 
 // VoidGatewayCharge marks a charge voided; voiding twice is fine.
 func (s *Store) VoidGatewayCharge(ctx context.Context, chargeID string) error {
-	items, err := s.query(ctx, indexGSI1, expression.Key(attrGSI1PK).Equal(expression.Value(gatewayIDKey(chargeID))), true)
+	q := querySpec{key: onGSI1.pkEquals(gatewayIDKey(chargeID))}
+	r, err := queryOne(ctx, s, q, "charge "+chargeID, asRecord[gatewayChargeRecord])
 	if err != nil {
-		return fmt.Errorf("find charge %s: %w", chargeID, err)
-	}
-	if len(items) == 0 {
-		return fmt.Errorf("charge %s: %w", chargeID, ErrNotFound)
-	}
-	var r gatewayChargeRecord
-	if err := attributevalue.UnmarshalMap(items[0], &r); err != nil {
 		return err
 	}
 	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Voided"), expression.Value(true))).

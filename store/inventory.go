@@ -109,9 +109,6 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 // SK begins_with adj#).
 func (s *Store) StockAdjustments(ctx context.Context, warehouseID string, limit int, cursor string) (Page[StockAdjustment], error) {
 	pk := warehouseKey(warehouseID)
-	return pagedQuery(ctx, s, pagedSpec{
-		pkAttr: attrPK, skAttr: attrSK, pk: pk,
-		key:      expression.Key(attrPK).Equal(expression.Value(pk)).And(expression.Key(attrSK).BeginsWith(prefixAdjust)),
-		backward: true,
-	}, limit, cursor, adjustmentRecord.adjustment)
+	q := querySpec{key: onTable.pkAndSKPrefix(pk, prefixAdjust), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, adjustmentRecord.adjustment)
 }

@@ -130,23 +130,15 @@ func (s *Store) SaveRun(ctx context.Context, r JobRun) error {
 
 // Run reads one run of a job.
 func (s *Store) Run(ctx context.Context, job, id string) (JobRun, error) {
-	var r jobRunRecord
 	if !ValidID(id) {
 		return JobRun{}, ErrNotFound
 	}
-	if err := s.getItem(ctx, runsKey(job), id, &r); err != nil {
-		return JobRun{}, fmt.Errorf("run %s: %w", id, err)
-	}
-	return r.run(), nil
+	return getItem(ctx, s, runsKey(job), id, "run "+id, jobRunRecord.run)
 }
 
 // Runs lists a job's runs, newest first (PK=runs#job).
 func (s *Store) Runs(ctx context.Context, job string, limit int, cursor string) (Page[JobRun], error) {
-	pk := runsKey(job)
-	return pagedQuery(ctx, s, pagedSpec{
-		pkAttr: attrPK, pk: pk, backward: true,
-		key: expression.Key(attrPK).Equal(expression.Value(pk)),
-	}, limit, cursor, jobRunRecord.run)
+	return pagedQuery(ctx, s, querySpec{key: onTable.pkEquals(runsKey(job)), backward: true}, limit, cursor, jobRunRecord.run)
 }
 
 // AddRunFailure records a subscription a run could not finish with.
@@ -160,9 +152,7 @@ func (s *Store) AddRunFailure(ctx context.Context, f RunFailure) error {
 // RunFailures lists a run's failures (PK=runfail#run).
 func (s *Store) RunFailures(ctx context.Context, runID string, limit int, cursor string) (Page[RunFailure], error) {
 	pk := runFailuresKey(runID)
-	return pagedQuery(ctx, s, pagedSpec{
-		pkAttr: attrPK, pk: pk, key: expression.Key(attrPK).Equal(expression.Value(pk)),
-	}, limit, cursor, func(r runFailureRecord) RunFailure {
+	return pagedQuery(ctx, s, querySpec{key: onTable.pkEquals(pk)}, limit, cursor, func(r runFailureRecord) RunFailure {
 		return RunFailure{RunID: runID, SubscriptionID: r.SubscriptionID, AccountID: r.AccountID, Reason: r.Reason, At: parseTime(r.At)}
 	})
 }
@@ -270,9 +260,7 @@ func (s *Store) updateLease(ctx context.Context, l Lease, until time.Time, done 
 
 // LeaseOf reads the lease of a job's tick (consistent).
 func (s *Store) LeaseOf(ctx context.Context, job string, day time.Time) (Lease, error) {
-	var r leaseRecord
-	if err := s.getItemConsistent(ctx, leaseKey(job, day), leaseKey(job, day), &r); err != nil {
-		return Lease{}, err
-	}
-	return Lease{Job: job, Date: day, Owner: r.Owner, ExpiresAt: parseTime(r.Until), Done: r.Done}, nil
+	return getItemConsistent(ctx, s, leaseKey(job, day), leaseKey(job, day), "lease", func(r leaseRecord) Lease {
+		return Lease{Job: job, Date: day, Owner: r.Owner, ExpiresAt: parseTime(r.Until), Done: r.Done}
+	})
 }

@@ -1,11 +1,9 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/base32"
-	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +29,10 @@ const (
 	prefixIdem      = "idem#"
 	prefixAdjust    = "adj#"
 	prefixOrdersOf  = "orders#" // GSI1 partition of a month's orders
+	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
+
+	// sortsLast closes a key range: it sorts after every timestamp and id.
+	sortsLast = "~"
 
 	// Recurring payments, as in the AWS guide's model.
 	prefixAccount      = "ACC#"
@@ -44,7 +46,7 @@ const (
 	prefixGateway      = "gw#"       // the test gateway's ledger, by idempotency key
 	prefixGatewayCard  = "gwcard#"   // the test gateway's cards, by token
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
-	markerPrefix       = "marker#"
+	prefixMarker       = "marker#"   // a one-time step done, under partitionMeta
 	// Limited drops, as in the first-come-first-served design.
 	prefixDrop        = "subject#"
 	sortKeyDropInfo   = "info"
@@ -147,6 +149,13 @@ func catalogueSortKey(name, id string) string {
 
 func limitKey(scope, subject string) string { return prefixLimit + scope + "#" + subject }
 
+// limitWindowKey is the sort key of a rate limit's window: its start in
+// Unix seconds.
+func limitWindowKey(start time.Time) string { return strconv.FormatInt(start.Unix(), 10) }
+
+// markerKey is the sort key of a one-time step's marker.
+func markerKey(name string) string { return prefixMarker + name }
+
 func orderKey(id string) string        { return prefixOrder + id }
 func invoiceKey(id string) string      { return prefixInvoice + id }
 func shipmentKey(id string) string     { return prefixShipment + id }
@@ -173,8 +182,44 @@ func receiptSortKey(processedAt time.Time, productID string) string {
 }
 
 // receiptRange is the key range of receipts processed from `from` on.
-func receiptRange(from time.Time) (string, string) {
-	return prefixReceipt + timestamp(from), prefixReceipt + "~"
+func receiptRange(from time.Time) (string, string) { return sinceRange(prefixReceipt, from) }
+
+// receiptAtPrefix finds the receipts processed at one instant (begins_with).
+func receiptAtPrefix(at time.Time) string { return prefixReceipt + timestamp(at) + infixSKU }
+
+// receiptSKU is the product of a receipt's sort key, "" if it names none.
+func receiptSKU(sk string) string {
+	if i := strings.LastIndex(sk, infixSKU); i >= 0 {
+		return sk[i+len(infixSKU):]
+	}
+	return ""
+}
+
+// subscriptionKeys reads ACC#<account> / SUB#<id>#SKU#<product>.
+func subscriptionKeys(pk, sk string) (account, id, sku string, ok bool) {
+	account = trimPrefix(pk, prefixAccount)
+	id, sku, ok = strings.Cut(trimPrefix(sk, prefixSubscription), infixSKU)
+	return account, id, sku, ok && ValidID(account) && ValidID(id) && ValidID(sku)
+}
+
+// subscribeKey is the idempotency key of a subscribe form's submission,
+// also the gateway's key of its first charge.
+func subscribeKey(customerID, formKey string) string { return "sub-" + customerID + "-" + formKey }
+
+// subscriptionChargeKey is the gateway's idempotency key of one charge of
+// a subscription: its period and attempt.
+func subscriptionChargeKey(subscriptionID string, period time.Time, attempt int) string {
+	return fmt.Sprintf("sub-%s-%s-a%d", subscriptionID, FormatDate(period), attempt)
+}
+
+// checkoutChargeKey is the gateway's idempotency key of a checkout's
+// attempt: the same for every submission of one form, a new one only after
+// the earlier attempt's charge was voided or found missing.
+func checkoutChargeKey(checkoutKey string, attempt int) string {
+	if attempt <= 1 {
+		return "checkout-" + checkoutKey
+	}
+	return fmt.Sprintf("checkout-%s-%d", checkoutKey, attempt)
 }
 
 // periodKey marks one paid period of a subscription: written on condition
@@ -193,7 +238,7 @@ func dueShardKey(prefix string, shard int) string { return fmt.Sprintf("%s%d", p
 func dueSortKey(day time.Time, subscriptionID string) string {
 	return FormatDate(day) + "#" + subscriptionID
 }
-func dueUpTo(day time.Time) string { return FormatDate(day) + "#~" }
+func dueUpTo(day time.Time) string { return FormatDate(day) + "#" + sortsLast }
 
 // shardOf spreads subscriptions over n shards by a hash of their id.
 func shardOf(id string, n int) int {
@@ -204,8 +249,14 @@ func shardOf(id string, n int) int {
 
 func mailKey(id string) string { return prefixMail + id }
 
-func dropKey(id string) string         { return prefixDrop + id }
-func dropCounterKey(n int) string      { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }
+func dropKey(id string) string    { return prefixDrop + id }
+func dropCounterKey(n int) string { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }
+
+// dropCounterOf is the number of a counter's sort key (counter#<n>).
+func dropCounterOf(sk string) (int, bool) {
+	n, err := strconv.Atoi(trimPrefix(sk, prefixDropCounter))
+	return n, err == nil && strings.HasPrefix(sk, prefixDropCounter)
+}
 func ticketPartition(id string) string { return prefixDrop + id + infixTickets }
 func ticketSortKey(client string) string {
 	return prefixClient + client
@@ -264,9 +315,46 @@ func CustomerOwner(customerID string) string { return customerKey(customerID) }
 // VisitorOwner names the cart of a visitor who has not signed in.
 func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
 
+func isVisitorOwner(owner string) bool { return strings.HasPrefix(owner, prefixVisitor) }
+
 // ordersMonthKey shards the all-orders list by month: staff read it by date
 // range, and no partition grows without bound.
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
+
+// ordersMonthKeys are the month partitions of the orders placed from..to,
+// newest first; none if from is after to.
+func ordersMonthKeys(from, to time.Time) []string {
+	if from.After(to) {
+		return nil
+	}
+	month := func(t time.Time) time.Time {
+		t = t.UTC()
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	}
+	var out []string
+	for m, first := month(to), month(from); !m.Before(first); m = m.AddDate(0, -1, 0) {
+		out = append(out, ordersMonthKey(m))
+	}
+	return out
+}
+
+// orderItemSortKey is p#<product>, or p#<product>#drop#<drop id> for a line
+// bought with a ticket (beside the product's own line in the same order).
+func orderItemSortKey(productID, dropID string) string {
+	if dropID != "" {
+		return productKey(productID) + infixDrop + dropID
+	}
+	return productKey(productID)
+}
+
+func productOfOrderItemKey(sk string) string {
+	id, _, _ := strings.Cut(trimPrefix(sk, prefixProduct), infixDrop)
+	return id
+}
+
+// InvoiceID is the invoice id in what staff typed: the id, or the
+// invoice's key as copied from the table (i#<id>).
+func InvoiceID(typed string) string { return strings.TrimPrefix(typed, prefixInvoice) }
 
 // datedKey sorts an item of a customer's GSI2 collection by date:
 // i#<timestamp> (invoices), p#<timestamp> (ordered products), o#<timestamp>.
@@ -282,7 +370,19 @@ func adjustmentKey(t time.Time, id string) string { return prefixAdjust + create
 
 // dayRange is the inclusive key range of the days from..to (YYYY-MM-DD)
 // under prefix: "~" sorts after every timestamp of the last day.
-func dayRange(prefix, from, to string) (string, string) { return prefix + from, prefix + to + "~" }
+func dayRange(prefix, from, to string) (string, string) {
+	return prefix + from, prefix + to + sortsLast
+}
+
+// timeRange is the inclusive key range of the timestamps from..to.
+func timeRange(from, to time.Time) (string, string) {
+	return timestamp(from), timestamp(to) + sortsLast
+}
+
+// sinceRange is the key range of the timestamps from since on, under prefix.
+func sinceRange(prefix string, since time.Time) (string, string) {
+	return datedKey(prefix, since), prefix + sortsLast
+}
 
 // trimPrefix returns the id inside a key, or "" if the key has another prefix.
 func trimPrefix(key, prefix string) string {
@@ -290,37 +390,4 @@ func trimPrefix(key, prefix string) string {
 		return ""
 	}
 	return key[len(prefix):]
-}
-
-// NormalizeEmail is the form an address is stored and compared in.
-func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// NewID returns a 20-character id: 48 bits of milliseconds, so ids sort by
-// creation time, then 48 random bits. Safe in URLs and keys.
-func NewID() string {
-	var b [12]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
-	if _, err := rand.Read(b[6:]); err != nil {
-		panic("store: crypto/rand failed: " + err.Error())
-	}
-	return idEncoding.EncodeToString(b[:])
-}
-
-// ValidID reports whether s can be an id in a URL: 1 to 64 characters of
-// letters, digits, '-' and '_'. Keys never come from user input unchecked.
-func ValidID(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-		default:
-			return false
-		}
-	}
-	return true
 }

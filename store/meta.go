@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 type markerRecord struct {
@@ -15,18 +14,14 @@ type markerRecord struct {
 
 // Marked reports whether a one-time step (such as loading demo data) ran.
 func (s *Store) Marked(ctx context.Context, name string) (bool, error) {
-	var r markerRecord
-	err := s.getItem(ctx, partitionMeta, markerPrefix+name, &r)
-	switch {
-	case errors.Is(err, ErrNotFound):
+	_, err := getItem(ctx, s, partitionMeta, markerKey(name), "marker "+name, asRecord[markerRecord])
+	if errors.Is(err, ErrNotFound) {
 		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("get marker %s: %w", name, err)
 	}
-	return true, nil
+	return err == nil, err
 }
 
 // Mark records a one-time step; ErrConflict if it was already recorded.
 func (s *Store) Mark(ctx context.Context, name string) error {
-	return s.putNew(ctx, markerRecord{PK: partitionMeta, SK: "marker#" + name, EntityType: entityMeta, At: timestamp(s.now())}, "marker "+name)
+	return s.putNew(ctx, markerRecord{PK: partitionMeta, SK: markerKey(name), EntityType: entityMeta, At: timestamp(s.now())}, "marker "+name)
 }

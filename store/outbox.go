@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -122,35 +121,19 @@ func (s *Store) PutMail(ctx context.Context, m Mail) error {
 
 // Outbox lists mails, newest first (GSI1: GSI1-PK=outbox).
 func (s *Store) Outbox(ctx context.Context, limit int, cursor string) (Page[Mail], error) {
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK, pk: partitionOutbox, backward: true,
-		key: expression.Key(attrGSI1PK).Equal(expression.Value(partitionOutbox)),
-	}, limit, cursor, mailRecord.mail)
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionOutbox), backward: true}, limit, cursor, mailRecord.mail)
 }
 
 // PendingMail lists mails waiting for delivery or a retry, oldest first
 // (GSI2: GSI2-PK=mail-pending, sparse).
 func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
-	p, err := pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: partitionMailQueue,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(partitionMailQueue)),
-	}, limit, "", mailRecord.mail)
+	p, err := pagedQuery(ctx, s, querySpec{key: onGSI2.pkEquals(partitionMailQueue)}, limit, "", mailRecord.mail)
 	return p.Items, err
 }
 
 // MarkMail records a delivery attempt's outcome.
 func (s *Store) MarkMail(ctx context.Context, m Mail) error {
-	item, err := attributevalue.MarshalMap(newMailRecord(m))
-	if err != nil {
-		return err
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
-	})
+	err := s.putIf(ctx, newMailRecord(m), expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return fmt.Errorf("mark mail %s: %w", m.ID, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,7 +29,7 @@ func (s *Store) CountAttempt(ctx context.Context, scope, subject string, window 
 	}
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:        aws.String(s.table),
-		Key:              itemKey(limitKey(scope, subject), strconv.FormatInt(start.Unix(), 10)),
+		Key:              itemKey(limitKey(scope, subject), limitWindowKey(start)),
 		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(),
 		ExpressionAttributeValues: expr.Values(), ReturnValues: types.ReturnValueUpdatedNew,
 	})
@@ -47,13 +46,9 @@ func (s *Store) CountAttempt(ctx context.Context, scope, subject string, window 
 // Attempts reads the current window's count without adding to it.
 func (s *Store) Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error) {
 	start := s.now().Truncate(window)
-	var r struct{ Attempts int }
-	err := s.getItem(ctx, limitKey(scope, subject), strconv.FormatInt(start.Unix(), 10), &r)
+	n, err := getItem(ctx, s, limitKey(scope, subject), limitWindowKey(start), "attempts", func(r struct{ Attempts int }) int { return r.Attempts })
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, fmt.Errorf("read attempts: %w", err)
-	}
-	return r.Attempts, nil
+	return n, err
 }

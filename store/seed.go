@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -51,11 +50,7 @@ func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts
 	if sub.CreatedAt.IsZero() {
 		sub.CreatedAt = s.now()
 	}
-	shards, err := s.billingShards(ctx)
-	if err != nil {
-		return err
-	}
-	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
+	item, err := s.subscriptionItem(ctx, sub)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,10 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -31,14 +29,11 @@ type sessionRecord struct {
 // Session reads a live session. DynamoDB deletes expired items late, so an
 // expired one that is still there is ErrNotFound too.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
-	var r sessionRecord
 	// Strongly consistent: a session revoked or written a moment ago must
 	// read as such on real DynamoDB too.
-	if err := s.getItemConsistent(ctx, sessionKey(id), sessionKey(id), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Session{}, fmt.Errorf("session: %w", ErrNotFound)
-		}
-		return Session{}, fmt.Errorf("get session: %w", err)
+	r, err := getItemConsistent(ctx, s, sessionKey(id), sessionKey(id), "session", asRecord[sessionRecord])
+	if err != nil {
+		return Session{}, err
 	}
 	exp := time.Unix(r.ExpiresAt, 0)
 	if !s.now().Before(exp) {
@@ -51,25 +46,14 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 // one must still exist, so a request that loaded a session before it was
 // revoked cannot bring it back (ErrNotFound).
 func (s *Store) SaveSession(ctx context.Context, sess Session, isNew bool) error {
-	item, err := attributevalue.MarshalMap(sessionRecord{
-		PK: sessionKey(sess.ID), SK: sessionKey(sess.ID), EntityType: entitySession,
-		Data: sess.Data, ExpiresAt: sess.ExpiresAt.Unix(),
-	})
-	if err != nil {
-		return err
-	}
 	cond := expression.AttributeExists(expression.Name(attrPK))
 	if isNew {
 		cond = expression.AttributeNotExists(expression.Name(attrPK))
 	}
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	})
+	err := s.putIf(ctx, sessionRecord{
+		PK: sessionKey(sess.ID), SK: sessionKey(sess.ID), EntityType: entitySession,
+		Data: sess.Data, ExpiresAt: sess.ExpiresAt.Unix(),
+	}, cond)
 	if isConditionFailed(err) {
 		if isNew {
 			return fmt.Errorf("session id taken: %w", ErrConflict)

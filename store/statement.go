@@ -2,19 +2,15 @@ package store
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -27,24 +23,12 @@ type StatementLine struct {
 	Invoice *Invoice
 }
 
-// statementCursor is where each of the statement's two lists stands: the
-// key of the last line shown from it, or done. Query pins it to the
-// customer's statement.
-type statementCursor struct {
-	Query string                       `json:"q"`
-	Done  []string                     `json:"d,omitempty"`
-	After map[string]map[string]string `json:"a,omitempty"`
-}
-
 // statementList is one of the two queries a statement merges.
 type statementList struct {
-	name     string // "r" receipts, "i" invoices
-	index    string
-	pkAttr   string
-	pk       string
-	keyAttrs []string
-	in       *dynamodb.QueryInput // complete but for Limit and ExclusiveStartKey
-	at       func(map[string]types.AttributeValue) time.Time
+	name string // "r" receipts, "i" invoices
+	q    querySpec
+	in   *dynamodb.QueryInput // q's, complete but for Limit and ExclusiveStartKey
+	at   func(map[string]types.AttributeValue) time.Time
 
 	// The current fetch.
 	start map[string]types.AttributeValue
@@ -80,41 +64,20 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 		limit = 1
 	}
 	queryID := "statement|" + customerID
-	pos := statementCursor{Query: queryID}
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || len(cursor) > 4096 || json.Unmarshal(b, &pos) != nil || pos.Query != queryID {
-			return Page[StatementLine]{}, ErrBadCursor
-		}
+	pos, err := decodeListsCursor(cursor, queryID)
+	if err != nil {
+		return Page[StatementLine]{}, err
 	}
 	now := s.now()
 	since := now.AddDate(0, -ReceiptRetention, 0)
-
 	receiptLo, receiptHi := receiptRange(since)
-	acc := accountKey(customerID)
+	invoiceLo, invoiceHi := sinceRange(prefixInvoice, since)
 	live := expression.Name(attrTTL).GreaterThan(expression.Value(now.Unix()))
-	rexpr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(acc)).
-		And(expression.Key(attrSK).Between(expression.Value(receiptLo), expression.Value(receiptHi)))).WithFilter(live).Build()
-	if err != nil {
-		return Page[StatementLine]{}, err
-	}
-	cust := customerKey(customerID)
-	iexpr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrGSI2PK).Equal(expression.Value(cust)).
-		And(expression.Key(attrGSI2SK).Between(expression.Value(datedKey(prefixInvoice, since)), expression.Value(prefixInvoice+"~")))).Build()
-	if err != nil {
-		return Page[StatementLine]{}, err
-	}
 	lists := []*statementList{
-		{name: "r", pkAttr: attrPK, pk: acc, keyAttrs: []string{attrPK, attrSK}, at: itemTime("ProcessedDate"),
-			in: &dynamodb.QueryInput{
-				TableName: aws.String(s.table), KeyConditionExpression: rexpr.KeyCondition(), FilterExpression: rexpr.Filter(),
-				ExpressionAttributeNames: rexpr.Names(), ExpressionAttributeValues: rexpr.Values(), ScanIndexForward: aws.Bool(false),
-			}},
-		{name: "i", index: indexGSI2, pkAttr: attrGSI2PK, pk: cust, keyAttrs: []string{attrPK, attrSK, attrGSI2PK, attrGSI2SK}, at: itemTime("Date"),
-			in: &dynamodb.QueryInput{
-				TableName: aws.String(s.table), IndexName: aws.String(indexGSI2), KeyConditionExpression: iexpr.KeyCondition(),
-				ExpressionAttributeNames: iexpr.Names(), ExpressionAttributeValues: iexpr.Values(), ScanIndexForward: aws.Bool(false),
-			}},
+		{name: "r", at: itemTime("ProcessedDate"),
+			q: querySpec{key: onTable.pkAndSKBetween(accountKey(customerID), receiptLo, receiptHi), backward: true, filter: &live}},
+		{name: "i", at: itemTime("Date"),
+			q: querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), invoiceLo, invoiceHi), backward: true}},
 	}
 	var open []*statementList
 	for _, l := range lists {
@@ -122,17 +85,12 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 			continue
 		}
 		if after, ok := pos.After[l.name]; ok {
-			if len(after) != len(l.keyAttrs) || after[l.pkAttr] != l.pk {
-				return Page[StatementLine]{}, ErrBadCursor
+			if l.start, err = startKey(after, l.q.key); err != nil {
+				return Page[StatementLine]{}, err
 			}
-			for _, a := range l.keyAttrs {
-				if after[a] == "" {
-					return Page[StatementLine]{}, ErrBadCursor
-				}
-			}
-			if l.start, err = attributevalue.MarshalMap(after); err != nil {
-				return Page[StatementLine]{}, ErrBadCursor
-			}
+		}
+		if l.in, err = s.queryInput(l.q); err != nil {
+			return Page[StatementLine]{}, err
 		}
 		open = append(open, l)
 	}
@@ -196,7 +154,7 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 		page.Items = append(page.Items, line)
 	}
 
-	next := statementCursor{Query: queryID, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
+	next := listsCursor{Query: queryID, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
 	for _, l := range open {
 		var at map[string]types.AttributeValue
 		switch {
@@ -213,23 +171,13 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 		if at == nil {
 			continue // nothing shown from it yet: it starts from the top
 		}
-		m := map[string]string{}
-		for _, a := range l.keyAttrs {
-			if v, ok := at[a].(*types.AttributeValueMemberS); ok {
-				m[a] = v.Value
-			}
-		}
-		next.After[l.name] = m
+		next.After[l.name] = keysOf(at, l.q.key.on.cursorAttrs())
 	}
 	if len(next.Done) == len(lists) {
 		return page, nil
 	}
-	b, err := json.Marshal(next)
-	if err != nil {
-		return Page[StatementLine]{}, err
-	}
-	page.Next = base64.RawURLEncoding.EncodeToString(b)
-	return page, nil
+	page.Next, err = encodeCursor(next)
+	return page, err
 }
 
 // fetchStatement reads the next lines of each list, in parallel.
@@ -237,16 +185,12 @@ func (s *Store) fetchStatement(ctx context.Context, lists []*statementList, limi
 	g, gctx := errgroup.WithContext(ctx)
 	for _, l := range lists {
 		g.Go(func() error {
-			in := *l.in
-			in.Limit = aws.Int32(int32(limit + 1))
-			in.ExclusiveStartKey = l.start
-			out, err := s.db.Query(gctx, &in)
-			var apiErr smithy.APIError
-			if err != nil && l.start != nil && errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" {
-				return ErrBadCursor // a cursor edited to point outside its query
+			out, err := s.queryFrom(gctx, l.in, l.start, limit)
+			if errors.Is(err, ErrBadCursor) {
+				return err
 			}
 			if err != nil {
-				return fmt.Errorf("statement %s of %s: %w", l.name, l.pk, err)
+				return fmt.Errorf("statement %s of %s: %w", l.name, l.q.key.pk, err)
 			}
 			l.items, l.last = out.Items, out.LastEvaluatedKey
 			l.more = len(out.Items) > limit || out.LastEvaluatedKey != nil

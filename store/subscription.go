@@ -29,22 +29,6 @@ func ValidSubscriptionStatus(s string) bool {
 	return false
 }
 
-// Card is what the shop keeps of a card: the gateway's token, the brand and
-// the last four digits. Never the number.
-type Card struct {
-	Token string
-	Brand string
-	Last4 string
-}
-
-// Label is how a card is shown: "Visa •••• 4242".
-func (c Card) Label() string {
-	if c.Last4 == "" {
-		return "no card"
-	}
-	return c.Brand + " •••• " + c.Last4
-}
-
 // Subscription is a customer paying for a product every period, as in the
 // AWS recurring-payments guide. Dates are billing dates (see calendar.go).
 type Subscription struct {
@@ -89,7 +73,7 @@ type PaymentIntent struct {
 // Key is the gateway's idempotency key of the charge: subscription, period
 // and attempt. A retry after a decline is a new attempt with a new key.
 func (p PaymentIntent) Key(subscriptionID string) string {
-	return fmt.Sprintf("sub-%s-%s-a%d", subscriptionID, FormatDate(p.Period), p.Attempt)
+	return subscriptionChargeKey(subscriptionID, p.Period, p.Attempt)
 }
 
 // Amount is what one payment takes: the monthly price times the period.

@@ -2,14 +2,10 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Address is a postal address, shaped as in the AWS model.
@@ -106,107 +102,58 @@ func (s *Store) PutStockLevel(ctx context.Context, l StockLevel) error {
 
 // Warehouse reads a warehouse by id (access pattern 3).
 func (s *Store) Warehouse(ctx context.Context, id string) (Warehouse, error) {
-	var r warehouseRecord
-	if err := s.getItem(ctx, warehouseKey(id), warehouseKey(id), &r); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Warehouse{}, fmt.Errorf("warehouse %s: %w", id, ErrNotFound)
-		}
-		return Warehouse{}, fmt.Errorf("get warehouse: %w", err)
-	}
-	return r.warehouse(), nil
+	return getItem(ctx, s, warehouseKey(id), warehouseKey(id), "warehouse "+id, warehouseRecord.warehouse)
 }
 
 // Warehouses lists every warehouse (GSI1 "warehouses"), one Query.
 func (s *Store) Warehouses(ctx context.Context) ([]Warehouse, error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrGSI1PK).Equal(expression.Value(partitionWarehouses))).Build()
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), IndexName: aws.String(indexGSI1),
-		KeyConditionExpression:   expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("query warehouses: %w", err)
-	}
-	return unmarshalItems(out.Items, warehouseRecord.warehouse)
+	return queryAll(ctx, s, querySpec{key: onGSI1.pkEquals(partitionWarehouses)}, warehouseRecord.warehouse)
 }
 
 // ProductStock is the inventory of one product in every warehouse (access
 // pattern 4): Query PK=p#id, SK begins_with w#.
 func (s *Store) ProductStock(ctx context.Context, productID string) ([]StockLevel, error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(productKey(productID))).
-			And(expression.Key(attrSK).BeginsWith(prefixWarehouse))).Build()
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("query stock of %s: %w", productID, err)
-	}
-	return unmarshalItems(out.Items, warehouseItemRecord.stockLevel)
+	q := querySpec{key: onTable.pkAndSKPrefix(productKey(productID), prefixWarehouse)}
+	return queryAll(ctx, s, q, warehouseItemRecord.stockLevel)
 }
 
 // ProductWithStock reads a product and its stock in every warehouse with one
 // Query of its item collection (PK=p#id): the product item sorts before its
 // w# items.
 func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product, []StockLevel, error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrPK).Equal(expression.Value(productKey(productID)))).Build()
+	items, err := s.query(ctx, querySpec{key: onTable.pkEquals(productKey(productID))})
 	if err != nil {
 		return Product{}, nil, err
 	}
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
-		return Product{}, nil, fmt.Errorf("query product %s: %w", productID, err)
-	}
 	var (
-		product Product
-		found   bool
-		stock   []StockLevel
+		products []Product
+		stock    []StockLevel
 	)
-	for _, item := range out.Items {
+	for _, item := range items {
 		var head struct{ EntityType string }
 		if err := attributevalue.UnmarshalMap(item, &head); err != nil {
 			return Product{}, nil, err
 		}
 		switch head.EntityType {
 		case entityProduct:
-			var r productRecord
-			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-				return Product{}, nil, err
-			}
-			product, found = r.product(), true
+			err = appendItem(&products, item, productRecord.product)
 		case entityWarehouseItem:
-			var r warehouseItemRecord
-			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-				return Product{}, nil, err
-			}
-			stock = append(stock, r.stockLevel())
+			err = appendItem(&stock, item, warehouseItemRecord.stockLevel)
+		}
+		if err != nil {
+			return Product{}, nil, err
 		}
 	}
-	if !found {
+	if len(products) == 0 {
 		return Product{}, nil, fmt.Errorf("product %s: %w", productID, ErrNotFound)
 	}
 	slices.SortFunc(stock, func(a, b StockLevel) int { return b.Quantity - a.Quantity })
-	return product, stock, nil
+	return products[0], stock, nil
 }
 
 // WarehouseStock is the inventory of one warehouse (access pattern 14), one
 // page per Query: GSI2 PK=w#id, SK begins_with p#.
 func (s *Store) WarehouseStock(ctx context.Context, warehouseID string, limit int, cursor string) (Page[StockLevel], error) {
-	pk := warehouseKey(warehouseID)
-	return pagedQuery(ctx, s, pagedSpec{
-		index: indexGSI2, pkAttr: attrGSI2PK, skAttr: attrGSI2SK, pk: pk,
-		key: expression.Key(attrGSI2PK).Equal(expression.Value(pk)).And(expression.Key(attrGSI2SK).BeginsWith(prefixProduct)),
-	}, limit, cursor, warehouseItemRecord.stockLevel)
+	q := querySpec{key: onGSI2.pkAndSKPrefix(warehouseKey(warehouseID), prefixProduct)}
+	return pagedQuery(ctx, s, q, limit, cursor, warehouseItemRecord.stockLevel)
 }

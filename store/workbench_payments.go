@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -77,13 +76,6 @@ func cardFromNumber(number string) Card {
 		c.Brand = importedInvalidCard
 	}
 	return c
-}
-
-// subscriptionKeys reads ACC#<account> / SUB#<id>#SKU#<product>.
-func subscriptionKeys(pk, sk string) (account, id, sku string, ok bool) {
-	account = trimPrefix(pk, prefixAccount)
-	id, sku, ok = strings.Cut(trimPrefix(sk, prefixSubscription), infixSKU)
-	return account, id, sku, ok && ValidID(account) && ValidID(id) && ValidID(sku)
 }
 
 // convertSubscription turns the model's subscription into the shop's: money
@@ -154,11 +146,7 @@ func (im *importer) subscription(ctx context.Context, it wbItem) error {
 	if err := im.account(ctx, sub.AccountID, sub.Email); err != nil {
 		return err
 	}
-	shards, err := s.billingShards(ctx)
-	if err != nil {
-		return err
-	}
-	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
+	item, err := s.subscriptionItem(ctx, sub)
 	if err != nil {
 		return err
 	}
@@ -190,9 +178,7 @@ func (im *importer) receipt(ctx context.Context, it wbItem) error {
 	account := trimPrefix(pk, prefixAccount)
 	sku := it.str("SKU")
 	if sku == "" {
-		if i := strings.LastIndex(sk, infixSKU); i >= 0 {
-			sku = sk[i+len(infixSKU):]
-		}
+		sku = receiptSKU(sk)
 	}
 	if !ValidID(account) || !ValidID(sku) {
 		return skip("keys are not ACC#<account>/REC#<processed>#SKU#<product>")

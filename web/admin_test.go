@@ -40,7 +40,7 @@ func (s *shop) customerID(t *testing.T, email string) string {
 type orderMaker struct {
 	t       *testing.T
 	gateway *payment.TestGateway
-	card    *store.CardTender
+	card    *store.Card
 	n       int
 }
 
@@ -51,7 +51,7 @@ func newOrderMaker(t *testing.T, ledger payment.Ledger) *orderMaker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &orderMaker{t: t, gateway: g, card: &store.CardTender{Token: card.Token, Brand: card.Brand, Last4: card.Last4}}
+	return &orderMaker{t: t, gateway: g, card: &card}
 }
 
 // place checks out the lines for the customer through st (whose clock says

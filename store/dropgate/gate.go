@@ -11,7 +11,6 @@ package dropgate
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -307,106 +306,4 @@ func (g *Gate) pickCounter(st *dropState) (int, bool) {
 		return 0, false
 	}
 	return open[rand.N(len(open))], true
-}
-
-// Count is a drop's state for the live count: from memory, at most a
-// refresh old (plus this replica's own claims since). The first ask of a
-// drop this replica has not seen reads it once.
-func (g *Gate) Count(ctx context.Context, id string) (store.Drop, error) {
-	st, err := g.state(ctx, id)
-	if err != nil {
-		return store.Drop{}, err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	d := st.drop
-	d.Claimed = min(d.Quantity, d.Claimed+st.claimed)
-	if st.soldOut {
-		d.Claimed = d.Quantity
-	}
-	return d, nil
-}
-
-// Stats is what this replica saw of a drop's claims.
-type Stats struct {
-	Claims          int
-	ClaimsPerSecond float64 // over the last ten seconds
-	Rejected        map[string]int
-}
-
-// Stats reports this replica's claims of a drop (zero if it saw none).
-func (g *Gate) Stats(id string) Stats {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	st, ok := g.drops[id]
-	if !ok {
-		return Stats{Rejected: map[string]int{}}
-	}
-	out := Stats{Claims: st.claims, Rejected: map[string]int{}}
-	for k, v := range st.rejected {
-		out.Rejected[k] = v
-	}
-	cut := g.now().Add(-10 * time.Second)
-	n := 0
-	for _, t := range st.recent {
-		if !t.Before(cut) {
-			n++
-		}
-	}
-	out.ClaimsPerSecond = float64(n) / 10
-	return out
-}
-
-// Forget drops what the gate knows of a drop (staff changed it here: the
-// next ask reads it again).
-func (g *Gate) Forget(id string) {
-	g.mu.Lock()
-	delete(g.drops, id)
-	g.mu.Unlock()
-}
-
-// Refresh reads every drop asked about in the last minute once, so that
-// what other replicas did is known here; drops not asked about are
-// forgotten.
-func (g *Gate) Refresh(ctx context.Context) {
-	g.mu.Lock()
-	now := g.now()
-	var ids []string
-	for id, st := range g.drops {
-		if now.Sub(st.usedAt) > time.Minute {
-			delete(g.drops, id)
-			continue
-		}
-		ids = append(ids, id)
-	}
-	g.mu.Unlock()
-	for _, id := range ids {
-		d, err := g.store.Drop(ctx, id)
-		if err != nil {
-			if ctx.Err() == nil {
-				slog.WarnContext(ctx, "refresh drop", "drop", id, "err", err)
-			}
-			continue
-		}
-		g.mu.Lock()
-		if st, ok := g.drops[id]; ok {
-			st.readAt = now
-			st.learn(d)
-		}
-		g.mu.Unlock()
-	}
-}
-
-// Run refreshes every interval until ctx ends.
-func (g *Gate) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			g.Refresh(ctx)
-		}
-	}
 }

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// A drop's tickets: claiming one (the transaction on the drop's
+// conditions), reading and listing them, and voiding them when a drop is
+// cancelled.
+
+// Claim outcomes other than a ticket. ErrSoldOut is in errors.go.
+var (
+	ErrAlreadyClaimed = errors.New("already claimed: one ticket per customer")
+	ErrDropNotOpen    = errors.New("this drop is not open yet")
+	ErrDropClosed     = errors.New("this drop is closed")
+	ErrDropCancelled  = errors.New("this drop was cancelled")
+)
+
+// ClaimReason is the word the API answers a refused claim with.
+func ClaimReason(err error) string {
+	switch {
+	case errors.Is(err, ErrAlreadyClaimed):
+		return "already_claimed"
+	case errors.Is(err, ErrSoldOut):
+		return "sold_out"
+	case errors.Is(err, ErrDropNotOpen):
+		return "not_open"
+	case errors.Is(err, ErrDropClosed):
+		return "closed"
+	case errors.Is(err, ErrDropCancelled):
+		return "cancelled"
+	}
+	return ""
+}
+
+// Ticket is one claim of a drop.
+type Ticket struct {
+	DropID     string
+	DropTitle  string
+	Client     string // "<customer id>" for the shop's customers, "<key name>:<client id>" for the API's
+	CustomerID string // the shop's customer, if it is one
+	CreatedAt  time.Time
+	Status     TicketStatus
+	Counter    int
+	OrderID    string // the order that redeemed it
+}
+
+// TicketStatus is whether a ticket still stands.
+type TicketStatus string
+
+const (
+	TicketValid    TicketStatus = "valid"
+	TicketVoid     TicketStatus = "void" // its drop was cancelled
+	TicketRedeemed TicketStatus = "redeemed"
+)
+
+type ticketRecord struct {
+	PK         string `dynamodbav:"PK"` // subject#<id>#ticket
+	SK         string `dynamodbav:"SK"` // client#<client>
+	EntityType string `dynamodbav:"EntityType"`
+	DropID     string `dynamodbav:"DropID"`
+	DropTitle  string `dynamodbav:"DropTitle"`
+	Client     string `dynamodbav:"Client"`
+	CustomerID string `dynamodbav:"CustomerID,omitempty"`
+	CreatedAt  string `dynamodbav:"CreatedAt"`
+	Status     string `dynamodbav:"Status"`
+	Counter    int    `dynamodbav:"Counter"`
+	OrderID    string `dynamodbav:"OrderID,omitempty"`
+	// GSI1: the drop's tickets in claim order. GSI2: a shop customer's
+	// tickets, newest first (API clients get none).
+	GSI1PK string `dynamodbav:"GSI1-PK"`
+	GSI1SK string `dynamodbav:"GSI1-SK"`
+	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
+	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
+}
+
+func (r ticketRecord) ticket() Ticket {
+	return Ticket{DropID: r.DropID, DropTitle: r.DropTitle, Client: r.Client, CustomerID: r.CustomerID,
+		CreatedAt: parseTime(r.CreatedAt), Status: TicketStatus(r.Status), Counter: r.Counter, OrderID: r.OrderID}
+}
+
+// ClaimRequest is one claim: a drop, a client, and for the shop's
+// customers the customer (whose tickets index then lists it).
+type ClaimRequest struct {
+	DropID     string
+	Client     string
+	CustomerID string
+	DropTitle  string
+	// Counter is the counter the claim counts on, for a drop with
+	// counters (the gate picks one it believes has some left).
+	Counter int
+}
+
+// Claim claims a ticket in one TransactWriteItems: the count goes up on
+// condition that claimed < quantity, the drop is open and now is within
+// [opens, closes); the ticket is put on condition it does not exist. The
+// error says why a claim was refused: ErrAlreadyClaimed, ErrSoldOut (for a
+// drop with counters: this counter is full, ErrCounterFull), ErrDropNotOpen,
+// ErrDropClosed, ErrDropCancelled, or ErrNotFound for an unknown drop.
+func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (Ticket, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	t := Ticket{DropID: req.DropID, DropTitle: req.DropTitle, Client: req.Client, CustomerID: req.CustomerID, CreatedAt: now, Status: TicketValid}
+	window := expression.Name("Status").Equal(expression.Value(string(DropOpen))).
+		And(expression.Name("Opens").LessThanEqual(expression.Value(timestamp(now)))).
+		And(expression.Name("Closes").GreaterThan(expression.Value(timestamp(now))))
+	inc := expression.Add(expression.Name("Claimed"), expression.Value(1))
+	room := expression.Name("Claimed").LessThan(expression.Name("Quantity"))
+
+	var items []types.TransactWriteItem
+	if hasCounters {
+		t.Counter = req.Counter
+		check, err := expression.NewBuilder().WithCondition(window).Build()
+		if err != nil {
+			return Ticket{}, err
+		}
+		upd, err := expression.NewBuilder().WithUpdate(inc).WithCondition(room).Build()
+		if err != nil {
+			return Ticket{}, err
+		}
+		items = append(items,
+			types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(s.table), Key: itemKey(dropKey(req.DropID), sortKeyDropInfo),
+				ConditionExpression: check.Condition(), ExpressionAttributeNames: check.Names(), ExpressionAttributeValues: check.Values(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+			types.TransactWriteItem{Update: &types.Update{TableName: aws.String(s.table), Key: itemKey(dropKey(req.DropID), dropCounterKey(req.Counter)),
+				UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values()}})
+	} else {
+		upd, err := expression.NewBuilder().WithUpdate(inc).WithCondition(window.And(room)).Build()
+		if err != nil {
+			return Ticket{}, err
+		}
+		items = append(items, types.TransactWriteItem{Update: &types.Update{TableName: aws.String(s.table), Key: itemKey(dropKey(req.DropID), sortKeyDropInfo),
+			UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
+	}
+	rec := ticketRecord{
+		PK: ticketPartition(req.DropID), SK: ticketSortKey(req.Client), EntityType: entityTicket, DropID: req.DropID, DropTitle: req.DropTitle,
+		Client: req.Client, CustomerID: req.CustomerID, CreatedAt: timestamp(now), Status: string(TicketValid), Counter: t.Counter,
+		GSI1PK: dropClaimsKey(req.DropID), GSI1SK: createdKey(now, req.Client),
+	}
+	if req.CustomerID != "" {
+		rec.GSI2PK, rec.GSI2SK = customerKey(req.CustomerID), ticketDatedKey(now)
+	}
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return Ticket{}, err
+	}
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return Ticket{}, err
+	}
+	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}})
+
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if err == nil {
+		return t, nil
+	}
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, err)
+	}
+	r := tce.CancellationReasons
+	failed := func(i int) bool { return i < len(r) && aws.ToString(r[i].Code) == reasonConditionFailed }
+	last := len(items) - 1
+	switch {
+	case failed(0):
+		// The drop's item (window or, without counters, room) refused: its
+		// old image says which.
+		if r[0].Item == nil {
+			return Ticket{}, fmt.Errorf("drop %s: %w", req.DropID, ErrNotFound)
+		}
+		var dr dropRecord
+		if err := attributevalue.UnmarshalMap(r[0].Item, &dr); err != nil {
+			return Ticket{}, err
+		}
+		why := dr.drop().Why(now)
+		if why == nil { // a counter-less drop full at this instant
+			why = ErrSoldOut
+		}
+		return Ticket{}, why
+	case hasCounters && failed(1):
+		return Ticket{}, ErrCounterFull
+	case failed(last):
+		return Ticket{}, ErrAlreadyClaimed
+	}
+	// A conflict with a concurrent transaction on the same items: contention.
+	return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, ErrClaimContended)
+}
+
+// Errors of a claim that the gate retries.
+var (
+	ErrCounterFull    = fmt.Errorf("this share of the drop is gone: %w", ErrSoldOut)
+	ErrClaimContended = errors.New("the drop is busy; try again")
+)
+
+// Ticket reads one client's ticket of a drop.
+func (s *Store) Ticket(ctx context.Context, dropID, client string) (Ticket, error) {
+	return getItem(ctx, s, ticketPartition(dropID), ticketSortKey(client), "ticket", ticketRecord.ticket)
+}
+
+// CustomerTickets lists a customer's tickets, newest first (GSI2:
+// GSI2-PK=c#id, GSI2-SK begins_with t#).
+func (s *Store) CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (Page[Ticket], error) {
+	q := querySpec{key: onGSI2.pkAndSKPrefix(customerKey(customerID), prefixTicketDated), backward: true}
+	return pagedQuery(ctx, s, q, limit, cursor, ticketRecord.ticket)
+}
+
+// DropTickets lists a drop's tickets in claim order (GSI1:
+// GSI1-PK=subject#id#claims).
+func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, cursor string) (Page[Ticket], error) {
+	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(dropClaimsKey(dropID))}, limit, cursor, ticketRecord.ticket)
+}
+
+// VoidTickets marks a cancelled drop's tickets void, page by page, and
+// returns them (to tell their holders).
+func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error) {
+	var out []Ticket
+	cursor := ""
+	for {
+		page, err := s.DropTickets(ctx, dropID, 100, cursor)
+		if err != nil {
+			return out, err
+		}
+		for _, t := range page.Items {
+			upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).Build()
+			if err != nil {
+				return out, err
+			}
+			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: aws.String(s.table), Key: itemKey(ticketPartition(dropID), ticketSortKey(t.Client)),
+				UpdateExpression: upd.Update(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+			})
+			if err != nil {
+				return out, fmt.Errorf("void ticket: %w", err)
+			}
+			t.Status = TicketVoid
+			out = append(out, t)
+		}
+		if page.Next == "" {
+			return out, nil
+		}
+		cursor = page.Next
+	}
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Receipts of subscription payments (pattern 2 of the recurring payments
+// guide, and pattern 7 to read them), kept six months, each with the marker
+// of the period it paid.
+
+// Receipt is one payment of a subscription, kept six months.
+type Receipt struct {
+	Number         string // short, unique within the account; also its URL
+	AccountID      string
+	SubscriptionID string
+	ProductID      string
+	ProductName    string
+	Email          string
+	ProcessedAt    time.Time // the charge's time
+	Amount         Money
+	Card           Card // brand and last four; no token
+	ChargeID       string
+	PeriodStart    time.Time // billing dates: the period paid, [start, end)
+	PeriodEnd      time.Time
+	ExpiresAt      time.Time
+}
+
+type receiptRecord struct {
+	PK              string `dynamodbav:"PK"`
+	SK              string `dynamodbav:"SK"`
+	EntityType      string `dynamodbav:"EntityType"`
+	Number          string `dynamodbav:"Number"`
+	SubscriptionID  string `dynamodbav:"SubscriptionID"`
+	SKU             string `dynamodbav:"SKU"`
+	ProductName     string `dynamodbav:"ProductName"`
+	Email           string `dynamodbav:"Email"`
+	ProcessedDate   string `dynamodbav:"ProcessedDate"`
+	ProcessedAmount int64  `dynamodbav:"ProcessedAmount"`
+	Currency        string `dynamodbav:"Currency"`
+	CardBrand       string `dynamodbav:"CardBrand"`
+	CardLast4       string `dynamodbav:"CardLast4"`
+	ChargeID        string `dynamodbav:"ChargeID"`
+	PeriodStart     string `dynamodbav:"PeriodStart"`
+	PeriodEnd       string `dynamodbav:"PeriodEnd"`
+	ExpiresAt       int64  `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+}
+
+func (r receiptRecord) receipt() Receipt {
+	return Receipt{
+		Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
+		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, ProcessedAt: parseTime(r.ProcessedDate),
+		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
+		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
+		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(),
+	}
+}
+
+// ReceiptRetention is how long a receipt stays visible. DynamoDB's TTL
+// deletes it a day after that (deletion runs late, reads filter on it too).
+const ReceiptRetention = 6
+
+// receiptExpiry keeps a receipt the full six months and a day.
+func receiptExpiry(processedAt time.Time) time.Time {
+	return processedAt.AddDate(0, ReceiptRetention, 1)
+}
+
+// ReceiptNumber is a receipt's short number: its time in milliseconds and a
+// letter pair from its product, in the id alphabet (R + 10 + 2 characters).
+func ReceiptNumber(processedAt time.Time, productID string) string {
+	ms := uint64(processedAt.UnixMilli())
+	var b [8]byte
+	for i := 7; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	h := shardOf(productID, 1024)
+	return "R" + idEncoding.EncodeToString(b[2:]) + idEncoding.EncodeToString([]byte{byte(h >> 2)})[:2]
+}
+
+// receiptTimeOf reads the time back out of a receipt number.
+func receiptTimeOf(number string) (time.Time, bool) {
+	if len(number) != 13 || number[0] != 'R' {
+		return time.Time{}, false
+	}
+	b, err := idEncoding.DecodeString(number[1:11])
+	if err != nil || len(b) != 6 {
+		return time.Time{}, false
+	}
+	var ms uint64
+	for _, c := range b {
+		ms = ms<<8 | uint64(c)
+	}
+	return time.UnixMilli(int64(ms)).UTC(), true
+}
+
+func newReceiptRecord(r Receipt) receiptRecord {
+	return receiptRecord{
+		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
+		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email,
+		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
+		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
+		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
+	}
+}
+
+type periodRecord struct {
+	PK            string `dynamodbav:"PK"`
+	SK            string `dynamodbav:"SK"`
+	EntityType    string `dynamodbav:"EntityType"`
+	ReceiptNumber string `dynamodbav:"ReceiptNumber"`
+	ExpiresAt     int64  `dynamodbav:"ExpiresAt"`
+}
+
+// NewReceipt is the receipt of a charge for a subscription's period.
+func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {
+	return Receipt{
+		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
+		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, ProcessedAt: charge.At,
+		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
+		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At),
+	}
+}
+
+// receiptWrites are the two items of a receipt: the receipt and its period
+// marker, both on condition they do not exist yet.
+func (s *Store) receiptWrites(r Receipt) ([]types.TransactWriteItem, error) {
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, err
+	}
+	var out []types.TransactWriteItem
+	for _, rec := range []any{newReceiptRecord(r), periodRecord{
+		PK: accountKey(r.AccountID), SK: periodKey(r.SubscriptionID, r.PeriodStart), EntityType: entityPeriod,
+		ReceiptNumber: r.Number, ExpiresAt: r.ExpiresAt.Unix(),
+	}} {
+		item, err := attributevalue.MarshalMap(rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		}})
+	}
+	return out, nil
+}
+
+// PutReceipt writes a receipt and its period marker on condition neither
+// exists (pattern 2: create receipt); ErrConflict if the period was paid.
+func (s *Store) PutReceipt(ctx context.Context, r Receipt) error {
+	items, err := s.receiptWrites(r)
+	if err != nil {
+		return err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if cancellationReasons(err) != nil {
+		return fmt.Errorf("receipt %s: %w", r.Number, ErrConflict)
+	}
+	return err
+}
+
+// Receipts lists a customer's receipts processed in the days fromDay..toDay
+// (YYYY-MM-DD, inclusive), newest first (pattern 7: PK=ACC#id, SK between
+// REC#from and REC#to~). A receipt past its TTL that DynamoDB has not deleted
+// yet is filtered out.
+func (s *Store) Receipts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[Receipt], error) {
+	lo, hi := dayRange(prefixReceipt, fromDay, toDay)
+	return s.receiptsBetween(ctx, customerID, lo, hi, limit, cursor)
+}
+
+// RecentReceipts lists the receipts of the last six months, newest first.
+func (s *Store) RecentReceipts(ctx context.Context, customerID string, limit int, cursor string) (Page[Receipt], error) {
+	lo, hi := receiptRange(s.now().AddDate(0, -ReceiptRetention, 0))
+	return s.receiptsBetween(ctx, customerID, lo, hi, limit, cursor)
+}
+
+func (s *Store) receiptsBetween(ctx context.Context, customerID, lo, hi string, limit int, cursor string) (Page[Receipt], error) {
+	live := expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix()))
+	q := querySpec{key: onTable.pkAndSKBetween(accountKey(customerID), lo, hi), backward: true, filter: &live}
+	return pagedQuery(ctx, s, q, limit, cursor, receiptRecord.receipt)
+}
+
+// Receipt reads one of a customer's receipts by its number: one Query on
+// the receipts of that millisecond. Another customer's number is ErrNotFound.
+func (s *Store) Receipt(ctx context.Context, customerID, number string) (Receipt, error) {
+	at, ok := receiptTimeOf(number)
+	if !ok || !ValidID(customerID) {
+		return Receipt{}, fmt.Errorf("receipt %q: %w", number, ErrNotFound)
+	}
+	mine := expression.Name("Number").Equal(expression.Value(number)).
+		And(expression.Name(attrTTL).GreaterThan(expression.Value(s.now().Unix())))
+	q := querySpec{key: onTable.pkAndSKPrefix(accountKey(customerID), receiptAtPrefix(at)), filter: &mine}
+	return queryOne(ctx, s, q, "receipt "+number, receiptRecord.receipt)
+}
