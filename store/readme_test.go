@@ -1,0 +1,72 @@
+package store_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The README's access-pattern tables name each store method and the file
+// that holds it; a method that moves or is renamed must take its row along.
+func TestREADMENamesTheFileOfEveryStoreMethod(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	defined := map[string]string{} // method -> file
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.IsExported() {
+				defined[fn.Name.Name] = name
+			}
+		}
+	}
+	code := regexp.MustCompile("`(\\w+)(?:\\([^`]*\\))?`")
+	rows := 0
+	inTable := false
+	for _, line := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			inTable = false
+			continue
+		}
+		if strings.Contains(line, "| store method | file |") {
+			inTable = true
+			continue
+		}
+		if !inTable || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		methods, fileCell := cells[len(cells)-3], cells[len(cells)-2]
+		rows++
+		for _, m := range code.FindAllStringSubmatch(methods, -1) {
+			file, ok := defined[m[1]]
+			switch {
+			case !ok:
+				t.Errorf("README names %s, which the store does not have: %s", m[1], line)
+			case !strings.Contains(fileCell, "`"+file+"`"):
+				t.Errorf("README: %s is in %s, the row says %q", m[1], file, strings.TrimSpace(fileCell))
+			}
+		}
+	}
+	if rows < 60 {
+		t.Fatalf("read %d rows of access patterns from the README; its tables changed shape", rows)
+	}
+}
