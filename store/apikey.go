@@ -11,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // APIKey lets another system use the JSON API. Only the SHA-256 of its
@@ -103,18 +101,10 @@ func (s *Store) APIKeys(ctx context.Context) ([]APIKey, error) {
 
 // RevokeAPIKey stops a key; ErrNotFound for an unknown one.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
-	upd, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("Revoked"), expression.Value(true)).
-			Set(expression.Name("RevokedAt"), expression.Value(timestamp(s.now())))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(apiKeyKey(id), apiKeyKey(id)),
-		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
-		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
-	})
+	err := s.updateIf(ctx, apiKeyKey(id), apiKeyKey(id),
+		expression.Set(expression.Name("Revoked"), expression.Value(true)).
+			Set(expression.Name("RevokedAt"), expression.Value(timestamp(s.now()))),
+		expression.AttributeExists(expression.Name(attrPK)))
 	if isConditionFailed(err) {
 		return fmt.Errorf("api key %s: %w", id, ErrNotFound)
 	}

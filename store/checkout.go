@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -242,15 +240,7 @@ func (s *Store) moveIntent(ctx context.Context, key string, attempt int, to Chec
 			Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
 	}
 	cond := expression.Name("Attempt").Equal(expression.Value(attempt)).And(statusIn(from[0], from[1:]...))
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(idempotencyKey(key), idempotencyKey(key)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
+	err := s.updateIf(ctx, idempotencyKey(key), idempotencyKey(key), upd, cond)
 	if isConditionFailed(err) {
 		return errIntentMoved
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -78,55 +79,34 @@ func observeMiddleware(o Observer) func(*middleware.Stack) error {
 	}
 }
 
+var capacityTotal = reflect.ValueOf(types.ReturnConsumedCapacityTotal)
+
+// askCapacity asks for the consumed capacity on any input that can (every
+// data-plane operation's input has the field), so that no operation, today's
+// or one added later, goes uncounted.
 func askCapacity(params any) {
-	total := types.ReturnConsumedCapacityTotal
-	switch p := params.(type) {
-	case *dynamodb.GetItemInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.PutItemInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.UpdateItemInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.DeleteItemInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.QueryInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.ScanInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.BatchGetItemInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.BatchWriteItemInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.TransactWriteItemsInput:
-		p.ReturnConsumedCapacity = total
-	case *dynamodb.TransactGetItemsInput:
-		p.ReturnConsumedCapacity = total
+	if v := reflect.ValueOf(params); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+		if f := v.Elem().FieldByName("ReturnConsumedCapacity"); f.IsValid() && f.Type() == capacityTotal.Type() {
+			f.Set(capacityTotal)
+		}
 	}
 }
 
+// consumed sums what an output reports: one ConsumedCapacity (single-item
+// operations, Query) or a list of them (batches, transactions).
 func consumed(result any) Capacity {
 	var list []types.ConsumedCapacity
-	switch r := result.(type) {
-	case *dynamodb.GetItemOutput:
-		list = one(r.ConsumedCapacity)
-	case *dynamodb.PutItemOutput:
-		list = one(r.ConsumedCapacity)
-	case *dynamodb.UpdateItemOutput:
-		list = one(r.ConsumedCapacity)
-	case *dynamodb.DeleteItemOutput:
-		list = one(r.ConsumedCapacity)
-	case *dynamodb.QueryOutput:
-		list = one(r.ConsumedCapacity)
-	case *dynamodb.ScanOutput:
-		list = one(r.ConsumedCapacity)
-	case *dynamodb.BatchGetItemOutput:
-		list = r.ConsumedCapacity
-	case *dynamodb.BatchWriteItemOutput:
-		list = r.ConsumedCapacity
-	case *dynamodb.TransactWriteItemsOutput:
-		list = r.ConsumedCapacity
-	case *dynamodb.TransactGetItemsOutput:
-		list = r.ConsumedCapacity
+	if v := reflect.ValueOf(result); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+		if f := v.Elem().FieldByName("ConsumedCapacity"); f.IsValid() {
+			switch cc := f.Interface().(type) {
+			case *types.ConsumedCapacity:
+				if cc != nil {
+					list = []types.ConsumedCapacity{*cc}
+				}
+			case []types.ConsumedCapacity:
+				list = cc
+			}
+		}
 	}
 	var c Capacity
 	for _, cc := range list {
@@ -135,11 +115,4 @@ func consumed(result any) Capacity {
 		c.Total += aws.ToFloat64(cc.CapacityUnits)
 	}
 	return c
-}
-
-func one(c *types.ConsumedCapacity) []types.ConsumedCapacity {
-	if c == nil {
-		return nil
-	}
-	return []types.ConsumedCapacity{*c}
 }

@@ -344,17 +344,9 @@ func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) err
 	if d, err := s.DropConsistent(ctx, id); err == nil && len(d.SetAside) > 0 {
 		return s.closeProductDrop(ctx, d, to)
 	}
-	upd, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(to)))).
-		WithCondition(expression.Name("Status").Equal(expression.Value(string(DropOpen)))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(dropKey(id), sortKeyDropInfo),
-		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
-		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
-	})
+	err := s.updateIf(ctx, dropKey(id), sortKeyDropInfo,
+		expression.Set(expression.Name("Status"), expression.Value(string(to))),
+		expression.Name("Status").Equal(expression.Value(string(DropOpen))))
 	if isConditionFailed(err) {
 		return fmt.Errorf("drop %s is not open (or does not exist): %w", id, ErrConflict)
 	}

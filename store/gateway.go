@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Card is what the shop keeps of a card, as the gateway tokenised it: its
@@ -144,16 +142,8 @@ func (s *Store) VoidGatewayCharge(ctx context.Context, chargeID string) error {
 	if err != nil {
 		return err
 	}
-	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Voided"), expression.Value(true))).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(r.PK, r.SK),
-		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
-		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
-	})
+	err = s.updateIf(ctx, r.PK, r.SK, expression.Set(expression.Name("Voided"), expression.Value(true)),
+		expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return fmt.Errorf("void charge %s: %w", chargeID, err)
 	}

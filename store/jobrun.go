@@ -237,17 +237,9 @@ func (s *Store) ReleaseLease(ctx context.Context, l Lease) error {
 }
 
 func (s *Store) updateLease(ctx context.Context, l Lease, until time.Time, done bool) (Lease, error) {
-	upd, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("Until"), expression.Value(timestamp(until))).Set(expression.Name("Done"), expression.Value(done))).
-		WithCondition(expression.Name("Owner").Equal(expression.Value(l.Owner)).And(expression.Name("Done").Equal(expression.Value(false)))).Build()
-	if err != nil {
-		return l, err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: itemKey(leaseKey(l.Job, l.Date), leaseKey(l.Job, l.Date)),
-		UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
-		ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
-	})
+	err := s.updateIf(ctx, leaseKey(l.Job, l.Date), leaseKey(l.Job, l.Date),
+		expression.Set(expression.Name("Until"), expression.Value(timestamp(until))).Set(expression.Name("Done"), expression.Value(done)),
+		expression.Name("Owner").Equal(expression.Value(l.Owner)).And(expression.Name("Done").Equal(expression.Value(false))))
 	if isConditionFailed(err) {
 		return l, ErrLeaseLost
 	}

@@ -59,3 +59,18 @@ func (s *Store) putNew(ctx context.Context, rec any, what string) error {
 	}
 	return nil
 }
+
+// updateIf applies upd to the item pk/sk on condition cond; the caller tells
+// a failed condition (isConditionFailed) from other errors.
+func (s *Store) updateIf(ctx context.Context, pk, sk string, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: itemKey(pk, sk),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	return err
+}
