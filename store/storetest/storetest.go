@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
 	"shop/store/dynamolocal"
@@ -129,11 +131,28 @@ func New(t testing.TB, opts ...store.Option) Env {
 		t.Fatalf("client: %v", err)
 	}
 	st := store.New(client, table, opts...)
+	// Registered before the test's own cleanups, so it runs after them (an
+	// app or scheduler over the table stops first). DynamoDB Local slows
+	// down as tables pile up in it.
+	t.Cleanup(func() { dropTable(t, client, table) })
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrate %s: %v", table, err)
 	}
 	counter.Reset()
 	return Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
+}
+
+// dropTable deletes a test's table; one the test deleted itself, or never
+// got to create, is no error.
+func dropTable(t testing.TB, client *dynamodb.Client, table string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	var gone *types.ResourceNotFoundException
+	if err != nil && !errors.As(err, &gone) {
+		t.Errorf("drop table %s: %v", table, err)
+	}
 }
 
 // Once asserts that fn costs exactly one DynamoDB request.
