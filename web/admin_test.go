@@ -100,6 +100,7 @@ func wantText(t *testing.T, what string, sel *goquerySelection, want string) {
 }
 
 func TestAdminHomeLinksEverySection(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	home := s.staff(t).get("/admin")
 	wantStatus(t, "console", home, http.StatusOK)
@@ -115,6 +116,7 @@ func TestAdminHomeLinksEverySection(t *testing.T) {
 }
 
 func TestAdminAdjustsStockInTheRow(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	wh := b.get("/admin/warehouses/gbg")
@@ -201,6 +203,7 @@ func TestAdminAdjustsStockInTheRow(t *testing.T) {
 }
 
 func TestAdminProductsListCreateEditAndStock(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 
@@ -310,6 +313,7 @@ func TestAdminProductsListCreateEditAndStock(t *testing.T) {
 }
 
 func TestAdminProductOrdersByDate(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
@@ -354,6 +358,7 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 }
 
 func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
@@ -484,6 +489,7 @@ func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 }
 
 func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
@@ -610,6 +616,7 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 }
 
 func TestAdminCustomers(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
@@ -656,6 +663,7 @@ func TestAdminCustomers(t *testing.T) {
 var giftCode = regexp.MustCompile(`^GIFT-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$`)
 
 func TestAdminGiftCardsAndDiscountCodes(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 
