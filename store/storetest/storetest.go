@@ -188,6 +188,43 @@ func (e Env) CountEntities(t testing.TB, entityType string) int {
 	return n
 }
 
+// Items reads every item of the test's table, to copy what a slow setup
+// wrote into the tables of later tests (PutItems).
+func (e Env) Items(t testing.TB) []map[string]types.AttributeValue {
+	t.Helper()
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewScanPaginator(e.Client, &dynamodb.ScanInput{TableName: aws.String(e.Table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		items = append(items, out.Items...)
+	}
+	return items
+}
+
+// PutItems writes items into the test's table as they are, 25 a request.
+func (e Env) PutItems(t testing.TB, items []map[string]types.AttributeValue) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for start := 0; start < len(items); start += 25 {
+		var writes []types.WriteRequest
+		for _, it := range items[start:min(len(items), start+25)] {
+			writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+		pending := map[string][]types.WriteRequest{e.Table: writes}
+		for len(pending) > 0 {
+			out, err := e.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				t.Fatalf("batch write: %v", err)
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+}
+
 // Clock is a settable clock for store.WithClock. Each read moves it on by
 // Tick (a millisecond makes two charges' times differ, as a real clock
 // would; zero stands still).
