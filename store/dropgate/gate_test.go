@@ -19,8 +19,6 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-type clock = storetest.Clock
-
 func ctxT(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
