@@ -107,8 +107,10 @@ func (b *billing) reread(t *testing.T, s store.Subscription) store.Subscription 
 // Two runs of the payment job at once on one table, and one more after:
 // every due subscription is charged once, has one receipt and moved by
 // exactly one period; what one run did, the other counts as skipped.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestPaymentsTwoRunsAtOnceChargeEachSubscriptionOnce(t *testing.T) {
-	t.Parallel()
 	n := 1000
 	if testing.Short() {
 		n = 150

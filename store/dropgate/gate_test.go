@@ -157,14 +157,12 @@ func raceClaims(t *testing.T, opts ...store.Option) {
 	}
 }
 
-func TestRaceOnADropOf100(t *testing.T) {
-	t.Parallel()
-	raceClaims(t)
-}
+// Not parallel, nor the race below: beside other tests' writes, DynamoDB
+// Local times out the lock waits of a race like this one.
+func TestRaceOnADropOf100(t *testing.T) { raceClaims(t) }
 
 // The same race on a drop whose quantity is split over counter items.
 func TestRaceOnADropWithCounters(t *testing.T) {
-	t.Parallel()
 	threshold := 30
 	if testing.Short() {
 		threshold = 6 // the same four counters for a fifth of the quantity

@@ -221,6 +221,9 @@ func (e Env) PutItems(t testing.TB, items []map[string]types.AttributeValue) {
 				t.Fatalf("batch write: %v", err)
 			}
 			pending = out.UnprocessedItems
+			if len(pending) > 0 {
+				time.Sleep(20 * time.Millisecond) // the engine is busy: let it catch up
+			}
 		}
 	}
 }
