@@ -137,6 +137,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 // a second run of the same date refuse, --force runs it (charging nobody
 // twice); a date after today is refused.
 func TestJobsRunCommand(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := context.Background()
 	gw := payment.NewTestGateway(env.Store)
@@ -184,6 +185,7 @@ func TestJobsRunCommand(t *testing.T) {
 }
 
 func TestImportWorkbenchCommand(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	var out strings.Builder
 	err := importWorkbench(context.Background(), env.Store, []string{"store/testdata/AnOnlineShop_14.json"}, &out)
@@ -201,6 +203,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // store keeps only its hash. --name is required and checked before anything
 // starts.
 func TestAPIKeysCreateCommand(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := context.Background()
 	var out strings.Builder

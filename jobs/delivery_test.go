@@ -383,6 +383,7 @@ func deliver(t *testing.T, d *jobs.Deliverer, wantSent, wantFailed int) {
 }
 
 func TestDeliverPendingSendsTextAndHTML(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0")
 	now := time.Now()
@@ -442,6 +443,7 @@ func TestDeliverPendingSendsTextAndHTML(t *testing.T) {
 }
 
 func TestDeliverPendingRetriesRejectedMail(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0")
 	srv.reject.Store(true)
@@ -475,6 +477,8 @@ func TestDeliverPendingRetriesRejectedMail(t *testing.T) {
 	}
 }
 
+// Not parallel: the port it frees must stay free until the server takes
+// it, and tests of its own package listening meanwhile could get it.
 func TestDeliverPendingServerDown(t *testing.T) {
 	env := storetest.New(t)
 	// A port nobody listens on, until the server starts there.
@@ -511,6 +515,7 @@ func TestDeliverPendingServerDown(t *testing.T) {
 }
 
 func TestDeliverPendingGivesUpAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0")
 	srv.reject.Store(true)
@@ -535,6 +540,7 @@ func TestDeliverPendingGivesUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestDeliverPendingRequiresSTARTTLS(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0") // offers no STARTTLS
 	m := testMail("receipt-s1-R1", "ada@example.com", time.Now())
@@ -551,6 +557,7 @@ func TestDeliverPendingRequiresSTARTTLS(t *testing.T) {
 }
 
 func TestDeliverPendingWaitsForLease(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0")
 	m := testMail("receipt-s1-R1", "ada@example.com", time.Now())
@@ -574,6 +581,7 @@ func TestDeliverPendingWaitsForLease(t *testing.T) {
 }
 
 func TestDeliverKeepInOutbox(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	a := testMail("receipt-s1-R1", "ada@example.com", time.Now().Add(-time.Minute))
 	b := testMail("receipt-s2-R2", "bea@example.org", time.Now())
@@ -596,6 +604,7 @@ func TestDeliverKeepInOutbox(t *testing.T) {
 }
 
 func TestDeliverRunUntilCancelled(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0")
 	d := newDeliverer(t, env.Store, srv.URL())

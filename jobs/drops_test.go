@@ -11,6 +11,7 @@ import (
 // reconcile step, which gives its unclaimed units back to stock; a drop
 // still running, or one without a product, is left alone.
 func TestCloseEndedDropsReturnsUnclaimedStock(t *testing.T) {
+	t.Parallel()
 	b := newBilling(t, "2026-06-01")
 	ctx := ctxT(t)
 	st := b.env.Store

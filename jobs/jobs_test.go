@@ -107,6 +107,9 @@ func (b *billing) reread(t *testing.T, s store.Subscription) store.Subscription 
 // Two runs of the payment job at once on one table, and one more after:
 // every due subscription is charged once, has one receipt and moved by
 // exactly one period; what one run did, the other counts as skipped.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestPaymentsTwoRunsAtOnceChargeEachSubscriptionOnce(t *testing.T) {
 	n := 1000
 	if testing.Short() {
@@ -164,6 +167,7 @@ func TestPaymentsTwoRunsAtOnceChargeEachSubscriptionOnce(t *testing.T) {
 // shop's write: the next run charges everybody left once, with the same key
 // for the crashed ones (so the same charge), and no receipt is missing.
 func TestPaymentsAfterACrashChargeOnceAndMissNobody(t *testing.T) {
+	t.Parallel()
 	n := 120
 	b := newBilling(t, "2026-03-15")
 	b.seed(t, n, "2026-03-15", b.good)
@@ -213,6 +217,7 @@ func TestPaymentsAfterACrashChargeOnceAndMissNobody(t *testing.T) {
 // The shop was down 40 days: one run charges each missed period once, in
 // order, each with its receipt; one due 90 days ago is listed for staff.
 func TestPaymentsCatchUpMissedPeriodsWithinTheWindow(t *testing.T) {
+	t.Parallel()
 	b := newBilling(t, "2026-04-24")
 	ctx := ctxT(t)
 	late := b.seed(t, 1, "2026-03-15", b.good)[0]   // missed 15 March and 15 April
@@ -251,6 +256,7 @@ func TestPaymentsCatchUpMissedPeriodsWithinTheWindow(t *testing.T) {
 // A declined card: past due with retries after 1, 3 and 7 days, a mail each
 // time, then cancelled; and a card change that pays at once.
 func TestPaymentsDunning(t *testing.T) {
+	t.Parallel()
 	b := newBilling(t, "2026-03-15")
 	ctx := ctxT(t)
 	sub := b.seed(t, 1, "2026-03-15", b.declined)[0]
@@ -305,6 +311,7 @@ func TestPaymentsDunning(t *testing.T) {
 // Reminders go out once per payment; a rerun sends nothing; a reminder whose
 // payment date has passed is dropped unsent.
 func TestRemindersOncePerPayment(t *testing.T) {
+	t.Parallel()
 	b := newBilling(t, "2026-03-08")
 	ctx := ctxT(t)
 	b.seed(t, 30, "2026-03-15", b.good) // reminders on 8 March
@@ -326,6 +333,7 @@ func TestRemindersOncePerPayment(t *testing.T) {
 // Two replicas race for one tick: exactly one runs it; after it is done
 // nobody runs it again; a holder that dies loses the lease at its expiry.
 func TestLeaseOneRunnerPerTick(t *testing.T) {
+	t.Parallel()
 	b := newBilling(t, "2026-03-15")
 	b.seed(t, 20, "2026-03-15", b.good)
 	ctx := ctxT(t)
@@ -370,6 +378,7 @@ func TestLeaseOneRunnerPerTick(t *testing.T) {
 // Two schedulers on one table tick every two seconds for a few ticks: the
 // date's run happens on exactly one of them.
 func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("ticks for several seconds")
 	}
@@ -404,6 +413,7 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 }
 
 func TestRunRefusesAFutureDateAndAnUnknownJob(t *testing.T) {
+	t.Parallel()
 	b := newBilling(t, "2026-03-15")
 	r := b.runner("r")
 	if _, err := r.Run(ctxT(t), jobs.JobPayments, day("2026-03-16"), jobs.TriggerStaff); !errors.Is(err, jobs.ErrFutureDate) {

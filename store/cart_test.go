@@ -52,6 +52,7 @@ func rawCartItem(t *testing.T, env storetest.Env, owner string) map[string]types
 }
 
 func TestCartAddSetRemoveOneItem(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t, steppingClock())
 	ctx := ctxT(t)
 	st := env.Store
@@ -150,6 +151,9 @@ func TestCartAddSetRemoveOneItem(t *testing.T) {
 // Forty requests add forty different products to one cart at once: it
 // keeps fifteen, and the others are told the cart is full. Forty more add
 // three of one product each: it stops at 99.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestCartParallelAddsKeepTheLimits(t *testing.T) {
 	env := storetest.New(t)
 	ctx := ctxT(t)
@@ -209,6 +213,7 @@ func TestCartParallelAddsKeepTheLimits(t *testing.T) {
 }
 
 func TestMergeCartAndVisitorExpiry(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t, steppingClock())
 	ctx := ctxT(t)
 	st := env.Store
@@ -287,6 +292,7 @@ func putLegacyLine(t *testing.T, env storetest.Env, owner, productID string, qty
 // Carts of the old shape in a developer's ./data are migrated on first
 // read, and by any write that finds no cart item.
 func TestOldShapeCartsAreMigrated(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, map[string][2]int{"a": {10, 0}, "b": {10, 0}}, 1000)
 	env, st, ctx := f.env, f.env.Store, ctxT(t)
 	t0 := time.Now().Add(-time.Hour)
@@ -352,6 +358,7 @@ func must[T any](v T, err error) T {
 // another tab: a new line stays in the cart and the order goes through; a
 // changed quantity cancels the order and voids the charge.
 func TestCheckoutAndTheCartChangingMeanwhile(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, map[string][2]int{"a": {10, 0}, "b": {10, 0}, "c": {10, 0}}, 1000)
 	st, ctx := f.env.Store, ctxT(t)
 	owner := store.CustomerOwner("tabs")

@@ -72,6 +72,7 @@ func cardPayment(t *testing.T, f shopFixture, orderID string) store.Payment {
 // failed) and marks it voided. The same form sent again then places the
 // order with a fresh charge, once.
 func TestCheckoutCrashAfterChargeIsVoidedThenRetried(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
 	ctx, st := ctxT(t), f.env.Store
 	crashAfterFirstCharge(f.gateway)
@@ -150,6 +151,7 @@ func TestCheckoutCrashAfterChargeIsVoidedThenRetried(t *testing.T) {
 // charge, the order is placed once, and the reconcile step then finds it
 // placed and leaves the charge alone.
 func TestCheckoutCrashAfterChargeThenRetryUsesTheSameCharge(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
 	ctx, st := ctxT(t), f.env.Store
 	crashAfterFirstCharge(f.gateway)
@@ -190,6 +192,7 @@ func TestCheckoutCrashAfterChargeThenRetryUsesTheSameCharge(t *testing.T) {
 // A declined card leaves an intent with nothing in the ledger: another card
 // on the same form overwrites it and pays. Left alone, it is abandoned.
 func TestCheckoutDeclinedCardIntentNeitherBlocksNorLingers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
 	ctx, st := ctxT(t), f.env.Store
 	bad, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
@@ -231,6 +234,7 @@ func TestCheckoutDeclinedCardIntentNeitherBlocksNorLingers(t *testing.T) {
 // and its write voids the charge first: the checkout's write then fails on
 // the intent, and no order is placed with a voided charge.
 func TestSettleWhileTheCheckoutIsStillRunning(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
 	ctx, st := ctxT(t), f.env.Store
 	charger := &hookCharger{TestGateway: f.gateway, hook: func() {
@@ -257,6 +261,7 @@ func TestSettleWhileTheCheckoutIsStillRunning(t *testing.T) {
 // each from four warehouses, a discount code, a gift card and a card, and
 // the cart emptied, in one transaction.
 func TestLargestCheckoutIsPlaced(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil, 0)
 	ctx, st := ctxT(t), f.env.Store
 	var ws []string

@@ -100,6 +100,7 @@ func (f productDropFixture) adaHoldsATicket(t *testing.T) store.Drop {
 // holding most first, logged; too little stock refuses it and writes
 // nothing.
 func TestProductDropSetsStockAside(t *testing.T) {
+	t.Parallel()
 	f := newProductDropFixture(t, 3, 5)
 	d, err := f.teaDrop(t, 6)
 	if err != nil {
@@ -145,6 +146,7 @@ func TestProductDropSetsStockAside(t *testing.T) {
 // Closing a product drop early gives back what was not claimed to the
 // warehouses it came from, most first; the claimed units stay aside.
 func TestClosingProductDropReturnsTheUnclaimed(t *testing.T) {
+	t.Parallel()
 	f := newProductDropFixture(t, 4, 4)
 	d, err := f.teaDrop(t, 6) // w1 4, w2 2 (equal stock: the lower id first)
 	if err != nil {
@@ -200,6 +202,7 @@ func ticketCheckout(f productDropFixture, key, customer string, d store.Drop, ca
 // no stock for it, redeems the ticket and takes the line out of the cart;
 // the same ticket cannot buy twice.
 func TestTicketRedeemedAtCheckout(t *testing.T) {
+	t.Parallel()
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
 	d := f.adaHoldsATicket(t)
@@ -270,6 +273,7 @@ func TestTicketRedeemedAtCheckout(t *testing.T) {
 // Two tabs check out one ticket at once: exactly one order; the other is
 // told and its charge voided.
 func TestTicketCheckoutRace(t *testing.T) {
+	t.Parallel()
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
 	d := f.adaHoldsATicket(t)
@@ -322,6 +326,7 @@ func TestTicketCheckoutRace(t *testing.T) {
 // An expired ticket is refused: by the quote, and by the transaction's
 // condition when it expires between the quote and the write.
 func TestExpiredTicketIsRefused(t *testing.T) {
+	t.Parallel()
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
 	d := f.adaHoldsATicket(t)

@@ -32,6 +32,7 @@ func importModel(t *testing.T, env storetest.Env, file string) store.ImportRepor
 // After importing the AWS model into an empty table, each of the 16 access
 // patterns answers the sample's questions in one request.
 func TestWorkbenchImportAnswersTheSixteenPatterns(t *testing.T) {
+	t.Parallel()
 	for _, file := range []string{"AnOnlineShop_14.json", "AnOnlineShop_13.json"} {
 		t.Run(file, func(t *testing.T) {
 			env := storetest.New(t)
@@ -170,6 +171,7 @@ func TestWorkbenchImportAnswersTheSixteenPatterns(t *testing.T) {
 // billing-due indexes and answers the guide's questions; its card number is
 // not kept; its receipt, from 2023, is past the six months receipts are kept.
 func TestWorkbenchImportRecurringPayments(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := ctxT(t)
 	const file = "RecurringPaymentsSchema.json"
@@ -279,6 +281,7 @@ func TestWorkbenchImportRecurringPayments(t *testing.T) {
 // kept, under the sort key its ProcessedDate makes and with a TTL of six
 // months and a day (not the model's).
 func TestWorkbenchImportRecentReceipt(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2023, 6, 1, 12, 0, 0, 0, time.UTC)
 	env := storetest.New(t, store.WithClock(func() time.Time { return now }))
 	ctx := ctxT(t)

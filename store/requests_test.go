@@ -16,6 +16,7 @@ import (
 // to its figure on the demo shop, so a method that grows a request fails
 // here rather than in a bill.
 func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	st, ctx := env.Store, ctxT(t)
 	if _, err := demo.Load(ctx, st, 4); err != nil {

@@ -21,6 +21,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	if err := env.Store.Migrate(ctxT(t)); err != nil {
 		t.Fatalf("second migrate: %v", err)
@@ -31,6 +32,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 }
 
 func TestCustomerCreateAndRead(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := ctxT(t)
 	var c store.Customer
@@ -68,6 +70,9 @@ func TestCustomerCreateAndRead(t *testing.T) {
 }
 
 // Twenty sign-ups racing for one address make exactly one customer.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestCustomerSignUpRace(t *testing.T) {
 	env := storetest.New(t)
 	ctx := ctxT(t)
@@ -138,6 +143,7 @@ func seedCatalogue(t *testing.T, st *store.Store, n int) {
 }
 
 func TestCataloguePagination(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := ctxT(t)
 	seedCatalogue(t, env.Store, 25)
@@ -205,6 +211,7 @@ func TestCataloguePagination(t *testing.T) {
 }
 
 func TestWarehousesAndStock(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := ctxT(t)
 	seedCatalogue(t, env.Store, 3)
@@ -281,6 +288,7 @@ func TestWarehousesAndStock(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	clock := &now
 	env := storetest.New(t, store.WithClock(func() time.Time { return *clock }))
@@ -323,6 +331,8 @@ func TestSessions(t *testing.T) {
 	}
 }
 
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestCountAttemptRace(t *testing.T) {
 	env := storetest.New(t)
 	ctx := ctxT(t)
@@ -354,6 +364,7 @@ func TestCountAttemptRace(t *testing.T) {
 }
 
 func TestMarker(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := ctxT(t)
 	if ok, err := env.Store.Marked(ctx, "demo"); err != nil || ok {

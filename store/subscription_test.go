@@ -63,6 +63,7 @@ func (f billingFixture) subscribe(t *testing.T, customer string, day, period int
 // The AWS sample: created 18 May with day 28, the first payment is taken at
 // once and the next falls on 28 June, its reminder on 21 June.
 func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
+	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 41, 25, 856e6, time.UTC))
 	ctx := ctxT(t)
 	sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
@@ -96,6 +97,7 @@ func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
 // The seven access patterns of the guide, each one request (the due-date
 // ones one Query per shard, in parallel).
 func TestRecurringPaymentPatternsCostOneRequestEach(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	f := newBillingFixture(t, now)
 	ctx := ctxT(t)
@@ -170,6 +172,7 @@ func TestRecurringPaymentPatternsCostOneRequestEach(t *testing.T) {
 // A receipt stays visible the full six months; one past them, or past its
 // TTL but not yet deleted by DynamoDB, is not shown.
 func TestReceiptsAreKeptSixMonthsAndNoLonger(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
 	f := newBillingFixture(t, now)
 	ctx := ctxT(t)
@@ -216,6 +219,9 @@ func TestReceiptsAreKeptSixMonthsAndNoLonger(t *testing.T) {
 // Twenty customers' tabs change one subscription at the version they saw:
 // one change wins, the others get the subscription as it is now and write
 // nothing.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestSubscriptionChangesRaceOnTheVersion(t *testing.T) {
 	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
@@ -265,6 +271,7 @@ func TestSubscriptionChangesRaceOnTheVersion(t *testing.T) {
 // The subscribe form submitted ten times at once makes one subscription, one
 // charge and one receipt.
 func TestSubscribeTwinSubmissionsChargeOnce(t *testing.T) {
+	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
 	const twins = 10
@@ -308,6 +315,7 @@ func TestSubscribeTwinSubmissionsChargeOnce(t *testing.T) {
 }
 
 func TestSubscribeRefusesBadInputAndDeclinesWithoutWriting(t *testing.T) {
+	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
 	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
@@ -356,6 +364,7 @@ func TestSubscribeRefusesBadInputAndDeclinesWithoutWriting(t *testing.T) {
 // A subscription is in the due-date indexes exactly while a job has to act
 // on it, and the change is in the same write.
 func TestDueIndexesFollowTheStatus(t *testing.T) {
+	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
 	sub := f.subscribe(t, "acc", 20, 1) // next payment 20 Feb, reminder 13 Feb
@@ -403,6 +412,7 @@ func TestDueIndexesFollowTheStatus(t *testing.T) {
 // Pages of the due lists merge every shard in date order, each subscription
 // once, with a cursor that carries each shard's position.
 func TestDueListsPageAcrossShards(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC)
 	f := newBillingFixture(t, now)
 	ctx := ctxT(t)
@@ -462,6 +472,7 @@ func TestDueListsPageAcrossShards(t *testing.T) {
 }
 
 func TestBillingShardsAreFixedForATable(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	ctx := ctxT(t)
 	other := store.New(env.Client, env.Table, store.WithBillingShards(3))
@@ -477,6 +488,7 @@ func TestBillingShardsAreFixedForATable(t *testing.T) {
 // A table made when the billing indexes projected a few attributes gets
 // them recreated with the code's projection.
 func TestMigrateRecreatesAnIndexWhoseProjectionDiffers(t *testing.T) {
+	t.Parallel()
 	// An engine of its own: DynamoDB Local, once it holds the many tables
 	// of the other tests, leaves a deleted index DELETING for minutes.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

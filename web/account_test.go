@@ -10,6 +10,7 @@ import (
 )
 
 func TestSignUpSignInSignOut(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 
@@ -50,6 +51,7 @@ func TestSignUpSignInSignOut(t *testing.T) {
 }
 
 func TestSignInRejectsWrongPasswordAndUnknownEmail(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	for _, tc := range []struct{ email, password, field string }{
@@ -74,6 +76,7 @@ func TestSignInRejectsWrongPasswordAndUnknownEmail(t *testing.T) {
 }
 
 func TestSignInIsRateLimitedPerEmail(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.get("/login")
@@ -91,6 +94,7 @@ func TestSignInIsRateLimitedPerEmail(t *testing.T) {
 }
 
 func TestSignUpBadInputIs422AndWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	for _, tc := range []struct {
 		name                  string
@@ -147,6 +151,7 @@ func TestSignUpBadInputIs422AndWritesNothing(t *testing.T) {
 }
 
 func TestCSRFRefusedWithoutToken(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.get("/signup")
@@ -176,6 +181,7 @@ func TestCSRFRefusedWithoutToken(t *testing.T) {
 }
 
 func TestCookieWithRetiredKeyOrTamperedIsSignedOut(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
@@ -215,6 +221,7 @@ func TestCookieWithRetiredKeyOrTamperedIsSignedOut(t *testing.T) {
 }
 
 func TestTwoProcessesShareSessions(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	other, _ := startApp(t, s.env, s.env.Table, [][]byte{keyA})
 	b := s.browser(t)
@@ -231,6 +238,7 @@ func TestTwoProcessesShareSessions(t *testing.T) {
 }
 
 func TestSessionCookieOptions(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.get("/login")

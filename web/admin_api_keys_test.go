@@ -12,7 +12,8 @@ import (
 )
 
 // Staff make a key (its secret shown once), see it listed, and revoke it
-// after a confirmation; the API refuses it within seconds.
+// after a confirmation; the API refuses it within seconds. Not parallel:
+// the parallel races would slow the app past those seconds.
 func TestAdminApiKeys(t *testing.T) {
 	s := newShop(t, withAPIKeysEvery(300*time.Millisecond))
 	b := s.staff(t)
@@ -131,6 +132,7 @@ func TestAdminApiKeys(t *testing.T) {
 
 // The keys page is for staff only.
 func TestAdminApiKeysForStaffOnly(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	visitor := s.browser(t)
 	p := visitor.get("/admin/api-keys")

@@ -146,6 +146,7 @@ func jobsAttr(sel *goquerySelection, name string) string { v, _ := sel.Attr(name
 // at a time), today's lease, and on a replica without a scheduler says so
 // and refuses "Run now" with a 503. It is for staff only.
 func TestAdminJobsConsoleShowsRecordedRunsAndIsForStaff(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	today := s.env.Store.Today()
@@ -268,6 +269,7 @@ func TestAdminJobsConsoleShowsRecordedRunsAndIsForStaff(t *testing.T) {
 // says it ended, the progress comes back without the trigger. A run whose
 // lease ran out is shown stalled, and not polled.
 func TestAdminJobsProgressPollsUntilTheRunEnds(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	today := s.env.Store.Today()
@@ -367,6 +369,7 @@ func TestAdminJobsProgressPollsUntilTheRunEnds(t *testing.T) {
 // page at a time) and an SVG chart of the job's last 30 days; an unknown
 // job or run is a 404.
 func TestAdminJobsRunPageFailuresAndChart(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	today := s.env.Store.Today()
@@ -487,6 +490,7 @@ func TestAdminJobsRunPageFailuresAndChart(t *testing.T) {
 // kind and status; a mail's page shows its text and its HTML only inside a
 // sandboxed frame.
 func TestAdminOutboxListsMailAndShowsOne(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
@@ -570,6 +574,7 @@ func TestAdminOutboxListsMailAndShowsOne(t *testing.T) {
 // followed on its page until it completes; a second run while one goes,
 // a date already done and a lease held elsewhere are 409s that say why.
 func TestAdminJobsRunNow(t *testing.T) {
+	t.Parallel()
 	var h *jobsHarness
 	s := newShop(t, withJobsScheduler(t, &h, 4))
 	ctx := context.Background()

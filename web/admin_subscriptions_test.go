@@ -80,6 +80,7 @@ func distinctCount(xs []string) int {
 }
 
 func TestAdminProductSubscribable(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	ctx := context.Background()
@@ -181,6 +182,7 @@ func TestAdminProductSubscribable(t *testing.T) {
 // customer; the active list pages with htmx; a bad status or a cursor of
 // another list is a 400.
 func TestAdminSubscriptionsByStatus(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	ada, henrik, samaneh := s.customerID(t, demo.CustomerEmail), s.customerID(t, "henrik@fikafield.example"), s.customerID(t, "samaneh@fikafield.example")
@@ -239,6 +241,7 @@ func TestAdminSubscriptionsByStatus(t *testing.T) {
 // payments), any day by the form, each table paged with htmx; a bad day is
 // a 422 at the field, a foreign cursor a 400.
 func TestAdminSubscriptionsDueOnADay(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	henrik, samaneh := s.customerID(t, "henrik@fikafield.example"), s.customerID(t, "samaneh@fikafield.example")
@@ -332,6 +335,7 @@ func TestAdminSubscriptionsDueOnADay(t *testing.T) {
 // A customer's page shows their subscriptions and their receipts of the last
 // six months, paged with htmx.
 func TestAdminCustomerSubscriptionsAndReceipts(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.staff(t)
 	ctx := context.Background()
@@ -398,6 +402,7 @@ func TestAdminCustomerSubscriptionsAndReceipts(t *testing.T) {
 // table that has the shop but not yet the subscriptions gets them (and its
 // beans made subscribable again) without doubling any.
 func TestDemoSubscriptionsLoadOnce(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	if n := s.env.CountEntities(t, "subscription"); n != 7 {

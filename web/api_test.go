@@ -208,6 +208,8 @@ func allTickets(t testing.TB, st *store.Store, dropID string) []store.Ticket {
 	}
 }
 
+// Not parallel, like every test that times the app against the wall
+// clock: the parallel races would slow the app past its bounds.
 func TestAPIAuthAndRevokedKeyStopsWithinSeconds(t *testing.T) {
 	env := storetest.New(t)
 	base, _ := startApp(t, env, env.Table, [][]byte{keyA}, withAPIKeysEvery(300*time.Millisecond))
@@ -287,6 +289,7 @@ func TestAPIAuthAndRevokedKeyStopsWithinSeconds(t *testing.T) {
 }
 
 func TestAPICreateDrop(t *testing.T) {
+	t.Parallel()
 	env, c := apiShop(t)
 	now := time.Now()
 	opens, closes := now.Add(time.Hour), now.Add(3*time.Hour)
@@ -373,6 +376,7 @@ func TestAPICreateDrop(t *testing.T) {
 }
 
 func TestAPIShowDrop(t *testing.T) {
+	t.Parallel()
 	env, c := apiShop(t)
 	d := c.makeDrop(dropBody("Show", 3))
 	var got handlers.APIDrop
@@ -407,6 +411,7 @@ func TestAPIShowDrop(t *testing.T) {
 }
 
 func TestAPIClaimStatuses(t *testing.T) {
+	t.Parallel()
 	env, c := apiShop(t)
 	ctx := context.Background()
 	d := c.makeDrop(dropBody("Two", 2))
@@ -503,6 +508,7 @@ func TestAPIClaimStatuses(t *testing.T) {
 }
 
 func TestAPITickets(t *testing.T) {
+	t.Parallel()
 	env, c := apiShop(t)
 	d := c.makeDrop(dropBody("Tickets", 10))
 	for i := range 5 {
@@ -594,6 +600,7 @@ func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard,
 // The description lists every route under /api/v1 with its method, and
 // every path it describes answers in the real app.
 func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	secret := newAPIKey(t, env.Store, "partner")
 	metrics := web.NewMetrics()
@@ -696,30 +703,44 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 // The race: 2,000 claims from 500 clients (4 each, at once, through HTTP)
 // on a drop of 100: exactly 100 tickets, each to a different client, the
 // counter at 100, and every other claim refused with a reason (or slowed).
+// -short races a fifth of it.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestAPIClaimRace(t *testing.T) {
+	qty, clients := 100, 500
+	if testing.Short() {
+		qty, clients = 20, 100
+	}
 	env, c := apiShop(t, withRequestTimeout(time.Minute))
-	d := c.makeDrop(dropBody("Race", 100))
+	d := c.makeDrop(dropBody("Race", qty))
 	env.Counter.Reset()
-	res := claimBurst(t, c, d.ID, 500, 4)
+	res := claimBurst(t, c, d.ID, clients, 4)
 	t.Logf("DynamoDB requests of the race: %v", env.Counter.Ops())
-	checkSoldOut(t, env.Store, d.ID, 100, res)
+	checkSoldOut(t, env.Store, d.ID, qty, res)
 }
 
 // A drop above the counter threshold (50 here) splits its count over
 // counter items; a race still hands out exactly its quantity, no counter
-// above its share.
+// above its share. -short races a quarter of it.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestAPIBigDropRace(t *testing.T) {
-	const qty = 120
+	qty, threshold, clients := 120, 50, 300
+	if testing.Short() {
+		qty, threshold, clients = 30, 12, 75
+	}
 	env := storetest.New(t)
 	secret := newAPIKey(t, env.Store, "partner")
-	base, _ := startApp(t, env, env.Table, [][]byte{keyA}, withStore(env.Counter, store.WithDropCounterThreshold(50)), withRequestTimeout(time.Minute))
+	base, _ := startApp(t, env, env.Table, [][]byte{keyA}, withStore(env.Counter, store.WithDropCounterThreshold(threshold)), withRequestTimeout(time.Minute))
 	c := newAPIClient(t, base, secret)
 	d := c.makeDrop(dropBody("Big", qty))
 	stored, err := env.Store.DropConsistent(context.Background(), d.ID)
 	if err != nil || len(stored.Counters) < 2 {
-		t.Fatalf("a drop of %d over threshold 50 has %d counters: %v", qty, len(stored.Counters), err)
+		t.Fatalf("a drop of %d over threshold %d has %d counters: %v", qty, threshold, len(stored.Counters), err)
 	}
-	res := claimBurst(t, c, d.ID, 300, 2)
+	res := claimBurst(t, c, d.ID, clients, 2)
 	checkSoldOut(t, env.Store, d.ID, qty, res)
 	stored, _ = env.Store.DropConsistent(context.Background(), d.ID)
 	for _, ct := range stored.Counters {
@@ -732,8 +753,16 @@ func TestAPIBigDropRace(t *testing.T) {
 
 // Two replicas (two apps on the same table, each with its own gate) sell
 // one drop: still exactly its quantity. Each learns of the other's
-// sell-out at its next refresh and answers from memory after that.
+// sell-out at its next refresh and answers from memory after that. -short
+// races a third of it.
+//
+// Not parallel: beside other tests' writes, DynamoDB Local times out
+// the lock waits of a race like this one.
 func TestAPITwoAppsOneDrop(t *testing.T) {
+	qty, clients := 50, 300
+	if testing.Short() {
+		qty, clients = 15, 100
+	}
 	env := storetest.New(t)
 	secret := newAPIKey(t, env.Store, "partner")
 	countA, countB := &storetest.Counter{}, &storetest.Counter{}
@@ -742,12 +771,12 @@ func TestAPITwoAppsOneDrop(t *testing.T) {
 	a, b := newAPIClient(t, baseA, secret), newAPIClient(t, baseB, secret)
 
 	// Both sell the same drop at once; every client claims on both.
-	d := a.makeDrop(dropBody("Two replicas", 50))
+	d := a.makeDrop(dropBody("Two replicas", qty))
 	var mu sync.Mutex
 	res := burstResult{status: map[int]int{}, reasons: map[string]int{}}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range 300 {
+	for i := range clients {
 		for j, cl := range []*apiClient{a, b} {
 			wg.Add(1)
 			go func() {
@@ -763,7 +792,7 @@ func TestAPITwoAppsOneDrop(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	checkSoldOut(t, env.Store, d.ID, 50, res)
+	checkSoldOut(t, env.Store, d.ID, qty, res)
 	t.Logf("tickets sold by A: %d, by B: %d", res.byApp[0], res.byApp[1])
 
 	// A sells a drop that B has only looked at; after B's refresh, B

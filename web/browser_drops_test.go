@@ -95,7 +95,8 @@ func (b dropTab) shot(name string) {
 
 // A drop opening in about four seconds: its page counts down, and at the
 // opening the Claim button appears without a reload; the customer claims
-// and the ticket takes the button's place, still on the same page.
+// and the ticket takes the button's place, still on the same page. Not
+// parallel: it times the page against the wall clock.
 func TestBrowserDropCountdownTurnsIntoTheClaimButton(t *testing.T) {
 	s := newShop(t)
 	ctx, _ := newChromium(t)
@@ -139,6 +140,7 @@ func TestBrowserDropCountdownTurnsIntoTheClaimButton(t *testing.T) {
 // Tickets; Bo, whose page was open all along, sees it sell out without a
 // reload, and a claim from a stale page is told "sold out".
 func TestBrowserDropClaimTicketsAndSoldOut(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx, _ := newChromium(t)
 	d := s.openDrop(t, "The very last tin", 1)

@@ -24,6 +24,7 @@ import (
 // htmx polling until the run completes and the polling stops, open the run
 // (its failures and the chart of the month), and the mail it sent. Without
 // JavaScript the console reloads itself while a run goes, and stops after.
+// Not parallel: it counts the reloads of a few seconds.
 func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	var h *jobsHarness
 	s := newShop(t, withJobsScheduler(t, &h, 4))

@@ -64,6 +64,7 @@ func sel(testid string) string { return `[data-testid="` + testid + `"]` }
 // the catalogue, loads more products, signs out; staff sign in and open a
 // warehouse.
 func TestBrowserJourneySignUpBrowseAndAdmin(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx, shot := newChromium(t)
 
@@ -155,6 +156,7 @@ func TestBrowserJourneySignUpBrowseAndAdmin(t *testing.T) {
 // out with a gift card and a card and sees the order; a staff member creates
 // its shipment and marks it shipped; the customer sees it shipped.
 func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	if _, err := s.env.Store.CreateGiftCard(context.Background(), store.GiftCard{Code: "GIFT-JOUR-NEY1", Balance: store.Money{Amount: 1000, Currency: "EUR"}}); err != nil {
 		t.Fatal(err)
@@ -281,6 +283,7 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 // cancels at the end of the period; each step swaps the subscription's card
 // in place.
 func TestBrowserJourneySubscription(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("a long enough password"), bcrypt.MinCost)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestCataloguePagesThroughEveryProduct(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 
@@ -83,6 +84,7 @@ func TestCataloguePagesThroughEveryProduct(t *testing.T) {
 }
 
 func TestProductPageShowsStockAcrossWarehouses(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	ctx := context.Background()
@@ -132,6 +134,7 @@ func TestProductPageShowsStockAcrossWarehouses(t *testing.T) {
 }
 
 func TestAdminIsForStaffOnly(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 
 	visitor := s.browser(t)
@@ -183,6 +186,7 @@ func TestAdminIsForStaffOnly(t *testing.T) {
 }
 
 func TestDynamoDBFailureIs500WithRequestID(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	// The app over a table that does not exist: every read fails.
 	base, logs := startApp(t, env, "no-such-table", [][]byte{keyA})
@@ -205,6 +209,7 @@ func TestDynamoDBFailureIs500WithRequestID(t *testing.T) {
 }
 
 func TestHeadersHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	p := b.get("/products")
@@ -235,6 +240,7 @@ func TestHeadersHealthAndMetrics(t *testing.T) {
 }
 
 func TestAppNeedsGoodSessionKeys(t *testing.T) {
+	t.Parallel()
 	env := storetest.New(t)
 	for _, keys := range [][][]byte{nil, {[]byte("short")}} {
 		_, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(env.Store), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})

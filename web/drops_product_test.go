@@ -16,6 +16,7 @@ import (
 // price, the button puts it in the cart, checkout charges the drop's price
 // and redeems the ticket, and the ticket buys no second time.
 func TestProductDropTicketBuysThroughCheckout(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	const product = "cf-grinder" // €54.90 in the demo shop

@@ -68,6 +68,7 @@ func wantRefused(t *testing.T, what string, p page, status int, msg string) {
 // claim area, a plain form a 303 and a flash; a visitor is sent to sign in
 // and back.
 func TestDropClaimOutcomesThroughThePage(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	one := s.openDrop(t, "Only one", 1)
 	ada, _ := s.newCustomer(t, "Ada Drop")
@@ -202,6 +203,7 @@ func TestDropClaimOutcomesThroughThePage(t *testing.T) {
 // replica knows the drop, sends DynamoDB nothing. The pages' requests per
 // view are measured (and logged) here too.
 func TestDropCountFragmentNeedsNoSessionNorDynamoDB(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	d := s.openDrop(t, "Counted", 10)
 	visitor := s.browser(t)
@@ -288,6 +290,7 @@ func TestDropCountFragmentNeedsNoSessionNorDynamoDB(t *testing.T) {
 // /drops lists the published drops that are open or coming, sold out
 // ones marked, and neither unpublished, ended nor cancelled ones.
 func TestDropsListsPublishedOpenAndUpcoming(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	now := time.Now()
 	open := s.openDrop(t, "Open one", 3)
@@ -322,6 +325,7 @@ func TestDropsListsPublishedOpenAndUpcoming(t *testing.T) {
 // /tickets lists the customer's own tickets only, newest first, a page of
 // 20 at a time with "show more".
 func TestTicketsListOnlyTheCustomersOwn(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	ada, adaID := s.newCustomer(t, "Ada Tickets")
@@ -378,6 +382,7 @@ func TestTicketsListOnlyTheCustomersOwn(t *testing.T) {
 // Staff create a drop; bad input is a 422 with the message at its field
 // and nothing written.
 func TestAdminDropCreate(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	staff := s.staff(t)
 	p := staff.get("/admin/drops")
@@ -458,6 +463,7 @@ func TestAdminDropCreate(t *testing.T) {
 // shows the count live, this replica's refusals, and the holders; the CSV
 // has them in claim order.
 func TestAdminDropCancelVoidsMailsAndExports(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	d := s.openDrop(t, "To be cancelled", 3)
@@ -558,6 +564,7 @@ func TestAdminDropCancelVoidsMailsAndExports(t *testing.T) {
 
 // A customer cannot reach the staff drop pages; a visitor is sent to sign in.
 func TestCustomerCannotReachAdminDrops(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	d := s.openDrop(t, "Staff only", 3)
 	ada := s.browser(t)

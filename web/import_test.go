@@ -12,6 +12,7 @@ import (
 
 // After importing the AWS sample model, the admin pages show its answers.
 func TestAdminShowsImportedAWSModel(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	f, err := os.Open("../store/testdata/AnOnlineShop_14.json")
 	if err != nil {

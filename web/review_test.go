@@ -12,6 +12,7 @@ import (
 )
 
 func TestSignInGoesBackToNext(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.get("/login?next=%2Fadmin%2Fwarehouses%3Fx%3D1")
@@ -29,6 +30,7 @@ func TestSignInGoesBackToNext(t *testing.T) {
 
 // The session from before sign-in is dead after it (no session fixation).
 func TestSignInIssuesNewSession(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.get("/login")
@@ -49,6 +51,7 @@ func TestSignInIssuesNewSession(t *testing.T) {
 }
 
 func TestCSRFTokenOfAnotherSessionIsRefused(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	a, b := s.browser(t), s.browser(t)
 	a.signIn(demo.CustomerEmail, demo.CustomerPassword)
@@ -60,6 +63,7 @@ func TestCSRFTokenOfAnotherSessionIsRefused(t *testing.T) {
 }
 
 func TestHTMXPartialLeavesTheFlash(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
@@ -71,6 +75,7 @@ func TestHTMXPartialLeavesTheFlash(t *testing.T) {
 }
 
 func TestBadInputIsNever500(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.get("/login")
@@ -108,6 +113,7 @@ func TestBadInputIsNever500(t *testing.T) {
 
 // Every staff action refuses a signed-in customer, with a valid CSRF token.
 func TestAdminActionsRefuseCustomers(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)

@@ -49,6 +49,7 @@ func (b *browser) freshCheckoutForm() url.Values {
 }
 
 func TestVisitorCartFollowsToTheAccount(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 
@@ -119,6 +120,7 @@ func TestVisitorCartFollowsToTheAccount(t *testing.T) {
 }
 
 func TestCheckoutWithGiftCardAndCard(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	if _, err := s.env.Store.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-TEST-0001", Balance: store.Money{Amount: 2000, Currency: "EUR"}}); err != nil {
@@ -195,6 +197,7 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 }
 
 func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	if _, err := s.env.Store.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-EMPTY", Balance: store.Money{Currency: "EUR"}}); err != nil {
@@ -280,6 +283,7 @@ func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 }
 
 func TestCartRefusesMoreThanInStock(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
 	stock, err := s.env.Store.ProductStock(context.Background(), "cf-grinder")
@@ -311,6 +315,7 @@ func TestCartRefusesMoreThanInStock(t *testing.T) {
 // The customer pays the total they were shown: a price changed since the
 // page was opened brings the form back with the new total, nothing charged.
 func TestCheckoutConfirmsAChangedTotal(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	b := s.browser(t)
@@ -340,6 +345,7 @@ func TestCheckoutConfirmsAChangedTotal(t *testing.T) {
 
 // Another customer's checkout key is no way into their order.
 func TestCheckoutKeyBelongsToItsCustomer(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	a := s.browser(t)
 	a.signIn(demo.CustomerEmail, demo.CustomerPassword)

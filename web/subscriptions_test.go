@@ -99,6 +99,7 @@ func (s *shop) subscriptionsOf(t *testing.T, customerID string) []store.Subscrip
 }
 
 func TestSubscribeFromTheProductPage(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	ctx := context.Background()
@@ -243,6 +244,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 
 // Two submissions of one form at once: one subscription, one charge.
 func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
@@ -279,6 +281,7 @@ func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 }
 
 func TestSubscribeBadInputIs422AndWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, _ := s.newCustomer(t, "Ada Test")
@@ -388,6 +391,7 @@ func (s *shop) current(t *testing.T, customerID, id string) store.Subscription {
 }
 
 func TestSubscriptionActions(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	today := s.env.Store.Today()
@@ -532,6 +536,7 @@ func TestSubscriptionActions(t *testing.T) {
 }
 
 func TestSubscriptionActionBadInput(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
@@ -597,6 +602,7 @@ func TestSubscriptionActionBadInput(t *testing.T) {
 // A page showing an older version: 409, the card as it is now, nothing
 // written. Another customer's subscription is a 404, like an unknown one.
 func TestSubscriptionStaleAndForeign(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
@@ -666,6 +672,7 @@ func TestSubscriptionStaleAndForeign(t *testing.T) {
 // The receipts page lists subscription receipts and shop invoices of the
 // last six months together, newest first, a page at a time.
 func TestReceiptsListsReceiptsAndInvoicesTogether(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	box := s.coffeeBox(t)
 	ctx := context.Background()
@@ -778,6 +785,7 @@ func TestReceiptsListsReceiptsAndInvoicesTogether(t *testing.T) {
 
 // What the customer pages cost in DynamoDB requests.
 func TestSubscriptionPagesRequestCounts(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, _ := s.newCustomer(t, "Ada Test")

@@ -78,6 +78,7 @@ func FuzzParseCardNumber(f *testing.F) {
 }
 
 func TestTestGatewayBehavesByCard(t *testing.T) {
+	t.Parallel()
 	g := NewTestGateway(storetest.New(t).Store)
 	g.Now = func() time.Time { return time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC) }
 	ctx := context.Background()
@@ -110,6 +111,7 @@ func TestTestGatewayBehavesByCard(t *testing.T) {
 
 // Many charges with one key charge once.
 func TestTestGatewayChargesOncePerKey(t *testing.T) {
+	t.Parallel()
 	g := NewTestGateway(storetest.New(t).Store)
 	ctx := context.Background()
 	card, err := g.Tokenize(ctx, CardSucceeds, "12/99", "123")

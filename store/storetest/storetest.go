@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
 	"shop/store/dynamolocal"
@@ -129,11 +131,28 @@ func New(t testing.TB, opts ...store.Option) Env {
 		t.Fatalf("client: %v", err)
 	}
 	st := store.New(client, table, opts...)
+	// Registered before the test's own cleanups, so it runs after them (an
+	// app or scheduler over the table stops first). DynamoDB Local slows
+	// down as tables pile up in it.
+	t.Cleanup(func() { dropTable(t, client, table) })
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrate %s: %v", table, err)
 	}
 	counter.Reset()
 	return Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
+}
+
+// dropTable deletes a test's table; one the test deleted itself, or never
+// got to create, is no error.
+func dropTable(t testing.TB, client *dynamodb.Client, table string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	var gone *types.ResourceNotFoundException
+	if err != nil && !errors.As(err, &gone) {
+		t.Errorf("drop table %s: %v", table, err)
+	}
 }
 
 // Once asserts that fn costs exactly one DynamoDB request.
@@ -163,6 +182,46 @@ func (e Env) CountEntities(t testing.TB, entityType string) int {
 		n += int(out.Count)
 	}
 	return n
+}
+
+// Items reads every item of the test's table, to copy what a slow setup
+// wrote into the tables of later tests (PutItems).
+func (e Env) Items(t testing.TB) []map[string]types.AttributeValue {
+	t.Helper()
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewScanPaginator(e.Client, &dynamodb.ScanInput{TableName: aws.String(e.Table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		items = append(items, out.Items...)
+	}
+	return items
+}
+
+// PutItems writes items into the test's table as they are, 25 a request.
+func (e Env) PutItems(t testing.TB, items []map[string]types.AttributeValue) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for start := 0; start < len(items); start += 25 {
+		var writes []types.WriteRequest
+		for _, it := range items[start:min(len(items), start+25)] {
+			writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+		pending := map[string][]types.WriteRequest{e.Table: writes}
+		for len(pending) > 0 {
+			out, err := e.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				t.Fatalf("batch write: %v", err)
+			}
+			pending = out.UnprocessedItems
+			if len(pending) > 0 {
+				time.Sleep(20 * time.Millisecond) // the engine is busy: let it catch up
+			}
+		}
+	}
 }
 
 // Clock is a settable clock for store.WithClock. Each read moves it on by
