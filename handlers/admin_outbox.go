@@ -31,7 +31,7 @@ func (h *AdminOutbox) List(c *fiber.Ctx) error {
 	}
 	data := views.AdminOutboxPage{Mails: mails.Items}
 	data.NextURL = paths.More(paths.AdminOutbox, mails.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Outbox", Page: page.Full(views.AdminOutboxView, data), Partial: views.AdminOutboxRows(data)})
+	return page.List(c, "Outbox", views.AdminOutboxView, views.AdminOutboxRows, data)
 }
 
 // Show is one mail: envelope, status, text and HTML (sandboxed).

@@ -58,7 +58,7 @@ func (h *AdminProducts) List(c *fiber.Ctx) error {
 	}
 	data := views.AdminProductList{Products: products.Items, Categories: cats, Category: slug}
 	data.NextURL = paths.More(paths.AdminProducts, products.Next, "category", slug)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Products", Page: page.Full(views.AdminProductsView, data), Partial: views.AdminProductRows(data)})
+	return page.List(c, "Products", views.AdminProductsView, views.AdminProductRows, data)
 }
 
 // New shows the empty new product form.

@@ -91,7 +91,7 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		Recent:        recent.Items,
 	}
 	data.NextURL = paths.More(paths.AdminWarehouse(id), stock.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: w.Name, Page: page.Full(views.WarehouseView, data), Partial: views.InventoryRows(data)})
+	return page.List(c, w.Name, views.WarehouseView, views.InventoryRows, data)
 }
 
 // Shipments is the warehouse's shipments tab (access pattern 13), a page at
@@ -103,7 +103,7 @@ func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
 	data.NextURL = paths.More(paths.AdminWarehouseShipments(w.ID), shipments.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Shipments · " + w.Name, Page: page.Full(views.AdminWarehouseShipmentsView, data), Partial: views.AdminShipmentRows(data)})
+	return page.List(c, "Shipments · " + w.Name, views.AdminWarehouseShipmentsView, views.AdminShipmentRows, data)
 }
 
 // Adjustments is the warehouse's stock adjustments tab, newest first.
@@ -114,7 +114,7 @@ func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
 	data.NextURL = paths.More(paths.AdminWarehouseAdjustments(w.ID), adjs.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Stock adjustments · " + w.Name, Page: page.Full(views.AdminWarehouseAdjustmentsView, data), Partial: views.AdminAdjustmentRows(data)})
+	return page.List(c, "Stock adjustments · " + w.Name, views.AdminWarehouseAdjustmentsView, views.AdminAdjustmentRows, data)
 }
 
 // warehouseTab reads the warehouse of the path and the page of one of its

@@ -89,21 +89,16 @@ func (k *APIKeys) reload(ctx context.Context, seen *apiKeySet) error {
 	return k.loadLocked(ctx)
 }
 
-// Run reloads the keys every interval until ctx ends.
+// Run loads the keys now and again every interval until ctx ends.
 func (k *APIKeys) Run(ctx context.Context) {
-	if err := k.Load(ctx); err != nil && ctx.Err() == nil {
-		k.log.Warn("load API keys", "err", err)
-	}
-	t := time.NewTicker(k.every)
-	defer t.Stop()
 	for {
+		if err := k.Load(ctx); err != nil && ctx.Err() == nil {
+			k.log.Warn("load API keys", "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			if err := k.Load(ctx); err != nil && ctx.Err() == nil {
-				k.log.Warn("reload API keys", "err", err)
-			}
+		case <-time.After(k.every):
 		}
 	}
 }

@@ -86,7 +86,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 	if current.Name != "" {
 		title = current.Name
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: title, Page: page.Full(views.CatalogueView, data), Partial: views.ProductCards(data)})
+	return page.List(c, title, views.CatalogueView, views.ProductCards, data)
 }
 
 func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {

@@ -85,7 +85,7 @@ func (h *Drops) List(c *fiber.Ctx) error {
 		data.Drops = append(data.Drops, d)
 	}
 	data.NextURL = paths.More(paths.Drops, drops.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Drops", Page: page.Full(views.DropsView, data), Partial: views.DropCards(data)})
+	return page.List(c, "Drops", views.DropsView, views.DropCards, data)
 }
 
 // claimArea is the claim area of a drop for this visit: the customer's
@@ -293,7 +293,7 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 		}
 	}
 	data.NextURL = paths.More(paths.Tickets, tickets.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Your tickets", Page: page.Full(views.TicketsView, data), Partial: views.TicketRows(data)})
+	return page.List(c, "Your tickets", views.TicketsView, views.TicketRows, data)
 }
 
 // Buy puts the unit a valid ticket of a product drop buys in the cart, as

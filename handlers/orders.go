@@ -36,7 +36,7 @@ func (h *Orders) List(c *fiber.Ctx) error {
 	}
 	data := views.OrdersPage{Orders: orders.Items}
 	data.NextURL = paths.More(paths.Orders, orders.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Your orders", Page: page.Full(views.OrdersView, data), Partial: views.OrderRows(data)})
+	return page.List(c, "Your orders", views.OrdersView, views.OrderRows, data)
 }
 
 // Show is one order. Another customer's order is a 404, the same as one

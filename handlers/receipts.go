@@ -40,7 +40,7 @@ func (h *Receipts) List(c *fiber.Ctx) error {
 	}
 	data := views.ReceiptsPage{Lines: lines.Items, Loc: h.Store.Location()}
 	data.NextURL = paths.More(paths.Receipts, lines.Next)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Receipts", Page: page.Full(views.ReceiptsView, data), Partial: views.ReceiptRows(data)})
+	return page.List(c, "Receipts", views.ReceiptsView, views.ReceiptRows, data)
 }
 
 // Show is one receipt, by its number. Another customer's number is a 404,

@@ -197,6 +197,12 @@ type View struct {
 	Partial templ.Component
 }
 
+// List renders one page of a list: the whole page, or for htmx (its "show
+// more" link, a filter) just the part that changes.
+func List[T any](c *fiber.Ctx, title string, full func(views.Layout, T) templ.Component, part func(T) templ.Component, data T) error {
+	return Render(c, fiber.StatusOK, View{Title: title, Page: Full(full, data), Partial: part(data)})
+}
+
 // Full adapts a page component that takes (layout, data) to View.Page.
 func Full[T any](page func(views.Layout, T) templ.Component, data T) func(views.Layout) templ.Component {
 	return func(l views.Layout) templ.Component { return page(l, data) }
