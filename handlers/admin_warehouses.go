@@ -103,7 +103,7 @@ func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
 	data.NextURL = paths.More(paths.AdminWarehouseShipments(w.ID), shipments.Next)
-	return page.List(c, "Shipments · " + w.Name, views.AdminWarehouseShipmentsView, views.AdminShipmentRows, data)
+	return page.List(c, "Shipments · "+w.Name, views.AdminWarehouseShipmentsView, views.AdminShipmentRows, data)
 }
 
 // Adjustments is the warehouse's stock adjustments tab, newest first.
@@ -114,7 +114,7 @@ func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
 	data.NextURL = paths.More(paths.AdminWarehouseAdjustments(w.ID), adjs.Next)
-	return page.List(c, "Stock adjustments · " + w.Name, views.AdminWarehouseAdjustmentsView, views.AdminAdjustmentRows, data)
+	return page.List(c, "Stock adjustments · "+w.Name, views.AdminWarehouseAdjustmentsView, views.AdminAdjustmentRows, data)
 }
 
 // warehouseTab reads the warehouse of the path and the page of one of its

@@ -244,7 +244,12 @@ func TestSessionCookieOptions(t *testing.T) {
 	b.get("/login")
 	p := b.post("/login", url.Values{"email": {demo.CustomerEmail}, "password": {demo.CustomerPassword}})
 	wantStatus(t, "sign in", p, http.StatusSeeOther)
-	cookie := p.header.Get("Set-Cookie")
+	var cookie string
+	for _, c := range p.header.Values("Set-Cookie") {
+		if strings.HasPrefix(c, "shop_session=") {
+			cookie = c
+		}
+	}
 	for _, want := range []string{"HttpOnly", "SameSite=Lax", "Path=/"} {
 		if !strings.Contains(cookie, want) {
 			t.Errorf("session cookie %q lacks %s", cookie, want)

@@ -64,7 +64,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		c.SetUserContext(context.WithoutCancel(c.UserContext()))
 		// No page.Layout here: the session was already saved, so the error
 		// page must not take the flash message.
-		l := views.Layout{Title: views.ErrorTitle(status), Viewer: page.Viewer(c), CSRF: page.ExpectedCSRF(c), Path: c.Path(), RequestID: page.RequestID(c)}
+		l := views.Layout{Title: views.ErrorTitle(status), Viewer: page.Viewer(c), CSRF: page.LayoutToken(c), Path: c.Path(), RequestID: page.RequestID(c)}
 		e := views.ErrorPage{Status: status, Message: msg, RequestID: page.RequestID(c)}
 		c.Vary("HX-Request")
 		if page.IsHTMX(c) {

@@ -35,19 +35,32 @@ func TestSignInIssuesNewSession(t *testing.T) {
 	b := s.browser(t)
 	b.get("/login")
 	before := b.cookies()
+	if cookieNamed(before, "shop_session") != nil || cookieNamed(before, "shop_visitor") == nil {
+		t.Fatalf("a visitor's sign-in page set %v, want the visitor cookie only", before)
+	}
 	oldToken := b.csrf
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
-	if after := b.cookies(); after[0].Value == before[0].Value {
-		t.Fatal("the session cookie did not change at sign-in")
+	after := b.cookies()
+	if cookieNamed(after, "shop_session") == nil || cookieNamed(after, "shop_visitor") != nil {
+		t.Fatalf("after sign-in the cookies are %v, want the session's only", after)
 	}
 	fixed := s.browser(t)
 	fixed.setCookies(before)
 	if fixed.get("/").testid("viewer-name").Length() != 0 {
 		t.Fatal("the pre-sign-in cookie is signed in")
 	}
-	// Nor does the old session's CSRF token work any more.
-	p := fixed.post("/logout", url.Values{"_csrf": {oldToken}})
+	// Nor does the visitor's CSRF token work in the signed-in session.
+	p := b.post("/logout", url.Values{"_csrf": {oldToken}})
 	wantStatus(t, "old token", p, http.StatusForbidden)
+}
+
+func cookieNamed(cs []*http.Cookie, name string) *http.Cookie {
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 func TestCSRFTokenOfAnotherSessionIsRefused(t *testing.T) {

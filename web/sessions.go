@@ -40,6 +40,7 @@ type SessionStore struct {
 	records SessionRecords
 	codecs  []securecookie.Codec
 	options sessions.Options
+	tokens  *page.Tokens // visitors' cookies and CSRF tokens, under the same keys
 }
 
 // errBadCookie marks a cookie that cannot be ours (tampered, or signed with
@@ -68,9 +69,14 @@ func NewSessionStore(records SessionRecords, keys [][]byte, secure bool) (*Sessi
 	if _, err := securecookie.EncodeMulti(sessionCookie, "probe", codecs...); err != nil {
 		return nil, fmt.Errorf("sessions: keys do not work: %w", err)
 	}
+	tokens, err := page.NewTokens(keys, secure)
+	if err != nil {
+		return nil, err
+	}
 	return &SessionStore{
 		records: records,
 		codecs:  codecs,
+		tokens:  tokens,
 		// Every option set on purpose: gorilla's defaults are not these.
 		options: sessions.Options{
 			Path: "/", MaxAge: int(sessionTTL.Seconds()), HttpOnly: true,
@@ -197,7 +203,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 		case err != nil:
 			return fmt.Errorf("load session: %w", err)
 		}
-		visit := page.Start(c, sess)
+		visit := page.Start(c, sess, s.tokens)
 		handlerErr := c.Next()
 		if !visit.Changed {
 			return handlerErr

@@ -44,11 +44,16 @@ type Visit struct {
 	// Renew asks for a new session id (sign-in, sign-out): the old item is
 	// deleted, so a copied cookie stops working.
 	Renew bool
+
+	tokens      *Tokens
+	visitor     string // the visitor cookie's id, once read or made
+	visitorRead bool
+	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
 }
 
 // Start attaches the visit to the request; the session middleware calls it.
-func Start(c *fiber.Ctx, s *sessions.Session) *Visit {
-	v := &Visit{Session: s}
+func Start(c *fiber.Ctx, s *sessions.Session, tokens *Tokens) *Visit {
+	v := &Visit{Session: s, tokens: tokens}
 	c.Locals(visitKey, v)
 	return v
 }
@@ -59,7 +64,7 @@ func VisitOf(c *fiber.Ctx) *Visit {
 		return v
 	}
 	// No session middleware on this route: a throwaway, never saved.
-	return Start(c, sessions.NewSession(nil, "shop"))
+	return Start(c, sessions.NewSession(nil, "shop"), nil)
 }
 
 func (v *Visit) str(key string) string {
@@ -92,6 +97,7 @@ func SignIn(c *fiber.Ctx, id, name, role string) {
 	v.Session.Values[keyRole] = role
 	v.Session.Values[keyCSRF] = newToken()
 	v.Changed, v.Renew = true, true
+	forgetVisitor(c)
 }
 
 // SignOut forgets the customer and revokes the old session id.
@@ -99,6 +105,7 @@ func SignOut(c *fiber.Ctx) {
 	v := VisitOf(c)
 	clear(v.Session.Values)
 	v.Changed, v.Renew = true, true
+	forgetVisitor(c)
 }
 
 // CartOwner names the visit's cart: the customer's when signed in, else the
@@ -114,9 +121,15 @@ func CartOwner(c *fiber.Ctx, create bool) string {
 // sign-in merges it into the customer's.
 func VisitorCart(c *fiber.Ctx) string { return visitorOwner(c, false) }
 
+// The visitor's cart is named by the visitor cookie, which the page with
+// the "add to cart" form set, so the first adds of parallel tabs share one
+// cart. A session from before the cookie still names its cart.
 func visitorOwner(c *fiber.Ctx, create bool) string {
 	v := VisitOf(c)
 	id := v.str(keyVisitor)
+	if id == "" && v.tokens != nil {
+		id = visitorID(c, create)
+	}
 	if id == "" {
 		if !create {
 			return ""
@@ -127,23 +140,6 @@ func visitorOwner(c *fiber.Ctx, create bool) string {
 	}
 	return store.VisitorOwner(id)
 }
-
-// CSRFToken returns the visit's CSRF token, creating it (and so a session)
-// for a page that shows a form.
-func CSRFToken(c *fiber.Ctx) string {
-	v := VisitOf(c)
-	if t := v.str(keyCSRF); t != "" {
-		return t
-	}
-	t := newToken()
-	v.Session.Values[keyCSRF] = t
-	v.Changed = true
-	return t
-}
-
-// ExpectedCSRF is the token a state-changing request must carry, "" if the
-// visit has none (then every such request is refused).
-func ExpectedCSRF(c *fiber.Ctx) string { return VisitOf(c).str(keyCSRF) }
 
 // Flash keeps a message for the next page the visitor sees.
 func Flash(c *fiber.Ctx, kind views.FlashKind, msg string) {
@@ -160,7 +156,7 @@ func Layout(c *fiber.Ctx, title string) views.Layout {
 	l := views.Layout{
 		Title:     title,
 		Viewer:    Viewer(c),
-		CSRF:      v.str(keyCSRF),
+		CSRF:      LayoutToken(c),
 		Path:      c.Path(),
 		RequestID: RequestID(c),
 	}
@@ -219,10 +215,10 @@ func Render(c *fiber.Ctx, status int, v View) error {
 }
 
 // Write sends a component as the HTML response. A page of a visit with a
-// session (a signed-in customer, or a form's CSRF token) is nobody else's:
-// no cache may keep it.
+// session (a signed-in customer, a flash) or with a CSRF token is nobody
+// else's: no cache may keep it.
 func Write(c *fiber.Ctx, status int, comp templ.Component) error {
-	if len(VisitOf(c).Session.Values) > 0 {
+	if v := VisitOf(c); len(v.Session.Values) > 0 || v.tokenShown {
 		c.Set(fiber.HeaderCacheControl, "private, no-store")
 	}
 	c.Status(status)
