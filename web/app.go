@@ -98,7 +98,7 @@ func New(cfg Config) (*fiber.App, error) {
 	})
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
-	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders())
+	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders(), compressed())
 
 	// Machine endpoints: no session, no CSRF.
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
@@ -112,7 +112,7 @@ func New(cfg Config) (*fiber.App, error) {
 		return c.SendString("ready")
 	})
 	app.Get("/metrics", loopbackOnly(), cfg.Metrics.handler())
-	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+	app.Use("/static", staticCache(), filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 
 	// The JSON API for other systems: no session, no CSRF; a bearer key
 	// checked against a copy of the keys reloaded every few seconds.

@@ -108,6 +108,7 @@ func (rt routeTable) match(method, path string) string {
 
 // staticFile reports whether a /static/ path names a file the app serves.
 func staticFile(path string) bool {
+	path, _, _ = strings.Cut(path, "?")
 	name, ok := strings.CutPrefix(path, "/static/")
 	if !ok {
 		return false

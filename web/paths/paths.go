@@ -3,11 +3,18 @@
 // the routes they lead to, and web/paths_test.go checks that every builder
 // here meets a route of the right method.
 //
+// It imports only the standard library and the embedded static files (for
+// their versions), so every package may use it.
+//
 // Ids go through url.PathEscape (a valid id needs none, but a link must not
 // change shape whatever it is given); queries through url.Values.
 package paths
 
-import "net/url"
+import (
+	"net/url"
+
+	"shop/static"
+)
 
 // WithQuery returns path with the query parameters (name, value pairs) set,
 // skipping empty values: a "show more" link carries only what it needs.
@@ -35,8 +42,14 @@ func More(path, cursor string, kv ...string) string {
 }
 
 // Static is a file of the static/ directory, name relative to it
-// ("css/shop.css").
-func Static(name string) string { return "/static/" + name }
+// ("css/shop.css"), with its content's hash as ?v= (web serves such a URL
+// as immutable).
+func Static(name string) string {
+	if v := static.Version(name); v != "" {
+		return "/static/" + name + "?v=" + v
+	}
+	return "/static/" + name
+}
 
 // under joins a base path and escaped segments: under("/orders", id) is
 // "/orders/<id>".

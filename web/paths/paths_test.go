@@ -3,6 +3,7 @@ package paths_test
 import (
 	"testing"
 
+	"shop/static"
 	"shop/web/paths"
 )
 
@@ -21,7 +22,8 @@ func TestPathsEscapeIdsAndQueries(t *testing.T) {
 		{paths.LoginThen("/login?next=/cart"), "/login"},
 		{paths.LoginThen("/signup"), "/login"},
 		{paths.LoginThen("/drops/d1?x=1&y=2"), "/login?next=%2Fdrops%2Fd1%3Fx%3D1%26y%3D2"},
-		{paths.Static("css/shop.css"), "/static/css/shop.css"},
+		{paths.Static("css/shop.css"), "/static/css/shop.css?v=" + static.Version("css/shop.css")},
+		{paths.Static("css/none.css"), "/static/css/none.css"},
 		{paths.More(paths.Orders, ""), ""},
 		{paths.More(paths.Orders, "c1/+"), "/orders?after=c1%2F%2B"},
 		{paths.More(paths.Catalogue, "c1", "category", "coffee"), "/products?after=c1&category=coffee"},
