@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -13,13 +11,12 @@ import (
 	"shop/web/paths"
 )
 
-// CatalogueStore is what the catalogue pages read.
-type CatalogueStore interface {
+// CatalogueWindow is what the catalogue pages show, read through the
+// store's shop window (a second for stock, a minute for lists).
+type CatalogueWindow interface {
 	Categories(ctx context.Context) ([]store.Category, error)
 	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
-	// For the subscribe form of a subscribable product.
-	subscribeFormStore
 }
 
 // cataloguePageSize fills four rows of three cards.
@@ -27,31 +24,10 @@ const cataloguePageSize = 12
 
 // Catalogue serves the product list and product pages.
 type Catalogue struct {
-	Store CatalogueStore
-
-	// Categories change rarely and are on every catalogue page: keep them a
-	// minute rather than read them on every view.
-	mu         sync.RWMutex
-	categories []store.Category
-	fetched    time.Time
-}
-
-func (h *Catalogue) allCategories(ctx context.Context) ([]store.Category, error) {
-	h.mu.RLock()
-	cats, fresh := h.categories, time.Since(h.fetched) < time.Minute
-	h.mu.RUnlock()
-	if cats != nil && fresh {
-		return cats, nil
-	}
-	// Read without the lock held: a slow read must not stall every page.
-	cats, err := h.Store.Categories(ctx)
-	if err != nil {
-		return nil, err
-	}
-	h.mu.Lock()
-	h.categories, h.fetched = cats, time.Now()
-	h.mu.Unlock()
-	return cats, nil
+	Window CatalogueWindow
+	// Store answers what is personal: the subscribe form of a subscribable
+	// product.
+	Store subscribeFormStore
 }
 
 // List is /products (and the home page): one category or all, a page at a
@@ -61,7 +37,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 	if slug != "" && !store.ValidID(slug) {
 		return page.NotFound("That category")
 	}
-	cats, err := h.allCategories(c.UserContext())
+	cats, err := h.Window.Categories(c.UserContext())
 	if err != nil {
 		return err
 	}
@@ -76,7 +52,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 			return page.NotFound("That category")
 		}
 	}
-	products, err := h.Store.Catalogue(c.UserContext(), slug, cataloguePageSize, cursor)
+	products, err := h.Window.Catalogue(c.UserContext(), slug, cataloguePageSize, cursor)
 	if err != nil {
 		return err
 	}
@@ -94,13 +70,13 @@ func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
 	if err != nil {
 		return views.ProductPage{}, err
 	}
-	p, stock, err := h.Store.ProductWithStock(c.UserContext(), id)
+	p, stock, err := h.Window.ProductWithStock(c.UserContext(), id)
 	if err != nil {
 		return views.ProductPage{}, notFoundAs(err, "That product")
 	}
 	data := views.ProductPage{Product: p, Stock: views.StockPanel{ProductID: p.ID, Levels: stock}}
 	data.Add = views.AddToCart{ProductID: p.ID, Quantity: "1", Available: data.Stock.Total()}
-	if cats, err := h.allCategories(c.UserContext()); err == nil {
+	if cats, err := h.Window.Categories(c.UserContext()); err == nil {
 		for _, cat := range cats {
 			if cat.Slug == p.Category {
 				data.Category = cat

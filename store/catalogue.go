@@ -86,6 +86,7 @@ func (s *Store) PutProduct(ctx context.Context, p Product) error {
 
 // PutCategory writes a category whole.
 func (s *Store) PutCategory(ctx context.Context, c Category) error {
+	defer s.forgetProducts()
 	err := s.putItem(ctx, categoryRecord{
 		PK: partitionCategories, SK: categoryKey(c.Slug), EntityType: entityCategory,
 		Name: c.Name, Description: c.Description,

@@ -34,6 +34,12 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	if !ValidID(req.Key) || len(req.Key) > 36 {
 		return Order{}, ErrBadCheckoutKey
 	}
+	// Whatever the outcome, this replica's window shows the stock anew.
+	touched := make([]string, 0, len(req.Lines))
+	for _, l := range req.Lines {
+		touched = append(touched, l.ProductID)
+	}
+	defer s.forgetStock(touched...)
 	cur, found, err := s.checkoutKeyItem(ctx, req.Key)
 	if err != nil {
 		return Order{}, err

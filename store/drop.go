@@ -214,6 +214,7 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	// transaction: the stock items and their adjustments follow the drop's.
 	var setAside []types.TransactWriteItem
 	if d.ProductID != "" {
+		defer s.forgetStock(d.ProductID)
 		var err error
 		if d.SetAside, setAside, err = s.setAsideItems(ctx, d, nd.StaffID, now); err != nil {
 			return Drop{}, err

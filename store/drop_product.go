@@ -197,6 +197,7 @@ func returnPlan(setAside []Allocation, n int) []Allocation {
 // counter of a big drop), so a claim meanwhile makes it read again. Claimed
 // units stay set aside for their holders.
 func (s *Store) closeProductDrop(ctx context.Context, d Drop, to DropStatus) error {
+	defer s.forgetStock(d.ProductID)
 	p, err := s.Product(ctx, d.ProductID)
 	if errors.Is(err, ErrNotFound) {
 		p = Product{ID: d.ProductID, Name: d.ProductID}

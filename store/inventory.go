@@ -52,6 +52,7 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 	if delta == 0 {
 		return StockAdjustment{}, errors.New("a stock adjustment changes the stock")
 	}
+	defer s.forgetStock(p.ID)
 	now := s.now().UTC().Truncate(time.Millisecond)
 	adj := StockAdjustment{ID: adjustmentKey(now, NewID()), WarehouseID: w.ID, ProductID: p.ID,
 		ProductName: p.Name, Delta: delta, Reason: reason, StaffID: staffID, At: now}

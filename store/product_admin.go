@@ -20,6 +20,7 @@ func (s *Store) CreateProduct(ctx context.Context, p Product) (Product, error) {
 	if p.CreatedAt.IsZero() {
 		p.CreatedAt = s.now()
 	}
+	defer s.forgetProducts(p.ID)
 	return p, s.putNew(ctx, newProductRecord(p), "product "+p.ID)
 }
 
@@ -28,6 +29,7 @@ func (s *Store) CreateProduct(ctx context.Context, p Product) (Product, error) {
 // new name is copied onto its stock levels in the same transaction, so the
 // inventory pages never show the old one.
 func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
+	defer s.forgetProducts(p.ID)
 	old, stock, err := s.ProductWithStock(ctx, p.ID)
 	if err != nil {
 		return err

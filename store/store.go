@@ -28,6 +28,9 @@ type Store struct {
 
 	shardsMu   sync.Mutex
 	shardsRead int // the table's shard count, once read
+
+	windowOnce sync.Once
+	window     *Window // what visitors browse, cached (window.go)
 }
 
 // Option changes a Store.

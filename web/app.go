@@ -74,7 +74,7 @@ func New(cfg Config) (*fiber.App, error) {
 		cfg.Gate = dropgate.New(cfg.Store, nil)
 		go cfg.Gate.Run(bg, time.Second)
 	}
-	catalogue := &handlers.Catalogue{Store: cfg.Store}
+	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway}
 	orders := &handlers.Orders{Store: cfg.Store}

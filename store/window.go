@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// The shop window: what visitors browse (catalogue pages, categories,
+// product pages with their stock) read through a small in-process cache.
+// However many requests want a key at once, one DynamoDB read answers them
+// (single flight). Stock is kept a second, products and lists a minute; a
+// write this replica makes (stock adjustment, checkout, product edit, a
+// product drop setting stock aside) drops what it touched at once, and the
+// other replicas see it when their copy expires. Checkout, the cart's stock
+// check and everything with money read the table, never the window.
+//
+// A map and a mutex serve: the entries are few (a page per category and
+// cursor, one per product viewed), expire within a minute, and the map is
+// swept when it grows past windowMaxEntries.
+
+const (
+	windowStockTTL   = time.Second
+	windowListTTL    = time.Minute
+	windowMaxEntries = 10_000
+	windowLoadWait   = 5 * time.Second
+)
+
+// Window reads the shop window of this store.
+type Window struct {
+	s       *Store
+	flights singleflight.Group
+
+	mu      sync.Mutex
+	entries map[string]windowEntry
+	// lists counts product and category changes: a catalogue page cached
+	// under an older count is stale.
+	lists uint64
+}
+
+type windowEntry struct {
+	value   any
+	expires time.Time
+	lists   uint64
+}
+
+type productWithStock struct {
+	product Product
+	stock   []StockLevel
+}
+
+// Window is the store's shop window (one per Store, so one per replica).
+func (s *Store) Window() *Window {
+	s.windowOnce.Do(func() { s.window = &Window{s: s, entries: map[string]windowEntry{}} })
+	return s.window
+}
+
+// Categories are the catalogue's categories, at most a minute old.
+func (w *Window) Categories(ctx context.Context) ([]Category, error) {
+	v, err := windowGet(ctx, w, "categories", windowListTTL, true, w.s.Categories)
+	return slices.Clone(v), err
+}
+
+// Catalogue is a page of products (of one category, or all), at most a
+// minute old.
+func (w *Window) Catalogue(ctx context.Context, category string, limit int, cursor string) (Page[Product], error) {
+	key := "catalogue\x00" + category + "\x00" + cursor + "\x00" + strconv.Itoa(limit)
+	p, err := windowGet(ctx, w, key, windowListTTL, true, func(ctx context.Context) (Page[Product], error) {
+		return w.s.Catalogue(ctx, category, limit, cursor)
+	})
+	p.Items = slices.Clone(p.Items)
+	return p, err
+}
+
+// ProductWithStock is a product and its stock, at most a second old.
+func (w *Window) ProductWithStock(ctx context.Context, id string) (Product, []StockLevel, error) {
+	v, err := windowGet(ctx, w, "product\x00"+id, windowStockTTL, false, func(ctx context.Context) (productWithStock, error) {
+		p, stock, err := w.s.ProductWithStock(ctx, id)
+		return productWithStock{p, stock}, err
+	})
+	return v.product, slices.Clone(v.stock), err
+}
+
+// windowGet answers key from the window while fresh, else loads it once
+// for every caller waiting. A load outlives a caller that gives up (the
+// others still want it), within windowLoadWait. Errors are not kept.
+func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Duration, list bool, load func(context.Context) (T, error)) (T, error) {
+	now := w.s.now()
+	w.mu.Lock()
+	e, ok := w.entries[key]
+	lists := w.lists
+	w.mu.Unlock()
+	if ok && now.Before(e.expires) && (!list || e.lists == lists) {
+		return e.value.(T), nil
+	}
+	ch := w.flights.DoChan(key, func() (any, error) {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), windowLoadWait)
+		defer cancel()
+		v, err := load(lctx)
+		if err != nil {
+			return v, err
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.entries) >= windowMaxEntries {
+			w.sweepLocked(w.s.now())
+		}
+		// A change made while loading is newer than what was read.
+		if !list || w.lists == lists {
+			w.entries[key] = windowEntry{value: v, expires: now.Add(ttl), lists: lists}
+		}
+		return v, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			var zero T
+			return zero, r.Err
+		}
+		return r.Val.(T), nil
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// sweepLocked drops expired entries, and everything if that is not enough.
+func (w *Window) sweepLocked(now time.Time) {
+	for k, e := range w.entries {
+		if !now.Before(e.expires) {
+			delete(w.entries, k)
+		}
+	}
+	if len(w.entries) >= windowMaxEntries {
+		clear(w.entries)
+	}
+}
+
+// forgetStock drops the products' pages: their stock changed here.
+func (s *Store) forgetStock(productIDs ...string) {
+	w := s.Window()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, id := range productIDs {
+		delete(w.entries, "product\x00"+id)
+		w.flights.Forget("product\x00" + id)
+	}
+}
+
+// forgetProducts drops the products' pages and every list: a product or a
+// category changed here.
+func (s *Store) forgetProducts(productIDs ...string) {
+	s.forgetStock(productIDs...)
+	w := s.Window()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lists++
+	delete(w.entries, "categories")
+	w.flights.Forget("categories")
+}

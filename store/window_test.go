@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/storetest"
+)
+
+// The shop window answers a page from memory while it is fresh, loads a
+// cold key once however many ask at once, and drops what this replica
+// changed at once; another replica's change shows when the copy expires.
+func TestWindowCachesLoadsOnceAndForgetsWhatChanged(t *testing.T) {
+	t.Parallel()
+	clock := storetest.NewClock(time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC), 0)
+	env := storetest.New(t, store.WithClock(clock.Now))
+	st, ctx := env.Store, ctxT(t)
+	p := store.Product{ID: "beans", Name: "Beans", Category: "coffee", Price: eur(900)}
+	w := store.Warehouse{ID: "gbg", Name: "Göteborg"}
+	if err := st.PutProduct(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutWarehouse(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutStockLevel(ctx, store.StockLevel{ProductID: p.ID, WarehouseID: w.ID, ProductName: p.Name, WarehouseName: w.Name, Quantity: 5}); err != nil {
+		t.Fatal(err)
+	}
+	win := st.Window()
+	stockOf := func(win *store.Window) int {
+		t.Helper()
+		_, levels, err := win.ProductWithStock(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range levels {
+			n += l.Quantity
+		}
+		return n
+	}
+
+	// Fifty views of a cold product page: one read.
+	env.Counter.Reset()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() { defer wg.Done(); stockOf(win) }()
+	}
+	wg.Wait()
+	if n := env.Counter.Total(); n != 1 {
+		t.Fatalf("50 parallel cold views made %d requests %v, want 1", n, env.Counter.Ops())
+	}
+	env.Costs(t, "a warm product page", 0, func() { stockOf(win) })
+
+	// A stock adjustment here shows at once.
+	if _, err := st.AdjustStock(ctx, p, w, -2, "broken bag", "staff"); err != nil {
+		t.Fatal(err)
+	}
+	if got := stockOf(win); got != 3 {
+		t.Fatalf("after an adjustment here the window shows %d, want 3", got)
+	}
+	// One on another replica shows once the second has passed.
+	replica := store.New(env.Client, env.Table, store.WithClock(clock.Now))
+	if _, err := replica.AdjustStock(ctx, p, w, -1, "sample", "staff"); err != nil {
+		t.Fatal(err)
+	}
+	if got := stockOf(win); got != 3 {
+		t.Fatalf("within the second the window shows %d, want the 3 it holds", got)
+	}
+	clock.Set(clock.Now().Add(1100 * time.Millisecond))
+	if got := stockOf(win); got != 2 {
+		t.Fatalf("after the second the window shows %d, want 2", got)
+	}
+
+	// Lists: kept a minute, dropped when a product changes here.
+	list := func() store.Page[store.Product] {
+		t.Helper()
+		pg, err := win.Catalogue(ctx, "coffee", 12, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pg
+	}
+	list()
+	env.Costs(t, "a warm catalogue page", 0, func() { list() })
+	clock.Set(clock.Now().Add(30 * time.Second))
+	env.Costs(t, "a catalogue page half a minute on", 0, func() { list() })
+	p.Name = "Dark Beans"
+	if err := st.UpdateProduct(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	var pg store.Page[store.Product]
+	env.Costs(t, "the catalogue after a product edit here", 1, func() { pg = list() })
+	if len(pg.Items) != 1 || pg.Items[0].Name != "Dark Beans" {
+		t.Fatalf("catalogue after the edit: %+v", pg.Items)
+	}
+	env.Costs(t, "categories, cold", 1, func() {
+		if _, err := win.Categories(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	env.Costs(t, "categories, warm", 0, func() {
+		if _, err := win.Categories(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
