@@ -32,32 +32,19 @@ func TestParseSMTPURL(t *testing.T) {
 		want jobs.SMTPConfig
 		err  string // a part of the error; "" for none
 	}{
-		{raw: "smtps://user:pass@mail.example.com:465",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Password: "pass", Security: jobs.SMTPImplicitTLS}},
-		{raw: "smtps://mail.example.com",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Security: jobs.SMTPImplicitTLS}},
-		{raw: "smtp://user:pass@mail.example.com:587",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 587, Username: "user", Password: "pass", Security: jobs.SMTPStartTLS}},
-		{raw: "smtp://mail.example.com",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 587, Security: jobs.SMTPStartTLS}},
-		{raw: "SMTP://Mail.Example.COM:2525/",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 2525, Security: jobs.SMTPStartTLS}},
-		{raw: "smtp://mail.example.com?starttls=required",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 587, Security: jobs.SMTPStartTLS}},
-		{raw: "smtp://u:p@mail.example.com:25?starttls=opportunistic",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 25, Username: "u", Password: "p", Security: jobs.SMTPStartTLSOpportunistic}},
-		{raw: "smtp://127.0.0.1:2525?starttls=none",
-			want: jobs.SMTPConfig{Host: "127.0.0.1", Port: 2525, Security: jobs.SMTPNoTLS}},
-		{raw: "smtp://[::1]:2525?starttls=none",
-			want: jobs.SMTPConfig{Host: "::1", Port: 2525, Security: jobs.SMTPNoTLS}},
-		{raw: "smtps://[2001:DB8::0001]",
-			want: jobs.SMTPConfig{Host: "2001:db8::1", Port: 465, Security: jobs.SMTPImplicitTLS}},
-		{raw: "  smtps://u:p@mail.example.com\n",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "u", Password: "p", Security: jobs.SMTPImplicitTLS}},
-		{raw: "smtps://apikey:p%40ss%3Aw%2Frd%25@mail.example.com", // reserved characters percent-encoded
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "apikey", Password: "p@ss:w/rd%", Security: jobs.SMTPImplicitTLS}},
-		{raw: "smtps://user@mail.example.com",
-			want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Security: jobs.SMTPImplicitTLS}},
+		{raw: "smtps://user:pass@mail.example.com:465", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Password: "pass", Security: jobs.SMTPImplicitTLS}},
+		{raw: "smtps://mail.example.com", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Security: jobs.SMTPImplicitTLS}},
+		{raw: "smtp://user:pass@mail.example.com:587", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 587, Username: "user", Password: "pass", Security: jobs.SMTPStartTLS}},
+		{raw: "smtp://mail.example.com", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 587, Security: jobs.SMTPStartTLS}},
+		{raw: "SMTP://Mail.Example.COM:2525/", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 2525, Security: jobs.SMTPStartTLS}},
+		{raw: "smtp://mail.example.com?starttls=required", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 587, Security: jobs.SMTPStartTLS}},
+		{raw: "smtp://u:p@mail.example.com:25?starttls=opportunistic", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 25, Username: "u", Password: "p", Security: jobs.SMTPStartTLSOpportunistic}},
+		{raw: "smtp://127.0.0.1:2525?starttls=none", want: jobs.SMTPConfig{Host: "127.0.0.1", Port: 2525, Security: jobs.SMTPNoTLS}},
+		{raw: "smtp://[::1]:2525?starttls=none", want: jobs.SMTPConfig{Host: "::1", Port: 2525, Security: jobs.SMTPNoTLS}},
+		{raw: "smtps://[2001:DB8::0001]", want: jobs.SMTPConfig{Host: "2001:db8::1", Port: 465, Security: jobs.SMTPImplicitTLS}},
+		{raw: "  smtps://u:p@mail.example.com\n", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "u", Password: "p", Security: jobs.SMTPImplicitTLS}},
+		{raw: "smtps://apikey:p%40ss%3Aw%2Frd%25@mail.example.com", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "apikey", Password: "p@ss:w/rd%", Security: jobs.SMTPImplicitTLS}}, // reserved characters percent-encoded
+		{raw: "smtps://user@mail.example.com", want: jobs.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Security: jobs.SMTPImplicitTLS}},
 
 		{raw: "", err: "empty"},
 		{raw: "mail.example.com:587", err: "scheme"},
@@ -382,16 +369,23 @@ func deliver(t *testing.T, d *jobs.Deliverer, wantSent, wantFailed int) {
 	}
 }
 
-func TestDeliverPendingSendsTextAndHTML(t *testing.T) {
-	t.Parallel()
+// newDelivery is a fresh table holding ms and a deliverer sending them to
+// a test SMTP server of its own.
+func newDelivery(t *testing.T, ms ...store.Mail) (storetest.Env, *smtpServer, *jobs.Deliverer) {
+	t.Helper()
 	env := storetest.New(t)
 	srv := startSMTP(t, "127.0.0.1:0")
+	putMails(t, env, ms...)
+	return env, srv, newDeliverer(t, env.Store, srv.URL())
+}
+
+func TestDeliverPendingSendsTextAndHTML(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	a := testMail("receipt-s1-R1", "ada@example.com", now.Add(-2*time.Minute))
 	b := testMail("reminder-s2-2026-05-01", "Bea Berg <bea@example.org>", now.Add(-time.Minute))
-	putMails(t, env, a, b)
+	env, srv, d := newDelivery(t, a, b)
 
-	d := newDeliverer(t, env.Store, srv.URL())
 	deliver(t, d, 2, 0)
 
 	got := srv.Received()
@@ -444,12 +438,9 @@ func TestDeliverPendingSendsTextAndHTML(t *testing.T) {
 
 func TestDeliverPendingRetriesRejectedMail(t *testing.T) {
 	t.Parallel()
-	env := storetest.New(t)
-	srv := startSMTP(t, "127.0.0.1:0")
-	srv.reject.Store(true)
 	m := testMail("payfail-s1-2026-05-01-a1", "ada@example.com", time.Now())
-	putMails(t, env, m)
-	d := newDeliverer(t, env.Store, srv.URL())
+	env, srv, d := newDelivery(t, m)
+	srv.reject.Store(true)
 
 	deliver(t, d, 0, 1)
 	o := outboxMail(t, env, m.ID)
@@ -516,13 +507,10 @@ func TestDeliverPendingServerDown(t *testing.T) {
 
 func TestDeliverPendingGivesUpAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
-	env := storetest.New(t)
-	srv := startSMTP(t, "127.0.0.1:0")
-	srv.reject.Store(true)
 	m := testMail("reminder-s1-2026-05-01", "gone@example.com", time.Now())
 	m.Status, m.Attempts, m.LastError = store.MailFailed, 4, "550 earlier"
-	putMails(t, env, m)
-	d := newDeliverer(t, env.Store, srv.URL())
+	env, srv, d := newDelivery(t, m)
+	srv.reject.Store(true)
 
 	deliver(t, d, 0, 1)
 	o := outboxMail(t, env, m.ID)
@@ -558,11 +546,7 @@ func TestDeliverPendingRequiresSTARTTLS(t *testing.T) {
 
 func TestDeliverPendingWaitsForLease(t *testing.T) {
 	t.Parallel()
-	env := storetest.New(t)
-	srv := startSMTP(t, "127.0.0.1:0")
-	m := testMail("receipt-s1-R1", "ada@example.com", time.Now())
-	putMails(t, env, m)
-	d := newDeliverer(t, env.Store, srv.URL())
+	env, srv, d := newDelivery(t, testMail("receipt-s1-R1", "ada@example.com", time.Now()))
 
 	ctx := ctxT(t)
 	other, err := env.Store.AcquireLease(ctx, jobs.LeaseMailDelivery, env.Store.Today(), "other-replica", time.Minute)

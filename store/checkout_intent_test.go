@@ -27,6 +27,20 @@ func crashAfterFirstCharge(g *payment.TestGateway) {
 	}
 }
 
+// crashedCheckout is a shop with 5 of product p at €10.00 in which ada's
+// checkout of quantity p, under key, died after the charge.
+func crashedCheckout(t *testing.T, key string, quantity int) (shopFixture, store.CheckoutRequest) {
+	t.Helper()
+	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
+	crashAfterFirstCharge(f.gateway)
+	req := request(key, "ada", store.CheckoutLine{ProductID: "p", Quantity: quantity})
+	req.Card = f.card
+	if _, err := f.env.Store.Checkout(ctxT(t), req, f.gateway); !errors.Is(err, errCrash) {
+		t.Fatalf("checkout: %v, want the crash", err)
+	}
+	return f, req
+}
+
 func settle(t *testing.T, f shopFixture, in store.CheckoutIntent) store.CheckoutIntentStatus {
 	t.Helper()
 	ctx := ctxT(t)
@@ -73,14 +87,8 @@ func cardPayment(t *testing.T, f shopFixture, orderID string) store.Payment {
 // order with a fresh charge, once.
 func TestCheckoutCrashAfterChargeIsVoidedThenRetried(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
+	f, req := crashedCheckout(t, "crash-then-settle", 2)
 	ctx, st := ctxT(t), f.env.Store
-	crashAfterFirstCharge(f.gateway)
-	req := request("crash-then-settle", "ada", store.CheckoutLine{ProductID: "p", Quantity: 2})
-	req.Card = f.card
-	if _, err := st.Checkout(ctx, req, f.gateway); !errors.Is(err, errCrash) {
-		t.Fatalf("checkout: %v, want the crash", err)
-	}
 	if n, _, _ := f.gateway.Captured(); n != 1 || f.env.CountEntities(t, "order") != 0 || f.stockOf(t, "p") != 5 {
 		t.Fatalf("after the crash: %d charges, %d orders, stock %d", n, f.env.CountEntities(t, "order"), f.stockOf(t, "p"))
 	}
@@ -152,14 +160,8 @@ func TestCheckoutCrashAfterChargeIsVoidedThenRetried(t *testing.T) {
 // placed and leaves the charge alone.
 func TestCheckoutCrashAfterChargeThenRetryUsesTheSameCharge(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, map[string][2]int{"p": {5, 0}}, 1000)
+	f, req := crashedCheckout(t, "crash-then-retry", 1)
 	ctx, st := ctxT(t), f.env.Store
-	crashAfterFirstCharge(f.gateway)
-	req := request("crash-then-retry", "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
-	req.Card = f.card
-	if _, err := st.Checkout(ctx, req, f.gateway); !errors.Is(err, errCrash) {
-		t.Fatalf("checkout: %v, want the crash", err)
-	}
 	stale := openIntents(t, f)
 	if len(stale) != 1 {
 		t.Fatalf("open intents %+v", stale)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -609,13 +608,7 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
-	c := newAPIClient(t, "http://"+ln.Addr().String(), secret)
+	c := newAPIClient(t, serve(t, app), secret)
 
 	r := c.do(http.MethodGet, "/api/v1/openapi.json", "")
 	r.want(t, "openapi.json", http.StatusOK, "")

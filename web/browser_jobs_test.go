@@ -68,49 +68,28 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	h.delay.Store(int64(250 * time.Millisecond))
 	wantCharged := 61 + len(demoDue.Items)
 
-	ctx, shot := newChromium(t)
-	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	text := func(what string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(what))
-		if err != nil {
-			t.Fatalf("text of %s: %v", what, err)
-		}
-		return strings.Join(strings.Fields(s), " ")
-	}
+	j := newJourney(t, s.base)
 
-	do("staff sign in",
-		chromedp.Navigate(s.base+"/admin/jobs"),
-		chromedp.WaitVisible(sel("login-form")),
-		chromedp.SendKeys(sel("field-email"), demo.StaffEmail),
-		chromedp.SendKeys(sel("field-password"), demo.StaffPassword),
-		chromedp.Click(sel("login-submit")),
-		chromedp.WaitVisible(sel("job-payments")),
-	)
-	if got := text(`#job-payments ` + sel("job-schedule")); !strings.Contains(got, "0 7 * * *") {
+	j.signInAt("/admin/jobs", demo.StaffEmail, demo.StaffPassword, "job-payments")
+	if got := j.text(`#job-payments ` + sel("job-schedule")); !strings.Contains(got, "0 7 * * *") {
 		t.Fatalf("schedule %q", got)
 	}
-	shot("j1-jobs")
+	j.shot("j1-jobs")
 
-	do("run payments now", chromedp.Click(sel("run-now-payments")), chromedp.WaitVisible(sel("run-title")))
-	if got := text(sel("flash")); !strings.Contains(got, "Started the payments run for "+store.FormatDate(today)) {
+	j.do("run payments now", chromedp.Click(sel("run-now-payments")), chromedp.WaitVisible(sel("run-title")))
+	if got := j.text(sel("flash")); !strings.Contains(got, "Started the payments run for "+store.FormatDate(today)) {
 		t.Fatalf("flash %q", got)
 	}
-	shot("j2-run-started")
+	j.shot("j2-run-started")
 
 	// The console's bar, polled by htmx, moves to the end.
 	progress := `#job-payments [data-testid="run-progress"]`
-	do("back to the console", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(progress))
+	j.do("back to the console", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(progress))
 	var seen []int
 	midShot := false
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		st, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+		st, err := chromedp.Run(j.ctx, chromedp.Evaluate[[]string](`(() => {
 			const a = document.querySelector('`+progress+`');
 			if (!a) return ["", "0", "0"];
 			const b = a.querySelector('progress');
@@ -132,7 +111,7 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 			seen = append(seen, v)
 		}
 		if !midShot && v > 0 && v < m {
-			shot("j3-jobs-running")
+			j.shot("j3-jobs-running")
 			midShot = true
 		}
 		if st[0] == store.RunCompleted {
@@ -155,49 +134,48 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 			t.Fatalf("the bar went back: %v", seen)
 		}
 	}
-	polling, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+progress+`').hasAttribute('hx-trigger')`))
+	polling, err := chromedp.Run(j.ctx, chromedp.Evaluate[bool](`document.querySelector('`+progress+`').hasAttribute('hx-trigger')`))
 	if err != nil || polling {
 		t.Fatalf("the finished run's progress still polls (%v)", err)
 	}
 	// The console reloaded as the run ended: the run's row and today's
 	// lease are up to date too.
-	if got := text(`#job-payments [data-testid="run-row"] [data-testid="run-outcome"]`); got != store.RunCompleted {
+	if got := j.text(`#job-payments [data-testid="run-row"] [data-testid="run-outcome"]`); got != store.RunCompleted {
 		t.Fatalf("the newest run's row says %q", got)
 	}
-	if got := text(`#job-payments ` + sel("job-lease")); !strings.HasPrefix(got, "done") {
+	if got := j.text(`#job-payments ` + sel("job-lease")); !strings.HasPrefix(got, "done") {
 		t.Fatalf("today's lease %q", got)
 	}
-	if got := text(progress + ` [data-testid="run-progress-charged"]`); got != strconv.Itoa(wantCharged)+" charged" {
+	if got := j.text(progress + ` [data-testid="run-progress-charged"]`); got != strconv.Itoa(wantCharged)+" charged" {
 		t.Fatalf("progress says %q, want %d charged", got, wantCharged)
 	}
-	shot("j4-jobs-completed")
+	j.shot("j4-jobs-completed")
 
-	do("open the run", chromedp.Click(progress+` [data-testid="run-progress-link"]`), chromedp.WaitVisible(sel("run-chart")))
-	if got := text(sel("count-charged")); got != strconv.Itoa(wantCharged) {
+	j.do("open the run", chromedp.Click(progress+` [data-testid="run-progress-link"]`), chromedp.WaitVisible(sel("run-chart")))
+	if got := j.text(sel("count-charged")); got != strconv.Itoa(wantCharged) {
 		t.Fatalf("run page: charged %q, want %d", got, wantCharged)
 	}
-	if got := text(sel("count-declined")); got != "3" {
+	if got := j.text(sel("count-declined")); got != "3" {
 		t.Fatalf("run page: declined %q, want 3", got)
 	}
-	bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="run-chart-bar"]').length`))
-	if err != nil || bars != 2*29 { // 28 days of history and today, two panels
-		t.Fatalf("%d bars in the chart (%v), want %d", bars, err, 2*29)
+	if bars := j.count(sel("run-chart-bar")); bars != 2*29 { // 28 days of history and today, two panels
+		t.Fatalf("%d bars in the chart, want %d", bars, 2*29)
 	}
-	if got := text(sel("run-failures")); !strings.Contains(got, "beyond the 60-day catch-up window") {
+	if got := j.text(sel("run-failures")); !strings.Contains(got, "beyond the 60-day catch-up window") {
 		t.Fatalf("failures %q", got)
 	}
-	shot("j5-run-page")
+	j.shot("j5-run-page")
 
-	do("outbox", chromedp.Click(sel("nav-outbox")), chromedp.WaitVisible(sel("outbox")))
-	shot("j6-outbox")
-	do("a mail", chromedp.Click(`[data-testid="mail-row"] [data-testid="mail-link"]`), chromedp.WaitVisible(sel("mail-html")))
-	shot("j7-mail")
+	j.do("outbox", chromedp.Click(sel("nav-outbox")), chromedp.WaitVisible(sel("outbox")))
+	j.shot("j6-outbox")
+	j.do("a mail", chromedp.Click(`[data-testid="mail-row"] [data-testid="mail-link"]`), chromedp.WaitVisible(sel("mail-html")))
+	j.shot("j7-mail")
 	// A full-page capture leaves out the sandboxed frame (it paints in a
 	// process of its own): this one is of the window, scrolled to it.
 	if dir := os.Getenv("SHOP_SCREENSHOTS"); dir != "" {
-		do("scroll to the HTML", chromedp.ScrollIntoView(sel("mail-html")))
+		j.do("scroll to the HTML", chromedp.ScrollIntoView(sel("mail-html")))
 		time.Sleep(300 * time.Millisecond)
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		png, err := chromedp.Run(j.ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,30 +183,15 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	}
 
 	// The customer sees the new receipt.
-	do("staff sign out", chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")))
-	do("Ada signs in and opens her receipts",
-		chromedp.Navigate(s.base+"/login"),
-		chromedp.WaitVisible(sel("login-form")),
-		chromedp.SendKeys(sel("field-email"), demo.CustomerEmail),
-		chromedp.SendKeys(sel("field-password"), demo.CustomerPassword),
-		chromedp.Click(sel("login-submit")),
-		chromedp.WaitVisible(sel("viewer-name")),
-		chromedp.Navigate(s.base+"/receipts"),
-		chromedp.WaitVisible(sel("receipts")),
-	)
-	if got := text(`[data-testid="receipt-row"][data-kind="receipt"]`); !strings.Contains(got, "Journey Beans 250 g") {
+	j.signOut()
+	j.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	j.do("Ada opens her receipts", chromedp.Navigate(s.base+"/receipts"), chromedp.WaitVisible(sel("receipts")))
+	if got := j.text(`[data-testid="receipt-row"][data-kind="receipt"]`); !strings.Contains(got, "Journey Beans 250 g") {
 		t.Fatalf("Ada's newest receipt: %q", got)
 	}
-	shot("j8-customer-receipt")
-	do("Ada signs out, staff again",
-		chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")),
-		chromedp.Navigate(s.base+"/login"),
-		chromedp.WaitVisible(sel("login-form")),
-		chromedp.SendKeys(sel("field-email"), demo.StaffEmail),
-		chromedp.SendKeys(sel("field-password"), demo.StaffPassword),
-		chromedp.Click(sel("login-submit")),
-		chromedp.WaitVisible(sel("viewer-name")),
-	)
+	j.shot("j8-customer-receipt")
+	j.signOut()
+	j.signIn(demo.StaffEmail, demo.StaffPassword)
 
 	// Without JavaScript: a run goes (a reminders run of another replica,
 	// recorded in the table); the console reloads itself every 2 s, and
@@ -239,14 +202,14 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	}
 	rem := recordRun(t, s.env.Store, store.JobRun{Job: jobs.JobReminders, Date: today, Trigger: jobs.TriggerSchedule, Replica: "replica-b",
 		StartedAt: time.Now().UTC(), Outcome: store.RunRunning, Counts: store.RunCounts{Due: 10, Mailed: 4}})
-	do("no JavaScript", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	j.do("no JavaScript", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}))
 	loads := func() int { return strings.Count(s.log.String(), "path=/admin/jobs route=") }
 	before := loads()
-	do("console without JavaScript", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(`#job-reminders [data-testid="run-progress"]`))
-	shot("j8-jobs-no-js-running")
+	j.do("console without JavaScript", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(`#job-reminders [data-testid="run-progress"]`))
+	j.shot("j8-jobs-no-js-running")
 	time.Sleep(5 * time.Second)
 	if n := loads() - before; n < 3 {
 		t.Fatalf("without JavaScript the console loaded %d times in 5 s while a run goes, want it to reload itself", n)
@@ -262,5 +225,5 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	if n := loads() - settled; n != 0 {
 		t.Fatalf("the console reloaded %d times after the run ended", n)
 	}
-	shot("j9-jobs-no-js-ended")
+	j.shot("j9-jobs-no-js-ended")
 }

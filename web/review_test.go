@@ -46,9 +46,7 @@ func TestSignInIssuesNewSession(t *testing.T) {
 	}
 	fixed := s.browser(t)
 	fixed.setCookies(before)
-	if fixed.get("/").testid("viewer-name").Length() != 0 {
-		t.Fatal("the pre-sign-in cookie is signed in")
-	}
+	wantSignedOut(t, fixed.get("/"), "the pre-sign-in cookie is signed in")
 	// Nor does the visitor's CSRF token work in the signed-in session.
 	p := b.post("/logout", url.Values{"_csrf": {oldToken}})
 	wantStatus(t, "old token", p, http.StatusForbidden)
@@ -91,9 +89,8 @@ func TestBadInputIsNever500(t *testing.T) {
 	t.Parallel()
 	s := newShop(t)
 	b := s.browser(t)
-	b.get("/login")
 	long := strings.Repeat("a", 3000) + "@example.com"
-	p := b.post("/login", url.Values{"email": {long}, "password": {"x"}})
+	p := b.postLogin(long, "x")
 	wantStatus(t, "long email", p, http.StatusUnprocessableEntity)
 	if p.testid("error-email").Length() == 0 {
 		t.Fatal("no message at the email field")

@@ -196,6 +196,39 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 	wantStatus(t, "visitor at an order", visitor.get(loc), http.StatusSeeOther)
 }
 
+// formMistake is one mistake in a form and the testid of the message
+// that points it out.
+type formMistake struct {
+	name  string
+	edit  func(url.Values)
+	field string
+}
+
+// cardMistakes are refused alike by the checkout and the subscribe form.
+var cardMistakes = []formMistake{
+	{"malformed card", func(f url.Values) { f.Set("card_number", "4242 4242 4242 4241") }, "error-card_number"},
+	{"no card", func(f url.Values) { f.Del("card_number") }, "error-card_number"},
+	{"bad expiry", func(f url.Values) { f.Set("expiry", "13/30") }, "error-expiry"},
+	{"expired card", func(f url.Values) { f.Set("expiry", "01/20") }, "error-expiry"},
+	{"short cvc", func(f url.Values) { f.Set("cvc", "1") }, "error-cvc"},
+	{"declined card", func(f url.Values) { f.Set("card_number", payment.CardDeclined) }, "error-card_number"},
+	{"insufficient funds", func(f url.Values) { f.Set("card_number", payment.CardInsufficientFunds) }, "error-card_number"},
+	{"processing error", func(f url.Values) { f.Set("card_number", payment.CardProcessingError) }, "error-card_number"},
+}
+
+// wantMistakeRefused wants the form with the mistake answered 422 with a message
+// at the mistake's field and without the card number.
+func wantMistakeRefused(t *testing.T, p page, m formMistake) {
+	t.Helper()
+	wantStatus(t, m.name, p, http.StatusUnprocessableEntity)
+	if msg := p.testid(m.field).Text(); msg == "" {
+		t.Fatalf("no message at %s; form errors: %q", m.field, p.testid("form-error").Text())
+	}
+	if v, _ := p.testid("field-card_number").Attr("value"); v != "" {
+		t.Fatal("the card number is echoed back")
+	}
+}
+
 func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 	t.Parallel()
 	s := newShop(t)
@@ -216,11 +249,7 @@ func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 	b.addToCart("cf-grinder", "1")
 	stockBefore, _ := s.env.Store.ProductStock(ctx, "cf-grinder")
 
-	for _, tc := range []struct {
-		name  string
-		edit  func(url.Values)
-		field string
-	}{
+	for _, tc := range append([]formMistake{
 		{"missing street", func(f url.Values) { f.Del("street") }, "error-street"},
 		{"missing city and country", func(f url.Values) { f.Set("city", " "); f.Del("country") }, "error-city"},
 		{"unknown discount", func(f url.Values) { f.Set("discount", "NOSUCHCODE") }, "error-discount"},
@@ -229,26 +258,11 @@ func TestCheckoutBadInputIs422AndWritesNothing(t *testing.T) {
 		{"malformed discount", func(f url.Values) { f.Set("discount", "!!") }, "error-discount"},
 		{"unknown gift card", func(f url.Values) { f.Set("giftcard", "GIFT-NOPE") }, "error-giftcard"},
 		{"empty gift card", func(f url.Values) { f.Set("giftcard", "GIFT-EMPTY") }, "error-giftcard"},
-		{"malformed card", func(f url.Values) { f.Set("card_number", "4242 4242 4242 4241") }, "error-card_number"},
-		{"no card", func(f url.Values) { f.Del("card_number") }, "error-card_number"},
-		{"bad expiry", func(f url.Values) { f.Set("expiry", "13/30") }, "error-expiry"},
-		{"expired card", func(f url.Values) { f.Set("expiry", "01/20") }, "error-expiry"},
-		{"short cvc", func(f url.Values) { f.Set("cvc", "1") }, "error-cvc"},
-		{"declined card", func(f url.Values) { f.Set("card_number", payment.CardDeclined) }, "error-card_number"},
-		{"insufficient funds", func(f url.Values) { f.Set("card_number", payment.CardInsufficientFunds) }, "error-card_number"},
-		{"processing error", func(f url.Values) { f.Set("card_number", payment.CardProcessingError) }, "error-card_number"},
-	} {
+	}, cardMistakes...) {
 		t.Run(tc.name, func(t *testing.T) {
 			form := b.freshCheckoutForm()
 			tc.edit(form)
-			p := b.post("/checkout", form)
-			wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
-			if msg := p.testid(tc.field).Text(); msg == "" {
-				t.Fatalf("no message at %s; form errors: %q", tc.field, p.testid("form-error").Text())
-			}
-			if v, _ := p.testid("field-card_number").Attr("value"); v != "" {
-				t.Fatal("the card number is echoed back")
-			}
+			wantMistakeRefused(t, b.post("/checkout", form), tc)
 		})
 	}
 	if n := s.env.CountEntities(t, "order"); n != 0 {

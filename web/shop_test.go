@@ -17,6 +17,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 
 	"shop/store"
@@ -92,13 +93,19 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serve(t, app), logs, gateway
+}
+
+// serve runs app on a free port until the test ends: its base URL.
+func serve(t testing.TB, app *fiber.App) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = app.Listener(ln) }()
 	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
-	return "http://" + ln.Addr().String(), logs, gateway
+	return "http://" + ln.Addr().String()
 }
 
 func newShop(t testing.TB, opts ...appOption) *shop {
@@ -225,12 +232,34 @@ func (b *browser) setCookies(cs []*http.Cookie) {
 	b.http.Jar.SetCookies(u, cs)
 }
 
-func (b *browser) signIn(email, password string) {
+// postLogin opens the sign-in form and sends it.
+func (b *browser) postLogin(email, password string) page {
 	b.t.Helper()
 	b.get("/login")
-	p := b.post("/login", url.Values{"email": {email}, "password": {password}})
+	return b.post("/login", url.Values{"email": {email}, "password": {password}})
+}
+
+func (b *browser) signIn(email, password string) {
+	b.t.Helper()
+	p := b.postLogin(email, password)
 	if p.status != http.StatusSeeOther {
 		b.t.Fatalf("sign in as %s: status %d: %s", email, p.status, p.testid("form-error").Text())
+	}
+}
+
+// wantSignedIn fails the test with msg unless the page shows a viewer.
+func wantSignedIn(t testing.TB, p page, msg string) {
+	t.Helper()
+	if p.testid("viewer-name").Length() == 0 {
+		t.Fatal(msg)
+	}
+}
+
+// wantSignedOut fails the test with msg if the page shows a viewer.
+func wantSignedOut(t testing.TB, p page, msg string) {
+	t.Helper()
+	if p.testid("viewer-name").Length() != 0 {
+		t.Fatal(msg)
 	}
 }
 

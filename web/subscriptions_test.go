@@ -290,11 +290,7 @@ func TestSubscribeBadInputIs422AndWritesNothing(t *testing.T) {
 		before[entity] = s.env.CountEntities(t, entity) // the demo's customers have some
 	}
 
-	for _, tc := range []struct {
-		name  string
-		edit  func(url.Values)
-		field string
-	}{
+	for _, tc := range append([]formMistake{
 		{"payment day 0", func(f url.Values) { f.Set("day", "0") }, "error-day"},
 		{"payment day 32", func(f url.Values) { f.Set("day", "32") }, "error-day"},
 		{"payment day text", func(f url.Values) { f.Set("day", "first") }, "error-day"},
@@ -302,30 +298,15 @@ func TestSubscribeBadInputIs422AndWritesNothing(t *testing.T) {
 		{"period 4", func(f url.Values) { f.Set("period", "4") }, "error-period"},
 		{"period 12", func(f url.Values) { f.Set("period", "12") }, "error-period"},
 		{"no period", func(f url.Values) { f.Del("period") }, "error-period"},
-		{"no card", func(f url.Values) { f.Del("card_number") }, "error-card_number"},
-		{"malformed card", func(f url.Values) { f.Set("card_number", "4242 4242 4242 4241") }, "error-card_number"},
-		{"bad expiry", func(f url.Values) { f.Set("expiry", "13/30") }, "error-expiry"},
-		{"expired card", func(f url.Values) { f.Set("expiry", "01/20") }, "error-expiry"},
-		{"short cvc", func(f url.Values) { f.Set("cvc", "1") }, "error-cvc"},
-		{"declined card", func(f url.Values) { f.Set("card_number", payment.CardDeclined) }, "error-card_number"},
-		{"insufficient funds", func(f url.Values) { f.Set("card_number", payment.CardInsufficientFunds) }, "error-card_number"},
-		{"processing error", func(f url.Values) { f.Set("card_number", payment.CardProcessingError) }, "error-card_number"},
 		{"someone else's card token", func(f url.Values) { f.Set("card", "tok_0123456789abcdef01234567") }, "error-card"},
 		{"not subscribable", func(f url.Values) { f.Set("product_id", "one-off-mug") }, "form-error"},
-	} {
+	}, cardMistakes...) {
 		t.Run(tc.name, func(t *testing.T) {
 			form := b.subscribeForm(boxID, "31", "1")
 			tc.edit(form)
-			p := b.post("/subscriptions", form)
-			wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
-			if msg := p.testid(tc.field).Text(); msg == "" {
-				t.Fatalf("no message at %s; form errors: %q", tc.field, p.testid("form-error").Text())
-			}
-			if v, _ := p.testid("field-card_number").Attr("value"); v != "" {
-				t.Fatal("the card number is echoed back")
-			}
+			wantMistakeRefused(t, b.post("/subscriptions", form), tc)
 			// With htmx, the form alone comes back in place.
-			p = b.post("/subscriptions", form, "HX-Request", "true")
+			p := b.post("/subscriptions", form, "HX-Request", "true")
 			wantStatus(t, tc.name+" (htmx)", p, http.StatusUnprocessableEntity)
 			if strings.Contains(p.body, "<html") || p.testid(tc.field).Length() != 1 || p.testid("subscribe").Length() != 1 {
 				t.Fatalf("htmx answer is not the subscribe section with the error:\n%s", trim(p.body))
@@ -390,16 +371,31 @@ func (s *shop) current(t *testing.T, customerID, id string) store.Subscription {
 	return sub
 }
 
-func TestSubscriptionActions(t *testing.T) {
-	t.Parallel()
+// subscribedShop is a shop with the coffee box and Ada, a new customer,
+// subscribed to it every month on day: her browser, id and subscription.
+func subscribedShop(t *testing.T, day string) (*shop, *browser, string, store.Subscription) {
+	t.Helper()
 	s := newShop(t)
 	s.coffeeBox(t)
-	today := s.env.Store.Today()
 	b, ada := s.newCustomer(t, "Ada Test")
-	b.subscribe(boxID, "31", "1")
-	sub := s.subscriptionsOf(t, ada)[0]
+	b.subscribe(boxID, day, "1")
+	return s, b, ada, s.subscriptionsOf(t, ada)[0]
+}
+
+func TestSubscriptionActions(t *testing.T) {
+	t.Parallel()
+	s, b, ada, sub := subscribedShop(t, "31")
+	today := s.env.Store.Today()
 	firstNext := sub.NextPaymentDate
 	htmx := []string{"HX-Request", "true"}
+	// inCard acts with htmx: the answer has the status and the card's
+	// testid says want.
+	inCard := func(step, action string, fields url.Values, status int, testid, want string) {
+		t.Helper()
+		p := s.act(t, b, sub, action, fields, htmx...)
+		wantStatus(t, step, p, status)
+		wantText(t, step, subCard(p, sub.ID).Find(sel(testid)), want)
+	}
 
 	// Change the day with htmx: the card comes back with what it did.
 	p := s.act(t, b, sub, "day", url.Values{"day": {"15"}}, htmx...)
@@ -453,29 +449,20 @@ func TestSubscriptionActions(t *testing.T) {
 	if sub.Card.Token != mastercard.Token {
 		t.Fatalf("card is %s, want the kept Mastercard", sub.Card.Label())
 	}
-	p = s.act(t, b, sub, "card", url.Values{"card": {"new"}, "card_number": {payment.CardSucceeds}, "expiry": {"11/31"}, "cvc": {"321"}}, htmx...)
-	wantStatus(t, "new card", p, http.StatusOK)
-	wantText(t, "new card", subCard(p, sub.ID).Find(sel("sub-card")), "Visa •••• 4242")
+	inCard("new card", "card", url.Values{"card": {"new"}, "card_number": {payment.CardSucceeds}, "expiry": {"11/31"}, "cvc": {"321"}}, http.StatusOK, "sub-card", "Visa •••• 4242")
 	sub = s.current(t, ada, sub.ID)
 	if sub.Card.Token == visa.Token || sub.Card.Token == mastercard.Token {
 		t.Fatal("the new card is not a new token")
 	}
 
 	// Skip the next payment: it moves one period on.
-	p = s.act(t, b, sub, "skip", nil, htmx...)
-	wantStatus(t, "skip", p, http.StatusOK)
-	skipped := store.NextBillingDate(firstNext, 3, 15)
-	wantText(t, "skipped", subCard(p, sub.ID).Find(sel("sub-next-payment")), day(skipped))
+	inCard("skip", "skip", nil, http.StatusOK, "sub-next-payment", day(store.NextBillingDate(firstNext, 3, 15)))
 	sub = s.current(t, ada, sub.ID)
 
 	// Pause; skipping a paused subscription is refused in its card; resume.
-	p = s.act(t, b, sub, "pause", nil, htmx...)
-	wantStatus(t, "pause", p, http.StatusOK)
-	wantText(t, "paused", subCard(p, sub.ID).Find(sel("sub-status")), "Paused")
+	inCard("pause", "pause", nil, http.StatusOK, "sub-status", "Paused")
 	sub = s.current(t, ada, sub.ID)
-	p = s.act(t, b, sub, "skip", nil, htmx...)
-	wantStatus(t, "skip while paused", p, http.StatusUnprocessableEntity)
-	wantText(t, "refusal", subCard(p, sub.ID).Find(sel("sub-error")), "paused")
+	inCard("skip while paused", "skip", nil, http.StatusUnprocessableEntity, "sub-error", "paused")
 	p = s.act(t, b, sub, "skip", nil) // the same without JavaScript: the list, with the message in that card
 	wantStatus(t, "skip while paused (plain)", p, http.StatusUnprocessableEntity)
 	wantText(t, "refusal", subCard(p, sub.ID).Find(sel("sub-error")), "paused")
@@ -488,23 +475,15 @@ func TestSubscriptionActions(t *testing.T) {
 	wantText(t, "resumed", subCard(list, sub.ID).Find(sel("sub-status")), "Active")
 	wantText(t, "resumed flash", list.testid("flash"), "Resumed")
 	sub = s.current(t, ada, sub.ID)
-	p = s.act(t, b, sub, "resume", nil, htmx...)
-	wantStatus(t, "resume an active one", p, http.StatusUnprocessableEntity)
-	wantText(t, "refusal", subCard(p, sub.ID).Find(sel("sub-error")), "not paused")
+	inCard("resume an active one", "resume", nil, http.StatusUnprocessableEntity, "sub-error", "not paused")
 
 	// Cancel at the end of the period, keep it after all, cancel now.
-	p = s.act(t, b, sub, "cancel", url.Values{"when": {"period_end"}}, htmx...)
-	wantStatus(t, "cancel at period end", p, http.StatusOK)
-	wantText(t, "ending", subCard(p, sub.ID).Find(sel("sub-status")), "Ending on "+day(sub.NextPaymentDate))
+	inCard("cancel at period end", "cancel", url.Values{"when": {"period_end"}}, http.StatusOK, "sub-status", "Ending on "+day(sub.NextPaymentDate))
 	sub = s.current(t, ada, sub.ID)
-	p = s.act(t, b, sub, "skip", nil, htmx...)
-	wantStatus(t, "skip an ending one", p, http.StatusUnprocessableEntity)
-	p = s.act(t, b, sub, "keep", nil, htmx...)
-	wantStatus(t, "keep", p, http.StatusOK)
-	wantText(t, "kept", subCard(p, sub.ID).Find(sel("sub-status")), "Active")
+	wantStatus(t, "skip an ending one", s.act(t, b, sub, "skip", nil, htmx...), http.StatusUnprocessableEntity)
+	inCard("keep", "keep", nil, http.StatusOK, "sub-status", "Active")
 	sub = s.current(t, ada, sub.ID)
-	p = s.act(t, b, sub, "keep", nil, htmx...)
-	wantStatus(t, "keep one not ending", p, http.StatusUnprocessableEntity)
+	wantStatus(t, "keep one not ending", s.act(t, b, sub, "keep", nil, htmx...), http.StatusUnprocessableEntity)
 	p = s.act(t, b, sub, "cancel", url.Values{"when": {"now"}})
 	wantStatus(t, "cancel now", p, http.StatusSeeOther)
 	list = b.get("/subscriptions")
@@ -526,9 +505,7 @@ func TestSubscriptionActions(t *testing.T) {
 			form.Set("expiry", "11/31")
 			form.Set("cvc", "321")
 		}
-		p := s.act(t, b, sub, action, form, htmx...)
-		wantStatus(t, action+" on a cancelled one", p, http.StatusUnprocessableEntity)
-		wantText(t, action+" on a cancelled one", subCard(p, sub.ID).Find(sel("sub-error")), "cancelled")
+		inCard(action+" on a cancelled one", action, form, http.StatusUnprocessableEntity, "sub-error", "cancelled")
 	}
 	if v := s.current(t, ada, sub.ID).Version; v != sub.Version {
 		t.Fatal("a change to a cancelled subscription was written")
@@ -537,11 +514,7 @@ func TestSubscriptionActions(t *testing.T) {
 
 func TestSubscriptionActionBadInput(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
-	s.coffeeBox(t)
-	b, ada := s.newCustomer(t, "Ada Test")
-	b.subscribe(boxID, "10", "1")
-	sub := s.subscriptionsOf(t, ada)[0]
+	s, b, ada, sub := subscribedShop(t, "10")
 	htmx := []string{"HX-Request", "true"}
 
 	for _, tc := range []struct {
@@ -603,11 +576,7 @@ func TestSubscriptionActionBadInput(t *testing.T) {
 // written. Another customer's subscription is a 404, like an unknown one.
 func TestSubscriptionStaleAndForeign(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
-	s.coffeeBox(t)
-	b, ada := s.newCustomer(t, "Ada Test")
-	b.subscribe(boxID, "10", "1")
-	old := s.subscriptionsOf(t, ada)[0]
+	s, b, ada, old := subscribedShop(t, "10")
 
 	// Another tab pauses it.
 	other := s.browser(t)
@@ -786,10 +755,7 @@ func TestReceiptsListsReceiptsAndInvoicesTogether(t *testing.T) {
 // What the customer pages cost in DynamoDB requests.
 func TestSubscriptionPagesRequestCounts(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
-	s.coffeeBox(t)
-	b, _ := s.newCustomer(t, "Ada Test")
-	b.subscribe(boxID, "10", "1")
+	s, b, _, _ := subscribedShop(t, "10")
 	b.get("/subscriptions") // the flash is gone
 
 	s.env.Counter.Reset()
