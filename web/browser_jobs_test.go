@@ -209,6 +209,7 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	loads := func() int { return strings.Count(s.log.String(), "path=/admin/jobs route=") }
 	before := loads()
 	j.do("console without JavaScript", chromedp.Navigate(s.base+"/admin/jobs"), chromedp.WaitVisible(`#job-reminders [data-testid="run-progress"]`))
+	j.do("the running console asks to be reloaded", chromedp.WaitReady(sel("noscript-refresh")))
 	j.shot("j8-jobs-no-js-running")
 	time.Sleep(5 * time.Second)
 	if n := loads() - before; n < 3 {
@@ -219,7 +220,9 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	if err := s.env.Store.FinishLease(bg, lease); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * time.Second) // the last reload shows the run ended
+	// The last reload shows the run ended: its page asks for no more. (A
+	// fixed wait here failed on a loaded machine, the reload still under way.)
+	j.do("the reload after the run ended", chromedp.WaitNotPresent(sel("noscript-refresh")))
 	settled := loads()
 	time.Sleep(4 * time.Second)
 	if n := loads() - settled; n != 0 {

@@ -8,10 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"shop/store"
 	"shop/store/dropgate"
 	"shop/store/storetest"
@@ -25,22 +21,6 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-// patient is the test's store over a client that keeps retrying what
-// DynamoDB Local could not take under this load: with 500 transactions at
-// once on two cores (more so under the race detector) it times out waiting
-// for its own item locks ("this request will succeed in actual DynamoDB"),
-// and the SDK's retry quota runs dry. Each retry of the SDK carries the
-// transaction's first ClientRequestToken, so it cannot claim twice.
-func patient(env storetest.Env, opts ...store.Option) *store.Store {
-	o := env.Client.Options()
-	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-		so.MaxAttempts = 12
-		so.MaxBackoff = 2 * time.Second
-		so.RateLimiter = ratelimit.None
-	})
-	return store.New(dynamodb.New(o), env.Table, opts...)
-}
-
 // raceClaims sends 4 claims of each of 500 customers at once through one
 // gate on a drop of 100, and checks the outcome in the table: exactly 100
 // tickets, each to a different customer, the count at 100, and every other
@@ -52,7 +32,7 @@ func raceClaims(t *testing.T, opts ...store.Option) {
 		quantity, customers = 20, 100
 	}
 	env := storetest.New(t, opts...)
-	st := patient(env, opts...)
+	st := env.Patient(opts...)
 	ctx := ctxT(t, 4*time.Minute)
 	now := time.Now()
 	d, err := st.CreateDrop(ctx, store.NewDrop{Title: "Race", Quantity: quantity, Opens: now, Closes: now.Add(time.Hour), Published: true})

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -259,4 +261,21 @@ func (e Env) Costs(t testing.TB, what string, want int, fn func()) {
 	if n := e.Counter.Total(); n != want {
 		t.Errorf("%s: %d DynamoDB requests %v, want %d", what, n, e.Counter.Ops(), want)
 	}
+}
+
+// Patient is a store on the test's table over a client that keeps
+// retrying what DynamoDB Local could not take: with hundreds of
+// transactions at once on two cores (more so under the race detector, and
+// beside other tests) it times out waiting for its own item locks ("this
+// request will succeed in actual DynamoDB"), and the SDK's retry quota
+// runs dry. Each retry carries the transaction's first ClientRequestToken,
+// so a retried claim cannot count twice.
+func (e Env) Patient(opts ...store.Option) *store.Store {
+	o := e.Client.Options()
+	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts = 12
+		so.MaxBackoff = 2 * time.Second
+		so.RateLimiter = ratelimit.None
+	})
+	return store.New(dynamodb.New(o), e.Table, opts...)
 }
