@@ -256,12 +256,31 @@ func printHelp(w io.Writer, cmd command, fs *flag.FlagSet) {
 }
 
 func commonFlags(fs *flag.FlagSet, c *config) error {
-	fs.StringVar(&c.addr, "addr", env("SHOP_ADDR", "127.0.0.1:8080"), "listen address (SHOP_ADDR)")
-	fs.StringVar(&c.endpoint, "dynamodb-endpoint", env("DYNAMODB_ENDPOINT", ""), "DynamoDB endpoint; empty starts DynamoDB Local, \"aws\" uses AWS (DYNAMODB_ENDPOINT)")
-	fs.StringVar(&c.table, "table", env("SHOP_TABLE", "shop"), "table name (SHOP_TABLE)")
-	fs.StringVar(&c.dataDir, "data-dir", env("SHOP_DATA_DIR", "./data"), "DynamoDB Local data and generated keys (SHOP_DATA_DIR)")
-	fs.StringVar(&c.tz, "tz", env("SHOP_TZ", "Europe/Stockholm"), "the shop's time zone for billing dates (SHOP_TZ)")
-	fs.StringVar(&c.sessionKeys, "session-keys", env("SHOP_SESSION_KEYS", ""), "comma-separated session signing keys, hex or base64, 32+ bytes; the first signs (SHOP_SESSION_KEYS)")
+	// String settings: flag, environment variable, default, help.
+	strs := []struct {
+		p             *string
+		flag, ev, def string
+		help          string
+	}{
+		{&c.addr, "addr", "SHOP_ADDR", "127.0.0.1:8080", "listen address"},
+		{&c.endpoint, "dynamodb-endpoint", "DYNAMODB_ENDPOINT", "", "DynamoDB endpoint; empty starts DynamoDB Local, \"aws\" uses AWS"},
+		{&c.table, "table", "SHOP_TABLE", "shop", "table name"},
+		{&c.dataDir, "data-dir", "SHOP_DATA_DIR", "./data", "DynamoDB Local data and generated keys"},
+		{&c.tz, "tz", "SHOP_TZ", "Europe/Stockholm", "the shop's time zone for billing dates"},
+		{&c.sessionKeys, "session-keys", "SHOP_SESSION_KEYS", "", "comma-separated session signing keys, hex or base64, 32+ bytes; the first signs"},
+		{&c.proxyHeader, "proxy-header", "SHOP_PROXY_HEADER", "", "header with the client address set by a reverse proxy, e.g. X-Forwarded-For"},
+		{&c.proxies, "trusted-proxies", "SHOP_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of the proxies believed"},
+		{&c.logLevel, "log-level", "SHOP_LOG_LEVEL", "info", "debug, info, warn or error"},
+		{&c.remindersCron, "reminders-cron", "SHOP_REMINDERS_CRON", "0 6 * * *", "when the reminder job runs, cron in SHOP_TZ"},
+		{&c.paymentsCron, "payments-cron", "SHOP_PAYMENTS_CRON", "0 7 * * *", "when the payment job runs, cron in SHOP_TZ"},
+		{&c.retryDays, "retry-days", "SHOP_RETRY_DAYS", "1,3,7", "days after a declined payment to retry, comma-separated"},
+		{&c.baseURL, "base-url", "SHOP_BASE_URL", "", "the shop's address in mails (default http://<addr>)"},
+		{&c.smtpURL, "smtp-url", "SHOP_SMTP_URL", "", "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox"},
+		{&c.mailFrom, "mail-from", "SHOP_MAIL_FROM", "Fika & Field <shop@fikafield.example>", "sender of the shop's mail"},
+	}
+	for _, v := range strs {
+		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")
+	}
 	// The demo data (with its published staff password) loads by default only
 	// into the DynamoDB Local the shop starts itself.
 	demoDefault := os.Getenv("DYNAMODB_ENDPOINT") == ""
@@ -279,10 +298,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 	}
 	fs.BoolVar(&c.demo, "demo", demo, "load demo data on first start; default on only with the shop's own DynamoDB Local (SHOP_DEMO)")
 	fs.BoolVar(&c.secure, "secure-cookies", secure, "mark cookies Secure; set behind HTTPS (SHOP_SECURE_COOKIES)")
-	fs.StringVar(&c.proxyHeader, "proxy-header", env("SHOP_PROXY_HEADER", ""), "header with the client address set by a reverse proxy, e.g. X-Forwarded-For (SHOP_PROXY_HEADER)")
-	fs.StringVar(&c.proxies, "trusted-proxies", env("SHOP_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the proxies believed (SHOP_TRUSTED_PROXIES)")
 	fs.IntVar(&c.bcryptCost, "bcrypt-cost", 11, "bcrypt cost of password hashes")
-	fs.StringVar(&c.logLevel, "log-level", env("SHOP_LOG_LEVEL", "info"), "debug, info, warn or error (SHOP_LOG_LEVEL)")
 	ints := []struct {
 		p        *int
 		flag, ev string
@@ -302,12 +318,6 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		fs.IntVar(i.p, i.flag, v, i.help+" ("+i.ev+")")
 	}
 	fs.BoolVar(&c.jobsOn, "jobs", jobsOn, "run the billing jobs' scheduler in serve; false for web-only replicas (SHOP_JOBS)")
-	fs.StringVar(&c.remindersCron, "reminders-cron", env("SHOP_REMINDERS_CRON", "0 6 * * *"), "when the reminder job runs, cron in SHOP_TZ (SHOP_REMINDERS_CRON)")
-	fs.StringVar(&c.paymentsCron, "payments-cron", env("SHOP_PAYMENTS_CRON", "0 7 * * *"), "when the payment job runs, cron in SHOP_TZ (SHOP_PAYMENTS_CRON)")
-	fs.StringVar(&c.retryDays, "retry-days", env("SHOP_RETRY_DAYS", "1,3,7"), "days after a declined payment to retry, comma-separated (SHOP_RETRY_DAYS)")
-	fs.StringVar(&c.baseURL, "base-url", env("SHOP_BASE_URL", ""), "the shop's address in mails (SHOP_BASE_URL; default http://<addr>)")
-	fs.StringVar(&c.smtpURL, "smtp-url", env("SHOP_SMTP_URL", ""), "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox (SHOP_SMTP_URL)")
-	fs.StringVar(&c.mailFrom, "mail-from", env("SHOP_MAIL_FROM", "Fika & Field <shop@fikafield.example>"), "sender of the shop's mail (SHOP_MAIL_FROM)")
 	return nil
 }
 
