@@ -1,0 +1,72 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/demo"
+	"shop/store/storetest"
+)
+
+// What one view of each storefront page costs in DynamoDB requests: for a
+// new visitor, for that visitor again (the shop window warm), and for a
+// signed-in customer (the session's read and what is theirs). No
+// storefront page costs a new visitor more than 2, a warm one costs a
+// visitor nothing but what is personal, and no view writes. The store's
+// clock stands still, so "warm" does not depend on how fast this machine
+// is today.
+func TestEveryStorefrontPageKeepsItsRequestBudget(t *testing.T) {
+	t.Parallel()
+	var counter storetest.Counter
+	clock := storetest.NewClock(time.Now(), 0)
+	s := newShop(t, withStore(&counter, store.WithClock(clock.Now)))
+	drop := s.openDrop(t, "Budget roast", 5)
+	clock.Set(time.Now().Add(time.Second)) // the drop is open, and the clock stands still again
+	ada := s.browser(t)
+	ada.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	ada.get("/orders") // shows (and so saves away) the welcome flash
+
+	for _, r := range []struct {
+		path                  string
+		cold, warm, signedIn int
+	}{
+		{"/", 2, 0, 1},
+		{"/products?category=coffee", 1, 0, 1},
+		{"/products/cf-light", 1, 0, 2},
+		{"/products/cf-light/stock", 0, 0, 2},
+		// Once the visitor has the cookie, its (maybe empty) cart is read.
+		{"/cart", 0, 1, 2},
+		{"/login", 0, 0, 1},
+		{"/signup", 0, 0, 1},
+		// Over the budget when cold: the list, then the gate's first read
+		// of each of its two open drops (later views answer from the gate).
+		// Next: prime the gate from the list's own read.
+		{"/drops", 3, 1, 2},
+		// The gate knows the drop; Ada's view also reads her ticket.
+		{"/drops/" + drop.ID, 0, 0, 2},
+		{"/drops/" + drop.ID + "/count", 0, 0, 0},
+		{"/orders", -1, -1, 2},
+		{"/subscriptions", -1, -1, 2},
+		{"/receipts", -1, -1, 3},
+		{"/tickets", -1, -1, 2},
+	} {
+		visitor := s.browser(t)
+		for _, v := range []struct {
+			who  string
+			b    *browser
+			want int
+		}{{"a new visitor", visitor, r.cold}, {"the visitor again", visitor, r.warm}, {"Ada", ada, r.signedIn}} {
+			if v.want < 0 {
+				continue // the page is for customers: a visitor is sent to sign in
+			}
+			counter.Reset()
+			wantStatus(t, v.who+" "+r.path, v.b.get(r.path), http.StatusOK)
+			ops := counter.Ops()
+			if n := counter.Total(); n != v.want || writes(ops) != 0 {
+				t.Errorf("%s: %s made %d requests %v, want %d and no writes", r.path, v.who, n, ops, v.want)
+			}
+		}
+	}
+}
