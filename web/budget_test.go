@@ -29,7 +29,7 @@ func TestEveryStorefrontPageKeepsItsRequestBudget(t *testing.T) {
 	ada.get("/orders") // shows (and so saves away) the welcome flash
 
 	for _, r := range []struct {
-		path                  string
+		path                 string
 		cold, warm, signedIn int
 	}{
 		{"/", 2, 0, 1},
