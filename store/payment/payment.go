@@ -90,6 +90,9 @@ func ParseExpiry(s string) (time.Time, error) {
 	if len(y) == 2 {
 		year += 2000
 	}
+	if year < 2000 || year > 2099 {
+		return time.Time{}, ErrInvalidExpiry // "1/0000" is no card's expiry
+	}
 	return time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC), nil
 }
 

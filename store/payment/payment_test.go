@@ -45,6 +45,8 @@ func TestParseExpiry(t *testing.T) {
 		{" 06 / 27 ", time.Date(2027, 7, 1, 0, 0, 0, 0, time.UTC), true},
 		{"13/30", time.Time{}, false}, {"00/30", time.Time{}, false}, {"12-30", time.Time{}, false},
 		{"12/3", time.Time{}, false}, {"ab/cd", time.Time{}, false}, {"+1/30", time.Time{}, false}, {"", time.Time{}, false},
+		{"1/0000", time.Time{}, false}, {"12/1999", time.Time{}, false}, {"12/2100", time.Time{}, false},
+		{"12/2099", time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), true},
 	} {
 		got, err := ParseExpiry(tc.in)
 		if (err == nil) != tc.ok || !got.Equal(tc.want) {
