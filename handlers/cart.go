@@ -59,7 +59,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That product")
 	}
-	form.Available = totalStock(stock)
+	form.Available = store.TotalStock(stock)
 	qty, err := store.ParseQuantity(form.Quantity)
 	if err == nil {
 		owner := page.CartOwner(c, true)
@@ -110,14 +110,6 @@ func lineQty(cart store.Cart, productID string) int {
 	return 0
 }
 
-func totalStock(levels []store.StockLevel) int {
-	n := 0
-	for _, l := range levels {
-		n += max(l.Quantity, 0)
-	}
-	return n
-}
-
 // Update sets a line's quantity (0 removes it) and answers with the cart.
 func (h *Cart) Update(c *fiber.Ctx) error {
 	id, err := pathID(c, "id", "That cart line")
@@ -140,7 +132,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 		if err != nil {
 			return notFoundAs(err, "That product")
 		}
-		if available := totalStock(stock); qty > available {
+		if available := store.TotalStock(stock); qty > available {
 			perr = &store.StockShortError{ProductID: p.ID, ProductName: p.Name, Wanted: qty, Available: available}
 		}
 	}

@@ -141,3 +141,19 @@ func TestParseQuantity(t *testing.T) {
 		}
 	}
 }
+
+func TestTotalStock(t *testing.T) {
+	for _, c := range []struct {
+		levels []StockLevel
+		want   int
+	}{
+		{nil, 0},
+		{[]StockLevel{{Quantity: 3}}, 3},
+		{[]StockLevel{{Quantity: 3}, {Quantity: 0}, {Quantity: 7}}, 10},
+		{[]StockLevel{{Quantity: 4}, {Quantity: -2}}, 4},
+	} {
+		if got := TotalStock(c.levels); got != c.want {
+			t.Errorf("TotalStock(%v) = %d, want %d", c.levels, got, c.want)
+		}
+	}
+}

@@ -38,6 +38,16 @@ type StockLevel struct {
 	Quantity      int
 }
 
+// TotalStock is how many of a product its stock levels hold together (a
+// level below zero, which the conditional writes never leave, counts none).
+func TotalStock(levels []StockLevel) int {
+	n := 0
+	for _, l := range levels {
+		n += max(l.Quantity, 0)
+	}
+	return n
+}
+
 type warehouseRecord struct {
 	PK         string  `dynamodbav:"PK"`
 	SK         string  `dynamodbav:"SK"`

@@ -4,6 +4,8 @@ package views
 
 import (
 	"encoding/json"
+
+	"shop/store"
 )
 
 // ShopName is the storefront's name.
@@ -62,13 +64,7 @@ type FieldErrors map[string]string
 func (e FieldErrors) Any() bool { return len(e) > 0 }
 
 // Total is the stock across warehouses.
-func (s StockPanel) Total() int {
-	n := 0
-	for _, l := range s.Levels {
-		n += l.Quantity
-	}
-	return n
-}
+func (s StockPanel) Total() int { return store.TotalStock(s.Levels) }
 
 // ErrorPage explains a failed request.
 type ErrorPage struct {

@@ -226,12 +226,7 @@ func TestSessionCookieOptions(t *testing.T) {
 	b := s.browser(t)
 	p := b.postLogin(demo.CustomerEmail, demo.CustomerPassword)
 	wantStatus(t, "sign in", p, http.StatusSeeOther)
-	var cookie string
-	for _, c := range p.header.Values("Set-Cookie") {
-		if strings.HasPrefix(c, "shop_session=") {
-			cookie = c
-		}
-	}
+	cookie := p.setCookie("shop_session")
 	for _, want := range []string{"HttpOnly", "SameSite=Lax", "Path=/"} {
 		if !strings.Contains(cookie, want) {
 			t.Errorf("session cookie %q lacks %s", cookie, want)

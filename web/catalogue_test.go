@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
 	"shop/store/storetest"
@@ -92,10 +93,7 @@ func TestProductPageShowsStockAcrossWarehouses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, l := range stock {
-		total += l.Quantity
-	}
+	total := store.TotalStock(stock)
 	b.get("/products") // categories are kept a minute: count a warm view
 	s.env.Counter.Reset()
 	p := b.get("/products/cf-grinder")

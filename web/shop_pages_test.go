@@ -304,10 +304,7 @@ func TestCartRefusesMoreThanInStock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, l := range stock {
-		total += l.Quantity
-	}
+	total := store.TotalStock(stock)
 	p := b.addToCart("cf-grinder", itoa(total+1), "HX-Request", "true")
 	wantStatus(t, "add above stock", p, http.StatusUnprocessableEntity)
 	if msg := p.testid("add-error").Text(); !strings.Contains(msg, "Only "+itoa(total)+" of Hand Grinder left") {

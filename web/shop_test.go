@@ -171,6 +171,17 @@ type page struct {
 	body   string
 }
 
+// setCookie is the response's Set-Cookie line for the cookie name, "" if
+// the response sets none.
+func (p page) setCookie(name string) string {
+	for _, c := range p.header.Values("Set-Cookie") {
+		if strings.HasPrefix(c, name+"=") {
+			return c
+		}
+	}
+	return ""
+}
+
 func (p page) testid(id string) *goquery.Selection {
 	return p.doc.Find(`[data-testid="` + id + `"]`)
 }
