@@ -63,6 +63,7 @@ type config struct {
 	// Recurring payments and their jobs.
 	reminderDays   int
 	billingShards  int
+	listShards     int
 	catchUpDays    int
 	jobConcurrency int
 	jobsOn         bool
@@ -235,6 +236,9 @@ func parseConfig(args []string) (config, command, error) {
 	if c.billingShards < 1 || c.billingShards > 64 {
 		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
 	}
+	if c.listShards < 1 || c.listShards > 256 {
+		return c, cmd, fmt.Errorf("SHOP_LIST_SHARDS %d: use 1 to 256", c.listShards)
+	}
 	return c, cmd, nil
 }
 
@@ -307,6 +311,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 	}{
 		{&c.reminderDays, "reminder-days", "SHOP_REMINDER_DAYS", store.DefaultReminderLead, "days between a subscription's reminder and its payment"},
 		{&c.billingShards, "billing-shards", "SHOP_BILLING_SHARDS", store.DefaultBillingShards, "shards of the billing-due indexes of a new table; fixed once the table exists"},
+		{&c.listShards, "list-shards", "SHOP_LIST_SHARDS", store.DefaultListShards, "shards of the lists every order writes (a month's orders, open card checkouts) of a new table; fixed once the table exists"},
 		{&c.catchUpDays, "catch-up-days", "SHOP_CATCHUP_DAYS", 60, "how far back the payment job still charges a missed payment"},
 		{&c.jobConcurrency, "job-concurrency", "SHOP_JOB_CONCURRENCY", 16, "subscriptions a billing job works on at once"},
 	}
@@ -622,7 +627,7 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 		return nil, nil, err
 	}
 	return store.New(client, cfg.table, store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
-		store.WithBillingShards(cfg.billingShards)), stop, nil
+		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)), stop, nil
 }
 
 // runningEngine is the address in the endpoint file if an engine answers

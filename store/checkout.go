@@ -180,12 +180,16 @@ func (s *Store) recordIntent(ctx context.Context, req CheckoutRequest, cur *idem
 				return idempotencyRecord{}, nil, fmt.Errorf("an earlier try of this checkout is being cancelled: %w", ErrConflict)
 			}
 		}
+		shards, err := s.lists.count(ctx, s)
+		if err != nil {
+			return idempotencyRecord{}, nil, err
+		}
 		now := s.now().UTC()
 		rec := idempotencyRecord{
 			PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency,
 			Status: string(CheckoutCharging), CustomerID: req.CustomerID, Attempt: attempt, ChargeKey: checkoutChargeKey(req.Key, attempt),
 			Amount: amount.Amount, Currency: amount.Currency, StartedAt: timestamp(now), ExpiresAt: now.Add(intentTTL).Unix(),
-			GSI2PK: partitionCheckouts, GSI2SK: checkoutIntentSortKey(now, req.Key),
+			GSI2PK: shardKey(partitionCheckouts, shardOf(req.Key, shards)), GSI2SK: checkoutIntentSortKey(now, req.Key),
 		}
 		mine := expression.Name("CustomerID").Equal(expression.Value(req.CustomerID))
 		cond := mine.And(expression.Name("Status").Equal(expression.Value(CheckoutCharging)), expression.Name("Attempt").Equal(expression.Value(attempt)))
@@ -194,7 +198,7 @@ func (s *Store) recordIntent(ctx context.Context, req CheckoutRequest, cur *idem
 		} else {
 			cond = expression.Or(cond, mine.And(statusIn(CheckoutVoided, CheckoutAbandoned), expression.Name("Attempt").Equal(expression.Value(attempt-1))))
 		}
-		err := s.putIf(ctx, rec, cond)
+		err = s.putIf(ctx, rec, cond)
 		if err == nil {
 			return rec, nil, nil
 		}
@@ -251,12 +255,18 @@ func (s *Store) moveIntent(ctx context.Context, key string, attempt int, to Chec
 }
 
 // OpenCheckoutIntents lists checkout intents started before `before` that
-// are still charging or voiding, oldest first: one Query of the sparse
-// GSI2 partition checkout-intents. A reconcile step settles each with
-// SettleCheckoutIntent.
+// are still charging or voiding, oldest first: one Query per shard of the
+// sparse GSI2 list checkout-intents#n, merged. A reconcile step settles
+// each with SettleCheckoutIntent.
 func (s *Store) OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]CheckoutIntent, error) {
-	q := querySpec{key: onGSI2.pkAndSKBelow(partitionCheckouts, timestamp(before))}
-	p, err := pagedQuery(ctx, s, q, limit, "", idempotencyRecord.intent)
+	shards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	l := shardedList{id: partitionCheckouts, shards: shards, key: func(n int) keyCond {
+		return onGSI2.pkAndSKBelow(shardKey(partitionCheckouts, n), timestamp(before))
+	}}
+	p, err := mergedPage(ctx, s, l, limit, "", idempotencyRecord.intent)
 	return p.Items, err
 }
 

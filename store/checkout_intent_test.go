@@ -57,7 +57,7 @@ func openIntents(t *testing.T, f shopFixture) []store.CheckoutIntent {
 	t.Helper()
 	var open []store.CheckoutIntent
 	var err error
-	f.env.Once(t, "open checkout intents", func() {
+	f.env.Costs(t, "open checkout intents", store.DefaultListShards, func() {
 		open, err = f.env.Store.OpenCheckoutIntents(ctxT(t), time.Now().Add(time.Second), 10)
 	})
 	if err != nil {

@@ -62,6 +62,10 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	if checkoutWrites(req, q) > maxTransactItems {
 		return Order{}, ErrOrderTooLarge // found before any charge
 	}
+	listShards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return Order{}, err
+	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	order := Order{
 		ID: NewID(), CustomerID: req.CustomerID, PlacedAt: now, Status: OrderPlaced,
@@ -104,7 +108,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	// warehouse ran out while another still has enough: read again and
 	// allocate afresh, a few times, before telling the customer.
 	for attempt := 1; ; attempt++ {
-		tx, roles, err := s.checkoutItems(req, q, order, invoice, intent, chargeID, now)
+		tx, roles, err := s.checkoutItems(req, q, order, invoice, intent, chargeID, now, listShards)
 		if err != nil {
 			return fail(err)
 		}
@@ -185,7 +189,7 @@ type itemRole struct {
 
 // checkoutItems builds the order's transaction; the checkout key's item
 // comes first (its failure means "placed already, or settled meanwhile").
-func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, intent *idempotencyRecord, chargeID string, now time.Time) ([]types.TransactWriteItem, []itemRole, error) {
+func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
 	var tx []types.TransactWriteItem
 	var roles []itemRole
 	notExists := expression.AttributeNotExists(expression.Name(attrPK))
@@ -236,7 +240,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err := put(placed, &keyCond, itemRole{}); err != nil {
 		return nil, nil, err
 	}
-	if err := put(newOrderRecord(order), &notExists, itemRole{}); err != nil {
+	if err := put(newOrderRecord(order, listShards), &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
 	if err := put(newInvoiceRecord(inv), &notExists, itemRole{}); err != nil {

@@ -28,7 +28,7 @@ const (
 	prefixDiscount  = "dc#"
 	prefixIdem      = "idem#"
 	prefixAdjust    = "adj#"
-	prefixOrdersOf  = "orders#" // GSI1 partition of a month's orders
+	prefixOrdersOf  = "orders#" // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
 	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
 
 	// sortsLast closes a key range: it sorts after every timestamp and id.
@@ -48,22 +48,23 @@ const (
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
 	prefixMarker       = "marker#"   // a one-time step done, under partitionMeta
 	// Limited drops, as in the first-come-first-served design.
-	prefixDrop        = "subject#"
-	sortKeyDropInfo   = "info"
-	prefixDropCounter = "counter#"
-	infixTickets      = "#ticket"
-	infixClaims       = "#claims" // GSI1: a drop's tickets in claim order
-	prefixClient      = "client#"
-	prefixTicketDated = "t#"      // GSI2 sort key of a customer's tickets
-	prefixAPIKey      = "apikey#" // an API key by the SHA-256 of its secret
-	prefixMail        = "mail#"
-	prefixLease       = "lease#"
-	prefixRuns        = "runs#"    // a job's runs, newest last
-	prefixRunFailures = "runfail#" // a run's failures
-	sortKeyCharge     = "charge"
-	sortKeyCard       = "card"
-	sortKeyCart       = "cart" // the one item of a cart (its lines in a map)
-	sortKeyShards     = "billing-shards"
+	prefixDrop           = "subject#"
+	sortKeyDropInfo      = "info"
+	prefixDropCounter    = "counter#"
+	infixTickets         = "#ticket"
+	infixClaims          = "#claims" // GSI1: a drop's tickets in claim order
+	prefixClient         = "client#"
+	prefixTicketDated    = "t#"      // GSI2 sort key of a customer's tickets
+	prefixAPIKey         = "apikey#" // an API key by the SHA-256 of its secret
+	prefixMail           = "mail#"
+	prefixLease          = "lease#"
+	prefixRuns           = "runs#"    // a job's runs, newest last
+	prefixRunFailures    = "runfail#" // a run's failures
+	sortKeyCharge        = "charge"
+	sortKeyCard          = "card"
+	sortKeyCart          = "cart" // the one item of a cart (its lines in a map)
+	sortKeyBillingShards = "billing-shards"
+	sortKeyListShards    = "list-shards"
 
 	// Partitions of small lists the UI needs (see README, access patterns).
 	partitionCategories     = "categories"
@@ -74,7 +75,7 @@ const (
 	partitionGiftCards      = "giftcards"
 	partitionDiscounts      = "discounts"
 	partitionIntents        = "payment-intents"  // GSI2: open payment intents, oldest first
-	partitionCheckouts      = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse)
+	partitionCheckouts      = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse; sharded)
 	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by opening time
 	partitionDrops          = "drops-all"        // GSI2: every drop, newest first
 	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
@@ -317,8 +318,12 @@ func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
 
 func isVisitorOwner(owner string) bool { return strings.HasPrefix(owner, prefixVisitor) }
 
-// ordersMonthKey shards the all-orders list by month: staff read it by date
-// range, and no partition grows without bound.
+// shardKey is the partition of one shard of a write-sharded list.
+func shardKey(list string, shard int) string { return list + "#" + strconv.Itoa(shard) }
+
+// ordersMonthKey splits the all-orders list by month (staff read it by
+// date range, and no list grows without bound); each month is spread over
+// the table's list shards (shardKey).
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
 
 // ordersMonthKeys are the month partitions of the orders placed from..to,

@@ -30,6 +30,8 @@ func TestKeyBuilders(t *testing.T) {
 		{productOfOrderItemKey("p#99887#drop#d1"), "99887"},
 		{productOfOrderItemKey("p#99887"), "99887"},
 		{ordersMonthKey(at), "orders#2025-03"},
+		{shardKey(ordersMonthKey(at), 7), "orders#2025-03#7"},
+		{shardKey(partitionCheckouts, 31), "checkout-intents#31"},
 		{receiptSortKey(at, "sku1"), "REC#2025-03-05T12:30:00.000Z#SKU#sku1"},
 		{receiptAtPrefix(at), "REC#2025-03-05T12:30:00.000Z#SKU#"},
 		{receiptSKU("REC#2025-03-05T12:30:00.000Z#SKU#sku1"), "sku1"},

@@ -135,7 +135,7 @@ type orderRecord struct {
 	Currency   string  `dynamodbav:"Currency"`
 	ShipTo     Address `dynamodbav:"ShipTo"`
 	Lines      int     `dynamodbav:"Lines"`
-	GSI1PK     string  `dynamodbav:"GSI1-PK"` // orders#YYYY-MM
+	GSI1PK     string  `dynamodbav:"GSI1-PK"` // orders#YYYY-MM#shard
 	GSI1SK     string  `dynamodbav:"GSI1-SK"` // date#id
 	GSI2PK     string  `dynamodbav:"GSI2-PK"` // c#customer
 	GSI2SK     string  `dynamodbav:"GSI2-SK"` // o#date
@@ -160,13 +160,15 @@ func (r orderRecord) order() Order {
 	}
 }
 
-func newOrderRecord(o Order) orderRecord {
+// newOrderRecord is o's item, listed in its month's orders in the shard of
+// its id (one of listShards).
+func newOrderRecord(o Order, listShards int) orderRecord {
 	return orderRecord{
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
 		ShipTo: o.ShipTo, Lines: o.Lines,
-		GSI1PK: ordersMonthKey(o.PlacedAt), GSI1SK: createdKey(o.PlacedAt, o.ID),
+		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}
 }

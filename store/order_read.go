@@ -162,29 +162,36 @@ func (s *Store) CustomerOrders(ctx context.Context, customerID string, limit int
 }
 
 // OrdersBetween are the orders placed between two instants, newest first:
-// one Query per month of the range (GSI1 PK=orders#YYYY-MM, SK between the
-// timestamps), from the newest month on, until the page is full. Staff
-// lists and the CSV export read it. Its cursor stands in one month of the
-// range; a cursor of another list, or of a month outside it, is
-// ErrBadCursor.
+// a month's orders are spread over the table's list shards (GSI1
+// PK=orders#YYYY-MM#n, SK between the timestamps), read in parallel and
+// merged; months are read from the newest on until the page is full.
+// Staff lists and the CSV export read it. Its cursor stands in one month
+// of the range and carries each shard's position there; a cursor of
+// another list or range is ErrBadCursor.
 func (s *Store) OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (Page[Order], error) {
 	limit = max(limit, 1)
+	shards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return Page[Order]{}, err
+	}
 	lo, hi := timeRange(from, to)
-	months := ordersMonthKeys(from, to)
+	var lists []shardedList
+	for _, month := range ordersMonthKeys(from, to) {
+		lists = append(lists, shardedList{
+			id: month + "|" + lo + "|" + hi, shards: shards, backward: true,
+			key: func(n int) keyCond { return onGSI1.pkAndSKBetween(shardKey(month, n), lo, hi) },
+		})
+	}
 	i := 0
 	if cursor != "" {
-		pk, err := cursorPartition(cursor, onGSI1)
-		if err != nil {
-			return Page[Order]{}, err
-		}
-		if i = slices.Index(months, pk); i < 0 {
+		i = slices.IndexFunc(lists, func(l shardedList) bool { _, err := decodeListsCursor(cursor, l.id); return err == nil })
+		if i < 0 {
 			return Page[Order]{}, ErrBadCursor
 		}
 	}
 	var page Page[Order]
-	for i < len(months) {
-		q := querySpec{key: onGSI1.pkAndSKBetween(months[i], lo, hi), backward: true}
-		p, err := pagedQuery(ctx, s, q, limit-len(page.Items), cursor, orderRecord.order)
+	for ; i < len(lists); i++ {
+		p, err := mergedPage(ctx, s, lists[i], limit-len(page.Items), cursor, orderRecord.order)
 		if err != nil {
 			return Page[Order]{}, err
 		}
@@ -194,10 +201,12 @@ func (s *Store) OrdersBetween(ctx context.Context, from, to time.Time, limit int
 				page.Next = cursor
 				return page, nil
 			}
-			continue // a short page: DynamoDB stopped at its 1 MB
+			i-- // a short page (DynamoDB stopped at its 1 MB): this month again
+			continue
 		}
-		if i++; i < len(months) && len(page.Items) >= limit {
-			page.Next, err = partitionCursor(onGSI1, months[i])
+		if i+1 < len(lists) && len(page.Items) >= limit {
+			// The next month from its top: a cursor of its list at no position.
+			page.Next, err = encodeCursor(listsCursor{Query: lists[i+1].id})
 			return page, err
 		}
 	}

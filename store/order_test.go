@@ -54,13 +54,16 @@ func TestOrdersBetweenAcrossMonths(t *testing.T) {
 		return nil, nil
 	}
 	want := []string{"03-20", "03-10", "03-05", "02-25", "02-10"}
+	n := store.DefaultListShards
 	for _, tc := range []struct {
 		limit    int
 		requests []int
 	}{
-		{2, []int{1, 2, 1}}, // the second page ends March and starts February
-		{3, []int{1, 1}},    // the first page ends with March: its cursor starts February
-		{10, []int{2}},
+		// Each month is read in every list shard; a shard that ran out is
+		// not read again.
+		{2, []int{n, 1 + n, 1}}, // the second page ends March (one shard left) and starts February
+		{3, []int{n, n}},        // the first page ends with March: its cursor starts February
+		{10, []int{2 * n}},
 	} {
 		days, requests := walk(tc.limit)
 		if !slices.Equal(days, want) {

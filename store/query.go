@@ -222,8 +222,7 @@ func (s *Store) queryFrom(ctx context.Context, in *dynamodb.QueryInput, start ma
 
 // A cursor is the key of the last item a page showed (keysOf), as
 // base64 of its JSON. It is pinned to its query by the partition: one from
-// another list is ErrBadCursor, never sent to DynamoDB. A cursor of the
-// partition key alone is the top of that partition (see partitionCursor).
+// another list is ErrBadCursor, never sent to DynamoDB.
 
 const maxCursor = 8192
 
@@ -248,7 +247,7 @@ func readCursor(cursor string, v any) error {
 }
 
 // decodeCursor is where a page of the query under key starts: nil for the
-// top ("" or the partition's own cursor).
+// top ("").
 func decodeCursor(cursor string, key keyCond) (map[string]types.AttributeValue, error) {
 	if cursor == "" {
 		return nil, nil
@@ -257,26 +256,7 @@ func decodeCursor(cursor string, key keyCond) (map[string]types.AttributeValue, 
 	if err := readCursor(cursor, &keys); err != nil {
 		return nil, err
 	}
-	if len(keys) == 1 && keys[key.on.pkAttr] == key.pk {
-		return nil, nil
-	}
 	return startKey(keys, key)
-}
-
-// cursorPartition is the partition a cursor of a query on k stands in, for
-// a list that reads several (its query checks the rest).
-func cursorPartition(cursor string, k keySchema) (string, error) {
-	var keys map[string]string
-	if err := readCursor(cursor, &keys); err != nil {
-		return "", err
-	}
-	return keys[k.pkAttr], nil
-}
-
-// partitionCursor is the cursor of the top of a partition: a list that
-// reads several hands it on when a page ends with one of them.
-func partitionCursor(k keySchema, pk string) (string, error) {
-	return encodeCursor(map[string]string{k.pkAttr: pk})
 }
 
 // startKey is the ExclusiveStartKey of keys, a position read from a

@@ -60,8 +60,9 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 	}{
 		// The shop's own patterns.
 		{"customers, newest first", 1, func() error { _, err := st.Customers(ctx, 20, ""); return err }},
-		// One Query per month of the range until the page is full.
-		{"all orders in a time range within one month", 1, func() error {
+		// One Query per list shard of each month of the range until the
+		// page is full.
+		{"all orders in a time range within one month", store.DefaultListShards, func() error {
 			_, err := st.OrdersBetween(ctx, now.AddDate(0, 0, 1-now.Day()).Truncate(24*time.Hour), now, 20, "")
 			return err
 		}},
@@ -100,6 +101,10 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		{"open payment intents", 1, func() error { _, err := st.OpenIntents(ctx, now, 20); return err }},
 		// Due dates: one Query per shard, in parallel.
 		{"payments due on or before a day", store.DefaultBillingShards, func() error { _, err := st.PaymentsDue(ctx, now, 20, ""); return err }},
+		{"open checkout intents older than a time", store.DefaultListShards, func() error {
+			_, err := st.OpenCheckoutIntents(ctx, now, 20)
+			return err
+		}},
 		{"reminders due on or before a day", store.DefaultBillingShards, func() error { _, err := st.RemindersDue(ctx, now, 20, ""); return err }},
 		// Receipts and invoices in parallel.
 		{"a customer's statement", 2, func() error { _, err := st.Statement(ctx, ada.CustomerID, 20, ""); return err }},

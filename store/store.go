@@ -16,18 +16,16 @@ type Store struct {
 	table string
 	now   func() time.Time
 	// Billing: the shop's time zone (billing dates are its days), the days
-	// a reminder goes out before a payment, and the shard count a new table
-	// gets (0: the default; an existing table keeps its own).
+	// a reminder goes out before a payment.
 	loc          *time.Location
 	reminderLead int
-	shards       int
+	// The shard counts of the billing-due indexes and of the lists every
+	// order writes (shards.go).
+	billing, lists shardCount
 
 	// dropCounterThreshold: a drop above it splits its quantity over
 	// several counter items (0: DefaultCounterThreshold).
 	dropCounterThreshold int
-
-	shardsMu   sync.Mutex
-	shardsRead int // the table's shard count, once read
 
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
@@ -47,7 +45,12 @@ func WithReminderLead(days int) Option { return func(s *Store) { s.reminderLead 
 
 // WithBillingShards sets the shard count of the billing-due indexes for a
 // table Migrate creates; on an existing table it must match.
-func WithBillingShards(n int) Option { return func(s *Store) { s.shards = n } }
+func WithBillingShards(n int) Option { return func(s *Store) { s.billing.want = n } }
+
+// WithListShards sets the shard count of the lists every order writes
+// (a month's orders, the open card checkouts) for a table that has none
+// yet; on an existing table it must match.
+func WithListShards(n int) Option { return func(s *Store) { s.lists.want = n } }
 
 // WithDropCounterThreshold sets the quantity above which a drop splits its
 // count over several counter items.
@@ -59,6 +62,8 @@ const DefaultReminderLead = 7
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
 	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead}
+	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
+	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {
 		o(s)
 	}

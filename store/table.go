@@ -61,12 +61,14 @@ var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2
 // table lacks. It is idempotent and waits until the table is usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	desc, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
+	created := false
 	var notFound *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &notFound):
 		if err := s.createTable(ctx); err != nil {
 			return err
 		}
+		created = true
 	case err != nil:
 		return fmt.Errorf("describe table %s: %w", s.table, err)
 	default:
@@ -80,7 +82,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.enableTTL(ctx); err != nil {
 		return err
 	}
-	return s.settleShards(ctx)
+	if _, err := s.billing.settle(ctx, s, false); err != nil {
+		return err
+	}
+	return s.settleListShards(ctx, created)
 }
 
 func (s *Store) createTable(ctx context.Context) error {

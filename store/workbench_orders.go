@@ -80,7 +80,11 @@ func (im *importer) order(ctx context.Context, it wbItem) error {
 		o.ShipTo = wbAddress(im.shipments[shipped[0]]["Address"])
 		o.Status = OrderShipped
 	}
-	return im.s.putItem(ctx, newOrderRecord(o))
+	shards, err := im.s.lists.count(ctx, im.s)
+	if err != nil {
+		return err
+	}
+	return im.s.putItem(ctx, newOrderRecord(o, shards))
 }
 
 func (im *importer) orderItem(ctx context.Context, it wbItem) error {

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultListShards is how many shards a new table gives the lists every
+// order writes: a month's orders (GSI1 orders#YYYY-MM#n) and the open
+// card checkouts (GSI2 checkout-intents#n). At 10,000 orders a second
+// each shard takes about 310 and 625 writes a second, below a partition's
+// 1,000 (docs/design.md, Scaling notes).
+const DefaultListShards = 32
+
+// settleListShards fixes the table's list shard count and, on a table
+// made before the lists were sharded, moves their items to their shards
+// first. A new table (created) has nothing to move.
+func (s *Store) settleListShards(ctx context.Context, created bool) error {
+	rec, err := s.lists.settle(ctx, s, !created)
+	if err != nil || !rec.Moving {
+		return err
+	}
+	moved, err := s.moveToListShards(ctx, rec.Shards)
+	if err != nil {
+		return fmt.Errorf("move orders and checkout intents to their shards (moved %d): %w", moved, err)
+	}
+	MigrateLog("orders and card checkouts moved to their list shards", "table", s.table, "items", moved, "shards", rec.Shards)
+	return s.lists.moved(ctx, s)
+}
+
+// moveToListShards gives each order and open checkout intent still under
+// its list's unsharded key (orders#YYYY-MM, checkout-intents) its shard's
+// key. It scans the table once, so it runs once per table (Migrate marks
+// it done), and again after a crash part way: each move is conditional on
+// the old key, so a rerun skips what moved and a write made meanwhile is
+// never overwritten.
+func (s *Store) moveToListShards(ctx context.Context, shards int) (int, error) {
+	legacyOrder := expression.Name("EntityType").Equal(expression.Value(entityOrder)).
+		And(expression.Name(attrGSI1PK).Size().Equal(expression.Value(len(prefixOrdersOf + "2006-01"))))
+	legacyIntent := expression.Name(attrGSI2PK).Equal(expression.Value(partitionCheckouts))
+	expr, err := expression.NewBuilder().WithFilter(legacyOrder.Or(legacyIntent)).
+		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK), expression.Name(attrGSI1PK), expression.Name(attrGSI2PK))).Build()
+	if err != nil {
+		return 0, err
+	}
+	scan := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{
+		TableName: aws.String(s.table), FilterExpression: expr.Filter(), ProjectionExpression: expr.Projection(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	type keys struct {
+		PK     string `dynamodbav:"PK"`
+		SK     string `dynamodbav:"SK"`
+		GSI1PK string `dynamodbav:"GSI1-PK"`
+		GSI2PK string `dynamodbav:"GSI2-PK"`
+	}
+	moved := 0
+	for scan.HasMorePages() {
+		out, err := scan.NextPage(ctx)
+		if err != nil {
+			return moved, fmt.Errorf("scan %s: %w", s.table, err)
+		}
+		var page []keys
+		if err := attributevalue.UnmarshalListOfMaps(out.Items, &page); err != nil {
+			return moved, fmt.Errorf("unmarshal scanned keys: %w", err)
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(16)
+		for _, k := range page {
+			attr, old, id := attrGSI2PK, k.GSI2PK, trimPrefix(k.PK, prefixIdem)
+			if old != partitionCheckouts {
+				attr, old, id = attrGSI1PK, k.GSI1PK, trimPrefix(k.PK, prefixOrder)
+			}
+			if !strings.HasPrefix(old, prefixOrdersOf) && old != partitionCheckouts {
+				continue
+			}
+			g.Go(func() error {
+				err := s.updateIf(gctx, k.PK, k.SK, expression.Set(expression.Name(attr), expression.Value(shardKey(old, shardOf(id, shards)))),
+					expression.Name(attr).Equal(expression.Value(old)))
+				if err != nil && !isConditionFailed(err) { // moved or closed meanwhile
+					return fmt.Errorf("move %s/%s to its shard: %w", k.PK, k.SK, err)
+				}
+				return nil
+			})
+			moved++
+		}
+		if err := g.Wait(); err != nil {
+			return moved, err
+		}
+	}
+	return moved, nil
+}
