@@ -130,7 +130,7 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 	validateSignup(&f, password)
 	status := fiber.StatusUnprocessableEntity
 	if !f.Errors.Any() {
-		n, err := h.Store.CountAttempt(c.UserContext(), "signup-ip", c.IP(), signupWindow)
+		n, err := h.Store.CountAttempt(c.UserContext(), "signup-ip", page.ClientAddress(c), signupWindow)
 		if err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func (h *Account) Login(c *fiber.Ctx) error {
 		f.Errors["password"] = "That is longer than any password here."
 	}
 	if !f.Errors.Any() {
-		ok, err := h.allowed(c.UserContext(), c.IP(), f.Email)
+		ok, err := h.allowed(c.UserContext(), page.ClientAddress(c), f.Email)
 		if err != nil {
 			return err
 		}

@@ -67,6 +67,10 @@ func New(cfg Config) (*fiber.App, error) {
 	if cfg.Gateway == nil {
 		return nil, errors.New("web: no payment gateway")
 	}
+	trusted, err := parseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
 	// Background work of this app (the gate's refresher, the API key
 	// cache) lives until the app shuts down.
 	bg, stopBg := context.WithCancel(context.Background())
@@ -84,21 +88,19 @@ func New(cfg Config) (*fiber.App, error) {
 
 	onError := errorHandler(cfg.Log)
 	app := fiber.New(fiber.Config{
-		AppName:                 "shop",
-		DisableStartupMessage:   true,
-		Immutable:               true, // values outlive the handler (sessions, goroutines)
-		ErrorHandler:            onError,
-		ReadTimeout:             15 * time.Second,
-		WriteTimeout:            30 * time.Second,
-		IdleTimeout:             60 * time.Second,
-		BodyLimit:               1 << 20,
-		ProxyHeader:             cfg.ProxyHeader,
-		EnableTrustedProxyCheck: cfg.ProxyHeader != "",
-		TrustedProxies:          cfg.TrustedProxies,
+		AppName:               "shop",
+		DisableStartupMessage: true,
+		Immutable:             true, // values outlive the handler (sessions, goroutines)
+		ErrorHandler:          onError,
+		ReadTimeout:           15 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           60 * time.Second,
+		BodyLimit:             1 << 20,
 	})
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
-	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders(), compressed())
+	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders(), compressed(),
+		clientAddress(cfg.ProxyHeader, trusted))
 
 	// Machine endpoints: no session, no CSRF.
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })

@@ -203,7 +203,7 @@ func requireStaff(st StaffCheck) fiber.Handler {
 // Prometheus beside the shop, or an SSH tunnel.
 func loopbackOnly() fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if ip := net.ParseIP(c.IP()); ip == nil || !ip.IsLoopback() {
+		if ip := net.ParseIP(page.ClientAddress(c)); ip == nil || !ip.IsLoopback() {
 			return fiber.ErrNotFound
 		}
 		return c.Next()

@@ -72,6 +72,19 @@ func (v *Visit) str(key string) string {
 	return s
 }
 
+// ClientAddressKey holds the address a request counts under (set by the
+// web middleware from the peer and a trusted proxy's header).
+const ClientAddressKey = "client-address"
+
+// ClientAddress is the address the request counts under: an IPv4
+// address or an IPv6 /64.
+func ClientAddress(c *fiber.Ctx) string {
+	if s, ok := c.Locals(ClientAddressKey).(string); ok {
+		return s
+	}
+	return c.IP()
+}
+
 // RequestID is the id of the request.
 func RequestID(c *fiber.Ctx) string {
 	s, _ := c.Locals(RequestIDKey).(string)
