@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/mail"
 	"net/url"
@@ -24,22 +25,36 @@ type AccountStore interface {
 	CreateCustomer(ctx context.Context, nc store.NewCustomer) (store.Customer, error)
 	MergeCart(ctx context.Context, from, to string) error
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
+	RecordSignIn(ctx context.Context, email string, cred store.Credentials, addr string) error
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
-	Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error)
+	ReturnAttempt(ctx context.Context, scope, subject string, window time.Duration) error
+	SpaceAttempt(ctx context.Context, scope, subject string, window time.Duration, free int, maxWait time.Duration) error
 }
 
-// Sign-in and sign-up limits, in fixed windows: every sign-in attempt counts
-// per client address, failed ones per email; sign-ups count per address.
+// Sign-in and sign-up limits, in fixed windows. Each attempt is counted
+// before the password is checked, so parallel guesses cannot all pass a
+// count read before any raised it; a sign-in that succeeds gives its
+// attempts back. A sign-in counts per client address (any email), and per
+// email and address together, so an attacker elsewhere cannot lock the
+// owner out. Guesses at one email spread over many addresses are slowed,
+// not locked: past loginPerEmailFree an hour each waits twice as long as
+// the one before, except from an address the owner signed in from lately.
+// Sign-ups count per address, and those that find the email taken per
+// email domain, which makes probing for accounts slow.
 const (
-	loginWindow      = 15 * time.Minute
-	loginPerEmail    = 10
-	loginPerAddress  = 50
-	signupWindow     = time.Hour
-	signupPerAddress = 20
-	minPasswordRunes = 10
-	maxPasswordBytes = 72 // bcrypt ignores the rest
-	maxNameRunes     = 100
-	maxEmailBytes    = 254
+	loginWindow          = 15 * time.Minute
+	loginPerEmailAndAddr = 10
+	loginPerAddress      = 50
+	loginEmailWindow     = time.Hour
+	loginPerEmailFree    = 30
+	loginEmailMaxWait    = 5 * time.Minute
+	signupWindow         = time.Hour
+	signupPerAddress     = 20
+	signupTakenPerDomain = 30
+	minPasswordRunes     = 10
+	maxPasswordBytes     = 72 // bcrypt ignores the rest
+	maxNameRunes         = 100
+	maxEmailBytes        = 254
 )
 
 // Account serves sign-up, sign-in and sign-out.
@@ -147,6 +162,19 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 		cust, err := h.Store.CreateCustomer(c.UserContext(), store.NewCustomer{Email: f.Email, Name: f.Name, PasswordHash: string(hash)})
 		switch {
 		case errors.Is(err, store.ErrEmailTaken):
+			// Saying so is what people need, and what a prober wants:
+			// past a few an hour per email domain, it is no longer said.
+			_, domain, _ := strings.Cut(store.NormalizeEmail(f.Email), "@")
+			n, err := h.Store.CountAttempt(c.UserContext(), "signup-taken", domain, signupWindow)
+			if err != nil {
+				return err
+			}
+			if n > signupTakenPerDomain {
+				h.Log.Warn("sign-up probing limited", "domain", domain, "address", page.ClientAddress(c))
+				status = fiber.StatusTooManyRequests
+				f.Errors[""] = "Too many sign-ups with addresses at " + domain + " this hour. Try again later."
+				break
+			}
 			f.Errors["email"] = "An account with this email already exists. Sign in instead?"
 		case err != nil:
 			return err
@@ -188,60 +216,95 @@ func (h *Account) Login(c *fiber.Ctx) error {
 		f.Errors["password"] = "That is longer than any password here."
 	}
 	if !f.Errors.Any() {
-		ok, err := h.allowed(c.UserContext(), page.ClientAddress(c), f.Email)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			status = fiber.StatusTooManyRequests
-			f.Errors[""] = "Too many sign-in attempts. Wait a few minutes and try again."
-		}
-	}
-	if !f.Errors.Any() {
-		cred, err := h.Store.CredentialsByEmail(c.UserContext(), f.Email)
+		signedIn, limited, err := h.checkPassword(c, f.Email, password)
 		switch {
-		case errors.Is(err, store.ErrNotFound):
-			_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password))
-			f.Errors[""] = "The email or password is incorrect."
 		case err != nil:
 			return err
-		case bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil:
+		case limited != "":
+			status = fiber.StatusTooManyRequests
+			f.Errors[""] = limited
+		case !signedIn:
 			f.Errors[""] = "The email or password is incorrect."
 		default:
-			if err := h.signIn(c, cred.CustomerID, cred.Name, string(cred.Role)); err != nil {
-				return err
-			}
-			page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
 			return page.Redirect(c, safeNext(f.Next))
-		}
-		if _, err := h.Store.CountAttempt(c.UserContext(), "login-email", store.NormalizeEmail(f.Email), loginWindow); err != nil {
-			return err
 		}
 	}
 	csrf := page.CSRFToken(c)
 	return page.Render(c, status, page.View{Title: "Sign in", Page: page.Full(views.LoginPage, f), Partial: views.LoginFormPartial(f, csrf)})
 }
 
-// allowed counts the attempt against the client address and checks the
-// email's failures so far.
-func (h *Account) allowed(ctx context.Context, addr, email string) (bool, error) {
+// checkPassword takes the attempt from each limit, then checks the
+// password and, if right, signs the visit in. limited is the message for
+// an attempt a limit refused (nothing was checked).
+func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn bool, limited string, err error) {
+	ctx, addr, email := c.UserContext(), page.ClientAddress(c), store.NormalizeEmail(email)
 	n, err := h.Store.CountAttempt(ctx, "login-ip", addr, loginWindow)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	if n > loginPerAddress {
 		h.Log.Warn("sign-in rate limited", "by", "address", "address", addr)
-		return false, nil
+		return false, "Too many sign-in attempts from your network. Wait a few minutes and try again.", nil
 	}
-	failed, err := h.Store.Attempts(ctx, "login-email", store.NormalizeEmail(email), loginWindow)
-	if err != nil {
-		return false, err
+	emailAtAddr := email + " " + addr
+	if n, err = h.Store.CountAttempt(ctx, "login-email-addr", emailAtAddr, loginWindow); err != nil {
+		return false, "", err
 	}
-	if failed >= loginPerEmail {
-		h.Log.Warn("sign-in rate limited", "by", "email")
-		return false, nil
+	if n > loginPerEmailAndAddr {
+		h.Log.Warn("sign-in rate limited", "by", "email and address", "address", addr)
+		return false, "Too many sign-in attempts. Wait a few minutes and try again.", nil
 	}
-	return true, nil
+	cred, err := h.Store.CredentialsByEmail(ctx, email)
+	found := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return false, "", err
+	}
+	// Known or not, the same limits and the same work: nothing tells
+	// whether the email has an account.
+	spaced := !cred.Knows(addr)
+	if spaced {
+		err := h.Store.SpaceAttempt(ctx, "login-email", email, loginEmailWindow, loginPerEmailFree, loginEmailMaxWait)
+		var wait *store.WaitError
+		if errors.As(err, &wait) {
+			h.Log.Warn("sign-in slowed", "by", "email", "address", addr, "wait", wait.Wait)
+			return false, fmt.Sprintf("Too many failed sign-ins for this email. Try again in %s, or from a device you have signed in from before.", waitText(wait.Wait)), nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+	}
+	if !found {
+		_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password))
+		return false, "", nil
+	}
+	if bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil {
+		return false, "", nil
+	}
+	// Right: the attempts were no failures.
+	if err := h.Store.ReturnAttempt(ctx, "login-email-addr", emailAtAddr, loginWindow); err != nil {
+		return false, "", err
+	}
+	if spaced {
+		if err := h.Store.ReturnAttempt(ctx, "login-email", email, loginEmailWindow); err != nil {
+			return false, "", err
+		}
+	}
+	if err := h.Store.RecordSignIn(ctx, email, cred, addr); err != nil {
+		return false, "", err
+	}
+	if err := h.signIn(c, cred.CustomerID, cred.Name, string(cred.Role)); err != nil {
+		return false, "", err
+	}
+	page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
+	return true, "", nil
+}
+
+// waitText says a wait in whole seconds or minutes.
+func waitText(d time.Duration) string {
+	if d <= time.Minute {
+		return fmt.Sprintf("%d seconds", max(1, int(d.Round(time.Second)/time.Second)))
+	}
+	return fmt.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
 }
 
 // signIn starts the customer's session and moves what the visitor put in

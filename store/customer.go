@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -27,6 +28,9 @@ type Customer struct {
 	Name      string
 	Role      Role
 	CreatedAt time.Time
+	// The last sign-in (zero: none recorded) and the address it came from.
+	LastSignInAt      time.Time
+	LastSignInAddress string
 }
 
 // NewCustomer is what sign-up collects; the password is already hashed.
@@ -43,37 +47,50 @@ type Credentials struct {
 	Name         string
 	Role         Role
 	PasswordHash string
+	// KnownAddresses are where the person last signed in from, newest
+	// first: failures elsewhere do not slow a sign-in from them.
+	KnownAddresses []string
 }
 
+// Knows reports whether the person signed in from addr lately.
+func (c Credentials) Knows(addr string) bool { return slices.Contains(c.KnownAddresses, addr) }
+
+// knownAddressesKept is how many addresses a sign-in remembers.
+const knownAddressesKept = 8
+
 type customerRecord struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	EntityType   string `dynamodbav:"EntityType"`
-	Email        string `dynamodbav:"Email"`
-	Name         string `dynamodbav:"Name"`
-	Role         string `dynamodbav:"Role"`
-	PasswordHash string `dynamodbav:"PasswordHash"`
-	CreatedAt    string `dynamodbav:"CreatedAt"`
-	GSI1PK       string `dynamodbav:"GSI1-PK,omitempty"` // customers
-	GSI1SK       string `dynamodbav:"GSI1-SK,omitempty"` // created#id
+	PK                string `dynamodbav:"PK"`
+	SK                string `dynamodbav:"SK"`
+	EntityType        string `dynamodbav:"EntityType"`
+	Email             string `dynamodbav:"Email"`
+	Name              string `dynamodbav:"Name"`
+	Role              string `dynamodbav:"Role"`
+	PasswordHash      string `dynamodbav:"PasswordHash"`
+	CreatedAt         string `dynamodbav:"CreatedAt"`
+	LastSignInAt      string `dynamodbav:"LastSignInAt,omitempty"`
+	LastSignInAddress string `dynamodbav:"LastSignInAddress,omitempty"`
+	GSI1PK            string `dynamodbav:"GSI1-PK,omitempty"` // customers
+	GSI1SK            string `dynamodbav:"GSI1-SK,omitempty"` // created#id
 }
 
 // emailRecord makes an address unique and answers sign-in in one GetItem; it
 // carries a copy of what sign-in needs, always written in one transaction with
 // the customer.
 type emailRecord struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	EntityType   string `dynamodbav:"EntityType"`
-	CustomerID   string `dynamodbav:"CustomerID"`
-	Name         string `dynamodbav:"Name"`
-	Role         string `dynamodbav:"Role"`
-	PasswordHash string `dynamodbav:"PasswordHash"`
+	PK             string   `dynamodbav:"PK"`
+	SK             string   `dynamodbav:"SK"`
+	EntityType     string   `dynamodbav:"EntityType"`
+	CustomerID     string   `dynamodbav:"CustomerID"`
+	Name           string   `dynamodbav:"Name"`
+	Role           string   `dynamodbav:"Role"`
+	PasswordHash   string   `dynamodbav:"PasswordHash"`
+	KnownAddresses []string `dynamodbav:"KnownAddresses,omitempty"`
 }
 
 func (r customerRecord) customer() Customer {
 	created, _ := time.Parse(time.RFC3339Nano, r.CreatedAt)
-	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created}
+	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
+		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress}
 }
 
 // CreateCustomer writes the customer and its email item in one transaction,
@@ -139,8 +156,40 @@ func (s *Store) Customer(ctx context.Context, id string) (Customer, error) {
 // CredentialsByEmail reads what sign-in checks, in one GetItem.
 func (s *Store) CredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
 	return getItem(ctx, s, emailKey(email), emailKey(email), "email", func(r emailRecord) Credentials {
-		return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash}
+		return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash, KnownAddresses: r.KnownAddresses}
 	})
+}
+
+// RecordSignIn notes a sign-in of cred (as read for it, by email) from
+// addr: the customer's last sign-in for staff, and addr first among the
+// addresses the email item knows. One transaction of two updates.
+func (s *Store) RecordSignIn(ctx context.Context, email string, cred Credentials, addr string) error {
+	known := append([]string{addr}, slices.DeleteFunc(slices.Clone(cred.KnownAddresses), func(a string) bool { return a == addr })...)
+	known = known[:min(len(known), knownAddressesKept)]
+	exists := expression.AttributeExists(expression.Name(attrPK))
+	update := func(pk string, upd expression.UpdateBuilder) (types.TransactWriteItem, error) {
+		expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(exists).Build()
+		if err != nil {
+			return types.TransactWriteItem{}, err
+		}
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.table), Key: itemKey(pk, pk), UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}}, nil
+	}
+	customer, err := update(customerKey(cred.CustomerID), expression.Set(expression.Name("LastSignInAt"), expression.Value(timestamp(s.now()))).
+		Set(expression.Name("LastSignInAddress"), expression.Value(addr)))
+	if err != nil {
+		return err
+	}
+	emailItem, err := update(emailKey(NormalizeEmail(email)), expression.Set(expression.Name("KnownAddresses"), expression.Value(known)))
+	if err != nil {
+		return err
+	}
+	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{customer, emailItem}}); err != nil {
+		return fmt.Errorf("record sign-in: %w", err)
+	}
+	return nil
 }
 
 // Customers lists customers, newest first (GSI1 PK=customers), for staff.

@@ -43,12 +43,70 @@ func (s *Store) CountAttempt(ctx context.Context, scope, subject string, window 
 	return r.Attempts, nil
 }
 
-// Attempts reads the current window's count without adding to it.
-func (s *Store) Attempts(ctx context.Context, scope, subject string, window time.Duration) (int, error) {
+// ReturnAttempt gives back an attempt counted in the current window: a
+// sign-in that succeeded is no failure. A window that rolled over meanwhile
+// is left alone.
+func (s *Store) ReturnAttempt(ctx context.Context, scope, subject string, window time.Duration) error {
 	start := s.now().Truncate(window)
-	n, err := getItem(ctx, s, limitKey(scope, subject), limitWindowKey(start), "attempts", func(r struct{ Attempts int }) int { return r.Attempts })
-	if errors.Is(err, ErrNotFound) {
-		return 0, nil
+	err := s.updateIf(ctx, limitKey(scope, subject), limitWindowKey(start),
+		expression.Add(expression.Name("Attempts"), expression.Value(-1)),
+		expression.Name("Attempts").GreaterThan(expression.Value(0)))
+	if err != nil && !isConditionFailed(err) {
+		return fmt.Errorf("return attempt: %w", err)
 	}
-	return n, err
+	return nil
+}
+
+// WaitError refuses an attempt that came too soon after the last one.
+type WaitError struct{ Wait time.Duration }
+
+func (e *WaitError) Error() string { return fmt.Sprintf("too many attempts: wait %s", e.Wait) }
+
+// SpaceAttempt takes an attempt of subject in scope in the current window:
+// the first free ones at once, each after that only once twice as long as
+// the one before has passed since the last (from a second, up to maxWait),
+// else a *WaitError saying how long. It slows guessing spread over many
+// addresses without locking the owner out. The count is read, then raised
+// on condition it did not change, so parallel attempts take one slot each.
+func (s *Store) SpaceAttempt(ctx context.Context, scope, subject string, window time.Duration, free int, maxWait time.Duration) error {
+	for range 5 {
+		now := s.now()
+		start := now.Truncate(window)
+		type spaced struct {
+			Attempts int
+			LastAt   int64 // Unix milliseconds
+		}
+		cur, err := getItemConsistent(ctx, s, limitKey(scope, subject), limitWindowKey(start), "attempts", func(r spaced) spaced { return r })
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if cur.Attempts >= free {
+			wait := maxWait
+			if shift := cur.Attempts - free; shift < 20 {
+				wait = min(time.Second<<shift, maxWait)
+			}
+			if left := time.UnixMilli(cur.LastAt).Add(wait).Sub(now); left > 0 {
+				return &WaitError{Wait: left}
+			}
+		}
+		unchanged := expression.Name("Attempts").Equal(expression.Value(cur.Attempts))
+		if cur.Attempts == 0 {
+			unchanged = expression.AttributeNotExists(expression.Name("Attempts")).Or(unchanged) // none yet, or all given back
+		}
+		err = s.updateIf(ctx, limitKey(scope, subject), limitWindowKey(start),
+			expression.Add(expression.Name("Attempts"), expression.Value(1)).
+				Set(expression.Name("LastAt"), expression.Value(now.UnixMilli())).
+				Set(expression.Name("EntityType"), expression.Value(entityLimit)).
+				Set(expression.Name(attrTTL), expression.Value(start.Add(2*window).Unix())),
+			unchanged)
+		switch {
+		case err == nil:
+			return nil
+		case !isConditionFailed(err):
+			return fmt.Errorf("space attempt: %w", err)
+		case cur.Attempts >= free:
+			return &WaitError{Wait: time.Second} // another attempt took this slot
+		}
+	}
+	return &WaitError{Wait: time.Second}
 }

@@ -89,7 +89,17 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		}},
 		{"delete a session", 1, func() error { return st.DeleteSession(ctx, "sess-1") }},
 		{"count an attempt", 1, func() error { _, err := st.CountAttempt(ctx, "signin", "ada", time.Minute); return err }},
-		{"attempts in the window", 1, func() error { _, err := st.Attempts(ctx, "signin", "ada", time.Minute); return err }},
+		{"give an attempt back", 1, func() error { return st.ReturnAttempt(ctx, "signin", "ada", time.Minute) }},
+		// A consistent read of the count, then a conditional update.
+		{"space an attempt", 2, func() error { return st.SpaceAttempt(ctx, "signin-spaced", "ada", time.Hour, 5, time.Minute) }},
+		{"record a sign-in", 1, func() error {
+			cred, err := st.CredentialsByEmail(ctx, demo.CustomerEmail)
+			if err != nil {
+				return err
+			}
+			env.Counter.Reset()
+			return st.RecordSignIn(ctx, demo.CustomerEmail, cred, "203.0.113.9")
+		}},
 		{"mark a one-time step", 1, func() error { return st.Mark(ctx, "request-count") }},
 		{"is a step marked", 1, func() error { _, err := st.Marked(ctx, "request-count"); return err }},
 		// Recurring payments beyond the guide's seven.

@@ -334,7 +334,8 @@ func TestSessions(t *testing.T) {
 // Not parallel: beside other tests' writes, DynamoDB Local times out
 // the lock waits of a race like this one.
 func TestCountAttemptRace(t *testing.T) {
-	env := storetest.New(t)
+	// A clock that stands still: the attempts all fall in one window.
+	env := storetest.New(t, store.WithClock(storetest.NewClock(time.Now(), 0).Now))
 	ctx := ctxT(t)
 	const n = 15
 	var wg sync.WaitGroup
@@ -360,6 +361,54 @@ func TestCountAttemptRace(t *testing.T) {
 		if !counts[i] {
 			t.Fatalf("count %d never returned: every attempt must get its own number, got %v", i, counts)
 		}
+	}
+}
+
+// Parallel attempts spaced out per email: exactly the free ones pass at
+// once, each taking its own slot; the rest are told to wait, and one
+// given back frees a slot.
+func TestSpaceAttemptRace(t *testing.T) {
+	clock := storetest.NewClock(time.Now().Truncate(time.Millisecond), 0) // as the store keeps it
+	env := storetest.New(t, store.WithClock(clock.Now))
+	ctx := ctxT(t)
+	const free, n = 5, 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	passed, waited := 0, 0
+	for range n {
+		wg.Go(func() {
+			err := env.Store.SpaceAttempt(ctx, "login-email", "a@example.com", time.Hour, free, time.Minute)
+			var wait *store.WaitError
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				passed++
+			case errors.As(err, &wait):
+				waited++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if passed != free || waited != n-free {
+		t.Fatalf("%d passed and %d waited, want %d and %d", passed, waited, free, n-free)
+	}
+	// Past the free ones: a second after the last, one more; then two.
+	clock.Set(clock.Now().Add(time.Second))
+	if err := env.Store.SpaceAttempt(ctx, "login-email", "a@example.com", time.Hour, free, time.Minute); err != nil {
+		t.Fatalf("a second after the last: %v", err)
+	}
+	var wait *store.WaitError
+	if err := env.Store.SpaceAttempt(ctx, "login-email", "a@example.com", time.Hour, free, time.Minute); !errors.As(err, &wait) || wait.Wait != 2*time.Second {
+		t.Fatalf("right after: %v, want a wait of 2s", err)
+	}
+	if err := env.Store.ReturnAttempt(ctx, "login-email", "a@example.com", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Store.SpaceAttempt(ctx, "login-email", "a@example.com", time.Hour, free, time.Minute); !errors.As(err, &wait) || wait.Wait != time.Second {
+		t.Fatalf("after one was given back: %v, want a wait of 1s", err)
 	}
 }
 
