@@ -45,6 +45,10 @@ type Config struct {
 	// APIKeysEvery is how often the API's key cache reloads the keys
 	// (default 3 s): a revoked key stops within about that long.
 	APIKeysEvery time.Duration
+	// ExtraPages adds routes behind the same middleware as every page
+	// (deadline, session, CSRF), after the shop's own. Only the benchmark
+	// sets it, for its bare page; the shop never does.
+	ExtraPages func(fiber.Router)
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -244,6 +248,10 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/jobs/:job/runs/:id/progress", adminJobs.Progress)
 	admin.Get("/outbox", adminOutbox.List)
 	admin.Get("/outbox/:id", adminOutbox.Show)
+
+	if cfg.ExtraPages != nil {
+		cfg.ExtraPages(app)
+	}
 
 	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return app, nil

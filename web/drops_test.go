@@ -15,7 +15,7 @@ import (
 )
 
 // newDrop makes a drop straight in the table, as staff's form would.
-func (s *shop) newDrop(t *testing.T, title string, quantity int, opens, closes time.Time, published bool) store.Drop {
+func (s *shop) newDrop(t testing.TB, title string, quantity int, opens, closes time.Time, published bool) store.Drop {
 	t.Helper()
 	d, err := s.env.Store.CreateDrop(context.Background(), store.NewDrop{
 		Title: title, Quantity: quantity, Opens: opens, Closes: closes, Owner: store.DropOwnerShop, Published: published,
@@ -27,7 +27,7 @@ func (s *shop) newDrop(t *testing.T, title string, quantity int, opens, closes t
 }
 
 // openDrop is a drop open from now for a day.
-func (s *shop) openDrop(t *testing.T, title string, quantity int) store.Drop {
+func (s *shop) openDrop(t testing.TB, title string, quantity int) store.Drop {
 	t.Helper()
 	now := time.Now()
 	return s.newDrop(t, title, quantity, now, now.Add(24*time.Hour), true)
