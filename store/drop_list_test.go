@@ -3,8 +3,14 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
 	"shop/store/storetest"
@@ -16,6 +22,10 @@ func ids(drops []store.Drop) []string {
 		out = append(out, d.ID)
 	}
 	return out
+}
+
+func sortedIDs(drops []store.Drop) string {
+	return fmt.Sprint(slices.Sorted(slices.Values(ids(drops))))
 }
 
 // More than a page of drops that have closed does not push the one still
@@ -129,5 +139,97 @@ func TestEndedProductDropsReadsOnlyDropsToClose(t *testing.T) {
 	}
 	if ended, err := st.EndedProductDrops(ctx); err != nil || len(ended) != 0 {
 		t.Fatalf("after closing it: %+v, %v", ended, err)
+	}
+}
+
+// oldDropKeys turns a drop into one written before drops were keyed by
+// closing time: GSI1-SK <opens>#id if it is on /drops (or was: cancelled
+// drops kept their keys), and no entry in the list of drops to close.
+func oldDropKeys(t *testing.T, env storetest.Env, d store.Drop) {
+	t.Helper()
+	ctx := ctxT(t)
+	key := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "subject#" + d.ID},
+		"SK": &types.AttributeValueMemberS{Value: "info"},
+	}
+	if d.Published {
+		upd := expression.Set(expression.Name("GSI1-PK"), expression.Value("drops")).
+			Set(expression.Name("GSI1-SK"), expression.Value(d.Opens.UTC().Format("2006-01-02T15:04:05.000Z07:00")+"#"+d.ID))
+		expr, err := expression.NewBuilder().WithUpdate(upd).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(env.Table), Key: key,
+			UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key["SK"] = &types.AttributeValueMemberS{Value: "closing"}
+	if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table), Key: key}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `shop migrate` moves drops of the old shape: published ones get their
+// closing-time key and are on /drops again, one cancelled leaves it, and
+// product drops still open are listed for the reconcile step. Run twice, it
+// changes nothing more.
+func TestMigrateMovesDropsToClosingTimeKeys(t *testing.T) {
+	t.Parallel()
+	f := newProductDropFixture(t, 50, 50)
+	st, env, ctx := f.env.Store, f.env, ctxT(t)
+	t0 := f.clock.Now()
+	plain := newDrop(t, st, 3, t0, t0.Add(24*time.Hour))
+	tea, err := f.teaDrop(t, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden, err := st.CreateDrop(ctx, store.NewDrop{Title: "Hidden tea", Quantity: 2, Opens: t0, Closes: t0.Add(24 * time.Hour),
+		ProductID: "tea", Price: eur(1500), RedeemWithin: store.DefaultRedeemWithin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := newDrop(t, st, 3, t0, t0.Add(24*time.Hour))
+	if err := st.SetDropStatus(ctx, gone.ID, store.DropCancelled); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []store.Drop{plain, tea, hidden, gone} {
+		oldDropKeys(t, env, d)
+	}
+	// A table of the old version has not had its product drops listed.
+	if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "meta"}, "SK": &types.AttributeValueMemberS{Value: "marker#drops-closing-v1"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if listed, err := st.PublishedDrops(ctx, 10, ""); err != nil || len(listed.Items) != 0 {
+		t.Fatalf("before the migration /drops lists %v, %v: the test's old keys are not old", ids(listed.Items), err)
+	}
+
+	wantListed := func(when string) {
+		t.Helper()
+		listed, err := st.PublishedDrops(ctx, 10, "")
+		if got, want := sortedIDs(listed.Items), sortedIDs([]store.Drop{plain, tea}); err != nil || got != want {
+			t.Fatalf("%s /drops lists %s, %v; want %s", when, got, err, want)
+		}
+	}
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantListed("after the migration")
+	env.Counter.Reset()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Again: the rekeying Query finds nothing, and the product drops were
+	// listed once.
+	if ops := env.Counter.Ops(); ops["Query"] != 1 || ops["UpdateItem"]+ops["TransactWriteItems"] != 0 {
+		t.Errorf("a second migration made %v, want one Query and no writes of drops", ops)
+	}
+	wantListed("after a second migration")
+	f.clock.Set(t0.Add(48 * time.Hour))
+	ended, err := st.EndedProductDrops(ctx)
+	if got, want := sortedIDs(ended), sortedIDs([]store.Drop{tea, hidden}); err != nil || got != want {
+		t.Fatalf("ended product drops after the migration: %s, %v; want %s", got, err, want)
 	}
 }

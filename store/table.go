@@ -58,7 +58,9 @@ func attributeDefinitions(names ...string) []types.AttributeDefinition {
 var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK}
 
 // Migrate creates the table with its indexes and TTL, or adds what an older
-// table lacks. It is idempotent and waits until the table is usable.
+// table lacks, and moves items of an older shape to the keys the code reads
+// (drops, drop_migrate.go). It is idempotent and waits until the table is
+// usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	desc, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
 	var notFound *types.ResourceNotFoundException
@@ -80,7 +82,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.enableTTL(ctx); err != nil {
 		return err
 	}
-	return s.settleShards(ctx)
+	if err := s.settleShards(ctx); err != nil {
+		return err
+	}
+	return s.migrateDrops(ctx)
 }
 
 func (s *Store) createTable(ctx context.Context) error {
