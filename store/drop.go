@@ -287,6 +287,9 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		}
 		return Drop{}, fmt.Errorf("create drop: %w", err)
 	}
+	if d.Published {
+		s.forgetDrops()
+	}
 	return d, nil
 }
 
@@ -394,6 +397,7 @@ func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Dr
 // A product drop gives back to stock what was not claimed, in the same
 // transaction (see closeProductDrop).
 func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) error {
+	defer s.forgetDrops()
 	if d, err := s.DropConsistent(ctx, id); err == nil && len(d.SetAside) > 0 {
 		return s.closeProductDrop(ctx, d, to)
 	}
