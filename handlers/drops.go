@@ -15,7 +15,6 @@ import (
 
 // DropStore is what the customer's drop pages read from the table.
 type DropStore interface {
-	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
 	Ticket(ctx context.Context, dropID, client string) (store.Ticket, error)
 	CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Ticket], error)
 	Product(ctx context.Context, id string) (store.Product, error)
@@ -24,11 +23,17 @@ type DropStore interface {
 	Location() *time.Location
 }
 
+// DropsWindow is /drops read through the store's shop window (a second).
+type DropsWindow interface {
+	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
+}
+
 // DropGate answers claims and counts from this replica's memory, asking
 // DynamoDB only when it must (*dropgate.Gate).
 type DropGate interface {
 	Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error)
 	Count(ctx context.Context, id string) (store.Drop, error)
+	Prime(drops ...store.Drop)
 	Allow(client string) bool
 }
 
@@ -40,8 +45,9 @@ const (
 // Drops serves /drops, a drop's page, its live count, the claim, and the
 // customer's tickets.
 type Drops struct {
-	Store DropStore
-	Gate  DropGate
+	Store  DropStore
+	Window DropsWindow
+	Gate   DropGate
 }
 
 // published reads a drop through the gate (memory, after its first read);
@@ -58,11 +64,12 @@ func (h *Drops) published(ctx context.Context, id string) (store.Drop, error) {
 	return d, nil
 }
 
-// List is the published drops that are open or coming, by opening time;
-// the open ones with their live count from the gate.
+// List is the published drops that are open or coming, those closing
+// soonest first; the open ones with their live count from the gate, which
+// learns them from the list itself if it does not know them yet.
 func (h *Drops) List(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	drops, err := h.Store.PublishedDrops(ctx, dropsPageSize, c.Query("after"))
+	drops, err := h.Window.PublishedDrops(ctx, dropsPageSize, c.Query("after"))
 	if err != nil {
 		return err
 	}
@@ -73,6 +80,7 @@ func (h *Drops) List(c *fiber.Ctx) error {
 		case views.PhaseClosed, views.PhaseCancelled:
 			continue // over early: not on the list
 		case views.PhaseOpen, views.PhaseSoldOut:
+			h.Gate.Prime(d)
 			if live, err := h.Gate.Count(ctx, d.ID); err == nil {
 				d = live
 			} else if !errors.Is(err, store.ErrNotFound) {

@@ -63,7 +63,14 @@ type Drop struct {
 	// Counters is how many counter items share the quantity (0: the drop
 	// item counts its claims itself).
 	Counters []DropCounter
+	// uncounted: read from a list, which does not read the counters of a
+	// drop that has them, so Claimed and Counters are not its count.
+	uncounted bool
 }
+
+// Counted reports whether Claimed and Counters are the drop's count: a
+// drop with counters read from a list (PublishedDrops, AllDrops) is not.
+func (d Drop) Counted() bool { return !d.uncounted }
 
 // DropCounter is one share of a big drop's quantity.
 type DropCounter struct {
@@ -111,12 +118,42 @@ type dropRecord struct {
 	// SetAside: the warehouses a product drop's quantity was taken from.
 	SetAside []Allocation `dynamodbav:"SetAside,omitempty"`
 	Counters int          `dynamodbav:"Counters"`
-	// GSI1: published drops by opening time (/drops). GSI2: every drop,
-	// newest first (staff).
+	// GSI1: published drops by closing time (/drops), until staff close or
+	// cancel them. GSI2: every drop, newest first (staff).
 	GSI1PK string `dynamodbav:"GSI1-PK,omitempty"`
 	GSI1SK string `dynamodbav:"GSI1-SK,omitempty"`
 	GSI2PK string `dynamodbav:"GSI2-PK"`
 	GSI2SK string `dynamodbav:"GSI2-SK"`
+}
+
+// dropClosingRecord is a product drop's entry in the list of drops to
+// close (GSI2 drops-closing, by closing time): written with the drop and
+// deleted in the transaction that closes or cancels it, so the reconcile
+// step reads only drops that still hold stock aside, never the history.
+type dropClosingRecord struct {
+	PK         string `dynamodbav:"PK"` // subject#<id>
+	SK         string `dynamodbav:"SK"` // closing
+	EntityType string `dynamodbav:"EntityType"`
+	Title      string `dynamodbav:"Title"`
+	ProductID  string `dynamodbav:"ProductID"`
+	Opens      string `dynamodbav:"Opens"`
+	Closes     string `dynamodbav:"Closes"`
+	GSI2PK     string `dynamodbav:"GSI2-PK"`
+	GSI2SK     string `dynamodbav:"GSI2-SK"`
+}
+
+func newDropClosing(d Drop) dropClosingRecord {
+	return dropClosingRecord{
+		PK: dropKey(d.ID), SK: sortKeyDropClosing, EntityType: entityDropClosing, Title: d.Title, ProductID: d.ProductID,
+		Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), GSI2PK: partitionDropsToClose, GSI2SK: closesKey(d.Closes, d.ID),
+	}
+}
+
+// drop is the drop as its entry holds it: open, since the entry leaves
+// the list when the drop stops being open; its count is not here.
+func (r dropClosingRecord) drop() Drop {
+	return Drop{ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, ProductID: r.ProductID, Status: DropOpen,
+		Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), uncounted: true}
 }
 
 type dropCounterRecord struct {
@@ -133,6 +170,7 @@ func (r dropRecord) drop() Drop {
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
 		Owner: r.Owner, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
 		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second, SetAside: r.SetAside,
+		uncounted: r.Counters > 0, // readDrop sums them
 	}
 }
 
@@ -208,7 +246,7 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		GSI2PK: partitionDrops, GSI2SK: createdKey(now, d.ID),
 	}
 	if d.Published {
-		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, createdKey(d.Opens, d.ID)
+		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, closesKey(d.Closes, d.ID)
 	}
 	// A product drop sets its quantity aside from stock in the same
 	// transaction: the stock items and their adjustments follow the drop's.
@@ -222,6 +260,9 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		rec.SetAside = d.SetAside
 	}
 	recs := []any{rec}
+	if d.ProductID != "" {
+		recs = append(recs, newDropClosing(d))
+	}
 	for _, c := range d.Counters {
 		recs = append(recs, dropCounterRecord{PK: dropKey(d.ID), SK: dropCounterKey(c.N), EntityType: entityDropCounter, Quantity: c.Quantity})
 	}
@@ -245,6 +286,9 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 			return Drop{}, s.setAsideShort(ctx, d) // the stock moved since it was read
 		}
 		return Drop{}, fmt.Errorf("create drop: %w", err)
+	}
+	if d.Published {
+		s.forgetDrops()
 	}
 	return d, nil
 }
@@ -309,6 +353,7 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 	var d Drop
 	if found {
 		d = info.drop()
+		d.uncounted = false
 		if info.Counters > 0 { // the counters count, not the drop's item
 			d.Claimed = 0
 			for _, c := range counters {
@@ -324,11 +369,21 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 	return d, nil
 }
 
-// PublishedDrops lists the drops on /drops by opening time (GSI1:
-// GSI1-PK=drops), those that close after now.
+// PublishedDrops lists the drops on /drops, open and coming, those closing
+// soonest first (GSI1: GSI1-PK=drops, GSI1-SK > closes#<now>): the key
+// condition leaves out every drop that has closed, however many there are.
+// A cursor whose drop has closed since its page was shown starts at the
+// top, where the next drop still open now is.
 func (s *Store) PublishedDrops(ctx context.Context, limit int, cursor string) (Page[Drop], error) {
-	live := expression.Name("Closes").GreaterThan(expression.Value(timestamp(s.now())))
-	q := querySpec{key: onGSI1.pkEquals(partitionPublishedDrops), filter: &live}
+	after := closedBy(s.now())
+	q := querySpec{key: onGSI1.pkAndSKAbove(partitionPublishedDrops, after)}
+	sk, err := cursorSortKey(cursor, q.key)
+	if err != nil {
+		return Page[Drop]{}, err
+	}
+	if sk <= after {
+		cursor = ""
+	}
 	return pagedQuery(ctx, s, q, limit, cursor, dropRecord.drop)
 }
 
@@ -342,14 +397,21 @@ func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Dr
 // A product drop gives back to stock what was not claimed, in the same
 // transaction (see closeProductDrop).
 func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) error {
+	defer s.forgetDrops()
 	if d, err := s.DropConsistent(ctx, id); err == nil && len(d.SetAside) > 0 {
 		return s.closeProductDrop(ctx, d, to)
 	}
-	err := s.updateIf(ctx, dropKey(id), sortKeyDropInfo,
-		expression.Set(expression.Name("Status"), expression.Value(string(to))),
+	err := s.updateIf(ctx, dropKey(id), sortKeyDropInfo, leaveDropLists(to),
 		expression.Name("Status").Equal(expression.Value(string(DropOpen))))
 	if isConditionFailed(err) {
 		return fmt.Errorf("drop %s is not open (or does not exist): %w", id, ErrConflict)
 	}
 	return err
+}
+
+// leaveDropLists sets a drop's status to closed or cancelled and takes it
+// off /drops (its GSI1 keys) at once, rather than at its closing time.
+func leaveDropLists(to DropStatus) expression.UpdateBuilder {
+	return expression.Set(expression.Name("Status"), expression.Value(string(to))).
+		Remove(expression.Name(attrGSI1PK)).Remove(expression.Name(attrGSI1SK))
 }

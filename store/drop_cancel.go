@@ -12,6 +12,6 @@ const MailDropCancelled MailKind = "drop_cancelled"
 func DropCancelMailID(dropID, client string) string { return "dropcancel-" + dropID + "-" + client }
 
 // ListedClaimed reports whether a drop read from a list (PublishedDrops,
-// AllDrops) carries its claimed count: a drop above the counter threshold
-// counts on its counter items, which lists do not read.
-func (s *Store) ListedClaimed(d Drop) bool { return d.Quantity <= s.counterThreshold() }
+// AllDrops) carries its claimed count: a drop with counters counts on its
+// counter items, which lists do not read.
+func (s *Store) ListedClaimed(d Drop) bool { return d.Counted() }

@@ -212,17 +212,17 @@ func (s *Store) closeProductDrop(ctx context.Context, d Drop, to DropStatus) err
 		}
 		plan := returnPlan(d.SetAside, d.Quantity-d.Claimed)
 		upd, err := expression.NewBuilder().
-			WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(to))).
-				Set(expression.Name("Returned"), expression.Value(plan))).
+			WithUpdate(leaveDropLists(to).Set(expression.Name("Returned"), expression.Value(plan))).
 			WithCondition(cond).Build()
 		if err != nil {
 			return err
 		}
+		// The drop leaves the list of drops to close with its stock.
 		items := []types.TransactWriteItem{{Update: &types.Update{
 			TableName: aws.String(s.table), Key: itemKey(dropKey(d.ID), sortKeyDropInfo),
 			UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
 			ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
-		}}}
+		}}, {Delete: &types.Delete{TableName: aws.String(s.table), Key: itemKey(dropKey(d.ID), sortKeyDropClosing)}}}
 		for _, c := range d.Counters {
 			check, err := expression.NewBuilder().WithCondition(expression.Name("Claimed").Equal(expression.Value(c.Claimed))).Build()
 			if err != nil {
@@ -254,6 +254,11 @@ func (s *Store) closeProductDrop(ctx context.Context, d Drop, to DropStatus) err
 			return err
 		}
 		if d.Status != DropOpen {
+			// Its entry in the list of drops to close should be gone with
+			// it; one an older version left behind goes now.
+			if err := s.deleteItem(ctx, dropKey(d.ID), sortKeyDropClosing); err != nil {
+				return err
+			}
 			return fmt.Errorf("drop %s is not open: %w", d.ID, ErrConflict)
 		}
 	}
@@ -350,23 +355,21 @@ func ticketProblem(t Ticket, d Drop, now time.Time) error {
 	return nil
 }
 
-// EndedProductDrops lists product drops still marked open whose deadline
-// has passed: their unclaimed units are still set aside. It pages the staff
-// list of every drop (GSI2, drops-all), for the scheduler's reconcile step.
+// EndedProductDrops lists product drops still open whose deadline has
+// passed: their unclaimed units are still set aside. It reads the sparse
+// list of product drops not yet closed (GSI2 drops-closing) up to now, so
+// drops closed before are never read. Each drop is as its entry holds it,
+// without its count: SetDropStatus reads the drop itself.
 func (s *Store) EndedProductDrops(ctx context.Context) ([]Drop, error) {
-	now := s.now()
+	q := querySpec{key: onGSI2.pkAndSKUpTo(partitionDropsToClose, closedBy(s.now()))}
 	var out []Drop
 	cursor := ""
 	for {
-		page, err := s.AllDrops(ctx, 100, cursor)
+		page, err := pagedQuery(ctx, s, q, 100, cursor, dropClosingRecord.drop)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range page.Items {
-			if d.ProductID != "" && d.Status == DropOpen && !now.Before(d.Closes) {
-				out = append(out, d)
-			}
-		}
+		out = append(out, page.Items...)
 		if page.Next == "" {
 			return out, nil
 		}

@@ -66,6 +66,11 @@ const (
 	sortKeyBillingShards = "billing-shards"
 	sortKeyListShards    = "list-shards"
 
+	// A product drop's entry in the list of drops to close (its unclaimed
+	// stock goes back then), and the sort keys of drops by closing time.
+	sortKeyDropClosing = "closing"
+	prefixCloses       = "closes#"
+
 	// Partitions of small lists the UI needs (see README, access patterns).
 	partitionCategories     = "categories"
 	partitionWarehouses     = "warehouses"
@@ -76,8 +81,9 @@ const (
 	partitionDiscounts      = "discounts"
 	partitionIntents        = "payment-intents"  // GSI2: open payment intents, oldest first
 	partitionCheckouts      = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse; sharded)
-	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by opening time
+	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by closing time
 	partitionDrops          = "drops-all"        // GSI2: every drop, newest first
+	partitionDropsToClose   = "drops-closing"    // GSI2: product drops not closed yet, by closing time (sparse)
 	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
 	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
@@ -124,6 +130,7 @@ const (
 	entityMail          = "mail"
 	entityDrop          = "drop"
 	entityDropCounter   = "dropCounter"
+	entityDropClosing   = "dropClosing"
 	entityTicket        = "ticket"
 	entityAPIKey        = "apiKey"
 	entityLease         = "lease"
@@ -252,6 +259,12 @@ func mailKey(id string) string { return prefixMail + id }
 
 func dropKey(id string) string    { return prefixDrop + id }
 func dropCounterKey(n int) string { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }
+
+// closesKey sorts drops by when they close, the id keeping equal times
+// apart; closedBy(t) sorts after every drop closing at or before t, so
+// "closes after t" and "closed by t" are key conditions, not filters.
+func closesKey(t time.Time, id string) string { return prefixCloses + createdKey(t, id) }
+func closedBy(t time.Time) string             { return prefixCloses + timestamp(t) + "#" + sortsLast }
 
 // dropCounterOf is the number of a counter's sort key (counter#<n>).
 func dropCounterOf(sk string) (int, bool) {

@@ -48,6 +48,8 @@ func TestKeyBuilders(t *testing.T) {
 		{InvoiceID("i#01jd8k"), "01jd8k"},
 		{InvoiceID("01jd8k"), "01jd8k"},
 		{dropCounterKey(7), "counter#007"},
+		{closesKey(at, "d1"), "closes#2025-03-05T12:30:00.000Z#d1"},
+		{closedBy(at), "closes#2025-03-05T12:30:00.000Z#~"},
 		{ticketPartition("d1"), "subject#d1#ticket"},
 		{dropClaimsKey("d1"), "subject#d1#claims"},
 		{VisitorOwner("v1"), "v#v1"},

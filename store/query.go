@@ -83,6 +83,11 @@ func (k keySchema) pkAndSKBelow(pk, hi string) keyCond {
 	return k.andSK(pk, expression.Key(k.skAttr).LessThan(expression.Value(hi)))
 }
 
+// pkAndSKAbove takes the sort keys after lo.
+func (k keySchema) pkAndSKAbove(pk, lo string) keyCond {
+	return k.andSK(pk, expression.Key(k.skAttr).GreaterThan(expression.Value(lo)))
+}
+
 // pkAndSKUpTo takes the sort keys up to hi, included.
 func (k keySchema) pkAndSKUpTo(pk, hi string) keyCond {
 	return k.andSK(pk, expression.Key(k.skAttr).LessThanEqual(expression.Value(hi)))
@@ -257,6 +262,21 @@ func decodeCursor(cursor string, key keyCond) (map[string]types.AttributeValue, 
 		return nil, err
 	}
 	return startKey(keys, key)
+}
+
+// cursorSortKey is the sort key of the position a cursor of the query
+// under key holds ("" for the top), for a list whose lower bound moves with
+// time; a cursor of another query is ErrBadCursor.
+func cursorSortKey(cursor string, key keyCond) (string, error) {
+	start, err := decodeCursor(cursor, key)
+	if start == nil || err != nil {
+		return "", err
+	}
+	sk, ok := start[key.on.skAttr].(*types.AttributeValueMemberS)
+	if !ok {
+		return "", ErrBadCursor
+	}
+	return sk.Value, nil
 }
 
 // startKey is the ExclusiveStartKey of keys, a position read from a

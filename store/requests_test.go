@@ -146,6 +146,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		// Drops.
 		{"published drops", 1, func() error { _, err := st.PublishedDrops(ctx, 20, ""); return err }},
 		{"every drop", 1, func() error { _, err := st.AllDrops(ctx, 20, ""); return err }},
+		{"product drops to close", 1, func() error { _, err := st.EndedProductDrops(ctx); return err }},
 		{"a customer's tickets", 1, func() error { _, err := st.CustomerTickets(ctx, ada.CustomerID, 20, ""); return err }},
 		{"API keys", 1, func() error { _, err := st.APIKeys(ctx); return err }},
 		// The name is checked against the keys there are, then the key put.

@@ -58,7 +58,10 @@ func attributeDefinitions(names ...string) []types.AttributeDefinition {
 var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK}
 
 // Migrate creates the table with its indexes and TTL, or adds what an older
-// table lacks. It is idempotent and waits until the table is usable.
+// table lacks, and moves items of an older shape to the keys the code reads
+// (drops, drop_migrate.go; orders and checkout intents to their list
+// shards, list_shards.go). It is idempotent and waits until the table is
+// usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	desc, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
 	created := false
@@ -85,7 +88,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if _, err := s.billing.settle(ctx, s, false); err != nil {
 		return err
 	}
-	return s.settleListShards(ctx, created)
+	if err := s.settleListShards(ctx, created); err != nil {
+		return err
+	}
+	return s.migrateDrops(ctx)
 }
 
 func (s *Store) createTable(ctx context.Context) error {

@@ -11,12 +11,14 @@ import (
 )
 
 // The shop window: what visitors browse (catalogue pages, categories,
-// product pages with their stock) read through a small in-process cache.
-// However many requests want a key at once, one DynamoDB read answers them
-// (single flight). Stock is kept a second, products and lists a minute; a
-// write this replica makes (stock adjustment, checkout, product edit, a
-// product drop setting stock aside) drops what it touched at once, and the
-// other replicas see it when their copy expires. Checkout, the cart's stock
+// product pages with their stock, the pages of /drops) read through a small
+// in-process cache. However many requests want a key at once, one DynamoDB
+// read answers them (single flight). Stock and drops are kept a second (a
+// drop's opening and closing must show promptly), products and lists a
+// minute; a write this replica makes (stock adjustment, checkout, product
+// edit, a product drop setting stock aside, a drop made, closed or
+// cancelled) drops what it touched at once, and the other replicas see it
+// when their copy expires. Checkout, the cart's stock
 // check and everything with money read the table, never the window.
 //
 // A map and a mutex serve: the entries are few (a page per category and
@@ -25,6 +27,7 @@ import (
 
 const (
 	windowStockTTL   = time.Second
+	windowDropsTTL   = time.Second
 	windowListTTL    = time.Minute
 	windowMaxEntries = 10_000
 	windowLoadWait   = 5 * time.Second
@@ -37,15 +40,15 @@ type Window struct {
 
 	mu      sync.Mutex
 	entries map[string]windowEntry
-	// lists counts product and category changes: a catalogue page cached
-	// under an older count is stale.
-	lists uint64
+	// lists counts product and category changes, drops the drops made,
+	// closed or cancelled here: a page cached under an older count is stale.
+	lists, drops uint64
 }
 
 type windowEntry struct {
 	value   any
 	expires time.Time
-	lists   uint64
+	gen     uint64 // the count of its kind (lists, drops) when it was read
 }
 
 type productWithStock struct {
@@ -61,7 +64,7 @@ func (s *Store) Window() *Window {
 
 // Categories are the catalogue's categories, at most a minute old.
 func (w *Window) Categories(ctx context.Context) ([]Category, error) {
-	v, err := windowGet(ctx, w, "categories", windowListTTL, true, w.s.Categories)
+	v, err := windowGet(ctx, w, "categories", windowListTTL, &w.lists, w.s.Categories)
 	return slices.Clone(v), err
 }
 
@@ -69,7 +72,7 @@ func (w *Window) Categories(ctx context.Context) ([]Category, error) {
 // minute old.
 func (w *Window) Catalogue(ctx context.Context, category string, limit int, cursor string) (Page[Product], error) {
 	key := "catalogue\x00" + category + "\x00" + cursor + "\x00" + strconv.Itoa(limit)
-	p, err := windowGet(ctx, w, key, windowListTTL, true, func(ctx context.Context) (Page[Product], error) {
+	p, err := windowGet(ctx, w, key, windowListTTL, &w.lists, func(ctx context.Context) (Page[Product], error) {
 		return w.s.Catalogue(ctx, category, limit, cursor)
 	})
 	p.Items = slices.Clone(p.Items)
@@ -78,23 +81,39 @@ func (w *Window) Catalogue(ctx context.Context, category string, limit int, curs
 
 // ProductWithStock is a product and its stock, at most a second old.
 func (w *Window) ProductWithStock(ctx context.Context, id string) (Product, []StockLevel, error) {
-	v, err := windowGet(ctx, w, "product\x00"+id, windowStockTTL, false, func(ctx context.Context) (productWithStock, error) {
+	v, err := windowGet(ctx, w, "product\x00"+id, windowStockTTL, nil, func(ctx context.Context) (productWithStock, error) {
 		p, stock, err := w.s.ProductWithStock(ctx, id)
 		return productWithStock{p, stock}, err
 	})
 	return v.product, slices.Clone(v.stock), err
 }
 
+// PublishedDrops is a page of /drops (open and coming drops, closing
+// soonest first), at most a second old.
+func (w *Window) PublishedDrops(ctx context.Context, limit int, cursor string) (Page[Drop], error) {
+	key := "drops\x00" + cursor + "\x00" + strconv.Itoa(limit)
+	p, err := windowGet(ctx, w, key, windowDropsTTL, &w.drops, func(ctx context.Context) (Page[Drop], error) {
+		return w.s.PublishedDrops(ctx, limit, cursor)
+	})
+	p.Items = slices.Clone(p.Items)
+	return p, err
+}
+
 // windowGet answers key from the window while fresh, else loads it once
 // for every caller waiting. A load outlives a caller that gives up (the
-// others still want it), within windowLoadWait. Errors are not kept.
-func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Duration, list bool, load func(context.Context) (T, error)) (T, error) {
+// others still want it), within windowLoadWait. Errors are not kept. gen,
+// if not nil, is the count of changes (w.lists, w.drops) that make the
+// entry stale; read and written under w.mu.
+func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Duration, gen *uint64, load func(context.Context) (T, error)) (T, error) {
 	now := w.s.now()
 	w.mu.Lock()
 	e, ok := w.entries[key]
-	lists := w.lists
+	var seen uint64
+	if gen != nil {
+		seen = *gen
+	}
 	w.mu.Unlock()
-	if ok && now.Before(e.expires) && (!list || e.lists == lists) {
+	if ok && now.Before(e.expires) && e.gen == seen {
 		return e.value.(T), nil
 	}
 	ch := w.flights.DoChan(key, func() (any, error) {
@@ -110,8 +129,8 @@ func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Durat
 			w.sweepLocked(w.s.now())
 		}
 		// A change made while loading is newer than what was read.
-		if !list || w.lists == lists {
-			w.entries[key] = windowEntry{value: v, expires: now.Add(ttl), lists: lists}
+		if gen == nil || *gen == seen {
+			w.entries[key] = windowEntry{value: v, expires: now.Add(ttl), gen: seen}
 		}
 		return v, nil
 	})
@@ -161,4 +180,13 @@ func (s *Store) forgetProducts(productIDs ...string) {
 	w.lists++
 	delete(w.entries, "categories")
 	w.flights.Forget("categories")
+}
+
+// forgetDrops drops the pages of /drops: a drop was made, closed or
+// cancelled here.
+func (s *Store) forgetDrops() {
+	w := s.Window()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.drops++
 }

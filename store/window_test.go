@@ -104,3 +104,42 @@ func TestWindowCachesLoadsOnceAndForgetsWhatChanged(t *testing.T) {
 		}
 	})
 }
+
+// /drops through the window: kept a second, so a drop's opening and closing
+// show within it; a drop made or cancelled here shows at once.
+func TestWindowKeepsDropsASecond(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC)
+	clock := storetest.NewClock(t0, 0)
+	env := storetest.New(t, store.WithClock(clock.Now))
+	st, ctx := env.Store, ctxT(t)
+	win := st.Window()
+	list := func() []store.Drop {
+		t.Helper()
+		pg, err := win.PublishedDrops(ctx, 12, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pg.Items
+	}
+	first := newDrop(t, st, 3, t0, t0.Add(1500*time.Millisecond))
+	env.Costs(t, "/drops, cold", 1, func() { list() })
+	env.Costs(t, "/drops, warm", 0, func() { list() })
+	second := newDrop(t, st, 3, t0, t0.Add(time.Hour))
+	var got []store.Drop
+	env.Costs(t, "/drops after a drop made here", 1, func() { got = list() })
+	if len(got) != 2 {
+		t.Fatalf("after a drop made here: %v", ids(got))
+	}
+	// Closing at its deadline shows once the second has passed.
+	clock.Set(t0.Add(1600 * time.Millisecond))
+	if got := list(); len(got) != 1 || got[0].ID != second.ID {
+		t.Fatalf("after %s closed: %v", first.ID, ids(got))
+	}
+	if err := st.SetDropStatus(ctx, second.ID, store.DropCancelled); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); len(got) != 0 {
+		t.Fatalf("after cancelling %s here: %v", second.ID, ids(got))
+	}
+}

@@ -74,3 +74,12 @@ func (s *Store) updateIf(ctx context.Context, pk, sk string, upd expression.Upda
 	})
 	return err
 }
+
+// deleteItem deletes the item pk/sk; a missing one is no error.
+func (s *Store) deleteItem(ctx context.Context, pk, sk string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk)})
+	if err != nil {
+		return fmt.Errorf("delete %s/%s: %w", pk, sk, err)
+	}
+	return nil
+}

@@ -1133,7 +1133,7 @@ func DropsView(l Layout, p DropsPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<hgroup><h1>Limited drops</h1><p>A few of something, at a set time: one ticket per customer, first come first served.</p></hgroup> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<hgroup><h1>Limited drops</h1><p>A few of something, at a set time: one ticket per customer, first come first served. Open and coming drops, those closing soonest first.</p></hgroup> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

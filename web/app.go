@@ -137,7 +137,7 @@ func New(cfg Config) (*fiber.App, error) {
 	// A drop's live count, polled every second by everyone on its page:
 	// no session (no cookie read or set) and no DynamoDB request (the
 	// gate's memory, refreshed every second).
-	drops := &handlers.Drops{Store: cfg.Store, Gate: cfg.Gate}
+	drops := &handlers.Drops{Store: cfg.Store, Window: cfg.Store.Window(), Gate: cfg.Gate}
 	app.Get("/drops/:id/count", deadline(cfg.RequestTimeout), drops.Count)
 
 	// Pages.

@@ -234,3 +234,47 @@ func TestGateLearnsOfAnotherReplicasChange(t *testing.T) {
 		t.Fatalf("count says %s", c.Status)
 	}
 }
+
+// A drop the gate learns from a list costs no read of its own, and its
+// claims go through as after a read; a big drop listed without its counters
+// is read on its first ask all the same.
+func TestPrimeFromAListReadsNoDrop(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t, store.WithDropCounterThreshold(10))
+	ctx := ctxT(t, time.Minute)
+	now := time.Now()
+	small, err := env.Store.CreateDrop(ctx, store.NewDrop{Title: "Small", Quantity: 3, Opens: now, Closes: now.Add(time.Hour), Published: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := env.Store.CreateDrop(ctx, store.NewDrop{Title: "Big", Quantity: 30, Opens: now, Closes: now.Add(2 * time.Hour), Published: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := env.Store.PublishedDrops(ctx, 10, "")
+	if err != nil || len(listed.Items) != 2 {
+		t.Fatalf("listed %+v, %v", listed.Items, err)
+	}
+	g := dropgate.New(env.Store, nil)
+	g.Prime(listed.Items...)
+	env.Costs(t, "the count of a drop learnt from the list", 0, func() {
+		if d, err := g.Count(ctx, small.ID); err != nil || d.Left() != 3 {
+			t.Errorf("count: %+v, %v", d, err)
+		}
+	})
+	env.Costs(t, "a claim of it", 1, func() {
+		if _, err := g.Claim(ctx, store.ClaimRequest{DropID: small.ID, Client: "ada"}); err != nil {
+			t.Error(err)
+		}
+	})
+	env.Costs(t, "the first count of a big drop (its counters)", 1, func() {
+		if d, err := g.Count(ctx, big.ID); err != nil || len(d.Counters) != 3 {
+			t.Errorf("count: %+v, %v", d, err)
+		}
+	})
+	env.Costs(t, "a claim of the big drop, on a counter", 1, func() {
+		if _, err := g.Claim(ctx, store.ClaimRequest{DropID: big.ID, Client: "ada"}); err != nil {
+			t.Error(err)
+		}
+	})
+}

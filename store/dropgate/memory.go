@@ -29,6 +29,28 @@ func (g *Gate) Count(ctx context.Context, id string) (store.Drop, error) {
 	return d, nil
 }
 
+// Prime takes drops read elsewhere (the page of /drops that lists them) as
+// the gate's first read of each one it does not know yet, so that a list
+// costs no read per drop. A drop with counters read from a list lacks its
+// count and is left to its own first read. A list a second old is safe to
+// learn from: a drop only moves on (more claimed, closed, cancelled), so
+// an older read lets through what DynamoDB then refuses, never the reverse.
+func (g *Gate) Prime(drops ...store.Drop) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	for _, d := range drops {
+		_, known := g.drops[d.ID]
+		_, reading := g.loading[d.ID]
+		if known || reading || !d.Counted() {
+			continue
+		}
+		st := &dropState{drop: d, readAt: now, usedAt: now, full: map[int]bool{}, rejected: map[string]int{}}
+		st.learn(d)
+		g.drops[d.ID] = st
+	}
+}
+
 // Stats is what this replica saw of a drop's claims.
 type Stats struct {
 	Claims          int
