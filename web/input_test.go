@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"shop/store"
 	"shop/store/demo"
+	"shop/store/payment"
 )
 
 // A CSRF token is taken from the form body or the X-CSRF-Token header,
@@ -157,6 +159,47 @@ func TestCheckoutRefusesControlCharactersInShipTo(t *testing.T) {
 	order := b.get(p.header.Get("Location"))
 	if !strings.Contains(order.body, "G\u00f6teborg") || strings.Contains(order.body, "Go\u0308teborg") {
 		t.Fatal("the order's city is not kept in NFC")
+	}
+}
+
+// When codes cover the whole order there is nothing to pay by card: what
+// is in the card fields (autofill, a half-typed card) is ignored.
+func TestCheckoutCoveredByGiftCardIgnoresCardFields(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	if _, err := s.env.Store.CreateGiftCard(context.Background(), store.GiftCard{Code: "GIFT-COVERS-ALL", Balance: store.Money{Amount: 50000, Currency: "EUR"}}); err != nil {
+		t.Fatal(err)
+	}
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	for _, tc := range []struct {
+		name string
+		card url.Values
+	}{
+		{"no number, an expiry and a cvc", url.Values{"card_number": {""}, "expiry": {"12/30"}, "cvc": {"123"}}},
+		{"a junk card", url.Values{"card_number": {"not a card"}, "expiry": {"99/99"}, "cvc": {"x"}}},
+		{"a declined card", url.Values{"card_number": {payment.CardDeclined}, "expiry": {"12/30"}, "cvc": {"123"}}},
+	} {
+		b.addToCart("cf-grinder", "1")
+		key, _ := b.checkoutPage()
+		sum := b.post("/checkout/summary", url.Values{"giftcard": {"GIFT-COVERS-ALL"}}, "HX-Request", "true")
+		wantText(t, "to pay by card", sum.testid("summary-card"), "€0.00")
+		total, _ := sum.testid("expected-total").Attr("value")
+		form := checkoutForm(key, total)
+		form.Set("giftcard", "GIFT-COVERS-ALL")
+		for k, v := range tc.card {
+			form[k] = v
+		}
+		p := b.post("/checkout", form)
+		if p.status != http.StatusSeeOther {
+			t.Fatalf("%s: status %d: card %q, form %q", tc.name, p.status, p.testid("error-card_number").Text(), p.testid("form-error").Text())
+		}
+	}
+	if n := s.env.CountEntities(t, "order"); n != 3 {
+		t.Fatalf("%d orders, want 3", n)
+	}
+	if _, _, attempts := s.gateway.Captured(); attempts != 0 {
+		t.Fatalf("the card was tried %d times for orders the gift card paid", attempts)
 	}
 }
 
