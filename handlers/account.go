@@ -101,14 +101,17 @@ func (h *Account) SignupForm(c *fiber.Ctx) error {
 	return page.Render(c, fiber.StatusOK, page.View{Title: "Create account", Page: page.Full(views.SignupPage, views.SignupForm{Next: c.Query("next")})})
 }
 
+// validateSignup checks the form as typed (f.Email and f.Name raw) and
+// keeps them cleaned.
 func validateSignup(f *views.SignupForm, password string) {
 	f.Errors = views.FieldErrors{}
-	f.Email = strings.TrimSpace(f.Email)
-	f.Name = strings.TrimSpace(f.Name)
-	if msg := emailProblem(f.Email); msg != "" {
+	f.Email = formText(f.Errors, "email", f.Email, oneLine)
+	f.Name = formText(f.Errors, "name", f.Name, oneLine)
+	if msg := emailProblem(f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}
 	switch n := utf8.RuneCountInString(f.Name); {
+	case f.Errors.Has("name"):
 	case n == 0:
 		f.Errors["name"] = "Tell us your name."
 	case n > maxNameRunes:
@@ -200,10 +203,12 @@ func (h *Account) LoginForm(c *fiber.Ctx) error {
 // per client address and so many failures per email, and signs the visit in
 // under a new session id.
 func (h *Account) Login(c *fiber.Ctx) error {
-	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next"), Errors: views.FieldErrors{}}
+	f := views.LoginForm{Next: c.FormValue("next"), Errors: views.FieldErrors{}}
+	f.Email = formText(f.Errors, "email", c.FormValue("email"), oneLine)
 	password := c.FormValue("password")
 	status := fiber.StatusUnprocessableEntity
 	switch {
+	case f.Errors.Has("email"):
 	case f.Email == "":
 		f.Errors["email"] = "Enter your email address."
 	case len(f.Email) > maxEmailBytes:

@@ -39,9 +39,10 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	data := views.AdminCustomerList{Errors: views.FieldErrors{}}
 	status := fiber.StatusOK
 	if c.Context().QueryArgs().Has("email") {
-		data.Email = strings.TrimSpace(c.Query("email"))
+		data.Email = formText(data.Errors, "email", c.Query("email"), oneLine)
 		status = fiber.StatusUnprocessableEntity
 		switch {
+		case data.Errors.Has("email"):
 		case data.Email == "":
 			data.Errors["email"] = "Enter the email address to look for."
 		case len(data.Email) > maxEmailBytes || !strings.Contains(data.Email, "@"):

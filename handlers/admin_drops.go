@@ -119,10 +119,11 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	loc := h.Store.Location()
 	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
 	form := views.AdminDropForm{
-		Title: val("title"), Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
+		Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
 		ProductID: val("product_id"), Price: val("price"), RedeemHours: val("redeem_hours"),
 		Published: c.FormValue("published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
 	}
+	form.Title = formText(form.Errors, "title", c.FormValue("title"), oneLine)
 	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published, StaffID: page.Viewer(c).ID}
 	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
 		nd.ProductID = form.ProductID

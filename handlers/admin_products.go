@@ -74,20 +74,21 @@ func (h *AdminProducts) New(c *fiber.Ctx) error {
 // productFromForm reads and checks the product form into p; the form keeps
 // what was typed and a message per field.
 func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) {
-	f.Name = strings.TrimSpace(c.FormValue("name"))
-	f.Description = strings.TrimSpace(c.FormValue("description"))
+	f.Errors = views.FieldErrors{}
+	f.Name = formText(f.Errors, "name", c.FormValue("name"), oneLine)
+	f.Description = formText(f.Errors, "description", c.FormValue("description"), multiLine)
 	f.Category = c.FormValue("category")
 	f.Price = strings.TrimSpace(c.FormValue("price"))
 	f.Subscribable = c.FormValue("subscribable") != ""
 	f.MonthlyPrice = strings.TrimSpace(c.FormValue("monthly_price"))
-	f.Errors = views.FieldErrors{}
 	switch n := utf8.RuneCountInString(f.Name); {
+	case f.Errors.Has("name"):
 	case n == 0:
 		f.Errors["name"] = "Give the product a name."
 	case n > maxProductNameRunes:
 		f.Errors["name"] = "Keep the name under 100 characters."
 	}
-	if utf8.RuneCountInString(f.Description) > maxDescriptionRunes {
+	if utf8.RuneCountInString(f.Description) > maxDescriptionRunes && !f.Errors.Has("description") {
 		f.Errors["description"] = "Keep the description under 2000 characters."
 	}
 	known := false

@@ -135,9 +135,10 @@ func warehouseTab[T any](c *fiber.Ctx, st WarehouseStore, list func(ctx context.
 }
 
 // parseStockChange checks an adjustment as typed: a whole number other than
-// zero, and a reason.
-func parseStockChange(deltaS, reason string) (int, views.FieldErrors) {
+// zero, and a reason (given back cleaned).
+func parseStockChange(deltaS, rawReason string) (int, string, views.FieldErrors) {
 	errs := views.FieldErrors{}
+	reason := formText(errs, "reason", rawReason, oneLine)
 	delta, err := strconv.Atoi(strings.TrimSpace(deltaS))
 	switch {
 	case strings.TrimSpace(deltaS) == "":
@@ -150,12 +151,13 @@ func parseStockChange(deltaS, reason string) (int, views.FieldErrors) {
 		errs["delta"] = fmt.Sprintf("Change stock by at most %d at a time.", maxStockDelta)
 	}
 	switch n := utf8.RuneCountInString(reason); {
+	case errs.Has("reason"):
 	case n == 0:
 		errs["reason"] = "Say why the stock changes."
 	case n > maxStockReasonRunes:
 		errs["reason"] = fmt.Sprintf("Keep the reason under %d characters.", maxStockReasonRunes)
 	}
-	return delta, errs
+	return delta, reason, errs
 }
 
 // Adjust changes a warehouse's stock of a product by a signed amount, with
@@ -175,10 +177,9 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 	if c.FormValue("on") == string(views.StockOnProduct) {
 		on = views.StockOnProduct
 	}
-	reason := strings.TrimSpace(c.FormValue("reason"))
-	row := views.AdminStockRow{On: on, Delta: c.FormValue("delta"), Reason: reason, CSRF: page.CSRFToken(c)}
-	delta, errs := parseStockChange(row.Delta, reason)
-	row.Errors = errs
+	row := views.AdminStockRow{On: on, Delta: c.FormValue("delta"), CSRF: page.CSRFToken(c)}
+	delta, reason, errs := parseStockChange(row.Delta, c.FormValue("reason"))
+	row.Reason, row.Errors = reason, errs
 
 	var (
 		w store.Warehouse

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -74,6 +75,11 @@ func apiDecode(c *fiber.Ctx, into any) error {
 		return &APIError{Status: fiber.StatusUnsupportedMediaType, Reason: ReasonMediaType,
 			Message: "send a JSON object with Content-Type: application/json"}
 	}
+	// encoding/json would turn bytes that are not UTF-8 into U+FFFD
+	// silently: the client is told instead.
+	if !utf8.Valid(c.Body()) {
+		return apiBadRequest("", "the body is not valid UTF-8")
+	}
 	dec := json.NewDecoder(bytes.NewReader(c.Body()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
@@ -83,6 +89,16 @@ func apiDecode(c *fiber.Ctx, into any) error {
 		return apiBadRequest("", "the body is one JSON object with nothing after it")
 	}
 	return nil
+}
+
+// apiText is a JSON field's text, cleaned as the forms' is; a 400 naming
+// the field when it is refused.
+func apiText(field, s string) (string, error) {
+	clean, fault := cleanText(s, oneLine)
+	if fault != textOK {
+		return "", apiBadRequest(field, fault.apiMessage(field))
+	}
+	return clean, nil
 }
 
 // apiJSONError says what is wrong with a body json could not decode.

@@ -130,6 +130,9 @@ func (h *APIDrops) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if in.Title, err = apiText("title", in.Title); err != nil {
+		return err
+	}
 	nd := store.NewDrop{Title: in.Title, Quantity: in.Quantity, Opens: opens, Closes: closes,
 		Owner: APIDropOwner(APIKeyOf(c).Name)}
 	if err := store.ValidateDrop(nd, h.Store.Now()); err != nil {

@@ -145,21 +145,31 @@ func codeMessage(ce *store.CodeError) string {
 	return sentence(ce.Err)
 }
 
+// readCheckoutForm reads the form; the ship-to fields as typed, for
+// validateAddress to clean.
 func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
 	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	raw := func(k string) string { return c.FormValue(k) }
 	return views.CheckoutForm{
-		Key: v("key"), Name: v("name"), Street: v("street"), Number: v("number"), ZipCode: v("zip"),
-		City: v("city"), Country: v("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
+		Key: v("key"), Name: raw("name"), Street: raw("street"), Number: raw("number"), ZipCode: raw("zip"),
+		City: raw("city"), Country: raw("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
 		Total: v("total"), Errors: views.FieldErrors{},
 	}
 }
 
+// validateAddress cleans the ship-to fields and checks each.
 func validateAddress(f *views.CheckoutForm) {
-	for _, fld := range []struct{ name, value, label string }{
-		{"name", f.Name, "your name"}, {"street", f.Street, "the street"}, {"number", f.Number, "the house number"},
-		{"zip", f.ZipCode, "the postcode"}, {"city", f.City, "the city"}, {"country", f.Country, "the country"},
+	for _, fld := range []struct {
+		name  string
+		value *string
+		label string
+	}{
+		{"name", &f.Name, "your name"}, {"street", &f.Street, "the street"}, {"number", &f.Number, "the house number"},
+		{"zip", &f.ZipCode, "the postcode"}, {"city", &f.City, "the city"}, {"country", &f.Country, "the country"},
 	} {
-		switch n := utf8.RuneCountInString(fld.value); {
+		*fld.value = formText(f.Errors, fld.name, *fld.value, oneLine)
+		switch n := utf8.RuneCountInString(*fld.value); {
+		case f.Errors.Has(fld.name):
 		case n == 0:
 			f.Errors[fld.name] = "Enter " + fld.label + "."
 		case n > 100:
@@ -270,9 +280,11 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		f.Errors[""] = totalChanged(summary.Tender.Total)
 	}
 
+	// A card is asked for only when there is something left to pay by
+	// card: when codes cover the order, whatever is in the card fields
+	// (a browser's autofill, say) is ignored, not checked.
 	number, cvc := c.FormValue("card_number"), c.FormValue("cvc")
-	cardGiven := strings.TrimSpace(number+f.Expiry+cvc) != ""
-	if summary.Tender.Card.Amount > 0 || cardGiven {
+	if summary.Tender.Card.Amount > 0 {
 		switch {
 		case strings.TrimSpace(number) == "":
 			f.Errors["card_number"] = fmt.Sprintf("Enter a card to pay the remaining %s.", summary.Tender.Card)

@@ -6,12 +6,18 @@ import (
 	"encoding/binary"
 	"strings"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Ids and the addresses keys are made of: what may go into a key.
 
-// NormalizeEmail is the form an address is stored and compared in.
-func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+// NormalizeEmail is the form an address is stored and compared in:
+// lower case and NFC, so that "José" typed with a combining accent (NFD, as
+// some keyboards send it) is the same account as with the precomposed é.
+func NormalizeEmail(email string) string {
+	return norm.NFC.String(strings.ToLower(strings.TrimSpace(email)))
+}
 
 var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 

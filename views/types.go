@@ -63,6 +63,9 @@ type FieldErrors map[string]string
 // Any reports whether there is an error.
 func (e FieldErrors) Any() bool { return len(e) > 0 }
 
+// Has reports whether field has an error.
+func (e FieldErrors) Has(field string) bool { _, ok := e[field]; return ok }
+
 // Total is the stock across warehouses.
 func (s StockPanel) Total() int { return store.TotalStock(s.Levels) }
 

@@ -149,7 +149,7 @@ func securityHeaders() fiber.Handler {
 }
 
 // csrfProtect refuses a state-changing request whose token (form field
-// _csrf, or header X-CSRF-Token from htmx) is not the session's.
+// _csrf in the body, or header X-CSRF-Token from htmx) is not the session's.
 func csrfProtect() fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		switch c.Method() {
@@ -158,13 +158,26 @@ func csrfProtect() fiber.Handler {
 		}
 		got := c.Get("X-CSRF-Token")
 		if got == "" {
-			got = c.FormValue("_csrf")
+			got = bodyToken(c)
 		}
 		if !page.CSRFValid(c, got) {
 			return page.Forbidden("This form has expired or did not come from this site. Go back, reload the page and try again.")
 		}
 		return c.Next()
 	}
+}
+
+// bodyToken is the _csrf field of the request's body, never of its query
+// string (where c.FormValue looks first): a token in a URL leaks into access
+// logs, history and Referer headers, and a link can carry it.
+func bodyToken(c *fiber.Ctx) string {
+	if v := c.Request().PostArgs().Peek("_csrf"); len(v) > 0 {
+		return string(v)
+	}
+	if form, err := c.MultipartForm(); err == nil && len(form.Value["_csrf"]) > 0 {
+		return form.Value["_csrf"][0]
+	}
+	return ""
 }
 
 // StaffCheck reads the customer behind a session, so that a demoted staff
