@@ -31,6 +31,8 @@ func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []ite
 			return fmt.Errorf("your ticket for %s was used in another order or has expired: %w", role.name, ErrTicketNotRedeemable)
 		case "cart":
 			return ErrCartChanged
+		case "number":
+			return errOrderNumberTaken
 		case "giftcard":
 			return &CodeError{Field: "giftcard", Err: errors.New("the gift card's balance changed; check it and try again")}
 		case "discount":

@@ -68,7 +68,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	order := Order{
-		ID: NewID(), CustomerID: req.CustomerID, PlacedAt: now, Status: OrderPlaced,
+		ID: NewID(), Number: s.orderNumbers(), CustomerID: req.CustomerID, PlacedAt: now, Status: OrderPlaced,
 		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
 		ShipTo: req.ShipTo, Lines: len(q.Items),
 	}
@@ -124,6 +124,10 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 			return fail(fmt.Errorf("checkout key used meanwhile: %w", ErrConflict)) // finds the twin's order
 		}
 		cause := s.explainCancel(ctx, reasons, roles)
+		if errors.Is(cause, errOrderNumberTaken) && attempt < 3 {
+			order.Number = s.orderNumbers() // drawn again: one in hundreds of millions
+			continue
+		}
 		var short *StockShortError
 		if !errors.As(cause, &short) {
 			return fail(cause)
@@ -154,12 +158,12 @@ func orderOrZero(o *Order) Order {
 }
 
 // checkoutWrites counts the items of an order's transaction: the checkout
-// key, the order, the invoice, per line its item and its stock decrements
+// key, the order, its number, the invoice, per line its item and its stock decrements
 // (at most MaxLineWarehouses), the cart, and the gift card and discount
 // code, and a ticket line's redemption (at most one per order, within the
-// 15 lines). At most 3 + 15 × (1 + 4) + 1 + 2 = 81 of DynamoDB's 100.
+// 15 lines). At most 4 + 15 × (1 + 4) + 1 + 2 = 82 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
-	n := 3
+	n := 4
 	for _, it := range q.Items {
 		if it.DropID != "" {
 			n += 2 // its item and the ticket's redemption; no stock taken
@@ -241,6 +245,10 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		return nil, nil, err
 	}
 	if err := put(newOrderRecord(order, listShards), &notExists, itemRole{}); err != nil {
+		return nil, nil, err
+	}
+	number := orderNumberRecord{PK: orderNumberKey(order.Number), SK: orderNumberKey(order.Number), EntityType: entityOrderNumber, OrderID: order.ID}
+	if err := put(number, &notExists, itemRole{kind: "number"}); err != nil {
 		return nil, nil, err
 	}
 	if err := put(newInvoiceRecord(inv), &notExists, itemRole{}); err != nil {

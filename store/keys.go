@@ -19,6 +19,7 @@ const (
 	prefixCategory  = "cat#"
 	prefixLimit     = "limit#"
 	prefixOrder     = "o#"
+	prefixOrderNo   = "ordno#" // an order number, taken
 	prefixInvoice   = "i#"
 	prefixShipment  = "sh#"
 	prefixShipItem  = "shp#"
@@ -112,6 +113,7 @@ const (
 	entityLimit         = "limit"
 	entityMeta          = "meta"
 	entityOrder         = "order"
+	entityOrderNumber   = "orderNumber"
 	entityOrderItem     = "orderItem"
 	entityInvoice       = "invoice"
 	entityShipment      = "shipment"
@@ -330,6 +332,8 @@ func CustomerOwner(customerID string) string { return customerKey(customerID) }
 func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
 
 func isVisitorOwner(owner string) bool { return strings.HasPrefix(owner, prefixVisitor) }
+
+func orderNumberKey(number string) string { return prefixOrderNo + number }
 
 // shardKey is the partition of one shard of a write-sharded list.
 func shardKey(list string, shard int) string { return list + "#" + strconv.Itoa(shard) }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,7 @@ const (
 // Order is one checkout of a customer.
 type Order struct {
 	ID         string
+	Number     string // "FF-7K3Q92"; "" for an order from before numbers
 	CustomerID string
 	PlacedAt   time.Time
 	Status     OrderStatus
@@ -60,6 +62,23 @@ type Payment struct {
 	Type      string // "GiftCard", or the card brand
 	Amount    Money
 	Reference string // gift card code (masked) or charge id and last four digits
+}
+
+// Label is how a person reads the payment, "Visa ending in 4242" or "Gift
+// card ending FT20", never the gateway's reference.
+func (p Payment) Label() string {
+	kind := p.Type
+	if p.Type == "GiftCard" {
+		kind = "Gift card"
+	}
+	_, end, ok := strings.Cut(p.Reference, "••••")
+	if end = strings.TrimSpace(end); !ok || end == "" {
+		return kind
+	}
+	if p.Type == "GiftCard" {
+		return kind + " ending " + end
+	}
+	return kind + " ending in " + end
 }
 
 // Invoice is what an order cost and how it was paid.
@@ -135,6 +154,7 @@ type orderRecord struct {
 	Currency   string  `dynamodbav:"Currency"`
 	ShipTo     Address `dynamodbav:"ShipTo"`
 	Lines      int     `dynamodbav:"Lines"`
+	Number     string  `dynamodbav:"Number,omitempty"`
 	GSI1PK     string  `dynamodbav:"GSI1-PK"` // orders#YYYY-MM#shard
 	GSI1SK     string  `dynamodbav:"GSI1-SK"` // date#id
 	GSI2PK     string  `dynamodbav:"GSI2-PK"` // c#customer
@@ -153,7 +173,7 @@ func parseTime(s string) time.Time {
 func (r orderRecord) order() Order {
 	c := r.Currency
 	return Order{
-		ID: trimPrefix(r.PK, prefixOrder), CustomerID: trimPrefix(r.SK, prefixCustomer),
+		ID: trimPrefix(r.PK, prefixOrder), Number: r.Number, CustomerID: trimPrefix(r.SK, prefixCustomer),
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
 		ShipTo: r.ShipTo, Lines: r.Lines,
@@ -167,7 +187,7 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
-		ShipTo: o.ShipTo, Lines: o.Lines,
+		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}

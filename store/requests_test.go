@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,13 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		// page is full.
 		{"all orders in a time range within one month", store.DefaultListShards, func() error {
 			_, err := st.OrdersBetween(ctx, now.AddDate(0, 0, 1-now.Day()).Truncate(24*time.Hour), now, 20, "")
+			return err
+		}},
+		{"an order by its number", 1, func() error {
+			_, err := st.OrderIDByNumber(ctx, "FF-222222")
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
 			return err
 		}},
 		{"catalogue of one category", 1, func() error { _, err := st.Catalogue(ctx, "coffee", 12, ""); return err }},

@@ -27,12 +27,19 @@ type Store struct {
 	// several counter items (0: DefaultCounterThreshold).
 	dropCounterThreshold int
 
+	// orderNumbers draws a new order number (newOrderNumber).
+	orderNumbers func() string
+
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
 }
 
 // Option changes a Store.
 type Option func(*Store)
+
+// WithOrderNumbers replaces how order numbers are drawn, for tests of a
+// number drawn twice.
+func WithOrderNumbers(draw func() string) Option { return func(s *Store) { s.orderNumbers = draw } }
 
 // WithClock replaces time.Now, for tests of expiry.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
@@ -61,7 +68,7 @@ const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {

@@ -162,9 +162,14 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 		t.Fatalf("order page: %d items, total %q", order.testid("order-item").Length(), order.testid("invoice-total").Text())
 	}
 	pays := order.testid("payment")
-	if pays.Length() != 2 || !strings.Contains(pays.Eq(0).Text(), "Gift card") || !strings.Contains(pays.Eq(1).Text(), "Visa") ||
-		!strings.Contains(pays.Eq(1).Text(), "€65.23") || !strings.Contains(pays.Eq(1).Text(), "4242") {
-		t.Fatalf("payments: %q", pays.Text())
+	if pays.Length() != 2 || !strings.Contains(pays.Eq(0).Text(), "Gift card ending 0001") || !strings.Contains(pays.Eq(1).Text(), "Visa ending in 4242") ||
+		!strings.Contains(pays.Eq(1).Text(), "€65.23") || strings.Contains(pays.Text(), "ch_") {
+		t.Fatalf("payments: %q (in people's words, no gateway reference)", pays.Text())
+	}
+	// The order is named by a number a person can read out.
+	number := strings.TrimSpace(strings.TrimPrefix(order.testid("order-number").Text(), "Order"))
+	if _, ok := store.ParseOrderNumber(number); !ok || strings.Contains(order.testid("order-number").Text(), strings.TrimPrefix(loc, "/orders/")) {
+		t.Fatalf("order page is headed %q, want an order number", order.testid("order-number").Text())
 	}
 	if strings.Contains(order.body, payment.CardSucceeds) {
 		t.Fatal("the card number is on the page")
@@ -185,8 +190,8 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 	}
 
 	list := b.get("/orders")
-	if list.testid("order-row").Length() != 1 {
-		t.Fatalf("orders list has %d rows", list.testid("order-row").Length())
+	if list.testid("order-row").Length() != 1 || list.testid("order-number").Text() != number {
+		t.Fatalf("orders list has %d rows, named %q", list.testid("order-row").Length(), list.testid("order-number").Text())
 	}
 	// Another customer cannot see it.
 	other := s.browser(t)
