@@ -409,11 +409,11 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	metrics := web.NewMetrics()
-	st, shutdownEngine, err := openStore(ctx, cfg, cmd.name == "serve", log, metrics)
+	st, eng, err := openStore(ctx, cfg, cmd.name == "serve", log, metrics)
 	if err != nil {
 		return err
 	}
-	defer shutdownEngine()
+	defer eng.stop()
 
 	store.MigrateLog = log.Info
 	if err := st.Migrate(ctx); err != nil {
@@ -451,7 +451,7 @@ func run(ctx context.Context, args []string) error {
 	case "api-keys create":
 		return createAPIKey(ctx, st, cfg.keyName, os.Stdout)
 	}
-	return serve(ctx, cfg, st, gateway, runner, delivery, log, metrics)
+	return serve(ctx, cfg, st, eng, gateway, runner, delivery, log, metrics)
 }
 
 func (c config) mailBaseURL() string {
@@ -575,10 +575,23 @@ func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGat
 	return nil
 }
 
+// engine is what openStore connected to: its health, which every request
+// of the store goes through, and for the shop's own DynamoDB Local while
+// serving, the watcher that restarts it.
+type engine struct {
+	health *store.Health
+	// lost receives why the watcher gave up restarting the shop's own
+	// engine; nothing ever comes for an engine elsewhere.
+	lost    chan error
+	watcher *dynamolocal.Watcher
+	stop    func()
+}
+
 // openStore connects to the configured engine, starting DynamoDB Local under
-// the data dir when none is configured.
-func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, obs store.Observer) (*store.Store, func(), error) {
-	endpoint, stop := cfg.endpoint, func() {}
+// the data dir when none is configured; serving, it watches that engine.
+func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, obs store.Observer) (*store.Store, *engine, error) {
+	eng := &engine{health: store.NewHealth(store.Breaker{Log: log}), lost: make(chan error, 1), stop: func() {}}
+	endpoint := cfg.endpoint
 	endpointFile := filepath.Join(cfg.dataDir, "dynamodb-endpoint")
 	if endpoint == "" {
 		// A shop serving from this data dir runs its DynamoDB Local: use that
@@ -596,38 +609,58 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 		endpoint = ""
 	case "":
 		started := time.Now()
-		eng, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: filepath.Join(cfg.dataDir, "dynamodb"), Log: engineLog(log)})
+		data := filepath.Join(cfg.dataDir, "dynamodb")
+		local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: data, Log: engineLog(log)})
 		if err != nil {
 			return nil, nil, err
 		}
-		log.Info("DynamoDB Local started", "endpoint", eng.Endpoint, "data", filepath.Join(cfg.dataDir, "dynamodb"), "took", time.Since(started).Round(time.Millisecond))
-		endpoint = eng.Endpoint
-		if serving {
-			if err := os.WriteFile(endpointFile, []byte(endpoint+"\n"), 0o600); err != nil {
-				eng.Stop()
-				return nil, nil, fmt.Errorf("note the engine's address: %w", err)
+		log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "data", data, "took", time.Since(started).Round(time.Millisecond))
+		endpoint = local.Endpoint
+		if !serving {
+			eng.stop = func() {
+				local.Stop()
+				log.Info("DynamoDB Local stopped")
 			}
+			break
 		}
-		stop = func() {
-			if serving {
-				_ = os.Remove(endpointFile)
+		if err := os.WriteFile(endpointFile, []byte(endpoint+"\n"), 0o600); err != nil {
+			local.Stop()
+			return nil, nil, fmt.Errorf("note the engine's address: %w", err)
+		}
+		// The watcher restarts the engine on the same port, so the client
+		// below keeps its endpoint; while it is down, requests fail at once.
+		eng.watcher = dynamolocal.Watch(local, dynamolocal.WatchOptions{
+			Log: log, Down: eng.health.EngineDown, Up: eng.health.EngineUp,
+		})
+		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			if err := eng.watcher.Run(watchCtx); err != nil {
+				eng.health.EngineDown(err)
+				eng.lost <- err
 			}
-			eng.Stop()
+		}()
+		eng.stop = func() {
+			stopWatching()
+			<-watched
+			_ = os.Remove(endpointFile)
+			eng.watcher.Stop()
 			log.Info("DynamoDB Local stopped")
 		}
 	}
-	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, obs)
+	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint, Health: eng.health}, obs)
 	if err != nil {
-		stop()
+		eng.stop()
 		return nil, nil, err
 	}
 	loc, err := time.LoadLocation(cfg.tz)
 	if err != nil {
-		stop()
+		eng.stop()
 		return nil, nil, err
 	}
 	return store.New(client, cfg.table, store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
-		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)), stop, nil
+		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)), eng, nil
 }
 
 // runningEngine is the address in the endpoint file if an engine answers
@@ -657,7 +690,7 @@ func engineLog(log *slog.Logger) io.Writer {
 	return io.Discard
 }
 
-func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.TestGateway, runner *jobs.Runner, delivery jobs.DeliveryConfig, log *slog.Logger, metrics *web.Metrics) error {
+func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gateway *payment.TestGateway, runner *jobs.Runner, delivery jobs.DeliveryConfig, log *slog.Logger, metrics *web.Metrics) error {
 	if cfg.demo {
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		if err != nil {
@@ -712,7 +745,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.Te
 	app, err := web.New(web.Config{
 		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
-		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler,
+		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler, Health: eng.health,
 	})
 	if err != nil {
 		return err
@@ -730,6 +763,13 @@ func serve(ctx context.Context, cfg config, st *store.Store, gateway *payment.Te
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	case err := <-eng.lost:
+		// Exit non-zero, for the supervisor to start the shop afresh.
+		log.Error("DynamoDB Local cannot be restarted: the shop stops", "err", err)
+		if serr := app.ShutdownWithTimeout(10 * time.Second); serr != nil {
+			log.Error("shut down", "err", serr)
+		}
+		return err
 	}
 	log.Info("shutting down")
 	return app.ShutdownWithTimeout(10 * time.Second)

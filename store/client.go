@@ -31,6 +31,9 @@ type ClientConfig struct {
 	// with the default credential chain.
 	Endpoint string
 	Region   string
+	// Health, when set, fails requests at once while the engine is known
+	// down and runs its breaker over every request.
+	Health *Health
 }
 
 // NewClient builds a DynamoDB client; observers see each operation once,
@@ -43,6 +46,9 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 	apiOptions := []func(*middleware.Stack) error{}
 	for _, o := range observers {
 		apiOptions = append(apiOptions, observeMiddleware(o))
+	}
+	if cfg.Health != nil {
+		apiOptions = append(apiOptions, healthMiddleware(cfg.Health))
 	}
 	if cfg.Endpoint != "" {
 		// DynamoDB Local accepts any credentials; its error responses carry no

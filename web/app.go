@@ -42,6 +42,11 @@ type Config struct {
 	// and the API share it (one per process). Nil: New makes one over
 	// Store and refreshes it every second until the app shuts down.
 	Gate *dropgate.Gate
+	// Health is the engine's health (the watcher of the shop's own
+	// DynamoDB Local sets it, the store's client reads it): /healthz
+	// answers 503 while the shop has no engine, and pages refused while
+	// the engine is down say when to retry. Nil: /healthz always answers.
+	Health *store.Health
 	// APIKeysEvery is how often the API's key cache reloads the keys
 	// (default 3 s): a revoked key stops within about that long.
 	APIKeysEvery time.Duration
@@ -90,7 +95,7 @@ func New(cfg Config) (*fiber.App, error) {
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
-	onError := errorHandler(cfg.Log)
+	onError := errorHandler(cfg.Log, cfg.Health)
 	app := fiber.New(fiber.Config{
 		AppName:               "shop",
 		DisableStartupMessage: true,
@@ -107,7 +112,14 @@ func New(cfg Config) (*fiber.App, error) {
 		clientAddress(cfg.ProxyHeader, trusted))
 
 	// Machine endpoints: no session, no CSRF.
-	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	app.Get("/healthz", func(c *fiber.Ctx) error {
+		if cfg.Health != nil {
+			if err := cfg.Health.Serving(); err != nil {
+				return c.Status(http.StatusServiceUnavailable).SendString("DynamoDB is down")
+			}
+		}
+		return c.SendString("ok")
+	})
 	app.Get("/readyz", func(c *fiber.Ctx) error {
 		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 		defer cancel()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -27,6 +29,10 @@ func classify(err error) (int, string) {
 		return fiber.StatusNotFound, "We could not find what you were looking for."
 	case errors.Is(err, store.ErrBadCursor):
 		return fiber.StatusBadRequest, "That page link is broken. Start again from the first page."
+	case errors.Is(err, store.ErrEngineDown):
+		return fiber.StatusServiceUnavailable, "The shop cannot reach its records just now. Try again in a few seconds."
+	case errors.Is(err, context.Canceled):
+		return statusClientGone, ""
 	case errors.Is(err, context.DeadlineExceeded):
 		return fiber.StatusServiceUnavailable, "The shop took too long to answer. Try again in a moment."
 	case errors.As(err, &fe):
@@ -45,14 +51,35 @@ func classify(err error) (int, string) {
 	return fiber.StatusInternalServerError, "Something went wrong on our side. Please try again."
 }
 
+// statusClientGone is the status logged for a request whose client went
+// away before its answer (nginx's 499): no one to answer, nothing wrong.
+const statusClientGone = 499
+
 // errorHandler is the one place errors become pages: 5xx are logged with
 // their cause, the person sees only the safe message and a reference.
-func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+// While the engine is down (health may be nil) the 503 says when to retry;
+// its cause is logged once, by the watcher or the breaker, so each request
+// is only a warning.
+func errorHandler(log *slog.Logger, health *store.Health) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		status, msg := classify(err)
-		if status >= 500 {
+		engineDown := errors.Is(err, store.ErrEngineDown)
+		switch {
+		case status == statusClientGone:
+			log.Debug("client went away", "request_id", page.RequestID(c), "err", err)
+			c.Response().ResetBody()
+			c.Status(status)
+			return nil
+		case engineDown:
+			log.Warn("request refused: the engine is down", "request_id", page.RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+			retry := 5 * time.Second
+			if health != nil {
+				retry = health.RetryAfter()
+			}
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((retry+time.Second-1)/time.Second)))
+		case status >= 500:
 			log.Error("request failed", "request_id", page.RequestID(c), "method", c.Method(), "path", c.Path(), "status", status, "err", err)
-		} else {
+		default:
 			log.Debug("request refused", "request_id", page.RequestID(c), "status", status, "err", err)
 		}
 		c.Response().ResetBody()

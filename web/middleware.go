@@ -121,11 +121,20 @@ func staticCache() fiber.Handler {
 	}
 }
 
-// deadline gives the request's context a timeout; the store gives up with it.
+// deadline gives the request's context a timeout; the store gives up with
+// it. A GET or HEAD also ends when its client hangs up (clientGone): no one
+// waits for it. Other methods run to the end, so that what the person asked
+// for is done (or not) whole, and shows when they look again.
 func deadline(d time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx, cancel := context.WithTimeout(c.UserContext(), d)
 		defer cancel()
+		if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+			var gone context.CancelCauseFunc
+			ctx, gone = context.WithCancelCause(ctx)
+			defer gone(nil)
+			defer clientGone(c.Context().Conn(), func() { gone(errClientGone) })()
+		}
 		c.SetUserContext(ctx)
 		return c.Next()
 	}

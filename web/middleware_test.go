@@ -18,7 +18,7 @@ import (
 func TestPanicIsA500WithTheStackInTheLog(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	app := fiber.New(fiber.Config{ErrorHandler: errorHandler(log)})
+	app := fiber.New(fiber.Config{ErrorHandler: errorHandler(log, nil)})
 	app.Use(requestID(), recoverPanic(log))
 	app.Get("/boom", func(c *fiber.Ctx) error { panic("the scale broke") })
 

@@ -44,12 +44,22 @@ type Options struct {
 // Engine is a running DynamoDB Local.
 type Engine struct {
 	Endpoint string
+	// Port is where it listens; a restart (Watcher) takes the same one, so
+	// clients keep their endpoint.
+	Port     int
+	opts     Options // as started, Port filled in: a restart repeats them
+	started  time.Time
 	cmd      *exec.Cmd
 	done     chan struct{}
 	waitErr  error
 	tmpDir   string
 	stopOnce sync.Once
 }
+
+// readyLine is what Launcher prints once DynamoDB Local listens. Readiness
+// is that line, not a connection to the port: a port some other process
+// took would accept connections too.
+const readyLine = "DynamoDB Local listening on "
 
 // Start launches DynamoDB Local and returns once it accepts connections.
 func Start(ctx context.Context, opts Options) (*Engine, error) {
@@ -73,7 +83,8 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	tmpDir, err := os.MkdirTemp("", "dynamolocal-")
+	removeStaleLaunchers(os.TempDir(), time.Now())
+	tmpDir, err := os.MkdirTemp("", launcherDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("dynamolocal: temp dir: %w", err)
 	}
@@ -118,17 +129,27 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 		os.RemoveAll(tmpDir)
 		return nil, fmt.Errorf("dynamolocal: start java: %w", err)
 	}
+	opts.Port = port
 	e := &Engine{
 		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
+		Port:     port,
+		opts:     opts,
+		started:  time.Now(),
 		cmd:      cmd,
 		done:     make(chan struct{}),
 		tmpDir:   tmpDir,
 	}
 	var tail lastLines
+	listening := make(chan struct{})
 	go func() {
+		ready := listening
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			tail.add(sc.Text())
+			if ready != nil && strings.HasPrefix(sc.Text(), readyLine) {
+				close(ready)
+				ready = nil
+			}
 			fmt.Fprintln(out, sc.Text())
 		}
 		// A line too long for the scanner must not stall the engine on a
@@ -141,41 +162,77 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 		close(e.done)
 	}()
 
-	if err := e.waitReady(ctx, port); err != nil {
+	if err := e.waitReady(ctx, listening); err != nil {
 		e.Stop()
 		return nil, fmt.Errorf("%w; DynamoDB Local said: %s", err, tail.String())
 	}
+	// Java compiled the launcher when it started: the file is not read
+	// again, and a shop killed from now on leaves nothing in the temp dir.
+	os.RemoveAll(tmpDir)
 	return e, nil
 }
 
-func (e *Engine) waitReady(ctx context.Context, port int) error {
+func (e *Engine) waitReady(ctx context.Context, listening <-chan struct{}) error {
 	deadline := time.NewTimer(60 * time.Second)
 	defer deadline.Stop()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline.C:
-			return errors.New("dynamolocal: not listening after 60s")
-		case <-e.done:
-			return fmt.Errorf("dynamolocal: exited early: %v", e.waitErr)
-		case <-tick.C:
-			conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-			if err == nil {
-				conn.Close()
-				return nil
-			}
-		}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-deadline.C:
+		return errors.New("dynamolocal: not listening after 60s")
+	case <-e.done:
+		return fmt.Errorf("dynamolocal: exited early: %v", e.waitErr)
+	case <-listening:
+		return nil
 	}
+}
+
+// Exited is closed once the engine's process has ended, by Stop or not.
+func (e *Engine) Exited() <-chan struct{} { return e.done }
+
+// ExitErr says how the process ended (as exec.Cmd.Wait does); call it after
+// Exited is closed.
+func (e *Engine) ExitErr() error {
+	<-e.done
+	return e.waitErr
+}
+
+func (e *Engine) exited() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Kill ends the engine at once (SIGKILL), as a crash would, and waits for it.
+func (e *Engine) Kill() error {
+	if err := e.Signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-e.done
+	return nil
+}
+
+// Signal sends sig to the engine's processes: tests freeze it (SIGSTOP)
+// and thaw it (SIGCONT) to see what a hung engine does to the shop.
+func (e *Engine) Signal(sig syscall.Signal) error {
+	if e.exited() {
+		return nil // its process group id may belong to another by now
+	}
+	if err := syscall.Kill(-e.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("dynamolocal: signal %v: %w", sig, err)
+	}
+	return nil
 }
 
 // Stop ends DynamoDB Local and waits for it; data under DataDir stays.
 func (e *Engine) Stop() error {
 	e.stopOnce.Do(func() {
-		if e.cmd.Process != nil {
+		if e.cmd.Process != nil && !e.exited() {
+			// A frozen engine (SIGSTOP) would not act on SIGTERM.
+			_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGCONT)
 			_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGTERM)
 			select {
 			case <-e.done:

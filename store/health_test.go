@@ -1,0 +1,164 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/dynamolocal"
+	"shop/store/storetest"
+)
+
+// healthyStore is a store over endpoint whose client runs h.
+func healthyStore(t *testing.T, endpoint, table string, h *store.Health) *store.Store {
+	t.Helper()
+	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: endpoint, Health: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store.New(client, table)
+}
+
+// pingWithin pings with a timeout and says how long it took.
+func pingWithin(st *store.Store, timeout time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	err := st.Ping(ctx)
+	return time.Since(start), err
+}
+
+// An engine that hangs (here frozen) costs each request its whole timeout
+// only until the breaker opens; then requests fail at once, and when the
+// engine answers again, so does the shop.
+func TestBreakerFailsFastWhileTheEngineHangs(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	e, err := dynamolocal.Start(context.Background(), dynamolocal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	h := store.NewHealth(store.Breaker{Failures: 3, OpenFor: time.Second})
+	st := healthyStore(t, e.Endpoint, "breaker", h)
+	if err := st.Migrate(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := e.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	defer func() {
+		if !thawed {
+			_ = e.Signal(syscall.SIGCONT)
+		}
+	}()
+	for i := range 3 {
+		if _, err := pingWithin(st, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("request %d to the frozen engine: %v, want its timeout", i+1, err)
+		}
+	}
+	for i := range 10 {
+		took, err := pingWithin(st, 10*time.Second)
+		if !errors.Is(err, store.ErrEngineDown) || took > time.Second {
+			t.Fatalf("request %d with the breaker open: %v after %v, want ErrEngineDown at once", i+1, err, took)
+		}
+	}
+	if wait := h.RetryAfter(); wait <= 0 || wait > time.Second {
+		t.Errorf("RetryAfter %v with the breaker open for a second", wait)
+	}
+	if err := h.Serving(); err != nil {
+		t.Errorf("Serving = %v: a breaker is no reason to restart the shop", err)
+	}
+
+	if err := e.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	thawed = true
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := pingWithin(st, 10*time.Second)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, store.ErrEngineDown) || time.Now().After(deadline) {
+			t.Fatalf("after the engine is back: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// An engine nobody listens for: the attempts of the first request open the
+// breaker, and the requests after fail at once instead of retrying for
+// seconds each.
+func TestBreakerFailsFastWhenNothingListens(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + l.Addr().String()
+	l.Close()
+	st := healthyStore(t, endpoint, "nobody", store.NewHealth(store.Breaker{Failures: 2}))
+	if _, err := pingWithin(st, 30*time.Second); !errors.Is(err, store.ErrEngineDown) {
+		t.Fatalf("first request: %v, want its retries cut short by the breaker", err)
+	}
+	start := time.Now()
+	for i := range 20 {
+		if _, err := pingWithin(st, 10*time.Second); !errors.Is(err, store.ErrEngineDown) {
+			t.Fatalf("request %d: %v", i+2, err)
+		}
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("20 requests with the breaker open took %v", took)
+	}
+}
+
+// The engine's refusals are answers: conditions that fail and missing
+// tables never open the breaker.
+func TestBreakerIgnoresTheEnginesRefusals(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t)
+	h := store.NewHealth(store.Breaker{Failures: 2})
+	st := healthyStore(t, env.Endpoint, env.Table, h)
+	gone := healthyStore(t, env.Endpoint, "no-such-table", h)
+	p := store.Product{ID: "twice", Name: "Twice", Category: "coffee", Price: store.Money{Amount: 100, Currency: store.DefaultCurrency}}
+	if _, err := st.CreateProduct(ctxT(t), p); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := st.CreateProduct(ctxT(t), p); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("second create: %v, want ErrConflict", err)
+		}
+		if err := gone.Ping(ctxT(t)); err == nil || errors.Is(err, store.ErrEngineDown) {
+			t.Fatalf("ping of a missing table: %v, want the engine's refusal", err)
+		}
+	}
+	if err := st.Ping(ctxT(t)); err != nil {
+		t.Fatalf("after refusals: %v", err)
+	}
+}
+
+// The watcher's word holds until it takes it back, and its reason shows.
+func TestEngineDownUntilUp(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t)
+	h := store.NewHealth(store.Breaker{})
+	st := healthyStore(t, env.Endpoint, env.Table, h)
+	h.EngineDown(errors.New("signal: killed"))
+	took, err := pingWithin(st, 10*time.Second)
+	if !errors.Is(err, store.ErrEngineDown) || took > time.Second {
+		t.Fatalf("while down: %v after %v", err, took)
+	}
+	if err := h.Serving(); !errors.Is(err, store.ErrEngineDown) {
+		t.Fatalf("Serving while down: %v", err)
+	}
+	h.EngineUp()
+	if err := st.Ping(ctxT(t)); err != nil || h.Serving() != nil {
+		t.Fatalf("after up: %v, %v", err, h.Serving())
+	}
+}
