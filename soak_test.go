@@ -113,7 +113,7 @@ func TestSoak(t *testing.T) {
 	t.Logf("orders placed: %d (%d with the gift card), sign-ups %d, sign-ins %d", books.orders, books.giftOrders, tally.signups.Load(), tally.signins.Load())
 	t.Logf("books: %s", books)
 	if n := tally.count(http.StatusInternalServerError); n > 0 {
-		t.Errorf("%d answers were 500: %v", n, tally.examples())
+		t.Errorf("%d answers were 500: %v\nthe shop logged:\n%s", n, tally.examples(), sh.errorLines(10))
 	}
 	if tally.failed.Load() > 0 || tally.slow.Load() > 0 {
 		t.Errorf("%d requests got no answer and %d took longer than the timeout: %v", tally.failed.Load(), tally.slow.Load(), tally.examples())
@@ -270,6 +270,17 @@ func descendants(pid int) []int {
 func (sh *soakShop) log() string {
 	b, _ := os.ReadFile(sh.logPath)
 	return string(b)
+}
+
+// errorLines are the first n lines the shop logged at level ERROR.
+func (sh *soakShop) errorLines(n int) string {
+	var out []string
+	for _, line := range strings.Split(sh.log(), "\n") {
+		if strings.Contains(line, "level=ERROR") && len(out) < n {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (sh *soakShop) logTail() string {
