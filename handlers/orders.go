@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -15,6 +16,7 @@ import (
 type OrderStore interface {
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	Location() *time.Location
 }
 
 const ordersPageSize = 20
@@ -34,7 +36,7 @@ func (h *Orders) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data := views.OrdersPage{Orders: orders.Items}
+	data := views.OrdersPage{Orders: orders.Items, Loc: h.Store.Location()}
 	data.NextURL = paths.More(paths.Orders, orders.Next)
 	return page.List(c, "Your orders", views.OrdersView, views.OrderRows, data)
 }
@@ -57,7 +59,7 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 	if d.Order.CustomerID != v.ID {
 		return page.NotFound("That order")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Order " + id, Page: page.Full(views.OrderView, views.OrderPage{Details: d})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location()})})
 }
 
 func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {

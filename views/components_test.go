@@ -150,3 +150,25 @@ func TestOrderRowsEndWithTheRowLoadingOlderOrders(t *testing.T) {
 		t.Error("the last page links to more")
 	}
 }
+
+// Times are shown in the shop's zone, with the zone named, summer or not.
+func TestTimeLabelIsInTheShopsZone(t *testing.T) {
+	stockholm, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at   time.Time
+		loc  *time.Location
+		want string
+	}{
+		{time.Date(2026, 11, 22, 1, 31, 0, 0, time.UTC), stockholm, "22 Nov 2026, 02:31 CET"},
+		{time.Date(2026, 7, 1, 22, 5, 0, 0, time.UTC), stockholm, "2 Jul 2026, 00:05 CEST"},
+		{time.Date(2026, 11, 22, 1, 31, 0, 0, time.UTC), time.UTC, "22 Nov 2026, 01:31 UTC"},
+		{time.Date(2026, 11, 22, 1, 31, 0, 0, stockholm), nil, "22 Nov 2026, 01:31 CET"}, // no zone given: as it is
+	} {
+		if got := timeLabel(tc.at, tc.loc); got != tc.want {
+			t.Errorf("timeLabel(%s, %v) = %q, want %q", tc.at, tc.loc, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"time"
 
 	"shop/store"
 )
@@ -10,11 +11,13 @@ import (
 type OrdersPage struct {
 	Orders  []store.Order
 	NextURL string
+	Loc     *time.Location // the shop's time zone, in which times are shown
 }
 
 // OrderPage is one order, as its customer sees it.
 type OrderPage struct {
 	Details store.OrderDetails
+	Loc     *time.Location
 }
 
 func unitsWord(n int) string {
@@ -50,4 +53,8 @@ func shipmentStatusLabel(s store.ShipmentStatus) string {
 	return string(s)
 }
 
-func dateLabel(t interface{ Format(string) string }) string { return t.Format("2 Jan 2006, 15:04") }
+// timeLabel is an instant in the shop's time zone, with the zone shown:
+// "22 Nov 2026, 02:31 CET".
+func timeLabel(t time.Time, loc *time.Location) string {
+	return InZone(t, loc).Format("2 Jan 2006, 15:04 MST")
+}
