@@ -43,7 +43,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 	if region == "" {
 		region = "eu-north-1"
 	}
-	apiOptions := []func(*middleware.Stack) error{}
+	apiOptions := []func(*middleware.Stack) error{unansweredMiddleware}
 	for _, o := range observers {
 		apiOptions = append(apiOptions, observeMiddleware(o))
 	}

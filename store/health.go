@@ -187,3 +187,19 @@ func healthMiddleware(h *Health) func(*middleware.Stack) error {
 			}), "Retry", middleware.After)
 	}
 }
+
+// unansweredMiddleware marks an operation that ended, after its retries,
+// without any answer from the engine (the connection refused or cut, as
+// when the engine dies under a request) as ErrEngineDown, so that a page
+// says 503 and "try again", not 500. A caller that gave up (its context
+// done) keeps its own error.
+func unansweredMiddleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("ShopEngineUnanswered",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleInitialize(ctx, in)
+			if err != nil && ctx.Err() == nil && !errors.Is(err, ErrEngineDown) && attemptOutcome(err) == unanswered {
+				err = fmt.Errorf("%w: %w", ErrEngineDown, err)
+			}
+			return out, md, err
+		}), middleware.After)
+}

@@ -118,6 +118,31 @@ func TestBreakerFailsFastWhenNothingListens(t *testing.T) {
 	}
 }
 
+// An engine that dies under a request (here: one that takes the
+// connection and closes it) leaves the request ErrEngineDown, which pages
+// show as 503, even with no breaker at all.
+func TestARequestTheEngineNeverAnsweredIsEngineDown(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	st := healthyStore(t, "http://"+l.Addr().String(), "nobody", nil)
+	if _, err := pingWithin(st, 30*time.Second); !errors.Is(err, store.ErrEngineDown) {
+		t.Fatalf("a request the engine hung up on: %v, want ErrEngineDown", err)
+	}
+}
+
 // The engine's refusals are answers: conditions that fail and missing
 // tables never open the breaker.
 func TestBreakerIgnoresTheEnginesRefusals(t *testing.T) {
