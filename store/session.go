@@ -118,12 +118,24 @@ func (s *Store) SaveSession(ctx context.Context, sess Session, isNew bool) error
 
 // TouchSession notes that a signed-in session was used now. The web layer
 // calls it only when the stored time is a few minutes old, so a customer's
-// page views do not each write. A revoked session stays revoked
+// page views do not each write. A session saved before sessions carried
+// their customer takes sess's customer and device here (if_not_exists),
+// which puts it in the customer's list. A revoked session stays revoked
 // (ErrNotFound): an update would otherwise make the item anew.
-func (s *Store) TouchSession(ctx context.Context, id string) error {
-	err := s.updateIf(ctx, sessionKey(id), sessionKey(id),
-		expression.Set(expression.Name("LastSeenAt"), expression.Value(timestamp(s.now()))),
-		expression.AttributeExists(expression.Name(attrPK)))
+func (s *Store) TouchSession(ctx context.Context, sess Session) error {
+	now := timestamp(s.now())
+	ifNone := func(attr string, v any) expression.SetValueBuilder {
+		return expression.IfNotExists(expression.Name(attr), expression.Value(v))
+	}
+	upd := expression.Set(expression.Name("LastSeenAt"), expression.Value(now))
+	if sess.CustomerID != "" {
+		upd = upd.Set(expression.Name("CustomerID"), ifNone("CustomerID", sess.CustomerID)).
+			Set(expression.Name("Device"), ifNone("Device", sess.Device)).
+			Set(expression.Name("CreatedAt"), ifNone("CreatedAt", now)).
+			Set(expression.Name(attrGSI1PK), ifNone(attrGSI1PK, customerSessionsKey(sess.CustomerID))).
+			Set(expression.Name(attrGSI1SK), ifNone(attrGSI1SK, createdKey(s.now(), sess.ID)))
+	}
+	err := s.updateIf(ctx, sessionKey(sess.ID), sessionKey(sess.ID), upd, expression.AttributeExists(expression.Name(attrPK)))
 	if isConditionFailed(err) {
 		return fmt.Errorf("session revoked: %w", ErrNotFound)
 	}

@@ -48,7 +48,7 @@ func TestCustomerSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Set(start.Add(20 * time.Minute))
-	env.Once(t, "touch a session", func() { err = st.TouchSession(ctx, "ada-phone") })
+	env.Once(t, "touch a session", func() { err = st.TouchSession(ctx, store.Session{ID: "ada-phone", CustomerID: "ada", Device: "Other"}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,16 +57,33 @@ func TestCustomerSessions(t *testing.T) {
 		t.Fatal(list, err)
 	}
 	if !list[0].LastSeenAt.Equal(start.Add(20*time.Minute)) || !list[1].LastSeenAt.Equal(start.Add(10*time.Minute)) ||
-		list[1].Device != "Firefox on Linux" || string(list[1].Data) != "e" {
+		list[0].Device != "Safari on iPhone" || list[1].Device != "Firefox on Linux" || string(list[1].Data) != "e" {
 		t.Fatalf("after save and touch: %+v", list)
 	}
 	// Touching a revoked session does not bring it back.
-	if err := st.TouchSession(ctx, "gone"); !errors.Is(err, store.ErrNotFound) {
+	if err := st.TouchSession(ctx, store.Session{ID: "gone", CustomerID: "ada"}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("touch a missing session: %v", err)
 	}
 	if _, err := st.Session(ctx, "gone"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the touched missing session exists: %v", err)
 	}
+
+	// A session from before sessions carried their customer joins the
+	// list at its first touch.
+	if err := st.SaveSession(ctx, store.Session{ID: "ada-old", Data: []byte("o"), ExpiresAt: clock.Now().Add(time.Hour)}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.TouchSession(ctx, store.Session{ID: "ada-old", CustomerID: "ada", Device: "Edge on Windows"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err = st.CustomerSessions(ctx, "ada")
+	if err != nil || len(list) != 3 || list[0].ID != "ada-old" || list[0].Device != "Edge on Windows" || !list[0].SignedInAt.Equal(clock.Now()) {
+		t.Fatalf("after adopting an old session: %+v, %v", list, err)
+	}
+	if err := st.DeleteSession(ctx, "ada-old"); err != nil {
+		t.Fatal(err)
+	}
+	list = list[1:]
 
 	// Bob cannot end Ada's session by its handle; Ada can.
 	phone := list[0].Handle()

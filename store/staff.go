@@ -67,6 +67,12 @@ type roleChangeRecord struct {
 	ByName     string `dynamodbav:"ByName"`
 }
 
+// EndsSessions reports whether the change takes rights away (a demotion,
+// a deactivation): the person's sessions end with it.
+func (c RoleChange) EndsSessions() bool {
+	return c.Action == ActionDeactivate || (c.Action == ActionRole && c.To.Demotes(c.From))
+}
+
 func (r roleChangeRecord) change() RoleChange {
 	return RoleChange{At: parseTime(r.At), Action: RoleAction(r.Action), From: Role(r.From), To: Role(r.To), ByID: r.ByID, ByName: r.ByName}
 }
@@ -76,53 +82,53 @@ func (r roleChangeRecord) change() RoleChange {
 func countsAsOwner(c Customer) bool { return c.Role == RoleOwner && !c.Deactivated }
 
 // ChangeRole gives the customer the role, by the owner by (as read for
-// this request). Demoting the last active owner is ErrLastOwner; a by who
+// this request), and returns the customer and the change as made. Demoting the last active owner is ErrLastOwner; a by who
 // is no active owner is ErrNotOwner; the role they have is ErrNoChange;
 // an account changed since it was read is ErrConflict. 2 requests: a
 // consistent GetItem of the account, then one TransactWriteItems. Ending
 // a demoted person's sessions is the caller's next step (EndSessions).
-func (s *Store) ChangeRole(ctx context.Context, customerID string, to Role, by Customer) (Customer, error) {
+func (s *Store) ChangeRole(ctx context.Context, customerID string, to Role, by Customer) (Customer, RoleChange, error) {
 	if !ValidRole(to) {
-		return Customer{}, fmt.Errorf("no such role: %q", to)
+		return Customer{}, RoleChange{}, fmt.Errorf("no such role: %q", to)
 	}
 	return s.changeAccount(ctx, customerID, &by, ActionRole, func(c *Customer) { c.Role = to })
 }
 
 // Deactivate stops the account from signing in, by the owner by; as
 // ChangeRole (an active owner is the last one too).
-func (s *Store) Deactivate(ctx context.Context, customerID string, by Customer) (Customer, error) {
+func (s *Store) Deactivate(ctx context.Context, customerID string, by Customer) (Customer, RoleChange, error) {
 	return s.changeAccount(ctx, customerID, &by, ActionDeactivate, func(c *Customer) { c.Deactivated = true })
 }
 
 // Reactivate lets a deactivated account sign in again, by the owner by.
-func (s *Store) Reactivate(ctx context.Context, customerID string, by Customer) (Customer, error) {
+func (s *Store) Reactivate(ctx context.Context, customerID string, by Customer) (Customer, RoleChange, error) {
 	return s.changeAccount(ctx, customerID, &by, ActionReactivate, func(c *Customer) { c.Deactivated = false })
 }
 
 // MakeOwner makes the customer an owner on the shop's own authority (the
 // demo's set-up), when no owner can: recorded as by the shop's set-up.
-func (s *Store) MakeOwner(ctx context.Context, customerID string) (Customer, error) {
+func (s *Store) MakeOwner(ctx context.Context, customerID string) (Customer, RoleChange, error) {
 	return s.changeAccount(ctx, customerID, nil, ActionRole, func(c *Customer) { c.Role = RoleOwner })
 }
 
 // changeAccount applies change to the account as read now, by the owner by
 // (nil: the shop's set-up), in one transaction (see the top of the file).
-func (s *Store) changeAccount(ctx context.Context, customerID string, by *Customer, action RoleAction, change func(*Customer)) (Customer, error) {
+func (s *Store) changeAccount(ctx context.Context, customerID string, by *Customer, action RoleAction, change func(*Customer)) (Customer, RoleChange, error) {
 	before, err := getItemConsistent(ctx, s, customerKey(customerID), customerKey(customerID), "customer "+customerID, customerRecord.customer)
 	if err != nil {
-		return Customer{}, err
+		return Customer{}, RoleChange{}, err
 	}
 	after := before
 	change(&after)
 	if after.Role == before.Role && after.Deactivated == before.Deactivated {
-		return before, fmt.Errorf("customer %s: %w", customerID, ErrNoChange)
+		return before, RoleChange{}, fmt.Errorf("customer %s: %w", customerID, ErrNoChange)
 	}
 	self := by != nil && by.ID == customerID
 	switch {
 	case by != nil && by.ID == "":
-		return Customer{}, fmt.Errorf("a change with no owner: %w", ErrNotOwner)
+		return Customer{}, RoleChange{}, fmt.Errorf("a change with no owner: %w", ErrNotOwner)
 	case self && !countsAsOwner(before):
-		return Customer{}, fmt.Errorf("customer %s: %w", customerID, ErrNotOwner)
+		return Customer{}, RoleChange{}, fmt.Errorf("customer %s: %w", customerID, ErrNotOwner)
 	}
 	now := s.now()
 	rec := roleChangeRecord{
@@ -146,19 +152,19 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 		Set(deactivated, expression.Value(after.Deactivated))
 	customerUpdate, err := s.txUpdate(customerKey(customerID), customerKey(customerID), set, asRead)
 	if err != nil {
-		return Customer{}, err
+		return Customer{}, RoleChange{}, err
 	}
 	emailUpdate, err := s.txUpdate(emailKey(before.Email), emailKey(before.Email), set, expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
-		return Customer{}, err
+		return Customer{}, RoleChange{}, err
 	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
-		return Customer{}, err
+		return Customer{}, RoleChange{}, err
 	}
 	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
-		return Customer{}, err
+		return Customer{}, RoleChange{}, err
 	}
 	items := []types.TransactWriteItem{customerUpdate, emailUpdate, {Put: &types.Put{
 		TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
@@ -167,7 +173,7 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 	if delta := b2i(countsAsOwner(after)) - b2i(countsAsOwner(before)); delta != 0 {
 		count, err := s.countOwners(delta)
 		if err != nil {
-			return Customer{}, err
+			return Customer{}, RoleChange{}, err
 		}
 		countAt = len(items)
 		items = append(items, count)
@@ -177,7 +183,7 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 		// longer demote anyone.
 		cond, err := expression.NewBuilder().WithCondition(expression.Name("Role").Equal(expression.Value(string(RoleOwner))).And(wasActive)).Build()
 		if err != nil {
-			return Customer{}, err
+			return Customer{}, RoleChange{}, err
 		}
 		actorAt = len(items)
 		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
@@ -190,17 +196,17 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 		failed := func(i int) bool { return i >= 0 && i < len(reasons) && reasons[i] == reasonConditionFailed }
 		switch {
 		case failed(actorAt):
-			return Customer{}, fmt.Errorf("owner %s: %w", by.ID, ErrNotOwner)
+			return Customer{}, RoleChange{}, fmt.Errorf("owner %s: %w", by.ID, ErrNotOwner)
 		case failed(countAt):
-			return Customer{}, fmt.Errorf("customer %s: %w", customerID, ErrLastOwner)
+			return Customer{}, RoleChange{}, fmt.Errorf("customer %s: %w", customerID, ErrLastOwner)
 		case failed(0):
-			return Customer{}, fmt.Errorf("customer %s changed meanwhile: %w", customerID, ErrConflict)
+			return Customer{}, RoleChange{}, fmt.Errorf("customer %s changed meanwhile: %w", customerID, ErrConflict)
 		}
 	}
 	if err != nil {
-		return Customer{}, fmt.Errorf("change account %s: %w", customerID, err)
+		return Customer{}, RoleChange{}, fmt.Errorf("change account %s: %w", customerID, err)
 	}
-	return after, nil
+	return after, rec.change(), nil
 }
 
 func b2i(b bool) int {

@@ -43,9 +43,10 @@ func TestOwnersChangeRoles(t *testing.T) {
 
 	var got store.Customer
 	var err error
-	env.Costs(t, "make a customer staff", 2, func() { got, err = st.ChangeRole(ctx, ada.ID, store.RoleStaff, owner) })
-	if err != nil || got.Role != store.RoleStaff {
-		t.Fatalf("make staff: %+v, %v", got, err)
+	var ch store.RoleChange
+	env.Costs(t, "make a customer staff", 2, func() { got, ch, err = st.ChangeRole(ctx, ada.ID, store.RoleStaff, owner) })
+	if err != nil || got.Role != store.RoleStaff || ch.EndsSessions() || ch.From != store.RoleCustomer || ch.To != store.RoleStaff {
+		t.Fatalf("make staff: %+v, %+v, %v", got, ch, err)
 	}
 	if c, err := st.Customer(ctx, ada.ID); err != nil || c.Role != store.RoleStaff {
 		t.Fatalf("customer after: %+v, %v", c, err)
@@ -53,37 +54,37 @@ func TestOwnersChangeRoles(t *testing.T) {
 	if cred, err := st.CredentialsByEmail(ctx, ada.Email); err != nil || cred.Role != store.RoleStaff {
 		t.Fatalf("sign-in reads %+v, %v", cred, err)
 	}
-	if _, err := st.ChangeRole(ctx, ada.ID, store.RoleStaff, owner); !errors.Is(err, store.ErrNoChange) {
+	if _, _, err := st.ChangeRole(ctx, ada.ID, store.RoleStaff, owner); !errors.Is(err, store.ErrNoChange) {
 		t.Fatalf("staff again: %v", err)
 	}
 	// Staff cannot change roles, not even their own.
-	if _, err := st.ChangeRole(ctx, ada.ID, store.RoleOwner, got); !errors.Is(err, store.ErrNotOwner) {
+	if _, _, err := st.ChangeRole(ctx, ada.ID, store.RoleOwner, got); !errors.Is(err, store.ErrNotOwner) {
 		t.Fatalf("staff making herself owner: %v", err)
 	}
 	bob := newAccount(t, st, "bob", store.RoleCustomer)
-	if _, err := st.ChangeRole(ctx, bob.ID, store.RoleStaff, got); !errors.Is(err, store.ErrNotOwner) {
+	if _, _, err := st.ChangeRole(ctx, bob.ID, store.RoleStaff, got); !errors.Is(err, store.ErrNotOwner) {
 		t.Fatalf("staff making another staff: %v", err)
 	}
 
 	// The only owner cannot demote or deactivate themselves.
-	if _, err := st.ChangeRole(ctx, owner.ID, store.RoleStaff, owner); !errors.Is(err, store.ErrLastOwner) {
+	if _, _, err := st.ChangeRole(ctx, owner.ID, store.RoleStaff, owner); !errors.Is(err, store.ErrLastOwner) {
 		t.Fatalf("last owner stepping down: %v", err)
 	}
-	if _, err := st.Deactivate(ctx, owner.ID, owner); !errors.Is(err, store.ErrLastOwner) {
+	if _, _, err := st.Deactivate(ctx, owner.ID, owner); !errors.Is(err, store.ErrLastOwner) {
 		t.Fatalf("last owner deactivating themselves: %v", err)
 	}
 	wantOwners(t, st, 1)
 	// With a second owner, the first may step down.
-	if _, err := st.ChangeRole(ctx, ada.ID, store.RoleOwner, owner); err != nil {
+	if _, _, err := st.ChangeRole(ctx, ada.ID, store.RoleOwner, owner); err != nil {
 		t.Fatal(err)
 	}
 	wantOwners(t, st, 2)
-	if _, err := st.ChangeRole(ctx, owner.ID, store.RoleStaff, owner); err != nil {
-		t.Fatalf("stepping down beside another owner: %v", err)
+	if _, ch, err := st.ChangeRole(ctx, owner.ID, store.RoleStaff, owner); err != nil || !ch.EndsSessions() || ch.From != store.RoleOwner {
+		t.Fatalf("stepping down beside another owner: %+v, %v", ch, err)
 	}
 	wantOwners(t, st, 1)
 	// An owner no more: the old owner's next change is refused.
-	if _, err := st.ChangeRole(ctx, bob.ID, store.RoleStaff, owner); !errors.Is(err, store.ErrNotOwner) {
+	if _, _, err := st.ChangeRole(ctx, bob.ID, store.RoleStaff, owner); !errors.Is(err, store.ErrNotOwner) {
 		t.Fatalf("a former owner: %v", err)
 	}
 
@@ -91,16 +92,16 @@ func TestOwnersChangeRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Deactivate(ctx, bob.ID, adaNow); err != nil {
-		t.Fatal(err)
+	if _, ch, err := st.Deactivate(ctx, bob.ID, adaNow); err != nil || !ch.EndsSessions() {
+		t.Fatalf("deactivate: %+v, %v", ch, err)
 	}
 	if cred, err := st.CredentialsByEmail(ctx, bob.Email); err != nil || !cred.Deactivated || cred.Role != store.RoleCustomer {
 		t.Fatalf("deactivated bob's credentials: %+v, %v", cred, err)
 	}
-	if _, err := st.Deactivate(ctx, bob.ID, adaNow); !errors.Is(err, store.ErrNoChange) {
+	if _, _, err := st.Deactivate(ctx, bob.ID, adaNow); !errors.Is(err, store.ErrNoChange) {
 		t.Fatalf("deactivated twice: %v", err)
 	}
-	if c, err := st.Reactivate(ctx, bob.ID, adaNow); err != nil || c.Deactivated {
+	if c, ch, err := st.Reactivate(ctx, bob.ID, adaNow); err != nil || c.Deactivated || ch.EndsSessions() {
 		t.Fatalf("reactivate: %+v, %v", c, err)
 	}
 	if cred, err := st.CredentialsByEmail(ctx, bob.Email); err != nil || cred.Deactivated {
@@ -132,27 +133,27 @@ func TestDeactivatedOwnersDoNotCount(t *testing.T) {
 	a := newAccount(t, st, "a", store.RoleOwner)
 	b := newAccount(t, st, "b", store.RoleOwner)
 	wantOwners(t, st, 2)
-	if _, err := st.Deactivate(ctx, b.ID, a); err != nil {
+	if _, _, err := st.Deactivate(ctx, b.ID, a); err != nil {
 		t.Fatal(err)
 	}
 	wantOwners(t, st, 1)
 	// Deactivated, b is no owner who can act.
-	if _, err := st.Reactivate(ctx, b.ID, b); !errors.Is(err, store.ErrNotOwner) {
+	if _, _, err := st.Reactivate(ctx, b.ID, b); !errors.Is(err, store.ErrNotOwner) {
 		t.Fatalf("a deactivated owner reactivating themselves: %v", err)
 	}
-	if _, err := st.Deactivate(ctx, a.ID, a); !errors.Is(err, store.ErrLastOwner) {
+	if _, _, err := st.Deactivate(ctx, a.ID, a); !errors.Is(err, store.ErrLastOwner) {
 		t.Fatalf("deactivating the last active owner: %v", err)
 	}
 	// Demoting the deactivated owner changes no count.
-	if _, err := st.ChangeRole(ctx, b.ID, store.RoleStaff, a); err != nil {
+	if _, _, err := st.ChangeRole(ctx, b.ID, store.RoleStaff, a); err != nil {
 		t.Fatal(err)
 	}
 	wantOwners(t, st, 1)
-	if _, err := st.ChangeRole(ctx, b.ID, store.RoleOwner, a); err != nil {
+	if _, _, err := st.ChangeRole(ctx, b.ID, store.RoleOwner, a); err != nil {
 		t.Fatal(err)
 	}
 	wantOwners(t, st, 1) // an owner again, still deactivated
-	if _, err := st.Reactivate(ctx, b.ID, a); err != nil {
+	if _, _, err := st.Reactivate(ctx, b.ID, a); err != nil {
 		t.Fatal(err)
 	}
 	wantOwners(t, st, 2)
@@ -174,7 +175,7 @@ func TestOwnersDemotingEachOtherRace(t *testing.T) {
 		a := newAccount(t, st, fmt.Sprintf("a%d", round), store.RoleOwner)
 		b := newAccount(t, st, fmt.Sprintf("b%d", round), store.RoleOwner)
 		if left.ID != "" {
-			if _, err := st.Deactivate(ctx, left.ID, a); err != nil {
+			if _, _, err := st.Deactivate(ctx, left.ID, a); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -192,7 +193,7 @@ func TestOwnersDemotingEachOtherRace(t *testing.T) {
 		for i, pair := range [][2]store.Customer{{a, b}, {b, a}} {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = st.ChangeRole(ctx, target(pair[0], pair[1]), store.RoleStaff, pair[0])
+				_, _, errs[i] = st.ChangeRole(ctx, target(pair[0], pair[1]), store.RoleStaff, pair[0])
 			})
 		}
 		close(start)

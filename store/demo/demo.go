@@ -163,7 +163,7 @@ func makeOwner(ctx context.Context, st *store.Store) error {
 	if err != nil {
 		return fmt.Errorf("demo owner: %w", err)
 	}
-	if _, err := st.MakeOwner(ctx, cred.CustomerID); err != nil && !errors.Is(err, store.ErrNoChange) {
+	if _, _, err := st.MakeOwner(ctx, cred.CustomerID); err != nil && !errors.Is(err, store.ErrNoChange) {
 		return fmt.Errorf("demo owner: %w", err)
 	}
 	if err := st.Mark(ctx, ownerMarker); err != nil && !errors.Is(err, store.ErrConflict) {
