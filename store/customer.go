@@ -45,7 +45,8 @@ func (r Role) Demotes(from Role) bool { return r.rank() < from.rank() }
 // ValidRole reports whether r is a role an owner can give.
 func ValidRole(r Role) bool { return r == RoleCustomer || r == RoleStaff || r == RoleOwner }
 
-// Customer is a person with an account; staff are customers with RoleStaff.
+// Customer is a person with an account; staff are customers with RoleStaff
+// or RoleOwner.
 type Customer struct {
 	ID        string
 	Email     string
