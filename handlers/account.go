@@ -223,6 +223,9 @@ func (h *Account) Login(c *fiber.Ctx) error {
 	if !f.Errors.Any() {
 		signedIn, limited, err := h.checkPassword(c, f.Email, password)
 		switch {
+		case errors.Is(err, errDeactivated):
+			status = fiber.StatusForbidden
+			f.Errors[""] = "This account has been deactivated. If you think that is a mistake, write to the shop."
 		case err != nil:
 			return err
 		case limited != "":
@@ -237,6 +240,9 @@ func (h *Account) Login(c *fiber.Ctx) error {
 	csrf := page.CSRFToken(c)
 	return page.Render(c, status, page.View{Title: "Sign in", Page: page.Full(views.LoginPage, f), Partial: views.LoginFormPartial(f, csrf)})
 }
+
+// errDeactivated is the right password of a deactivated account.
+var errDeactivated = errors.New("account deactivated")
 
 // checkPassword takes the attempt from each limit, then checks the
 // password and, if right, signs the visit in. limited is the message for
@@ -293,6 +299,11 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 		if err := h.Store.ReturnAttempt(ctx, "login-email", email, loginEmailWindow); err != nil {
 			return false, "", err
 		}
+	}
+	// Said only to someone who knows the password.
+	if cred.Deactivated {
+		h.Log.Info("sign-in refused: account deactivated", "customer", cred.CustomerID, "address", addr)
+		return false, "", errDeactivated
 	}
 	if err := h.Store.RecordSignIn(ctx, email, cred, addr); err != nil {
 		return false, "", err

@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,13 @@ type AdminCustomerStore interface {
 	CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.OrderItem], error)
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	RecentReceipts(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Receipt], error)
+	RoleChanges(ctx context.Context, customerID string) ([]store.RoleChange, error)
+	// An owner's changes to the account, and ending the sessions of
+	// someone whose rights were taken away.
+	ChangeRole(ctx context.Context, customerID string, to store.Role, by store.Customer) (store.Customer, store.RoleChange, error)
+	Deactivate(ctx context.Context, customerID string, by store.Customer) (store.Customer, store.RoleChange, error)
+	Reactivate(ctx context.Context, customerID string, by store.Customer) (store.Customer, store.RoleChange, error)
+	EndSessions(ctx context.Context, customerID, keep string) (int, error)
 }
 
 // AdminCustomers serves /admin/customers.
@@ -69,14 +78,24 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: views.AdminCustomerRows(data)})
 }
 
-// Show is one customer with their subscriptions, their receipts of the
-// last six months, their invoices (access pattern 15) and the products they
-// ordered (pattern 16) in a date range. htmx asks for the section (the date
-// filter) or the next page of one of its tables, and only that is read.
+// Show is one customer with their role and its changes, their
+// subscriptions, their receipts of the last six months, their invoices
+// (access pattern 15) and the products they ordered (pattern 16) in a date
+// range. htmx asks for the section (the date filter) or the next page of
+// one of its tables, and only that is read.
 func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	id, err := pathID(c, "id", "That customer")
 	if err != nil {
 		return err
+	}
+	return h.show(c, id, fiber.StatusOK, "")
+}
+
+// show renders the customer's page; problem is what an owner's change
+// could not do (htmx then gets the account section alone).
+func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem string) error {
+	if problem != "" && page.IsHTMX(c) {
+		return h.showAccess(c, id, status, problem)
 	}
 	a := views.AdminCustomerActivity{CustomerID: id, Filter: views.AdminDateFilter{
 		Action: paths.AdminCustomer(id), Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
@@ -101,6 +120,7 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	}
 	var (
 		cust     store.Customer
+		changes  []store.RoleChange
 		invoices store.Page[store.Invoice]
 		products store.Page[store.OrderItem]
 		subs     []store.Subscription
@@ -108,6 +128,9 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	if !htmx {
+		g.Go(func() (err error) { changes, err = h.Store.RoleChanges(ctx, id); return err })
+	}
 	if rerr == nil && want("invoices") {
 		g.Go(func() (err error) {
 			invoices, err = h.Store.CustomerInvoices(ctx, id, rng.From, rng.To, adminPageSize, invAfter)
@@ -132,7 +155,6 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	status := fiber.StatusOK
 	if rerr != nil {
 		status = fiber.StatusUnprocessableEntity
 		a.Filter.Errors = rerr.Errors()
@@ -159,6 +181,120 @@ func (h *AdminCustomers) Show(c *fiber.Ctx) error {
 	case recAfter != "":
 		partial = views.AdminCustomerReceiptRows(billing)
 	}
-	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing}
+	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing, Access: h.access(c, cust, changes, problem)}
 	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data), Partial: partial})
+}
+
+// access is the account section: the role, whether it can sign in, the
+// changes made to it and, for an owner, the buttons that change it.
+func (h *AdminCustomers) access(c *fiber.Ctx, cust store.Customer, changes []store.RoleChange, problem string) views.AdminCustomerAccess {
+	v := page.Viewer(c)
+	return views.AdminCustomerAccess{
+		Customer: cust, Changes: changes, Problem: problem,
+		CanManage: v.Owner, Self: v.ID == cust.ID, CSRF: page.CSRFToken(c),
+	}
+}
+
+// showAccess answers htmx with the account section alone.
+func (h *AdminCustomers) showAccess(c *fiber.Ctx, id string, status int, problem string) error {
+	var (
+		cust    store.Customer
+		changes []store.RoleChange
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	g.Go(func() (err error) { changes, err = h.Store.RoleChanges(ctx, id); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return page.Write(c, status, views.AdminCustomerAccessSection(h.access(c, cust, changes, problem)))
+}
+
+// owner is the owner making a change to an account: anyone else gets 403
+// (they see no buttons either).
+func (h *AdminCustomers) owner(c *fiber.Ctx) (store.Customer, string, error) {
+	by, ok := page.StaffMember(c)
+	if !ok || by.Role != store.RoleOwner || by.Deactivated {
+		return store.Customer{}, "", page.Forbidden("Only an owner can change roles and accounts.")
+	}
+	id, err := pathID(c, "id", "That customer")
+	return by, id, err
+}
+
+// ChangeRole gives the customer the role the form names: make staff or an
+// owner, demote. A demotion ends the person's sessions at once.
+func (h *AdminCustomers) ChangeRole(c *fiber.Ctx) error {
+	by, id, err := h.owner(c)
+	if err != nil {
+		return err
+	}
+	role := store.Role(c.FormValue("role"))
+	if !store.ValidRole(role) {
+		return page.BadRequest("Choose a role: customer, staff or owner.")
+	}
+	cust, change, err := h.Store.ChangeRole(c.UserContext(), id, role, by)
+	return h.changed(c, id, by, cust, change, err)
+}
+
+// Deactivate stops the account from signing in and ends its sessions.
+func (h *AdminCustomers) Deactivate(c *fiber.Ctx) error {
+	by, id, err := h.owner(c)
+	if err != nil {
+		return err
+	}
+	cust, change, err := h.Store.Deactivate(c.UserContext(), id, by)
+	return h.changed(c, id, by, cust, change, err)
+}
+
+// Reactivate lets the account sign in again.
+func (h *AdminCustomers) Reactivate(c *fiber.Ctx) error {
+	by, id, err := h.owner(c)
+	if err != nil {
+		return err
+	}
+	cust, change, err := h.Store.Reactivate(c.UserContext(), id, by)
+	return h.changed(c, id, by, cust, change, err)
+}
+
+// changed answers an owner's change: the page again with what went wrong
+// (409), or, once made, the person's sessions ended if it took rights away
+// (an owner stepping down keeps the session they did it from) and back to
+// the page with what happened.
+func (h *AdminCustomers) changed(c *fiber.Ctx, id string, by, cust store.Customer, change store.RoleChange, err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return page.NotFound("That customer")
+	case errors.Is(err, store.ErrLastOwner):
+		return h.show(c, id, fiber.StatusConflict, "The shop needs an active owner: make someone else an owner first.")
+	case errors.Is(err, store.ErrNotOwner):
+		return page.Forbidden("Only an owner can change roles and accounts.")
+	case errors.Is(err, store.ErrNoChange):
+		page.Flash(c, views.FlashInfo, "Nothing changed: the account already is so.")
+		return page.Redirect(c, paths.AdminCustomer(id))
+	case errors.Is(err, store.ErrConflict):
+		return h.show(c, id, fiber.StatusConflict, "The account changed meanwhile: here it is as it is now. Try again if it still needs the change.")
+	case err != nil:
+		return err
+	}
+	msg := cust.Name + " " + views.RoleChangeText(change) + "."
+	if change.EndsSessions() {
+		keep := ""
+		if id == by.ID && change.Action == store.ActionRole {
+			keep = page.SessionID(c)
+		}
+		n, err := h.Store.EndSessions(c.UserContext(), id, keep)
+		if err != nil {
+			return fmt.Errorf("%s, but ending their sessions failed: %w", msg, err)
+		}
+		msg += " Signed out of " + sessionsWord(n) + "."
+	}
+	page.Flash(c, views.FlashSuccess, msg)
+	return page.Redirect(c, paths.AdminCustomer(id))
+}
+
+func sessionsWord(n int) string {
+	if n == 1 {
+		return "1 session"
+	}
+	return strconv.Itoa(n) + " sessions"
 }

@@ -19,15 +19,42 @@ type Role string
 const (
 	RoleCustomer Role = "customer"
 	RoleStaff    Role = "staff"
+	// RoleOwner is staff who manage the staff: they make customers staff
+	// or owners, demote them and deactivate accounts.
+	RoleOwner Role = "owner"
 )
 
-// Customer is a person with an account; staff are customers with RoleStaff.
+// Staff reports whether the role opens the staff console.
+func (r Role) Staff() bool { return r == RoleStaff || r == RoleOwner }
+
+// rank orders the roles: a change to a lower one is a demotion, which ends
+// the person's sessions.
+func (r Role) rank() int {
+	switch r {
+	case RoleOwner:
+		return 2
+	case RoleStaff:
+		return 1
+	}
+	return 0
+}
+
+// Demotes reports whether changing from to r takes rights away.
+func (r Role) Demotes(from Role) bool { return r.rank() < from.rank() }
+
+// ValidRole reports whether r is a role an owner can give.
+func ValidRole(r Role) bool { return r == RoleCustomer || r == RoleStaff || r == RoleOwner }
+
+// Customer is a person with an account; staff are customers with RoleStaff
+// or RoleOwner.
 type Customer struct {
 	ID        string
 	Email     string
 	Name      string
 	Role      Role
 	CreatedAt time.Time
+	// Deactivated accounts cannot sign in; an owner can reactivate them.
+	Deactivated bool
 	// The last sign-in (zero: none recorded) and the address it came from.
 	LastSignInAt      time.Time
 	LastSignInAddress string
@@ -47,6 +74,8 @@ type Credentials struct {
 	Name         string
 	Role         Role
 	PasswordHash string
+	// Deactivated accounts are refused at sign-in.
+	Deactivated bool
 	// KnownAddresses are where the person last signed in from, newest
 	// first: failures elsewhere do not slow a sign-in from them.
 	KnownAddresses []string
@@ -69,6 +98,7 @@ type customerRecord struct {
 	CreatedAt         string `dynamodbav:"CreatedAt"`
 	LastSignInAt      string `dynamodbav:"LastSignInAt,omitempty"`
 	LastSignInAddress string `dynamodbav:"LastSignInAddress,omitempty"`
+	Deactivated       bool   `dynamodbav:"Deactivated,omitempty"`
 	GSI1PK            string `dynamodbav:"GSI1-PK,omitempty"` // customers
 	GSI1SK            string `dynamodbav:"GSI1-SK,omitempty"` // created#id
 }
@@ -84,18 +114,20 @@ type emailRecord struct {
 	Name           string   `dynamodbav:"Name"`
 	Role           string   `dynamodbav:"Role"`
 	PasswordHash   string   `dynamodbav:"PasswordHash"`
+	Deactivated    bool     `dynamodbav:"Deactivated,omitempty"`
 	KnownAddresses []string `dynamodbav:"KnownAddresses,omitempty"`
 }
 
 func (r customerRecord) customer() Customer {
 	created, _ := time.Parse(time.RFC3339Nano, r.CreatedAt)
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
-		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress}
+		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated}
 }
 
 // CreateCustomer writes the customer and its email item in one transaction,
 // each on condition that it does not exist yet: ErrEmailTaken if the address
-// is registered, and never one item without the other.
+// is registered, and never one item without the other. An owner is counted
+// among the owners in the same transaction.
 func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, error) {
 	if nc.Role == "" {
 		nc.Role = RoleCustomer
@@ -131,9 +163,15 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
 		}}
 	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{put(email), put(cust)},
-	})
+	items := []types.TransactWriteItem{put(email), put(cust)}
+	if c.Role == RoleOwner && !c.Deactivated {
+		count, err := s.countOwners(1)
+		if err != nil {
+			return err
+		}
+		items = append(items, count)
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if reasons := cancellationReasons(err); reasons != nil {
 		if reasons[0] == reasonConditionFailed {
 			return ErrEmailTaken
@@ -156,7 +194,8 @@ func (s *Store) Customer(ctx context.Context, id string) (Customer, error) {
 // CredentialsByEmail reads what sign-in checks, in one GetItem.
 func (s *Store) CredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
 	return getItem(ctx, s, emailKey(email), emailKey(email), "email", func(r emailRecord) Credentials {
-		return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash, KnownAddresses: r.KnownAddresses}
+		return Credentials{CustomerID: r.CustomerID, Name: r.Name, Role: Role(r.Role), PasswordHash: r.PasswordHash,
+			Deactivated: r.Deactivated, KnownAddresses: r.KnownAddresses}
 	})
 }
 

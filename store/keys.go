@@ -48,6 +48,8 @@ const (
 	prefixGatewayCard  = "gwcard#"   // the test gateway's cards, by token
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
 	prefixMarker       = "marker#"   // a one-time step done, under partitionMeta
+	prefixRoleChange   = "role#"     // a change of an account's role or state, under its c#id
+	infixSessions      = "#sessions" // GSI1: a customer's signed-in sessions
 	// Limited drops, as in the first-come-first-served design.
 	prefixDrop           = "subject#"
 	sortKeyDropInfo      = "info"
@@ -66,6 +68,7 @@ const (
 	sortKeyCart          = "cart" // the one item of a cart (its lines in a map)
 	sortKeyBillingShards = "billing-shards"
 	sortKeyListShards    = "list-shards"
+	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
 
 	// A product drop's entry in the list of drops to close (its unclaimed
 	// stock goes back then), and the sort keys of drops by closing time.
@@ -138,6 +141,7 @@ const (
 	entityLease         = "lease"
 	entityJobRun        = "jobRun"
 	entityRunFailure    = "runFailure"
+	entityRoleChange    = "roleChange"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -147,6 +151,14 @@ func categoryKey(slug string) string {
 	return prefixCategory + slug
 }
 func sessionKey(id string) string { return prefixSession + id }
+
+// customerSessionsKey is the GSI1 partition of a customer's signed-in
+// sessions.
+func customerSessionsKey(customerID string) string { return customerKey(customerID) + infixSessions }
+
+// roleChangeKey sorts an account's role changes by time, the id keeping
+// equal times apart.
+func roleChangeKey(at time.Time, id string) string { return prefixRoleChange + createdKey(at, id) }
 
 // emailKey is the uniqueness item of a sign-in address; addresses compare
 // case-insensitively.

@@ -27,6 +27,18 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	henrik, err := st.CredentialsByEmail(ctx, "henrik@fikafield.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff, err := st.CredentialsByEmail(ctx, demo.StaffEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := st.Customer(ctx, staff.CustomerID)
+	if err != nil || owner.Role != store.RoleOwner {
+		t.Fatalf("the demo's owner: %+v, %v", owner, err)
+	}
 	now := time.Now().UTC()
 	product, err := st.Product(ctx, "cf-light")
 	if err != nil {
@@ -96,6 +108,35 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 			return st.SaveSession(ctx, store.Session{ID: "sess-1", Data: []byte("x"), ExpiresAt: now.Add(time.Hour)}, true)
 		}},
 		{"delete a session", 1, func() error { return st.DeleteSession(ctx, "sess-1") }},
+		{"save a customer's new session", 1, func() error {
+			return st.SaveSession(ctx, store.Session{ID: "sess-ada", Data: []byte("x"), ExpiresAt: now.Add(time.Hour), CustomerID: ada.CustomerID, Device: "Firefox on Linux"}, true)
+		}},
+		{"save a session again", 1, func() error {
+			return st.SaveSession(ctx, store.Session{ID: "sess-ada", Data: []byte("y"), ExpiresAt: now.Add(time.Hour)}, false)
+		}},
+		{"note a session's last seen", 1, func() error { return st.TouchSession(ctx, store.Session{ID: "sess-ada", CustomerID: ada.CustomerID}) }},
+		{"a customer's signed-in sessions", 1, func() error { _, err := st.CustomerSessions(ctx, ada.CustomerID); return err }},
+		// The customer's sessions are read to find the one by its handle.
+		{"sign out one of a customer's sessions", 2, func() error {
+			return st.EndSession(ctx, ada.CustomerID, store.Session{ID: "sess-ada"}.Handle())
+		}},
+		// A Query, and a BatchWriteItem per 25 sessions.
+		{"sign a customer out everywhere", 2, func() error {
+			for _, id := range []string{"sess-a1", "sess-a2"} {
+				if err := st.SaveSession(ctx, store.Session{ID: id, Data: []byte("x"), ExpiresAt: now.Add(time.Hour), CustomerID: ada.CustomerID}, true); err != nil {
+					return err
+				}
+			}
+			env.Counter.Reset()
+			_, err := st.EndSessions(ctx, ada.CustomerID, "")
+			return err
+		}},
+		// A consistent read of the account, then one transaction.
+		{"make a customer staff", 2, func() error { _, _, err := st.ChangeRole(ctx, henrik.CustomerID, store.RoleStaff, owner); return err }},
+		{"deactivate an account", 2, func() error { _, _, err := st.Deactivate(ctx, henrik.CustomerID, owner); return err }},
+		{"reactivate an account", 2, func() error { _, _, err := st.Reactivate(ctx, henrik.CustomerID, owner); return err }},
+		{"an account's role changes", 1, func() error { _, err := st.RoleChanges(ctx, henrik.CustomerID); return err }},
+		{"how many owners", 1, func() error { _, err := st.Owners(ctx); return err }},
 		{"count an attempt", 1, func() error { _, err := st.CountAttempt(ctx, "signin", "ada", time.Minute); return err }},
 		{"give an attempt back", 1, func() error { return st.ReturnAttempt(ctx, "signin", "ada", time.Minute) }},
 		// A consistent read of the count, then a conditional update.

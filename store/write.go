@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -80,6 +82,34 @@ func (s *Store) deleteItem(ctx context.Context, pk, sk string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk)})
 	if err != nil {
 		return fmt.Errorf("delete %s/%s: %w", pk, sk, err)
+	}
+	return nil
+}
+
+// batchWriteSize is the most writes one BatchWriteItem takes.
+const batchWriteSize = 25
+
+// batchWrite sends the writes 25 a request, sending again what DynamoDB
+// leaves unprocessed (after a growing pause: it left them because it was
+// busy). For writes that need no condition, such as ending sessions.
+func (s *Store) batchWrite(ctx context.Context, writes []types.WriteRequest) error {
+	for len(writes) > 0 {
+		batch := writes[:min(len(writes), batchWriteSize)]
+		writes = writes[len(batch):]
+		for attempt := 0; len(batch) > 0; attempt++ {
+			if attempt > 0 {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(time.Duration(10<<min(attempt-1, 6))*time.Millisecond + rand.N(10*time.Millisecond)):
+				}
+			}
+			out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: batch}})
+			if err != nil {
+				return err
+			}
+			batch = out.UnprocessedItems[s.table]
+		}
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ type Viewer struct {
 	ID    string
 	Name  string
 	Staff bool
+	// Owner is staff who manage the staff (roles, deactivation).
+	Owner bool
 }
 
 // SignedIn reports whether the viewer has an account session.

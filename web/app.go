@@ -165,6 +165,11 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/login", account.LoginForm)
 	app.Post("/login", account.Login)
 	app.Post("/logout", account.Logout)
+	// Where the customer is signed in, and signing the other places out.
+	accountSessions := &handlers.AccountSessions{Store: cfg.Store}
+	app.Get("/account/sessions", accountSessions.List)
+	app.Post("/account/sessions/end-others", accountSessions.EndOthers)
+	app.Post("/account/sessions/:handle/end", accountSessions.End)
 
 	app.Get("/cart", cart.Show)
 	app.Post("/cart/items", cart.Add)
@@ -225,6 +230,10 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/orders/:id/shipments/:sid", adminOrders.AdvanceShipment)
 	admin.Get("/customers", adminCustomers.List)
 	admin.Get("/customers/:id", adminCustomers.Show)
+	// Owners only (the handlers check): roles and deactivation.
+	admin.Post("/customers/:id/role", adminCustomers.ChangeRole)
+	admin.Post("/customers/:id/deactivate", adminCustomers.Deactivate)
+	admin.Post("/customers/:id/reactivate", adminCustomers.Reactivate)
 	admin.Get("/subscriptions", adminSubscriptions.List)
 	admin.Get("/subscriptions/due", adminSubscriptions.Due)
 	admin.Get("/invoices", adminInvoices.Lookup)

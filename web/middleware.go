@@ -196,8 +196,12 @@ type StaffCheck interface {
 }
 
 // requireStaff keeps /admin for staff: a visitor is sent to sign in, a
-// customer gets 403. The role is read from the customer record, not trusted
-// from the session.
+// customer gets 403. The role is read from the customer record on every
+// request, not trusted from the session: a demoted or deactivated person
+// is refused at once (their sessions are ended too), and someone made
+// staff while signed in gets in without signing in again. The role read
+// is what the request's Viewer says (page.ConfirmStaff), so the owner's
+// buttons and checks follow the record too.
 func requireStaff(st StaffCheck) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		v := page.Viewer(c)
@@ -207,16 +211,14 @@ func requireStaff(st StaffCheck) fiber.Handler {
 			}
 			return page.Redirect(c, paths.LoginThen(c.OriginalURL()))
 		}
-		if !v.Staff {
-			return page.Forbidden("This part of the shop is for staff only.")
-		}
 		cust, err := st.Customer(c.UserContext(), v.ID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && cust.Role != store.RoleStaff) {
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (!cust.Role.Staff() || cust.Deactivated)) {
 			return page.Forbidden("This part of the shop is for staff only.")
 		}
 		if err != nil {
 			return err
 		}
+		page.ConfirmStaff(c, cust)
 		return c.Next()
 	}
 }

@@ -24,12 +24,17 @@ const (
 	// A visitor's session only carries a CSRF token, a flash or a cart id:
 	// it lives briefly, so form views do not pile up sessions in the table.
 	visitorSessionTTL = 12 * time.Hour
+	// lastSeenEvery is how stale a signed-in session's last-seen time may
+	// get before a page view writes it: a customer's sessions page is
+	// right to a few minutes, and browsing does not write on every page.
+	lastSeenEvery = 5 * time.Minute
 )
 
 // SessionRecords is where sessions live: the shop's table.
 type SessionRecords interface {
 	Session(ctx context.Context, id string) (store.Session, error)
 	SaveSession(ctx context.Context, s store.Session, isNew bool) error
+	TouchSession(ctx context.Context, s store.Session) error
 	DeleteSession(ctx context.Context, id string) error
 }
 
@@ -94,30 +99,42 @@ func (s *SessionStore) Get(r *http.Request, name string) (*sessions.Session, err
 // errBadCookie for a cookie that fails verification (the session is still
 // usable), or the store's error.
 func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, error) {
+	sess, _, err := s.load(r, name)
+	return sess, err
+}
+
+// load is New with the stored session it read (zero for a fresh one).
+func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, store.Session, error) {
 	sess := sessions.NewSession(s, name)
 	opts := s.options
 	sess.Options = &opts
 	sess.IsNew = true
 	cookie, err := r.Cookie(name)
 	if err != nil {
-		return sess, nil
+		return sess, store.Session{}, nil
 	}
 	var id string
 	if err := securecookie.DecodeMulti(name, cookie.Value, &id, s.codecs...); err != nil {
-		return sess, errBadCookie
+		return sess, store.Session{}, errBadCookie
 	}
 	rec, err := s.records.Session(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
-		return sess, nil // revoked or expired: signed out
+		return sess, store.Session{}, nil // revoked or expired: signed out
 	}
 	if err != nil {
-		return sess, err
+		return sess, store.Session{}, err
 	}
 	if err := securecookie.DecodeMulti(dataName(name, id), string(rec.Data), &sess.Values, s.codecs...); err != nil {
-		return sess, errBadCookie
+		return sess, store.Session{}, errBadCookie
 	}
 	sess.ID, sess.IsNew = id, false
-	return sess, nil
+	return sess, rec, nil
+}
+
+// customerOf is the customer a session is signed in as, "" for a visitor.
+func customerOf(sess *sessions.Session) string {
+	id, _ := sess.Values["customer_id"].(string)
+	return id
 }
 
 // dataName signs a session's values under its id, so the values of one
@@ -154,10 +171,15 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 		return fmt.Errorf("encode session: %w", err)
 	}
 	ttl := visitorSessionTTL
-	if id, _ := sess.Values["customer_id"].(string); id != "" {
+	rec := store.Session{ID: sess.ID, Data: []byte(data)}
+	if id := customerOf(sess); id != "" {
 		ttl = sessionTTL
+		// A signed-in session is always new (sign-in renews the id): its
+		// customer and device are written once, with it.
+		rec.CustomerID, rec.Device = id, page.DeviceOf(r.UserAgent())
 	}
-	err = s.records.SaveSession(r.Context(), store.Session{ID: sess.ID, Data: []byte(data), ExpiresAt: time.Now().Add(ttl)}, isNew)
+	rec.ExpiresAt = time.Now().Add(ttl)
+	err = s.records.SaveSession(r.Context(), rec, isNew)
 	if errors.Is(err, store.ErrNotFound) {
 		return errRevoked
 	}
@@ -196,7 +218,8 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 		c.Request().Header.VisitAllCookie(func(k, v []byte) {
 			r.AddCookie(&http.Cookie{Name: string(k), Value: string(v)})
 		})
-		sess, err := s.New(r, sessionCookie)
+		r.Header.Set(fiber.HeaderUserAgent, c.Get(fiber.HeaderUserAgent)) // the device of a new session
+		sess, stored, err := s.load(r, sessionCookie)
 		switch {
 		case errors.Is(err, errBadCookie):
 			log.Info("session cookie rejected, treating as signed out", "request_id", page.RequestID(c))
@@ -206,6 +229,16 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 		visit := page.Start(c, sess, s.tokens)
 		handlerErr := c.Next()
 		if !visit.Changed {
+			// A save sets the last-seen time; without one, it is written
+			// only when it is lastSeenEvery old. A signed-in session from
+			// before sessions carried their customer (zero last seen) is
+			// touched at once, which adds it to the customer's list.
+			if id := customerOf(sess); id != "" && sess.ID == stored.ID && time.Since(stored.LastSeenAt) > lastSeenEvery {
+				err := s.records.TouchSession(r.Context(), store.Session{ID: stored.ID, CustomerID: id, Device: page.DeviceOf(r.UserAgent())})
+				if err != nil && !errors.Is(err, store.ErrNotFound) { // revoked meanwhile: nothing to note
+					return errors.Join(handlerErr, fmt.Errorf("touch session: %w", err))
+				}
+			}
 			return handlerErr
 		}
 		if visit.Renew && sess.ID != "" {

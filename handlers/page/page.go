@@ -22,6 +22,8 @@ const (
 	visitKey localKey = iota
 	// RequestIDKey is where the request id middleware keeps the id.
 	RequestIDKey
+	roleKey  // the viewer's role as read from their record this request
+	staffKey // the staff member's record, as the staff check read it
 )
 
 // Session value keys.
@@ -91,15 +93,44 @@ func RequestID(c *fiber.Ctx) string {
 	return s
 }
 
-// Viewer is the signed-in person, the zero Viewer for a visitor.
+// Viewer is the signed-in person, the zero Viewer for a visitor. The role
+// is the session's (as at sign-in), or the record's when the staff check
+// read it this request.
 func Viewer(c *fiber.Ctx) views.Viewer {
 	v := VisitOf(c)
 	id := v.str(keyCustomerID)
 	if id == "" {
 		return views.Viewer{}
 	}
-	return views.Viewer{ID: id, Name: v.str(keyName), Staff: v.str(keyRole) == "staff"}
+	role := store.Role(v.str(keyRole))
+	if r, ok := c.Locals(roleKey).(store.Role); ok {
+		role = r
+	}
+	return views.Viewer{ID: id, Name: v.str(keyName), Staff: role.Staff(), Owner: role == store.RoleOwner}
 }
+
+// ConfirmStaff records the viewer's customer record as the staff check
+// just read it: this request's Viewer has its role, StaffMember returns
+// it, and the session takes the role when it differs (someone made staff
+// while signed in gets the console link from their first console page on).
+func ConfirmStaff(c *fiber.Ctx, cust store.Customer) {
+	c.Locals(roleKey, cust.Role)
+	c.Locals(staffKey, cust)
+	if v := VisitOf(c); v.str(keyCustomerID) == cust.ID && v.str(keyRole) != string(cust.Role) {
+		v.Session.Values[keyRole] = string(cust.Role)
+		v.Changed = true
+	}
+}
+
+// StaffMember is the staff member making this console request, as read by
+// the staff check; false outside /admin.
+func StaffMember(c *fiber.Ctx) (store.Customer, bool) {
+	cust, ok := c.Locals(staffKey).(store.Customer)
+	return cust, ok
+}
+
+// SessionID is the id of the visit's session, "" before it is saved.
+func SessionID(c *fiber.Ctx) string { return VisitOf(c).Session.ID }
 
 // SignIn makes the visit the given customer's, under a new session id.
 func SignIn(c *fiber.Ctx, id, name, role string) {

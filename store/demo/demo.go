@@ -1,6 +1,6 @@
 // Package demo loads the demo shop: warehouses in four Swedish cities, a
 // catalogue in five categories with stock (the coffee beans and filters
-// also by subscription), one staff member and a few customers with
+// also by subscription), one staff member (the shop's owner) and a few customers with
 // subscriptions and their receipts. Loading is idempotent and happens once
 // per table; the subscriptions came later and are loaded once more onto a
 // table that has the rest.
@@ -27,6 +27,9 @@ const (
 const (
 	marker              = "demo-data-v1"
 	subscriptionsMarker = "demo-subscriptions-v1"
+	// The staff member became the owner later: a table loaded before
+	// gets it made on the next load too.
+	ownerMarker = "demo-owner-v1"
 )
 
 // monthlyPrices are the products one can subscribe to, in cents a month.
@@ -133,6 +136,16 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 		}
 		loaded = true
 	}
+	done, err = st.Marked(ctx, ownerMarker)
+	if err != nil {
+		return loaded, err
+	}
+	if !done {
+		if err := makeOwner(ctx, st); err != nil {
+			return loaded, err
+		}
+		loaded = true
+	}
 	done, err = st.Marked(ctx, dropsMarker)
 	if err != nil || done {
 		return loaded, err
@@ -141,6 +154,22 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 		return loaded, err
 	}
 	return true, nil
+}
+
+// makeOwner makes the demo's staff member the shop's owner, who can make
+// others staff in the console.
+func makeOwner(ctx context.Context, st *store.Store) error {
+	cred, err := st.CredentialsByEmail(ctx, StaffEmail)
+	if err != nil {
+		return fmt.Errorf("demo owner: %w", err)
+	}
+	if _, _, err := st.MakeOwner(ctx, cred.CustomerID); err != nil && !errors.Is(err, store.ErrNoChange) {
+		return fmt.Errorf("demo owner: %w", err)
+	}
+	if err := st.Mark(ctx, ownerMarker); err != nil && !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	return nil
 }
 
 func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {

@@ -53,6 +53,15 @@ func AdminOrderShipment(orderID, shipmentID string) string {
 // AdminCustomer is a customer's page for staff.
 func AdminCustomer(id string) string { return under(AdminCustomers, id) }
 
+// AdminCustomerRole gives a customer the role in the form (POST, owners).
+func AdminCustomerRole(id string) string { return under(AdminCustomers, id, "role") }
+
+// AdminCustomerDeactivate stops an account from signing in (POST, owners).
+func AdminCustomerDeactivate(id string) string { return under(AdminCustomers, id, "deactivate") }
+
+// AdminCustomerReactivate lets an account sign in again (POST, owners).
+func AdminCustomerReactivate(id string) string { return under(AdminCustomers, id, "reactivate") }
+
 // AdminSubscriptionsIn lists the subscriptions in one status.
 func AdminSubscriptionsIn(status string) string {
 	return WithQuery(AdminSubscriptions, "status", status)

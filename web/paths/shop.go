@@ -18,6 +18,10 @@ const (
 	Receipts        = "/receipts"
 	Drops           = "/drops"
 	Tickets         = "/tickets"
+	// AccountSessions is where a customer sees where they are signed in.
+	AccountSessions = "/account/sessions"
+	// AccountSessionsEndOthers signs out every session but this one (POST).
+	AccountSessionsEndOthers = "/account/sessions/end-others"
 )
 
 // Category is the catalogue of one category; "" is the whole catalogue.
@@ -76,3 +80,7 @@ func DropClaim(id string) string { return under(Drops, id, "claim") }
 
 // TicketBuy puts a claimed ticket in the cart (POST).
 func TicketBuy(dropID string) string { return under(Tickets, dropID, "buy") }
+
+// AccountSessionEnd signs out one of the customer's other sessions, named
+// by its handle (POST).
+func AccountSessionEnd(handle string) string { return under(AccountSessions, handle, "end") }
