@@ -5,6 +5,7 @@ package dynamolocal
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -224,7 +225,36 @@ func (e *Engine) Signal(sig syscall.Signal) error {
 	if err := syscall.Kill(-e.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("dynamolocal: signal %v: %w", sig, err)
 	}
+	if sig == syscall.SIGSTOP {
+		// A stop reaches a busy JVM's threads a moment later; a request in
+		// that moment is still answered. Return once it is stopped.
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if stopped, known := allThreadsStopped(e.cmd.Process.Pid); stopped || !known {
+				return nil
+			}
+		}
+		return errors.New("dynamolocal: the engine did not stop within 5 s")
+	}
 	return nil
+}
+
+// allThreadsStopped reads /proc for whether every thread of pid is stopped;
+// known is false where there is no /proc.
+func allThreadsStopped(pid int) (stopped, known bool) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false, false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		if i := bytes.LastIndexByte(b, ')'); i < 0 || len(b) < i+3 || b[i+2] != 'T' {
+			return false, true
+		}
+	}
+	return true, true
 }
 
 // Stop ends DynamoDB Local and waits for it; data under DataDir stays.
