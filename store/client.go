@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -50,6 +52,12 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 	if cfg.Health != nil {
 		apiOptions = append(apiOptions, healthMiddleware(cfg.Health))
 	}
+	// The SDK keeps 10 idle connections per host; a busy replica has more
+	// requests in flight than that and would open and close connections
+	// all day.
+	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 512, 256
+	})
 	if cfg.Endpoint != "" {
 		// DynamoDB Local accepts any credentials; its error responses carry no
 		// CRC header, so checksum validation must be off.
@@ -60,6 +68,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 			DisableValidateResponseChecksum: true,
 			APIOptions:                      apiOptions,
 			RetryMaxAttempts:                5,
+			HTTPClient:                      httpClient,
 		}), nil
 	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
@@ -67,6 +76,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 		return nil, fmt.Errorf("load AWS config: %w", err)
 	}
 	awsCfg.APIOptions = append(awsCfg.APIOptions, apiOptions...)
+	awsCfg.HTTPClient = httpClient
 	return dynamodb.NewFromConfig(awsCfg), nil
 }
 
