@@ -402,7 +402,8 @@ func soakCustomer(base string, n int, deadline time.Time, tally *soakTally) {
 			Jar: jar, Timeout: soakRequestTimeout + 5*time.Second,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}}
-		think := func() { time.Sleep(time.Duration(rand.IntN(150)) * time.Millisecond) }
+		// People read a page before the next click.
+		think := func() { time.Sleep(time.Duration(300+rand.IntN(1200)) * time.Millisecond) }
 		product := soakProducts[rand.IntN(len(soakProducts))]
 		c.do(http.MethodGet, "/", nil)
 		think()
