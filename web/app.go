@@ -159,6 +159,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/products", catalogue.List)
 	app.Get("/products/:id", catalogue.Show)
 	app.Get("/products/:id/stock", catalogue.Stock)
+	app.Get("/search", (&handlers.Search{Window: cfg.Store.Window()}).Show)
 
 	app.Get("/signup", account.SignupForm)
 	app.Post("/signup", account.Signup)

@@ -43,6 +43,8 @@ func TestEveryStorefrontPageKeepsItsRequestBudget(t *testing.T) {
 		{"/products?category=coffee", 1, 0, 1},
 		{"/products/cf-light", 1, 0, 2},
 		{"/products/cf-light/stock", 0, 0, 2},
+		// The search index: the categories and the catalogue, then memory.
+		{"/search?q=grinder", 2, 0, 1},
 		// Once the visitor has the cookie, its (maybe empty) cart is read.
 		{"/cart", 0, 1, 2},
 		{"/login", 0, 0, 1},

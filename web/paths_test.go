@@ -160,6 +160,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"Catalogue", get, paths.Catalogue},
 		{"Category", get, paths.Category("coffee & tea")},
 		{"Product", get, paths.Product(id)},
+		{"Search", get, paths.Search},
 		{"ProductStock", get, paths.ProductStock(id)},
 		{"Signup", get, paths.Signup},
 		{"Signup", post, paths.Signup},

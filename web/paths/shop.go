@@ -6,6 +6,7 @@ import "strings"
 const (
 	Home            = "/"
 	Catalogue       = "/products"
+	Search          = "/search" // ?q=
 	Signup          = "/signup"
 	Login           = "/login"
 	Logout          = "/logout"

@@ -1,0 +1,51 @@
+package handlers
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+)
+
+// SearchWindow finds products in the shop window's index (no table read
+// once it is warm).
+type SearchWindow interface {
+	Search(ctx context.Context, q string, limit int) (store.SearchResult, error)
+}
+
+const (
+	searchResults  = 24
+	searchMaxRunes = 100
+)
+
+// Search serves /search: a page of results, or (htmx, as the person types)
+// the results alone.
+type Search struct {
+	Window SearchWindow
+}
+
+// Show searches for ?q=.
+func (h *Search) Show(c *fiber.Ctx) error {
+	q := strings.TrimSpace(c.Query("q"))
+	data := views.SearchPage{Query: q}
+	switch {
+	case !utf8.ValidString(q) || utf8.RuneCountInString(q) > searchMaxRunes:
+		data.Problem = "Search for a word or two from a product's name."
+	case q != "":
+		r, err := h.Window.Search(c.UserContext(), q, searchResults)
+		if err != nil {
+			return err
+		}
+		data.Products, data.Total = r.Products, r.Total
+	}
+	title := "Search"
+	if q != "" && data.Problem == "" {
+		title = "Search: " + q
+	}
+	return page.List(c, title, views.SearchView, views.SearchResults, data)
+}
