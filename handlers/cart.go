@@ -137,7 +137,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 		}
 	}
 	if perr != nil {
-		status, data.Error, data.ErrorFor = fiber.StatusUnprocessableEntity, sentence(perr), id
+		status, data.Error, data.ErrorFor, data.Entered = fiber.StatusUnprocessableEntity, sentence(perr), id, shortened(raw, 12)
 	} else if err := h.Store.SetCartQuantity(c.UserContext(), owner, id, qty); err != nil {
 		return notFoundAs(err, "That cart line")
 	}
@@ -185,6 +185,15 @@ func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, 
 }
 
 // sentence is an error message with a capital letter and a full stop.
+// shortened is s cut to at most n characters: what a form shows back of a
+// value it refused.
+func shortened(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
 func sentence(err error) string {
 	s := err.Error()
 	if s == "" {

@@ -1,4 +1,4 @@
-// Package static holds the CSS and images, and the files copied from npm
+// Package static holds the CSS, the shop's script, and the files copied from npm
 // packages at build time (htmx, Pico CSS) into vendor/, embedded in the binary.
 package static
 
@@ -12,7 +12,7 @@ import (
 
 // FS is served under /static.
 //
-//go:embed css vendor
+//go:embed css js vendor
 var FS embed.FS
 
 var versions = sync.OnceValue(func() map[string]string {

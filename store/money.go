@@ -69,17 +69,27 @@ func (m Money) Decimal() string {
 	return fmt.Sprintf("%s%d.%02d", sign, a/100, a%100)
 }
 
-// String is the amount as a customer reads it, "€12.50".
+// String is the amount as a customer reads it, "€12.50"; a negative one
+// reads "−€2.50", with a typographic minus (U+2212) before the currency
+// sign, as people write it, not the hyphen of "€-2.50".
 func (m Money) String() string {
+	sign := ""
+	if m.Amount < 0 {
+		sign, m.Amount = "\u2212", -m.Amount
+	}
 	sym, ok := currencySymbols[m.Currency]
 	if !ok {
-		return m.Decimal() + " " + m.Currency
+		return sign + m.Decimal() + " " + m.Currency
 	}
 	if m.Currency == "SEK" {
-		return m.Decimal() + " " + sym
+		return sign + m.Decimal() + " " + sym
 	}
-	return sym + m.Decimal()
+	return sign + sym + m.Decimal()
 }
+
+// Negated is the amount taken off (a discount, what a gift card paid), to be
+// shown as "−€2.50".
+func (m Money) Negated() Money { return Money{Amount: -m.Amount, Currency: m.Currency} }
 
 // Add sums two amounts of one currency.
 func (m Money) Add(o Money) Money { return Money{Amount: m.Amount + o.Amount, Currency: m.Currency} }

@@ -31,8 +31,12 @@ func TestMoneyString(t *testing.T) {
 		m    Money
 		want string
 	}{
-		{Money{1250, "EUR"}, "€12.50"}, {Money{5, "USD"}, "$0.05"}, {Money{-199, "GBP"}, "£-1.99"},
+		{Money{1250, "EUR"}, "€12.50"}, {Money{5, "USD"}, "$0.05"}, {Money{0, "EUR"}, "€0.00"},
 		{Money{100000, "SEK"}, "1000.00 kr"}, {Money{42, "XYZ"}, "0.42 XYZ"},
+		// Negative amounts: one minus sign (U+2212), before the currency sign.
+		{Money{-1176, "EUR"}, "\u2212€11.76"}, {Money{-199, "GBP"}, "\u2212£1.99"}, {Money{-5, "USD"}, "\u2212$0.05"},
+		{Money{-100000, "SEK"}, "\u22121000.00 kr"}, {Money{-42, "XYZ"}, "\u22120.42 XYZ"},
+		{Money{1176, "EUR"}.Negated(), "\u2212€11.76"},
 	} {
 		if got := tc.m.String(); got != tc.want {
 			t.Errorf("%+v.String() = %q, want %q", tc.m, got, tc.want)

@@ -20,4 +20,15 @@ type CartPage struct {
 	Cart     store.Cart
 	Error    string // about one line, after a failed change
 	ErrorFor string // the product the error is about
+	// Entered is what was typed for that line, shown back beside the
+	// error rather than the quantity the line still has.
+	Entered string
+}
+
+// lineQuantity is the value of a line's quantity box.
+func (p CartPage) lineQuantity(l store.CartLine) string {
+	if p.ErrorFor == l.ProductID && p.Entered != "" {
+		return p.Entered
+	}
+	return itoa(l.Quantity)
 }

@@ -172,3 +172,45 @@ func TestTimeLabelIsInTheShopsZone(t *testing.T) {
 		}
 	}
 }
+
+// A failed form's summary leads with the form's message and links to each
+// field in error in the form's order; it is announced and can take focus.
+// No errors, no summary.
+func TestErrorSummaryLinksToEachFieldInOrder(t *testing.T) {
+	fields := []string{"name", "street", "card_number", "cvc"}
+	if doc := render(t, ErrorSummary(FieldErrors{}, fields)); testid(doc, "error-summary").Length() != 0 {
+		t.Fatal("a summary without errors")
+	}
+	doc := render(t, ErrorSummary(FieldErrors{"cvc": "Enter the security code.", "card_number": "Your bank declined the card.", "": "Nothing was charged."}, fields))
+	sum := testid(doc, "error-summary")
+	if role, _ := sum.Attr("role"); role != "alert" {
+		t.Errorf("summary role %q, want alert", role)
+	}
+	if tab, _ := sum.Attr("tabindex"); tab != "-1" {
+		t.Errorf("summary tabindex %q, want -1 (focus from the script)", tab)
+	}
+	if got := testid(doc, "form-error").Text(); got != "Nothing was charged." {
+		t.Errorf("form message %q", got)
+	}
+	var links []string
+	sum.Find("a").Each(func(_ int, a *goquery.Selection) {
+		href, _ := a.Attr("href")
+		links = append(links, href+" "+a.Text())
+	})
+	want := []string{"#f-card_number Your bank declined the card.", "#f-cvc Enter the security code."}
+	if strings.Join(links, "|") != strings.Join(want, "|") {
+		t.Errorf("links %q, want %q", links, want)
+	}
+	doc = render(t, ErrorSummary(FieldErrors{"street": "Enter the street."}, fields))
+	if got := testid(doc, "error-summary").Find("p").Text(); got != "Please check one field:" {
+		t.Errorf("lead without a form message: %q", got)
+	}
+}
+
+// The money component shows a discount as one negative amount.
+func TestMoneyShowsATakenOffAmount(t *testing.T) {
+	doc := render(t, Money(store.Money{Amount: 1176, Currency: "EUR"}.Negated()))
+	if got := testid(doc, "money").Text(); got != "−€11.76" {
+		t.Errorf("taken off: %q, want −€11.76", got)
+	}
+}

@@ -30,3 +30,21 @@ func initials(name string) string {
 	}
 	return strings.ToUpper(string(out))
 }
+
+// errorCount says how many of fields have an error, in words ("" for none).
+func errorCount(errs FieldErrors, fields []string) string {
+	n := 0
+	for _, f := range fields {
+		if errs[f] != "" {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "one field"
+	default:
+		return strconv.Itoa(n) + " fields"
+	}
+}

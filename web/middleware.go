@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"shop/handlers/page"
 	"shop/static"
 	"shop/store"
+	"shop/views"
 	"shop/web/paths"
 )
 
@@ -170,7 +172,7 @@ func csrfProtect() fiber.Handler {
 			got = bodyToken(c)
 		}
 		if !page.CSRFValid(c, got) {
-			return page.Forbidden("This form has expired or did not come from this site. Go back, reload the page and try again.")
+			return staleToken(c)
 		}
 		return c.Next()
 	}
@@ -187,6 +189,50 @@ func bodyToken(c *fiber.Ctx) string {
 		return form.Value["_csrf"][0]
 	}
 	return ""
+}
+
+// staleTokenNote is the note on the reloaded page.
+const staleTokenNote = "This page had been open a long time (or you signed in or out in another tab), so we reloaded it. Nothing was done yet: please try again."
+
+// staleToken answers a request whose token is not the visit's. Mostly that
+// is a page left open (its session ended, or the person signed in or out
+// in another tab), not an attack. A request that can only come from the
+// shop's own pages gets its page back with a fresh token and a note saying
+// nothing was done: htmx sends HX-Request, which a form on another site
+// cannot (nor can a script there, without CORS), and it reloads the page
+// on HX-Refresh (static/js/shop.js keeps what was typed); a plain form of
+// ours says Sec-Fetch-Site: same-origin and is sent back to its page.
+// Anything else is refused as before.
+func staleToken(c *fiber.Ctx) error {
+	refused := page.Forbidden("This form has expired or did not come from this site. Go back, reload the page and try again.")
+	switch {
+	case c.Get("HX-Request") == "true":
+		page.Flash(c, views.FlashInfo, staleTokenNote)
+		c.Set("HX-Refresh", "true")
+		c.Set("Shop-Page-Expired", "true")
+		return c.SendStatus(fiber.StatusForbidden)
+	case c.Get("Sec-Fetch-Site") == "same-origin":
+		back, ok := sameSitePath(c.Get(fiber.HeaderReferer), c.Hostname())
+		if !ok {
+			return refused
+		}
+		page.Flash(c, views.FlashInfo, staleTokenNote)
+		return c.Redirect(back, fiber.StatusSeeOther)
+	}
+	return refused
+}
+
+// sameSitePath is the path and query of a Referer on this host, to send a
+// person back to; ok is false for any other.
+func sameSitePath(referer, host string) (string, bool) {
+	u, err := url.Parse(referer)
+	if err != nil || u.Host != host || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return "", false
+	}
+	if u.RawQuery != "" {
+		return u.Path + "?" + u.RawQuery, true
+	}
+	return u.Path, true
 }
 
 // StaffCheck reads the customer behind a session, so that a demoted staff
