@@ -38,8 +38,11 @@ func TestParallelGuessesAreCountedBeforeTheyAreChecked(t *testing.T) {
 	statuses := map[int]int{}
 	var wg sync.WaitGroup
 	for range 40 {
+		// One visitor's tabs: the same cookies, a browser struct each (it
+		// notes the last page's token).
+		tab := &browser{t: t, base: b.base, http: b.http, csrf: b.csrf}
 		wg.Go(func() {
-			p := b.post("/login", url.Values{"email": {demo.CustomerEmail}, "password": {"guessing wrong"}})
+			p := tab.post("/login", url.Values{"email": {demo.CustomerEmail}, "password": {"guessing wrong"}})
 			mu.Lock()
 			statuses[p.status]++
 			mu.Unlock()
