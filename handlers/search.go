@@ -32,7 +32,7 @@ type Search struct {
 // Show searches for ?q=.
 func (h *Search) Show(c *fiber.Ctx) error {
 	q := strings.TrimSpace(c.Query("q"))
-	data := views.SearchPage{Query: q}
+	data := views.SearchPage{Query: q, Typed: page.IsHTMX(c)}
 	switch {
 	case !utf8.ValidString(q) || utf8.RuneCountInString(q) > searchMaxRunes:
 		data.Problem = "Search for a word or two from a product's name."

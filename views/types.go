@@ -46,6 +46,9 @@ type Layout struct {
 	Path      string
 	RequestID string
 	Flash     Flash
+	// Search is the search this page shows (the search page); nil on
+	// others, whose header box shows its results under it as you type.
+	Search *SearchPage
 }
 
 // csrfHeaders is the hx-headers value that sends the CSRF token with every

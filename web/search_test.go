@@ -33,6 +33,14 @@ func TestSearchAsYouTypeAndAsAPage(t *testing.T) {
 	}
 
 	wantText(t, "nothing found", b.get("/search?q=zzzz").testid("search-none"), "Nothing matches")
+	// Every storefront page has the box; typing into it fills the results
+	// under it, and emptying it empties them.
+	if b.get("/products/cf-light").testid("search-input").Length() != 1 {
+		t.Fatal("a product page without the search box")
+	}
+	if cleared := b.get("/search?q=", "HX-Request", "true"); strings.TrimSpace(cleared.testid("search-results").Text()) != "" {
+		t.Fatalf("an emptied box still shows %q", cleared.testid("search-results").Text())
+	}
 	wantStatus(t, "no query", b.get("/search"), http.StatusOK)
 	wantText(t, "a query too long", b.get("/search?q="+strings.Repeat("a", 101)).testid("search-problem"), "a word or two")
 	wantStatus(t, "invalid UTF-8", b.get("/search?q=%ff"), http.StatusOK)
