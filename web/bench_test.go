@@ -92,7 +92,7 @@ func BenchmarkStorefront(b *testing.B) {
 	var wrote []string
 	for _, path := range []string{
 		"/", "/products?category=coffee", "/products/cf-light", "/products/cf-light/stock", "/cart",
-		"/login", "/signup", "/drops", "/drops/" + l.drop, "/drops/" + l.drop + "/count",
+		"/search?q=coffee", "/login", "/signup", "/drops", "/drops/" + l.drop, "/drops/" + l.drop + "/count",
 	} {
 		r := l.measure(benchView{name: path, path: path}, anon, 0)
 		fmt.Printf("%-34s %8.0f %8.2f %11.2f %7d\n", r.name, r.perSecond(), ms(r.quantile(99)), r.perView(r.reads), r.writes)
