@@ -206,22 +206,13 @@ func (s *Store) RecordSignIn(ctx context.Context, email string, cred Credentials
 	known := append([]string{addr}, slices.DeleteFunc(slices.Clone(cred.KnownAddresses), func(a string) bool { return a == addr })...)
 	known = known[:min(len(known), knownAddressesKept)]
 	exists := expression.AttributeExists(expression.Name(attrPK))
-	update := func(pk string, upd expression.UpdateBuilder) (types.TransactWriteItem, error) {
-		expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(exists).Build()
-		if err != nil {
-			return types.TransactWriteItem{}, err
-		}
-		return types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: itemKey(pk, pk), UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}}, nil
-	}
-	customer, err := update(customerKey(cred.CustomerID), expression.Set(expression.Name("LastSignInAt"), expression.Value(timestamp(s.now()))).
-		Set(expression.Name("LastSignInAddress"), expression.Value(addr)))
+	customer, err := s.txUpdate(customerKey(cred.CustomerID), customerKey(cred.CustomerID),
+		expression.Set(expression.Name("LastSignInAt"), expression.Value(timestamp(s.now()))).
+			Set(expression.Name("LastSignInAddress"), expression.Value(addr)), exists)
 	if err != nil {
 		return err
 	}
-	emailItem, err := update(emailKey(NormalizeEmail(email)), expression.Set(expression.Name("KnownAddresses"), expression.Value(known)))
+	emailItem, err := s.txUpdate(emailKey(email), emailKey(email), expression.Set(expression.Name("KnownAddresses"), expression.Value(known)), exists)
 	if err != nil {
 		return err
 	}

@@ -102,17 +102,8 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 }
 
 func (s *Store) orderStatusUpdate(orderID, customerID string, from, to OrderStatus) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(to)))).
-		WithCondition(expression.Name("Status").Equal(expression.Value(string(from)))).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: itemKey(orderKey(orderID), customerKey(customerID)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}, nil
+	return s.txUpdate(orderKey(orderID), customerKey(customerID), expression.Set(expression.Name("Status"), expression.Value(string(to))),
+		expression.Name("Status").Equal(expression.Value(string(from))))
 }
 
 // AdvanceShipment moves a shipment to shipped or delivered, and the order

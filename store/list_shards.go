@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,26 +20,39 @@ import (
 // 1,000 (docs/design.md, Scaling notes).
 const DefaultListShards = 32
 
+// listsShardedMarker is the one-time step of moving a table's orders and
+// open checkout intents to their list shards.
+const listsShardedMarker = "lists-sharded"
+
 // settleListShards fixes the table's list shard count and, on a table
-// made before the lists were sharded, moves their items to their shards
-// first. A new table (created) has nothing to move.
+// made before the lists were sharded, moves their items to their shards,
+// once (a marker records it). A new table (created) has nothing to move.
 func (s *Store) settleListShards(ctx context.Context, created bool) error {
-	rec, err := s.lists.settle(ctx, s, !created)
-	if err != nil || !rec.Moving {
+	shards, err := s.lists.settle(ctx, s)
+	if err != nil {
 		return err
 	}
-	moved, err := s.moveToListShards(ctx, rec.Shards)
-	if err != nil {
-		return fmt.Errorf("move orders and checkout intents to their shards (moved %d): %w", moved, err)
+	done, err := s.Marked(ctx, listsShardedMarker)
+	if err != nil || done {
+		return err
 	}
-	MigrateLog("orders and card checkouts moved to their list shards", "table", s.table, "items", moved, "shards", rec.Shards)
-	return s.lists.moved(ctx, s)
+	if !created {
+		moved, err := s.moveToListShards(ctx, shards)
+		if err != nil {
+			return fmt.Errorf("move orders and checkout intents to their shards (moved %d): %w", moved, err)
+		}
+		MigrateLog("orders and card checkouts moved to their list shards", "table", s.table, "items", moved, "shards", shards)
+	}
+	if err := s.Mark(ctx, listsShardedMarker); err != nil && !errors.Is(err, ErrConflict) {
+		return err
+	}
+	return nil
 }
 
 // moveToListShards gives each order and open checkout intent still under
 // its list's unsharded key (orders#YYYY-MM, checkout-intents) its shard's
 // key. It scans the table once, so it runs once per table (Migrate marks
-// it done), and again after a crash part way: each move is conditional on
+// it done), and again after a crash part way (no mark yet): each move is conditional on
 // the old key, so a rerun skips what moved and a write made meanwhile is
 // never overwritten.
 func (s *Store) moveToListShards(ctx context.Context, shards int) (int, error) {

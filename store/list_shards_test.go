@@ -60,10 +60,12 @@ func TestMigrateMovesOrdersAndCheckoutIntentsToTheirShards(t *testing.T) {
 		set("o#"+o.ID, "c#ada", "GSI1-PK", "orders#"+o.PlacedAt.UTC().Format("2006-01"))
 	}
 	set("idem#"+open.Key, "idem#"+open.Key, "GSI2-PK", "checkout-intents")
-	_, err = f.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.env.Table),
-		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "meta"}, "SK": &types.AttributeValueMemberS{Value: "list-shards"}}})
-	if err != nil {
-		t.Fatal(err)
+	for _, sk := range []string{"list-shards", "marker#lists-sharded"} {
+		_, err = f.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.env.Table),
+			Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "meta"}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// Today's shop over that table.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 )
 
 // A shard count is fixed for a table when Migrate first meets it, kept in
@@ -27,37 +25,34 @@ type shardsRecord struct {
 	SK         string `dynamodbav:"SK"`
 	EntityType string `dynamodbav:"EntityType"`
 	Shards     int    `dynamodbav:"Shards"`
-	// Moving: items written before the table had this count are still
-	// being moved to their shard's key (Migrate finishes it).
-	Moving bool `dynamodbav:"Moving,omitempty"`
 }
 
 // ErrShardsChanged refuses a shard count other than the table's.
 var ErrShardsChanged = errors.New("the table's shard count cannot change")
 
-// settle records the count for a table that has none (moving: with items
-// still to move to their shards), or checks the configured one against
-// it, and remembers it. It returns the table's record.
-func (c *shardCount) settle(ctx context.Context, s *Store, moving bool) (shardsRecord, error) {
+// settle records the count for a table that has none, or checks the
+// configured one against it, and remembers it. It returns the table's
+// count.
+func (c *shardCount) settle(ctx context.Context, s *Store) (int, error) {
 	want := c.want
 	if want == 0 {
 		want = c.def
 	}
-	err := s.putNew(ctx, shardsRecord{PK: partitionMeta, SK: c.sortKey, EntityType: entityMeta, Shards: want, Moving: moving}, c.what+" shards")
+	err := s.putNew(ctx, shardsRecord{PK: partitionMeta, SK: c.sortKey, EntityType: entityMeta, Shards: want}, c.what+" shards")
 	if err != nil && !errors.Is(err, ErrConflict) {
-		return shardsRecord{}, err
+		return 0, err
 	}
 	rec, err := c.record(ctx, s)
 	if err != nil {
-		return shardsRecord{}, err
+		return 0, err
 	}
 	if c.want != 0 && rec.Shards != c.want {
-		return shardsRecord{}, fmt.Errorf("%w: %s shards: table has %d, configured %d", ErrShardsChanged, c.what, rec.Shards, c.want)
+		return 0, fmt.Errorf("%w: %s shards: table has %d, configured %d", ErrShardsChanged, c.what, rec.Shards, c.want)
 	}
 	c.mu.Lock()
 	c.read = rec.Shards
 	c.mu.Unlock()
-	return rec, nil
+	return rec.Shards, nil
 }
 
 func (c *shardCount) record(ctx context.Context, s *Store) (shardsRecord, error) {
@@ -86,14 +81,4 @@ func (c *shardCount) count(ctx context.Context, s *Store) (int, error) {
 	}
 	c.read = rec.Shards
 	return c.read, nil
-}
-
-// moved marks the table's items as all in their shards.
-func (c *shardCount) moved(ctx context.Context, s *Store) error {
-	err := s.updateIf(ctx, partitionMeta, c.sortKey, expression.Remove(expression.Name("Moving")),
-		expression.AttributeExists(expression.Name(attrPK)))
-	if err != nil {
-		return fmt.Errorf("%s shards: mark moved: %w", c.what, err)
-	}
-	return nil
 }

@@ -235,18 +235,6 @@ func (s *Store) countOwners(delta int) (types.TransactWriteItem, error) {
 	}}, nil
 }
 
-// txUpdate is a transaction's update of pk/sk on condition cond.
-func (s *Store) txUpdate(pk, sk string, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.table), Key: itemKey(pk, sk), UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}, nil
-}
-
 type ownerCountRecord struct {
 	Count int `dynamodbav:"Count"`
 }

@@ -85,7 +85,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.enableTTL(ctx); err != nil {
 		return err
 	}
-	if _, err := s.billing.settle(ctx, s, false); err != nil {
+	if _, err := s.billing.settle(ctx, s); err != nil {
 		return err
 	}
 	if err := s.settleListShards(ctx, created); err != nil {

@@ -77,6 +77,18 @@ func (s *Store) updateIf(ctx context.Context, pk, sk string, upd expression.Upda
 	return err
 }
 
+// txUpdate is a transaction's update of pk/sk on condition cond.
+func (s *Store) txUpdate(pk, sk string, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: itemKey(pk, sk), UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
 // deleteItem deletes the item pk/sk; a missing one is no error.
 func (s *Store) deleteItem(ctx context.Context, pk, sk string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk)})
