@@ -119,6 +119,27 @@ func (s *Store) Catalogue(ctx context.Context, category string, limit int, curso
 	return pagedQuery(ctx, s, q, limit, cursor, productRecord.product)
 }
 
+// allProductsPage is how many products one Query of AllProducts asks for
+// (some 300 KB: within DynamoDB's 1 MB a Query returns).
+const allProductsPage = 1000
+
+// AllProducts lists the whole catalogue by name (GSI2 "catalogue"), one
+// Query per 1,000 products: the shop window's copy, which the storefront's
+// sorted lists and the search index are made from.
+func (s *Store) AllProducts(ctx context.Context) ([]Product, error) {
+	var all []Product
+	for cursor := ""; ; {
+		page, err := s.Catalogue(ctx, "", allProductsPage, cursor)
+		if err != nil {
+			return nil, fmt.Errorf("whole catalogue: %w", err)
+		}
+		all = append(all, page.Items...)
+		if cursor = page.Next; cursor == "" {
+			return all, nil
+		}
+	}
+}
+
 // subscriptionPrice is what a product's item keeps as its monthly price: 0
 // when it is not subscribable.
 func subscriptionPrice(p Product) int64 {

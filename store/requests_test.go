@@ -87,6 +87,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 			return err
 		}},
 		{"catalogue of one category", 1, func() error { _, err := st.Catalogue(ctx, "coffee", 12, ""); return err }},
+		{"the whole catalogue (the shop window's copy)", 1, func() error { _, err := st.AllProducts(ctx); return err }},
 		{"gift card by code", 1, func() error { _, err := st.GiftCard(ctx, "REQCOUNT"); return err }},
 		{"gift card list", 1, func() error { _, err := st.GiftCards(ctx, 20, ""); return err }},
 		{"discount code by code", 1, func() error { _, err := st.DiscountCode(ctx, "REQTEN"); return err }},

@@ -14,15 +14,14 @@ import (
 )
 
 // Catalogue search: an index of every product's name and category kept in
-// the shop window, built from the whole catalogue (GSI2 "catalogue", page
-// by page) and the categories, a minute at a time like the other lists. A
+// the shop window, built from the window's copy of the whole catalogue
+// (GSI2 "catalogue", the copy the sorted lists are cut from) and the
+// categories, a minute at a time like the other lists. A
 // search as you type reads nothing from the table once the index is warm,
 // and never scans it. Names are folded (case, accents: "ö" finds "o"), and
 // every word typed must appear. A product takes about 150 bytes here, so
 // tens of thousands fit; a catalogue past that wants a search engine fed
 // from the table's stream (OpenSearch, for one) instead.
-
-const searchPageRead = 100 // products per catalogue Query while indexing
 
 // SearchResult is one page of a search: the products found (best first)
 // and how many there are in all.
@@ -44,7 +43,7 @@ func (w *Window) Search(ctx context.Context, q string, limit int) (SearchResult,
 	if len(words) == 0 {
 		return SearchResult{}, nil
 	}
-	index, err := windowGet(ctx, w, "search-index", windowListTTL, &w.lists, w.s.searchIndex)
+	index, err := windowGet(ctx, w, "search-index", windowListTTL, &w.lists, w.searchIndex)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -84,9 +83,9 @@ func (w *Window) Search(ctx context.Context, q string, limit int) (SearchResult,
 	return out, nil
 }
 
-// searchIndex reads the whole catalogue and the categories into entries.
-func (s *Store) searchIndex(ctx context.Context) ([]searchEntry, error) {
-	cats, err := s.Categories(ctx)
+// searchIndex indexes the window's whole catalogue and categories.
+func (w *Window) searchIndex(ctx context.Context) ([]searchEntry, error) {
+	cats, err := w.Categories(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,20 +93,16 @@ func (s *Store) searchIndex(ctx context.Context) ([]searchEntry, error) {
 	for _, c := range cats {
 		catName[c.Slug] = c.Name
 	}
-	var index []searchEntry
-	for cursor := ""; ; {
-		page, err := s.Catalogue(ctx, "", searchPageRead, cursor)
-		if err != nil {
-			return nil, fmt.Errorf("search index: %w", err)
-		}
-		for _, p := range page.Items {
-			name := FoldText(p.Name)
-			index = append(index, searchEntry{product: p, name: name, within: name + " " + FoldText(catName[p.Category])})
-		}
-		if cursor = page.Next; cursor == "" {
-			return index, nil
-		}
+	all, err := w.allProducts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
 	}
+	index := make([]searchEntry, 0, len(all))
+	for _, p := range all {
+		name := FoldText(p.Name)
+		index = append(index, searchEntry{product: p, name: name, within: name + " " + FoldText(catName[p.Category])})
+	}
+	return index, nil
 }
 
 // foldReplacer spells letters that do not decompose into a base letter and

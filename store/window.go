@@ -21,9 +21,10 @@ import (
 // when their copy expires. Checkout, the cart's stock
 // check and everything with money read the table, never the window.
 //
-// A map and a mutex serve: the entries are few (a page per category and
-// cursor, one per product viewed), expire within a minute, and the map is
-// swept when it grows past windowMaxEntries.
+// A map and a mutex serve: the entries are few (the whole catalogue, a
+// sorted list per category and order, one per product viewed), expire
+// within a minute, and the map is swept when it grows past
+// windowMaxEntries.
 
 const (
 	windowStockTTL   = time.Second
@@ -66,17 +67,6 @@ func (s *Store) Window() *Window {
 func (w *Window) Categories(ctx context.Context) ([]Category, error) {
 	v, err := windowGet(ctx, w, "categories", windowListTTL, &w.lists, w.s.Categories)
 	return slices.Clone(v), err
-}
-
-// Catalogue is a page of products (of one category, or all), at most a
-// minute old.
-func (w *Window) Catalogue(ctx context.Context, category string, limit int, cursor string) (Page[Product], error) {
-	key := "catalogue\x00" + category + "\x00" + cursor + "\x00" + strconv.Itoa(limit)
-	p, err := windowGet(ctx, w, key, windowListTTL, &w.lists, func(ctx context.Context) (Page[Product], error) {
-		return w.s.Catalogue(ctx, category, limit, cursor)
-	})
-	p.Items = slices.Clone(p.Items)
-	return p, err
 }
 
 // ProductWithStock is a product and its stock, at most a second old.

@@ -72,26 +72,31 @@ func TestWindowCachesLoadsOnceAndForgetsWhatChanged(t *testing.T) {
 	}
 
 	// Lists: kept a minute, dropped when a product changes here.
-	list := func() store.Page[store.Product] {
+	list := func() store.Shelf {
 		t.Helper()
-		pg, err := win.Catalogue(ctx, "coffee", 12, "")
+		sh, err := win.Shelf(ctx, "coffee", store.ByPrice, 0, 12)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return pg
+		return sh
 	}
 	list()
-	env.Costs(t, "a warm catalogue page", 0, func() { list() })
+	env.Costs(t, "a warm catalogue list", 0, func() { list() })
+	env.Costs(t, "the whole catalogue in another order, warm", 0, func() {
+		if _, err := win.Shelf(ctx, "", store.ByNewest, 0, 12); err != nil {
+			t.Fatal(err)
+		}
+	})
 	clock.Set(clock.Now().Add(30 * time.Second))
-	env.Costs(t, "a catalogue page half a minute on", 0, func() { list() })
+	env.Costs(t, "a catalogue list half a minute on", 0, func() { list() })
 	p.Name = "Dark Beans"
 	if err := st.UpdateProduct(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	var pg store.Page[store.Product]
-	env.Costs(t, "the catalogue after a product edit here", 1, func() { pg = list() })
-	if len(pg.Items) != 1 || pg.Items[0].Name != "Dark Beans" {
-		t.Fatalf("catalogue after the edit: %+v", pg.Items)
+	var sh store.Shelf
+	env.Costs(t, "the catalogue after a product edit here", 1, func() { sh = list() })
+	if len(sh.Products) != 1 || sh.Products[0].Name != "Dark Beans" || sh.Total != 1 {
+		t.Fatalf("catalogue after the edit: %+v", sh)
 	}
 	env.Costs(t, "categories, cold", 1, func() {
 		if _, err := win.Categories(ctx); err != nil {

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// The storefront's sorted lists. The catalogue is small (see README: tens
+// of thousands of products fit in each replica), so the shop window keeps
+// the whole of it, read by name from GSI2 once a minute, and cuts each
+// category's list in each order from that copy in memory: any order and
+// any page of it costs no DynamoDB request once warm, and no order needs an
+// index of its own. The lists are kept per category and order (a handful
+// of keys, each a slice of products the copy already holds), so a view
+// only slices.
+
+// CatalogueOrder is an order the storefront lists products in.
+type CatalogueOrder string
+
+// The orders a shopper can pick; ByName is the catalogue's own order and
+// the default.
+const (
+	ByName      CatalogueOrder = "name"
+	ByPrice     CatalogueOrder = "price"      // cheapest first
+	ByPriceDesc CatalogueOrder = "price-desc" // dearest first
+	ByNewest    CatalogueOrder = "newest"     // newest first
+)
+
+// CatalogueOrders are the orders, as the sort control offers them.
+var CatalogueOrders = []CatalogueOrder{ByName, ByPrice, ByPriceDesc, ByNewest}
+
+// ParseCatalogueOrder reads an order as a URL spells it; "" is ByName.
+func ParseCatalogueOrder(s string) (CatalogueOrder, bool) {
+	if s == "" {
+		return ByName, true
+	}
+	o := CatalogueOrder(s)
+	return o, slices.Contains(CatalogueOrders, o)
+}
+
+// Shelf is a run of products of a sorted list and how many the list holds.
+type Shelf struct {
+	Products []Product
+	Total    int
+}
+
+// Shelf is the products of a category (or, category "", of the whole
+// catalogue) in order, from the from-th (0 first) for at most limit, and
+// how many the list holds; at most a minute old.
+func (w *Window) Shelf(ctx context.Context, category string, order CatalogueOrder, from, limit int) (Shelf, error) {
+	key := "shelf\x00" + category + "\x00" + string(order)
+	list, err := windowGet(ctx, w, key, windowListTTL, &w.lists, func(ctx context.Context) ([]Product, error) {
+		all, err := w.allProducts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return sortedShelf(all, category, order), nil
+	})
+	if err != nil {
+		return Shelf{}, err
+	}
+	from = min(max(from, 0), len(list))
+	end := min(from+max(limit, 0), len(list))
+	return Shelf{Products: slices.Clone(list[from:end]), Total: len(list)}, nil
+}
+
+// allProducts is the whole catalogue by name, at most a minute old: what
+// the shelves are cut from and the search index is built from.
+func (w *Window) allProducts(ctx context.Context) ([]Product, error) {
+	return windowGet(ctx, w, "all-products", windowListTTL, &w.lists, w.s.AllProducts)
+}
+
+// sortedShelf is a new list of the products of category ("" all) in
+// order. all is by name; a stable sort keeps that order among equals.
+func sortedShelf(all []Product, category string, order CatalogueOrder) []Product {
+	list := make([]Product, 0, len(all))
+	for _, p := range all {
+		if category == "" || p.Category == category {
+			list = append(list, p)
+		}
+	}
+	switch order {
+	case ByPrice:
+		slices.SortStableFunc(list, func(a, b Product) int { return cmp.Compare(a.Price.Amount, b.Price.Amount) })
+	case ByPriceDesc:
+		slices.SortStableFunc(list, func(a, b Product) int { return cmp.Compare(b.Price.Amount, a.Price.Amount) })
+	case ByNewest:
+		slices.SortStableFunc(list, func(a, b Product) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	}
+	return list
+}
