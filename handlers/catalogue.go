@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -15,12 +16,17 @@ import (
 // store's shop window (a second for stock, a minute for lists).
 type CatalogueWindow interface {
 	Categories(ctx context.Context) ([]store.Category, error)
-	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
+	Shelf(ctx context.Context, category string, order store.CatalogueOrder, from, limit int) (store.Shelf, error)
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
 }
 
-// cataloguePageSize fills four rows of three cards.
-const cataloguePageSize = 12
+const (
+	// cataloguePageSize fills four rows of three cards.
+	cataloguePageSize = 12
+	// maxCataloguePage bounds a page number from the URL (a page past the
+	// list's end shows it whole) so that it sizes nothing.
+	maxCataloguePage = 1 << 20
+)
 
 // Catalogue serves the product list and product pages.
 type Catalogue struct {
@@ -30,12 +36,28 @@ type Catalogue struct {
 	Store subscribeFormStore
 }
 
-// List is /products (and the home page): one category or all, a page at a
-// time; htmx asks for the next page's cards only.
+// List is /products (and the home page): one category or all, in the
+// order asked for (?sort=, by name when none), its first ?page= pages.
+// htmx asks for the next page's cards alone ("show more"), or for the whole
+// list in a new order (the sort control, which targets #catalogue-list).
+// A sort or page that is no such thing is a 400; a page past the end shows
+// the whole list.
 func (h *Catalogue) List(c *fiber.Ctx) error {
-	slug, cursor := c.Query("category"), c.Query("after")
+	slug := c.Query("category")
 	if slug != "" && !store.ValidID(slug) {
 		return page.NotFound("That category")
+	}
+	order, ok := store.ParseCatalogueOrder(c.Query("sort"))
+	if !ok {
+		return page.BadRequest("The catalogue sorts by name, price or newest; that order is not one of them.")
+	}
+	pageNo := 1
+	if s := c.Query("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return page.BadRequest("Pages of the catalogue are numbered from 1.")
+		}
+		pageNo = min(n, maxCataloguePage)
 	}
 	cats, err := h.Window.Categories(c.UserContext())
 	if err != nil {
@@ -52,17 +74,34 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 			return page.NotFound("That category")
 		}
 	}
-	products, err := h.Window.Catalogue(c.UserContext(), slug, cataloguePageSize, cursor)
+	more := page.IsHTMX(c) && c.Get("HX-Target") != "catalogue-list"
+	from, first := 0, 1
+	if more {
+		from, first = (pageNo-1)*cataloguePageSize, pageNo
+	}
+	shelf, err := h.Window.Shelf(c.UserContext(), slug, order, from, pageNo*cataloguePageSize-from)
 	if err != nil {
 		return err
 	}
-	data := views.CataloguePage{Categories: cats, Category: current, Products: products.Items}
-	data.NextURL = paths.More(paths.Catalogue, products.Next, "category", slug)
+	pages := max(1, (shelf.Total+cataloguePageSize-1)/cataloguePageSize)
+	data := views.CataloguePage{
+		Categories: cats, Category: current, Order: order, Products: shelf.Products,
+		PerPage: cataloguePageSize, FirstPage: first, Page: min(pageNo, pages), Total: shelf.Total,
+	}
+	c.Vary("HX-Target")
 	title := "Catalogue"
 	if current.Name != "" {
 		title = current.Name
 	}
-	return page.List(c, title, views.CatalogueView, views.ProductCards, data)
+	view := page.View{Title: title, Page: page.Full(views.CatalogueView, data), Partial: views.CatalogueList(data)}
+	if more {
+		view.Partial = views.CatalogueMore(data)
+	}
+	if page.IsHTMX(c) {
+		// The address bar shows the list the way links spell it.
+		c.Set("HX-Push-Url", paths.CatalogueList(slug, string(order), data.Page))
+	}
+	return page.Render(c, fiber.StatusOK, view)
 }
 
 func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {

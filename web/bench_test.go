@@ -26,7 +26,6 @@ import (
 	"shop/store/storetest"
 	"shop/views"
 	"shop/web"
-	"shop/web/paths"
 )
 
 // BenchmarkStorefront is the shop's load test (go tool task bench): the
@@ -250,14 +249,14 @@ func barePage(b *testing.B, st *store.Store) func(fiber.Router) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	products, err := st.Window().Catalogue(ctx, "", 12, "")
+	shelf, err := st.Window().Shelf(ctx, "", store.ByName, 0, 12)
 	if err != nil {
 		b.Fatal(err)
 	}
-	data := views.CataloguePage{Categories: cats, Products: products.Items, NextURL: paths.More(paths.Catalogue, products.Next, "category", "")}
+	data := views.CataloguePage{Categories: cats, Order: store.ByName, Products: shelf.Products, PerPage: 12, FirstPage: 1, Page: 1, Total: shelf.Total}
 	return func(r fiber.Router) {
 		r.Get(barePath, func(c *fiber.Ctx) error {
-			return render.List(c, "Catalogue", views.CatalogueView, views.ProductCards, data)
+			return render.List(c, "Catalogue", views.CatalogueView, views.CatalogueList, data)
 		})
 	}
 }

@@ -39,12 +39,17 @@ func TestEveryStorefrontPageKeepsItsRequestBudget(t *testing.T) {
 		path                 string
 		cold, warm, signedIn int
 	}{
+		// The categories and the whole catalogue (one Query per 1,000
+		// products) into the shop window.
 		{"/", 2, 0, 1},
-		{"/products?category=coffee", 1, 0, 1},
+		// Every list, in every order and to any page, and the search
+		// index are cut from that copy in memory.
+		{"/products?category=coffee", 0, 0, 1},
+		{"/products?sort=price-desc", 0, 0, 1},
+		{"/products?category=kitchen&sort=newest&page=2", 0, 0, 1},
+		{"/search?q=grinder", 0, 0, 1},
 		{"/products/cf-light", 1, 0, 2},
 		{"/products/cf-light/stock", 0, 0, 2},
-		// The search index: the categories and the catalogue, then memory.
-		{"/search?q=grinder", 2, 0, 1},
 		// Once the visitor has the cookie, its (maybe empty) cart is read.
 		{"/cart", 0, 1, 2},
 		{"/login", 0, 0, 1},
@@ -75,6 +80,16 @@ func TestEveryStorefrontPageKeepsItsRequestBudget(t *testing.T) {
 			if n := counter.Total(); n != v.want || writes(ops) != 0 {
 				t.Errorf("%s: %s made %d requests %v, want %d and no writes", r.path, v.who, n, ops, v.want)
 			}
+		}
+	}
+
+	// "Show more" and the sort control's swap, for htmx: memory too.
+	visitor := s.browser(t)
+	for _, h := range [][]string{{"HX-Request", "true"}, {"HX-Request", "true", "HX-Target", "catalogue-list"}} {
+		counter.Reset()
+		wantStatus(t, "htmx list", visitor.get("/products?sort=price&page=2", h...), http.StatusOK)
+		if n := counter.Total(); n != 0 {
+			t.Errorf("an htmx list %v made %d requests %v, want 0", h, n, counter.Ops())
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package paths
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The storefront and the customer's account.
 const (
@@ -27,6 +30,21 @@ const (
 
 // Category is the catalogue of one category; "" is the whole catalogue.
 func Category(slug string) string { return WithQuery(Catalogue, "category", slug) }
+
+// CatalogueList is the catalogue of a category ("" all) sorted by order
+// (store.CatalogueOrder; "" or "name", the default, is left out), showing
+// its first page pages (1 is left out): the same list however it is
+// reached, so a link, a reload and the address htmx pushes agree.
+func CatalogueList(category, order string, page int) string {
+	if order == "name" {
+		order = ""
+	}
+	p := ""
+	if page > 1 {
+		p = strconv.Itoa(page)
+	}
+	return WithQuery(Catalogue, "category", category, "sort", order, "page", p)
+}
 
 // Product is a product's page.
 func Product(id string) string { return under(Catalogue, id) }
