@@ -43,9 +43,9 @@ func (p CataloguePage) PrevURL() string {
 	return paths.CatalogueList(p.Category.Slug, string(p.Order), p.Page-1)
 }
 
-// pageAnchor is the id of the product at i of Products when it starts a
-// page after the first ("page-2"), so that a link without JavaScript
-// lands on the page it asked for; "" for any other.
+// pageAnchor is the id of the link of the product at i of Products when
+// it starts a page after the first ("page-2"), so that a link without
+// JavaScript lands on the page it asked for; "" for any other.
 func (p CataloguePage) pageAnchor(i int) string {
 	if p.PerPage <= 0 || p.FirstPage < 1 {
 		return ""
