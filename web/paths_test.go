@@ -159,6 +159,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"Home", get, paths.Home},
 		{"Catalogue", get, paths.Catalogue},
 		{"Category", get, paths.Category("coffee & tea")},
+		{"CatalogueList", get, paths.CatalogueList("coffee", "price-desc", 3)},
 		{"Product", get, paths.Product(id)},
 		{"Search", get, paths.Search},
 		{"ProductStock", get, paths.ProductStock(id)},
