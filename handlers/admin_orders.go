@@ -33,8 +33,8 @@ type AdminOrderStore interface {
 var shippingTypes = []string{"Standard", "Express"}
 
 const (
-	csvPageSize   = 200
-	csvTimeout    = 2 * time.Minute
+	csvPageSize = 200
+	csvTimeout  = 2 * time.Minute
 	// csvStamp is an instant in an export: ISO 8601 in the shop's time
 	// zone, with its offset (the column's header names the zone), so a
 	// spreadsheet shows the shop's times and a program still reads the
