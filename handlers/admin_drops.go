@@ -365,7 +365,7 @@ func dropTicketsCSVHeader(loc *time.Location) []string {
 }
 
 func dropTicketCSVRecord(d store.Drop, t store.Ticket, loc *time.Location) []string {
-	return []string{d.ID, csvText(d.Title), t.CreatedAt.In(loc).Format(csvStamp), csvText(t.Client), t.CustomerID, string(t.Status)}
+	return []string{d.ID, csvText(d.Title), t.CreatedAt.In(loc).Format(orderCSVStamp), csvText(t.Client), t.CustomerID, string(t.Status)}
 }
 
 // CSV streams the drop's holders in claim order (see streamCSV).

@@ -33,16 +33,16 @@ type AdminOrderStore interface {
 var shippingTypes = []string{"Standard", "Express"}
 
 const (
-	csvPageSize = 200
-	csvTimeout  = 2 * time.Minute
-	// csvStamp is an instant in an export: ISO 8601 in the shop's time
-	// zone, with its offset (the column's header names the zone), so a
-	// spreadsheet shows the shop's times and a program still reads the
-	// instant exactly.
-	csvStamp = "2006-01-02T15:04:05.000Z07:00"
+	csvPageSize   = 200
+	csvTimeout    = 2 * time.Minute
+	orderCSVStamp = "2006-01-02T15:04:05.000Z07:00"
 )
 
-// csvTimeColumn heads a column of csvStamp instants: "placed_at (ISO 8601,
+// An instant in an export is orderCSVStamp, ISO 8601 in the shop's time
+// zone with its offset (the column's header names the zone): a spreadsheet
+// shows the shop's times and a program still reads the instant exactly.
+
+// csvTimeColumn heads a column of orderCSVStamp instants: "placed_at (ISO 8601,
 // Europe/Stockholm)".
 func csvTimeColumn(name string, loc *time.Location) string {
 	return name + " (ISO 8601, " + loc.String() + ")"
@@ -112,7 +112,7 @@ func orderCSVHeader(loc *time.Location) []string {
 
 func orderCSVRecord(o store.Order, loc *time.Location) []string {
 	return []string{
-		o.ID, o.PlacedAt.In(loc).Format(csvStamp), o.CustomerID, string(o.Status),
+		o.ID, o.PlacedAt.In(loc).Format(orderCSVStamp), o.CustomerID, string(o.Status),
 		o.Subtotal.Decimal(), o.Discount.Decimal(), o.Total.Decimal(), o.Total.Currency,
 		strconv.Itoa(o.Lines), csvText(o.ShipTo.City), csvText(o.ShipTo.Country),
 	}
