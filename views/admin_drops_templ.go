@@ -115,7 +115,7 @@ func adminPhaseLabel(p DropPhase) string {
 
 // dropZoneTime is an instant in the shop's time zone, for staff.
 func dropZoneTime(t time.Time, loc *time.Location) string {
-	return InZone(t, loc).Format("2006-01-02 15:04 MST")
+	return InZone(t, loc).Format(staffTimeLayout)
 }
 
 // setAsideText is where a product drop's quantity was taken from.
