@@ -96,6 +96,19 @@ func TestStaffDaysAndTimesAreTheShopsZone(t *testing.T) {
 		}
 	}
 
+	// A day starting in the UTC month before reads that month's partition
+	// too: one more Query per list shard, and no more.
+	queries := func(path string) int {
+		counter.Reset()
+		wantStatus(t, path, staff.get(path), http.StatusOK)
+		return counter.Ops()["Query"]
+	}
+	mid, first := queries("/admin/orders?from=2026-11-22&to=2026-11-22"), queries("/admin/orders?from=2026-12-01&to=2026-12-01")
+	t.Logf("Queries of the orders of a day: %d mid-month, %d on the 1st", mid, first)
+	if first != 2*mid {
+		t.Errorf("the orders of 1 Dec took %d queries, want twice the %d of 22 Nov (two month partitions)", first, mid)
+	}
+
 	// Each row says when, in the zone in force then.
 	p := staff.get("/admin/orders?from=2026-10-24&to=2026-10-26")
 	var stamps []string
