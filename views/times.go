@@ -74,8 +74,6 @@ func adminMillis(ctx context.Context, t time.Time) string {
 }
 
 // ShopZoneWords names the shop's time zone where a page explains that its
-// days (billing dates, date filters) are the shop's: "the shop's time zone
-// (Europe/Stockholm)".
-func ShopZoneWords(ctx context.Context) string {
-	return "the shop's time zone (" + ZoneName(ctx) + ")"
-}
+// days (billing dates, date filters) are the shop's: "Europe/Stockholm
+// time".
+func ShopZoneWords(ctx context.Context) string { return ZoneName(ctx) + " time" }
