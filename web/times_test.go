@@ -10,7 +10,9 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/dropgate"
 	"shop/store/storetest"
+	"shop/web"
 )
 
 // A Stockholm shop's staff pick Stockholm days and read Stockholm times:
@@ -24,7 +26,10 @@ func TestStaffDaysAndTimesAreTheShopsZone(t *testing.T) {
 		t.Fatal(err)
 	}
 	var counter storetest.Counter
-	s := newShop(t, withStore(&counter, store.WithTimeZone(stockholm)))
+	// No background reads in the count (as in the budget test): a drop gate
+	// that does not refresh itself, API keys reloaded hourly.
+	quiet := func(env storetest.Env, cfg *web.Config) { cfg.Gate = dropgate.New(cfg.Store, nil) }
+	s := newShop(t, withStore(&counter, store.WithTimeZone(stockholm)), quiet, withAPIKeysEvery(time.Hour))
 	staff := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
 	henrik := s.customerID(t, "henrik@fikafield.example")
