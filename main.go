@@ -270,7 +270,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.endpoint, "dynamodb-endpoint", "DYNAMODB_ENDPOINT", "", "DynamoDB endpoint; empty starts DynamoDB Local, \"aws\" uses AWS"},
 		{&c.table, "table", "SHOP_TABLE", "shop", "table name"},
 		{&c.dataDir, "data-dir", "SHOP_DATA_DIR", "./data", "DynamoDB Local data and generated keys"},
-		{&c.tz, "tz", "SHOP_TZ", "Europe/Stockholm", "the shop's time zone for billing dates"},
+		{&c.tz, "tz", "SHOP_TZ", "Europe/Stockholm", "the shop's time zone: billing dates and every time shown"},
 		{&c.sessionKeys, "session-keys", "SHOP_SESSION_KEYS", "", "comma-separated session signing keys, hex or base64, 32+ bytes; the first signs"},
 		{&c.proxyHeader, "proxy-header", "SHOP_PROXY_HEADER", "", "header with the client address set by a reverse proxy, e.g. X-Forwarded-For"},
 		{&c.proxies, "trusted-proxies", "SHOP_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of the proxies believed"},

@@ -21,6 +21,7 @@ import (
 type AdminCodeStore interface {
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
+	Location() *time.Location // the shop's time zone: a code's last day is its day
 	GiftCards(ctx context.Context, limit int, cursor string) (store.Page[store.GiftCard], error)
 	CreateGiftCard(ctx context.Context, g store.GiftCard) (store.GiftCard, error)
 	DiscountCodes(ctx context.Context, limit int, cursor string) (store.Page[store.DiscountCode], error)
@@ -146,8 +147,9 @@ func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDisc
 }
 
 // discountFromForm checks the discount form; the code works through the
-// last day typed (UTC) and expires at the start of the next.
-func discountFromForm(f *views.AdminDiscountForm, today time.Time) store.DiscountCode {
+// last day typed, a day in the shop's time zone loc, and expires at the
+// start of the next there.
+func discountFromForm(f *views.AdminDiscountForm, now time.Time, loc *time.Location) store.DiscountCode {
 	f.Errors = views.FieldErrors{}
 	var d store.DiscountCode
 	code, err := store.NormalizeCode(f.Code)
@@ -180,7 +182,8 @@ func discountFromForm(f *views.AdminDiscountForm, today time.Time) store.Discoun
 		f.Errors["value"] = "Enter how much the code takes off."
 	}
 	day, ok := parseDay(f.Expires)
-	todayStart := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
+	y, m, dd := now.In(loc).Date()
+	todayStart := time.Date(y, m, dd, 0, 0, 0, 0, time.UTC) // a calendar day, like day
 	switch {
 	case f.Expires == "":
 		f.Errors["expires"] = "Enter the last day the code works."
@@ -191,7 +194,7 @@ func discountFromForm(f *views.AdminDiscountForm, today time.Time) store.Discoun
 	case day.After(todayStart.AddDate(10, 0, 0)):
 		f.Errors["expires"] = "Pick a day within ten years."
 	}
-	d.ExpiresAt = day.AddDate(0, 0, 1)
+	d.ExpiresAt = dayStart(day.AddDate(0, 0, 1), loc)
 	limit, err := strconv.Atoi(f.Limit)
 	switch {
 	case f.Limit == "":
@@ -210,7 +213,7 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 		Code: strings.TrimSpace(c.FormValue("code")), Kind: c.FormValue("kind"), Value: strings.TrimSpace(c.FormValue("value")),
 		Expires: strings.TrimSpace(c.FormValue("expires")), Limit: strings.TrimSpace(c.FormValue("limit")),
 	}
-	d := discountFromForm(&f, h.Store.Now().UTC())
+	d := discountFromForm(&f, h.Store.Now(), h.Store.Location())
 	if !f.Errors.Any() {
 		created, err := h.Store.CreateDiscountCode(c.UserContext(), d)
 		switch {

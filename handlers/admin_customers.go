@@ -21,11 +21,12 @@ import (
 type AdminCustomerStore interface {
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
+	Location() *time.Location // the shop's time zone: date filters pick its days
 	Customers(ctx context.Context, limit int, cursor string) (store.Page[store.Customer], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
-	CustomerInvoices(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.Invoice], error)
-	CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (store.Page[store.OrderItem], error)
+	CustomerInvoices(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (store.Page[store.Invoice], error)
+	CustomerProducts(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	RecentReceipts(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Receipt], error)
 	RoleChanges(ctx context.Context, customerID string) ([]store.RoleChange, error)
@@ -100,7 +101,7 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 	a := views.AdminCustomerActivity{CustomerID: id, Filter: views.AdminDateFilter{
 		Action: paths.AdminCustomer(id), Target: "customer-activity", From: c.Query("from"), To: c.Query("to"),
 	}}
-	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.Store.Now())
+	rng, rerr := parseDateRange(a.Filter.From, a.Filter.To, h.Store.Now(), h.Store.Location())
 	invAfter, prodAfter, recAfter := c.Query("invoices_after"), c.Query("products_after"), c.Query("receipts_after")
 	// What htmx asked for: one table's next page, or the date-filtered
 	// section; the whole page needs everything.
@@ -133,13 +134,13 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 	}
 	if rerr == nil && want("invoices") {
 		g.Go(func() (err error) {
-			invoices, err = h.Store.CustomerInvoices(ctx, id, rng.From, rng.To, adminPageSize, invAfter)
+			invoices, err = h.Store.CustomerInvoices(ctx, id, rng.Start, rng.End, adminPageSize, invAfter)
 			return err
 		})
 	}
 	if rerr == nil && want("products") {
 		g.Go(func() (err error) {
-			products, err = h.Store.CustomerProducts(ctx, id, rng.From, rng.To, adminPageSize, prodAfter)
+			products, err = h.Store.CustomerProducts(ctx, id, rng.Start, rng.End, adminPageSize, prodAfter)
 			return err
 		})
 	}

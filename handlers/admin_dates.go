@@ -6,8 +6,11 @@ import (
 	"shop/views"
 )
 
-// Day ranges of the admin pages: YYYY-MM-DD, both days included, in UTC
-// (the days the store's timestamps are written in).
+// Day ranges of the admin pages: YYYY-MM-DD, both days included, days in
+// the shop's time zone (what staff see on every page). A day is the instants
+// from its local midnight to the next, converted to UTC for the queries (the
+// store's timestamps are UTC): a local day can straddle two UTC days or
+// months, and a day with a daylight-saving change is 23 or 25 hours long.
 const (
 	dayLayout       = "2006-01-02"
 	defaultRangeLen = 30  // days shown when no range is given
@@ -16,9 +19,9 @@ const (
 
 // dateRange is a checked range of whole days.
 type dateRange struct {
-	From, To string    // YYYY-MM-DD
-	Start    time.Time // the first instant of From
-	End      time.Time // the last millisecond of To
+	From, To string    // YYYY-MM-DD, days in the shop's time zone
+	Start    time.Time // the first instant of From (UTC)
+	End      time.Time // the last millisecond of To (UTC)
 }
 
 // rangeError says which field of a date range is wrong ("from", "to", or ""
@@ -33,12 +36,12 @@ func (e *rangeError) Error() string { return e.Message }
 // Errors is the message as form field errors.
 func (e *rangeError) Errors() views.FieldErrors { return views.FieldErrors{e.Field: e.Message} }
 
-// parseDateRange reads from and to as typed. Either may be blank: to is
-// then today and from the 30 days up to to. A range runs forwards and spans
-// at most 366 days.
-func parseDateRange(fromS, toS string, today time.Time) (dateRange, *rangeError) {
-	today = today.UTC()
-	to := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
+// parseDateRange reads from and to as typed, days in loc. Either may be
+// blank: to is then today (in loc) and from the 30 days up to to. A range
+// runs forwards and spans at most 366 days.
+func parseDateRange(fromS, toS string, now time.Time, loc *time.Location) (dateRange, *rangeError) {
+	y, m, d := now.In(loc).Date()
+	to := time.Date(y, m, d, 0, 0, 0, 0, time.UTC) // days are counted on a calendar with no DST
 	if toS != "" {
 		t, ok := parseDay(toS)
 		if !ok {
@@ -62,8 +65,27 @@ func parseDateRange(fromS, toS string, today time.Time) (dateRange, *rangeError)
 	}
 	return dateRange{
 		From: from.Format(dayLayout), To: to.Format(dayLayout),
-		Start: from, End: to.AddDate(0, 0, 1).Add(-time.Millisecond),
+		Start: dayStart(from, loc), End: dayStart(to.AddDate(0, 0, 1), loc).Add(-time.Millisecond),
 	}, nil
+}
+
+// dayStart is the first instant of a calendar day in loc, in UTC. Where a
+// daylight-saving change skips midnight (clocks jump from 00:00 to 01:00:
+// Havana, Beirut, Santiago), time.Date reads the missing midnight with one
+// of the two offsets; the day then starts at the jump, the edge of the zone
+// time.Date landed in.
+func dayStart(day time.Time, loc *time.Location) time.Time {
+	t := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+	switch local := t.In(loc); {
+	case local.Day() != day.Day(): // the evening before: the day starts as that zone ends
+		_, end := t.ZoneBounds()
+		t = end
+	case local.Hour() != 0 || local.Minute() != 0:
+		if start, _ := t.ZoneBounds(); start.In(loc).Day() == day.Day() {
+			t = start
+		}
+	}
+	return t.UTC()
 }
 
 // parseDay reads exactly YYYY-MM-DD: a real day of a year from 2000 to 9999,

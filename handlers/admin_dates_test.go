@@ -29,7 +29,7 @@ func TestParseDateRange(t *testing.T) {
 		{name: "year 10000", to: "+10000-01-01", wantField: "to", wantErr: "YYYY-MM-DD"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := parseDateRange(tc.from, tc.to, today)
+			r, err := parseDateRange(tc.from, tc.to, today, time.UTC)
 			if tc.wantErr != "" {
 				if err == nil {
 					t.Fatalf("got %+v, want an error about %s", r, tc.wantField)
@@ -52,6 +52,93 @@ func TestParseDateRange(t *testing.T) {
 	}
 }
 
+// A day of a range is the shop's day: from its local midnight to the next,
+// as UTC instants, across daylight-saving changes, month and year ends, and
+// in zones where a change skips midnight itself.
+func TestDateRangeIsTheShopsDays(t *testing.T) {
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loc
+	}
+	stockholm := zone("Europe/Stockholm")
+	for _, tc := range []struct {
+		name       string
+		loc        *time.Location
+		now        string // RFC 3339; the default range ends on its day in loc
+		from, to   string
+		start, end string // RFC 3339 UTC
+	}{
+		{name: "a winter day", loc: stockholm, from: "2026-11-22", to: "2026-11-22",
+			start: "2026-11-21T23:00:00Z", end: "2026-11-22T22:59:59.999Z"},
+		{name: "a summer day", loc: stockholm, from: "2026-07-01", to: "2026-07-01",
+			start: "2026-06-30T22:00:00Z", end: "2026-07-01T21:59:59.999Z"},
+		{name: "clocks forward: 23 hours", loc: stockholm, from: "2026-03-29", to: "2026-03-29",
+			start: "2026-03-28T23:00:00Z", end: "2026-03-29T21:59:59.999Z"},
+		{name: "clocks back: 25 hours", loc: stockholm, from: "2026-10-25", to: "2026-10-25",
+			start: "2026-10-24T22:00:00Z", end: "2026-10-25T22:59:59.999Z"},
+		{name: "a month's first day starts in the month before (UTC)", loc: stockholm, from: "2026-12-01", to: "2026-12-31",
+			start: "2026-11-30T23:00:00Z", end: "2026-12-31T22:59:59.999Z"},
+		{name: "a year's first day starts in the year before (UTC)", loc: stockholm, from: "2027-01-01", to: "2027-01-01",
+			start: "2026-12-31T23:00:00Z", end: "2027-01-01T22:59:59.999Z"},
+		{name: "across both changes", loc: stockholm, from: "2026-03-28", to: "2026-10-26",
+			start: "2026-03-27T23:00:00Z", end: "2026-10-26T22:59:59.999Z"},
+		{name: "today is the shop's, already tomorrow in UTC terms", loc: stockholm, now: "2026-11-21T23:30:00Z",
+			from: "", to: "", start: "2026-10-23T22:00:00Z", end: "2026-11-22T22:59:59.999Z"},
+		{name: "west of UTC: a day ends in the next UTC day", loc: zone("America/New_York"), from: "2026-11-01", to: "2026-11-01",
+			start: "2026-11-01T04:00:00Z", end: "2026-11-02T04:59:59.999Z"},
+		{name: "UTC+14", loc: zone("Pacific/Kiritimati"), from: "2026-01-01", to: "2026-01-01",
+			start: "2025-12-31T10:00:00Z", end: "2026-01-01T09:59:59.999Z"},
+		{name: "midnight skipped, read late (Havana)", loc: zone("America/Havana"), from: "2026-03-08", to: "2026-03-08",
+			start: "2026-03-08T05:00:00Z", end: "2026-03-09T03:59:59.999Z"},
+		{name: "midnight skipped, read early (Beirut)", loc: zone("Asia/Beirut"), from: "2026-03-29", to: "2026-03-29",
+			start: "2026-03-28T22:00:00Z", end: "2026-03-29T20:59:59.999Z"},
+		{name: "UTC", loc: time.UTC, from: "2026-02-28", to: "2026-03-01",
+			start: "2026-02-28T00:00:00Z", end: "2026-03-01T23:59:59.999Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+			if tc.now != "" {
+				now, _ = time.Parse(time.RFC3339, tc.now)
+			}
+			r, err := parseDateRange(tc.from, tc.to, now, tc.loc)
+			if err != nil {
+				t.Fatal(err.Message)
+			}
+			if got := r.Start.Format(time.RFC3339Nano); got != tc.start {
+				t.Errorf("start %s, want %s", got, tc.start)
+			}
+			if got := r.End.Format(time.RFC3339Nano); got != tc.end {
+				t.Errorf("end %s, want %s", got, tc.end)
+			}
+		})
+	}
+}
+
+// Every day of ten years starts at an instant that is on that day in the
+// zone, one millisecond after an instant of the day before.
+func TestDayStartInEveryZoneWithAnOddDay(t *testing.T) {
+	for _, name := range []string{"Europe/Stockholm", "America/New_York", "America/Havana", "America/Santiago", "Asia/Beirut",
+		"America/Asuncion", "Australia/Lord_Howe", "Pacific/Apia", "Asia/Kolkata", "UTC"} {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() < 2031; d = d.AddDate(0, 0, 1) {
+			start := dayStart(d, loc)
+			want, before := d.Format(dayLayout), d.AddDate(0, 0, -1).Format(dayLayout)
+			if got := start.In(loc).Format(dayLayout); got != want {
+				t.Fatalf("%s: day %s starts at %s, which is %s there", name, want, start, got)
+			}
+			if got := start.Add(-time.Millisecond).In(loc).Format(dayLayout); got != before {
+				t.Fatalf("%s: a millisecond before day %s starts is %s, want %s", name, want, got, before)
+			}
+		}
+	}
+}
+
 // FuzzParseDateRange: whatever is typed, a range either comes back as two
 // well-formed days in order at most 366 days apart, or an error names a
 // field of the form.
@@ -60,8 +147,17 @@ func FuzzParseDateRange(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	today := time.Date(2025, 3, 15, 12, 0, 0, 0, time.UTC)
+	var zones []*time.Location
+	for _, name := range []string{"UTC", "Europe/Stockholm", "America/Havana", "Asia/Beirut", "Pacific/Kiritimati", "America/St_Johns"} {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		zones = append(zones, loc)
+	}
 	f.Fuzz(func(t *testing.T, from, to string) {
-		r, err := parseDateRange(from, to, today)
+		loc := zones[len(from+to)%len(zones)]
+		r, err := parseDateRange(from, to, today, loc)
 		if err != nil {
 			if err.Message == "" || (err.Field != "from" && err.Field != "to") {
 				t.Fatalf("(%q, %q): error %+v", from, to, err)
@@ -79,8 +175,13 @@ func FuzzParseDateRange(f *testing.F) {
 		if f.After(l) || l.Sub(f) > (maxRangeLen-1)*24*time.Hour {
 			t.Fatalf("(%q, %q) gave %q..%q", from, to, r.From, r.To)
 		}
-		if !r.Start.Equal(f) || !r.End.After(l) || r.End.Sub(l) >= 24*time.Hour {
-			t.Fatalf("(%q, %q) instants %s..%s", from, to, r.Start, r.End)
+		// The instants are the first and last of the days, there.
+		if r.Start.In(loc).Format(dayLayout) != r.From || r.Start.Add(-time.Millisecond).In(loc).Format(dayLayout) == r.From ||
+			r.End.In(loc).Format(dayLayout) != r.To || r.End.Add(time.Millisecond).In(loc).Format(dayLayout) == r.To {
+			t.Fatalf("(%q, %q) in %s: instants %s..%s", from, to, loc, r.Start, r.End)
+		}
+		if !r.Start.Equal(f) && loc == time.UTC {
+			t.Fatalf("(%q, %q) in UTC starts at %s", from, to, r.Start)
 		}
 	})
 }

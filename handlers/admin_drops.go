@@ -360,10 +360,12 @@ func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now ti
 	}
 }
 
-var dropTicketsCSVHeader = []string{"drop_id", "drop_title", "claimed_at", "client", "customer_id", "status"}
+func dropTicketsCSVHeader(loc *time.Location) []string {
+	return []string{"drop_id", "drop_title", csvTimeColumn("claimed_at", loc), "client", "customer_id", "status"}
+}
 
-func dropTicketCSVRecord(d store.Drop, t store.Ticket) []string {
-	return []string{d.ID, csvText(d.Title), t.CreatedAt.UTC().Format(orderCSVStamp), csvText(t.Client), t.CustomerID, string(t.Status)}
+func dropTicketCSVRecord(d store.Drop, t store.Ticket, loc *time.Location) []string {
+	return []string{d.ID, csvText(d.Title), t.CreatedAt.In(loc).Format(orderCSVStamp), csvText(t.Client), t.CustomerID, string(t.Status)}
 }
 
 // CSV streams the drop's holders in claim order (see streamCSV).
@@ -372,12 +374,13 @@ func (h *AdminDrops) CSV(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return streamCSV(c, h.log().With("drop", d.ID), "drop-"+d.ID+"-tickets.csv", dropTicketsCSVHeader, "drop tickets",
+	loc := h.Store.Location()
+	return streamCSV(c, h.log().With("drop", d.ID), "drop-"+d.ID+"-tickets.csv", dropTicketsCSVHeader(loc), "drop tickets",
 		func(ctx context.Context, cursor string) (csvPage, error) {
 			batch, err := h.Store.DropTickets(ctx, d.ID, csvPageSize, cursor)
 			p := csvPage{next: batch.Next}
 			for _, t := range batch.Items {
-				p.records = append(p.records, dropTicketCSVRecord(d, t))
+				p.records = append(p.records, dropTicketCSVRecord(d, t, loc))
 			}
 			return p, err
 		})

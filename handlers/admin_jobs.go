@@ -106,7 +106,7 @@ func (h *AdminJobs) progress(ctx context.Context, run store.JobRun) (views.Admin
 	case l.Done:
 		p.Stalled = "its date was finished by another run"
 	case l.ExpiresAt.Before(h.Store.Now()):
-		p.Stalled = "its lease ran out at " + l.ExpiresAt.UTC().Format("2006-01-02 15:04:05 UTC") + "; its replica may have stopped"
+		p.Stalled = "its lease ran out at " + l.ExpiresAt.In(h.Store.Location()).Format("2006-01-02 15:04:05 MST") + "; its replica may have stopped"
 	}
 	return p, nil
 }
@@ -388,7 +388,7 @@ func (h *AdminJobs) leaseHolder(ctx context.Context, job string, date time.Time)
 	if err != nil {
 		return "another replica holds " + what
 	}
-	return l.Owner + " holds " + what + " until " + l.ExpiresAt.UTC().Format("15:04:05 UTC")
+	return l.Owner + " holds " + what + " until " + l.ExpiresAt.In(h.Store.Location()).Format("15:04:05 MST")
 }
 
 // startedRun finds the record of the run RunNow just started: the newest

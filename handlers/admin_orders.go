@@ -21,6 +21,7 @@ import (
 type AdminOrderStore interface {
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
+	Location() *time.Location // the shop's time zone: date filters pick its days
 	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
@@ -36,6 +37,16 @@ const (
 	csvTimeout    = 2 * time.Minute
 	orderCSVStamp = "2006-01-02T15:04:05.000Z07:00"
 )
+
+// An instant in an export is orderCSVStamp, ISO 8601 in the shop's time
+// zone with its offset (the column's header names the zone): a spreadsheet
+// shows the shop's times and a program still reads the instant exactly.
+
+// csvTimeColumn heads a column of orderCSVStamp instants: "placed_at (ISO 8601,
+// Europe/Stockholm)".
+func csvTimeColumn(name string, loc *time.Location) string {
+	return name + " (ISO 8601, " + loc.String() + ")"
+}
 
 // AdminOrders serves /admin/orders.
 type AdminOrders struct {
@@ -53,7 +64,7 @@ func (h *AdminOrders) log() *slog.Logger {
 
 func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *rangeError) {
 	f := views.AdminDateFilter{Action: paths.AdminOrders, Target: "orders-section", From: c.Query("from"), To: c.Query("to")}
-	r, err := parseDateRange(f.From, f.To, h.Store.Now())
+	r, err := parseDateRange(f.From, f.To, h.Store.Now(), h.Store.Location())
 	if err != nil {
 		f.Errors = err.Errors()
 		return r, f, err
@@ -95,11 +106,13 @@ func csvText(s string) string {
 	return s
 }
 
-var orderCSVHeader = []string{"order_id", "placed_at", "customer_id", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
+func orderCSVHeader(loc *time.Location) []string {
+	return []string{"order_id", csvTimeColumn("placed_at", loc), "customer_id", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
+}
 
-func orderCSVRecord(o store.Order) []string {
+func orderCSVRecord(o store.Order, loc *time.Location) []string {
 	return []string{
-		o.ID, o.PlacedAt.UTC().Format(orderCSVStamp), o.CustomerID, string(o.Status),
+		o.ID, o.PlacedAt.In(loc).Format(orderCSVStamp), o.CustomerID, string(o.Status),
 		o.Subtotal.Decimal(), o.Discount.Decimal(), o.Total.Decimal(), o.Total.Currency,
 		strconv.Itoa(o.Lines), csvText(o.ShipTo.City), csvText(o.ShipTo.Country),
 	}
@@ -108,16 +121,17 @@ func orderCSVRecord(o store.Order) []string {
 // CSV streams the orders of a date range as a CSV file, newest first (see
 // streamCSV).
 func (h *AdminOrders) CSV(c *fiber.Ctx) error {
-	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now())
+	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now(), h.Store.Location())
 	if err != nil {
 		return page.BadRequest(err.Message)
 	}
-	return streamCSV(c, h.log(), "orders-"+r.From+"-to-"+r.To+".csv", orderCSVHeader, "orders",
+	loc := h.Store.Location()
+	return streamCSV(c, h.log(), "orders-"+r.From+"-to-"+r.To+".csv", orderCSVHeader(loc), "orders",
 		func(ctx context.Context, cursor string) (csvPage, error) {
 			orders, err := h.Store.OrdersBetween(ctx, r.Start, r.End, csvPageSize, cursor)
 			p := csvPage{next: orders.Next}
 			for _, o := range orders.Items {
-				p.records = append(p.records, orderCSVRecord(o))
+				p.records = append(p.records, orderCSVRecord(o, loc))
 			}
 			return p, err
 		})

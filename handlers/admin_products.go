@@ -20,13 +20,14 @@ import (
 type AdminProductStore interface {
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
+	Location() *time.Location // the shop's time zone: date filters pick its days
 	Categories(ctx context.Context) ([]store.Category, error)
 	Catalogue(ctx context.Context, category string, limit int, cursor string) (store.Page[store.Product], error)
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	CreateProduct(ctx context.Context, p store.Product) (store.Product, error)
 	UpdateProduct(ctx context.Context, p store.Product) error
-	ProductOrders(ctx context.Context, productID, fromDay, toDay string, limit int, cursor string) (store.Page[store.OrderItem], error)
+	ProductOrders(ctx context.Context, productID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
 }
 
 const (
@@ -160,7 +161,7 @@ func (h *AdminProducts) Create(c *fiber.Ctx) error {
 // section follows the from/to query; a bad range is shown at the filter.
 func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProductPage, error) {
 	ctx := c.UserContext()
-	rng, rerr := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now())
+	rng, rerr := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now(), h.Store.Location())
 	orders := views.AdminProductOrders{ProductID: id, Filter: views.AdminDateFilter{
 		Action: paths.AdminProduct(id), Target: "product-orders", From: c.Query("from"), To: c.Query("to"),
 	}}
@@ -180,7 +181,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 	g.Go(func() (err error) { ws, err = h.Store.Warehouses(gctx); return err })
 	if rerr == nil {
 		g.Go(func() (err error) {
-			lines, err = h.Store.ProductOrders(gctx, id, rng.From, rng.To, adminPageSize, c.Query("orders_after"))
+			lines, err = h.Store.ProductOrders(gctx, id, rng.Start, rng.End, adminPageSize, c.Query("orders_after"))
 			return err
 		})
 	}

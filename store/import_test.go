@@ -106,12 +106,12 @@ func TestWorkbenchImportAnswersTheSixteenPatterns(t *testing.T) {
 				}
 			})
 			env.Once(t, "9 orders of a product in a date range", func() {
-				page, err := env.Store.ProductOrders(ctx, "99887", "2020-06-01", "2020-06-30", 10, "")
+				page, err := env.Store.ProductOrders(ctx, "99887", dayStartUTC("2020-06-01"), dayEndUTC("2020-06-30"), 10, "")
 				if err != nil || len(page.Items) != 1 || page.Items[0].OrderID != "12345" {
 					t.Errorf("product orders = %+v, %v", page, err)
 				}
 			})
-			if page, err := env.Store.ProductOrders(ctx, "99887", "2020-07-01", "2020-07-31", 10, ""); err != nil || len(page.Items) != 0 {
+			if page, err := env.Store.ProductOrders(ctx, "99887", dayStartUTC("2020-07-01"), dayEndUTC("2020-07-31"), 10, ""); err != nil || len(page.Items) != 0 {
 				t.Errorf("product orders outside the range = %+v, %v", page, err)
 			}
 			env.Once(t, "10-11 invoice and its payments by id", func() {
@@ -143,18 +143,18 @@ func TestWorkbenchImportAnswersTheSixteenPatterns(t *testing.T) {
 				}
 			})
 			env.Once(t, "15 invoices of a customer in a date range", func() {
-				page, err := env.Store.CustomerInvoices(ctx, "12345", "2020-06-21", "2020-06-21", 10, "")
+				page, err := env.Store.CustomerInvoices(ctx, "12345", dayStartUTC("2020-06-21"), dayEndUTC("2020-06-21"), 10, "")
 				if err != nil || len(page.Items) != 1 || page.Items[0].Amount.Amount != 40000 {
 					t.Errorf("customer invoices = %+v, %v", page, err)
 				}
 			})
 			env.Once(t, "16 products a customer ordered in a date range", func() {
-				page, err := env.Store.CustomerProducts(ctx, "12345", "2020-06-01", "2020-06-30", 10, "")
+				page, err := env.Store.CustomerProducts(ctx, "12345", dayStartUTC("2020-06-01"), dayEndUTC("2020-06-30"), 10, "")
 				if err != nil || len(page.Items) != 2 {
 					t.Errorf("customer products = %+v, %v", page, err)
 				}
 			})
-			if page, err := env.Store.CustomerProducts(ctx, "12345", "2021-01-01", "2021-12-31", 10, ""); err != nil || len(page.Items) != 0 {
+			if page, err := env.Store.CustomerProducts(ctx, "12345", dayStartUTC("2021-01-01"), dayEndUTC("2021-12-31"), 10, ""); err != nil || len(page.Items) != 0 {
 				t.Errorf("customer products outside the range = %+v, %v", page, err)
 			}
 			env.Once(t, "a customer's orders", func() {
@@ -319,3 +319,15 @@ func wantLine(t *testing.T, what string, lines []string, part string) {
 	}
 	t.Fatalf("%s: no line says %q in %q", what, part, lines)
 }
+
+// dayStartUTC and dayEndUTC are the first and last instants of a UTC day
+// (YYYY-MM-DD), for the queries by range of instants.
+func dayStartUTC(day string) time.Time {
+	t, err := time.Parse("2006-01-02", day)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func dayEndUTC(day string) time.Time { return dayStartUTC(day).AddDate(0, 0, 1).Add(-time.Millisecond) }

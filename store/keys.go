@@ -410,7 +410,14 @@ func dayRange(prefix, from, to string) (string, string) {
 
 // timeRange is the inclusive key range of the timestamps from..to.
 func timeRange(from, to time.Time) (string, string) {
-	return timestamp(from), timestamp(to) + sortsLast
+	return datedRange("", from, to)
+}
+
+// datedRange is the inclusive key range of the dated keys from..to under
+// prefix: the instants of a range of days in the shop's time zone, which
+// need not start at a UTC midnight.
+func datedRange(prefix string, from, to time.Time) (string, string) {
+	return datedKey(prefix, from), datedKey(prefix, to) + sortsLast
 }
 
 // sinceRange is the key range of the timestamps from since on, under prefix.

@@ -104,11 +104,12 @@ func (s *Store) OrderShipments(ctx context.Context, orderID string) ([]Shipment,
 	return c.shipments, err
 }
 
-// ProductOrders are the order lines of a product between two days, inclusive
-// (access pattern 9: GSI1 PK=p#id, SK between dates), newest first.
-func (s *Store) ProductOrders(ctx context.Context, productID, fromDay, toDay string, limit int, cursor string) (Page[OrderItem], error) {
-	from, to := dayRange("", fromDay, toDay)
-	q := querySpec{key: onGSI1.pkAndSKBetween(productKey(productID), from, to), backward: true}
+// ProductOrders are the order lines of a product placed between two
+// instants, inclusive (access pattern 9: GSI1 PK=p#id, SK between the
+// timestamps), newest first.
+func (s *Store) ProductOrders(ctx context.Context, productID string, from, to time.Time, limit int, cursor string) (Page[OrderItem], error) {
+	lo, hi := timeRange(from, to)
+	q := querySpec{key: onGSI1.pkAndSKBetween(productKey(productID), lo, hi), backward: true}
 	return pagedQuery(ctx, s, q, limit, cursor, orderItemRecord.item)
 }
 
@@ -138,19 +139,20 @@ func (s *Store) WarehouseShipments(ctx context.Context, warehouseID string, limi
 	return pagedQuery(ctx, s, q, limit, cursor, shipmentRecord.shipment)
 }
 
-// CustomerInvoices are a customer's invoices between two days, inclusive
-// (access pattern 15: GSI2 PK=c#id, SK between i#d1 and i#d2~).
-func (s *Store) CustomerInvoices(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[Invoice], error) {
-	from, to := dayRange(prefixInvoice, fromDay, toDay)
-	q := querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), from, to), backward: true}
+// CustomerInvoices are a customer's invoices dated between two instants,
+// inclusive (access pattern 15: GSI2 PK=c#id, SK between i#t1 and i#t2~).
+func (s *Store) CustomerInvoices(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (Page[Invoice], error) {
+	lo, hi := datedRange(prefixInvoice, from, to)
+	q := querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), lo, hi), backward: true}
 	return pagedQuery(ctx, s, q, limit, cursor, invoiceRecord.invoice)
 }
 
-// CustomerProducts are the order lines a customer ordered between two days,
-// inclusive (access pattern 16: GSI2 PK=c#id, SK between p#d1 and p#d2~).
-func (s *Store) CustomerProducts(ctx context.Context, customerID, fromDay, toDay string, limit int, cursor string) (Page[OrderItem], error) {
-	from, to := dayRange(prefixProduct, fromDay, toDay)
-	q := querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), from, to), backward: true}
+// CustomerProducts are the order lines a customer ordered between two
+// instants, inclusive (access pattern 16: GSI2 PK=c#id, SK between p#t1
+// and p#t2~).
+func (s *Store) CustomerProducts(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (Page[OrderItem], error) {
+	lo, hi := datedRange(prefixProduct, from, to)
+	q := querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), lo, hi), backward: true}
 	return pagedQuery(ctx, s, q, limit, cursor, orderItemRecord.item)
 }
 

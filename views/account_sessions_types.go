@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // AccountSessionsPage is where a customer is signed in.
 type AccountSessionsPage struct {
@@ -36,10 +39,11 @@ func deviceLabel(s AccountSession) string {
 	return s.Device
 }
 
-// sessionTime is a time on the sessions page, to the minute (UTC).
-func sessionTime(t time.Time) string {
+// sessionTime is a time on the sessions page, to the minute, in the shop's
+// time zone like the customer's orders.
+func sessionTime(ctx context.Context, t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format("2 Jan 2006 15:04 UTC")
+	return zoneTimeLabel(ctx, t)
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -43,11 +44,11 @@ type AdminDiscounts struct {
 
 // discountLastDay is the last day a code works: it expires at the start of
 // the next.
-func discountLastDay(d store.DiscountCode) string {
+func discountLastDay(ctx context.Context, d store.DiscountCode) string {
 	if d.ExpiresAt.IsZero() {
 		return "—"
 	}
-	return adminDay(d.ExpiresAt.Add(-time.Millisecond))
+	return adminDay(ctx, d.ExpiresAt.Add(-time.Millisecond))
 }
 
 func discountValue(d store.DiscountCode) string {

@@ -96,30 +96,6 @@ func adminDate(d time.Time) string {
 	return store.FormatDate(d)
 }
 
-// adminTime is an instant as staff read it, in UTC; "—" when unset.
-func adminTime(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-// adminStamp is an instant in a table column headed "(UTC)", on one line.
-func adminStamp(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02\u00a015:04")
-}
-
-// adminDay is the day of an instant, in UTC.
-func adminDay(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02")
-}
-
 func signed(n int) string {
 	if n > 0 {
 		return "+" + strconv.Itoa(n)

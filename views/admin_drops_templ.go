@@ -115,7 +115,7 @@ func adminPhaseLabel(p DropPhase) string {
 
 // dropZoneTime is an instant in the shop's time zone, for staff.
 func dropZoneTime(t time.Time, loc *time.Location) string {
-	return InZone(t, loc).Format("2006-01-02 15:04 MST")
+	return InZone(t, loc).Format(staffTimeLayout)
 }
 
 // setAsideText is where a product drop's quantity was taken from.
@@ -979,9 +979,9 @@ func AdminDropTicketRows(p AdminDropPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var44 string
-			templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(t.CreatedAt.UTC().Format("2006-01-02 15:04:05.000"))
+			templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(adminMillis(ctx, t.CreatedAt))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_drops.templ`, Line: 281, Col: 75}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_drops.templ`, Line: 281, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 			if templ_7745c5c3_Err != nil {
@@ -1382,7 +1382,7 @@ func AdminDropView(l Layout, p AdminDropPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 106, "<div class=\"table-scroll\"><table class=\"striped compact\" data-testid=\"admin-tickets\"><thead><tr><th>Claimed (UTC)</th><th>Client</th><th>Status</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 106, "<div class=\"table-scroll\"><table class=\"striped compact\" data-testid=\"admin-tickets\"><thead><tr><th>Claimed</th><th>Client</th><th>Status</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

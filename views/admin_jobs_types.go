@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -49,16 +50,16 @@ type AdminJob struct {
 }
 
 // LeaseState says in words where today's lease stands.
-func (j AdminJob) LeaseState() string {
+func (j AdminJob) LeaseState(ctx context.Context) string {
 	switch l := j.Lease; {
 	case l == nil:
 		return "free: no replica has taken today's tick"
 	case l.Done:
 		return "done: today's tick ran to its end (" + l.Owner + ")"
 	case l.ExpiresAt.Before(j.Now):
-		return "free: " + l.Owner + "'s lease ran out at " + adminTime(l.ExpiresAt)
+		return "free: " + l.Owner + "'s lease ran out at " + adminTime(ctx, l.ExpiresAt)
 	default:
-		return "held by " + l.Owner + " until " + adminTime(l.ExpiresAt)
+		return "held by " + l.Owner + " until " + adminTime(ctx, l.ExpiresAt)
 	}
 }
 
@@ -142,16 +143,16 @@ type AdminRunPage struct {
 	Chart        AdminRunChart
 }
 
-// runStarted is when a run started (UTC): the time alone on the day it
-// processed, else the day too.
-func runStarted(r store.JobRun) string {
+// runStarted is when a run started: the time alone on the day it processed
+// (a billing date, a day in the shop's time zone), else the day too.
+func runStarted(ctx context.Context, r store.JobRun) string {
 	if r.StartedAt.IsZero() {
 		return "—"
 	}
-	if adminDay(r.StartedAt) == store.FormatDate(r.Date) {
-		return r.StartedAt.UTC().Format("15:04")
+	if adminDay(ctx, r.StartedAt) == store.FormatDate(r.Date) {
+		return r.StartedAt.In(Zone(ctx)).Format("15:04 MST")
 	}
-	return adminStamp(r.StartedAt)
+	return adminStamp(ctx, r.StartedAt)
 }
 
 // runDuration is how long a run took, as staff read it.

@@ -112,7 +112,7 @@ func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("csv: %v\n%s", err, trim(p.body))
 	}
-	header := "order_id,placed_at,customer_id,status,subtotal,discount,total,currency,lines,ship_to_city,ship_to_country"
+	header := "order_id,placed_at (ISO 8601, UTC),customer_id,status,subtotal,discount,total,currency,lines,ship_to_city,ship_to_country"
 	if strings.Join(records[0], ",") != header {
 		t.Fatalf("header %q", records[0])
 	}

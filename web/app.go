@@ -109,7 +109,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
 	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders(), compressed(),
-		clientAddress(cfg.ProxyHeader, trusted))
+		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()))
 
 	// Machine endpoints: no session, no CSRF.
 	app.Get("/healthz", func(c *fiber.Ctx) error {

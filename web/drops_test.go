@@ -547,7 +547,7 @@ func TestAdminDropCancelVoidsMailsAndExports(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("csv: %d %s %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
 	}
-	if len(records) != 4 || strings.Join(records[0], ",") != "drop_id,drop_title,claimed_at,client,customer_id,status" {
+	if len(records) != 4 || strings.Join(records[0], ",") != "drop_id,drop_title,claimed_at (ISO 8601, UTC),client,customer_id,status" {
 		t.Fatalf("csv: %v", records)
 	}
 	if records[1][3] != adaID || records[1][4] != adaID || records[3][3] != "partner:client-7" || records[3][4] != "" || records[2][5] != "valid" {

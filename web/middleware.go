@@ -29,6 +29,15 @@ import (
 // (Fiber's requestid, keeping it where page.RequestID looks). An id a proxy
 // sent along is kept when it looks like one; anything else is replaced,
 // so a client cannot put a long or odd string into every log line.
+// shopZone gives every page the shop's time zone, in which it shows times
+// (views.Zone).
+func shopZone(loc *time.Location) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.SetUserContext(views.WithZone(c.UserContext(), loc))
+		return c.Next()
+	}
+}
+
 func requestID() fiber.Handler {
 	ids := requestid.New(requestid.Config{
 		Header:     fiber.HeaderXRequestID,
