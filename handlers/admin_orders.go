@@ -95,11 +95,11 @@ func csvText(s string) string {
 	return s
 }
 
-var orderCSVHeader = []string{"order_id", "placed_at", "customer_id", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
+var orderCSVHeader = []string{"order_id", "order_number", "placed_at", "customer_id", "customer_name", "customer_email", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
 
 func orderCSVRecord(o store.Order) []string {
 	return []string{
-		o.ID, o.PlacedAt.UTC().Format(orderCSVStamp), o.CustomerID, string(o.Status),
+		o.ID, o.Number, o.PlacedAt.UTC().Format(orderCSVStamp), o.CustomerID, csvText(o.Buyer.Name), csvText(o.Buyer.Email), string(o.Status),
 		o.Subtotal.Decimal(), o.Discount.Decimal(), o.Total.Decimal(), o.Total.Currency,
 		strconv.Itoa(o.Lines), csvText(o.ShipTo.City), csvText(o.ShipTo.Country),
 	}

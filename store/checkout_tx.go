@@ -68,11 +68,11 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	order := Order{
-		ID: NewID(), Number: s.orderNumbers(), CustomerID: req.CustomerID, PlacedAt: now, Status: OrderPlaced,
+		ID: NewID(), Number: s.orderNumbers(), CustomerID: req.CustomerID, Buyer: req.Buyer, PlacedAt: now, Status: OrderPlaced,
 		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
 		ShipTo: req.ShipTo, Lines: len(q.Items),
 	}
-	invoice := Invoice{ID: NewID(), OrderID: order.ID, CustomerID: req.CustomerID, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
+	invoice := Invoice{ID: NewID(), OrderID: order.ID, CustomerID: req.CustomerID, Buyer: req.Buyer, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
 	if q.Discount != nil {
 		invoice.DiscountCode = q.Discount.Code
 	}
@@ -255,7 +255,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		return nil, nil, err
 	}
 	for _, it := range q.Items {
-		it.OrderID, it.PlacedAt = order.ID, order.PlacedAt
+		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer
 		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
 			return nil, nil, err
 		}

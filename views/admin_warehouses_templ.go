@@ -1367,7 +1367,7 @@ func adminShipmentRow(sh store.Shipment) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = adminStatus(string(sh.Status), "shipment-status").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = adminStatus(shipmentBadge(sh.Status), "shipment-status").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
