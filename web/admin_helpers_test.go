@@ -60,7 +60,7 @@ func (m *orderMaker) place(st *store.Store, customerID string, lines ...store.Ch
 	}
 	o, err := st.Checkout(context.Background(), store.CheckoutRequest{
 		Key: fmt.Sprintf("admin-test-%03d", m.n), CustomerID: customerID, Lines: lines, Card: m.card,
-		Buyer: store.Buyer{Name: buyer.Name, Email: buyer.Email},
+		Buyer:  store.Buyer{Name: buyer.Name, Email: buyer.Email},
 		ShipTo: store.Address{Name: "Ada Lindqvist", Street: "Storgatan", Number: "1", ZipCode: "50330", City: "Borås", Country: "Sweden"},
 	}, m.gateway)
 	if err != nil {
