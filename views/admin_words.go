@@ -87,3 +87,12 @@ func discountKind(k store.DiscountKind) string {
 	}
 	return string(k)
 }
+
+// adjustmentBy names who adjusted stock: their name then, or "staff" for
+// an adjustment from before names were kept.
+func adjustmentBy(a store.StockAdjustment) string {
+	if a.StaffName != "" {
+		return a.StaffName
+	}
+	return "staff"
+}

@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"shop/store/demo"
 )
 
 func TestAdminHomeLinksEverySection(t *testing.T) {
@@ -108,5 +111,11 @@ func TestAdminAdjustsStockInTheRow(t *testing.T) {
 	if reasons.Length() != 2 || reasons.Eq(0).Text() != "Damaged in transit" || reasons.Eq(1).Text() != "Delivery from roaster" {
 		t.Fatalf("adjustments tab shows %q", reasons.Text())
 	}
+	// Who made them, by name.
+	staff, err := s.env.Store.Customer(context.Background(), s.customerID(t, demo.StaffEmail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantText(t, "adjusted by", tab.testid("adjustment-by").First(), staff.Name)
 	wantText(t, "delta", tab.testid("adjustment-delta").Eq(0), "-1")
 }
