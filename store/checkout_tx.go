@@ -114,6 +114,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		}
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 		if err == nil {
+			s.markLowAfter(ctx, q)
 			return order, nil
 		}
 		reasons := cancellationReasons(err)
@@ -163,7 +164,7 @@ func orderOrZero(o *Order) Order {
 // code, and a ticket line's redemption (at most one per order, within the
 // 15 lines). At most 4 + 15 × (1 + 4) + 1 + 2 = 82 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
-	n := 4
+	n := 5 // the key, the order, its number, its invoice, its day's totals
 	for _, it := range q.Items {
 		if it.DropID != "" {
 			n += 2 // its item and the ticket's redemption; no stock taken
@@ -247,6 +248,11 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err := put(newOrderRecord(order, listShards), &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
+	totals, err := s.dayTotalsUpdate(order, listShards)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, roles = append(tx, totals), append(roles, itemRole{})
 	number := orderNumberRecord{PK: orderNumberKey(order.Number), SK: orderNumberKey(order.Number), EntityType: entityOrderNumber, OrderID: order.ID}
 	if err := put(number, &notExists, itemRole{kind: "number"}); err != nil {
 		return nil, nil, err

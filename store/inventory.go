@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -104,6 +105,11 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 	}
 	if err != nil {
 		return StockAdjustment{}, fmt.Errorf("adjust stock: %w", err)
+	}
+	// On or off the low-stock list as the level now stands (a decrease
+	// most likely leaves it low, an increase not).
+	if err := s.markLowStock(ctx, p.ID, w.ID, delta < 0); err != nil {
+		slog.Warn("stock adjusted, its low mark not updated; its next change does", "product", p.ID, "warehouse", w.ID, "err", err)
 	}
 	return adj, nil
 }

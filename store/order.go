@@ -180,10 +180,12 @@ type orderRecord struct {
 	Number     string  `dynamodbav:"Number,omitempty"`
 	BuyerName  string  `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail string  `dynamodbav:"BuyerEmail,omitempty"`
-	GSI1PK     string  `dynamodbav:"GSI1-PK"` // orders#YYYY-MM#shard
-	GSI1SK     string  `dynamodbav:"GSI1-SK"` // date#id
-	GSI2PK     string  `dynamodbav:"GSI2-PK"` // c#customer
-	GSI2SK     string  `dynamodbav:"GSI2-SK"` // o#date
+	AttnPK     string  `dynamodbav:"ATTN-PK,omitempty"` // to-ship#shard, while waiting to ship
+	AttnSK     string  `dynamodbav:"ATTN-SK,omitempty"` // date#id
+	GSI1PK     string  `dynamodbav:"GSI1-PK"`           // orders#YYYY-MM#shard
+	GSI1SK     string  `dynamodbav:"GSI1-SK"`           // date#id
+	GSI2PK     string  `dynamodbav:"GSI2-PK"`           // c#customer
+	GSI2SK     string  `dynamodbav:"GSI2-SK"`           // o#date
 }
 
 func parseTime(s string) time.Time {
@@ -208,7 +210,7 @@ func (r orderRecord) order() Order {
 // newOrderRecord is o's item, listed in its month's orders in the shard of
 // its id (one of listShards).
 func newOrderRecord(o Order, listShards int) orderRecord {
-	return orderRecord{
+	r := orderRecord{
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
@@ -216,6 +218,10 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}
+	if waitsToShip(o.Status) {
+		r.AttnPK, r.AttnSK = toShipKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
+	}
+	return r
 }
 
 type orderItemRecord struct {
