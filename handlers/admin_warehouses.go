@@ -42,10 +42,6 @@ type AdminWarehouses struct {
 	Store WarehouseStore
 }
 
-// Home is the staff console's front page.
-func (h *AdminWarehouses) Home(c *fiber.Ctx) error {
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Staff console", Page: views.AdminHome})
-}
 
 // List shows every warehouse.
 func (h *AdminWarehouses) List(c *fiber.Ctx) error {

@@ -42,6 +42,17 @@ type AdminProductOrders struct {
 type AdminProductPage struct {
 	Product store.Product
 	Form    AdminProductForm
-	Stock   []AdminStockRow
-	Orders  AdminProductOrders
+	Stock    []AdminStockRow
+	LowStock AdminLowStockForm
+	Orders   AdminProductOrders
+}
+
+// AdminLowStockForm sets the level under which a product's stock in a
+// warehouse shows as low.
+type AdminLowStockForm struct {
+	ProductID string
+	At        string
+	Stocked   bool // some warehouse holds it: the threshold lives on its stock
+	Errors    FieldErrors
+	CSRF      string
 }

@@ -17,9 +17,10 @@ func TestAdminHomeLinksEverySection(t *testing.T) {
 	home := s.staff(t).get("/admin")
 	wantStatus(t, "console", home, http.StatusOK)
 	for id, href := range map[string]string{
-		"admin-orders": "/admin/orders", "admin-warehouses": "/admin/warehouses", "admin-products": "/admin/products",
-		"admin-customers": "/admin/customers", "admin-invoices": "/admin/invoices", "admin-giftcards": "/admin/giftcards",
-		"admin-discounts": "/admin/discounts",
+		"nav-orders": "/admin/orders", "nav-warehouses": "/admin/warehouses", "nav-products": "/admin/products",
+		"nav-customers": "/admin/customers", "nav-invoices": "/admin/invoices", "nav-giftcards": "/admin/giftcards",
+		"nav-discounts": "/admin/discounts", "nav-subscriptions": "/admin/subscriptions", "nav-drops": "/admin/drops",
+		"nav-jobs": "/admin/jobs", "nav-outbox": "/admin/outbox", "nav-apikeys": "/admin/api-keys",
 	} {
 		if got, _ := home.testid(id).Attr("href"); got != href {
 			t.Errorf("%s links to %q, want %q", id, got, href)
