@@ -42,7 +42,6 @@ type AdminWarehouses struct {
 	Store WarehouseStore
 }
 
-
 // List shows every warehouse.
 func (h *AdminWarehouses) List(c *fiber.Ctx) error {
 	ws, err := h.Store.Warehouses(c.UserContext())

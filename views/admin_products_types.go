@@ -40,8 +40,8 @@ type AdminProductOrders struct {
 // AdminProductPage is a product's staff page: the edit form, its stock in
 // every warehouse and its orders.
 type AdminProductPage struct {
-	Product store.Product
-	Form    AdminProductForm
+	Product  store.Product
+	Form     AdminProductForm
 	Stock    []AdminStockRow
 	LowStock AdminLowStockForm
 	Orders   AdminProductOrders
