@@ -107,12 +107,12 @@ func csvText(s string) string {
 }
 
 func orderCSVHeader(loc *time.Location) []string {
-	return []string{"order_id", csvTimeColumn("placed_at", loc), "customer_id", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
+	return []string{"order_id", "order_number", csvTimeColumn("placed_at", loc), "customer_id", "customer_name", "customer_email", "status", "subtotal", "discount", "total", "currency", "lines", "ship_to_city", "ship_to_country"}
 }
 
 func orderCSVRecord(o store.Order, loc *time.Location) []string {
 	return []string{
-		o.ID, o.PlacedAt.In(loc).Format(orderCSVStamp), o.CustomerID, string(o.Status),
+		o.ID, o.Number, o.PlacedAt.In(loc).Format(orderCSVStamp), o.CustomerID, csvText(o.Buyer.Name), csvText(o.Buyer.Email), string(o.Status),
 		o.Subtotal.Decimal(), o.Discount.Decimal(), o.Total.Decimal(), o.Total.Currency,
 		strconv.Itoa(o.Lines), csvText(o.ShipTo.City), csvText(o.ShipTo.Country),
 	}

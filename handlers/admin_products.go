@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,6 +30,7 @@ type AdminProductStore interface {
 	CreateProduct(ctx context.Context, p store.Product) (store.Product, error)
 	UpdateProduct(ctx context.Context, p store.Product) error
 	ProductOrders(ctx context.Context, productID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
+	SetLowStockAt(ctx context.Context, productID string, at int) error
 }
 
 const (
@@ -220,7 +223,45 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 		}
 		data.Stock = append(data.Stock, row)
 	}
+	data.LowStock = views.AdminLowStockForm{ProductID: p.ID, CSRF: csrf, Stocked: len(stock) > 0, Errors: views.FieldErrors{},
+		At: strconv.Itoa(store.DefaultLowStockAt)}
+	if len(stock) > 0 {
+		data.LowStock.At = strconv.Itoa(stock[0].LowStockAt())
+	}
 	return data, nil
+}
+
+// LowStock sets the level under which the product's stock shows as low on
+// the console's home.
+func (h *AdminProducts) LowStock(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That product")
+	if err != nil {
+		return err
+	}
+	typed := strings.TrimSpace(c.FormValue("low_stock_at"))
+	at, err := strconv.Atoi(typed)
+	if err == nil {
+		err = h.Store.SetLowStockAt(c.UserContext(), id, at)
+	}
+	var msg string
+	switch {
+	case err == nil:
+		page.Flash(c, views.FlashSuccess, fmt.Sprintf("Stock of this product now shows as low under %d in a warehouse.", at))
+		return page.Redirect(c, paths.AdminProduct(id)+"#stock")
+	case errors.Is(err, store.ErrNotFound):
+		msg = "No warehouse holds this product yet: add stock first."
+	case errors.Is(err, store.ErrBadLowStockAt), errors.Is(err, strconv.ErrSyntax), errors.Is(err, strconv.ErrRange):
+		msg = "Enter a whole number from 1 to 1,000,000."
+	default:
+		return err
+	}
+	data, err := h.productPage(c, id)
+	if err != nil {
+		return err
+	}
+	data.LowStock.At, data.LowStock.Errors["low_stock_at"] = typed, msg
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: data.Product.Name, Page: page.Full(views.AdminProductView, data),
+		Partial: views.AdminLowStockFormView(data.LowStock)})
 }
 
 // Show is a product's staff page. htmx asks for the orders section (the

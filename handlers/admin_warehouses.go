@@ -26,7 +26,7 @@ type WarehouseStore interface {
 	StockAdjustments(ctx context.Context, warehouseID string, limit int, cursor string) (store.Page[store.StockAdjustment], error)
 	Product(ctx context.Context, id string) (store.Product, error)
 	ProductStock(ctx context.Context, productID string) ([]store.StockLevel, error)
-	AdjustStock(ctx context.Context, p store.Product, w store.Warehouse, delta int, reason, staffID string) (store.StockAdjustment, error)
+	AdjustStock(ctx context.Context, p store.Product, w store.Warehouse, delta int, reason string, by store.Customer) (store.StockAdjustment, error)
 }
 
 const (
@@ -40,11 +40,6 @@ const (
 // AdminWarehouses serves /admin/warehouses.
 type AdminWarehouses struct {
 	Store WarehouseStore
-}
-
-// Home is the staff console's front page.
-func (h *AdminWarehouses) Home(c *fiber.Ctx) error {
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Staff console", Page: views.AdminHome})
 }
 
 // List shows every warehouse.
@@ -193,7 +188,11 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 	}
 
 	if !row.Errors.Any() {
-		_, err := h.Store.AdjustStock(c.UserContext(), p, w, delta, reason, page.Viewer(c).ID)
+		by, ok := page.StaffMember(c) // the adjustment is recorded under their name
+		if !ok {
+			return page.Forbidden("Only staff adjust stock.")
+		}
+		_, err := h.Store.AdjustStock(c.UserContext(), p, w, delta, reason, by)
 		var short *store.StockShortError
 		switch {
 		case errors.As(err, &short):

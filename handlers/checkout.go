@@ -25,6 +25,7 @@ type CheckoutStore interface {
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
 	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
 }
 
 // Checkout serves /checkout: the address, the codes, the card, and placing
@@ -301,6 +302,13 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		}
 	}
 	if !f.Errors.Any() {
+		// The order keeps the buyer's name and email as they are now (one
+		// read, only when an order is placed), for staff lists and invoices.
+		buyer, err := h.Store.Customer(ctx, req.CustomerID)
+		if err != nil {
+			return err
+		}
+		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email}
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {
 			page.Flash(c, views.FlashSuccess, "Thank you! Your order is placed.")

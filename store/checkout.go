@@ -29,6 +29,7 @@ type CheckoutLine struct {
 type CheckoutRequest struct {
 	Key          string // idempotency key from the checkout form
 	CustomerID   string
+	Buyer        Buyer  // the customer's name and email, kept on the order
 	CartOwner    string // the cart to empty with the order; "" for none
 	Lines        []CheckoutLine
 	ShipTo       Address

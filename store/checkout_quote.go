@@ -24,6 +24,16 @@ type Quote struct {
 	Tender   Tender
 	Discount *DiscountCode
 	GiftCard *GiftCard
+	// taken are the stock levels the order takes from, and whether each
+	// is left under its threshold as read: the checkout then puts them on
+	// or off the low-stock list.
+	taken []stockTaken
+}
+
+// stockTaken is one product's stock in one warehouse an order takes from.
+type stockTaken struct {
+	productID, warehouseID string
+	leftLow                bool
 }
 
 // CodeError is a problem with a discount code or gift card, by field.
@@ -167,6 +177,13 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 			}
 		} else {
 			it.Allocations, allocations = allocations[0], allocations[1:]
+			for _, a := range it.Allocations {
+				low := true
+				if at := slices.IndexFunc(stock[i], func(l StockLevel) bool { return l.WarehouseID == a.WarehouseID }); at >= 0 {
+					low = stock[i][at].Quantity-a.Quantity < stock[i][at].LowStockAt()
+				}
+				q.taken = append(q.taken, stockTaken{l.ProductID, a.WarehouseID, low})
+			}
 		}
 		q.Items = append(q.Items, it)
 	}

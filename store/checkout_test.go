@@ -435,7 +435,7 @@ func TestStockAdjustmentRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := f.env.Store.AdjustStock(ctx, p, w, -1, "damaged", "staff")
+			_, err := f.env.Store.AdjustStock(ctx, p, w, -1, "damaged", stocktaker)
 			switch {
 			case err == nil:
 				mu.Lock()
@@ -456,7 +456,7 @@ func TestStockAdjustmentRace(t *testing.T) {
 	}
 	// An increase creates the stock level where there was none.
 	w2, _ := f.env.Store.Warehouse(ctx, "w2")
-	if _, err := f.env.Store.AdjustStock(ctx, p, w2, 7, "delivery", "staff"); err != nil || f.stockOf(t, "p") != 7 {
+	if _, err := f.env.Store.AdjustStock(ctx, p, w2, 7, "delivery", stocktaker); err != nil || f.stockOf(t, "p") != 7 {
 		t.Fatalf("restock: %v, stock %d", err, f.stockOf(t, "p"))
 	}
 }

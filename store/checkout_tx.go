@@ -68,11 +68,11 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	order := Order{
-		ID: NewID(), Number: s.orderNumbers(), CustomerID: req.CustomerID, PlacedAt: now, Status: OrderPlaced,
+		ID: NewID(), Number: s.orderNumbers(), CustomerID: req.CustomerID, Buyer: req.Buyer, PlacedAt: now, Status: OrderPlaced,
 		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
 		ShipTo: req.ShipTo, Lines: len(q.Items),
 	}
-	invoice := Invoice{ID: NewID(), OrderID: order.ID, CustomerID: req.CustomerID, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
+	invoice := Invoice{ID: NewID(), OrderID: order.ID, CustomerID: req.CustomerID, Buyer: req.Buyer, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
 	if q.Discount != nil {
 		invoice.DiscountCode = q.Discount.Code
 	}
@@ -114,6 +114,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		}
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 		if err == nil {
+			s.markLowAfter(ctx, q)
 			return order, nil
 		}
 		reasons := cancellationReasons(err)
@@ -163,7 +164,7 @@ func orderOrZero(o *Order) Order {
 // code, and a ticket line's redemption (at most one per order, within the
 // 15 lines). At most 4 + 15 × (1 + 4) + 1 + 2 = 82 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
-	n := 4
+	n := 5 // the key, the order, its number, its invoice, its day's totals
 	for _, it := range q.Items {
 		if it.DropID != "" {
 			n += 2 // its item and the ticket's redemption; no stock taken
@@ -247,6 +248,11 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err := put(newOrderRecord(order, listShards), &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
+	totals, err := s.dayTotalsUpdate(order, listShards)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, roles = append(tx, totals), append(roles, itemRole{})
 	number := orderNumberRecord{PK: orderNumberKey(order.Number), SK: orderNumberKey(order.Number), EntityType: entityOrderNumber, OrderID: order.ID}
 	if err := put(number, &notExists, itemRole{kind: "number"}); err != nil {
 		return nil, nil, err
@@ -255,7 +261,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		return nil, nil, err
 	}
 	for _, it := range q.Items {
-		it.OrderID, it.PlacedAt = order.ID, order.PlacedAt
+		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer
 		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
 			return nil, nil, err
 		}

@@ -60,6 +60,9 @@ type Customer struct {
 	LastSignInAddress string
 }
 
+// Buyer is the customer's name and email, as an order keeps them.
+func (c Customer) Buyer() Buyer { return Buyer{Name: c.Name, Email: c.Email} }
+
 // NewCustomer is what sign-up collects; the password is already hashed.
 type NewCustomer struct {
 	Email        string

@@ -83,7 +83,7 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 		}
 		out = append(out, *sh)
 	}
-	statusUpdate, err := s.orderStatusUpdate(orderID, d.Order.CustomerID, OrderPlaced, OrderShipping)
+	statusUpdate, err := s.orderStatusUpdate(ctx, d.Order, OrderShipping)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +101,22 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 	return out, nil
 }
 
-func (s *Store) orderStatusUpdate(orderID, customerID string, from, to OrderStatus) (types.TransactWriteItem, error) {
-	return s.txUpdate(orderKey(orderID), customerKey(customerID), expression.Set(expression.Name("Status"), expression.Value(string(to))),
-		expression.Name("Status").Equal(expression.Value(string(from))))
+// orderStatusUpdate moves an order from one status to another, on or off
+// the to-ship list with it.
+func (s *Store) orderStatusUpdate(ctx context.Context, o Order, to OrderStatus) (types.TransactWriteItem, error) {
+	upd := expression.Set(expression.Name("Status"), expression.Value(string(to)))
+	if waitsToShip(to) {
+		shards, err := s.lists.count(ctx, s)
+		if err != nil {
+			return types.TransactWriteItem{}, err
+		}
+		upd = upd.Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shardOf(o.ID, shards)))).
+			Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID)))
+	} else {
+		upd = upd.Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
+	}
+	return s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd,
+		expression.Name("Status").Equal(expression.Value(string(o.Status))))
 }
 
 // AdvanceShipment moves a shipment to shipped or delivered, and the order
@@ -171,7 +184,7 @@ func (s *Store) AdvanceShipment(ctx context.Context, orderID, shipmentID string,
 		next = OrderDelivered
 	}
 	if next != d.Order.Status {
-		u, err := s.orderStatusUpdate(orderID, d.Order.CustomerID, d.Order.Status, next)
+		u, err := s.orderStatusUpdate(ctx, d.Order, next)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,6 +23,7 @@ type StockAdjustment struct {
 	Delta       int
 	Reason      string
 	StaffID     string
+	StaffName   string // as the staff member was named then
 	At          time.Time
 }
 
@@ -34,13 +36,14 @@ type adjustmentRecord struct {
 	Delta       int    `dynamodbav:"Delta"`
 	Reason      string `dynamodbav:"Reason"`
 	StaffID     string `dynamodbav:"StaffID"`
+	StaffName   string `dynamodbav:"StaffName,omitempty"`
 	At          string `dynamodbav:"At"`
 }
 
 func (r adjustmentRecord) adjustment() StockAdjustment {
 	return StockAdjustment{
 		ID: r.SK, WarehouseID: trimPrefix(r.PK, prefixWarehouse), ProductID: r.ProductID, ProductName: r.ProductName,
-		Delta: r.Delta, Reason: r.Reason, StaffID: r.StaffID, At: parseTime(r.At),
+		Delta: r.Delta, Reason: r.Reason, StaffID: r.StaffID, StaffName: r.StaffName, At: parseTime(r.At),
 	}
 }
 
@@ -48,14 +51,14 @@ func (r adjustmentRecord) adjustment() StockAdjustment {
 // why, in one transaction. Stock never goes below zero: a decrease is
 // conditioned on enough stock (ErrInsufficientStock). An increase creates
 // the stock level if the warehouse did not hold the product yet.
-func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta int, reason, staffID string) (StockAdjustment, error) {
+func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta int, reason string, by Customer) (StockAdjustment, error) {
 	if delta == 0 {
 		return StockAdjustment{}, errors.New("a stock adjustment changes the stock")
 	}
 	defer s.forgetStock(p.ID)
 	now := s.now().UTC().Truncate(time.Millisecond)
 	adj := StockAdjustment{ID: adjustmentKey(now, NewID()), WarehouseID: w.ID, ProductID: p.ID,
-		ProductName: p.Name, Delta: delta, Reason: reason, StaffID: staffID, At: now}
+		ProductName: p.Name, Delta: delta, Reason: reason, StaffID: by.ID, StaffName: by.Buyer().Label(by.ID), At: now}
 	update := expression.Set(expression.Name("Quantity"),
 		expression.Plus(expression.IfNotExists(expression.Name("Quantity"), expression.Value(0)), expression.Value(delta))).
 		Set(expression.Name("EntityType"), expression.Value(entityWarehouseItem)).
@@ -74,7 +77,7 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 	}
 	log, err := attributevalue.MarshalMap(adjustmentRecord{
 		PK: warehouseKey(w.ID), SK: adj.ID, EntityType: entityAdjustment, ProductID: p.ID, ProductName: p.Name,
-		Delta: delta, Reason: reason, StaffID: staffID, At: timestamp(now),
+		Delta: delta, Reason: reason, StaffID: adj.StaffID, StaffName: adj.StaffName, At: timestamp(now),
 	})
 	if err != nil {
 		return StockAdjustment{}, err
@@ -102,6 +105,11 @@ func (s *Store) AdjustStock(ctx context.Context, p Product, w Warehouse, delta i
 	}
 	if err != nil {
 		return StockAdjustment{}, fmt.Errorf("adjust stock: %w", err)
+	}
+	// On or off the low-stock list as the level now stands (a decrease
+	// most likely leaves it low, an increase not).
+	if err := s.markLowStock(ctx, p.ID, w.ID, delta < 0); err != nil {
+		slog.Warn("stock adjusted, its low mark not updated; its next change does", "product", p.ID, "warehouse", w.ID, "err", err)
 	}
 	return adj, nil
 }

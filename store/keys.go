@@ -116,6 +116,7 @@ const (
 	entityLimit         = "limit"
 	entityMeta          = "meta"
 	entityOrder         = "order"
+	entityDayTotals     = "day-totals"
 	entityOrderNumber   = "orderNumber"
 	entityOrderItem     = "orderItem"
 	entityInvoice       = "invoice"
@@ -432,3 +433,19 @@ func trimPrefix(key, prefix string) string {
 	}
 	return key[len(prefix):]
 }
+
+// What needs staff, in the sparse Attention index: an order waiting to
+// ship sits in its list shard, oldest first; a stock level under its
+// threshold in one partition (there are few), by product and warehouse.
+func toShipKey(shard int) string { return shardKey("to-ship", shard) }
+
+const lowStockList = "low-stock"
+
+func lowStockSortKey(productID, warehouseID string) string {
+	return productKey(productID) + warehouseKey(warehouseID)
+}
+
+// A day's order totals, the day in the shop's zone, in each list shard:
+// every order adds to one shard's item, so a busy day has no hot item.
+func dayTotalsKey(shard int) string      { return shardKey("day-totals", shard) }
+func dayTotalsSortKey(day string) string { return "day#" + day }

@@ -15,11 +15,32 @@ const (
 	OrderDelivered OrderStatus = "delivered"
 )
 
+// Buyer is who placed an order, as they were at checkout. The order, its
+// items and its invoice keep a copy (as they keep the address), so staff
+// lists name the customer without reading each customer's record.
+type Buyer struct {
+	Name  string
+	Email string
+}
+
+// Label names the buyer for staff: the name, else the email, else the
+// customer id (an order placed before orders kept their buyer).
+func (b Buyer) Label(customerID string) string {
+	switch {
+	case b.Name != "":
+		return b.Name
+	case b.Email != "":
+		return b.Email
+	}
+	return customerID
+}
+
 // Order is one checkout of a customer.
 type Order struct {
 	ID         string
 	Number     string // "FF-7K3Q92"; "" for an order from before numbers
 	CustomerID string
+	Buyer      Buyer
 	PlacedAt   time.Time
 	Status     OrderStatus
 	Subtotal   Money
@@ -39,6 +60,7 @@ type Allocation struct {
 type OrderItem struct {
 	OrderID     string
 	CustomerID  string
+	Buyer       Buyer
 	ProductID   string
 	ProductName string
 	Price       Money // per unit
@@ -86,6 +108,7 @@ type Invoice struct {
 	ID           string
 	OrderID      string
 	CustomerID   string
+	Buyer        Buyer
 	Date         time.Time
 	Amount       Money
 	Discount     Money
@@ -155,10 +178,14 @@ type orderRecord struct {
 	ShipTo     Address `dynamodbav:"ShipTo"`
 	Lines      int     `dynamodbav:"Lines"`
 	Number     string  `dynamodbav:"Number,omitempty"`
-	GSI1PK     string  `dynamodbav:"GSI1-PK"` // orders#YYYY-MM#shard
-	GSI1SK     string  `dynamodbav:"GSI1-SK"` // date#id
-	GSI2PK     string  `dynamodbav:"GSI2-PK"` // c#customer
-	GSI2SK     string  `dynamodbav:"GSI2-SK"` // o#date
+	BuyerName  string  `dynamodbav:"BuyerName,omitempty"`
+	BuyerEmail string  `dynamodbav:"BuyerEmail,omitempty"`
+	AttnPK     string  `dynamodbav:"ATTN-PK,omitempty"` // to-ship#shard, while waiting to ship
+	AttnSK     string  `dynamodbav:"ATTN-SK,omitempty"` // date#id
+	GSI1PK     string  `dynamodbav:"GSI1-PK"`           // orders#YYYY-MM#shard
+	GSI1SK     string  `dynamodbav:"GSI1-SK"`           // date#id
+	GSI2PK     string  `dynamodbav:"GSI2-PK"`           // c#customer
+	GSI2SK     string  `dynamodbav:"GSI2-SK"`           // o#date
 }
 
 func parseTime(s string) time.Time {
@@ -176,21 +203,25 @@ func (r orderRecord) order() Order {
 		ID: trimPrefix(r.PK, prefixOrder), Number: r.Number, CustomerID: trimPrefix(r.SK, prefixCustomer),
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
-		ShipTo: r.ShipTo, Lines: r.Lines,
+		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
 	}
 }
 
 // newOrderRecord is o's item, listed in its month's orders in the shard of
 // its id (one of listShards).
 func newOrderRecord(o Order, listShards int) orderRecord {
-	return orderRecord{
+	r := orderRecord{
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
-		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number,
+		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}
+	if waitsToShip(o.Status) {
+		r.AttnPK, r.AttnSK = toShipKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
+	}
+	return r
 }
 
 type orderItemRecord struct {
@@ -205,10 +236,12 @@ type orderItemRecord struct {
 	CustomerID  string       `dynamodbav:"CustomerID"`
 	Allocations []Allocation `dynamodbav:"Allocations"`
 	DropID      string       `dynamodbav:"DropID,omitempty"` // bought with this drop's ticket
-	GSI1PK      string       `dynamodbav:"GSI1-PK"`          // p#product
-	GSI1SK      string       `dynamodbav:"GSI1-SK"`          // date
-	GSI2PK      string       `dynamodbav:"GSI2-PK"`          // c#customer
-	GSI2SK      string       `dynamodbav:"GSI2-SK"`          // p#date
+	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
+	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
+	GSI1PK      string       `dynamodbav:"GSI1-PK"` // p#product
+	GSI1SK      string       `dynamodbav:"GSI1-SK"` // date
+	GSI2PK      string       `dynamodbav:"GSI2-PK"` // c#customer
+	GSI2SK      string       `dynamodbav:"GSI2-SK"` // p#date
 }
 
 func (r orderItemRecord) item() OrderItem {
@@ -216,6 +249,7 @@ func (r orderItemRecord) item() OrderItem {
 		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
 		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
 		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID,
+		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
 	}
 }
 
@@ -224,6 +258,7 @@ func newOrderItemRecord(i OrderItem) orderItemRecord {
 		PK: orderKey(i.OrderID), SK: orderItemSortKey(i.ProductID, i.DropID), EntityType: entityOrderItem,
 		ProductName: i.ProductName, Price: i.Price.Amount, Currency: i.Price.Currency, Quantity: i.Quantity,
 		Date: timestamp(i.PlacedAt), CustomerID: i.CustomerID, Allocations: i.Allocations, DropID: i.DropID,
+		BuyerName: i.Buyer.Name, BuyerEmail: i.Buyer.Email,
 		GSI1PK: productKey(i.ProductID), GSI1SK: timestamp(i.PlacedAt),
 		GSI2PK: customerKey(i.CustomerID), GSI2SK: datedKey(prefixProduct, i.PlacedAt),
 	}
@@ -245,6 +280,8 @@ type invoiceRecord struct {
 	DiscountCode string `dynamodbav:"DiscountCode,omitempty"`
 	Currency     string `dynamodbav:"Currency"`
 	CustomerID   string `dynamodbav:"CustomerID"`
+	BuyerName    string `dynamodbav:"BuyerName,omitempty"`
+	BuyerEmail   string `dynamodbav:"BuyerEmail,omitempty"`
 	Detail       struct {
 		Payments []paymentRecord `dynamodbav:"Payments"`
 	} `dynamodbav:"Detail"`
@@ -258,7 +295,7 @@ func (r invoiceRecord) invoice() Invoice {
 	inv := Invoice{
 		ID: trimPrefix(r.SK, prefixInvoice), OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID,
 		Date: parseTime(r.Date), Amount: Money{r.Amount, r.Currency}, Discount: Money{r.Discount, r.Currency},
-		DiscountCode: r.DiscountCode,
+		DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
 	}
 	for _, p := range r.Detail.Payments {
 		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference})
@@ -270,7 +307,7 @@ func newInvoiceRecord(inv Invoice) invoiceRecord {
 	r := invoiceRecord{
 		PK: orderKey(inv.OrderID), SK: invoiceKey(inv.ID), EntityType: entityInvoice,
 		Date: timestamp(inv.Date), Amount: inv.Amount.Amount, Discount: inv.Discount.Amount, DiscountCode: inv.DiscountCode,
-		Currency: inv.Amount.Currency, CustomerID: inv.CustomerID,
+		Currency: inv.Amount.Currency, CustomerID: inv.CustomerID, BuyerName: inv.Buyer.Name, BuyerEmail: inv.Buyer.Email,
 		GSI1PK: invoiceKey(inv.ID), GSI1SK: invoiceKey(inv.ID),
 		GSI2PK: customerKey(inv.CustomerID), GSI2SK: datedKey(prefixInvoice, inv.Date),
 	}

@@ -93,7 +93,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		{"discount code by code", 1, func() error { _, err := st.DiscountCode(ctx, "REQTEN"); return err }},
 		{"discount code list", 1, func() error { _, err := st.DiscountCodes(ctx, 20, ""); return err }},
 		{"stock adjustment with its reason", 1, func() error {
-			_, err := st.AdjustStock(ctx, product, warehouse, 3, "counted again", "staff-1")
+			_, err := st.AdjustStock(ctx, product, warehouse, 3, "counted again", stocktaker)
 			return err
 		}},
 		{"a warehouse's stock adjustments", 1, func() error { _, err := st.StockAdjustments(ctx, "gbg", 20, ""); return err }},

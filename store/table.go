@@ -22,6 +22,12 @@ const (
 	attrRemSK         = "REM-SK"
 	attrPayPK         = "PAY-PK"
 	attrPaySK         = "PAY-SK"
+	// The attention index is sparse: only what needs staff now carries its
+	// keys (an order waiting to ship, a stock level under its product's
+	// threshold), so the console's dashboard queries it instead of scanning.
+	indexAttention = "Attention"
+	attrAttnPK     = "ATTN-PK"
+	attrAttnSK     = "ATTN-SK"
 )
 
 func tableIndexes() []types.GlobalSecondaryIndex {
@@ -44,6 +50,7 @@ func tableIndexes() []types.GlobalSecondaryIndex {
 		idx(indexGSI2, attrGSI2PK, attrGSI2SK, all),
 		idx(indexRemindersDue, attrRemPK, attrRemSK, billing),
 		idx(indexPaymentsDue, attrPayPK, attrPaySK, billing),
+		idx(indexAttention, attrAttnPK, attrAttnSK, all),
 	}
 }
 
@@ -55,7 +62,7 @@ func attributeDefinitions(names ...string) []types.AttributeDefinition {
 	return defs
 }
 
-var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK}
+var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK, attrAttnPK, attrAttnSK}
 
 // Migrate creates the table with its indexes and TTL, or adds what an older
 // table lacks, and moves items of an older shape to the keys the code reads

@@ -36,7 +36,21 @@ type StockLevel struct {
 	WarehouseName string
 	City          string
 	Quantity      int
+	// LowAt is the level under which this stock counts as low (0: the
+	// default, DefaultLowStockAt).
+	LowAt int
 }
+
+// LowStockAt is the level under which the stock counts as low.
+func (l StockLevel) LowStockAt() int {
+	if l.LowAt > 0 {
+		return l.LowAt
+	}
+	return DefaultLowStockAt
+}
+
+// Low says whether the stock is under its threshold.
+func (l StockLevel) Low() bool { return l.Quantity < l.LowStockAt() }
 
 // TotalStock is how many of a product its stock levels hold together (a
 // level below zero, which the conditional writes never leave, counts none).
@@ -71,15 +85,18 @@ type warehouseItemRecord struct {
 	ProductName   string `dynamodbav:"ProductName"`
 	WarehouseName string `dynamodbav:"WarehouseName"`
 	City          string `dynamodbav:"City"`
-	GSI2PK        string `dynamodbav:"GSI2-PK"` // w#warehouse
-	GSI2SK        string `dynamodbav:"GSI2-SK"` // p#product
+	LowAt         int    `dynamodbav:"LowAt,omitempty"`
+	AttnPK        string `dynamodbav:"ATTN-PK,omitempty"` // low-stock, while under LowAt
+	AttnSK        string `dynamodbav:"ATTN-SK,omitempty"` // p#product w#warehouse
+	GSI2PK        string `dynamodbav:"GSI2-PK"`           // w#warehouse
+	GSI2SK        string `dynamodbav:"GSI2-SK"`           // p#product
 }
 
 func (r warehouseItemRecord) stockLevel() StockLevel {
 	return StockLevel{
 		ProductID: trimPrefix(r.PK, prefixProduct), ProductName: r.ProductName,
 		WarehouseID: trimPrefix(r.SK, prefixWarehouse), WarehouseName: r.WarehouseName, City: r.City,
-		Quantity: r.Quantity,
+		Quantity: r.Quantity, LowAt: r.LowAt,
 	}
 }
 
@@ -99,11 +116,15 @@ func (s *Store) PutWarehouse(ctx context.Context, w Warehouse) error {
 // PutStockLevel sets a warehouse's stock of a product outright (seed data,
 // imports); sales and adjustments change it conditionally instead.
 func (s *Store) PutStockLevel(ctx context.Context, l StockLevel) error {
-	err := s.putItem(ctx, warehouseItemRecord{
+	rec := warehouseItemRecord{
 		PK: productKey(l.ProductID), SK: warehouseKey(l.WarehouseID), EntityType: entityWarehouseItem,
-		Quantity: l.Quantity, ProductName: l.ProductName, WarehouseName: l.WarehouseName, City: l.City,
+		Quantity: l.Quantity, ProductName: l.ProductName, WarehouseName: l.WarehouseName, City: l.City, LowAt: l.LowAt,
 		GSI2PK: warehouseKey(l.WarehouseID), GSI2SK: productKey(l.ProductID),
-	})
+	}
+	if l.Low() {
+		rec.AttnPK, rec.AttnSK = lowStockList, lowStockSortKey(l.ProductID, l.WarehouseID)
+	}
+	err := s.putItem(ctx, rec)
 	if err != nil {
 		return fmt.Errorf("put stock of %s in %s: %w", l.ProductID, l.WarehouseID, err)
 	}

@@ -12,6 +12,9 @@ import (
 // The shop window answers a page from memory while it is fresh, loads a
 // cold key once however many ask at once, and drops what this replica
 // changed at once; another replica's change shows when the copy expires.
+// stocktaker is the staff member the tests' stock adjustments are made by.
+var stocktaker = store.Customer{ID: "staff-1", Name: "Stina Lager", Email: "stina@fikafield.example", Role: store.RoleStaff}
+
 func TestWindowCachesLoadsOnceAndForgetsWhatChanged(t *testing.T) {
 	t.Parallel()
 	clock := storetest.NewClock(time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC), 0)
@@ -52,7 +55,7 @@ func TestWindowCachesLoadsOnceAndForgetsWhatChanged(t *testing.T) {
 	env.Costs(t, "a warm product page", 0, func() { stockOf(win) })
 
 	// A stock adjustment here shows at once.
-	if _, err := st.AdjustStock(ctx, p, w, -2, "broken bag", "staff"); err != nil {
+	if _, err := st.AdjustStock(ctx, p, w, -2, "broken bag", stocktaker); err != nil {
 		t.Fatal(err)
 	}
 	if got := stockOf(win); got != 3 {
@@ -60,7 +63,7 @@ func TestWindowCachesLoadsOnceAndForgetsWhatChanged(t *testing.T) {
 	}
 	// One on another replica shows once the second has passed.
 	replica := store.New(env.Client, env.Table, store.WithClock(clock.Now))
-	if _, err := replica.AdjustStock(ctx, p, w, -1, "sample", "staff"); err != nil {
+	if _, err := replica.AdjustStock(ctx, p, w, -1, "sample", stocktaker); err != nil {
 		t.Fatal(err)
 	}
 	if got := stockOf(win); got != 3 {

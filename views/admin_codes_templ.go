@@ -468,9 +468,9 @@ func AdminDiscountRows(p AdminDiscounts) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var19 string
-			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(string(d.Kind))
+			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(discountKind(d.Kind))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_codes.templ`, Line: 95, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_codes.templ`, Line: 95, Col: 29}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -532,7 +532,7 @@ func AdminDiscountRows(p AdminDiscounts) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminStatus(discountState(d, p.Now), "discount-state").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = adminStatus(wordsBadge(discountState(d, p.Now)), "discount-state").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -661,7 +661,7 @@ func adminSubscriptionCells(s store.Subscription) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = adminStatus(s.Status.Label(), "subscription-status").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = adminStatus(wordsBadge(s.Status.Label()), "subscription-status").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

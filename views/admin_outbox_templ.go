@@ -133,7 +133,7 @@ func AdminOutboxRows(p AdminOutboxPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminStatus(string(m.Status), "mail-status").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = adminStatus(mailBadge(m.Status), "mail-status").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -308,7 +308,7 @@ func AdminMailView(l Layout, p AdminMailPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminStatus(string(p.Mail.Status), "mail-page-status").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = adminStatus(mailBadge(p.Mail.Status), "mail-page-status").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

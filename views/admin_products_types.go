@@ -40,8 +40,19 @@ type AdminProductOrders struct {
 // AdminProductPage is a product's staff page: the edit form, its stock in
 // every warehouse and its orders.
 type AdminProductPage struct {
-	Product store.Product
-	Form    AdminProductForm
-	Stock   []AdminStockRow
-	Orders  AdminProductOrders
+	Product  store.Product
+	Form     AdminProductForm
+	Stock    []AdminStockRow
+	LowStock AdminLowStockForm
+	Orders   AdminProductOrders
+}
+
+// AdminLowStockForm sets the level under which a product's stock in a
+// warehouse shows as low.
+type AdminLowStockForm struct {
+	ProductID string
+	At        string
+	Stocked   bool // some warehouse holds it: the threshold lives on its stock
+	Errors    FieldErrors
+	CSRF      string
 }

@@ -76,7 +76,7 @@ func AdminShipmentView(l Layout, p AdminShipmentPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminStatus(string(p.Shipment.Status), "shipment-status").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = adminStatus(shipmentBadge(p.Shipment.Status), "shipment-status").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -72,7 +72,7 @@ func TestAdminGiftCardsAndDiscountCodes(t *testing.T) {
 	row := d.doc.Find(`[data-testid="discount-row"][data-code="SUMMER-25"]`)
 	wantText(t, "percent", row.Find(`[data-testid="discount-value"]`), "25 %")
 	wantText(t, "uses", row.Find(`[data-testid="discount-uses"]`), "0 / 100")
-	wantText(t, "state", row.Find(`[data-testid="discount-state"]`), "active")
+	wantText(t, "state", row.Find(`[data-testid="discount-state"]`), "Active")
 	wantText(t, "fixed", d.doc.Find(`[data-testid="discount-row"][data-code="FIVEOFF"] [data-testid="discount-value"]`), "€5.00")
 	code, err := s.env.Store.DiscountCode(context.Background(), "SUMMER-25")
 	if err != nil || code.Percent != 25 || code.UsageLimit != 100 || !code.ExpiresAt.Equal(time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 2)) {

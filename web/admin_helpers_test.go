@@ -53,8 +53,14 @@ func newOrderMaker(t *testing.T, ledger payment.Ledger) *orderMaker {
 func (m *orderMaker) place(st *store.Store, customerID string, lines ...store.CheckoutLine) store.Order {
 	m.t.Helper()
 	m.n++
+	// As the checkout handler does: the order keeps the buyer as they are.
+	buyer, err := st.Customer(context.Background(), customerID)
+	if err != nil {
+		m.t.Fatal(err)
+	}
 	o, err := st.Checkout(context.Background(), store.CheckoutRequest{
 		Key: fmt.Sprintf("admin-test-%03d", m.n), CustomerID: customerID, Lines: lines, Card: m.card,
+		Buyer:  store.Buyer{Name: buyer.Name, Email: buyer.Email},
 		ShipTo: store.Address{Name: "Ada Lindqvist", Street: "Storgatan", Number: "1", ZipCode: "50330", City: "Borås", Country: "Sweden"},
 	}, m.gateway)
 	if err != nil {

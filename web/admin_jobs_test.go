@@ -529,13 +529,13 @@ func TestAdminOutboxListsMailAndShowsOne(t *testing.T) {
 	if jobsAttr(first, "data-mail") != receipt.ID {
 		t.Fatalf("first mail %s, want the newest %s", jobsAttr(first, "data-mail"), receipt.ID)
 	}
-	for id, want := range map[string]string{"mail-to": demo.CustomerEmail, "mail-kind": "receipt", "mail-status": "sent", "mail-link": receipt.Subject} {
+	for id, want := range map[string]string{"mail-to": demo.CustomerEmail, "mail-kind": "receipt", "mail-status": "Sent", "mail-link": receipt.Subject} {
 		if got := squash(first.Find(`[data-testid="` + id + `"]`).Text()); got != want {
 			t.Errorf("newest mail's %s: %q, want %q", id, got, want)
 		}
 	}
 	wantText(t, "second mail", rows.Eq(1).Find(`[data-testid="mail-kind"]`), "payment failed")
-	wantText(t, "second mail", rows.Eq(1).Find(`[data-testid="mail-status"]`), "pending")
+	wantText(t, "second mail", rows.Eq(1).Find(`[data-testid="mail-status"]`), "Waiting to send")
 	more := jobsAttr(p.testid("outbox-more"), "hx-get")
 	next := staff.get(more, "HX-Request", "true")
 	wantStatus(t, "more mail", next, http.StatusOK)

@@ -54,6 +54,8 @@ func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 		})
 	}
 	collect(first)
+	// Henrik's orders are the newest: the list names him, not his id.
+	wantText(t, "customer in the list", first.testid("admin-order-customer").First(), placed[len(placed)-1].Buyer.Name)
 	if len(ids) != 25 {
 		t.Fatalf("first page has %d orders, want 25", len(ids))
 	}
@@ -112,7 +114,7 @@ func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("csv: %v\n%s", err, trim(p.body))
 	}
-	header := "order_id,placed_at (ISO 8601, UTC),customer_id,status,subtotal,discount,total,currency,lines,ship_to_city,ship_to_country"
+	header := "order_id,order_number,placed_at (ISO 8601, UTC),customer_id,customer_name,customer_email,status,subtotal,discount,total,currency,lines,ship_to_city,ship_to_country"
 	if strings.Join(records[0], ",") != header {
 		t.Fatalf("header %q", records[0])
 	}
@@ -128,12 +130,15 @@ func TestAdminOrdersAcrossMonthsAndCSV(t *testing.T) {
 	}
 	last := records[len(records)-1] // the oldest: the first placed
 	o := placed[0]
-	wantRow := []string{o.ID, o.PlacedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"), ada, "placed", o.Subtotal.Decimal(), "0.00", o.Total.Decimal(), "EUR", "1", "Borås", "Sweden"}
+	wantRow := []string{o.ID, o.Number, o.PlacedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"), ada, o.Buyer.Name, demo.CustomerEmail, "placed", o.Subtotal.Decimal(), "0.00", o.Total.Decimal(), "EUR", "1", "Borås", "Sweden"}
 	if !slices.Equal(last, wantRow) {
 		t.Fatalf("row %q, want %q", last, wantRow)
 	}
-	if _, err := time.Parse(time.RFC3339, last[1]); err != nil {
-		t.Fatalf("placed_at %q is not RFC 3339", last[1])
+	if o.Buyer.Name == "" {
+		t.Fatal("the order does not keep its buyer's name")
+	}
+	if _, err := time.Parse(time.RFC3339, last[2]); err != nil {
+		t.Fatalf("placed_at %q is not RFC 3339", last[2])
 	}
 	recent := b.get("/admin/orders.csv?from=" + now.AddDate(0, 0, -1).Format("2006-01-02") + "&to=" + to)
 	if n := len(strings.Split(strings.TrimSpace(recent.body), "\n")); n != 17 {
@@ -162,11 +167,17 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	wantText(t, "total", p.testid("order-total"), o.Total.String())
 	wantText(t, "payment", p.testid("payment-row"), "Visa")
 	wantText(t, "payment", p.testid("payment-amount"), o.Total.String())
-	wantText(t, "status", p.testid("order-status"), "placed")
+	wantText(t, "status", p.testid("order-status"), "Waiting to ship")
 	if p.testid("create-shipments").Length() != 1 || p.testid("order-shipment").Length() != 0 {
 		t.Fatal("a new order offers no \"Create shipments\"")
 	}
 	invoiceHref, _ := p.testid("order-invoice").Find("a").Attr("href")
+	// Named, not by id: the buyer as they were at checkout.
+	if o.Buyer.Name == "" || strings.Contains(p.testid("order-customer").Text(), ada) {
+		t.Fatalf("the order names its customer %q", p.testid("order-customer").Text())
+	}
+	wantText(t, "customer", p.testid("order-customer"), o.Buyer.Name)
+	wantText(t, "customer email", p.testid("order-customer-email"), demo.CustomerEmail)
 
 	p = b.post(path+"/shipments", url.Values{"type": {"Overnight by balloon"}})
 	wantStatus(t, "unknown shipping type", p, http.StatusUnprocessableEntity)
@@ -180,7 +191,7 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	if ships.Length() < 1 || p.testid("create-shipments").Length() != 0 {
 		t.Fatalf("%d shipments after creating them", ships.Length())
 	}
-	wantText(t, "shipment status", ships.First().Find(`[data-testid="order-shipment-status"]`), "pending")
+	wantText(t, "shipment status", ships.First().Find(`[data-testid="order-shipment-status"]`), "To pack")
 	items := 0
 	p.testid("order-shipment-item").Each(func(_ int, li *goquerySelection) {
 		n, _ := strconv.Atoi(strings.Fields(li.Text())[0])
@@ -208,9 +219,9 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	}
 	p = b.get(path)
 	wantText(t, "flash", p.testid("flash"), "marked shipped")
-	wantText(t, "order shipped", p.testid("order-status"), "shipped")
+	wantText(t, "order shipped", p.testid("order-status"), "Shipped")
 	p.testid("order-shipment-status").Each(func(_ int, st *goquerySelection) {
-		if strings.TrimSpace(st.Text()) != "shipped" {
+		if strings.TrimSpace(st.Text()) != "Shipped" {
 			t.Fatalf("a shipment is %q", st.Text())
 		}
 	})
@@ -221,12 +232,12 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	for _, sid := range sids {
 		wantStatus(t, "mark delivered", b.post(path+"/shipments/"+sid, url.Values{"status": {"delivered"}}), http.StatusSeeOther)
 	}
-	wantText(t, "order delivered", b.get(path).testid("order-status"), "delivered")
+	wantText(t, "order delivered", b.get(path).testid("order-status"), "Delivered")
 
 	// The shipment's own page, and the warehouse's shipments tab.
 	sh := b.get("/admin/shipments/" + sids[0])
 	wantStatus(t, "shipment", sh, http.StatusOK)
-	wantText(t, "shipment status", sh.testid("shipment-status"), "delivered")
+	wantText(t, "shipment status", sh.testid("shipment-status"), "Delivered")
 	if sh.testid("shipment-item-row").Length() == 0 {
 		t.Fatal("the shipment page lists no items")
 	}
@@ -258,6 +269,8 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	inv := b.get(invoiceHref)
 	wantStatus(t, "invoice", inv, http.StatusOK)
 	wantText(t, "amount", inv.testid("invoice-amount"), o.Total.String())
+	wantText(t, "invoice customer", inv.testid("invoice-customer"), o.Buyer.Name)
+	wantText(t, "invoice customer email", inv.testid("invoice-customer-email"), demo.CustomerEmail)
 	wantText(t, "payment", inv.testid("payment-type"), "Visa")
 	if href, _ := inv.testid("invoice-order").Attr("href"); href != path {
 		t.Fatalf("invoice links to %q", href)

@@ -129,7 +129,7 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
 	now := time.Now().UTC()
-	m.place(s.env.Store, ada, line("cf-grinder", 2))
+	recent := m.place(s.env.Store, ada, line("cf-grinder", 2))
 	old := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, time.UTC).AddDate(0, 0, -45)
 	m.place(s.storeAt(old), ada, line("cf-grinder", 1))
 
@@ -138,6 +138,8 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 	if n := p.testid("product-order-row").Length(); n != 1 {
 		t.Fatalf("the last 30 days show %d orders, want 1", n)
 	}
+	wantText(t, "buyer", p.testid("product-order-customer"), recent.Buyer.Name)
+	wantText(t, "buyer's email", p.testid("product-order-customer-email"), demo.CustomerEmail)
 	if v, _ := p.testid("field-from").Attr("value"); v != now.AddDate(0, 0, -29).Format("2006-01-02") {
 		t.Fatalf("default from %q", v)
 	}

@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"shop/store/demo"
 )
 
 func TestAdminHomeLinksEverySection(t *testing.T) {
@@ -14,9 +17,10 @@ func TestAdminHomeLinksEverySection(t *testing.T) {
 	home := s.staff(t).get("/admin")
 	wantStatus(t, "console", home, http.StatusOK)
 	for id, href := range map[string]string{
-		"admin-orders": "/admin/orders", "admin-warehouses": "/admin/warehouses", "admin-products": "/admin/products",
-		"admin-customers": "/admin/customers", "admin-invoices": "/admin/invoices", "admin-giftcards": "/admin/giftcards",
-		"admin-discounts": "/admin/discounts",
+		"nav-orders": "/admin/orders", "nav-warehouses": "/admin/warehouses", "nav-products": "/admin/products",
+		"nav-customers": "/admin/customers", "nav-invoices": "/admin/invoices", "nav-giftcards": "/admin/giftcards",
+		"nav-discounts": "/admin/discounts", "nav-subscriptions": "/admin/subscriptions", "nav-drops": "/admin/drops",
+		"nav-jobs": "/admin/jobs", "nav-outbox": "/admin/outbox", "nav-apikeys": "/admin/api-keys",
 	} {
 		if got, _ := home.testid(id).Attr("href"); got != href {
 			t.Errorf("%s links to %q, want %q", id, got, href)
@@ -108,5 +112,11 @@ func TestAdminAdjustsStockInTheRow(t *testing.T) {
 	if reasons.Length() != 2 || reasons.Eq(0).Text() != "Damaged in transit" || reasons.Eq(1).Text() != "Delivery from roaster" {
 		t.Fatalf("adjustments tab shows %q", reasons.Text())
 	}
+	// Who made them, by name.
+	staff, err := s.env.Store.Customer(context.Background(), s.customerID(t, demo.StaffEmail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantText(t, "adjusted by", tab.testid("adjustment-by").First(), staff.Name)
 	wantText(t, "delta", tab.testid("adjustment-delta").Eq(0), "-1")
 }

@@ -213,7 +213,9 @@ func New(cfg Config) (*fiber.App, error) {
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store}
 	adminCodes := &handlers.AdminCodes{Store: cfg.Store}
 	adminSubscriptions := &handlers.AdminSubscriptions{Store: cfg.Store}
-	admin.Get("/", warehouses.Home)
+	dashboard := &handlers.AdminDashboard{Store: cfg.Store}
+	admin.Get("/", dashboard.Home)
+	admin.Get("/dashboard/:block", dashboard.Block)
 	admin.Get("/warehouses", warehouses.List)
 	admin.Get("/warehouses/:id", warehouses.Show)
 	admin.Get("/warehouses/:id/shipments", warehouses.Shipments)
@@ -224,6 +226,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/products", adminProducts.Create)
 	admin.Get("/products/:id", adminProducts.Show)
 	admin.Post("/products/:id", adminProducts.Update)
+	admin.Post("/products/:id/low-stock", adminProducts.LowStock)
 	admin.Get("/orders", adminOrders.List)
 	admin.Get("/orders.csv", adminOrders.CSV)
 	admin.Get("/orders/:id", adminOrders.Show)

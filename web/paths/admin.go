@@ -107,3 +107,11 @@ func AdminJobRunProgress(job, runID string) string {
 
 // AdminMail is one mail of the outbox.
 func AdminMail(id string) string { return under(AdminOutbox, id) }
+
+// AdminDashboardBlock is one block of the console's home (sales, to-ship,
+// low-stock, jobs, drops): a partial for htmx, a page of its own without.
+func AdminDashboardBlock(name string) string { return under(Admin, "dashboard", name) }
+
+// AdminProductLowStock sets the level under which a product's stock is low
+// (POST).
+func AdminProductLowStock(id string) string { return under(AdminProducts, id, "low-stock") }

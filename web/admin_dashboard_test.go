@@ -1,0 +1,154 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/demo"
+	"shop/store/dropgate"
+	"shop/store/storetest"
+	"shop/web"
+)
+
+// The console's home is blocks that load on their own; each is a partial
+// for htmx and a page of its own without JavaScript, at a known cost.
+func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
+	t.Parallel()
+	var counter storetest.Counter
+	// No background reads in the counts (see the storefront's budget test).
+	quiet := func(env storetest.Env, cfg *web.Config) { cfg.Gate = dropgate.New(cfg.Store, nil) }
+	s := newShop(t, withStore(&counter), quiet, withAPIKeysEvery(time.Hour))
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada := s.customerID(t, demo.CustomerEmail)
+	now := time.Now()
+	older := m.place(s.storeAt(now.Add(-50*time.Hour)), ada, line("cf-grinder", 1))
+	newer := m.place(s.env.Store, ada, line("kt-mug", 2))
+	m.place(s.storeAt(now.AddDate(0, 0, -3)), ada, line("bk-cinnamon", 1))
+	s.openDrop(t, "Dashboard roast", 7)
+
+	home := b.get("/admin")
+	wantStatus(t, "home", home, http.StatusOK)
+	for _, block := range []string{"sales", "to-ship", "low-stock", "jobs", "drops"} {
+		sec := home.testid("dashboard-" + block)
+		if got, _ := sec.Attr("hx-get"); got != "/admin/dashboard/"+block {
+			t.Errorf("block %s loads from %q", block, got)
+		}
+		if trigger, _ := sec.Attr("hx-trigger"); !strings.Contains(trigger, "every 30s") {
+			t.Errorf("block %s refreshes on %q", block, trigger)
+		}
+		if href, _ := sec.Find("a").Attr("href"); href != "/admin/dashboard/"+block {
+			t.Errorf("block %s: without JavaScript its link is %q", block, href)
+		}
+	}
+
+	block := func(name string, wantRequests int) page {
+		t.Helper()
+		b.get("/admin/dashboard/"+name, "HX-Request", "true") // once read, the table's shard count is known
+		counter.Reset()
+		p := b.get("/admin/dashboard/"+name, "HX-Request", "true")
+		wantStatus(t, name, p, http.StatusOK)
+		// The staff check reads the session and the staff member's record.
+		if n := counter.Total() - 2; wantRequests >= 0 && n != wantRequests {
+			t.Errorf("block %s made %d requests %v, want %d", name, n, counter.Ops(), wantRequests)
+		}
+		if writes(counter.Ops()) != 0 {
+			t.Errorf("block %s wrote: %v", name, counter.Ops())
+		}
+		if strings.Contains(p.body, "<html") {
+			t.Errorf("block %s came as a whole page to htmx", name)
+		}
+		return p
+	}
+
+	// Sales: one Query per list shard, summed.
+	sales := block("sales", store.DefaultListShards)
+	wantText(t, "today", sales.testid("sales-today-orders"), "1 order")
+	wantText(t, "30 days", sales.testid("sales-month-orders"), "3 orders")
+	if n := sales.testid("sales-bar").Length(); n != 30 {
+		t.Errorf("%d bars, want 30", n)
+	}
+	wantText(t, "today's revenue", sales.testid("sales-today-revenue"), newer.Total.String())
+
+	// Waiting to ship: oldest first, with how long each has waited.
+	toShip := block("to-ship", store.DefaultListShards)
+	rows := toShip.testid("to-ship-row")
+	if rows.Length() != 3 {
+		t.Fatalf("to ship: %q", toShip.testid("to-ship").Text())
+	}
+	if attr(rows.Eq(1), "data-order") != older.ID {
+		t.Errorf("the second oldest is not the one placed 50 hours ago")
+	}
+	wantText(t, "waited", rows.Eq(1).Find(`[data-testid="to-ship-waited"]`), "2 days")
+	wantText(t, "buyer", rows.First(), older.Buyer.Name)
+
+	// Low stock: the demo's emptiest levels first, fifteen of them.
+	low := block("low-stock", 1)
+	if low.testid("low-stock-row").Length() == 0 {
+		t.Fatalf("no low stock in the demo shop: %q", low.body)
+	}
+	if first := low.testid("low-stock-left").First().Text(); first != "0" {
+		t.Errorf("the emptiest level shows %s left", first)
+	}
+	product := b.get("/admin/products/cf-grinder")
+	wantStatus(t, "product", product, http.StatusOK)
+	bad := b.post("/admin/products/cf-grinder/low-stock", url.Values{"low_stock_at": {"lots"}})
+	wantStatus(t, "bad threshold", bad, http.StatusUnprocessableEntity)
+	wantText(t, "bad threshold", bad.testid("low-stock-form"), "whole number from 1")
+	ok := b.post("/admin/products/cf-grinder/low-stock", url.Values{"low_stock_at": {"100000"}})
+	wantStatus(t, "threshold", ok, http.StatusSeeOther)
+	levels, err := s.env.Store.ProductStock(context.Background(), "cf-grinder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowNow, err := s.env.Store.LowStock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	grinders := 0
+	for _, l := range lowNow {
+		if l.ProductID == "cf-grinder" {
+			grinders++
+		}
+	}
+	if grinders != len(levels) {
+		t.Fatalf("%d of the grinder's %d levels are low under 100000", grinders, len(levels))
+	}
+	low = b.get("/admin/dashboard/low-stock", "HX-Request", "true")
+	if n := low.testid("low-stock-row").Length(); n != min(15, len(lowNow)) {
+		t.Errorf("the block shows %d of %d low levels", n, len(lowNow))
+	}
+	if len(lowNow) > 15 {
+		wantText(t, "the rest", low.testid("low-stock-more"), strconv.Itoa(len(lowNow)-15)+" more")
+	}
+	if v, _ := b.get("/admin/products/cf-grinder").testid("low-stock-form").Find("input[name=low_stock_at]").Attr("value"); v != "100000" {
+		t.Errorf("the product page shows the threshold %q", v)
+	}
+
+	// Billing jobs: not run yet in a new shop; one read per job.
+	jobs := block("jobs", 2)
+	if n := jobs.testid("job-last").Length(); n != 2 {
+		t.Errorf("%d jobs", n)
+	}
+	// Drops: the open one, with its claims.
+	drops := block("drops", -1)
+	wantText(t, "drop", drops.testid("drop-open"), "Dashboard roast")
+	wantText(t, "claimed", drops.testid("drop-claimed"), "0 of 7 claimed")
+
+	// Without JavaScript a block is a page of its own.
+	full := b.get("/admin/dashboard/to-ship")
+	wantStatus(t, "block page", full, http.StatusOK)
+	if !strings.Contains(full.body, "<html") || full.testid("to-ship-row").Length() != 3 {
+		t.Error("the block's own page is not a whole page with the block")
+	}
+	wantStatus(t, "unknown block", b.get("/admin/dashboard/weather"), http.StatusNotFound)
+	customer := s.browser(t)
+	customer.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	wantStatus(t, "customers may not", customer.get("/admin/dashboard/sales"), http.StatusForbidden)
+}
