@@ -425,3 +425,22 @@ func trimPrefix(key, prefix string) string {
 	}
 	return key[len(prefix):]
 }
+
+// Shipment changes and the shipments-by-status list (fulfilment.go).
+const (
+	prefixShipChange     = "shev#"      // a change of a shipment's status, under its order and its sh#id
+	prefixShipmentsIn    = "shipments#" // ShipmentsByStatus: shipments#<status>#shard
+	entityShipmentChange = "shipmentChange"
+	shipmentsListed      = "shipments-listed" // the one-time step of listing older shipments by status
+)
+
+// shipmentChangeKey sorts a shipment's changes together under its order,
+// oldest first (change ids are time-ordered).
+func shipmentChangeKey(shipmentID, changeID string) string {
+	return prefixShipChange + shipmentID + "#" + changeID
+}
+
+// shipmentsInKey is the list shard of a status.
+func shipmentsInKey(status ShipmentStatus, shard int) string {
+	return shardKey(prefixShipmentsIn+string(status), shard)
+}

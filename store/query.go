@@ -36,6 +36,7 @@ var (
 	onGSI2         = keySchema{indexGSI2, attrGSI2PK, attrGSI2SK}
 	onRemindersDue = keySchema{indexRemindersDue, attrRemPK, attrRemSK}
 	onPaymentsDue  = keySchema{indexPaymentsDue, attrPayPK, attrPaySK}
+	onShipments    = keySchema{indexShipmentsByStatus, attrShsPK, attrShsSK}
 )
 
 // cursorAttrs are the attributes that place an item in a Query's order:
