@@ -120,10 +120,12 @@ func TestShipmentChangesAndUndo(t *testing.T) {
 	if _, ok := shipmentNow(t, st, sh.ID).LastChange(clock.Now()); !ok {
 		t.Fatal("delivery not undoable 9 minutes on")
 	}
-	undo, err := st.UndoShipmentChange(ctx, o.ID, sh.ID, delivered.ID, sam)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var undo store.ShipmentChange
+	f.env.Costs(t, "undo", 2, func() { // the order's collection, then one transaction
+		if undo, err = st.UndoShipmentChange(ctx, o.ID, sh.ID, delivered.ID, sam); err != nil {
+			t.Fatal(err)
+		}
+	})
 	got = shipmentNow(t, st, sh.ID)
 	if got.Status != store.ShipmentShipped || !got.DeliveredAt.IsZero() || got.Tracking != "1Z999AA10123456784" || got.Version != 4 {
 		t.Fatalf("after undo: %+v", got)

@@ -141,3 +141,10 @@ func warehouseName(names map[string]string, id string) string {
 	}
 	return id
 }
+
+// confirmLead says what a change will do, for the page that asks.
+func confirmLead(p AdminShipmentConfirm) string {
+	return "Shipment " + p.Shipment.ID + " is " + string(p.Shipment.Status) + " and becomes " + string(p.Step.To)
+}
+
+func undoNote() string { return "You can undo it for " + undoMinutes() + " minutes afterwards." }
