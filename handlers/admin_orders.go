@@ -25,7 +25,6 @@ type AdminOrderStore interface {
 	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
-	AdvanceShipment(ctx context.Context, orderID, shipmentID string, to store.ShipmentStatus) error
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 }
 
@@ -203,41 +202,5 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 		msg = "Created " + strconv.Itoa(len(shipments)) + " shipments, one per warehouse."
 	}
 	page.Flash(c, views.FlashSuccess, msg)
-	return page.Redirect(c, paths.AdminOrder(id))
-}
-
-// AdvanceShipment marks a shipment shipped or delivered. A step out of
-// order is a 422, a change that raced another is a 409; both show the order
-// as it is now.
-func (h *AdminOrders) AdvanceShipment(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That order")
-	if err != nil {
-		return err
-	}
-	sid, err := pathID(c, "sid", "That shipment")
-	if err != nil {
-		return err
-	}
-	var to store.ShipmentStatus
-	switch c.FormValue("status") {
-	case string(store.ShipmentShipped):
-		to = store.ShipmentShipped
-	case string(store.ShipmentDelivered):
-		to = store.ShipmentDelivered
-	default:
-		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "A shipment can be marked shipped or delivered, nothing else.")
-	}
-	err = h.Store.AdvanceShipment(c.UserContext(), id, sid, to)
-	switch {
-	case errors.Is(err, store.ErrBadTransition):
-		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "Shipment "+sid+" cannot be marked "+string(to)+" now: a shipment goes pending, shipped, delivered, one step at a time.")
-	case errors.Is(err, store.ErrConflict):
-		return h.renderOrder(c, id, fiber.StatusConflict, "Shipment "+sid+" changed while you were marking it. This is how it stands now; try again if needed.")
-	case errors.Is(err, store.ErrNotFound):
-		return page.NotFound("That shipment")
-	case err != nil:
-		return err
-	}
-	page.Flash(c, views.FlashSuccess, "Shipment "+sid+" is marked "+string(to)+".")
 	return page.Redirect(c, paths.AdminOrder(id))
 }

@@ -50,13 +50,29 @@ func TestOrdersWaitToShipUntilShipped(t *testing.T) {
 	if got := waiting(); len(got) != 3 {
 		t.Fatalf("an order being packed left the list: %v", got)
 	}
+	var last store.ShipmentChange
 	for _, sh := range ships {
-		if err := f.env.Store.AdvanceShipment(ctx, placed[0].ID, sh.ID, store.ShipmentShipped); err != nil {
+		step := store.ShipmentStep{To: store.ShipmentShipped, Carrier: "other", Tracking: "PARCEL-" + sh.ID, Version: sh.Version}
+		if last, err = f.env.Store.ChangeShipment(ctx, placed[0].ID, sh.ID, step, stocktaker); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if got := waiting(); !slices.Equal(got, []string{placed[1].ID, placed[2].ID}) {
 		t.Fatalf("after shipping the first: %v", got)
+	}
+	// Undone: it waits again, in its place.
+	if _, err := f.env.Store.UndoShipmentChange(ctx, placed[0].ID, last.ShipmentID, last.ID, stocktaker); err != nil {
+		t.Fatal(err)
+	}
+	if got := waiting(); !slices.Equal(got, []string{placed[0].ID, placed[1].ID, placed[2].ID}) {
+		t.Fatalf("after undoing the shipping: %v", got)
+	}
+	step := store.ShipmentStep{To: store.ShipmentShipped, Carrier: "other", Tracking: "PARCEL-AGAIN", Version: last.Version + 1}
+	if _, err := f.env.Store.ChangeShipment(ctx, placed[0].ID, last.ShipmentID, step, stocktaker); err != nil {
+		t.Fatal(err)
+	}
+	if got := waiting(); !slices.Equal(got, []string{placed[1].ID, placed[2].ID}) {
+		t.Fatalf("after shipping it again: %v", got)
 	}
 	p, err := f.env.Store.OrdersToShip(ctx, 1, "")
 	if err != nil || len(p.Items) != 1 || p.Next == "" {

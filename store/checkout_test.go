@@ -351,11 +351,12 @@ func TestCheckoutSplitTenderAndWhatItWrites(t *testing.T) {
 	if _, err := st.CreateShipments(ctx, o.ID, "Standard"); !errors.Is(err, store.ErrShipmentsExist) {
 		t.Fatalf("second create: %v", err)
 	}
-	if err := st.AdvanceShipment(ctx, o.ID, shs[0].ID, store.ShipmentDelivered); !errors.Is(err, store.ErrBadTransition) {
+	staff := store.Customer{ID: "staff-1", Name: "Sam Staff"}
+	if _, err := st.ChangeShipment(ctx, o.ID, shs[0].ID, store.ShipmentStep{To: store.ShipmentDelivered, Version: shs[0].Version}, staff); !errors.Is(err, store.ErrBadTransition) {
 		t.Fatalf("skipping shipped: %v", err)
 	}
 	for _, sh := range shs {
-		if err := st.AdvanceShipment(ctx, o.ID, sh.ID, store.ShipmentShipped); err != nil {
+		if _, err := st.ChangeShipment(ctx, o.ID, sh.ID, store.ShipmentStep{To: store.ShipmentShipped, Carrier: "ups", Tracking: "1Z999AA10123456784", Version: sh.Version}, staff); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -562,7 +563,7 @@ func TestAdvanceSiblingShipmentsAtOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := f.env.Store.AdvanceShipment(ctx, o.ID, sh.ID, store.ShipmentShipped)
+				_, err := f.env.Store.ChangeShipment(ctx, o.ID, sh.ID, store.ShipmentStep{To: store.ShipmentShipped, Carrier: "dhl", Tracking: "1234567890", Version: sh.Version}, store.Customer{ID: "s", Name: "Sam"})
 				if err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrBadTransition) {
 					t.Error(err)
 				}

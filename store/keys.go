@@ -449,3 +449,22 @@ func lowStockSortKey(productID, warehouseID string) string {
 // every order adds to one shard's item, so a busy day has no hot item.
 func dayTotalsKey(shard int) string      { return shardKey("day-totals", shard) }
 func dayTotalsSortKey(day string) string { return "day#" + day }
+
+// Shipment changes and the shipments-by-status list (fulfilment.go).
+const (
+	prefixShipChange     = "shev#"      // a change of a shipment's status, under its order and its sh#id
+	prefixShipmentsIn    = "shipments#" // ShipmentsByStatus: shipments#<status>#shard
+	entityShipmentChange = "shipmentChange"
+	shipmentsListed      = "shipments-listed" // the one-time step of listing older shipments by status
+)
+
+// shipmentChangeKey sorts a shipment's changes together under its order,
+// oldest first (change ids are time-ordered).
+func shipmentChangeKey(shipmentID, changeID string) string {
+	return prefixShipChange + shipmentID + "#" + changeID
+}
+
+// shipmentsInKey is the list shard of a status.
+func shipmentsInKey(status ShipmentStatus, shard int) string {
+	return shardKey(prefixShipmentsIn+string(status), shard)
+}

@@ -137,6 +137,15 @@ type Shipment struct {
 	ShippedAt   time.Time
 	DeliveredAt time.Time
 	Items       []ShipmentItem
+	// Carrier (an id of package carrier) and Tracking are what staff gave
+	// when it shipped.
+	Carrier, Tracking string
+	// Version counts the shipment's changes: every change is conditional
+	// on the one its maker saw (0: a shipment from before versions).
+	Version int
+	// Changes are its status changes, oldest first (the order's and the
+	// shipment's reads carry them).
+	Changes []ShipmentChange
 }
 
 // ShipmentItem is how many of a product travel in a shipment.
@@ -332,6 +341,14 @@ type shipmentRecord struct {
 	GSI1SK      string  `dynamodbav:"GSI1-SK"` // sh#id
 	GSI2PK      string  `dynamodbav:"GSI2-PK"` // w#warehouse
 	GSI2SK      string  `dynamodbav:"GSI2-SK"` // sh#id
+
+	Carrier  string `dynamodbav:"Carrier,omitempty"`
+	Tracking string `dynamodbav:"Tracking,omitempty"`
+	Version  int    `dynamodbav:"Version,omitempty"`
+	// The shipments-by-status list: shipments#<status>#n, and the time it
+	// reached the status with its id.
+	ShsPK string `dynamodbav:"SHS-PK,omitempty"`
+	ShsSK string `dynamodbav:"SHS-SK,omitempty"`
 }
 
 func (r shipmentRecord) shipment() Shipment {
@@ -339,6 +356,7 @@ func (r shipmentRecord) shipment() Shipment {
 		ID: trimPrefix(r.SK, prefixShipment), OrderID: trimPrefix(r.PK, prefixOrder),
 		WarehouseID: r.WarehouseID, Type: r.Type, Status: ShipmentStatus(r.Status), ShipTo: r.Address,
 		CreatedAt: parseTime(r.Date), ShippedAt: parseTime(r.ShippedAt), DeliveredAt: parseTime(r.DeliveredAt),
+		Carrier: r.Carrier, Tracking: r.Tracking, Version: r.Version,
 	}
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -21,6 +22,7 @@ type collection struct {
 	invoices      []Invoice
 	shipments     []Shipment
 	shipmentItems []ShipmentItem
+	changes       []ShipmentChange
 }
 
 func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, error) {
@@ -46,6 +48,8 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 			err = appendItem(&c.shipments, item, shipmentRecord.shipment)
 		case entityShipmentItem:
 			err = appendItem(&c.shipmentItems, item, shipmentItemRecord.shipmentItem)
+		case entityShipmentChange:
+			err = appendItem(&c.changes, item, shipmentChangeRecord.change)
 		}
 		if err != nil {
 			return c, fmt.Errorf("unmarshal %s: %w", head.EntityType, err)
@@ -57,6 +61,12 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 				c.shipments[i].Items = append(c.shipments[i].Items, si)
 			}
 		}
+		for _, ch := range c.changes {
+			if ch.ShipmentID == c.shipments[i].ID {
+				c.shipments[i].Changes = append(c.shipments[i].Changes, ch)
+			}
+		}
+		slices.SortFunc(c.shipments[i].Changes, func(a, b ShipmentChange) int { return cmp.Compare(a.Version, b.Version) })
 	}
 	slices.SortFunc(c.shipments, func(a, b Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return c, nil

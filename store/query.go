@@ -37,6 +37,7 @@ var (
 	onRemindersDue = keySchema{indexRemindersDue, attrRemPK, attrRemSK}
 	onPaymentsDue  = keySchema{indexPaymentsDue, attrPayPK, attrPaySK}
 	onAttention    = keySchema{indexAttention, attrAttnPK, attrAttnSK}
+	onShipments    = keySchema{indexShipmentsByStatus, attrShsPK, attrShsSK}
 )
 
 // cursorAttrs are the attributes that place an item in a Query's order:

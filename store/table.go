@@ -30,6 +30,15 @@ const (
 	attrAttnSK     = "ATTN-SK"
 )
 
+// ShipmentsByStatus is the sparse index of every shipment by its status,
+// sharded shipments#<status>#n like the other lists every order writes, the
+// time it reached the status as sort key (staff's list across warehouses).
+const (
+	indexShipmentsByStatus = "ShipmentsByStatus"
+	attrShsPK              = "SHS-PK"
+	attrShsSK              = "SHS-SK"
+)
+
 func tableIndexes() []types.GlobalSecondaryIndex {
 	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
 	// The billing-due indexes project the whole subscription: the items are
@@ -51,6 +60,7 @@ func tableIndexes() []types.GlobalSecondaryIndex {
 		idx(indexRemindersDue, attrRemPK, attrRemSK, billing),
 		idx(indexPaymentsDue, attrPayPK, attrPaySK, billing),
 		idx(indexAttention, attrAttnPK, attrAttnSK, all),
+		idx(indexShipmentsByStatus, attrShsPK, attrShsSK, all),
 	}
 }
 
@@ -62,7 +72,7 @@ func attributeDefinitions(names ...string) []types.AttributeDefinition {
 	return defs
 }
 
-var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK, attrAttnPK, attrAttnSK}
+var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK, attrAttnPK, attrAttnSK, attrShsPK, attrShsSK}
 
 // Migrate creates the table with its indexes and TTL, or adds what an older
 // table lacks, and moves items of an older shape to the keys the code reads
@@ -96,6 +106,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.settleListShards(ctx, created); err != nil {
+		return err
+	}
+	if err := s.listShipments(ctx, created); err != nil {
 		return err
 	}
 	return s.migrateDrops(ctx)

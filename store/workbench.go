@@ -269,11 +269,17 @@ func (im *importer) importItem(ctx context.Context, it wbItem) error {
 			return skip("date: %v", err)
 		}
 		w := it.str(attrGSI2PK)
+		shards, err := s.lists.count(ctx, s)
+		if err != nil {
+			return err
+		}
+		id := trimPrefix(sk, prefixShipment)
 		return s.putItem(ctx, shipmentRecord{
 			PK: pk, SK: sk, EntityType: entityShipment, WarehouseID: trimPrefix(w, prefixWarehouse),
 			Type: it.str("Type"), Status: string(ShipmentShipped), Address: wbAddress(it["Address"]),
 			Date: timestamp(at), ShippedAt: timestamp(at),
 			GSI1PK: sk, GSI1SK: sk, GSI2PK: w, GSI2SK: sk,
+			ShsPK: shipmentsInKey(ShipmentShipped, shardOf(id, shards)), ShsSK: createdKey(at, id),
 		})
 	case entityShipmentItem:
 		q, err := wbNumber(it.str("Quantity"))

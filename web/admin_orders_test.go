@@ -205,16 +205,17 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	wantStatus(t, "create shipments twice", p, http.StatusConflict)
 	wantText(t, "twice", p.testid("form-error"), "exist already")
 
-	// Mark every shipment shipped, then delivered; the order follows.
+	// Mark every shipment shipped, then delivered, each confirmed; the
+	// order follows.
 	var sids []string
 	ships.Each(func(_ int, a *goquerySelection) { id, _ := a.Attr("data-shipment"); sids = append(sids, id) })
-	p = b.post(path+"/shipments/"+sids[0], url.Values{"status": {"delivered"}})
+	p = b.post(path+"/shipments/"+sids[0], url.Values{"status": {"delivered"}, "version": {"1"}})
 	wantStatus(t, "delivered before shipped", p, http.StatusUnprocessableEntity)
 	wantText(t, "bad step", p.testid("form-error"), "one step at a time")
-	wantStatus(t, "unknown status", b.post(path+"/shipments/"+sids[0], url.Values{"status": {"lost"}}), http.StatusUnprocessableEntity)
-	wantStatus(t, "unknown shipment", b.post(path+"/shipments/nope", url.Values{"status": {"shipped"}}), http.StatusNotFound)
+	wantStatus(t, "unknown status", b.post(path+"/shipments/"+sids[0], url.Values{"status": {"lost"}, "version": {"1"}}), http.StatusUnprocessableEntity)
+	wantStatus(t, "unknown shipment", b.post(path+"/shipments/nope", url.Values{"status": {"shipped"}, "version": {"1"}}), http.StatusNotFound)
 	for _, sid := range sids {
-		p = b.post(path+"/shipments/"+sid, url.Values{"status": {"shipped"}})
+		p = b.step(path, sid, url.Values{"status": {"shipped"}, "carrier": {"postnord"}, "tracking": {"RR123456785SE"}, "back": {"order"}})
 		wantStatus(t, "mark shipped", p, http.StatusSeeOther)
 	}
 	p = b.get(path)
@@ -228,9 +229,10 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	if p.testid("mark-delivered").Length() != len(sids) || p.testid("mark-shipped").Length() != 0 {
 		t.Fatal("shipped shipments do not offer \"Mark delivered\"")
 	}
-	wantStatus(t, "shipped twice", b.post(path+"/shipments/"+sids[0], url.Values{"status": {"shipped"}}), http.StatusUnprocessableEntity)
+	wantText(t, "tracking on the order", p.testid("order-shipment-tracking").First(), "PostNord RR123456785SE")
+	wantStatus(t, "shipped twice", b.post(path+"/shipments/"+sids[0], url.Values{"status": {"shipped"}, "version": {"2"}}), http.StatusUnprocessableEntity)
 	for _, sid := range sids {
-		wantStatus(t, "mark delivered", b.post(path+"/shipments/"+sid, url.Values{"status": {"delivered"}}), http.StatusSeeOther)
+		wantStatus(t, "mark delivered", b.step(path, sid, url.Values{"status": {"delivered"}, "back": {"order"}}), http.StatusSeeOther)
 	}
 	wantText(t, "order delivered", b.get(path).testid("order-status"), "Delivered")
 

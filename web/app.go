@@ -231,7 +231,9 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/orders.csv", adminOrders.CSV)
 	admin.Get("/orders/:id", adminOrders.Show)
 	admin.Post("/orders/:id/shipments", adminOrders.CreateShipments)
-	admin.Post("/orders/:id/shipments/:sid", adminOrders.AdvanceShipment)
+	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
+	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
+	admin.Get("/orders/:id/shipments/:sid/slip", adminShipments.Slip)
 	admin.Get("/customers", adminCustomers.List)
 	admin.Get("/customers/:id", adminCustomers.Show)
 	// Owners only (the handlers check): roles and deactivation.
@@ -242,6 +244,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/subscriptions/due", adminSubscriptions.Due)
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
+	admin.Get("/shipments", adminShipments.List)
 	admin.Get("/shipments/:id", adminShipments.Show)
 	admin.Get("/giftcards", adminCodes.GiftCards)
 	admin.Post("/giftcards", adminCodes.CreateGiftCard)

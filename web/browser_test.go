@@ -302,10 +302,7 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 		chromedp.WaitVisible(sel("mark-shipped")),
 	)
 	j.shot("14-admin-order")
-	j.do("staff marks it shipped",
-		chromedp.Click(sel("mark-shipped")),
-		chromedp.WaitVisible(sel("mark-delivered")),
-	)
+	j.shipWithTracking("postnord", "RR123456785SE")
 	j.signOut()
 
 	j.signIn(demo.CustomerEmail, demo.CustomerPassword)

@@ -130,12 +130,12 @@ func TestAdminActionsRefuseCustomers(t *testing.T) {
 	b.get("/")
 	for _, path := range []string{
 		"/admin/warehouses/gbg/stock", "/admin/products", "/admin/products/cf-grinder",
-		"/admin/orders/x/shipments", "/admin/orders/x/shipments/y", "/admin/giftcards", "/admin/discounts",
+		"/admin/orders/x/shipments", "/admin/orders/x/shipments/y", "/admin/orders/x/shipments/y/undo", "/admin/giftcards", "/admin/discounts",
 	} {
 		p := b.post(path, url.Values{"product_id": {"cf-grinder"}, "delta": {"5"}, "reason": {"x"}, "name": {"x"}, "amount": {"10"}})
 		wantStatus(t, "customer POST "+path, p, http.StatusForbidden)
 	}
-	for _, path := range []string{"/admin/orders.csv", "/admin/customers", "/admin/invoices/x", "/ADMIN/orders", "/admin//orders"} {
+	for _, path := range []string{"/admin/orders.csv", "/admin/customers", "/admin/invoices/x", "/admin/shipments", "/admin/orders/x/shipments/y/slip", "/ADMIN/orders", "/admin//orders"} {
 		if p := b.get(path); p.status != http.StatusForbidden && p.status != http.StatusNotFound {
 			t.Errorf("customer GET %s: %d", path, p.status)
 		}

@@ -11,6 +11,7 @@ const (
 	AdminSubscriptions = "/admin/subscriptions"
 	AdminDue           = "/admin/subscriptions/due" // reminders and payments due on a day
 	AdminInvoices      = "/admin/invoices"          // ?id= looks one up
+	AdminShipments     = "/admin/shipments"         // ?status= lists them across warehouses
 	AdminGiftCards     = "/admin/giftcards"         // POST issues one
 	AdminDiscounts     = "/admin/discounts"         // POST creates one
 	AdminAPIKeys       = "/admin/api-keys"          // POST creates one
@@ -45,10 +46,23 @@ func AdminOrder(id string) string { return under(AdminOrders, id) }
 // AdminOrderShipments creates the shipments of an order (POST).
 func AdminOrderShipments(orderID string) string { return under(AdminOrders, orderID, "shipments") }
 
-// AdminOrderShipment advances a shipment of an order (POST).
+// AdminOrderShipment changes a shipment of an order one step (POST).
 func AdminOrderShipment(orderID, shipmentID string) string {
 	return under(AdminOrders, orderID, "shipments", shipmentID)
 }
+
+// AdminOrderShipmentUndo undoes a shipment's last change (POST).
+func AdminOrderShipmentUndo(orderID, shipmentID string) string {
+	return under(AdminOrders, orderID, "shipments", shipmentID, "undo")
+}
+
+// AdminPackingSlip is a shipment's printable packing slip.
+func AdminPackingSlip(orderID, shipmentID string) string {
+	return under(AdminOrders, orderID, "shipments", shipmentID, "slip")
+}
+
+// AdminShipmentsIn lists every warehouse's shipments in a status.
+func AdminShipmentsIn(status string) string { return WithQuery(AdminShipments, "status", status) }
 
 // AdminCustomer is a customer's page for staff.
 func AdminCustomer(id string) string { return under(AdminCustomers, id) }
@@ -71,7 +85,7 @@ func AdminSubscriptionsIn(status string) string {
 func AdminInvoice(id string) string { return under(AdminInvoices, id) }
 
 // AdminShipment is a shipment with its items.
-func AdminShipment(id string) string { return under("/admin/shipments", id) }
+func AdminShipment(id string) string { return under(AdminShipments, id) }
 
 // AdminAPIKeyRevoke asks to revoke an API key (GET) and revokes it (POST).
 func AdminAPIKeyRevoke(id string) string { return under(AdminAPIKeys, id, "revoke") }
