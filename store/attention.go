@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // waitsToShip says whether an order in this status is on the to-ship list.
@@ -121,4 +125,103 @@ func (s *Store) markLowAfter(ctx context.Context, q Quote) {
 			slog.Warn("low stock not marked; its next change marks it", "product", at.productID, "warehouse", at.warehouseID, "err", err)
 		}
 	}
+}
+
+// listWhatNeedsStaff runs the one-time step of attentionListed: a new
+// table has nothing from before, an older one is scanned once.
+func (s *Store) listWhatNeedsStaff(ctx context.Context, created bool) error {
+	done, err := s.Marked(ctx, attentionListed)
+	if err != nil || done {
+		return err
+	}
+	if !created {
+		orders, levels, err := s.listOlderAttention(ctx)
+		if err != nil {
+			return fmt.Errorf("list orders to ship and low stock (orders %d, stock levels %d): %w", orders, levels, err)
+		}
+		MigrateLog("orders counted in their days and listed to ship; low stock listed", "table", s.table, "orders", orders, "stock levels", levels)
+	}
+	if err := s.Mark(ctx, attentionListed); err != nil && !errors.Is(err, ErrConflict) {
+		return err
+	}
+	return nil
+}
+
+// listOlderAttention scans for orders not yet in their day's totals and
+// stock levels not yet checked. Each order is counted in one transaction
+// with its DayCounted mark (on condition it has none), and put on the
+// to-ship list on condition its status is still as read; a rerun after a
+// crash counts nothing twice.
+func (s *Store) listOlderAttention(ctx context.Context) (orders, levels int, err error) {
+	shards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return 0, 0, err
+	}
+	isOrder := expression.Name("EntityType").Equal(expression.Value(entityOrder)).And(expression.AttributeNotExists(expression.Name("DayCounted")))
+	isLevel := expression.Name("EntityType").Equal(expression.Value(entityWarehouseItem)).And(expression.AttributeNotExists(expression.Name(attrAttnPK)))
+	expr, err := expression.NewBuilder().WithFilter(isOrder.Or(isLevel)).Build()
+	if err != nil {
+		return 0, 0, err
+	}
+	scan := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{
+		TableName: aws.String(s.table), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	for scan.HasMorePages() {
+		out, err := scan.NextPage(ctx)
+		if err != nil {
+			return orders, levels, fmt.Errorf("scan %s: %w", s.table, err)
+		}
+		for _, item := range out.Items {
+			var head struct{ EntityType string }
+			if err := attributevalue.UnmarshalMap(item, &head); err != nil {
+				return orders, levels, err
+			}
+			if head.EntityType == entityWarehouseItem {
+				var r warehouseItemRecord
+				if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+					return orders, levels, err
+				}
+				l := r.stockLevel()
+				if err := s.markLowStock(ctx, l.ProductID, l.WarehouseID, l.Low()); err != nil {
+					return orders, levels, err
+				}
+				levels++
+				continue
+			}
+			var r orderRecord
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return orders, levels, err
+			}
+			if err := s.countOlderOrder(ctx, r.order(), shards); err != nil {
+				return orders, levels, err
+			}
+			orders++
+		}
+	}
+	return orders, levels, nil
+}
+
+// countOlderOrder adds an order from before the day totals to its day's,
+// marking it counted, and lists it to ship if it waits.
+func (s *Store) countOlderOrder(ctx context.Context, o Order, shards int) error {
+	totals, err := s.dayTotalsUpdate(o, shards)
+	if err != nil {
+		return err
+	}
+	upd := expression.Set(expression.Name("DayCounted"), expression.Value(true))
+	if waitsToShip(o.Status) {
+		upd = upd.Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shardOf(o.ID, shards)))).
+			Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID)))
+	}
+	mark, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd,
+		expression.AttributeNotExists(expression.Name("DayCounted")).And(expression.Name("Status").Equal(expression.Value(string(o.Status)))))
+	if err != nil {
+		return err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{mark, totals}})
+	if cancellationReasons(err) != nil {
+		return nil // counted meanwhile, or its status moved (and its status write listed it)
+	}
+	return err
 }

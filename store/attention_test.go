@@ -3,9 +3,14 @@ package store_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
 )
@@ -224,4 +229,69 @@ func TestLowStockListFollowsRacingSalesAndAdjustments(t *testing.T) {
 	if err != nil || len(levels) != 1 || levels[0].LowStockAt() != 10 {
 		t.Fatalf("levels %+v, %v", levels, err)
 	}
+}
+
+// A table from before the dashboard gets its orders counted in their days,
+// those waiting listed to ship and its low stock listed, once: a second
+// run (after a crash before the mark, say) counts nothing twice.
+func TestMigrateListsWhatNeedsStaffOnAnOlderTable(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string][2]int{"p": {7, -1}}, 1000)
+	ctx := ctxT(t)
+	for i := range 3 {
+		req := request(fmt.Sprintf("older-%d", i), "c1", store.CheckoutLine{ProductID: "p", Quantity: 1})
+		req.Card = f.card
+		if _, err := f.env.Store.Checkout(ctx, req, f.gateway); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Back to how an older shop left the table.
+	scan, err := f.env.Client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(f.env.Table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, item := range scan.Items {
+		pk, sk := item["PK"].(*types.AttributeValueMemberS).Value, item["SK"].(*types.AttributeValueMemberS).Value
+		key := map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}
+		switch {
+		case strings.HasPrefix(pk, "day-totals#") || sk == "marker#attention-listed":
+			_, err = f.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.env.Table), Key: key})
+		case strings.HasPrefix(pk, "o#") && strings.HasPrefix(sk, "c#"), strings.HasPrefix(pk, "p#") && strings.HasPrefix(sk, "w#"):
+			_, err = f.env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.env.Table), Key: key,
+				UpdateExpression: aws.String("REMOVE DayCounted, #pk, #sk"), ExpressionAttributeNames: map[string]string{"#pk": "ATTN-PK", "#sk": "ATTN-SK"}})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		days, err := f.env.Store.DayTotals(ctx, time.Now(), time.Now())
+		if err != nil || len(days) != 1 || days[0].Orders != 3 || days[0].Revenue.Amount != 3000 {
+			t.Fatalf("%s: today's totals %+v, %v", when, days, err)
+		}
+		waiting, err := f.env.Store.OrdersToShip(ctx, 10, "")
+		if err != nil || len(waiting.Items) != 3 {
+			t.Fatalf("%s: %d waiting to ship, %v", when, len(waiting.Items), err)
+		}
+		if got := lowLevels(t, f); !slices.Equal(got, []string{"p/w1"}) {
+			t.Fatalf("%s: low %v", when, got)
+		}
+	}
+	if days, err := f.env.Store.DayTotals(ctx, time.Now(), time.Now()); err != nil || days[0].Orders != 0 {
+		t.Fatalf("totals before migrating: %+v, %v", days, err)
+	}
+	if err := store.New(f.env.Client, f.env.Table).Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after migrating")
+	_, err = f.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.env.Table),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "meta"}, "SK": &types.AttributeValueMemberS{Value: "marker#attention-listed"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.New(f.env.Client, f.env.Table).Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after running the step again")
 }

@@ -245,7 +245,9 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err := put(placed, &keyCond, itemRole{}); err != nil {
 		return nil, nil, err
 	}
-	if err := put(newOrderRecord(order, listShards), &notExists, itemRole{}); err != nil {
+	orderRec := newOrderRecord(order, listShards)
+	orderRec.DayCounted = true // by the totals' update below
+	if err := put(orderRec, &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
 	totals, err := s.dayTotalsUpdate(order, listShards)

@@ -439,7 +439,13 @@ func trimPrefix(key, prefix string) string {
 // threshold in one partition (there are few), by product and warehouse.
 func toShipKey(shard int) string { return shardKey("to-ship", shard) }
 
-const lowStockList = "low-stock"
+const (
+	lowStockList = "low-stock"
+	// attentionListed is the one-time step that lists, on a table from
+	// before the Attention index and the day totals, the orders waiting to
+	// ship, the low stock levels, and every order in its day's totals.
+	attentionListed = "attention-listed"
+)
 
 func lowStockSortKey(productID, warehouseID string) string {
 	return productKey(productID) + warehouseKey(warehouseID)

@@ -191,10 +191,13 @@ type orderRecord struct {
 	BuyerEmail string  `dynamodbav:"BuyerEmail,omitempty"`
 	AttnPK     string  `dynamodbav:"ATTN-PK,omitempty"` // to-ship#shard, while waiting to ship
 	AttnSK     string  `dynamodbav:"ATTN-SK,omitempty"` // date#id
-	GSI1PK     string  `dynamodbav:"GSI1-PK"`           // orders#YYYY-MM#shard
-	GSI1SK     string  `dynamodbav:"GSI1-SK"`           // date#id
-	GSI2PK     string  `dynamodbav:"GSI2-PK"`           // c#customer
-	GSI2SK     string  `dynamodbav:"GSI2-SK"`           // o#date
+	// DayCounted: the order is in its day's totals (the checkout adds it;
+	// the one-time step adds orders from before the totals).
+	DayCounted bool   `dynamodbav:"DayCounted,omitempty"`
+	GSI1PK     string `dynamodbav:"GSI1-PK"` // orders#YYYY-MM#shard
+	GSI1SK     string `dynamodbav:"GSI1-SK"` // date#id
+	GSI2PK     string `dynamodbav:"GSI2-PK"` // c#customer
+	GSI2SK     string `dynamodbav:"GSI2-SK"` // o#date
 }
 
 func parseTime(s string) time.Time {

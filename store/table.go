@@ -111,6 +111,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.listShipments(ctx, created); err != nil {
 		return err
 	}
+	if err := s.listWhatNeedsStaff(ctx, created); err != nil {
+		return err
+	}
 	return s.migrateDrops(ctx)
 }
 
