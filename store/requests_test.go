@@ -103,7 +103,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		// The new-line update fails its condition, then the line grows.
 		{"grow a line already there", 2, func() error { return st.AddToCart(ctx, "v#visitor-1", product, 1) }},
 		// Both carts are read, then written in one transaction.
-		{"a visitor's cart into the customer's", 3, func() error { return st.MergeCart(ctx, "v#visitor-1", "c#"+ada.CustomerID) }},
+		{"a visitor's cart into the customer's", 3, func() error { _, err := st.MergeCart(ctx, "v#visitor-1", "c#"+ada.CustomerID); return err }},
 		{"save a new session", 1, func() error {
 			return st.SaveSession(ctx, store.Session{ID: "sess-1", Data: []byte("x"), ExpiresAt: now.Add(time.Hour)}, true)
 		}},
