@@ -566,7 +566,7 @@ func savedAddressLinks(p CheckoutPage) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if len(p.Saved) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<nav aria-label=\"Saved addresses\" class=\"saved-addresses\" data-testid=\"saved-addresses\"><p><small>Ship to a saved address:</small></p><ul>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<div class=\"saved-addresses\" data-testid=\"saved-addresses\"><p id=\"saved-addresses-label\"><small>Ship to a saved address:</small></p><ul aria-labelledby=\"saved-addresses-label\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -674,7 +674,7 @@ func savedAddressLinks(p CheckoutPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "\">Manage addresses</a></small></p></nav>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "\">Manage addresses</a></small></p></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
