@@ -17,7 +17,7 @@ import (
 func headerCartCount(t *testing.T, p page) int {
 	t.Helper()
 	count := func(id string) int {
-		s := strings.Trim(strings.TrimSpace(p.doc.Find(`#` + id + ` [aria-hidden="true"]`).Text()), "()")
+		s := strings.Trim(strings.TrimSpace(p.doc.Find(`#`+id+` [aria-hidden="true"]`).Text()), "()")
 		if s == "" {
 			return 0
 		}
