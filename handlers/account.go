@@ -23,7 +23,8 @@ import (
 // AccountStore is what sign-up and sign-in need.
 type AccountStore interface {
 	CreateCustomer(ctx context.Context, nc store.NewCustomer) (store.Customer, error)
-	MergeCart(ctx context.Context, from, to string) error
+	MergeCart(ctx context.Context, from, to string) (store.Cart, error)
+	Cart(ctx context.Context, owner string) (store.Cart, error)
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
 	RecordSignIn(ctx context.Context, email string, cred store.Credentials, addr string) error
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
@@ -324,14 +325,23 @@ func waitText(d time.Duration) string {
 }
 
 // signIn starts the customer's session and moves what the visitor put in
-// the cart into the customer's cart.
+// the cart into the customer's cart; the session keeps the number of items
+// of the cart as it is then, for the header.
 func (h *Account) signIn(c *fiber.Ctx, id, name, role string) error {
 	visitorCart := page.VisitorCart(c)
 	page.SignIn(c, id, name, role)
+	var cart store.Cart
+	var err error
 	if visitorCart == "" {
-		return nil
+		cart, err = h.Store.Cart(c.UserContext(), store.CustomerOwner(id))
+	} else {
+		cart, err = h.Store.MergeCart(c.UserContext(), visitorCart, store.CustomerOwner(id))
 	}
-	return h.Store.MergeCart(c.UserContext(), visitorCart, store.CustomerOwner(id))
+	if err != nil {
+		return err
+	}
+	page.SetCartUnits(c, cart.Units())
+	return nil
 }
 
 // Logout revokes the session: the old cookie no longer signs anyone in.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
@@ -29,9 +30,12 @@ type Cart struct {
 	Store CartStore
 }
 
+// render shows the cart and keeps its number of items for the header; htmx
+// gets the header's counts out of band with the panel.
 func (h *Cart) render(c *fiber.Ctx, status int, data views.CartPage) error {
+	page.SetCartUnits(c, data.Cart.Units())
 	return page.Render(c, status, page.View{Title: "Your cart", Page: page.Full(views.CartView, data),
-		Partial: views.CartPanel(data, page.CSRFToken(c))})
+		Partial: templ.Join(views.CartPanel(data, page.CSRFToken(c)), views.CartCounts(data.Cart.Units()))})
 }
 
 // Show is the cart page.
@@ -82,8 +86,9 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 	}
 	switch {
 	case err == nil:
+		page.SetCartUnits(c, form.CartUnits)
 		if page.IsHTMX(c) {
-			return page.Write(c, fiber.StatusOK, views.AddToCartForm(form))
+			return page.Write(c, fiber.StatusOK, templ.Join(views.AddToCartForm(form), views.CartCounts(form.CartUnits)))
 		}
 		page.Flash(c, views.FlashSuccess, "Added "+form.Added+" to your cart.")
 		return page.Redirect(c, paths.Cart)
@@ -145,6 +150,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 		return err
 	}
 	if status == fiber.StatusOK && !page.IsHTMX(c) {
+		page.SetCartUnits(c, data.Cart.Units())
 		return page.Redirect(c, paths.Cart)
 	}
 	return h.render(c, status, data)
@@ -167,19 +173,19 @@ func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, 
 		return err
 	}
 	owner := page.CartOwner(c, false)
+	var data views.CartPage
 	if owner != "" {
 		if err := removeLine(c.UserContext(), owner, id); err != nil {
 			return err
 		}
-	}
-	if !page.IsHTMX(c) {
-		return page.Redirect(c, paths.Cart)
-	}
-	var data views.CartPage
-	if owner != "" {
+		// Read again for the count, with or without htmx.
 		if data.Cart, err = h.Store.Cart(c.UserContext(), owner); err != nil {
 			return err
 		}
+	}
+	if !page.IsHTMX(c) {
+		page.SetCartUnits(c, data.Cart.Units())
+		return page.Redirect(c, paths.Cart)
 	}
 	return h.render(c, fiber.StatusOK, data)
 }

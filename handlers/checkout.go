@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -26,6 +26,8 @@ type CheckoutStore interface {
 	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
 	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
+	Addresses(ctx context.Context, customerID string) (store.AddressBook, error)
+	AddAddress(ctx context.Context, customerID string, a store.Address, asDefault bool) (store.SavedAddress, error)
 }
 
 // Checkout serves /checkout: the address, the codes, the card, and placing
@@ -33,6 +35,7 @@ type CheckoutStore interface {
 type Checkout struct {
 	Store   CheckoutStore
 	Gateway payment.Gateway
+	Log     *slog.Logger // an address that could not be saved after an order
 }
 
 // signedIn sends a visitor to sign in first and back to checkout after.
@@ -51,12 +54,22 @@ func (h *Checkout) request(ctx context.Context, customerID string, f views.Check
 	}
 	req := store.CheckoutRequest{
 		Key: f.Key, CustomerID: customerID, CartOwner: owner,
-		ShipTo: store.Address{Name: f.Name, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: f.Country},
+		ShipTo: shipTo(f),
 	}
 	for _, l := range cart.Lines {
 		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: l.ProductID, Quantity: l.Quantity, DropID: l.DropID})
 	}
 	return req, cart, nil
+}
+
+// shipTo is the form's address as the order keeps it: the country by its
+// name, as orders always have.
+func shipTo(f views.CheckoutForm) store.Address {
+	country := f.Country
+	if name, ok := store.CountryName(f.Country); ok {
+		country = name
+	}
+	return store.Address{Name: f.Name, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: country}
 }
 
 // Code lookups per customer and hour: enough for anyone typing codes, too
@@ -154,29 +167,17 @@ func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
 	return views.CheckoutForm{
 		Key: v("key"), Name: raw("name"), Street: raw("street"), Number: raw("number"), ZipCode: raw("zip"),
 		City: raw("city"), Country: raw("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
-		Total: v("total"), Errors: views.FieldErrors{},
+		Total: v("total"), SaveAddress: c.FormValue("save_address") != "", Errors: views.FieldErrors{},
 	}
 }
 
 // validateAddress cleans the ship-to fields and checks each.
 func validateAddress(f *views.CheckoutForm) {
-	for _, fld := range []struct {
-		name  string
-		value *string
-		label string
-	}{
+	checkAddressFields(f.Errors, []addressInput{
 		{"name", &f.Name, "your name"}, {"street", &f.Street, "the street"}, {"number", &f.Number, "the house number"},
-		{"zip", &f.ZipCode, "the postcode"}, {"city", &f.City, "the city"}, {"country", &f.Country, "the country"},
-	} {
-		*fld.value = formText(f.Errors, fld.name, *fld.value, oneLine)
-		switch n := utf8.RuneCountInString(*fld.value); {
-		case f.Errors.Has(fld.name):
-		case n == 0:
-			f.Errors[fld.name] = "Enter " + fld.label + "."
-		case n > 100:
-			f.Errors[fld.name] = "Keep it under 100 characters."
-		}
-	}
+		{"zip", &f.ZipCode, "the postcode"}, {"city", &f.City, "the city"},
+	})
+	checkCountry(f.Errors, "country", &f.Country)
 }
 
 // Show is the checkout page for the signed-in customer's cart.
@@ -186,10 +187,24 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 		return err
 	}
 	f := views.CheckoutForm{Key: store.NewID(), Name: v.Name, Errors: views.FieldErrors{}}
+	book, err := h.Store.Addresses(c.UserContext(), v.ID)
+	if err != nil {
+		return err
+	}
+	// The address asked for (?address=), else the default, is filled in;
+	// the others are offered as links.
+	chosen, ok := book.Find(c.Query("address"))
+	if !ok {
+		chosen, ok = book.Default()
+	}
+	if ok {
+		f.Name, f.Street, f.Number, f.ZipCode, f.City, f.Country = chosen.Name, chosen.Street, chosen.Number, chosen.ZipCode, chosen.City, chosen.Country
+	}
 	req, cart, err := h.request(c.UserContext(), v.ID, f)
 	if err != nil {
 		return err
 	}
+	page.SetCartUnits(c, cart.Units())
 	if len(cart.Lines) == 0 {
 		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
 		return page.Redirect(c, paths.Cart)
@@ -199,7 +214,8 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 		return err
 	}
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView, views.CheckoutPage{Form: f, Summary: summary})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView,
+		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full()})})
 }
 
 // Summary re-prices the order as the codes change (htmx).
@@ -311,7 +327,12 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email}
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {
-			page.Flash(c, views.FlashSuccess, "Thank you! Your order is placed.")
+			page.SetCartUnits(c, 0)
+			msg := "Thank you! Your order is placed."
+			if f.SaveAddress {
+				msg += " " + h.saveAddress(ctx, v.ID, f)
+			}
+			page.Flash(c, views.FlashSuccess, msg)
 			return page.Redirect(c, paths.Order(order.ID))
 		}
 		var ce *store.CodeError
@@ -350,7 +371,35 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// attempt rather than a replay of a voided one.
 	f.Key = store.NewID()
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView, views.CheckoutPage{Form: f, Summary: summary})})
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView,
+		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
+}
+
+// saveAddress keeps the address of an order just placed in the customer's
+// address book, unless it is there already, and says what it did. The
+// order is placed whatever happens here, so a failure is said and logged,
+// never the answer to the order.
+func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.CheckoutForm) string {
+	a := store.Address{Name: f.Name, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: f.Country}
+	book, err := h.Store.Addresses(ctx, customerID)
+	if err == nil {
+		for _, s := range book.Addresses {
+			if s.Same(a) {
+				return "The address was saved already."
+			}
+		}
+		_, err = h.Store.AddAddress(ctx, customerID, a, false)
+	}
+	switch {
+	case errors.Is(err, store.ErrAddressBookFull):
+		return "The address was not saved: your account holds " + strconv.Itoa(store.MaxAddresses) + " already."
+	case err != nil:
+		if h.Log != nil {
+			h.Log.Warn("address not saved after checkout", "customer", customerID, "err", err)
+		}
+		return "The address could not be saved just now: add it on your account page."
+	}
+	return "The address is saved to your account."
 }
 
 func totalChanged(now store.Money) string {

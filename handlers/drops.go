@@ -341,6 +341,8 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
+	// The cart page it goes to counts the items again (a ticket already in
+	// the cart is left as it was, so this cannot simply add one).
 	page.Flash(c, views.FlashSuccess, "Added "+p.Name+" at the drop's price "+d.Price.String()+" to your cart.")
 	return page.Redirect(c, paths.Cart)
 }

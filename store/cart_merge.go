@@ -15,15 +15,17 @@ import (
 // the same product add up (capped at MaxLineQty), lines beyond the
 // customer's MaxCartLines are dropped, and the visitor's cart is deleted, so
 // a failure leaves both carts as they were. Moved meanwhile, it reads again.
-func (s *Store) MergeCart(ctx context.Context, from, to string) error {
+// It returns the customer's cart as it is now (for the count in the
+// header): with nothing to move, that is one more Query.
+func (s *Store) MergeCart(ctx context.Context, from, to string) (Cart, error) {
 	for range 5 {
 		src, srcFound, err := s.loadCart(ctx, from, true)
-		if err != nil || !srcFound || len(src.Lines) == 0 {
-			return err
-		}
-		dst, dstFound, err := s.loadCart(ctx, to, true)
 		if err != nil {
-			return err
+			return Cart{}, err
+		}
+		dst, dstFound, err := s.loadCart(ctx, to, srcFound && len(src.Lines) > 0)
+		if err != nil || !srcFound || len(src.Lines) == 0 {
+			return dst.cart(to), err
 		}
 		merged := s.newCart(to)
 		if dstFound {
@@ -46,22 +48,22 @@ func (s *Store) MergeCart(ctx context.Context, from, to string) error {
 		}
 		put, err := s.cartPut(merged, dstFound, dst.Version)
 		if err != nil {
-			return err
+			return Cart{}, err
 		}
 		cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(src.Version))).Build()
 		if err != nil {
-			return err
+			return Cart{}, err
 		}
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put, {Delete: &types.Delete{
 			TableName: aws.String(s.table), Key: itemKey(cartKey(from), sortKeyCart),
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
 		}}}})
 		if err == nil {
-			return nil
+			return merged.cart(to), nil
 		}
 		if cancellationReasons(err) == nil {
-			return fmt.Errorf("merge cart: %w", err)
+			return Cart{}, fmt.Errorf("merge cart: %w", err)
 		}
 	}
-	return fmt.Errorf("merge cart: %w", ErrConflict)
+	return Cart{}, fmt.Errorf("merge cart: %w", ErrConflict)
 }

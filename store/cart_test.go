@@ -243,7 +243,7 @@ func TestMergeCartAndVisitorExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.MergeCart(ctx, visitor, customer); err != nil {
+	if _, err := st.MergeCart(ctx, visitor, customer); err != nil {
 		t.Fatal(err)
 	}
 	cart, _ := st.Cart(ctx, customer)
@@ -263,13 +263,13 @@ func TestMergeCartAndVisitorExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	newcomer := store.CustomerOwner("c2")
-	if err := st.MergeCart(ctx, visitor, newcomer); err != nil {
+	if _, err := st.MergeCart(ctx, visitor, newcomer); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := st.Cart(ctx, newcomer); len(c.Lines) != 1 || c.Lines[0].Quantity != 4 {
 		t.Fatalf("newcomer's cart %+v", c)
 	}
-	if err := st.MergeCart(ctx, visitor, newcomer); err != nil {
+	if _, err := st.MergeCart(ctx, visitor, newcomer); err != nil {
 		t.Fatalf("merging nothing: %v", err)
 	}
 }

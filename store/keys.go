@@ -65,7 +65,8 @@ const (
 	prefixRunFailures    = "runfail#" // a run's failures
 	sortKeyCharge        = "charge"
 	sortKeyCard          = "card"
-	sortKeyCart          = "cart" // the one item of a cart (its lines in a map)
+	sortKeyCart          = "cart"      // the one item of a cart (its lines in a map)
+	sortKeyAddresses     = "addresses" // under c#id: the customer's saved addresses, in a map
 	sortKeyBillingShards = "billing-shards"
 	sortKeyListShards    = "list-shards"
 	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
@@ -143,6 +144,7 @@ const (
 	entityJobRun        = "jobRun"
 	entityRunFailure    = "runFailure"
 	entityRoleChange    = "roleChange"
+	entityAddressBook   = "addressBook"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -316,6 +318,10 @@ const legacyCartLinePrefix = prefixProduct
 // cartLinePath is the document path of a product's line inside the cart
 // item's Lines map (product ids are ValidID: no dots or brackets).
 func cartLinePath(productID string) string { return "Lines." + productID }
+
+// addressPath is the document path of a saved address inside the address
+// book's Addresses map (address ids are ValidID: no dots or brackets).
+func addressPath(id string) string { return "Addresses." + id }
 
 // A drop's ticket line sits in the Lines map under ticket#<drop id>, apart
 // from the product's own line ('#' is in no product id).

@@ -65,6 +65,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 	}
 	run := store.JobRun{ID: "run-1", Job: "payments", Date: now, Trigger: "staff", Replica: "test", StartedAt: now}
 	var lease store.Lease
+	var home, work string // saved addresses' ids
 
 	rows := []struct {
 		pattern string
@@ -104,7 +105,33 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		// The new-line update fails its condition, then the line grows.
 		{"grow a line already there", 2, func() error { return st.AddToCart(ctx, "v#visitor-1", product, 1) }},
 		// Both carts are read, then written in one transaction.
-		{"a visitor's cart into the customer's", 3, func() error { return st.MergeCart(ctx, "v#visitor-1", "c#"+ada.CustomerID) }},
+		{"a visitor's cart into the customer's", 3, func() error { _, err := st.MergeCart(ctx, "v#visitor-1", "c#"+ada.CustomerID); return err }},
+		// The account page: the address book is one item on the
+		// customer's partition; the first address makes it (the update
+		// finds none, then a conditional Put).
+		{"a customer's first saved address", 2, func() error {
+			a, err := st.AddAddress(ctx, ada.CustomerID, store.Address{Name: "Ada", Street: "Storgatan", Number: "1", ZipCode: "11122", City: "Stockholm", Country: "SE"}, false)
+			home = a.ID
+			return err
+		}},
+		{"save another address", 1, func() error {
+			a, err := st.AddAddress(ctx, ada.CustomerID, store.Address{Name: "Ada", Street: "Vasagatan", Number: "2", ZipCode: "11120", City: "Stockholm", Country: "SE"}, false)
+			work = a.ID
+			return err
+		}},
+		{"the address book", 1, func() error { _, err := st.Addresses(ctx, ada.CustomerID); return err }},
+		{"edit a saved address", 1, func() error {
+			return st.UpdateAddress(ctx, ada.CustomerID, work, store.Address{Name: "Ada", Street: "Vasagatan", Number: "4", ZipCode: "11120", City: "Stockholm", Country: "SE"})
+		}},
+		{"make an address the default", 1, func() error { return st.SetDefaultAddress(ctx, ada.CustomerID, work) }},
+		{"delete an address that is not the default", 1, func() error { return st.DeleteAddress(ctx, ada.CustomerID, home) }},
+		// The first try assumes it is not the default; its failed
+		// condition answers with the book, and the second removes both.
+		{"delete the default address", 2, func() error { return st.DeleteAddress(ctx, ada.CustomerID, work) }},
+		{"rename a customer (customer and email items)", 1, func() error { return st.RenameCustomer(ctx, ada.CustomerID, demo.CustomerEmail, "Ada L.") }},
+		{"change a password (customer and email items)", 1, func() error {
+			return st.ChangePassword(ctx, ada.CustomerID, demo.CustomerEmail, ada.PasswordHash, ada.PasswordHash)
+		}},
 		{"save a new session", 1, func() error {
 			return st.SaveSession(ctx, store.Session{ID: "sess-1", Data: []byte("x"), ExpiresAt: now.Add(time.Hour)}, true)
 		}},

@@ -13,12 +13,15 @@ type CheckoutForm struct {
 	Number   string
 	ZipCode  string
 	City     string
-	Country  string
+	Country  string // an ISO 3166-1 alpha-2 code
 	Discount string
 	GiftCard string
 	Expiry   string
 	Total    string // the total shown, in cents: the order is placed only at it
-	Errors   FieldErrors
+	// SaveAddress keeps the address in the customer's address book once
+	// the order is placed.
+	SaveAddress bool
+	Errors      FieldErrors
 }
 
 // CheckoutSummary is what the order will cost and how it will be paid.
@@ -35,4 +38,10 @@ type CheckoutSummary struct {
 type CheckoutPage struct {
 	Form    CheckoutForm
 	Summary CheckoutSummary
+	// Saved are the customer's saved addresses, offered as links that
+	// fill the form in; Chosen is the one filled in.
+	Saved  []store.SavedAddress
+	Chosen string
+	// CanSave offers to save the typed address (the book has room).
+	CanSave bool
 }

@@ -46,6 +46,9 @@ type Layout struct {
 	Path      string
 	RequestID string
 	Flash     Flash
+	// CartUnits is the number of items in the cart, as the visit keeps it
+	// (no read of the cart).
+	CartUnits int
 	// Search is the search this page shows (the search page); nil on
 	// others, whose header box shows its results under it as you type.
 	Search *SearchPage

@@ -89,7 +89,7 @@ func New(cfg Config) (*fiber.App, error) {
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway}
+	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log}
 	orders := &handlers.Orders{Store: cfg.Store}
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway}
 	receipts := &handlers.Receipts{Store: cfg.Store}
@@ -166,6 +166,16 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/login", account.LoginForm)
 	app.Post("/login", account.Login)
 	app.Post("/logout", account.Logout)
+	// The customer's name, password and saved addresses.
+	accountDetails := &handlers.AccountDetails{Store: cfg.Store, BcryptCost: cfg.BcryptCost}
+	app.Get("/account", accountDetails.Show)
+	app.Post("/account/name", accountDetails.Rename)
+	app.Post("/account/password", accountDetails.ChangePassword)
+	app.Post("/account/addresses", accountDetails.AddAddress)
+	app.Get("/account/addresses/:id", accountDetails.EditAddress)
+	app.Post("/account/addresses/:id", accountDetails.UpdateAddress)
+	app.Post("/account/addresses/:id/default", accountDetails.DefaultAddress)
+	app.Post("/account/addresses/:id/delete", accountDetails.DeleteAddress)
 	// Where the customer is signed in, and signing the other places out.
 	accountSessions := &handlers.AccountSessions{Store: cfg.Store}
 	app.Get("/account/sessions", accountSessions.List)

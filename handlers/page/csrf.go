@@ -96,6 +96,7 @@ func visitorID(c *fiber.Ctx, create bool) string {
 // forgetVisitor drops the visitor cookie (at sign-in and sign-out): the
 // next visitor on this browser is a new one.
 func forgetVisitor(c *fiber.Ctx) {
+	dropCartUnitsCookie(c)
 	v := VisitOf(c)
 	if c.Cookies(visitorCookie) == "" && v.visitor == "" {
 		return

@@ -144,6 +144,25 @@ func SignIn(c *fiber.Ctx, id, name, role string) {
 	forgetVisitor(c)
 }
 
+// Rename changes the signed-in customer's name in this session (the header
+// shows it); their other sessions show the new name from their next
+// sign-in.
+func Rename(c *fiber.Ctx, name string) {
+	v := VisitOf(c)
+	if v.str(keyCustomerID) == "" || v.str(keyName) == name {
+		return
+	}
+	v.Session.Values[keyName] = name
+	v.Changed = true
+}
+
+// RenewSession keeps the visit's values under a new session id (after a
+// password change: a copy of the old cookie no longer works).
+func RenewSession(c *fiber.Ctx) {
+	v := VisitOf(c)
+	v.Changed, v.Renew = true, true
+}
+
 // SignOut forgets the customer and revokes the old session id.
 func SignOut(c *fiber.Ctx) {
 	v := VisitOf(c)
@@ -203,6 +222,7 @@ func Layout(c *fiber.Ctx, title string) views.Layout {
 		CSRF:      LayoutToken(c),
 		Path:      c.Path(),
 		RequestID: RequestID(c),
+		CartUnits: CartUnits(c),
 	}
 	if msg := v.str(keyFlash); msg != "" {
 		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}

@@ -235,6 +235,9 @@
     if (!state || state.focused) return;
     var swapped = evt.target;
     if (!(swapped instanceof Element)) return;
+    // A part sent out of band (the header's cart count) is not where the
+    // person is: it takes no focus.
+    if (swapped.hasAttribute('data-oob')) return;
     if (showErrors(swapped, false)) {
       state.focused = true;
       return;

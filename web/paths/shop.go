@@ -22,6 +22,14 @@ const (
 	Receipts        = "/receipts"
 	Drops           = "/drops"
 	Tickets         = "/tickets"
+	// Account is the customer's name, email, password and addresses.
+	Account = "/account"
+	// AccountName changes the customer's name (POST).
+	AccountName = "/account/name"
+	// AccountPassword changes the password (POST).
+	AccountPassword = "/account/password"
+	// AccountAddresses saves a new address (POST).
+	AccountAddresses = "/account/addresses"
 	// AccountSessions is where a customer sees where they are signed in.
 	AccountSessions = "/account/sessions"
 	// AccountSessionsEndOthers signs out every session but this one (POST).
@@ -103,3 +111,15 @@ func TicketBuy(dropID string) string { return under(Tickets, dropID, "buy") }
 // AccountSessionEnd signs out one of the customer's other sessions, named
 // by its handle (POST).
 func AccountSessionEnd(handle string) string { return under(AccountSessions, handle, "end") }
+
+// AccountAddress is a saved address's edit form (GET) and its change (POST).
+func AccountAddress(id string) string { return under(AccountAddresses, id) }
+
+// AccountAddressDelete deletes a saved address (POST).
+func AccountAddressDelete(id string) string { return under(AccountAddresses, id, "delete") }
+
+// AccountAddressDefault makes a saved address the default (POST).
+func AccountAddressDefault(id string) string { return under(AccountAddresses, id, "default") }
+
+// CheckoutTo is the checkout filled in with a saved address.
+func CheckoutTo(addressID string) string { return WithQuery(Checkout, "address", addressID) }

@@ -1,0 +1,379 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/sync/errgroup"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// AccountDetailsStore is what /account reads and changes.
+type AccountDetailsStore interface {
+	Customer(ctx context.Context, id string) (store.Customer, error)
+	Addresses(ctx context.Context, customerID string) (store.AddressBook, error)
+	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
+	RenameCustomer(ctx context.Context, customerID, email, name string) error
+	ChangePassword(ctx context.Context, customerID, email, checkedHash, newHash string) error
+	EndSessions(ctx context.Context, customerID, keep string) (int, error)
+	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
+	ReturnAttempt(ctx context.Context, scope, subject string, window time.Duration) error
+	AddAddress(ctx context.Context, customerID string, a store.Address, asDefault bool) (store.SavedAddress, error)
+	UpdateAddress(ctx context.Context, customerID, id string, a store.Address) error
+	SetDefaultAddress(ctx context.Context, customerID, id string) error
+	DeleteAddress(ctx context.Context, customerID, id string) error
+}
+
+// Wrong current passwords a signed-in session may type per window: a
+// stolen session cannot guess the password to take the account over.
+const (
+	passwordChangeWindow   = 15 * time.Minute
+	passwordChangeAttempts = 10
+)
+
+// AccountDetails serves /account: the name, the password and the saved
+// addresses.
+type AccountDetails struct {
+	Store      AccountDetailsStore
+	BcryptCost int
+}
+
+// load reads the customer and their address book, in parallel.
+func (h *AccountDetails) load(c *fiber.Ctx, customerID string) (views.AccountPage, error) {
+	var cust store.Customer
+	var book store.AddressBook
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, customerID); return err })
+	g.Go(func() (err error) { book, err = h.Store.Addresses(ctx, customerID); return err })
+	if err := g.Wait(); err != nil {
+		return views.AccountPage{}, err
+	}
+	return views.AccountPage{
+		Email: cust.Email, Name: views.NameForm{Name: cust.Name}, Addresses: book.Addresses,
+		NewAddress: views.AddressForm{Recipient: cust.Name, Default: len(book.Addresses) == 0},
+		CSRF:       page.CSRFToken(c),
+	}, nil
+}
+
+// accountViewer is the signed-in viewer, or a 403 for a form posted without one.
+func accountViewer(c *fiber.Ctx) (views.Viewer, error) {
+	v := page.Viewer(c)
+	if !v.SignedIn() {
+		return v, page.Forbidden("Sign in first.")
+	}
+	return v, nil
+}
+
+// Show is /account.
+func (h *AccountDetails) Show(c *fiber.Ctx) error {
+	v, err := signedInFor(c, paths.Account)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	data, err := h.load(c, v.ID)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Your account", Page: page.Full(views.AccountView, data)})
+}
+
+// Rename changes the customer's name everywhere it is kept: the account,
+// the copy sign-in reads, and this session's header.
+func (h *AccountDetails) Rename(c *fiber.Ctx) error {
+	v, err := accountViewer(c)
+	if err != nil {
+		return err
+	}
+	f := views.NameForm{Errors: views.FieldErrors{}}
+	f.Name = formText(f.Errors, "name", c.FormValue("name"), oneLine)
+	switch n := utf8.RuneCountInString(f.Name); {
+	case f.Errors.Has("name"):
+	case n == 0:
+		f.Errors["name"] = "Tell us your name."
+	case n > maxNameRunes:
+		f.Errors["name"] = "Keep the name under 100 characters."
+	}
+	if !f.Errors.Any() {
+		cust, err := h.Store.Customer(c.UserContext(), v.ID)
+		if err != nil {
+			return err
+		}
+		if err := h.Store.RenameCustomer(c.UserContext(), v.ID, cust.Email, f.Name); err != nil {
+			return err
+		}
+		page.Rename(c, f.Name)
+		page.Flash(c, views.FlashSuccess, "Your name is now "+f.Name+".")
+		return page.Redirect(c, paths.Account)
+	}
+	data, err := h.load(c, v.ID)
+	if err != nil {
+		return err
+	}
+	data.Name = f
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Your account", Page: page.Full(views.AccountView, data),
+		Partial: views.NameFormPartial(f, data.CSRF)})
+}
+
+// ChangePassword checks the current password (so many tries per window),
+// sets the new one (the rules of sign-up, typed twice), signs out every
+// other session of the customer and gives this one a new id.
+func (h *AccountDetails) ChangePassword(c *fiber.Ctx) error {
+	v, err := accountViewer(c)
+	if err != nil {
+		return err
+	}
+	current, next, again := c.FormValue("current_password"), c.FormValue("new_password"), c.FormValue("new_password_again")
+	f := views.PasswordForm{Errors: views.FieldErrors{}}
+	status := fiber.StatusUnprocessableEntity
+	switch {
+	case current == "":
+		f.Errors["current_password"] = "Enter your current password."
+	case len(current) > 1024:
+		f.Errors["current_password"] = "That is longer than any password here."
+	}
+	switch {
+	case utf8.RuneCountInString(next) < minPasswordRunes:
+		f.Errors["new_password"] = "Use at least 10 characters."
+	case len(next) > maxPasswordBytes:
+		f.Errors["new_password"] = "Use at most 72 bytes."
+	case again != next:
+		f.Errors["new_password_again"] = "The two new passwords differ. Type the same one twice."
+	}
+	if !f.Errors.Any() {
+		changed, limited, err := h.changePassword(c, v.ID, current, next)
+		switch {
+		case err != nil:
+			return err
+		case limited:
+			status = fiber.StatusTooManyRequests
+			f.Errors[""] = "Too many wrong passwords. Wait a few minutes and try again."
+		case !changed:
+			f.Errors["current_password"] = "That is not your current password."
+		default:
+			return page.Redirect(c, paths.Account)
+		}
+	}
+	data, err := h.load(c, v.ID)
+	if err != nil {
+		return err
+	}
+	data.Password = f
+	return page.Render(c, status, page.View{Title: "Your account", Page: page.Full(views.AccountView, data),
+		Partial: views.PasswordFormPartial(f, data.CSRF)})
+}
+
+func (h *AccountDetails) changePassword(c *fiber.Ctx, customerID, current, next string) (changed, limited bool, err error) {
+	ctx := c.UserContext()
+	n, err := h.Store.CountAttempt(ctx, "password-change", customerID, passwordChangeWindow)
+	if err != nil {
+		return false, false, err
+	}
+	if n > passwordChangeAttempts {
+		return false, true, nil
+	}
+	cust, err := h.Store.Customer(ctx, customerID)
+	if err != nil {
+		return false, false, err
+	}
+	cred, err := h.Store.CredentialsByEmail(ctx, cust.Email)
+	if err != nil {
+		return false, false, err
+	}
+	if cred.CustomerID != customerID || bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(current)) != nil {
+		return false, false, nil
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(next), h.BcryptCost)
+	if err != nil {
+		return false, false, err
+	}
+	if err := h.Store.ChangePassword(ctx, customerID, cust.Email, cred.PasswordHash, string(hash)); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return false, false, nil // changed elsewhere meanwhile: what was typed is no longer it
+		}
+		return false, false, err
+	}
+	if err := h.Store.ReturnAttempt(ctx, "password-change", customerID, passwordChangeWindow); err != nil {
+		return false, false, err
+	}
+	ended, err := h.Store.EndSessions(ctx, customerID, page.SessionID(c))
+	if err != nil {
+		return false, false, err
+	}
+	page.RenewSession(c)
+	msg := "Password changed."
+	if ended > 0 {
+		msg += " Signed out " + sessionsWord(ended) + " elsewhere."
+	}
+	page.Flash(c, views.FlashSuccess, msg)
+	return true, false, nil
+}
+
+// readAddressForm reads an address form as typed and checks it; the
+// country must be a code of the list (a name from an older page is taken).
+func readAddressForm(c *fiber.Ctx) views.AddressForm {
+	f := views.AddressForm{Recipient: c.FormValue("recipient"), Street: c.FormValue("street"), Number: c.FormValue("number"),
+		ZipCode: c.FormValue("zip"), City: c.FormValue("city"), Country: c.FormValue("country"),
+		Default: c.FormValue("default") != "", Errors: views.FieldErrors{}}
+	checkAddressFields(f.Errors, []addressInput{
+		{"recipient", &f.Recipient, "the name on the parcel"}, {"street", &f.Street, "the street"}, {"number", &f.Number, "the house number"},
+		{"zip", &f.ZipCode, "the postcode"}, {"city", &f.City, "the city"},
+	})
+	checkCountry(f.Errors, "country", &f.Country)
+	return f
+}
+
+// addressFrom is the address an address form holds.
+func addressFrom(f views.AddressForm) store.Address {
+	return store.Address{Name: f.Recipient, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: f.Country}
+}
+
+// addressInput is one typed field of an address, its name in the form and
+// how a message names it.
+type addressInput struct {
+	field string
+	value *string
+	label string
+}
+
+// checkAddressFields cleans each typed field and puts a message at each
+// one in error (address forms and checkout alike).
+func checkAddressFields(errs views.FieldErrors, in []addressInput) {
+	for _, fld := range in {
+		*fld.value = formText(errs, fld.field, *fld.value, oneLine)
+		switch n := utf8.RuneCountInString(*fld.value); {
+		case errs.Has(fld.field):
+		case n == 0:
+			errs[fld.field] = "Enter " + fld.label + "."
+		case n > 100:
+			errs[fld.field] = "Keep it under 100 characters."
+		}
+	}
+}
+
+// checkCountry keeps a country's ISO 3166-1 code: chosen from the list, or
+// a country's name as an older page sent it.
+func checkCountry(errs views.FieldErrors, field string, code *string) {
+	raw := strings.TrimSpace(*code)
+	*code = store.CountryCode(raw)
+	switch {
+	case raw == "":
+		errs[field] = "Choose the country."
+	case *code == "":
+		errs[field] = "Choose a country from the list."
+	}
+}
+
+// AddAddress saves a new address.
+func (h *AccountDetails) AddAddress(c *fiber.Ctx) error {
+	v, err := accountViewer(c)
+	if err != nil {
+		return err
+	}
+	f := readAddressForm(c)
+	if !f.Errors.Any() {
+		_, err := h.Store.AddAddress(c.UserContext(), v.ID, addressFrom(f), f.Default)
+		switch {
+		case errors.Is(err, store.ErrAddressBookFull):
+			f.Errors[""] = sentence(err)
+		case err != nil:
+			return err
+		default:
+			page.Flash(c, views.FlashSuccess, "Address saved.")
+			return page.Redirect(c, paths.Account)
+		}
+	}
+	data, err := h.load(c, v.ID)
+	if err != nil {
+		return err
+	}
+	data.NewAddress = f
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Your account", Page: page.Full(views.AccountView, data),
+		Partial: views.AddressFormPartial(f, data.CSRF)})
+}
+
+// EditAddress is a saved address's edit form.
+func (h *AccountDetails) EditAddress(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That address")
+	if err != nil {
+		return err
+	}
+	v, err := signedInFor(c, paths.AccountAddress(id))
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	book, err := h.Store.Addresses(c.UserContext(), v.ID)
+	if err != nil {
+		return err
+	}
+	a, ok := book.Find(id)
+	if !ok {
+		return page.NotFound("That address")
+	}
+	page.CSRFToken(c)
+	f := views.AddressForm{ID: a.ID, Recipient: a.Name, Street: a.Street, Number: a.Number, ZipCode: a.ZipCode, City: a.City, Country: a.Country}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Edit address", Page: page.Full(views.AddressEditView, views.AddressEditPage{Form: f})})
+}
+
+// UpdateAddress saves an edited address.
+func (h *AccountDetails) UpdateAddress(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That address")
+	if err != nil {
+		return err
+	}
+	v, err := accountViewer(c)
+	if err != nil {
+		return err
+	}
+	f := readAddressForm(c)
+	f.ID = id
+	if !f.Errors.Any() {
+		if err := h.Store.UpdateAddress(c.UserContext(), v.ID, id, addressFrom(f)); err != nil {
+			return notFoundAs(err, "That address")
+		}
+		page.Flash(c, views.FlashSuccess, "Address updated.")
+		return page.Redirect(c, paths.Account)
+	}
+	csrf := page.CSRFToken(c)
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Edit address", Page: page.Full(views.AddressEditView, views.AddressEditPage{Form: f}),
+		Partial: views.AddressFormPartial(f, csrf)})
+}
+
+// DefaultAddress makes a saved address the default, which checkout fills in.
+func (h *AccountDetails) DefaultAddress(c *fiber.Ctx) error {
+	return h.addressAction(c, h.Store.SetDefaultAddress, "Default address changed: checkout fills it in.")
+}
+
+// DeleteAddress deletes a saved address.
+func (h *AccountDetails) DeleteAddress(c *fiber.Ctx) error {
+	return h.addressAction(c, h.Store.DeleteAddress, "Address deleted.")
+}
+
+func (h *AccountDetails) addressAction(c *fiber.Ctx, act func(ctx context.Context, customerID, id string) error, done string) error {
+	id, err := pathID(c, "id", "That address")
+	if err != nil {
+		return err
+	}
+	v, err := accountViewer(c)
+	if err != nil {
+		return err
+	}
+	err = act(c.UserContext(), v.ID, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		page.Flash(c, views.FlashInfo, "That address is no longer saved.")
+	case err != nil:
+		return err
+	default:
+		page.Flash(c, views.FlashSuccess, done)
+	}
+	return page.Redirect(c, paths.Account)
+}
