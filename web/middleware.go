@@ -101,11 +101,14 @@ func recoverPanic(log *slog.Logger) fiber.Handler {
 
 // compressed gzips or brotlis what the client accepts, fast: HTML shrinks to
 // a fifth. Streamed exports are left alone (they are written as they are
-// read). The CSRF tokens in a compressed page are masked afresh each time.
+// read), and so are photos (JPEG and PNG are compressed already). The CSRF
+// tokens in a compressed page are masked afresh each time.
 func compressed() fiber.Handler {
 	return compress.New(compress.Config{
 		Level: compress.LevelBestSpeed,
-		Next:  func(c *fiber.Ctx) bool { return strings.HasSuffix(c.Path(), ".csv") },
+		Next: func(c *fiber.Ctx) bool {
+			return strings.HasSuffix(c.Path(), ".csv") || strings.HasPrefix(c.Path(), "/media/photos/")
+		},
 	})
 }
 
