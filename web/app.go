@@ -17,8 +17,8 @@ import (
 	"shop/static"
 	"shop/store"
 	"shop/store/dropgate"
-	"shop/store/photos"
 	"shop/store/payment"
+	"shop/store/photos"
 )
 
 // Config wires the app.
