@@ -23,7 +23,8 @@ const (
 
 // bodyLimits refuses a body larger than its route's limit by its
 // Content-Length (413), and a body without one (chunked, 411: every
-// browser sends the length of a form), before a byte of it is read; the
+// browser sends the length of a form), before it is read (fasthttp reads
+// at most its first 8 KB with the head); the
 // connection is closed after the answer rather than read to its end. A body
 // a handler left unread is read to its end afterwards, so the connection's
 // next request does not start inside it.
