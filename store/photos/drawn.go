@@ -40,7 +40,7 @@ func ValidSeed(s string) bool {
 
 // categoryHues are the demo categories' colours (those of their swatches);
 // another category gets a hue from its name.
-var categoryHues = map[string]float64{"coffee": 25, "books": 212, "music": 275, "outdoor": 150, "kitchen": 18}
+var categoryHues = map[string]float64{"coffee": 25, "books": 212, "music": 275, "outdoor": 150, "kitchen": 355}
 
 // Draw is the SVG picture of a seed in the colours of a category: a
 // background and a few soft shapes, each drawn from the seed's bits.
