@@ -35,6 +35,7 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 		return err
 	}
 	p.CreatedAt = old.CreatedAt
+	p.Photo = old.Photo // the photo is SetProductPhoto's to change
 	item, err := attributevalue.MarshalMap(newProductRecord(p))
 	if err != nil {
 		return err
@@ -52,7 +53,6 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 	if old.Photo.Key != "" {
 		photo = expression.Name("PhotoKey").Equal(expression.Value(old.Photo.Key))
 	}
-	p.Photo = old.Photo
 	cond, err := expression.NewBuilder().WithCondition(
 		expression.Name("Name").Equal(expression.Value(old.Name)).
 			And(expression.Name("Description").Equal(expression.Value(old.Description))).

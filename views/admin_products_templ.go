@@ -1022,12 +1022,12 @@ func AdminProductPhotoSection(f AdminPhotoForm) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if f.HasPhoto {
-			templ_7745c5c3_Err = pictureImg(f.Picture, "The product's photo", productSizes, "", true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = pictureImg(f.Picture, "The product's photo", productSizes, "", false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = pictureImg(f.Picture, "The picture the shop drew, shown until a photo is uploaded", productSizes, "", true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = pictureImg(f.Picture, "The picture the shop drew, shown until a photo is uploaded", productSizes, "", false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -30,6 +30,7 @@ func TestBrowserJourneyProductPhoto(t *testing.T) {
 		chromedp.WaitVisible(sel("flash")),
 	)
 	j.waitText("the photo is saved", sel("flash"), "Saved the photo (1600 × 1200 pixels)")
+	j.shot("photo-admin")
 
 	j.do("product page", chromedp.Navigate(s.base+"/products/cf-light"), chromedp.WaitVisible(sel("product-picture")))
 	loaded := `(() => { const i = document.querySelector('` + sel("product-picture") + `'); return i.complete && i.naturalWidth > 0 && i.currentSrc.includes('/media/photos/'); })()`
