@@ -3,6 +3,7 @@ package web
 import (
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -19,6 +20,8 @@ const (
 	smallBodyLimit = 1 << 20
 	// photoBodyLimit is a 10 MB photo and the form around it.
 	photoBodyLimit = photos.MaxBytes + 64<<10
+	// photoUploadTimeout is a photo upload's deadline, longer than a page's.
+	photoUploadTimeout = time.Minute
 )
 
 // bodyLimits refuses a body larger than its route's limit by its

@@ -132,7 +132,12 @@ func staticCache() fiber.Handler {
 // for is done (or not) whole, and shows when they look again.
 func deadline(d time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		limit := d
+		if c.Method() == fiber.MethodPost && photoUpload(c.Path()) {
+			// Up to 10 MB to receive, decode and resize.
+			limit = max(d, photoUploadTimeout)
+		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), limit)
 		defer cancel()
 		if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
 			var gone context.CancelCauseFunc

@@ -116,37 +116,44 @@ func Process(u Upload) (store.Photo, []Copy, error) {
 		photo.Format = "png"
 	}
 	copies := []Copy{{Name: OriginalName(photo, u.Format), ContentType: ContentType(u.Format), Data: u.Data}}
-	for _, w := range photo.Widths() {
+	// Largest first, each from the one before: the original is read once,
+	// and halving with Catmull-Rom loses nothing worth seeing.
+	widths := photo.Widths()
+	from := img
+	made := make([]Copy, len(widths))
+	for i := len(widths) - 1; i >= 0; i-- {
+		w := widths[i]
 		h := max(1, (photo.Height*w+photo.Width/2)/photo.Width)
-		data, err := resized(img, w, h, photo.Format)
+		small, data, err := resized(from, w, h, photo.Format)
 		if err != nil {
 			return store.Photo{}, nil, err
 		}
-		copies = append(copies, Copy{Name: CopyName(photo.Key, w, photo.Format), ContentType: ContentType(photo.Format), Data: data})
+		from = small
+		made[i] = Copy{Name: CopyName(photo.Key, w, photo.Format), ContentType: ContentType(photo.Format), Data: data}
 	}
-	return photo, copies, nil
+	return photo, append(copies, made...), nil
 }
 
 // resized draws img at w×h with Catmull-Rom (sharp, no ringing to speak
-// of) and encodes it.
-func resized(img image.Image, w, h int, format string) ([]byte, error) {
+// of) and encodes it; it returns the drawn picture too.
+func resized(img image.Image, w, h int, format string) (image.Image, []byte, error) {
 	var buf bytes.Buffer
 	if format == "jpeg" {
 		// An opaque picture: RGBA draws faster and JPEG has no alpha.
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.CatmullRom.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
 		if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: jpegQuality}); err != nil {
-			return nil, fmt.Errorf("encode jpeg: %w", err)
+			return nil, nil, fmt.Errorf("encode jpeg: %w", err)
 		}
-		return buf.Bytes(), nil
+		return dst, buf.Bytes(), nil
 	}
 	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
 	if err := enc.Encode(&buf, dst); err != nil {
-		return nil, fmt.Errorf("encode png: %w", err)
+		return nil, nil, fmt.Errorf("encode png: %w", err)
 	}
-	return buf.Bytes(), nil
+	return dst, buf.Bytes(), nil
 }
 
 // opaque tells whether every pixel of img is fully opaque.
