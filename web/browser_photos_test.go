@@ -19,7 +19,7 @@ func TestBrowserJourneyProductPhoto(t *testing.T) {
 	s := newShop(t)
 	j := newJourney(t, s.base)
 	file := filepath.Join(t.TempDir(), "roast.jpg")
-	if err := os.WriteFile(file, testJPEG(t, 1600, 1200), 0o600); err != nil {
+	if err := os.WriteFile(file, testJPEG(t, 1300, 650), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -29,19 +29,19 @@ func TestBrowserJourneyProductPhoto(t *testing.T) {
 		chromedp.Click(sel("photo-submit")),
 		chromedp.WaitVisible(sel("flash")),
 	)
-	j.waitText("the photo is saved", sel("flash"), "Saved the photo (1600 × 1200 pixels)")
+	j.waitText("the photo is saved", sel("flash"), "Saved the photo (1300 × 650 pixels)")
 	j.shot("photo-admin")
 
 	j.do("product page", chromedp.Navigate(s.base+"/products/cf-light"), chromedp.WaitVisible(sel("product-picture")))
 	loaded := `(() => { const i = document.querySelector('` + sel("product-picture") + `'); return i.complete && i.naturalWidth > 0 && i.currentSrc.includes('/media/photos/'); })()`
 	j.waitFor("the photo loads from its srcset", loaded, 10*time.Second)
-	// The box has the photo's shape (4:3) as drawn, loaded or not.
+	// The box has the photo's shape (2:1) as drawn, loaded or not.
 	ratio, err := chromedp.Run(j.ctx, chromedp.Evaluate[float64](`(() => { const r = document.querySelector('`+sel("product-picture")+`').getBoundingClientRect(); return r.width / r.height; })()`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ratio < 1.32 || ratio > 1.35 {
-		t.Fatalf("the picture is drawn at %s:1, want 4:3", strconv.FormatFloat(ratio, 'f', 3, 64))
+	if ratio < 1.98 || ratio > 2.02 {
+		t.Fatalf("the picture is drawn at %s:1, want 2:1", strconv.FormatFloat(ratio, 'f', 3, 64))
 	}
 	j.shot("photo-product")
 
