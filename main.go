@@ -43,6 +43,7 @@ import (
 	"shop/store/demo"
 	"shop/store/dynamolocal"
 	"shop/store/payment"
+	"shop/store/photos"
 	"shop/web"
 )
 
@@ -73,6 +74,7 @@ type config struct {
 	baseURL        string
 	smtpURL        string
 	mailFrom       string
+	mediaBucket    string
 	// jobs run, seed subscriptions
 	date      string
 	force     bool
@@ -281,6 +283,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.baseURL, "base-url", "SHOP_BASE_URL", "", "the shop's address in mails (default http://<addr>)"},
 		{&c.smtpURL, "smtp-url", "SHOP_SMTP_URL", "", "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox"},
 		{&c.mailFrom, "mail-from", "SHOP_MAIL_FROM", "Fika & Field <shop@fikafield.example>", "sender of the shop's mail"},
+		{&c.mediaBucket, "media-bucket", "SHOP_MEDIA_BUCKET", "", "S3 bucket for product photos (needed for more than one replica); unset keeps them under the data dir"},
 	}
 	for _, v := range strs {
 		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")
@@ -742,10 +745,15 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 			log.Info("no SHOP_SMTP_URL: mail stays in the outbox (/admin/outbox)")
 		}
 	}
+	shelf, err := photoShelf(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
 	app, err := web.New(web.Config{
 		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler, Health: eng.health,
+		Shelf: shelf,
 	})
 	if err != nil {
 		return err
@@ -773,6 +781,19 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	log.Info("shutting down")
 	return app.ShutdownWithTimeout(10 * time.Second)
+}
+
+// photoShelf is where product photos are kept: the S3 bucket of
+// SHOP_MEDIA_BUCKET, or <data dir>/media (one replica only: the others
+// would not see its photos).
+func photoShelf(ctx context.Context, cfg config, log *slog.Logger) (photos.Shelf, error) {
+	if cfg.mediaBucket != "" {
+		log.Info("product photos are kept in S3", "bucket", cfg.mediaBucket)
+		return photos.NewBucket(ctx, cfg.mediaBucket)
+	}
+	dir := filepath.Join(cfg.dataDir, "media")
+	log.Info("product photos are kept on disk (set SHOP_MEDIA_BUCKET for more than one replica)", "dir", dir)
+	return photos.Disk{Dir: dir}, nil
 }
 
 // sessionKeys reads SHOP_SESSION_KEYS, or the key generated and kept under

@@ -14,6 +14,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/photos"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -31,6 +32,7 @@ type AdminProductStore interface {
 	UpdateProduct(ctx context.Context, p store.Product) error
 	ProductOrders(ctx context.Context, productID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
 	SetLowStockAt(ctx context.Context, productID string, at int) error
+	SetProductPhoto(ctx context.Context, productID string, photo store.Photo) error
 }
 
 const (
@@ -41,6 +43,8 @@ const (
 // AdminProducts serves /admin/products.
 type AdminProducts struct {
 	Store AdminProductStore
+	// Shelf keeps the products' photos and their copies.
+	Shelf photos.Shelf
 }
 
 // List is the catalogue by name, of one category or all, a page at a time;
@@ -207,6 +211,9 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 			ID: p.ID, Name: p.Name, Description: p.Description, Category: p.Category,
 			Price: p.Price.Decimal(), Currency: p.Price.Currency, Categories: cats, CSRF: csrf,
 			Subscribable: p.Subscribable, MonthlyPrice: monthlyPriceField(p),
+		},
+		Photo: views.AdminPhotoForm{
+			ProductID: p.ID, CSRF: csrf, Picture: views.ProductPicture(p), HasPhoto: p.Photo.Key != "",
 		},
 		Orders: orders,
 	}

@@ -18,6 +18,41 @@ type Product struct {
 	// (which may differ from the one-off Price).
 	Subscribable bool
 	MonthlyPrice Money
+	// Photo is the picture staff uploaded; zero when there is none (the
+	// storefront then shows the shop's drawn picture).
+	Photo Photo
+}
+
+// Photo is a product's uploaded picture: the original and its resized
+// copies sit on the photo shelf under Key (the original's content hash),
+// so a new upload is a new Key and old URLs stay valid for caches.
+type Photo struct {
+	Key string
+	// Format is the resized copies' encoding: "jpeg", or "png" when the
+	// original has transparency.
+	Format string
+	// Width and Height are the original's, in pixels: the page reserves
+	// the picture's space before it loads.
+	Width, Height int
+}
+
+// PhotoWidths are the widths of the resized copies made of a photo wide
+// enough for them; a narrower photo gets one copy at its own width.
+var PhotoWidths = []int{320, 640, 1280}
+
+// Widths are the widths of this photo's resized copies, smallest first,
+// never wider than the original (never upscaled).
+func (p Photo) Widths() []int {
+	var ws []int
+	for _, w := range PhotoWidths {
+		if w <= p.Width {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 && p.Width > 0 {
+		ws = []int{p.Width}
+	}
+	return ws
 }
 
 // Category groups the catalogue.
@@ -39,6 +74,12 @@ type productRecord struct {
 	CreatedAt   string `dynamodbav:"CreatedAt"`
 	// MonthlyPrice > 0 makes the product subscribable.
 	MonthlyPrice int64 `dynamodbav:"MonthlyPrice,omitempty"`
+	// The uploaded photo, absent without one. It rides on the product item
+	// so the catalogue's one Query brings it.
+	PhotoKey    string `dynamodbav:"PhotoKey,omitempty"`
+	PhotoFormat string `dynamodbav:"PhotoFormat,omitempty"`
+	PhotoWidth  int    `dynamodbav:"PhotoWidth,omitempty"`
+	PhotoHeight int    `dynamodbav:"PhotoHeight,omitempty"`
 	// GSI1: the product's category, by name. GSI2: the whole catalogue, by name.
 	GSI1PK string `dynamodbav:"GSI1-PK"`
 	GSI1SK string `dynamodbav:"GSI1-SK"`
@@ -52,6 +93,7 @@ func (r productRecord) product() Product {
 		ID: trimPrefix(r.PK, prefixProduct), Name: r.Name, Description: r.Description, Category: r.Category,
 		Price: Money{Amount: r.Price, Currency: r.Currency}, CreatedAt: created,
 		Subscribable: r.MonthlyPrice > 0, MonthlyPrice: Money{Amount: r.MonthlyPrice, Currency: r.Currency},
+		Photo: Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
 	}
 }
 
@@ -60,6 +102,7 @@ func newProductRecord(p Product) productRecord {
 		PK: productKey(p.ID), SK: productKey(p.ID), EntityType: entityProduct,
 		Name: p.Name, Description: p.Description, Category: p.Category,
 		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt), MonthlyPrice: subscriptionPrice(p),
+		PhotoKey: p.Photo.Key, PhotoFormat: p.Photo.Format, PhotoWidth: p.Photo.Width, PhotoHeight: p.Photo.Height,
 		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
 		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),
 	}

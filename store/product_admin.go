@@ -35,6 +35,7 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 		return err
 	}
 	p.CreatedAt = old.CreatedAt
+	p.Photo = old.Photo // the photo is SetProductPhoto's to change
 	item, err := attributevalue.MarshalMap(newProductRecord(p))
 	if err != nil {
 		return err
@@ -46,13 +47,19 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 	if m := subscriptionPrice(old); m > 0 {
 		monthly = expression.Name("MonthlyPrice").Equal(expression.Value(m))
 	}
+	// The photo is saved as it was read too: an upload meanwhile is kept,
+	// not overwritten by the edit's copy of the item.
+	photo := expression.AttributeNotExists(expression.Name("PhotoKey"))
+	if old.Photo.Key != "" {
+		photo = expression.Name("PhotoKey").Equal(expression.Value(old.Photo.Key))
+	}
 	cond, err := expression.NewBuilder().WithCondition(
 		expression.Name("Name").Equal(expression.Value(old.Name)).
 			And(expression.Name("Description").Equal(expression.Value(old.Description))).
 			And(expression.Name("Category").Equal(expression.Value(old.Category))).
 			And(expression.Name("Price").Equal(expression.Value(old.Price.Amount))).
 			And(expression.Name("Currency").Equal(expression.Value(old.Price.Currency))).
-			And(monthly)).Build()
+			And(monthly).And(photo)).Build()
 	if err != nil {
 		return err
 	}
@@ -80,6 +87,26 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 	}
 	if err != nil {
 		return fmt.Errorf("update product: %w", err)
+	}
+	return nil
+}
+
+// SetProductPhoto records a product's new photo (its copies are already on
+// the shelf): one UpdateItem of the photo's attributes alone, so an edit of
+// the product at the same time is not undone. ErrNotFound if there is no
+// such product.
+func (s *Store) SetProductPhoto(ctx context.Context, productID string, photo Photo) error {
+	defer s.forgetProducts(productID)
+	upd := expression.Set(expression.Name("PhotoKey"), expression.Value(photo.Key)).
+		Set(expression.Name("PhotoFormat"), expression.Value(photo.Format)).
+		Set(expression.Name("PhotoWidth"), expression.Value(photo.Width)).
+		Set(expression.Name("PhotoHeight"), expression.Value(photo.Height))
+	err := s.updateIf(ctx, productKey(productID), productKey(productID), upd, expression.AttributeExists(expression.Name(attrPK)))
+	if isConditionFailed(err) {
+		return fmt.Errorf("product %s: %w", productID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("set photo of product %s: %w", productID, err)
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ type AdminProductOrders struct {
 type AdminProductPage struct {
 	Product  store.Product
 	Form     AdminProductForm
+	Photo    AdminPhotoForm
 	Stock    []AdminStockRow
 	LowStock AdminLowStockForm
 	Orders   AdminProductOrders
@@ -55,4 +56,15 @@ type AdminLowStockForm struct {
 	Stocked   bool // some warehouse holds it: the threshold lives on its stock
 	Errors    FieldErrors
 	CSRF      string
+}
+
+// AdminPhotoForm is a product's picture on its staff page and the form
+// that uploads a new photo.
+type AdminPhotoForm struct {
+	ProductID string
+	CSRF      string
+	Picture   Picture
+	// HasPhoto is false while the shop's drawn picture stands in.
+	HasPhoto bool
+	Error    string // why the last upload was refused
 }

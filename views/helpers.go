@@ -2,8 +2,6 @@ package views
 
 import (
 	"strconv"
-	"strings"
-	"unicode"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -17,18 +15,6 @@ func stockWord(n int) string {
 	default:
 		return strconv.Itoa(n) + " in stock"
 	}
-}
-
-// initials are the placeholder picture of a product without a photo.
-func initials(name string) string {
-	var out []rune
-	for _, w := range strings.Fields(name) {
-		r := []rune(w)
-		if len(r) > 0 && unicode.IsLetter(r[0]) && len(out) < 2 {
-			out = append(out, r[0])
-		}
-	}
-	return strings.ToUpper(string(out))
 }
 
 // errorCount says how many of fields have an error, in words ("" for none).

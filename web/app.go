@@ -18,6 +18,7 @@ import (
 	"shop/store"
 	"shop/store/dropgate"
 	"shop/store/payment"
+	"shop/store/photos"
 )
 
 // Config wires the app.
@@ -54,6 +55,10 @@ type Config struct {
 	// (deadline, session, CSRF), after the shop's own. Only the benchmark
 	// sets it, for its bare page; the shop never does.
 	ExtraPages func(fiber.Router)
+	// Shelf keeps the product photos (a directory, or an S3 bucket for
+	// more than one replica). Nil: uploads fail and only the drawn
+	// pictures are served (tests that need no photos).
+	Shelf photos.Shelf
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -104,11 +109,16 @@ func New(cfg Config) (*fiber.App, error) {
 		ReadTimeout:           15 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           60 * time.Second,
-		BodyLimit:             1 << 20,
+		// Bodies are streamed and limited per route by bodyLimits: this is
+		// the largest, a photo upload. (Unstreamed, Fiber would read a
+		// body of up to this size before any handler could refuse it.)
+		BodyLimit:                    photoBodyLimit,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
 	})
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
-	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), securityHeaders(), compressed(),
+	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
 		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()))
 
 	// Machine endpoints: no session, no CSRF.
@@ -151,6 +161,13 @@ func New(cfg Config) (*fiber.App, error) {
 	// gate's memory, refreshed every second).
 	drops := &handlers.Drops{Store: cfg.Store, Window: cfg.Store.Window(), Gate: cfg.Gate}
 	app.Get("/drops/:id/count", deadline(cfg.RequestTimeout), drops.Count)
+
+	// Product pictures: names that change with their content, cached for a
+	// year; no session, no DynamoDB.
+	media := &handlers.Media{Shelf: cfg.Shelf}
+	app.Get("/media/photos/:key/:file", deadline(cfg.RequestTimeout), media.Photo)
+	app.Get("/media/drawn/:category/:file", media.Drawn)
+	app.Use("/media", func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
 	// Pages.
 	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect())
@@ -216,7 +233,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/tickets/:id/buy", drops.Buy)
 
 	admin := app.Group("/admin", requireStaff(cfg.Store))
-	adminProducts := &handlers.AdminProducts{Store: cfg.Store}
+	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf}
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
@@ -237,6 +254,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/products/:id", adminProducts.Show)
 	admin.Post("/products/:id", adminProducts.Update)
 	admin.Post("/products/:id/low-stock", adminProducts.LowStock)
+	admin.Post("/products/:id/photo", adminProducts.UploadPhoto)
 	admin.Get("/orders", adminOrders.List)
 	admin.Get("/orders.csv", adminOrders.CSV)
 	admin.Get("/orders/:id", adminOrders.Show)

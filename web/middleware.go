@@ -110,11 +110,14 @@ func recoverPanic(log *slog.Logger) fiber.Handler {
 
 // compressed gzips or brotlis what the client accepts, fast: HTML shrinks to
 // a fifth. Streamed exports are left alone (they are written as they are
-// read). The CSRF tokens in a compressed page are masked afresh each time.
+// read), and so are photos (JPEG and PNG are compressed already). The CSRF
+// tokens in a compressed page are masked afresh each time.
 func compressed() fiber.Handler {
 	return compress.New(compress.Config{
 		Level: compress.LevelBestSpeed,
-		Next:  func(c *fiber.Ctx) bool { return strings.HasSuffix(c.Path(), ".csv") },
+		Next: func(c *fiber.Ctx) bool {
+			return strings.HasSuffix(c.Path(), ".csv") || strings.HasPrefix(c.Path(), "/media/photos/")
+		},
 	})
 }
 
@@ -138,7 +141,12 @@ func staticCache() fiber.Handler {
 // for is done (or not) whole, and shows when they look again.
 func deadline(d time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		limit := d
+		if c.Method() == fiber.MethodPost && photoUpload(c.Path()) {
+			// Up to 10 MB to receive, decode and resize.
+			limit = max(d, photoUploadTimeout)
+		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), limit)
 		defer cancel()
 		if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
 			var gone context.CancelCauseFunc

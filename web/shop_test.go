@@ -23,6 +23,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
+	"shop/store/photos"
 	"shop/store/storetest"
 	"shop/web"
 )
@@ -85,6 +86,7 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	cfg := web.Config{
 		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Gateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
+		Shelf: photos.Disk{Dir: t.TempDir()},
 	}
 	for _, o := range opts {
 		o(env, &cfg)
