@@ -38,7 +38,7 @@ type AdminDashboard struct {
 const (
 	dashboardToShip   = 10
 	dashboardDrops    = 5
-	dashboardLowStock = 15
+	dashboardLowStock = 10
 )
 
 // Home is the page of blocks; each loads on its own.
@@ -83,21 +83,15 @@ func (h *AdminDashboard) sales(ctx context.Context) (templ.Component, error) {
 		return nil, err
 	}
 	s := views.AdminSales{Days: days, Loc: h.Store.Location()}
+	s.Month.Revenue.Currency = store.DefaultCurrency
 	for _, d := range days {
 		s.Month.Orders += d.Orders
-		s.Month.Revenue = store.Money{Amount: s.Month.Revenue.Amount + d.Revenue.Amount, Currency: cmpOr(d.Revenue.Currency, s.Month.Revenue.Currency)}
+		s.Month.Revenue = s.Month.Revenue.Add(d.Revenue)
 	}
 	if len(days) > 0 {
 		s.Today = days[len(days)-1]
 	}
 	return views.AdminSalesBlock(s), nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (h *AdminDashboard) toShip(ctx context.Context) (templ.Component, error) {

@@ -88,7 +88,7 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 	wantText(t, "waited", rows.Eq(1).Find(`[data-testid="to-ship-waited"]`), "2 days")
 	wantText(t, "buyer", rows.First(), older.Buyer.Name)
 
-	// Low stock: the demo's emptiest levels first, fifteen of them.
+	// Low stock: the demo's emptiest levels first, ten of them.
 	low := block("low-stock", 1)
 	if low.testid("low-stock-row").Length() == 0 {
 		t.Fatalf("no low stock in the demo shop: %q", low.body)
@@ -121,11 +121,11 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 		t.Fatalf("%d of the grinder's %d levels are low under 100000", grinders, len(levels))
 	}
 	low = b.get("/admin/dashboard/low-stock", "HX-Request", "true")
-	if n := low.testid("low-stock-row").Length(); n != min(15, len(lowNow)) {
+	if n := low.testid("low-stock-row").Length(); n != min(10, len(lowNow)) {
 		t.Errorf("the block shows %d of %d low levels", n, len(lowNow))
 	}
-	if len(lowNow) > 15 {
-		wantText(t, "the rest", low.testid("low-stock-more"), strconv.Itoa(len(lowNow)-15)+" more")
+	if len(lowNow) > 10 {
+		wantText(t, "the rest", low.testid("low-stock-more"), strconv.Itoa(len(lowNow)-10)+" more")
 	}
 	if v, _ := b.get("/admin/products/cf-grinder").testid("low-stock-form").Find("input[name=low_stock_at]").Attr("value"); v != "100000" {
 		t.Errorf("the product page shows the threshold %q", v)
