@@ -146,14 +146,25 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 		}
 		loaded = true
 	}
-	done, err = st.Marked(ctx, dropsMarker)
-	if err != nil || done {
-		return loaded, err
+	// Steps added later, each once per table: a table loaded before gets
+	// them on its next load.
+	for _, step := range []struct {
+		marker string
+		load   func(context.Context, *store.Store) error
+	}{{dropsMarker, loadDrops}, {historyMarker, loadHistory}} {
+		done, err = st.Marked(ctx, step.marker)
+		if err != nil {
+			return loaded, err
+		}
+		if done {
+			continue
+		}
+		if err := step.load(ctx, st); err != nil {
+			return loaded, err
+		}
+		loaded = true
 	}
-	if err := loadDrops(ctx, st); err != nil {
-		return loaded, err
-	}
-	return true, nil
+	return loaded, nil
 }
 
 // makeOwner makes the demo's staff member the shop's owner, who can make
@@ -193,12 +204,11 @@ func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {
 			return err
 		}
 		for j, w := range warehouses {
-			q := stockOf(i, j)
-			if q == 0 && j > 0 {
+			if !stocked(i, j) {
 				continue // not stocked there at all
 			}
 			if err := st.PutStockLevel(ctx, store.StockLevel{
-				ProductID: p.id, ProductName: p.name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City, Quantity: q,
+				ProductID: p.id, ProductName: p.name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City, Quantity: stockOf(i, j),
 			}); err != nil {
 				return err
 			}
