@@ -1,9 +1,10 @@
 // Package demo loads the demo shop: warehouses in four Swedish cities, a
 // catalogue in five categories with stock (the coffee beans and filters
 // also by subscription), one staff member (the shop's owner) and a few customers with
-// subscriptions and their receipts. Loading is idempotent and happens once
-// per table; the subscriptions came later and are loaded once more onto a
-// table that has the rest.
+// subscriptions and their receipts, drops, gift cards and discount codes to
+// try, and 60 days of past orders (history.go). Loading is idempotent and
+// happens once per table; what came later (subscriptions, drops, the
+// history) is loaded once more onto a table that has the rest.
 package demo
 
 import (
