@@ -115,7 +115,7 @@ func orderPlan() []plannedOrder {
 			popular = append(popular, i)
 		}
 	}
-	rhythm := [7]int{0, 0, 0, 1, 1, 2, 1} // a week's rhythm
+	rhythm := [7]int{0, 1, 0, 1, 2, 3, 1} // a week's rhythm
 	number := func() string {
 		const alphabet = "23456789ABCDEFGHJKMNPQRSTWXYZ" // the store's order numbers
 		b := []byte("FF-")
@@ -127,7 +127,7 @@ func orderPlan() []plannedOrder {
 	var plan []plannedOrder
 	launchUses, spentUses := 0, 0
 	for d := HistoryDays - 1; d >= 0; d-- {
-		n := 1 + rhythm[d%7]
+		n := rhythm[d%7]
 		if d < 30 {
 			n++
 		}
