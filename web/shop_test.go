@@ -168,7 +168,9 @@ func demoItems(t testing.TB, env storetest.Env) []map[string]types.AttributeValu
 	if demoShop.day == day {
 		return demoShop.items
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// Once per binary: generous, for a busy machine (its history is a
+	// thousand items).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if _, err := demo.Load(ctx, env.Store, bcrypt.MinCost); err != nil {
 		t.Fatalf("demo data: %v", err)
