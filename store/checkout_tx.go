@@ -67,18 +67,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return Order{}, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	order := Order{
-		ID: NewID(), Number: s.orderNumbers(), CustomerID: req.CustomerID, Buyer: req.Buyer, PlacedAt: now, Status: OrderPlaced,
-		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
-		ShipTo: req.ShipTo, Lines: len(q.Items),
-	}
-	invoice := Invoice{ID: NewID(), OrderID: order.ID, CustomerID: req.CustomerID, Buyer: req.Buyer, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
-	if q.Discount != nil {
-		invoice.DiscountCode = q.Discount.Code
-	}
-	if q.Tender.GiftCard.Amount > 0 {
-		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
-	}
+	order, invoice := newOrder(req, q, NewID(), NewID(), s.orderNumbers(), now)
 	var intent *idempotencyRecord
 	var chargeID string
 	if q.Tender.Card.Amount > 0 {
@@ -98,7 +87,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		if err != nil {
 			return Order{}, fmt.Errorf("charge card: %w", err)
 		}
-		invoice.Payments = append(invoice.Payments, Payment{Type: req.Card.Brand, Amount: q.Tender.Card, Reference: chargeID + " · ••••" + req.Card.Last4})
+		invoice.Payments = append(invoice.Payments, cardPayment(*req.Card, q.Tender.Card, chargeID))
 	}
 	fail := func(cause error) (Order, error) {
 		return s.failCheckout(ctx, charger, req, intent, chargeID, cause)
@@ -151,6 +140,30 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	}
 }
 
+// newOrder is the order a checkout of q places at now, and its invoice with
+// the gift card's payment; the card's is added once it is charged
+// (cardPayment). Seeded past orders are made by it too (SeedOrder).
+func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, now time.Time) (Order, Invoice) {
+	order := Order{
+		ID: orderID, Number: number, CustomerID: req.CustomerID, Buyer: req.Buyer, PlacedAt: now, Status: OrderPlaced,
+		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
+		ShipTo: req.ShipTo, Lines: len(q.Items),
+	}
+	invoice := Invoice{ID: invoiceID, OrderID: order.ID, CustomerID: req.CustomerID, Buyer: req.Buyer, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
+	if q.Discount != nil {
+		invoice.DiscountCode = q.Discount.Code
+	}
+	if q.Tender.GiftCard.Amount > 0 {
+		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
+	}
+	return order, invoice
+}
+
+// cardPayment is the invoice's payment by a charged card.
+func cardPayment(card Card, amount Money, chargeID string) Payment {
+	return Payment{Type: card.Brand, Amount: amount, Reference: chargeID + " · ••••" + card.Last4}
+}
+
 func orderOrZero(o *Order) Order {
 	if o == nil {
 		return Order{}
@@ -186,7 +199,7 @@ func checkoutWrites(req CheckoutRequest, q Quote) int {
 
 // itemRole says what a transaction item guards, to explain a cancellation.
 type itemRole struct {
-	kind      string // "stock", "giftcard", "discount", "cart", or ""
+	kind      string // "stock", "giftcard", "discount", "cart", "day-totals", or ""
 	productID string
 	name      string
 	wanted    int
@@ -254,7 +267,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err != nil {
 		return nil, nil, err
 	}
-	tx, roles = append(tx, totals), append(roles, itemRole{})
+	tx, roles = append(tx, totals), append(roles, itemRole{kind: "day-totals"})
 	number := orderNumberRecord{PK: orderNumberKey(order.Number), SK: orderNumberKey(order.Number), EntityType: entityOrderNumber, OrderID: order.ID}
 	if err := put(number, &notExists, itemRole{kind: "number"}); err != nil {
 		return nil, nil, err

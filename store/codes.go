@@ -127,12 +127,16 @@ func (s *Store) CreateGiftCard(ctx context.Context, g GiftCard) (GiftCard, error
 		g.CreatedAt = s.now()
 	}
 	g.Initial = g.Balance
-	err := s.putNew(ctx, giftCardRecord{
-		PK: giftCardKey(g.Code), SK: giftCardKey(g.Code), EntityType: entityGiftCard,
-		Balance: g.Balance.Amount, Initial: g.Balance.Amount, Currency: g.Balance.Currency, CreatedAt: timestamp(g.CreatedAt),
-		GSI1PK: partitionGiftCards, GSI1SK: createdKey(g.CreatedAt, g.Code),
-	}, "gift card "+g.Code)
+	err := s.putNew(ctx, newGiftCardRecord(g), "gift card "+g.Code)
 	return g, err
+}
+
+func newGiftCardRecord(g GiftCard) giftCardRecord {
+	return giftCardRecord{
+		PK: giftCardKey(g.Code), SK: giftCardKey(g.Code), EntityType: entityGiftCard,
+		Balance: g.Balance.Amount, Initial: g.Initial.Amount, Currency: g.Balance.Currency, CreatedAt: timestamp(g.CreatedAt),
+		GSI1PK: partitionGiftCards, GSI1SK: createdKey(g.CreatedAt, g.Code),
+	}
 }
 
 // GiftCard reads a gift card by code.
@@ -151,13 +155,17 @@ func (s *Store) CreateDiscountCode(ctx context.Context, d DiscountCode) (Discoun
 		d.CreatedAt = s.now()
 	}
 	d.Used = 0
-	err := s.putNew(ctx, discountRecord{
+	err := s.putNew(ctx, newDiscountRecord(d), "discount code "+d.Code)
+	return d, err
+}
+
+func newDiscountRecord(d DiscountCode) discountRecord {
+	return discountRecord{
 		PK: discountKey(d.Code), SK: discountKey(d.Code), EntityType: entityDiscount,
 		Kind: string(d.Kind), Percent: d.Percent, Amount: d.Amount.Amount, Currency: d.Amount.Currency,
-		ExpiresOn: timestamp(d.ExpiresAt), UsageLimit: d.UsageLimit, CreatedAt: timestamp(d.CreatedAt),
+		ExpiresOn: timestamp(d.ExpiresAt), UsageLimit: d.UsageLimit, Used: d.Used, CreatedAt: timestamp(d.CreatedAt),
 		GSI1PK: partitionDiscounts, GSI1SK: createdKey(d.CreatedAt, d.Code),
-	}, "discount code "+d.Code)
-	return d, err
+	}
 }
 
 // DiscountCode reads a discount code.

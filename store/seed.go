@@ -83,3 +83,12 @@ func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts
 
 // ReminderLead is how many days before a payment its reminder goes out.
 func (s *Store) ReminderLead() int { return s.reminderLead }
+
+// At is a store on the same table whose clock is now: the demo's history
+// goes through the shop's own write paths (sign-ups, shipments) at the
+// times it happened.
+func (s *Store) At(now func() time.Time) *Store {
+	return New(s.db, s.table, WithClock(now), WithTimeZone(s.loc), WithReminderLead(s.reminderLead),
+		WithOrderNumbers(s.orderNumbers), WithDropCounterThreshold(s.dropCounterThreshold),
+		WithBillingShards(s.billing.want), WithListShards(s.lists.want))
+}

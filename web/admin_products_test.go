@@ -129,35 +129,39 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
 	now := time.Now().UTC()
-	recent := m.place(s.env.Store, ada, line("cf-grinder", 2))
 	old := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, time.UTC).AddDate(0, 0, -45)
+	q := "?from=" + old.Format("2006-01-02") + "&to=" + now.Format("2006-01-02")
+	// The demo's past orders of the product, in the last 30 days and since
+	// the old order.
+	recent, since := b.get("/admin/products/cf-grinder").testid("product-order-row").Length(), b.get("/admin/products/cf-grinder"+q).testid("product-order-row").Length()
+	placed := m.place(s.env.Store, ada, line("cf-grinder", 2))
 	m.place(s.storeAt(old), ada, line("cf-grinder", 1))
 
 	p := b.get("/admin/products/cf-grinder")
 	wantStatus(t, "product page", p, http.StatusOK)
-	if n := p.testid("product-order-row").Length(); n != 1 {
-		t.Fatalf("the last 30 days show %d orders, want 1", n)
+	if n := p.testid("product-order-row").Length() - recent; n != 1 {
+		t.Fatalf("the last 30 days show %d more orders, want 1", n)
 	}
-	wantText(t, "buyer", p.testid("product-order-customer"), recent.Buyer.Name)
-	wantText(t, "buyer's email", p.testid("product-order-customer-email"), demo.CustomerEmail)
+	// Newest first: the order just placed, by its buyer's name.
+	wantText(t, "buyer", p.testid("product-order-customer").First(), placed.Buyer.Name)
+	wantText(t, "buyer's email", p.testid("product-order-customer-email").First(), demo.CustomerEmail)
 	if v, _ := p.testid("field-from").Attr("value"); v != now.AddDate(0, 0, -29).Format("2006-01-02") {
 		t.Fatalf("default from %q", v)
 	}
 	// The filter with htmx swaps the section only.
-	q := "?from=" + old.Format("2006-01-02") + "&to=" + now.Format("2006-01-02")
 	p = b.get("/admin/products/cf-grinder"+q, "HX-Request", "true")
 	wantStatus(t, "filter", p, http.StatusOK)
 	if strings.Contains(p.body, "<html") || p.testid("product-orders").Length() != 1 {
 		t.Fatalf("htmx filter answered %s", trim(p.body))
 	}
-	if n := p.testid("product-order-row").Length(); n != 2 {
-		t.Fatalf("%d orders from %s, want 2", n, q)
+	if n := p.testid("product-order-row").Length() - since; n != 2 {
+		t.Fatalf("%d more orders from %s, want 2", n, q)
 	}
 	if f, _ := p.testid("date-filter").Attr("hx-push-url"); f != "true" {
 		t.Fatal("the filter does not push its URL")
 	}
 	// Without JavaScript the same URL is the whole page.
-	if n := b.get("/admin/products/cf-grinder" + q).testid("product-order-row").Length(); n != 2 {
+	if n := b.get("/admin/products/cf-grinder"+q).testid("product-order-row").Length() - since; n != 2 {
 		t.Fatalf("the full page shows %d orders", n)
 	}
 	for _, bad := range []string{"?from=2025-02-30", "?from=2025-03-02&to=2025-03-01", "?to=yesterday", "?from=2020-01-01&to=2025-01-01"} {

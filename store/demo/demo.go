@@ -1,9 +1,10 @@
 // Package demo loads the demo shop: warehouses in four Swedish cities, a
 // catalogue in five categories with stock (the coffee beans and filters
 // also by subscription), one staff member (the shop's owner) and a few customers with
-// subscriptions and their receipts. Loading is idempotent and happens once
-// per table; the subscriptions came later and are loaded once more onto a
-// table that has the rest.
+// subscriptions and their receipts, drops, gift cards and discount codes to
+// try, and 60 days of past orders (history.go). Loading is idempotent and
+// happens once per table; what came later (subscriptions, drops, the
+// history) is loaded once more onto a table that has the rest.
 package demo
 
 import (
@@ -146,14 +147,25 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 		}
 		loaded = true
 	}
-	done, err = st.Marked(ctx, dropsMarker)
-	if err != nil || done {
-		return loaded, err
+	// Steps added later, each once per table: a table loaded before gets
+	// them on its next load.
+	for _, step := range []struct {
+		marker string
+		load   func(context.Context, *store.Store) error
+	}{{dropsMarker, loadDrops}, {historyMarker, loadHistory}} {
+		done, err = st.Marked(ctx, step.marker)
+		if err != nil {
+			return loaded, err
+		}
+		if done {
+			continue
+		}
+		if err := step.load(ctx, st); err != nil {
+			return loaded, err
+		}
+		loaded = true
 	}
-	if err := loadDrops(ctx, st); err != nil {
-		return loaded, err
-	}
-	return true, nil
+	return loaded, nil
 }
 
 // makeOwner makes the demo's staff member the shop's owner, who can make
@@ -193,12 +205,11 @@ func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {
 			return err
 		}
 		for j, w := range warehouses {
-			q := stockOf(i, j)
-			if q == 0 && j > 0 {
+			if !stocked(i, j) {
 				continue // not stocked there at all
 			}
 			if err := st.PutStockLevel(ctx, store.StockLevel{
-				ProductID: p.id, ProductName: p.name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City, Quantity: q,
+				ProductID: p.id, ProductName: p.name, WarehouseID: w.ID, WarehouseName: w.Name, City: w.Address.City, Quantity: stockOf(i, j),
 			}); err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"shop/store"
 	"shop/store/dynamolocal"
@@ -202,27 +204,37 @@ func (e Env) Items(t testing.TB) []map[string]types.AttributeValue {
 	return items
 }
 
-// PutItems writes items into the test's table as they are, 25 a request.
+// PutItems writes items into the test's table as they are, 25 a request,
+// a few requests at once (the demo shop with its history is over a
+// thousand items).
 func (e Env) PutItems(t testing.TB, items []map[string]types.AttributeValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for start := 0; start < len(items); start += 25 {
-		var writes []types.WriteRequest
-		for _, it := range items[start:min(len(items), start+25)] {
-			writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
-		}
-		pending := map[string][]types.WriteRequest{e.Table: writes}
-		for len(pending) > 0 {
-			out, err := e.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
-			if err != nil {
-				t.Fatalf("batch write: %v", err)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for batch := range slices.Chunk(items, 25) {
+		g.Go(func() error {
+			var writes []types.WriteRequest
+			for _, it := range batch {
+				writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 			}
-			pending = out.UnprocessedItems
-			if len(pending) > 0 {
-				time.Sleep(20 * time.Millisecond) // the engine is busy: let it catch up
+			pending := map[string][]types.WriteRequest{e.Table: writes}
+			for len(pending) > 0 {
+				out, err := e.Client.BatchWriteItem(gctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+				if err != nil {
+					return fmt.Errorf("batch write: %w", err)
+				}
+				pending = out.UnprocessedItems
+				if len(pending) > 0 {
+					time.Sleep(20 * time.Millisecond) // the engine is busy: let it catch up
+				}
 			}
-		}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }
 

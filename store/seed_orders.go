@@ -1,0 +1,391 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+)
+
+// PastOrder is an order placed before the shop's data was loaded (the
+// demo's history): who, when, where to, each line with its unit price and
+// the warehouses it left from, how it was paid, and how far staff got
+// shipping it (zero times: not yet).
+type PastOrder struct {
+	Number       string // "FF-7K3Q92"
+	CustomerID   string
+	Buyer        Buyer // the customer's name and email, as the order keeps them
+	PlacedAt     time.Time
+	ShipTo       Address
+	Items        []OrderItem // product, name, unit price, quantity, allocations
+	DiscountCode string      // normalized, or ""
+	GiftCardCode string      // normalized, or ""
+	Card         *Card       // pays what the gift card does not
+	ShippingType string
+	// ShipmentsAt is when staff made its shipments (one per warehouse),
+	// ShippedAt when they all left, DeliveredAt when they all arrived.
+	ShipmentsAt, ShippedAt, DeliveredAt time.Time
+	// Carrier and Tracking are what it shipped with (Tracking is given a
+	// shipment's index, so each parcel has its own number), By the staff
+	// member who shipped and delivered it.
+	Carrier  string
+	Tracking func(parcel int) string
+	By       Customer
+}
+
+// SeedOrders writes past orders as checkouts and staff's shipping left them,
+// in batches of 25 writes (a checkout is a transaction each; a history of
+// months loads in seconds this way): per order the items of its checkout's
+// transaction as checkoutItems builds them (the order in its month's list
+// shard, its number, items and invoice), the card's charge in the gateway's
+// ledger, and its shipments and their items as CreateShipments and
+// AdvanceShipment leave them. The codes are given as they stood before the
+// first order and written as the orders leave them (balance spent, uses
+// counted). Stock is not touched: the caller's stock levels are what the
+// orders left. The checkout key's item, kept a day, is left out.
+//
+// An order whose number is taken is there already (a load cut short and
+// run again) and is not written again; the codes are written whole, so a
+// second run leaves them as the first did. It returns how many orders it
+// wrote.
+func (s *Store) SeedOrders(ctx context.Context, orders []PastOrder, giftCards []GiftCard, discounts []DiscountCode) (int, error) {
+	orders = slices.Clone(orders)
+	slices.SortStableFunc(orders, func(a, b PastOrder) int { return a.PlacedAt.Compare(b.PlacedAt) })
+	gifts := map[string]*GiftCard{}
+	for _, g := range giftCards {
+		gifts[g.Code] = &g
+	}
+	codes := map[string]*DiscountCode{}
+	for _, d := range discounts {
+		codes[d.Code] = &d
+	}
+	listShards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	numbers := make([]string, len(orders))
+	for i, o := range orders {
+		n, ok := ParseOrderNumber(o.Number)
+		if !ok {
+			return 0, fmt.Errorf("seed order %q: not an order number", o.Number)
+		}
+		numbers[i] = n
+	}
+	taken, err := s.takenOrderNumbers(ctx, numbers)
+	if err != nil {
+		return 0, err
+	}
+	var items []map[string]types.AttributeValue
+	var counted []Order
+	written := 0
+	for i, o := range orders {
+		o.Number = numbers[i]
+		recs, placed, err := s.pastOrderItems(o, gifts, codes, listShards)
+		if err != nil {
+			return 0, err
+		}
+		if taken[o.Number] {
+			continue // its codes' use is counted all the same
+		}
+		items = append(items, recs...)
+		counted = append(counted, placed)
+		written++
+	}
+	for _, g := range giftCards {
+		item, err := attributevalue.MarshalMap(newGiftCardRecord(*gifts[g.Code]))
+		if err != nil {
+			return 0, err
+		}
+		items = append(items, item)
+	}
+	for _, d := range discounts {
+		item, err := attributevalue.MarshalMap(newDiscountRecord(*codes[d.Code]))
+		if err != nil {
+			return 0, err
+		}
+		items = append(items, item)
+	}
+	// A few batches at once: DynamoDB takes them in parallel.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for batch := range slices.Chunk(items, batchWriteSize) {
+		writes := make([]types.WriteRequest, len(batch))
+		for i, it := range batch {
+			writes[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
+		}
+		g.Go(func() error { return s.batchWrite(gctx, writes) })
+	}
+	if err := g.Wait(); err != nil {
+		return 0, fmt.Errorf("seed orders: %w", err)
+	}
+	// Each order into its day's totals: one transaction an order, on
+	// condition it is not counted yet, so a second run counts none twice.
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, o := range counted {
+		g.Go(func() error { return s.countOlderOrder(gctx, o, listShards) })
+	}
+	if err := g.Wait(); err != nil {
+		return 0, fmt.Errorf("seed orders: count them in their days: %w", err)
+	}
+	return written, nil
+}
+
+// takenOrderNumbers reads which of the numbers name an order: BatchGetItem,
+// 100 keys a request.
+func (s *Store) takenOrderNumbers(ctx context.Context, numbers []string) (map[string]bool, error) {
+	taken := map[string]bool{}
+	for chunk := range slices.Chunk(numbers, 100) {
+		keys := make([]map[string]types.AttributeValue, 0, len(chunk))
+		seen := map[string]bool{}
+		for _, n := range chunk {
+			if !seen[n] {
+				seen[n] = true
+				keys = append(keys, itemKey(orderNumberKey(n), orderNumberKey(n)))
+			}
+		}
+		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+		for attempt := 0; len(pending) > 0; attempt++ {
+			if attempt > 0 {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(time.Duration(10<<min(attempt-1, 6)) * time.Millisecond):
+				}
+			}
+			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+			if err != nil {
+				return nil, fmt.Errorf("read order numbers: %w", err)
+			}
+			for _, it := range out.Responses[s.table] {
+				var r orderNumberRecord
+				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+					return nil, err
+				}
+				taken[trimPrefix(r.PK, prefixOrderNo)] = true
+			}
+			pending = out.UnprocessedKeys
+		}
+	}
+	return taken, nil
+}
+
+// pastOrderItems prices a past order as QuoteCheckout would (the codes as
+// they stand in gifts and codes, which it spends), and returns the items
+// its checkout's transaction, the gateway and its shipping would have
+// written.
+func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes map[string]*DiscountCode, listShards int) ([]map[string]types.AttributeValue, Order, error) {
+	switch {
+	case !ValidID(p.CustomerID):
+		return nil, Order{}, fmt.Errorf("seed order %s: customer %q", p.Number, p.CustomerID)
+	case len(p.Items) == 0:
+		return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrEmptyOrder)
+	case len(p.Items) > MaxCartLines:
+		return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCartFull)
+	}
+	placed := p.PlacedAt.UTC().Truncate(time.Millisecond)
+	req := CheckoutRequest{
+		Key: NewIDAt(placed), CustomerID: p.CustomerID, Buyer: p.Buyer, ShipTo: p.ShipTo,
+		DiscountCode: p.DiscountCode, GiftCardCode: p.GiftCardCode, Card: p.Card,
+	}
+	var q Quote
+	subtotal := Money{Currency: p.Items[0].Price.Currency}
+	for _, it := range p.Items {
+		allocated := 0
+		for _, a := range it.Allocations {
+			allocated += a.Quantity
+		}
+		switch {
+		case !ValidID(it.ProductID) || it.DropID != "":
+			return nil, Order{}, fmt.Errorf("seed order %s: product %q", p.Number, it.ProductID)
+		case it.Quantity < 1 || it.Quantity > MaxLineQty || allocated != it.Quantity || len(it.Allocations) > MaxLineWarehouses:
+			return nil, Order{}, fmt.Errorf("seed order %s: %d of %s allocated as %v", p.Number, it.Quantity, it.ProductID, it.Allocations)
+		case it.Price.Currency != subtotal.Currency:
+			return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrMixedCurrency)
+		}
+		it.CustomerID = p.CustomerID
+		q.Items = append(q.Items, it)
+		req.Lines = append(req.Lines, CheckoutLine{ProductID: it.ProductID, Quantity: it.Quantity})
+		subtotal.Amount += it.LineTotal().Amount
+	}
+	off, balance := Money{Currency: subtotal.Currency}, Money{Currency: subtotal.Currency}
+	var gift *GiftCard
+	var code *DiscountCode
+	if p.DiscountCode != "" {
+		code = codes[p.DiscountCode]
+		if code == nil {
+			return nil, Order{}, fmt.Errorf("seed order %s: discount %s: %w", p.Number, p.DiscountCode, ErrNotFound)
+		}
+		if err := code.Usable(placed); err != nil {
+			return nil, Order{}, fmt.Errorf("seed order %s: discount %s: %w", p.Number, code.Code, err)
+		}
+		d := *code
+		q.Discount, off = &d, d.Off(subtotal)
+	}
+	if p.GiftCardCode != "" {
+		gift = gifts[p.GiftCardCode]
+		if gift == nil {
+			return nil, Order{}, fmt.Errorf("seed order %s: gift card %s: %w", p.Number, p.GiftCardCode, ErrNotFound)
+		}
+		if gift.Balance.Amount <= 0 {
+			return nil, Order{}, fmt.Errorf("seed order %s: gift card %s: %w", p.Number, gift.Code, ErrGiftCardUsed)
+		}
+		g := *gift
+		q.GiftCard, balance = &g, g.Balance
+	}
+	q.Tender = splitTender(subtotal, off, balance)
+	if q.Tender.Card.Amount > 0 && p.Card == nil {
+		return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCardRequired)
+	}
+	if code != nil {
+		code.Used++
+	}
+	if gift != nil {
+		gift.Balance.Amount -= q.Tender.GiftCard.Amount
+	}
+
+	order, invoice := newOrder(req, q, NewIDAt(placed), NewIDAt(placed), p.Number, placed)
+	var recs []any
+	if q.Tender.Card.Amount > 0 {
+		// The test gateway's charge id, from the charge's time.
+		var b [12]byte
+		binary.BigEndian.PutUint64(b[:8], uint64(placed.UnixMilli())<<16)
+		if _, err := rand.Read(b[6:]); err != nil {
+			return nil, Order{}, err
+		}
+		chargeID := "ch_" + hex.EncodeToString(b[:])
+		recs = append(recs, gatewayChargeRecord{
+			PK: gatewayChargeKey("checkout-" + req.Key), SK: sortKeyCharge, EntityType: entityGatewayCharge,
+			ChargeID: chargeID, Token: p.Card.Token, Last4: p.Card.Last4, Amount: q.Tender.Card.Amount, Currency: q.Tender.Card.Currency,
+			At: timestamp(placed), Outcome: "ok", GSI1PK: gatewayIDKey(chargeID), GSI1SK: gatewayIDKey(chargeID),
+		})
+		invoice.Payments = append(invoice.Payments, cardPayment(*p.Card, q.Tender.Card, chargeID))
+	}
+	shipments := pastShipments(p, order.ID, q.Items)
+	switch {
+	case !p.DeliveredAt.IsZero():
+		order.Status = OrderDelivered
+	case !p.ShippedAt.IsZero():
+		order.Status = OrderShipped
+	case len(shipments) > 0:
+		order.Status = OrderShipping
+	}
+	tx, roles, err := s.checkoutItems(req, q, order, invoice, nil, "", placed, listShards)
+	if err != nil {
+		return nil, Order{}, err
+	}
+	var items []map[string]types.AttributeValue
+	for i, w := range tx {
+		switch {
+		case i == 0:
+			// The checkout key's item: kept a day, long gone.
+		case w.Put != nil:
+			delete(w.Put.Item, "DayCounted") // not yet: SeedOrders counts it after
+			items = append(items, w.Put.Item)
+		case w.Update != nil && (roles[i].kind == "stock" || roles[i].kind == "giftcard" || roles[i].kind == "discount"):
+			// Stock is what the caller loaded; codes are written at the end.
+		case w.Update != nil && roles[i].kind == "day-totals":
+			// A day's totals are added to once the orders are in (countOlderOrder).
+		default:
+			return nil, Order{}, fmt.Errorf("seed order %s: the checkout writes an item SeedOrders does not (role %q): teach it", p.Number, roles[i].kind)
+		}
+	}
+	for n, sh := range shipments {
+		rec := shipmentRecord{
+			PK: orderKey(order.ID), SK: shipmentKey(sh.ID), EntityType: entityShipment,
+			WarehouseID: sh.WarehouseID, Type: sh.Type, Status: string(sh.Status), Address: sh.ShipTo, Date: timestamp(sh.CreatedAt),
+			ShippedAt: stampOrEmpty(sh.ShippedAt), DeliveredAt: stampOrEmpty(sh.DeliveredAt),
+			GSI1PK: shipmentKey(sh.ID), GSI1SK: shipmentKey(sh.ID), GSI2PK: warehouseKey(sh.WarehouseID), GSI2SK: shipmentKey(sh.ID),
+			Version: 1, ShsPK: shipmentsInKey(sh.Status, shardOf(sh.ID, listShards)), ShsSK: createdKey(sh.statusSince(), sh.ID),
+		}
+		// Each step staff took is a change, as ChangeShipment records it.
+		step := func(at time.Time, from, to ShipmentStatus, prevCarrier, prevTracking string, prevShipped time.Time) {
+			rec.Version++
+			id := NewIDAt(at)
+			recs = append(recs, shipmentChangeRecord{
+				PK: orderKey(order.ID), SK: shipmentChangeKey(sh.ID, id), EntityType: entityShipmentChange,
+				At: timestamp(at), ByID: p.By.ID, ByName: p.By.Buyer().Label(p.By.ID), From: string(from), To: string(to),
+				Carrier: rec.Carrier, Tracking: rec.Tracking, Version: rec.Version,
+				PrevCarrier: prevCarrier, PrevTracking: prevTracking, PrevShippedAt: stamp(prevShipped),
+				ShipmentID: sh.ID, GSI1PK: shipmentKey(sh.ID), GSI1SK: prefixShipChange + id,
+			})
+		}
+		if !sh.ShippedAt.IsZero() {
+			rec.Carrier = p.Carrier
+			if p.Tracking != nil {
+				rec.Tracking = p.Tracking(n)
+			}
+			step(sh.ShippedAt, ShipmentPending, ShipmentShipped, "", "", time.Time{})
+		}
+		if !sh.DeliveredAt.IsZero() {
+			step(sh.DeliveredAt, ShipmentShipped, ShipmentDelivered, rec.Carrier, rec.Tracking, sh.ShippedAt)
+		}
+		recs = append(recs, rec)
+		for _, si := range sh.Items {
+			recs = append(recs, shipmentItemRecord{
+				PK: orderKey(order.ID), SK: shipmentItemKey(si.ID), EntityType: entityShipmentItem,
+				Quantity: si.Quantity, ProductName: si.ProductName,
+				GSI1PK: shipmentKey(sh.ID), GSI1SK: productKey(si.ProductID),
+			})
+		}
+	}
+	for _, r := range recs {
+		item, err := attributevalue.MarshalMap(r)
+		if err != nil {
+			return nil, Order{}, err
+		}
+		items = append(items, item)
+	}
+	return items, order, nil
+}
+
+func stampOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return timestamp(t)
+}
+
+// pastShipments are a past order's shipments as CreateShipments makes them
+// (one per warehouse its lines were allocated to, in warehouse order) and
+// AdvanceShipment moves them; none if staff had not made them.
+func pastShipments(p PastOrder, orderID string, items []OrderItem) []Shipment {
+	if p.ShipmentsAt.IsZero() {
+		return nil
+	}
+	byWarehouse := map[string]*Shipment{}
+	for _, it := range items {
+		for _, a := range it.Allocations {
+			sh, ok := byWarehouse[a.WarehouseID]
+			if !ok {
+				sh = &Shipment{ID: NewIDAt(p.ShipmentsAt), OrderID: orderID, WarehouseID: a.WarehouseID, Type: p.ShippingType,
+					Status: ShipmentPending, ShipTo: p.ShipTo, CreatedAt: p.ShipmentsAt.UTC().Truncate(time.Millisecond)}
+				switch {
+				case !p.DeliveredAt.IsZero():
+					sh.Status, sh.ShippedAt, sh.DeliveredAt = ShipmentDelivered, p.ShippedAt, p.DeliveredAt
+				case !p.ShippedAt.IsZero():
+					sh.Status, sh.ShippedAt = ShipmentShipped, p.ShippedAt
+				}
+				byWarehouse[a.WarehouseID] = sh
+			}
+			sh.Items = append(sh.Items, ShipmentItem{ID: NewIDAt(p.ShipmentsAt), ShipmentID: sh.ID, OrderID: orderID,
+				ProductID: it.ProductID, ProductName: it.ProductName, Quantity: a.Quantity})
+		}
+	}
+	out := make([]Shipment, 0, len(byWarehouse))
+	for _, sh := range byWarehouse {
+		out = append(out, *sh)
+	}
+	slices.SortFunc(out, func(a, b Shipment) int { return cmp.Compare(a.WarehouseID, b.WarehouseID) })
+	return out
+}
