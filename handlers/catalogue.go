@@ -137,7 +137,7 @@ func (h *Catalogue) Show(c *fiber.Ctx) error {
 	if data.Subscribe, err = subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF); err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, data)})
 }
 
 // Stock is the product page's stock panel alone, for its htmx refresh (and
@@ -153,5 +153,5 @@ func (h *Catalogue) Stock(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Page: page.Full(views.ProductView, data), Partial: views.StockCounter(data.Stock)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, data), Partial: views.StockCounter(data.Stock)})
 }

@@ -12,7 +12,7 @@ import (
 
 // FS is served under /static.
 //
-//go:embed css js vendor
+//go:embed css js vendor favicon.svg
 var FS embed.FS
 
 var versions = sync.OnceValue(func() map[string]string {

@@ -497,7 +497,7 @@ func AdminAPIKeyRevokeView(l Layout, p AdminAPIKeyRevoke) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\" role=\"button\" class=\"secondary outline\" data-testid=\"apikey-revoke-cancel\">Keep it</a></div></form>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\" class=\"button secondary outline\" data-testid=\"apikey-revoke-cancel\">Keep it</a></div></form>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

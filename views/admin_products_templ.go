@@ -185,7 +185,7 @@ func AdminProductsView(l Layout, p AdminProductList) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" role=\"button\" data-testid=\"new-product\">New product</a></p><form method=\"get\" action=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" class=\"button\" data-testid=\"new-product\">New product</a></p><form method=\"get\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -198,7 +198,7 @@ func AdminProductsView(l Layout, p AdminProductList) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\" data-testid=\"category-filter\"><fieldset role=\"group\"><select name=\"category\" aria-label=\"Category\"><option value=\"\">All categories</option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\" data-testid=\"category-filter\"><div role=\"group\"><select name=\"category\" aria-label=\"Category\"><option value=\"\">All categories</option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -244,7 +244,7 @@ func AdminProductsView(l Layout, p AdminProductList) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</select> <button type=\"submit\" class=\"secondary\">Show</button></fieldset></form><div class=\"table-scroll\"><table class=\"striped\" data-testid=\"admin-products\"><thead><tr><th>Name</th><th>Category</th><th class=\"num\">Price</th><th class=\"num\">Subscription</th><th>Id</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</select> <button type=\"submit\" class=\"secondary\">Show</button></div></form><div class=\"table-scroll\"><table class=\"striped\" data-testid=\"admin-products\"><thead><tr><th>Name</th><th>Category</th><th class=\"num\">Price</th><th class=\"num\">Subscription</th><th>Id</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -919,7 +919,7 @@ func AdminProductView(l Layout, p AdminProductPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "><summary role=\"button\" class=\"outline secondary\">Edit name, description, category, price and subscription</summary>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "><summary>Edit name, description, category, price and subscription</summary>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -534,7 +534,7 @@ func AdminStockRowView(r AdminStockRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "\"><fieldset role=\"group\"><input type=\"number\" name=\"delta\" step=\"1\" placeholder=\"+10 or -2\" aria-label=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "\"><div role=\"group\"><input type=\"number\" name=\"delta\" step=\"1\" placeholder=\"+10 or -2\" aria-label=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -593,7 +593,7 @@ func AdminStockRowView(r AdminStockRow) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, " data-testid=\"adjust-reason\"> <button type=\"submit\" class=\"outline\" data-testid=\"adjust-submit\">Adjust</button></fieldset>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, " data-testid=\"adjust-reason\"> <button type=\"submit\" class=\"outline\" data-testid=\"adjust-submit\">Adjust</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -40,18 +40,30 @@ type Flash struct {
 
 // Layout is what every page's frame shows.
 type Layout struct {
-	Title     string
-	Viewer    Viewer
-	CSRF      string
-	Path      string
-	RequestID string
-	Flash     Flash
+	Title string
+	// Description is the page's summary for search engines and link
+	// previews; "" gives one made from the title.
+	Description string
+	Viewer      Viewer
+	CSRF        string
+	Path        string
+	RequestID   string
+	Flash       Flash
 	// CartUnits is the number of items in the cart, as the visit keeps it
 	// (no read of the cart).
 	CartUnits int
 	// Search is the search this page shows (the search page); nil on
 	// others, whose header box shows its results under it as you type.
 	Search *SearchPage
+}
+
+// MetaDescription is the page's description, or one made from its title
+// (every page has one: search engines show it under the link).
+func (l Layout) MetaDescription() string {
+	if l.Description != "" {
+		return l.Description
+	}
+	return l.Title + " at " + ShopName + ": coffee, books, music and outdoor gear from Swedish warehouses."
 }
 
 // csrfHeaders is the hx-headers value that sends the CSRF token with every

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -135,12 +136,28 @@ func TestBrowserPhoneNothingScrollsSideways(t *testing.T) {
 	ada.shot("phone-03-menu")
 	ada.do("menu to orders", chromedp.Click(sel("nav-orders-mine")), chromedp.WaitVisible(sel("orders")))
 
-	ada.do("1280 px wide", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.base+"/"), chromedp.WaitVisible(sel("nav-orders-mine")))
-	if ada.visible(sel("nav-menu-toggle")) || ada.visible(sel("nav-cart-quick")) {
-		t.Error("wide, the header still shows the phone's menu button or cart link")
-	}
-	if w := ada.widthOf("/cart"); w.Document > w.Window {
-		t.Errorf("1280 px: the cart is %d px wide", w.Document)
+	// Signed in, the ten links fit a row only from 1536 px; below, the
+	// header keeps the menu and stays one row (it once wrapped into three).
+	for _, w := range []int64{1280, 1440, 1600} {
+		ada.do(fmt.Sprintf("%d px wide", w), chromedp.EmulateViewport(w, 900), chromedp.Navigate(s.base+"/"), chromedp.WaitVisible("main"))
+		wide := w >= 1536
+		if ada.visible(sel("nav-orders-mine")) != wide || ada.visible(sel("nav-menu-toggle")) == wide || ada.visible(sel("nav-cart-quick")) == wide {
+			t.Errorf("%d px: account links shown %v, menu button %v, phone's cart link %v; want the links in a row only from 1536 px",
+				w, ada.visible(sel("nav-orders-mine")), ada.visible(sel("nav-menu-toggle")), ada.visible(sel("nav-cart-quick")))
+		}
+		// One row: the shop's name, and the menu button or Sign out, share
+		// it (the name once dropped below the links, Sign out to a third row).
+		rows, err := chromedp.Run(ada.ctx, chromedp.Evaluate[[]float64](`[...document.querySelectorAll('.site-header .brand, .site-header [data-testid="nav-menu-toggle"], .site-header [data-testid="logout"]')]
+			.filter(e => e.checkVisibility()).map(e => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; })`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 2 || math.Abs(rows[0]-rows[1]) > 8 {
+			t.Errorf("%d px: the header's name and its last control are not on one row (their middles at %v)", w, rows)
+		}
+		if pw := ada.widthOf("/cart"); pw.Document > pw.Window {
+			t.Errorf("%d px: the cart is %d px wide", w, pw.Document)
+		}
 	}
 }
 

@@ -145,7 +145,17 @@ func (j journey) signIn(email, password string) {
 
 func (j journey) signOut() {
 	j.t.Helper()
+	j.openMenu()
 	j.do("sign out", chromedp.Click(sel("logout")), chromedp.WaitVisible(sel("nav-login")))
+}
+
+// openMenu opens the header's menu where it holds the links: on a phone,
+// and signed in below 1536 px (the browser tests' window is 1280).
+func (j journey) openMenu() {
+	j.t.Helper()
+	if j.visible(sel("nav-menu-toggle")) && !j.visible(sel("logout")) {
+		j.do("open the menu", chromedp.Click(sel("nav-menu-toggle")), chromedp.WaitVisible(sel("logout")))
+	}
 }
 
 // shot keeps a picture of the page in the folder SHOP_SCREENSHOTS, if set.
@@ -412,6 +422,7 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	}
 	j.shot("24-ending")
 
+	j.openMenu()
 	j.do("receipts", chromedp.Click(sel("nav-receipts")), chromedp.WaitVisible(sel("receipt-row")))
 	j.shot("25-receipts")
 	j.do("receipt", chromedp.Click(sel("receipt-link")), chromedp.WaitVisible(sel("receipt-number")))

@@ -28,7 +28,7 @@ import (
 	"shop/web"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages) }
 
 var (
 	keyA = bytes.Repeat([]byte{'a'}, 32)
@@ -229,6 +229,7 @@ func (b *browser) do(req *http.Request) page {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
+	renderedPages.keep(req, resp, body)
 	parse := body
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<tr")) {
 		// Table rows for htmx to swap: the HTML parser drops them outside a table.

@@ -72,3 +72,37 @@ func TestPagesAreCompressed(t *testing.T) {
 		t.Fatalf("CSV export: status %d, Content-Encoding %q", csv.StatusCode, csv.Header.Get("Content-Encoding"))
 	}
 }
+
+// Every page names its favicon (a versioned SVG, kept a year) and has a
+// description: without them a browser asks for /favicon.ico and logs its
+// 404, and a search engine makes up the text under the link.
+func TestPagesHaveAFaviconAndADescription(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.browser(t)
+	icon := paths.Static("favicon.svg")
+	descriptions := map[string]string{}
+	for _, path := range []string{"/products", "/products/cf-gbg-dark", "/login", "/cart", "/search?q=coffee"} {
+		p := b.get(path)
+		wantStatus(t, path, p, http.StatusOK)
+		if p.doc.Find(`link[rel="icon"][href="`+icon+`"]`).Length() != 1 {
+			t.Errorf("%s does not link the favicon %s", path, icon)
+		}
+		d, _ := p.doc.Find(`meta[name="description"]`).Attr("content")
+		if strings.TrimSpace(d) == "" {
+			t.Errorf("%s has no meta description", path)
+		}
+		if other, ok := descriptions[d]; ok {
+			t.Errorf("%s has the description of %s: %q", path, other, d)
+		}
+		descriptions[d] = path
+	}
+	p := b.get(icon)
+	wantStatus(t, icon, p, http.StatusOK)
+	if got := p.header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+		t.Errorf("favicon Cache-Control %q", got)
+	}
+	if ct := p.header.Get("Content-Type"); !strings.HasPrefix(ct, "image/svg+xml") {
+		t.Errorf("favicon Content-Type %q", ct)
+	}
+}

@@ -252,9 +252,10 @@ func IsHTMX(c *fiber.Ctx) bool {
 // message, which an htmx partial must leave for the next page), and the
 // partial htmx swaps, if the page has one.
 type View struct {
-	Title   string
-	Page    func(views.Layout) templ.Component
-	Partial templ.Component
+	Title       string
+	Description string // "" for one made from the title
+	Page        func(views.Layout) templ.Component
+	Partial     templ.Component
 }
 
 // List renders one page of a list: the whole page, or for htmx (its "show
@@ -275,7 +276,9 @@ func Render(c *fiber.Ctx, status int, v View) error {
 	if v.Partial != nil && IsHTMX(c) {
 		return Write(c, status, v.Partial)
 	}
-	return Write(c, status, v.Page(Layout(c, v.Title)))
+	l := Layout(c, v.Title)
+	l.Description = v.Description
+	return Write(c, status, v.Page(l))
 }
 
 // Write sends a component as the HTML response. A page of a visit with a

@@ -35,9 +35,13 @@ var (
 )
 
 // Main runs the package's tests and stops the engine they started. Call it
-// from TestMain.
-func Main(m *testing.M) {
+// from TestMain. Each after runs once the tests have, with their exit code,
+// and returns the code to exit with (a check over what the tests saw).
+func Main(m *testing.M, after ...func(code int) int) {
 	code := m.Run()
+	for _, f := range after {
+		code = f(code)
+	}
 	if engine != nil {
 		engine.Stop()
 	}
