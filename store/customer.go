@@ -124,9 +124,10 @@ func (r customerRecord) customer() Customer {
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated}
 }
 
-// CreateCustomer writes the customer and its email item in one transaction,
-// each on condition that it does not exist yet: ErrEmailTaken if the address
-// is registered, and never one item without the other. An owner is counted
+// CreateCustomer writes the customer, its email item and its finder items
+// (customer_find.go) in one transaction, the first two on condition that
+// they do not exist yet: ErrEmailTaken if the address is registered, and
+// never one item without the others. An owner is counted
 // among the owners in the same transaction.
 func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, error) {
 	if nc.Role == "" {
@@ -163,7 +164,11 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
 		}}
 	}
-	items := []types.TransactWriteItem{put(email), put(cust)}
+	finders, err := s.customerFinders(c)
+	if err != nil {
+		return err
+	}
+	items := append([]types.TransactWriteItem{put(email), put(cust)}, finders...)
 	if c.Role == RoleOwner && !c.Deactivated {
 		count, err := s.countOwners(1)
 		if err != nil {
