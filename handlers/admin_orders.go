@@ -28,6 +28,8 @@ type AdminOrderStore interface {
 	AdvanceShipment(ctx context.Context, orderID, shipmentID string, to store.ShipmentStatus) error
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	OrderIDByNumber(ctx context.Context, number string) (string, error)
+	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
 }
 
 // orderStatuses are the statuses the list can show alone.
@@ -98,6 +100,9 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 			status, data.NumberError = fiber.StatusNotFound, "No order has the number "+data.Number+"."
 		}
 	}
+	if id := c.Query("customer"); id != "" {
+		return h.customerOrders(c, id, data)
+	}
 	switch {
 	case f.Status != "" && !slices.Contains(orderStatuses, f.Status):
 		status = fiber.StatusUnprocessableEntity
@@ -117,6 +122,32 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 		partial = views.AdminOrderRows(data)
 	}
 	return page.Render(c, status, page.View{Title: "Orders", Page: page.Full(views.AdminOrdersView, data), Partial: partial})
+}
+
+// customerOrders is one customer's orders, newest first, whatever their
+// dates (their GSI2 partition: one Query a page).
+func (h *AdminOrders) customerOrders(c *fiber.Ctx, id string, data views.AdminOrderList) error {
+	if !store.ValidID(id) {
+		return page.NotFound("That customer")
+	}
+	var (
+		cust   store.Customer
+		orders store.Page[store.Order]
+	)
+	after := c.Query("after")
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	g.Go(func() (err error) { orders, err = h.Store.CustomerOrders(ctx, id, adminPageSize, after); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data.Customer, data.Orders = &cust, orders.Items
+	data.NextURL = paths.More(paths.AdminOrders, orders.Next, "customer", id)
+	partial := views.AdminOrdersSection(data)
+	if after != "" {
+		partial = views.AdminOrderRows(data)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Orders of " + cust.Name, Page: page.Full(views.AdminOrdersView, data), Partial: partial})
 }
 
 // readOrders fills one screen of the range's orders, of one status if

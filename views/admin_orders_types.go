@@ -16,6 +16,8 @@ type AdminOrderList struct {
 	// a status filter stopped short of a screen (see NextURL).
 	Looked  int
 	Partial bool
+	// Customer: the orders are this customer's (any date).
+	Customer *store.Customer
 	// The find-by-number form.
 	Number      string
 	NumberError string

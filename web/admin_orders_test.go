@@ -328,3 +328,31 @@ func TestAdminOrdersByNumberAndStatus(t *testing.T) {
 	}
 	wantStatus(t, "unknown status", b.get("/admin/orders?status=lost"), http.StatusUnprocessableEntity)
 }
+
+// A customer's orders, whatever their dates, from the customer's page or
+// an order row.
+func TestAdminOrdersOfACustomer(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada, henrik := s.customerID(t, demo.CustomerEmail), s.customerID(t, "henrik@fikafield.example")
+	long := time.Now().UTC().AddDate(-1, 0, 0)
+	old := m.place(s.storeAt(long), ada, line("kt-mug", 1))
+	recent := m.place(s.env.Store, ada, line("cf-grinder", 1))
+	m.place(s.env.Store, henrik, line("kt-mug", 1))
+
+	link, _ := b.get("/admin/customers/"+ada).testid("customer-orders").Attr("href")
+	p := b.get(link)
+	wantStatus(t, "ada's orders", p, http.StatusOK)
+	wantText(t, "whose", p.testid("orders-customer"), "Ada Lindqvist")
+	var got []string
+	p.testid("admin-order-row").Each(func(_ int, r *goquerySelection) { got = append(got, r.AttrOr("data-order", "")) })
+	if !slices.Equal(got, []string{recent.ID, old.ID}) {
+		t.Fatalf("ada's orders: %q, want %q", got, []string{recent.ID, old.ID})
+	}
+	if href, _ := p.testid("admin-order-customer").First().Attr("href"); href != link {
+		t.Fatalf("an order row's customer links to %q", href)
+	}
+	wantStatus(t, "unknown customer", b.get("/admin/orders?customer=nobody"), http.StatusNotFound)
+}
