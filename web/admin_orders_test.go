@@ -342,7 +342,7 @@ func TestAdminOrdersOfACustomer(t *testing.T) {
 	recent := m.place(s.env.Store, ada, line("cf-grinder", 1))
 	m.place(s.env.Store, henrik, line("kt-mug", 1))
 
-	link, _ := b.get("/admin/customers/"+ada).testid("customer-orders").Attr("href")
+	link, _ := b.get("/admin/customers/" + ada).testid("customer-orders").Attr("href")
 	p := b.get(link)
 	wantStatus(t, "ada's orders", p, http.StatusOK)
 	wantText(t, "whose", p.testid("orders-customer"), "Ada Lindqvist")
