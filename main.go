@@ -10,6 +10,8 @@
 //	shop jobs run reminders|payments [--date YYYY-MM-DD] [--force]
 //	shop api-keys create --name NAME
 //	               make an API key; its secret is the last line printed
+//	shop customers index
+//	               write every customer's finder items (idempotent)
 //
 // Flags come after the last word; shop COMMAND -h lists them.
 package main
@@ -143,6 +145,7 @@ var commands = []command{
 			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
 			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
 		}},
+	{name: "customers index", about: "write every customer's finder items, by which staff find them by the start of a name or email (idempotent)"},
 	{name: "api-keys create", about: "make a key for another system to use the JSON API; its secret is the last line printed, and is not shown again",
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.StringVar(&c.keyName, "name", "", "the system's name: 1 to 32 letters, digits, '-' and '_' (required)")
@@ -453,6 +456,10 @@ func run(ctx context.Context, args []string) error {
 		return runJob(ctx, runner, st, cfg.positional[0], runDate, cfg.force, os.Stdout)
 	case "api-keys create":
 		return createAPIKey(ctx, st, cfg.keyName, os.Stdout)
+	case "customers index":
+		n, err := st.IndexCustomerFinders(ctx)
+		log.Info("customer finders", "customers", n.Customers, "written", n.Written, "changed_meanwhile", n.Changed)
+		return err
 	}
 	return serve(ctx, cfg, st, eng, gateway, runner, delivery, log, metrics)
 }

@@ -97,6 +97,9 @@ func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		{[]string{"jobs", "run", "payments", "--force=maybe"}, "force"},
 		{[]string{"import-workbench"}, "import-workbench needs FILE..."},
 		{[]string{"seed", "subscriptions", "--count", "x"}, "count"},
+		{[]string{"customers"}, "customers needs a subcommand: customers index"},
+		{[]string{"customers", "index", "all"}, `unexpected argument "all"`},
+		{[]string{"customers", "index", "--dry-run"}, "dry-run"},
 	} {
 		_, _, err := parseConfig(tc.args)
 		var usage usageError

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
@@ -25,6 +26,7 @@ type AdminCustomerStore interface {
 	Customers(ctx context.Context, limit int, cursor string) (store.Page[store.Customer], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	CredentialsByEmail(ctx context.Context, email string) (store.Credentials, error)
+	FindCustomers(ctx context.Context, typed string, limit int, cursor string) (store.Page[store.CustomerMatch], error)
 	CustomerInvoices(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (store.Page[store.Invoice], error)
 	CustomerProducts(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
@@ -43,10 +45,17 @@ type AdminCustomers struct {
 	Store AdminCustomerStore
 }
 
+// findMaxRunes bounds what the find box takes: nobody types a longer
+// start of a name.
+const findMaxRunes = 100
+
 // List is the customers, newest first, a page at a time (htmx asks for the
-// next page's rows), and finds one by email (?email=).
+// next page's rows), and finds them by the start of a name or email (?q=,
+// as staff type: htmx swaps the results); a whole email that is a
+// customer's, sent with the form, goes to that customer (so does ?email=).
 func (h *AdminCustomers) List(c *fiber.Ctx) error {
-	data := views.AdminCustomerList{Errors: views.FieldErrors{}}
+	ctx, after, htmx := c.UserContext(), c.Query("after"), page.IsHTMX(c)
+	data := views.AdminCustomerList{Errors: views.FieldErrors{}, Typed: htmx}
 	status := fiber.StatusOK
 	if c.Context().QueryArgs().Has("email") {
 		data.Email = formText(data.Errors, "email", c.Query("email"), oneLine)
@@ -58,7 +67,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 		case len(data.Email) > maxEmailBytes || !strings.Contains(data.Email, "@"):
 			data.Errors["email"] = "Enter a whole email address, like name@example.com."
 		default:
-			cred, err := h.Store.CredentialsByEmail(c.UserContext(), data.Email)
+			cred, err := h.Store.CredentialsByEmail(ctx, data.Email)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				status = fiber.StatusNotFound
@@ -70,13 +79,52 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 			}
 		}
 	}
-	customers, err := h.Store.Customers(c.UserContext(), adminPageSize, c.Query("after"))
-	if err != nil {
-		return err
+	if c.Context().QueryArgs().Has("q") {
+		data.Finding = true
+		data.Query = formText(data.Errors, "q", c.Query("q"), oneLine)
+		switch {
+		case data.Errors.Has("q"):
+			status = fiber.StatusUnprocessableEntity
+		case utf8.RuneCountInString(data.Query) > findMaxRunes:
+			status = fiber.StatusUnprocessableEntity
+			data.Errors["q"] = "Type the start of a name or an email: at most 100 letters."
+		case data.Query == "":
+			data.Finding = false // the box emptied: the list again
+		default:
+			if !htmx && strings.Contains(data.Query, "@") && len(data.Query) <= maxEmailBytes {
+				cred, err := h.Store.CredentialsByEmail(ctx, data.Query)
+				switch {
+				case err == nil:
+					return page.Redirect(c, paths.AdminCustomer(cred.CustomerID))
+				case !errors.Is(err, store.ErrNotFound):
+					return err
+				}
+			}
+			found, err := h.Store.FindCustomers(ctx, data.Query, adminPageSize, after)
+			if err != nil {
+				return err
+			}
+			data.Matches = found.Items
+			data.NextURL = paths.More(paths.AdminCustomers, found.Next, "q", data.Query)
+			if len(found.Items) == 0 && after == "" && !htmx {
+				status = fiber.StatusNotFound
+			}
+		}
 	}
-	data.Customers = customers.Items
-	data.NextURL = paths.More(paths.AdminCustomers, customers.Next)
-	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: views.AdminCustomerRows(data)})
+	if !data.Finding || data.Errors.Has("q") {
+		data.Finding = false
+		customers, err := h.Store.Customers(ctx, adminPageSize, after)
+		if err != nil {
+			return err
+		}
+		data.Customers = customers.Items
+		data.NextURL = paths.More(paths.AdminCustomers, customers.Next)
+	}
+	partial := views.AdminCustomerResults(data)
+	if after != "" {
+		partial = views.AdminCustomerRows(data)
+	}
+	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: partial})
 }
 
 // Show is one customer with their role and its changes, their

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,20 @@ type AdminOrderStore interface {
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
+	OrderIDByNumber(ctx context.Context, number string) (string, error)
+	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
 }
+
+// orderStatuses are the statuses the list can show alone.
+var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered)}
+
+// statusPagesRead bounds the pages of the range one screen of a status
+// reads (each a Query per list shard): a rare status in a busy range
+// would otherwise read the whole range to fill one screen. Short of a
+// screen, the page says how many orders it looked through and offers the
+// next ones.
+const statusPagesRead = 4
 
 // shippingTypes are the ways a parcel can travel.
 var shippingTypes = []string{"Standard", "Express"}
@@ -73,28 +87,100 @@ func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *r
 }
 
 // List is the orders placed in a date range (default the last 30 days),
-// newest first; htmx asks for the section (the date filter) or the next
-// page's rows.
+// newest first, optionally of one status; htmx asks for the section (the
+// filter) or the next page's rows. ?number= goes to the order of that
+// number.
 func (h *AdminOrders) List(c *fiber.Ctx) error {
+	ctx, after := c.UserContext(), c.Query("after")
 	r, f, rerr := h.filter(c)
+	f.Statuses, f.Status = orderStatuses, c.Query("status")
 	data := views.AdminOrderList{Filter: f}
 	status := fiber.StatusOK
-	if rerr != nil {
+	if c.Context().QueryArgs().Has("number") {
+		data.Number = strings.ToUpper(strings.TrimSpace(c.Query("number")))
+		id, err := h.Store.OrderIDByNumber(ctx, data.Number)
+		switch {
+		case err == nil:
+			return page.Redirect(c, paths.AdminOrder(id))
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		case data.Number == "":
+			status, data.NumberError = fiber.StatusUnprocessableEntity, "Enter an order number, like FF-7K3Q92."
+		default:
+			status, data.NumberError = fiber.StatusNotFound, "No order has the number "+data.Number+"."
+		}
+	}
+	if id := c.Query("customer"); id != "" {
+		return h.customerOrders(c, id, data)
+	}
+	switch {
+	case f.Status != "" && !slices.Contains(orderStatuses, f.Status):
 		status = fiber.StatusUnprocessableEntity
-	} else {
-		p, err := h.Store.OrdersBetween(c.UserContext(), r.Start, r.End, adminPageSize, c.Query("after"))
+		data.Filter.Errors = views.FieldErrors{"": "Pick a status from the list."}
+	case rerr != nil:
+		status = fiber.StatusUnprocessableEntity
+	default:
+		next, err := h.readOrders(ctx, r, store.OrderStatus(f.Status), after, &data)
 		if err != nil {
 			return err
 		}
-		data.Orders = p.Items
-		data.NextURL = paths.More(paths.AdminOrders, p.Next, "from", r.From, "to", r.To)
+		data.NextURL = paths.More(paths.AdminOrders, next, "from", r.From, "to", r.To, "status", f.Status)
 		data.CSVURL = paths.AdminOrdersCSV(r.From, r.To)
 	}
 	partial := views.AdminOrdersSection(data)
-	if c.Query("after") != "" {
+	if after != "" {
 		partial = views.AdminOrderRows(data)
 	}
 	return page.Render(c, status, page.View{Title: "Orders", Page: page.Full(views.AdminOrdersView, data), Partial: partial})
+}
+
+// customerOrders is one customer's orders, newest first, whatever their
+// dates (their GSI2 partition: one Query a page).
+func (h *AdminOrders) customerOrders(c *fiber.Ctx, id string, data views.AdminOrderList) error {
+	if !store.ValidID(id) {
+		return page.NotFound("That customer")
+	}
+	var (
+		cust   store.Customer
+		orders store.Page[store.Order]
+	)
+	after := c.Query("after")
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	g.Go(func() (err error) { orders, err = h.Store.CustomerOrders(ctx, id, adminPageSize, after); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data.Customer, data.Orders = &cust, orders.Items
+	data.NextURL = paths.More(paths.AdminOrders, orders.Next, "customer", id)
+	partial := views.AdminOrdersSection(data)
+	if after != "" {
+		partial = views.AdminOrderRows(data)
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Orders of " + cust.Name, Page: page.Full(views.AdminOrdersView, data), Partial: partial})
+}
+
+// readOrders fills one screen of the range's orders, of one status if
+// given: pages of the range filtered here, at most statusPagesRead of
+// them. It returns the cursor of what is left.
+func (h *AdminOrders) readOrders(ctx context.Context, r dateRange, status store.OrderStatus, cursor string, data *views.AdminOrderList) (string, error) {
+	for pages := 0; ; pages++ {
+		p, err := h.Store.OrdersBetween(ctx, r.Start, r.End, adminPageSize, cursor)
+		if err != nil {
+			return "", err
+		}
+		data.Looked += len(p.Items)
+		for _, o := range p.Items {
+			if status == "" || o.Status == status {
+				data.Orders = append(data.Orders, o)
+			}
+		}
+		cursor = p.Next
+		if status == "" || cursor == "" || len(data.Orders) >= adminPageSize || pages+1 >= statusPagesRead {
+			data.Partial = status != "" && cursor != "" && len(data.Orders) < adminPageSize
+			return cursor, nil
+		}
+	}
 }
 
 // csvText keeps a typed value from being read as a formula by a spreadsheet.

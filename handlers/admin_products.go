@@ -40,11 +40,22 @@ const (
 	maxDescriptionRunes = 2000
 )
 
+// ProductFinder finds products by name: the shop window's search index,
+// which reads nothing from the table once warm (a product added on
+// another replica shows within a minute).
+type ProductFinder interface {
+	Search(ctx context.Context, q string, limit int) (store.SearchResult, error)
+}
+
+// adminProductsFound is how many products a search by name lists.
+const adminProductsFound = 50
+
 // AdminProducts serves /admin/products.
 type AdminProducts struct {
 	Store AdminProductStore
 	// Shelf keeps the products' photos and their copies.
-	Shelf photos.Shelf
+	Shelf  photos.Shelf
+	Finder ProductFinder
 }
 
 // List is the catalogue by name, of one category or all, a page at a time;
@@ -60,11 +71,29 @@ func (h *AdminProducts) List(c *fiber.Ctx) error {
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) { cats, err = h.Store.Categories(ctx); return err })
-	g.Go(func() (err error) { products, err = h.Store.Catalogue(ctx, slug, adminPageSize, cursor); return err })
+	q := strings.TrimSpace(c.Query("q"))
+	if utf8.RuneCountInString(q) > maxProductNameRunes {
+		q = string([]rune(q)[:maxProductNameRunes])
+	}
+	var found store.SearchResult
+	if q != "" {
+		g.Go(func() (err error) { found, err = h.Finder.Search(ctx, q, adminProductsFound); return err })
+	} else {
+		g.Go(func() (err error) { products, err = h.Store.Catalogue(ctx, slug, adminPageSize, cursor); return err })
+	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	data := views.AdminProductList{Products: products.Items, Categories: cats, Category: slug}
+	data := views.AdminProductList{Products: products.Items, Categories: cats, Category: slug, Query: q}
+	if q != "" {
+		// The index holds every category: keep the one asked for.
+		data.Products, data.Found = nil, found.Total
+		for _, p := range found.Products {
+			if slug == "" || p.Category == slug {
+				data.Products = append(data.Products, p)
+			}
+		}
+	}
 	data.NextURL = paths.More(paths.AdminProducts, products.Next, "category", slug)
 	return page.List(c, "Products", views.AdminProductsView, views.AdminProductRows, data)
 }

@@ -127,9 +127,10 @@ func (r customerRecord) customer() Customer {
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated}
 }
 
-// CreateCustomer writes the customer and its email item in one transaction,
-// each on condition that it does not exist yet: ErrEmailTaken if the address
-// is registered, and never one item without the other. An owner is counted
+// CreateCustomer writes the customer, its email item and its finder items
+// (customer_find.go) in one transaction, the first two on condition that
+// they do not exist yet: ErrEmailTaken if the address is registered, and
+// never one item without the others. An owner is counted
 // among the owners in the same transaction.
 func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, error) {
 	if nc.Role == "" {
@@ -166,7 +167,11 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
 		}}
 	}
-	items := []types.TransactWriteItem{put(email), put(cust)}
+	finders, err := s.customerFinders(c)
+	if err != nil {
+		return err
+	}
+	items := append([]types.TransactWriteItem{put(email), put(cust)}, finders...)
 	if c.Role == RoleOwner && !c.Deactivated {
 		count, err := s.countOwners(1)
 		if err != nil {
@@ -230,13 +235,18 @@ func (s *Store) Customers(ctx context.Context, limit int, cursor string) (Page[C
 	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionCustomers), backward: true}, limit, cursor, customerRecord.customer)
 }
 
-// RenameCustomer changes the customer's name on the customer item and on
-// the email item's copy that sign-in reads, in one transaction (each on
-// condition it is there and still the customer's): ErrNotFound otherwise.
+// RenameCustomer changes the customer's name on the customer item, on the
+// email item's copy that sign-in reads and in the finder items staff
+// search, in one transaction (the customer and email items on condition
+// they are there and still the customer's): ErrNotFound otherwise.
 func (s *Store) RenameCustomer(ctx context.Context, customerID, email, name string) error {
 	set := expression.Set(expression.Name("Name"), expression.Value(name))
+	finders, err := s.customerFinders(Customer{ID: customerID, Email: email, Name: name})
+	if err != nil {
+		return err
+	}
 	return s.updateCustomerAndEmail(ctx, customerID, email, "rename customer", set,
-		expression.Name("CustomerID").Equal(expression.Value(customerID)))
+		expression.Name("CustomerID").Equal(expression.Value(customerID)), finders...)
 }
 
 // ChangePassword replaces the password hash on the customer and email
@@ -252,7 +262,7 @@ func (s *Store) ChangePassword(ctx context.Context, customerID, email, checkedHa
 
 // updateCustomerAndEmail applies set to the customer item (on condition it
 // exists) and to its email item (on condition emailCond), together.
-func (s *Store) updateCustomerAndEmail(ctx context.Context, customerID, email, what string, set expression.UpdateBuilder, emailCond expression.ConditionBuilder) error {
+func (s *Store) updateCustomerAndEmail(ctx context.Context, customerID, email, what string, set expression.UpdateBuilder, emailCond expression.ConditionBuilder, also ...types.TransactWriteItem) error {
 	customer, err := s.txUpdate(customerKey(customerID), customerKey(customerID), set, expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return err
@@ -261,7 +271,7 @@ func (s *Store) updateCustomerAndEmail(ctx context.Context, customerID, email, w
 	if err != nil {
 		return err
 	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{customer, emailItem}})
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{customer, emailItem}, also...)})
 	if reasons := cancellationReasons(err); reasons != nil {
 		switch {
 		case reasons[0] == reasonConditionFailed:

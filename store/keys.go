@@ -65,8 +65,10 @@ const (
 	prefixRunFailures    = "runfail#" // a run's failures
 	sortKeyCharge        = "charge"
 	sortKeyCard          = "card"
-	sortKeyCart          = "cart"      // the one item of a cart (its lines in a map)
-	sortKeyAddresses     = "addresses" // under c#id: the customer's saved addresses, in a map
+	sortKeyCart          = "cart"       // the one item of a cart (its lines in a map)
+	sortKeyAddresses     = "addresses"  // under c#id: the customer's saved addresses, in a map
+	finderNameKey        = "find#name"  // a customer's finder item by name, under c#id
+	finderEmailKey       = "find#email" // and by email
 	sortKeyBillingShards = "billing-shards"
 	sortKeyListShards    = "list-shards"
 	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
@@ -82,6 +84,7 @@ const (
 	partitionCatalogue      = "catalogue"
 	partitionMeta           = "meta"
 	partitionCustomers      = "customers"
+	partitionCustomerFinder = "customer-finder" // GSI1: customers by folded name and email (customer_find.go)
 	partitionGiftCards      = "giftcards"
 	partitionDiscounts      = "discounts"
 	partitionIntents        = "payment-intents"  // GSI2: open payment intents, oldest first
@@ -107,44 +110,45 @@ const (
 
 // Entity types, stored in EntityType on every item.
 const (
-	entityCustomer      = "customer"
-	entityEmail         = "email"
-	entityProduct       = "product"
-	entityCategory      = "category"
-	entityWarehouse     = "warehouse"
-	entityWarehouseItem = "warehouseItem"
-	entitySession       = "session"
-	entityLimit         = "limit"
-	entityMeta          = "meta"
-	entityOrder         = "order"
-	entityDayTotals     = "day-totals"
-	entityOrderNumber   = "orderNumber"
-	entityOrderItem     = "orderItem"
-	entityInvoice       = "invoice"
-	entityShipment      = "shipment"
-	entityShipmentItem  = "shipmentItem"
-	entityCart          = "cart"
-	entityCartLine      = "cartLine" // a cart line of the old shape, one item per line (read to migrate)
-	entityGiftCard      = "giftCard"
-	entityDiscount      = "discountCode"
-	entityIdempotency   = "idempotency"
-	entityAdjustment    = "stockAdjustment"
-	entitySubscription  = "subscription"
-	entityReceipt       = "receipt"
-	entityPeriod        = "paidPeriod"
-	entityGatewayCharge = "gatewayCharge"
-	entityGatewayCard   = "gatewayCard"
-	entityMail          = "mail"
-	entityDrop          = "drop"
-	entityDropCounter   = "dropCounter"
-	entityDropClosing   = "dropClosing"
-	entityTicket        = "ticket"
-	entityAPIKey        = "apiKey"
-	entityLease         = "lease"
-	entityJobRun        = "jobRun"
-	entityRunFailure    = "runFailure"
-	entityRoleChange    = "roleChange"
-	entityAddressBook   = "addressBook"
+	entityCustomer       = "customer"
+	entityCustomerFinder = "customerFinder"
+	entityEmail          = "email"
+	entityProduct        = "product"
+	entityCategory       = "category"
+	entityWarehouse      = "warehouse"
+	entityWarehouseItem  = "warehouseItem"
+	entitySession        = "session"
+	entityLimit          = "limit"
+	entityMeta           = "meta"
+	entityOrder          = "order"
+	entityDayTotals      = "day-totals"
+	entityOrderNumber    = "orderNumber"
+	entityOrderItem      = "orderItem"
+	entityInvoice        = "invoice"
+	entityShipment       = "shipment"
+	entityShipmentItem   = "shipmentItem"
+	entityCart           = "cart"
+	entityCartLine       = "cartLine" // a cart line of the old shape, one item per line (read to migrate)
+	entityGiftCard       = "giftCard"
+	entityDiscount       = "discountCode"
+	entityIdempotency    = "idempotency"
+	entityAdjustment     = "stockAdjustment"
+	entitySubscription   = "subscription"
+	entityReceipt        = "receipt"
+	entityPeriod         = "paidPeriod"
+	entityGatewayCharge  = "gatewayCharge"
+	entityGatewayCard    = "gatewayCard"
+	entityMail           = "mail"
+	entityDrop           = "drop"
+	entityDropCounter    = "dropCounter"
+	entityDropClosing    = "dropClosing"
+	entityTicket         = "ticket"
+	entityAPIKey         = "apiKey"
+	entityLease          = "lease"
+	entityJobRun         = "jobRun"
+	entityRunFailure     = "runFailure"
+	entityRoleChange     = "roleChange"
+	entityAddressBook    = "addressBook"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -177,6 +181,10 @@ func limitKey(scope, subject string) string { return prefixLimit + scope + "#" +
 // limitWindowKey is the sort key of a rate limit's window: its start in
 // Unix seconds.
 func limitWindowKey(start time.Time) string { return strconv.FormatInt(start.Unix(), 10) }
+
+// finderIndexKey is a finder's GSI1 sort key: the folded text, then the
+// id so equal texts stay apart.
+func finderIndexKey(text, id string) string { return text + "#" + id }
 
 // markerKey is the sort key of a one-time step's marker.
 func markerKey(name string) string { return prefixMarker + name }

@@ -47,11 +47,13 @@ func (s *Store) SeedSubscribers(ctx context.Context, subs []Subscriber) error {
 	}
 	for _, sub := range subs {
 		c := sub.Customer
+		finders := s.finderRecords(c)
 		for _, rec := range []any{
 			customerRecord{PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer, Email: c.Email, Name: c.Name,
 				Role: string(RoleCustomer), CreatedAt: timestamp(c.CreatedAt), GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID)},
 			emailRecord{PK: emailKey(c.Email), SK: emailKey(c.Email), EntityType: entityEmail, CustomerID: c.ID, Name: c.Name, Role: string(RoleCustomer)},
 			newSubscriptionRecord(sub.Subscription, shards),
+			finders[0], finders[1],
 		} {
 			item, err := attributevalue.MarshalMap(rec)
 			if err != nil {
@@ -59,7 +61,7 @@ func (s *Store) SeedSubscribers(ctx context.Context, subs []Subscriber) error {
 			}
 			batch = append(batch, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 		}
-		if len(batch) > 22 { // the next subscriber's three items would pass 25
+		if len(batch) > 20 { // the next subscriber's five items would pass 25
 			if err := flush(); err != nil {
 				return err
 			}

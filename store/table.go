@@ -77,7 +77,7 @@ var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2
 // Migrate creates the table with its indexes and TTL, or adds what an older
 // table lacks, and moves items of an older shape to the keys the code reads
 // (drops, drop_migrate.go; orders and checkout intents to their list
-// shards, list_shards.go). It is idempotent and waits until the table is
+// shards, list_shards.go; customers' finder items, customer_find.go). It is idempotent and waits until the table is
 // usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	desc, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
@@ -112,6 +112,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.listWhatNeedsStaff(ctx, created); err != nil {
+		return err
+	}
+	if err := s.settleCustomerFinders(ctx, created); err != nil {
 		return err
 	}
 	return s.migrateDrops(ctx)

@@ -29,6 +29,12 @@ func (im *importer) customer(ctx context.Context, it wbItem) error {
 	}); err != nil {
 		return err
 	}
+	// Staff find the customer by name or email like any other.
+	for _, f := range s.finderRecords(Customer{ID: id, Name: it.str("Name"), Email: email}) {
+		if err := s.putItem(ctx, f); err != nil {
+			return err
+		}
+	}
 	// The email item, unless another customer has the address. It has no
 	// password: an imported customer signs in after a password reset.
 	item, err := attributevalue.MarshalMap(emailRecord{PK: emailKey(email), SK: emailKey(email), EntityType: entityEmail,

@@ -22,6 +22,9 @@ type AdminDateFilter struct {
 	From   string
 	To     string
 	Errors FieldErrors
+	// Statuses, when set, offer a status to show only (Status; "" any).
+	Statuses []string
+	Status   string
 }
 
 const (

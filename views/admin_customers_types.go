@@ -4,11 +4,16 @@ import (
 	"shop/store"
 )
 
-// AdminCustomerList is a page of customers and the find-by-email form.
+// AdminCustomerList is a page of customers, newest first, or of those
+// whose name or email starts with what staff typed (Finding).
 type AdminCustomerList struct {
 	Customers []store.Customer
+	Finding   bool
+	Query     string
+	Typed     bool // asked for as staff type (htmx): the results alone
+	Matches   []store.CustomerMatch
 	NextURL   string
-	Email     string
+	Email     string // ?email=, a whole address (older links)
 	Errors    FieldErrors
 }
 

@@ -12,6 +12,15 @@ type AdminOrderList struct {
 	Orders  []store.Order
 	NextURL string
 	CSVURL  string
+	// Looked is how many orders of the range this screen read; Partial:
+	// a status filter stopped short of a screen (see NextURL).
+	Looked  int
+	Partial bool
+	// Customer: the orders are this customer's (any date).
+	Customer *store.Customer
+	// The find-by-number form.
+	Number      string
+	NumberError string
 }
 
 // AdminOrderPage is one order with everything staff act on.

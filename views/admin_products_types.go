@@ -10,6 +10,10 @@ type AdminProductList struct {
 	Categories []store.Category
 	Category   string // the filter, "" for all
 	NextURL    string
+	// Query finds products by name (the shop window's search index); Found
+	// is how many matched in every category.
+	Query string
+	Found int
 }
 
 // AdminProductForm is the new or edit product form as typed.

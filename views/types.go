@@ -55,6 +55,8 @@ type Layout struct {
 	// Search is the search this page shows (the search page); nil on
 	// others, whose header box shows its results under it as you type.
 	Search *SearchPage
+	// Zone names the shop's time zone on the staff console's pages.
+	Zone string
 }
 
 // MetaDescription is the page's description, or one made from its title

@@ -1,11 +1,16 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
+	"shop/store"
 	"shop/store/demo"
 )
 
@@ -57,4 +62,82 @@ func TestAdminCustomers(t *testing.T) {
 	wantStatus(t, "backwards range", p, http.StatusUnprocessableEntity)
 	wantText(t, "backwards range", p.testid("error-from"), "after the last day")
 	wantStatus(t, "unknown customer", b.get("/admin/customers/nope"), http.StatusNotFound)
+}
+
+// Staff find customers by the first letters of a name or email: htmx gets
+// the results alone as they type, a plain GET the page (its URL can be
+// shared), a whole email sent with the form goes to that customer.
+func TestAdminFindCustomers(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.staff(t)
+	asa, err := s.env.Store.CreateCustomer(t.Context(), store.NewCustomer{Email: "asa@example.com", Name: "Åsa Öberg", PasswordHash: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(p page) []string {
+		var out []string
+		p.testid("customer-match-link").Each(func(_ int, a *goquery.Selection) { out = append(out, a.Text()) })
+		return out
+	}
+
+	p := b.get("/admin/customers?q=SAM", "HX-Request", "true")
+	wantStatus(t, "typed", p, http.StatusOK)
+	if strings.Contains(p.body, "<html") || p.testid("customer-results").Length() != 1 {
+		t.Fatalf("typed: not the results alone: %s", trim(p.body))
+	}
+	if got := names(p); !slices.Equal(got, []string{"Sam Staff", "Samaneh Karimi"}) {
+		t.Fatalf("sam: %q", got)
+	}
+	p = b.get("/admin/customers?q="+url.QueryEscape("asa ö"), "HX-Request", "true")
+	if got := names(p); !slices.Equal(got, []string{"Åsa Öberg"}) {
+		t.Fatalf("asa ö: %q", got)
+	}
+	if href, _ := p.testid("customer-match-link").Attr("href"); href != "/admin/customers/"+asa.ID {
+		t.Fatalf("links to %q", href)
+	}
+	p = b.get("/admin/customers?q=henrik%40", "HX-Request", "true")
+	if got := names(p); !slices.Equal(got, []string{"Henrik Berg"}) {
+		t.Fatalf("by email: %q", got)
+	}
+	p = b.get("/admin/customers?q=zz", "HX-Request", "true")
+	wantStatus(t, "nothing found as typed", p, http.StatusOK)
+	wantText(t, "none", p.testid("customer-find-none"), `starts with "zz"`)
+	// The box emptied: the newest customers again.
+	p = b.get("/admin/customers?q=", "HX-Request", "true")
+	if p.testid("admin-customer-row").Length() != 5 {
+		t.Fatalf("emptied: %s", trim(p.body))
+	}
+	p = b.get("/admin/customers?q="+strings.Repeat("x", 101), "HX-Request", "true")
+	wantStatus(t, "too long", p, http.StatusUnprocessableEntity)
+	wantText(t, "too long", p.testid("customer-find-problem"), "at most 100")
+
+	// The page, as reloaded or without JavaScript.
+	p = b.get("/admin/customers?q=sa")
+	wantStatus(t, "page", p, http.StatusOK)
+	if p.testid("field-q").AttrOr("value", "") != "sa" || len(names(p)) != 2 {
+		t.Fatalf("page: %q, box %q", names(p), p.testid("field-q").AttrOr("value", ""))
+	}
+	wantStatus(t, "nothing found", b.get("/admin/customers?q=zz"), http.StatusNotFound)
+	p = b.get("/admin/customers?q=" + url.QueryEscape(strings.ToUpper(demo.CustomerEmail)))
+	wantStatus(t, "a whole email", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/admin/customers/"+s.customerID(t, demo.CustomerEmail) {
+		t.Fatalf("whole email goes to %q", loc)
+	}
+
+	// Paged: "Show more" carries the query.
+	for i := range 30 {
+		if _, err := s.env.Store.CreateCustomer(t.Context(), store.NewCustomer{Email: fmt.Sprintf("m%02d@example.com", i), Name: fmt.Sprintf("Maja %02d", i), PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = b.get("/admin/customers?q=maja")
+	more, _ := p.testid("customers-more").Attr("href")
+	if len(names(p)) != 25 || !strings.Contains(more, "q=maja") {
+		t.Fatalf("first page: %d, more %q", len(names(p)), more)
+	}
+	p = b.get(more, "HX-Request", "true")
+	if got := names(p); len(got) != 5 || got[0] != "Maja 25" || p.testid("customers-more").Length() != 0 {
+		t.Fatalf("next page: %q", got)
+	}
 }

@@ -286,3 +286,88 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 		t.Fatal("no message at the id")
 	}
 }
+
+// Staff go to an order by its number, and show the orders of one status
+// within the range; a status rare in a busy range stops after a bounded
+// read and says how far it looked.
+func TestAdminOrdersByNumberAndStatus(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada := s.customerID(t, demo.CustomerEmail)
+	var placed []store.Order
+	for i := range 30 {
+		placed = append(placed, m.place(s.env.Store, ada, line([]string{"kt-mug", "cf-grinder", "bk-cinnamon"}[i%3], 1)))
+	}
+	// The oldest two are being shipped.
+	for _, o := range placed[:2] {
+		if _, err := s.env.Store.CreateShipments(t.Context(), o.ID, "Standard"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	p := b.get("/admin/orders?number=" + strings.ToLower(placed[3].Number))
+	wantStatus(t, "by number", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); loc != "/admin/orders/"+placed[3].ID {
+		t.Fatalf("number goes to %q", loc)
+	}
+	p = b.get("/admin/orders?number=FF-000000")
+	wantStatus(t, "unknown number", p, http.StatusNotFound)
+	wantText(t, "unknown number", p.testid("error-number"), "No order has the number FF-000000")
+	wantStatus(t, "blank number", b.get("/admin/orders?number="), http.StatusUnprocessableEntity)
+
+	// Placed: 28 of 30, a screen of 25 then the rest.
+	p = b.get("/admin/orders?status=placed")
+	wantStatus(t, "placed", p, http.StatusOK)
+	if n := p.testid("admin-order-row").Length(); n != 25 {
+		t.Fatalf("%d placed orders on the first screen", n)
+	}
+	if p.testid("field-status").Find("option[selected]").AttrOr("value", "") != "placed" {
+		t.Fatal("the status is not kept in the form")
+	}
+	more, _ := p.testid("orders-more").Attr("hx-get")
+	if !strings.Contains(more, "status=placed") {
+		t.Fatalf("more: %q", more)
+	}
+	p = b.get(more, "HX-Request", "true")
+	if n := p.testid("admin-order-row").Length(); n != 3 {
+		t.Fatalf("%d placed orders on the second screen, want 3", n)
+	}
+	// Shipping: the two oldest, found on the second page of the range.
+	p = b.get("/admin/orders?status=shipping")
+	var got []string
+	p.testid("admin-order-row").Each(func(_ int, r *goquerySelection) { got = append(got, r.AttrOr("data-order", "")) })
+	if !slices.Equal(got, []string{placed[1].ID, placed[0].ID}) {
+		t.Fatalf("shipping: %q", got)
+	}
+	wantStatus(t, "unknown status", b.get("/admin/orders?status=lost"), http.StatusUnprocessableEntity)
+}
+
+// A customer's orders, whatever their dates, from the customer's page or
+// an order row.
+func TestAdminOrdersOfACustomer(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada, henrik := s.customerID(t, demo.CustomerEmail), s.customerID(t, "henrik@fikafield.example")
+	long := time.Now().UTC().AddDate(-1, 0, 0)
+	old := m.place(s.storeAt(long), ada, line("kt-mug", 1))
+	recent := m.place(s.env.Store, ada, line("cf-grinder", 1))
+	m.place(s.env.Store, henrik, line("kt-mug", 1))
+
+	link, _ := b.get("/admin/customers/" + ada).testid("customer-orders").Attr("href")
+	p := b.get(link)
+	wantStatus(t, "ada's orders", p, http.StatusOK)
+	wantText(t, "whose", p.testid("orders-customer"), "Ada Lindqvist")
+	var got []string
+	p.testid("admin-order-row").Each(func(_ int, r *goquerySelection) { got = append(got, r.AttrOr("data-order", "")) })
+	if !slices.Equal(got, []string{recent.ID, old.ID}) {
+		t.Fatalf("ada's orders: %q, want %q", got, []string{recent.ID, old.ID})
+	}
+	if href, _ := p.testid("admin-order-customer-orders").First().Attr("href"); href != link {
+		t.Fatalf("an order row's customer links to %q", href)
+	}
+	wantStatus(t, "unknown customer", b.get("/admin/orders?customer=nobody"), http.StatusNotFound)
+}

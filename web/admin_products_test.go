@@ -172,3 +172,35 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 		}
 	}
 }
+
+// Staff find products by name from the shop window's search index (no
+// read of the table once it is warm), within a category if they pick one.
+func TestAdminProductsByName(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.staff(t)
+	names := func(p page) []string {
+		var out []string
+		p.testid("admin-product-link").Each(func(_ int, a *goquerySelection) { out = append(out, a.Text()) })
+		return out
+	}
+	p := b.get("/admin/products?q=STONEWARE+mug")
+	wantStatus(t, "by name", p, http.StatusOK)
+	if got := names(p); len(got) != 1 || got[0] != "Stoneware Mug" {
+		t.Fatalf("stoneware mug: %q", got)
+	}
+	if p.testid("field-product-q").AttrOr("value", "") != "STONEWARE mug" || p.testid("products-more").Length() != 0 {
+		t.Fatal("the box lost the query, or a search pages the catalogue")
+	}
+	if got := names(b.get("/admin/products?q=mug&category=coffee")); len(got) != 0 {
+		t.Fatalf("mugs among the coffee: %q", got)
+	}
+	p = b.get("/admin/products?q=zzzz")
+	wantText(t, "none", p.testid("products-empty"), `No product's name matches "zzzz"`)
+	// Warm, the search reads nothing from the table for the products.
+	s.env.Counter.Reset()
+	b.get("/admin/products?q=grinder")
+	if ops := s.env.Counter.Ops(); ops["Query"] > 2 {
+		t.Errorf("a warm search read %v", ops)
+	}
+}

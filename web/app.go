@@ -233,7 +233,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/tickets/:id/buy", drops.Buy)
 
 	admin := app.Group("/admin", requireStaff(cfg.Store))
-	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf}
+	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}

@@ -256,6 +256,8 @@ func sameSitePath(referer, host string) (string, bool) {
 // member loses /admin at once rather than when the session ends.
 type StaffCheck interface {
 	Customer(ctx context.Context, id string) (store.Customer, error)
+	// Location is the shop's time zone, which the console shows.
+	Location() *time.Location
 }
 
 // requireStaff keeps /admin for staff: a visitor is sent to sign in, a
@@ -282,6 +284,7 @@ func requireStaff(st StaffCheck) fiber.Handler {
 			return err
 		}
 		page.ConfirmStaff(c, cust)
+		page.ShowZone(c, st.Location())
 		return c.Next()
 	}
 }

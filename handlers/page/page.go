@@ -7,6 +7,7 @@ package page
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -24,6 +25,7 @@ const (
 	RequestIDKey
 	roleKey  // the viewer's role as read from their record this request
 	staffKey // the staff member's record, as the staff check read it
+	zoneKey  // the shop's time zone, which the console shows
 )
 
 // Session value keys.
@@ -121,6 +123,10 @@ func ConfirmStaff(c *fiber.Ctx, cust store.Customer) {
 		v.Changed = true
 	}
 }
+
+// ShowZone has this request's pages say the shop's time zone (the
+// console's times are in it).
+func ShowZone(c *fiber.Ctx, loc *time.Location) { c.Locals(zoneKey, loc) }
 
 // StaffMember is the staff member making this console request, as read by
 // the staff check; false outside /admin.
@@ -223,6 +229,9 @@ func Layout(c *fiber.Ctx, title string) views.Layout {
 		Path:      c.Path(),
 		RequestID: RequestID(c),
 		CartUnits: CartUnits(c),
+	}
+	if loc, ok := c.Locals(zoneKey).(*time.Location); ok {
+		l.Zone = loc.String()
 	}
 	if msg := v.str(keyFlash); msg != "" {
 		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
