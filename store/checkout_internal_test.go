@@ -48,7 +48,7 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	intent := &idempotencyRecord{Attempt: 1, ChargeKey: checkoutChargeKey("largest", 1), Amount: 100000, Currency: "EUR"}
 	order := Order{ID: "o1", CustomerID: "c1", PlacedAt: now}
 	inv := Invoice{ID: "i1", OrderID: "o1", CustomerID: "c1", Date: now}
-	s := &Store{table: "shop"}
+	s := &Store{table: "shop", loc: time.UTC}
 	tx, roles, err := s.checkoutItems(req, q, order, inv, intent, "ch_1", now, DefaultListShards)
 	if err != nil {
 		t.Fatal(err)
