@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,11 +29,13 @@ type WarehouseStore interface {
 	Product(ctx context.Context, id string) (store.Product, error)
 	ProductStock(ctx context.Context, productID string) ([]store.StockLevel, error)
 	AdjustStock(ctx context.Context, p store.Product, w store.Warehouse, delta int, reason string, by store.Customer) (store.StockAdjustment, error)
+	WarehouseInventory(ctx context.Context, warehouseID string, max int) ([]store.StockLevel, bool, error)
 }
 
 const (
 	inventoryPageSize   = 25
-	adminPageSize       = 25 // rows per page of the other admin lists
+	inventoryByNameMax  = 2000 // levels sorted by name at once; past it the page says so
+	adminPageSize       = 25   // rows per page of the other admin lists
 	recentAdjustments   = 5
 	maxStockDelta       = 100_000
 	maxStockReasonRunes = 200
@@ -60,6 +64,18 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		return err
 	}
 	cursor := c.Query("after")
+	// By name (or filtered by name): the whole inventory sorted in memory;
+	// else access pattern 14's pages, by product id.
+	find := views.InventoryFilter{Query: strings.TrimSpace(c.Query("q")), ByName: c.Query("sort") != "id"}
+	if utf8.RuneCountInString(find.Query) > 100 {
+		return page.BadRequest("Filter by at most 100 characters of a product's name.")
+	}
+	if find.Query != "" {
+		find.ByName = true
+	}
+	if cursor != "" {
+		find.ByName = false // a page of the id order
+	}
 	var (
 		w      store.Warehouse
 		stock  store.Page[store.StockLevel]
@@ -68,6 +84,11 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
 	g.Go(func() (err error) {
+		if find.ByName {
+			stock.Items, find.Cut, err = h.Store.WarehouseInventory(ctx, id, inventoryByNameMax)
+			stock.Items = inventoryByName(stock.Items, find.Query)
+			return err
+		}
 		stock, err = h.Store.WarehouseStock(ctx, id, inventoryPageSize, cursor)
 		return err
 	})
@@ -84,8 +105,9 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		WarehousePage: views.WarehousePage{Warehouse: w, Stock: stock.Items},
 		CSRF:          page.CSRFToken(c),
 		Recent:        recent.Items,
+		Filter:        find,
 	}
-	data.NextURL = paths.More(paths.AdminWarehouse(id), stock.Next)
+	data.NextURL = paths.More(paths.AdminWarehouse(id), stock.Next, "sort", "id")
 	return page.List(c, w.Name, views.WarehouseView, views.InventoryRows, data)
 }
 
@@ -247,4 +269,20 @@ func shortMessage(left int) string {
 		return "None left: there is nothing to take off."
 	}
 	return fmt.Sprintf("Only %d left: you can take off at most %d.", left, left)
+}
+
+// inventoryByName sorts stock levels by product name (case and accents
+// ignored) and keeps those whose name holds the query.
+func inventoryByName(levels []store.StockLevel, query string) []store.StockLevel {
+	want := store.FoldText(query)
+	out := levels[:0]
+	for _, l := range levels {
+		if strings.Contains(store.FoldText(l.ProductName), want) {
+			out = append(out, l)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b store.StockLevel) int {
+		return cmp.Or(strings.Compare(store.FoldText(a.ProductName), store.FoldText(b.ProductName)), strings.Compare(a.ProductID, b.ProductID))
+	})
+	return out
 }

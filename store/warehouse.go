@@ -182,6 +182,28 @@ func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product
 	return products[0], stock, nil
 }
 
+// WarehouseInventory is the whole inventory of one warehouse, every page of
+// access pattern 14 (a Query per 1 MB: some thousands of products), for
+// staff to sort by name and filter; at most max levels, and whether there
+// were more.
+func (s *Store) WarehouseInventory(ctx context.Context, warehouseID string, max int) ([]StockLevel, bool, error) {
+	var out []StockLevel
+	cursor := ""
+	for {
+		p, err := s.WarehouseStock(ctx, warehouseID, 1000, cursor)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, p.Items...)
+		if len(out) >= max {
+			return out[:max], true, nil
+		}
+		if cursor = p.Next; cursor == "" {
+			return out, false, nil
+		}
+	}
+}
+
 // WarehouseStock is the inventory of one warehouse (access pattern 14), one
 // page per Query: GSI2 PK=w#id, SK begins_with p#.
 func (s *Store) WarehouseStock(ctx context.Context, warehouseID string, limit int, cursor string) (Page[StockLevel], error) {

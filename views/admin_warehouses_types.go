@@ -39,6 +39,16 @@ type AdminWarehouseInventory struct {
 	WarehousePage
 	CSRF   string
 	Recent []store.StockAdjustment
+	Filter InventoryFilter
+}
+
+// InventoryFilter is how a warehouse's inventory is listed: by product
+// name (the whole of it, filtered by Query), or by product id a page at a
+// time.
+type InventoryFilter struct {
+	Query  string
+	ByName bool
+	Cut    bool // more levels than are sorted at once
 }
 
 // AdminWarehouseShipments is a warehouse's shipments tab, newest first.

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"shop/store"
 	"shop/store/demo"
 )
 
@@ -119,4 +121,36 @@ func TestAdminAdjustsStockInTheRow(t *testing.T) {
 	}
 	wantText(t, "adjusted by", tab.testid("adjustment-by").First(), staff.Name)
 	wantText(t, "delta", tab.testid("adjustment-delta").Eq(0), "-1")
+}
+
+// A warehouse's inventory reads by product name, filtered by part of a
+// name (case and accents ignored); by product id it pages as before.
+func TestAdminInventoryByNameWithAFilter(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.staff(t)
+	p := b.get("/admin/warehouses/gbg")
+	wantStatus(t, "inventory", p, http.StatusOK)
+	var names []string
+	p.testid("inventory-row").Each(func(_ int, r *goquerySelection) {
+		names = append(names, strings.TrimSpace(r.Find("td").First().Text()))
+	})
+	if len(names) <= 25 || p.testid("inventory-more").Length() != 0 {
+		t.Fatalf("by name: %d rows, more %d", len(names), p.testid("inventory-more").Length())
+	}
+	if !slices.IsSortedFunc(names, func(a, b string) int { return strings.Compare(store.FoldText(a), store.FoldText(b)) }) {
+		t.Fatalf("not by name: %q", names)
+	}
+	f := b.get("/admin/warehouses/gbg?q=" + url.QueryEscape("KASA"))
+	wantStatus(t, "filter", f, http.StatusOK)
+	if n := f.testid("inventory-row").Length(); n != 1 || !strings.Contains(f.testid("inventory-row").Text(), "Kåsa") {
+		t.Fatalf("filtered by kasa: %d rows %q", n, f.testid("inventory-row").Text())
+	}
+	none := b.get("/admin/warehouses/gbg?q=zzzz")
+	wantText(t, "nothing matches", none.testid("inventory-none"), "zzzz")
+	byID := b.get("/admin/warehouses/gbg?sort=id")
+	if byID.testid("inventory-row").Length() != 25 || byID.testid("inventory-more").Length() != 1 {
+		t.Fatalf("by id: %d rows, more %d", byID.testid("inventory-row").Length(), byID.testid("inventory-more").Length())
+	}
+	wantStatus(t, "a long filter", b.get("/admin/warehouses/gbg?q="+strings.Repeat("a", 101)), http.StatusBadRequest)
 }

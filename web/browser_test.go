@@ -222,6 +222,11 @@ func TestBrowserJourneySignUpBrowseAndAdmin(t *testing.T) {
 	j.do("warehouse inventory",
 		chromedp.Click(`[data-testid="warehouse-row"] a[href="/admin/warehouses/gbg"]`),
 		chromedp.WaitVisible(sel("inventory")),
+	)
+	j.do("the inventory by product id, a page at a time",
+		chromedp.SetValue(`[data-testid="inventory-filter"] select`, "id"),
+		chromedp.Click(`[data-testid="inventory-filter"] button`),
+		chromedp.WaitVisible(sel("inventory-more")),
 		chromedp.Click(sel("inventory-more")),
 	)
 	j.waitFor("more inventory rows", `document.querySelectorAll('`+sel("inventory-row")+`').length > 25`, 10*time.Second)
