@@ -29,6 +29,7 @@ func TestBrowserJourneyAccount(t *testing.T) {
 	}
 	j := newJourney(t, s.base)
 	j.signIn(email, old)
+	j.openMenu()
 	j.do("the name in the header opens the account", chromedp.Click(`[data-testid="nav-menu"] `+sel("viewer-name")), chromedp.WaitVisible(sel("password-form")))
 	j.shot("20-account")
 
@@ -67,7 +68,7 @@ func TestBrowserJourneyAccount(t *testing.T) {
 
 	j.do("add to cart", chromedp.Navigate(s.base+"/products/cf-grinder"), chromedp.WaitVisible(sel("add-submit")),
 		chromedp.Click(sel("add-submit")), chromedp.WaitVisible(sel("added")))
-	j.waitText("the header counts the item without a reload", "#cart-count", "(1)")
+	j.waitText("the header counts the item without a reload", "#cart-count-quick", "(1)") // beside the folded menu
 
 	j.do("checkout", chromedp.Navigate(s.base+"/checkout"), chromedp.WaitVisible(sel("checkout-form")))
 	got, err := chromedp.Run(j.ctx, chromedp.Evaluate[[]string](`['street','number','city','country'].map(f => document.querySelector('[data-testid="field-' + f + '"]').value)`))

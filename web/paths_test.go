@@ -223,6 +223,8 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminProduct", get, paths.AdminProduct(id)},
 		{"AdminProduct", post, paths.AdminProduct(id)},
 		{"AdminProductPhoto", post, paths.AdminProductPhoto(id)},
+		{"AdminProductLowStock", post, paths.AdminProductLowStock(id)},
+		{"AdminDashboardBlock", get, paths.AdminDashboardBlock("sales")},
 		{"Photo", get, paths.Photo(id, 640, "jpg")},
 		{"DrawnPicture", get, paths.DrawnPicture(id, id2)},
 		{"AdminOrders", get, paths.AdminOrders},

@@ -158,13 +158,13 @@ func TestStaffDaysAndTimesAreTheShopsZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if records[0][1] != "placed_at (ISO 8601, Europe/Stockholm)" {
+	if records[0][2] != "placed_at (ISO 8601, Europe/Stockholm)" {
 		t.Fatalf("header %q", records[0])
 	}
 	var rows []string
 	for _, r := range records[1:] {
 		if r[0] == o.ID || r[0] == orders["22 Nov 23:59 CET"].ID {
-			rows = append(rows, r[1])
+			rows = append(rows, r[2])
 		}
 	}
 	if want := []string{"2026-11-22T23:59:00.000+01:00", "2026-11-22T00:00:00.000+01:00"}; !slices.Equal(rows, want) {
