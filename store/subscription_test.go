@@ -536,8 +536,8 @@ func TestMigrateRecreatesAnIndexWhoseProjectionDiffers(t *testing.T) {
 			t.Fatalf("PaymentsDue projects %s, want ALL", g.Projection.ProjectionType)
 		}
 	}
-	if found != 5 { // GSI1, GSI2, RemindersDue, PaymentsDue, ShipmentsByStatus
-		t.Fatalf("%d indexes after migrate, want 5", found)
+	if found != 6 { // GSI1, GSI2, RemindersDue, PaymentsDue, ShipmentsByStatus, Attention
+		t.Fatalf("%d indexes after migrate, want 6", found)
 	}
 }
 

@@ -1278,7 +1278,7 @@ func AdminOrderView(l Layout, p AdminOrderPage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 110, "\" role=\"button\" class=\"small\" data-testid=\"mark-shipped\">Mark shipped…</a> ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 110, "\" class=\"button small\" data-testid=\"mark-shipped\">Mark shipped…</a> ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

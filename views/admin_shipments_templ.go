@@ -1192,7 +1192,7 @@ func AdminShipmentConfirmView(l Layout, p AdminShipmentConfirm) templ.Component 
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 102, "\" role=\"button\" class=\"secondary outline\" data-testid=\"confirm-cancel\">No, leave it</a>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 102, "\" class=\"button secondary outline\" data-testid=\"confirm-cancel\">No, leave it</a>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1210,7 +1210,7 @@ func AdminShipmentConfirmView(l Layout, p AdminShipmentConfirm) templ.Component 
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "\" role=\"button\" class=\"secondary outline\" data-testid=\"confirm-cancel\">No, leave it</a>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "\" class=\"button secondary outline\" data-testid=\"confirm-cancel\">No, leave it</a>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
