@@ -304,7 +304,7 @@ func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes ma
 		rec := shipmentRecord{
 			PK: orderKey(order.ID), SK: shipmentKey(sh.ID), EntityType: entityShipment,
 			WarehouseID: sh.WarehouseID, Type: sh.Type, Status: string(sh.Status), Address: sh.ShipTo, Date: timestamp(sh.CreatedAt),
-			ShippedAt: stampOrEmpty(sh.ShippedAt), DeliveredAt: stampOrEmpty(sh.DeliveredAt),
+			ShippedAt: stamp(sh.ShippedAt), DeliveredAt: stamp(sh.DeliveredAt),
 			GSI1PK: shipmentKey(sh.ID), GSI1SK: shipmentKey(sh.ID), GSI2PK: warehouseKey(sh.WarehouseID), GSI2SK: shipmentKey(sh.ID),
 			Version: 1, ShsPK: shipmentsInKey(sh.Status, shardOf(sh.ID, listShards)), ShsSK: createdKey(sh.statusSince(), sh.ID),
 		}
@@ -347,13 +347,6 @@ func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes ma
 		items = append(items, item)
 	}
 	return items, order, nil
-}
-
-func stampOrEmpty(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return timestamp(t)
 }
 
 // pastShipments are a past order's shipments as CreateShipments makes them

@@ -6,8 +6,10 @@ package carrier
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -141,20 +143,31 @@ func TrackingURL(carrierID, number string) string {
 
 // s10Valid checks a UPU S10 number's check digit (its ninth digit) from
 // the eight before it.
-func s10Valid(n string) bool {
+func s10Valid(n string) bool { return int(n[10]-'0') == s10CheckDigit(n[2:10]) }
+
+// s10CheckDigit is the check digit of an S10 number's eight serial digits.
+func s10CheckDigit(serial string) int {
 	weights := [8]int{8, 6, 4, 2, 3, 5, 9, 7}
 	sum := 0
 	for i, w := range weights {
-		sum += int(n[2+i]-'0') * w
+		sum += int(serial[i]-'0') * w
 	}
-	check := 11 - sum%11
-	switch check {
+	switch check := 11 - sum%11; check {
 	case 10:
-		check = 0
+		return 0
 	case 11:
-		check = 5
+		return 5
+	default:
+		return check
 	}
-	return int(n[10]-'0') == check
+}
+
+// S10Number is the UPU S10 number of a serial (0 to 99,999,999): two
+// service letters, the eight digits, their check digit, the country
+// ("RR12345678" + "5" + "SE").
+func S10Number(service string, serial int, country string) string {
+	digits := fmt.Sprintf("%08d", serial)
+	return service + digits + strconv.Itoa(s10CheckDigit(digits)) + country
 }
 
 // upsValid checks a 1Z number's last character from the 15 between: odd

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"shop/store"
+	"shop/store/carrier"
 )
 
 // The demo's history: gift cards and discount codes people can try at
@@ -362,20 +362,6 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 	return nil
 }
 
-// postNordNumber is a made-up PostNord parcel number of the UPU S10 form
-// ("RR" + eight digits + check digit + "SE"), valid as the carrier checks it.
-func postNordNumber(n int) string {
-	digits := fmt.Sprintf("%08d", 10000000+n)
-	sum := 0
-	for i, w := range []int{8, 6, 4, 2, 3, 5, 9, 7} {
-		sum += int(digits[i]-'0') * w
-	}
-	check := 11 - sum%11
-	switch check {
-	case 10:
-		check = 0
-	case 11:
-		check = 5
-	}
-	return "RR" + digits + strconv.Itoa(check) + "SE"
-}
+// postNordNumber is a made-up PostNord parcel number, valid as the carrier
+// checks it.
+func postNordNumber(n int) string { return carrier.S10Number("RR", 10000000+n, "SE") }
