@@ -85,6 +85,9 @@ type config struct {
 	declining int
 	// api-keys create
 	keyName string
+	// migrate, iam-policy
+	dryRun                      bool
+	policyRegion, policyAccount string
 }
 
 func env(name, def string) string {
@@ -131,7 +134,15 @@ type command struct {
 
 var commands = []command{
 	{name: "serve", about: "start the shop (the default)"},
-	{name: "migrate", about: "create or update the table and its indexes (idempotent)"},
+	{name: "migrate", about: "create or update the table and its indexes (idempotent; never drops anything on AWS)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.BoolVar(&c.dryRun, "dry-run", false, "print what it would change, change nothing")
+		}},
+	{name: "iam-policy", about: "print the least-privilege IAM policy (JSON) the shop needs on the table --table names",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.policyRegion, "region", "", "its AWS region (default: any the caller asks for, ${aws:RequestedRegion})")
+			fs.StringVar(&c.policyAccount, "account", "", "its AWS account, 12 digits (default: the caller's, ${aws:PrincipalAccount})")
+		}},
 	{name: "seed", about: "load the demo shop on a table that has not had it (idempotent)"},
 	{name: "seed subscriptions", about: "create N customers, each with one monthly subscription due on a date (for benchmarks and checks)",
 		flags: func(fs *flag.FlagSet, c *config) {
@@ -414,6 +425,15 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 
+	if cmd.name == "iam-policy" {
+		doc, err := store.IAMPolicy(cfg.table, cfg.policyRegion, cfg.policyAccount)
+		if err != nil {
+			return usagef("iam-policy: %v", err)
+		}
+		_, err = fmt.Fprintf(os.Stdout, "%s\n", doc)
+		return err
+	}
+
 	metrics := web.NewMetrics()
 	st, eng, err := openStore(ctx, cfg, cmd.name == "serve", log, metrics)
 	if err != nil {
@@ -421,6 +441,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer eng.stop()
 
+	if cfg.dryRun {
+		return printPlan(ctx, st, cfg.table, os.Stdout)
+	}
 	store.MigrateLog = log.Info
 	if err := st.Migrate(ctx); err != nil {
 		return err
@@ -469,6 +492,25 @@ func (c config) mailBaseURL() string {
 		return c.baseURL
 	}
 	return "http://" + c.addr
+}
+
+// printPlan prints what migrate would change, one step a line.
+func printPlan(ctx context.Context, st *store.Store, table string, out io.Writer) error {
+	plan, err := st.PlanTable(ctx)
+	if err != nil {
+		return err
+	}
+	if len(plan) == 0 {
+		_, err = fmt.Fprintf(out, "table %s is up to date: migrate would change nothing\n", table)
+		return err
+	}
+	fmt.Fprintf(out, "migrate would, on table %s:\n", table)
+	for _, step := range plan {
+		if _, err := fmt.Fprintf(out, "  - %s\n", step); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // replicaName names this process in run records and leases.
@@ -669,8 +711,12 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 		eng.stop()
 		return nil, nil, err
 	}
-	return store.New(client, cfg.table, store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
-		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)), eng, nil
+	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
+		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)}
+	if cfg.endpoint == "aws" {
+		opts = append(opts, store.OnAmazonDynamoDB())
+	}
+	return store.New(client, cfg.table, opts...), eng, nil
 }
 
 // runningEngine is the address in the endpoint file if an engine answers

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,8 @@ func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		{[]string{"customers"}, "customers needs a subcommand: customers index"},
 		{[]string{"customers", "index", "all"}, `unexpected argument "all"`},
 		{[]string{"customers", "index", "--dry-run"}, "dry-run"},
+		{[]string{"iam-policy", "shop"}, `unexpected argument "shop"`},
+		{[]string{"migrate", "--dry-run=perhaps"}, "dry-run"},
 	} {
 		_, _, err := parseConfig(tc.args)
 		var usage usageError
@@ -117,6 +120,9 @@ func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		{[]string{"seed", "subscriptions", "--count", "0", "--due", "2026-03-15"}, "--count must be a positive number"},
 		{[]string{"seed", "subscriptions", "--count", "3", "--due", "tomorrow"}, "--due"},
 		{[]string{"seed", "subscriptions", "--count", "3", "--due", "2026-03-15", "--declining", "101"}, "--declining"},
+		{[]string{"iam-policy", "--account", "12"}, "12 digits"},
+		{[]string{"iam-policy", "--region", "north"}, "not an AWS region"},
+		{[]string{"iam-policy", "--table", "a*"}, "table"},
 	} {
 		err := run(context.Background(), append(tc.args, "--dynamodb-endpoint", "http://127.0.0.1:1"))
 		var usage usageError
@@ -201,6 +207,42 @@ func TestImportWorkbenchCommand(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { storetest.Main(m) }
+
+// shop migrate --dry-run prints the plan and changes nothing.
+func TestMigrateDryRun(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t)
+	ctx := context.Background()
+	var out strings.Builder
+	if err := printPlan(ctx, env.Store, env.Table, &out); err != nil || !strings.Contains(out.String(), "is up to date: migrate would change nothing") {
+		t.Fatalf("a migrated table: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	fresh := env.Table + "-new"
+	if err := printPlan(ctx, store.New(env.Client, fresh), fresh, &out); err != nil || !strings.Contains(out.String(), "- create table "+fresh+": on-demand") {
+		t.Fatalf("a table to create: %v\n%s", err, out.String())
+	}
+	if plan, err := store.New(env.Client, fresh).PlanTable(ctx); err != nil || len(plan) == 0 {
+		t.Fatalf("the dry run made the table: %q %v", plan, err)
+	}
+}
+
+// shop iam-policy prints a policy for the table named, and needs no table.
+func TestIAMPolicyCommand(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	err = run(context.Background(), []string{"iam-policy", "--table", "shop-prod", "--region", "eu-north-1", "--dynamodb-endpoint", "http://127.0.0.1:1"})
+	os.Stdout = stdout
+	w.Close()
+	got, _ := io.ReadAll(r)
+	if err != nil || !strings.Contains(string(got), `"arn:aws:dynamodb:eu-north-1:${aws:PrincipalAccount}:table/shop-prod/index/GSI1"`) {
+		t.Fatalf("iam-policy: %v\n%s", err, got)
+	}
+}
 
 // shop api-keys create prints the key's secret alone on its last line; the
 // store keeps only its hash. --name is required and checked before anything

@@ -30,6 +30,11 @@ type Store struct {
 	// orderNumbers draws a new order number (newOrderNumber).
 	orderNumbers func() string
 
+	// onAWS: the table is on Amazon DynamoDB, where Migrate turns on
+	// point-in-time recovery and deletion protection and never drops an
+	// index (table_plan.go).
+	onAWS bool
+
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
 }
@@ -40,6 +45,11 @@ type Option func(*Store)
 // WithOrderNumbers replaces how order numbers are drawn, for tests of a
 // number drawn twice.
 func WithOrderNumbers(draw func() string) Option { return func(s *Store) { s.orderNumbers = draw } }
+
+// OnAmazonDynamoDB says the table lives on Amazon DynamoDB: Migrate keeps
+// it safe there (point-in-time recovery, deletion protection, no index
+// ever dropped) rather than treat it as a developer's DynamoDB Local.
+func OnAmazonDynamoDB() Option { return func(s *Store) { s.onAWS = true } }
 
 // WithClock replaces time.Now, for tests of expiry.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }

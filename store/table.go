@@ -74,33 +74,22 @@ func attributeDefinitions(names ...string) []types.AttributeDefinition {
 
 var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrRemPK, attrRemSK, attrPayPK, attrPaySK, attrAttnPK, attrAttnSK, attrShsPK, attrShsSK}
 
-// Migrate creates the table with its indexes and TTL, or adds what an older
-// table lacks, and moves items of an older shape to the keys the code reads
-// (drops, drop_migrate.go; orders and checkout intents to their list
-// shards, list_shards.go; customers' finder items, customer_find.go). It is idempotent and waits until the table is
-// usable.
+// Migrate creates the table with its indexes and TTL (on Amazon DynamoDB
+// also point-in-time recovery and deletion protection), or adds what an
+// older table lacks (table_plan.go), and moves items of an older shape to
+// the keys the code reads (drops, drop_migrate.go; orders and checkout
+// intents to their list shards, list_shards.go; customers' finder items,
+// customer_find.go). It is idempotent and waits until the table is usable.
 func (s *Store) Migrate(ctx context.Context) error {
-	desc, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.table)})
-	created := false
-	var notFound *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &notFound):
-		if err := s.createTable(ctx); err != nil {
-			return err
-		}
-		created = true
-	case err != nil:
-		return fmt.Errorf("describe table %s: %w", s.table, err)
-	default:
-		if err := s.replaceChangedIndexes(ctx, desc.Table); err != nil {
-			return err
-		}
-		if err := s.addMissingIndexes(ctx, desc.Table); err != nil {
-			return err
-		}
-	}
-	if err := s.enableTTL(ctx); err != nil {
+	steps, created, err := s.tableSteps(ctx)
+	if err != nil {
 		return err
+	}
+	for _, st := range steps {
+		if err := st.apply(ctx); err != nil {
+			return err
+		}
+		MigrateLog(st.about, "table", s.table)
 	}
 	if _, err := s.billing.settle(ctx, s); err != nil {
 		return err
@@ -129,7 +118,8 @@ func (s *Store) createTable(ctx context.Context) error {
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
-		GlobalSecondaryIndexes: tableIndexes(),
+		GlobalSecondaryIndexes:    tableIndexes(),
+		DeletionProtectionEnabled: aws.Bool(s.onAWS),
 	})
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) { // another process may have just created it
@@ -160,35 +150,17 @@ func sameIndex(have types.GlobalSecondaryIndexDescription, want types.GlobalSeco
 	return slices.Equal(a, b)
 }
 
-// replaceChangedIndexes deletes every index whose keys or projection differ
-// from the code's; addMissingIndexes then creates it anew and DynamoDB
-// backfills it.
-func (s *Store) replaceChangedIndexes(ctx context.Context, t *types.TableDescription) error {
-	want := map[string]types.GlobalSecondaryIndex{}
-	for _, g := range tableIndexes() {
-		want[aws.ToString(g.IndexName)] = g
+// dropIndex deletes an index whose keys or projection differ from the
+// code's; a later step creates it anew and DynamoDB backfills it.
+func (s *Store) dropIndex(ctx context.Context, name string) error {
+	_, err := s.db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:                   aws.String(s.table),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(name)}}},
+	})
+	if err != nil {
+		return fmt.Errorf("delete index %s: %w", name, err)
 	}
-	kept := t.GlobalSecondaryIndexes[:0:0]
-	for _, g := range t.GlobalSecondaryIndexes {
-		w, ok := want[aws.ToString(g.IndexName)]
-		if !ok || sameIndex(g, w) {
-			kept = append(kept, g)
-			continue
-		}
-		MigrateLog("index differs from the code: recreating it", "table", s.table, "index", aws.ToString(g.IndexName))
-		_, err := s.db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-			TableName:                   aws.String(s.table),
-			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: g.IndexName}}},
-		})
-		if err != nil {
-			return fmt.Errorf("delete index %s: %w", aws.ToString(g.IndexName), err)
-		}
-		if err := s.waitIndexGone(ctx, aws.ToString(g.IndexName)); err != nil {
-			return err
-		}
-	}
-	t.GlobalSecondaryIndexes = kept
-	return nil
+	return s.waitIndexGone(ctx, name)
 }
 
 func (s *Store) waitIndexGone(ctx context.Context, name string) error {
@@ -212,33 +184,21 @@ func (s *Store) waitIndexGone(ctx context.Context, name string) error {
 	}
 }
 
-func (s *Store) addMissingIndexes(ctx context.Context, t *types.TableDescription) error {
-	have := map[string]bool{}
-	for _, g := range t.GlobalSecondaryIndexes {
-		have[aws.ToString(g.IndexName)] = true
+// addIndex creates one index and waits until DynamoDB has built it: it
+// takes one index creation at a time.
+func (s *Store) addIndex(ctx context.Context, g types.GlobalSecondaryIndex) error {
+	pk, sk := aws.ToString(g.KeySchema[0].AttributeName), aws.ToString(g.KeySchema[1].AttributeName)
+	_, err := s.db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:            aws.String(s.table),
+		AttributeDefinitions: attributeDefinitions(pk, sk),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+		}}},
+	})
+	if err != nil {
+		return fmt.Errorf("add index %s: %w", aws.ToString(g.IndexName), err)
 	}
-	for _, g := range tableIndexes() {
-		if have[aws.ToString(g.IndexName)] {
-			continue
-		}
-		pk, sk := aws.ToString(g.KeySchema[0].AttributeName), aws.ToString(g.KeySchema[1].AttributeName)
-		_, err := s.db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-			TableName:            aws.String(s.table),
-			AttributeDefinitions: attributeDefinitions(pk, sk),
-			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-				IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
-			}}},
-		})
-		if err != nil {
-			return fmt.Errorf("add index %s: %w", aws.ToString(g.IndexName), err)
-		}
-		MigrateLog("index created", "table", s.table, "index", aws.ToString(g.IndexName))
-		// DynamoDB takes one index creation at a time.
-		if err := s.waitActive(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.waitActive(ctx)
 }
 
 func (s *Store) waitActive(ctx context.Context) error {
