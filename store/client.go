@@ -48,6 +48,9 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 	apiOptions := []func(*middleware.Stack) error{unansweredMiddleware}
 	for _, o := range observers {
 		apiOptions = append(apiOptions, observeMiddleware(o))
+		if t, ok := o.(ThrottleObserver); ok {
+			apiOptions = append(apiOptions, throttleMiddleware(t))
+		}
 	}
 	if cfg.Health != nil {
 		apiOptions = append(apiOptions, healthMiddleware(cfg.Health))
@@ -67,7 +70,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 			Credentials:                     credentials.NewStaticCredentialsProvider("local", "local", ""),
 			DisableValidateResponseChecksum: true,
 			APIOptions:                      apiOptions,
-			RetryMaxAttempts:                5,
+			Retryer:                         newRetryer(),
 			HTTPClient:                      httpClient,
 		}), nil
 	}
@@ -77,6 +80,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 	}
 	awsCfg.APIOptions = append(awsCfg.APIOptions, apiOptions...)
 	awsCfg.HTTPClient = httpClient
+	awsCfg.Retryer = newRetryer
 	return dynamodb.NewFromConfig(awsCfg), nil
 }
 

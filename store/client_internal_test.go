@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -60,4 +61,26 @@ func capacityAsked(t *testing.T, in any) string {
 		t.Fatal(err)
 	}
 	return fields.ReturnConsumedCapacity
+}
+
+// The longest wait before each retry doubles from 25 ms up to 2 s; a wait
+// drawn is within it.
+func TestRetryBackoffDoublesUpToItsCap(t *testing.T) {
+	b := jitterBackoff{base: retryBase, cap: retryCap}
+	for _, tc := range []struct {
+		attempt int
+		want    time.Duration
+	}{
+		{1, 25 * time.Millisecond}, {2, 50 * time.Millisecond}, {3, 100 * time.Millisecond},
+		{6, 800 * time.Millisecond}, {7, 1600 * time.Millisecond}, {8, 2 * time.Second}, {30, 2 * time.Second},
+	} {
+		if got := b.ceiling(tc.attempt); got != tc.want {
+			t.Errorf("ceiling(%d) = %v, want %v", tc.attempt, got, tc.want)
+		}
+		for range 100 {
+			if d, err := b.BackoffDelay(tc.attempt, nil); err != nil || d < 0 || d >= tc.want {
+				t.Fatalf("BackoffDelay(%d) = %v, %v; want in [0, %v)", tc.attempt, d, err, tc.want)
+			}
+		}
+	}
 }

@@ -22,6 +22,7 @@ type Metrics struct {
 	dynamoRequests *prometheus.CounterVec
 	dynamoDuration *prometheus.HistogramVec
 	dynamoCapacity *prometheus.CounterVec
+	dynamoThrottle *prometheus.CounterVec
 }
 
 // NewMetrics registers the shop's metrics and the Go runtime's.
@@ -45,8 +46,11 @@ func NewMetrics() *Metrics {
 		dynamoCapacity: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "shop_dynamodb_consumed_capacity_units_total", Help: "Capacity units DynamoDB reported as consumed.",
 		}, []string{"operation"}),
+		dynamoThrottle: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "shop_dynamodb_throttled_total", Help: "DynamoDB attempts throttled (each retry counts).",
+		}, []string{"operation"}),
 	}
-	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.dynamoRequests, m.dynamoDuration, m.dynamoCapacity,
+	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.dynamoRequests, m.dynamoDuration, m.dynamoCapacity, m.dynamoThrottle,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -63,6 +67,9 @@ func (m *Metrics) ObserveDynamoDB(op string, took time.Duration, c store.Capacit
 		m.dynamoCapacity.WithLabelValues(op).Add(c.Total)
 	}
 }
+
+// ObserveThrottle implements store.ThrottleObserver.
+func (m *Metrics) ObserveThrottle(op string) { m.dynamoThrottle.WithLabelValues(op).Inc() }
 
 func (m *Metrics) observeHTTP(route, method string, status int, took time.Duration) {
 	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
