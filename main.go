@@ -28,6 +28,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -138,6 +139,7 @@ var commands = []command{
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.BoolVar(&c.dryRun, "dry-run", false, "print what it would change, change nothing")
 		}},
+	{name: "healthcheck", about: "ask the shop at SHOP_ADDR for /healthz (a container's health check): exit 0 when it answers 200"},
 	{name: "iam-policy", about: "print the least-privilege IAM policy (JSON) the shop needs on the table --table names",
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.StringVar(&c.policyRegion, "region", "", "its AWS region (default: any the caller asks for, ${aws:RequestedRegion})")
@@ -425,6 +427,9 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 
+	if cmd.name == "healthcheck" {
+		return healthcheck(ctx, cfg.addr, os.Stdout)
+	}
 	if cmd.name == "iam-policy" {
 		doc, err := store.IAMPolicy(cfg.table, cfg.policyRegion, cfg.policyAccount)
 		if err != nil {
@@ -492,6 +497,35 @@ func (c config) mailBaseURL() string {
 		return c.baseURL
 	}
 	return "http://" + c.addr
+}
+
+// healthcheck asks the shop listening on addr for /healthz; a wildcard
+// listen address is asked on loopback.
+func healthcheck(ctx context.Context, addr string, out io.Writer) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("healthcheck: SHOP_ADDR %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: %s answered %s", url, resp.Status)
+	}
+	_, err = fmt.Fprintf(out, "%s: %s\n", url, resp.Status)
+	return err
 }
 
 // printPlan prints what migrate would change, one step a line.

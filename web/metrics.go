@@ -68,6 +68,8 @@ func (m *Metrics) ObserveDynamoDB(op string, took time.Duration, c store.Capacit
 	}
 }
 
+var _ store.ThrottleObserver = (*Metrics)(nil)
+
 // ObserveThrottle implements store.ThrottleObserver.
 func (m *Metrics) ObserveThrottle(op string) { m.dynamoThrottle.WithLabelValues(op).Inc() }
 
