@@ -64,6 +64,7 @@ const (
 	prefixRuns           = "runs#"    // a job's runs, newest last
 	prefixRunFailures    = "runfail#" // a run's failures
 	sortKeyCharge        = "charge"
+	sortKeyRefund        = "refund" // under gw#<key>: the test gateway's refund of that key
 	sortKeyCard          = "card"
 	sortKeyCart          = "cart"       // the one item of a cart (its lines in a map)
 	sortKeyAddresses     = "addresses"  // under c#id: the customer's saved addresses, in a map
@@ -138,6 +139,7 @@ const (
 	entityPeriod         = "paidPeriod"
 	entityGatewayCharge  = "gatewayCharge"
 	entityGatewayCard    = "gatewayCard"
+	entityGatewayRefund  = "gatewayRefund"
 	entityMail           = "mail"
 	entityDrop           = "drop"
 	entityDropCounter    = "dropCounter"
