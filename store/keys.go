@@ -29,7 +29,7 @@ const (
 	prefixDiscount  = "dc#"
 	prefixIdem      = "idem#"
 	prefixAdjust    = "adj#"
-	prefixRefund    = "rf#" // an order's refund, by its form's key, under o#id
+	prefixRefund    = "rf#"     // an order's refund, by its form's key, under o#id
 	prefixOrdersOf  = "orders#" // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
 	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
 
