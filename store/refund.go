@@ -551,18 +551,15 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		}
 	}
 	if cancel && inv.DiscountCode != "" {
-		// The code's use back; a code deleted since has nothing to give back.
+		// The code's use back (codes are never deleted; Used counts this
+		// order's use, so it is above zero).
 		dcUpd, err := s.txUpdate(discountKey(inv.DiscountCode), discountKey(inv.DiscountCode),
 			expression.Add(expression.Name("Used"), expression.Value(-1)),
 			expression.Name("Used").GreaterThan(expression.Value(0)))
 		if err != nil {
 			return plannedRefund{}, nil, nil, err
 		}
-		if _, err := s.DiscountCode(ctx, inv.DiscountCode); err == nil {
-			tx = append(tx, dcUpd)
-		} else if !errors.Is(err, ErrNotFound) {
-			return plannedRefund{}, nil, nil, err
-		}
+		tx = append(tx, dcUpd)
 	}
 	if req.Mail != nil {
 		if m := req.Mail(rf.Refund, o); m != nil {
