@@ -105,6 +105,12 @@ func (p Payment) Label() string {
 	if p.Type == "GiftCard" {
 		kind = "Gift card"
 	}
+	if p.IsRefund() {
+		if p.Type == "GiftCard" {
+			kind = "gift card"
+		}
+		kind = "Refund to " + kind
+	}
 	_, end, ok := strings.Cut(p.Reference, "••••")
 	if end = strings.TrimSpace(end); !ok || end == "" {
 		return kind
