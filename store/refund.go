@@ -211,7 +211,9 @@ func lineValue(o Order, it OrderItem, n int) int64 {
 // stock back into RestockWarehouse if given) or by amount, with a reason,
 // gift card first and then card. A refund never gives back more than was
 // paid less the refunds before (ErrRefundExceedsCharge), nor more units of
-// a line than were bought and not refunded (ErrRefundLines). The same key
+// a line than were bought and not refunded (ErrRefundLines). Every unit of
+// an order not shipping yet refunded leaves nothing to ship: it is
+// cancelled, as CancelOrder does, and off the to-ship list. The same key
 // again returns the first refund (finishing its card part if that was
 // left undone; ErrRefundCard while the gateway still fails).
 //
@@ -481,7 +483,11 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	if card > 0 {
 		upd, cond = plus(upd, "RefundedCard", card), cond.And(within("RefundedCard", tend.card, card))
 	}
-	if cancel {
+	// Every unit of an order not shipping yet given back leaves nothing to
+	// ship: the order ends as a cancel does, off the to-ship list, on
+	// condition staff have not started shipping it meanwhile.
+	closes := cancel || len(takes) > 0 && unitsLeft == 0 && o.Status == OrderPlaced
+	if closes {
 		upd = upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
 			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
 		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))

@@ -111,6 +111,22 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 	if d.Items[0].Refunded+d.Items[1].Refunded != 2 {
 		t.Fatalf("items refunded %+v", d.Items)
 	}
+
+	// The last units give what is left (not their price: €3.00 went by
+	// amount), and an order with nothing left to ship is cancelled.
+	last, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-7", Reason: "Returned", By: refunder,
+		Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}, {ProductID: "q", Quantity: 1}}}, f.gateway)
+	if err != nil || last.Amount != eur(1700) {
+		t.Fatalf("refund of the last units: %+v, %v", last, err)
+	}
+	d, err = f.env.Store.OrderDetails(ctx, o.ID)
+	if err != nil || d.Order.Status != store.OrderCancelled || d.Order.Refundable().Amount != 0 {
+		t.Fatalf("order with every unit refunded: %+v, %v", d.Order, err)
+	}
+	toShip, err := f.env.Store.OrdersToShip(ctx, 50, "")
+	if err != nil || len(toShip.Items) != 0 {
+		t.Fatalf("to ship after refunding everything: %v, %v", toShip.Items, err)
+	}
 }
 
 // Refunds race on one order: ten twins of one key refund once; twenty
