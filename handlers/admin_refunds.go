@@ -115,16 +115,12 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 		if v == "" || v == "0" {
 			continue
 		}
-		left := it.Quantity - it.Refunded
-		n, err := strconv.Atoi(v)
-		switch {
-		case err != nil || n < 0:
-			errs[name] = "Enter a whole number of units."
-		case n > left:
-			errs[name] = fmt.Sprintf("At most %d (the units not refunded yet).", left)
-		default:
-			req.Lines = append(req.Lines, store.RefundLine{ProductID: it.ProductID, DropID: it.DropID, Quantity: n})
+		n, problem := parseRefundUnits(v, it.Quantity-it.Refunded)
+		if problem != "" {
+			errs[name] = problem
+			continue
 		}
+		req.Lines = append(req.Lines, store.RefundLine{ProductID: it.ProductID, DropID: it.DropID, Quantity: n})
 	}
 	if form.Amount != "" {
 		m, err := store.ParseMoney(form.Amount, d.Order.Total.Currency)
@@ -155,6 +151,19 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 		errs["restock"] = "Only refunded units go back into stock: choose units, or no warehouse."
 	}
 	return form, req, errs
+}
+
+// parseRefundUnits reads a line's units to refund as typed: a whole number
+// from 1 to left, or what is wrong with it.
+func parseRefundUnits(s string, left int) (int, string) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	switch {
+	case err != nil || n < 1:
+		return 0, "Enter a whole number of units."
+	case n > left:
+		return 0, fmt.Sprintf("At most %d (the units not refunded yet).", left)
+	}
+	return n, ""
 }
 
 // renderRefund shows the order's page as it is now, with the refund form
