@@ -1,0 +1,48 @@
+package web_test
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"shop/store/demo"
+	"shop/web/paths"
+)
+
+// Staff refund a unit of an order from its page, back into Göteborg; the
+// customer sees the refund on their order page, cancels another order
+// through the confirm page and sees it cancelled.
+func TestBrowserJourneyRefundAndCancel(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada := s.customerID(t, demo.CustomerEmail)
+	refunded := m.place(s.env.Store, ada, line("kt-mug", 2), line("cf-grinder", 1))
+	cancelled := m.place(s.env.Store, ada, line("bk-cinnamon", 1))
+
+	staff := newJourney(t, s.base)
+	staff.signIn(demo.StaffEmail, demo.StaffPassword)
+	staff.do("staff open the order's refund form",
+		chromedp.Navigate(s.base+paths.AdminOrder(refunded.ID)),
+		chromedp.WaitVisible(sel("refund-form")),
+		chromedp.SendKeys(sel("field-units-kt-mug"), "1"),
+		chromedp.SetValue(sel("field-restock"), "gbg"),
+		chromedp.SendKeys(sel("field-reason"), "Arrived chipped"),
+	)
+	staff.shot("60-refund-form")
+	staff.do("staff refund", chromedp.Click(sel("refund-submit")), chromedp.WaitVisible(sel("order-refund-row")))
+	staff.waitText("the refund is listed", sel("order-refund-amount"), "€18.90")
+	staff.shot("61-refunded")
+
+	c := staff.tab("customer")
+	c.signInAt(paths.Order(refunded.ID), demo.CustomerEmail, demo.CustomerPassword, "refund")
+	c.waitText("the customer sees the refund", sel("refund"), "Arrived chipped")
+	c.shot("62-customer-refund")
+	c.do("the customer asks to cancel another order",
+		chromedp.Navigate(s.base+paths.Order(cancelled.ID)),
+		chromedp.Click(sel("cancel-order")),
+		chromedp.WaitVisible(sel("cancel-confirm")),
+	)
+	c.do("and confirms", chromedp.Click(sel("cancel-submit")), chromedp.WaitVisible(sel("refund")))
+	c.waitText("the order is cancelled", sel("order-status"), "Cancelled")
+}
