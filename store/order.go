@@ -164,6 +164,7 @@ type OrderDetails struct {
 	Items     []OrderItem
 	Invoices  []Invoice
 	Shipments []Shipment
+	Returns   []Return // oldest first
 }
 
 // Invoice returns the order's invoice (an order has one).

@@ -23,6 +23,7 @@ type collection struct {
 	shipments     []Shipment
 	shipmentItems []ShipmentItem
 	changes       []ShipmentChange
+	returns       []Return
 }
 
 func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, error) {
@@ -50,6 +51,8 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 			err = appendItem(&c.shipmentItems, item, shipmentItemRecord.shipmentItem)
 		case entityShipmentChange:
 			err = appendItem(&c.changes, item, shipmentChangeRecord.change)
+		case entityReturn:
+			err = appendItem(&c.returns, item, returnRecord.ret)
 		}
 		if err != nil {
 			return c, fmt.Errorf("unmarshal %s: %w", head.EntityType, err)
@@ -87,7 +90,7 @@ func (s *Store) orderDetails(ctx context.Context, orderID string, consistent boo
 	if err != nil {
 		return OrderDetails{}, err
 	}
-	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments}, nil
+	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Returns: c.returns}, nil
 }
 
 func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {
