@@ -17,6 +17,7 @@ type OrderStore interface {
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	Location() *time.Location
+	ReturnStore
 }
 
 const ordersPageSize = 20
@@ -59,7 +60,7 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 	if d.Order.CustomerID != v.ID {
 		return page.NotFound("That order")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location()})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: returnsPart(c, h.Store, d, nil)})})
 }
 
 func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {

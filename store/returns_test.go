@@ -192,7 +192,7 @@ func TestReturnRejected(t *testing.T) {
 	}
 }
 
-// Twenty asks race for a line of five units: exactly five units are asked
+// Ten asks race for a line of five units: exactly five units are asked
 // back however the asks interleave, and the returns' units add up.
 //
 // Not parallel: beside other tests' writes, DynamoDB Local times out the
@@ -202,7 +202,7 @@ func TestReturnQuantityRace(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"a": {20, -1}}, 1200, store.WithClock(clock.Now), store.WithListShards(2))
 	st, ctx := f.env.Store, ctxT(t)
 	d := deliveredOrder(t, f, "k1", 5)
-	const askers = 20
+	const askers = 10
 	var wg sync.WaitGroup
 	errs := make([]error, askers)
 	start := make(chan struct{})

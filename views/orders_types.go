@@ -18,6 +18,7 @@ type OrdersPage struct {
 type OrderPage struct {
 	Details store.OrderDetails
 	Loc     *time.Location
+	Returns OrderReturns
 }
 
 func unitsWord(n int) string {
