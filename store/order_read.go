@@ -24,6 +24,7 @@ type collection struct {
 	shipmentItems []ShipmentItem
 	changes       []ShipmentChange
 	returns       []Return
+	refunds       []Refund
 }
 
 func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, error) {
@@ -53,6 +54,8 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 			err = appendItem(&c.changes, item, shipmentChangeRecord.change)
 		case entityReturn:
 			err = appendItem(&c.returns, item, returnRecord.ret)
+		case entityRefund:
+			err = appendItem(&c.refunds, item, refundRecord.refund)
 		}
 		if err != nil {
 			return c, fmt.Errorf("unmarshal %s: %w", head.EntityType, err)
@@ -72,6 +75,7 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 		slices.SortFunc(c.shipments[i].Changes, func(a, b ShipmentChange) int { return cmp.Compare(a.Version, b.Version) })
 	}
 	slices.SortFunc(c.shipments, func(a, b Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortFunc(c.refunds, func(a, b Refund) int { return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.ID, b.ID)) })
 	return c, nil
 }
 
@@ -90,7 +94,7 @@ func (s *Store) orderDetails(ctx context.Context, orderID string, consistent boo
 	if err != nil {
 		return OrderDetails{}, err
 	}
-	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Returns: c.returns}, nil
+	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Returns: c.returns, Refunds: c.refunds}, nil
 }
 
 func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {
