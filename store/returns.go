@@ -500,36 +500,42 @@ func (s *Store) InspectReturn(ctx context.Context, orderID, returnID string, ver
 	return r, s.writeStep(ctx, r, ReturnReceived, version)
 }
 
-// RefundReturn refunds the accepted lines of an inspected return, their
-// units back in stock at warehouseID, and closes it. The refund is keyed by
-// the return, so a step retried after the refund went through (the return's
-// write failed, or the page was sent twice) does not refund twice.
-func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by Customer, gw ReturnGateway) (Return, error) {
+// RefundReturn refunds the accepted lines of an inspected return (their
+// value after the order's discount, gift card first, then card), puts
+// their units back in stock at warehouseID, and closes the return. The
+// refund's key is the return's, so a step retried after the refund went
+// through (the return's write failed, the form was sent twice, the card's
+// part was left pending) finds the first refund and refunds nothing twice.
+// Cost: RefundOrder's, then the return's read and one TransactWriteItems.
+func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by Customer, charger Charger, mail func(Refund, Order) *Mail) (Return, error) {
 	r, err := s.returnAt(ctx, orderID, returnID, ReturnInspected, version)
 	if err != nil {
 		return Return{}, err
 	}
-	if _, err := s.Warehouse(ctx, warehouseID); err != nil {
-		return Return{}, err
+	if !ValidID(warehouseID) {
+		return Return{}, fmt.Errorf("warehouse %q: %w", warehouseID, ErrNotFound)
 	}
-	refunded, err := s.refundReturnedLines(ctx, r, warehouseID, by, gw)
+	rf, err := s.refundReturnedLines(ctx, r, warehouseID, by, charger, mail)
 	if err != nil {
 		return Return{}, err
 	}
 	r.Status, r.RefundedAt, r.RefundedBy, r.Version = ReturnRefunded, s.now().UTC().Truncate(time.Millisecond), by.Name, version+1
-	r.Refunded, r.RestockedTo = refunded, warehouseID
+	r.Refunded, r.RestockedTo = rf.Amount, rf.RestockWarehouse
 	return r, s.writeStep(ctx, r, ReturnInspected, version)
 }
 
-// ReturnGateway gives card payments back.
-type ReturnGateway interface {
-	Refund(ctx context.Context, chargeID string, amount Money, idempotencyKey string) (string, error)
-}
-
-var errRefundUnavailable = errors.New("refunds are not available yet")
+// ReturnRefundKey is the key of a return's refund among its order's refunds.
+func ReturnRefundKey(returnID string) string { return "ret-" + returnID }
 
 // refundReturnedLines is the refund of a return's accepted lines: the one
 // call into the order refunds.
-func (s *Store) refundReturnedLines(ctx context.Context, r Return, warehouseID string, by Customer, gw ReturnGateway) (Money, error) {
-	return Money{}, errRefundUnavailable
+func (s *Store) refundReturnedLines(ctx context.Context, r Return, warehouseID string, by Customer, charger Charger, mail func(Refund, Order) *Mail) (Refund, error) {
+	req := OrderRefundRequest{OrderID: r.OrderID, Key: ReturnRefundKey(r.ID), Reason: "Return: " + r.Reason,
+		RestockWarehouse: warehouseID, By: by, Mail: mail}
+	for _, l := range r.Lines {
+		if l.Verdict == VerdictAccepted {
+			req.Lines = append(req.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, Quantity: l.Quantity})
+		}
+	}
+	return s.RefundOrder(ctx, req, charger)
 }

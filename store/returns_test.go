@@ -159,11 +159,49 @@ func TestReturnLifecycle(t *testing.T) {
 		}
 	}
 
+	// Refunded: the accepted units' money back to the card, their stock
+	// back in the warehouse staff chose, the return closed.
+	before := stockIn(t, st, "a", "w2")
+	if _, err := st.RefundReturn(ctx, id, r.ID, 3, "nowhere", sam, f.gateway, nil); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown warehouse: %v", err)
+	}
+	r, err = st.RefundReturn(ctx, id, r.ID, 3, "w2", sam, f.gateway, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != store.ReturnRefunded || r.Refunded != eur(2400) || r.RestockedTo != "w2" || r.RefundedBy != sam.Name {
+		t.Fatalf("refunded: %+v", r)
+	}
+	if got := stockIn(t, st, "a", "w2"); got != before+2 {
+		t.Fatalf("stock in w2 %d, want %d", got, before+2)
+	}
+	if _, err := st.RefundReturn(ctx, id, r.ID, 4, "w2", sam, f.gateway, nil); !errors.Is(err, store.ErrReturnStep) {
+		t.Fatalf("refunded twice: %v", err)
+	}
+	d, err = st.OrderDetails(ctx, id)
+	if err != nil || len(d.Refunds) != 1 || d.Refunds[0].Amount != eur(2400) || d.Refunds[0].ID != store.ReturnRefundKey(r.ID) {
+		t.Fatalf("order's refunds: %+v %v", d.Refunds, err)
+	}
+
 	// The window closes 14 days after delivery, to the millisecond.
 	clock.Set(st.ReturnClosesAt(d))
 	if _, err := st.RequestReturn(ctx, id, "c", askA(1)); !errors.Is(err, store.ErrReturnWindowClosed) {
 		t.Fatalf("window closed: %v", err)
 	}
+}
+
+func stockIn(t *testing.T, st *store.Store, product, warehouse string) int {
+	t.Helper()
+	levels, err := st.ProductStock(ctxT(t), product)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range levels {
+		if l.WarehouseID == warehouse {
+			return l.Quantity
+		}
+	}
+	return 0
 }
 
 // A return none of whose lines is accepted is rejected and closed.
@@ -187,7 +225,7 @@ func TestReturnRejected(t *testing.T) {
 	if err != nil || r.Status != store.ReturnRejected || r.Accepted().Amount != 0 {
 		t.Fatalf("rejected: %+v %v", r, err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.gateway, nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refund of a rejected return: %v", err)
 	}
 }
