@@ -26,13 +26,17 @@ type ReturnStore interface {
 // holds at most 99).
 const maxReturnUnits = 99
 
+// maxReturnFormLines bounds the lines a return form carries (an order has
+// far fewer).
+const maxReturnFormLines = 100
+
 // errReturnForm is a return form that does not parse.
 var errReturnForm = errors.New("the return form is malformed")
 
 // parseReturnLines reads the form's order lines ("product" or "product
 // drop") and the quantities typed beside them; an empty quantity is 0.
 func parseReturnLines(lines, qtys []string) ([]store.ReturnAsk, error) {
-	if len(lines) != len(qtys) || len(lines) > 100 {
+	if len(lines) != len(qtys) || len(lines) > maxReturnFormLines {
 		return nil, errReturnForm
 	}
 	asks := make([]store.ReturnAsk, 0, len(lines))
@@ -90,17 +94,16 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// The form's lines are line-0, qty-0, line-1, qty-1 and so on.
 	args := c.Request().PostArgs()
 	var lines, qtys []string
-	for _, b := range args.PeekMulti("line") {
-		lines = append(lines, string(b))
-	}
-	for _, b := range args.PeekMulti("qty") {
-		qtys = append(qtys, string(b))
+	for i := 0; i <= maxReturnFormLines && args.Has("line-"+strconv.Itoa(i)); i++ {
+		lines = append(lines, string(args.Peek("line-"+strconv.Itoa(i))))
+		qtys = append(qtys, string(args.Peek("qty-"+strconv.Itoa(i))))
 	}
 	asks, perr := parseReturnLines(lines, qtys)
-	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(c.FormValue("reason")), Comment: strings.TrimSpace(c.FormValue("comment"))}
 	errs := views.FieldErrors{}
+	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(c.FormValue("reason")), Comment: formText(errs, "comment", c.FormValue("comment"), multiLine)}
 	total := 0
 	for _, a := range asks {
 		total += a.Quantity
@@ -108,12 +111,13 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	switch {
 	case perr != nil:
 		return page.BadRequest("The return form was not understood. Reload the order's page and try again.")
+	case len(errs) > 0:
 	case total == 0:
 		errs[""] = "Choose how many of which items to return."
 	case req.Reason == "":
 		errs["reason"] = "Choose a reason."
 	case len(req.Comment) > 500:
-		errs[""] = "Keep the note to 500 characters."
+		errs["comment"] = "Keep it to 500 characters."
 	}
 	status := fiber.StatusUnprocessableEntity
 	if len(errs) == 0 {
