@@ -64,6 +64,7 @@ type config struct {
 	positional  []string // the command's arguments (files, a job)
 	bcryptCost  int
 	logLevel    string
+	returnDays  int // days after delivery a customer may ask to return
 	// Recurring payments and their jobs.
 	reminderDays   int
 	billingShards  int
@@ -251,6 +252,9 @@ func parseConfig(args []string) (config, command, error) {
 	if c.reminderDays < 0 || c.reminderDays > 28 {
 		return c, cmd, fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
 	}
+	if c.returnDays < 1 || c.returnDays > 365 {
+		return c, cmd, fmt.Errorf("SHOP_RETURN_DAYS %d: use 1 to 365 days", c.returnDays)
+	}
 	if c.billingShards < 1 || c.billingShards > 64 {
 		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
 	}
@@ -333,6 +337,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.listShards, "list-shards", "SHOP_LIST_SHARDS", store.DefaultListShards, "shards of the lists every order writes (a month's orders, open card checkouts) of a new table; fixed once the table exists"},
 		{&c.catchUpDays, "catch-up-days", "SHOP_CATCHUP_DAYS", 60, "how far back the payment job still charges a missed payment"},
 		{&c.jobConcurrency, "job-concurrency", "SHOP_JOB_CONCURRENCY", 16, "subscriptions a billing job works on at once"},
+		{&c.returnDays, "return-days", "SHOP_RETURN_DAYS", store.DefaultReturnDays, "days after delivery (or shipping, if never marked delivered) a customer may ask to return"},
 	}
 	for _, i := range ints {
 		v, err := envInt(i.ev, i.def)
@@ -746,6 +751,7 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 		return nil, nil, err
 	}
 	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
+		store.WithReturnDays(cfg.returnDays),
 		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)}
 	if cfg.endpoint == "aws" {
 		opts = append(opts, store.OnAmazonDynamoDB())

@@ -21,6 +21,7 @@ type OrderStore interface {
 	Location() *time.Location
 	Now() time.Time
 	CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(store.Refund, store.Order) *store.Mail, charger store.Charger) (store.Refund, error)
+	ReturnStore
 }
 
 const ordersPageSize = 20
@@ -79,7 +80,7 @@ func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, err
 }
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
-	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem}
+	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil)}
 	return page.Render(c, status, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, data)})
 }
 

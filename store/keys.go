@@ -493,3 +493,17 @@ func shipmentChangeKey(shipmentID, changeID string) string {
 func shipmentsInKey(status ShipmentStatus, shard int) string {
 	return shardKey(prefixShipmentsIn+string(status), shard)
 }
+
+// Returns (returns.go): a return in its order's collection, the units each
+// line has had asked back on one item per order, and the returns of a
+// status on GSI1.
+const (
+	prefixReturn         = "ret#"     // a return, under its order
+	prefixReturnsIn      = "returns#" // GSI1: returns#<status>
+	sortKeyReturnedUnits = "returned-units"
+	entityReturn         = "return"
+	entityReturnedUnits  = "returnedUnits"
+)
+
+func returnKey(id string) string              { return prefixReturn + id }
+func returnsInKey(status ReturnStatus) string { return prefixReturnsIn + string(status) }

@@ -193,6 +193,7 @@ type OrderDetails struct {
 	Items     []OrderItem
 	Invoices  []Invoice
 	Shipments []Shipment
+	Returns   []Return // oldest first
 	Refunds   []Refund // oldest first
 }
 

@@ -23,6 +23,7 @@ type collection struct {
 	shipments     []Shipment
 	shipmentItems []ShipmentItem
 	changes       []ShipmentChange
+	returns       []Return
 	refunds       []Refund
 }
 
@@ -51,6 +52,8 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 			err = appendItem(&c.shipmentItems, item, shipmentItemRecord.shipmentItem)
 		case entityShipmentChange:
 			err = appendItem(&c.changes, item, shipmentChangeRecord.change)
+		case entityReturn:
+			err = appendItem(&c.returns, item, returnRecord.ret)
 		case entityRefund:
 			err = appendItem(&c.refunds, item, refundRecord.refund)
 		}
@@ -91,7 +94,7 @@ func (s *Store) orderDetails(ctx context.Context, orderID string, consistent boo
 	if err != nil {
 		return OrderDetails{}, err
 	}
-	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Refunds: c.refunds}, nil
+	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Returns: c.returns, Refunds: c.refunds}, nil
 }
 
 func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {

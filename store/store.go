@@ -19,6 +19,7 @@ type Store struct {
 	// a reminder goes out before a payment.
 	loc          *time.Location
 	reminderLead int
+	returnDays   int // days after delivery a return may be asked (0: DefaultReturnDays)
 	// The shard counts of the billing-due indexes and of the lists every
 	// order writes (shards.go).
 	billing, lists shardCount
@@ -59,6 +60,10 @@ func WithTimeZone(loc *time.Location) Option { return func(s *Store) { s.loc = l
 
 // WithReminderLead sets how many days before a payment its reminder goes out.
 func WithReminderLead(days int) Option { return func(s *Store) { s.reminderLead = days } }
+
+// WithReturnDays sets how many days after delivery a customer may ask to
+// return an order's lines.
+func WithReturnDays(days int) Option { return func(s *Store) { s.returnDays = days } }
 
 // WithBillingShards sets the shard count of the billing-due indexes for a
 // table Migrate creates; on an existing table it must match.

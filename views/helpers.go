@@ -59,6 +59,7 @@ var consoleLinks = []consoleLink{
 	{paths.AdminProducts, "Products", "nav-products"},
 	{paths.AdminWarehouses, "Warehouses", "nav-warehouses"},
 	{paths.AdminShipments, "Shipments", "nav-shipments"},
+	{paths.AdminReturns, "Returns", "nav-returns"},
 	{paths.AdminCustomers, "Customers", "nav-customers"},
 	{paths.AdminSubscriptions, "Subscriptions", "nav-subscriptions"},
 	{paths.AdminDrops, "Drops", "nav-drops"},

@@ -19,6 +19,7 @@ type OrderPage struct {
 	Details store.OrderDetails
 	Loc     *time.Location
 	Error   string // why the last action was refused
+	Returns OrderReturns
 }
 
 // OrderCancelPage asks to confirm cancelling an order.

@@ -211,6 +211,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders/:id", orders.Show)
 	app.Get("/orders/:id/cancel", orders.ConfirmCancel)
 	app.Post("/orders/:id/cancel", orders.Cancel)
+	app.Post("/orders/:id/returns", orders.RequestReturn)
 
 	app.Get("/subscriptions", subscriptions.List)
 	app.Post("/subscriptions", subscriptions.Subscribe)
@@ -265,6 +266,12 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
 	admin.Get("/orders/:id/shipments/:sid/slip", adminShipments.Slip)
+	adminReturns := &handlers.AdminReturns{Store: cfg.Store, Gateway: cfg.Gateway}
+	admin.Get("/returns", adminReturns.List)
+	admin.Get("/orders/:id/returns/:rid", adminReturns.Show)
+	admin.Post("/orders/:id/returns/:rid/receive", adminReturns.Receive)
+	admin.Post("/orders/:id/returns/:rid/inspect", adminReturns.Inspect)
+	admin.Post("/orders/:id/returns/:rid/refund", adminReturns.Refund)
 	admin.Get("/customers", adminCustomers.List)
 	admin.Get("/customers/:id", adminCustomers.Show)
 	// Owners only (the handlers check): roles and deactivation.

@@ -271,6 +271,13 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminJobRun", get, paths.AdminJobRun(id, id2)},
 		{"AdminJobRunProgress", get, paths.AdminJobRunProgress(id, id2)},
 		{"AdminOutbox", get, paths.AdminOutbox},
+		{"OrderReturns", post, paths.OrderReturns(id)},
+		{"AdminReturns", get, paths.AdminReturns},
+		{"AdminReturnsIn", get, paths.AdminReturnsIn("received")},
+		{"AdminReturn", get, paths.AdminReturn(id, id2)},
+		{"AdminReturnReceive", post, paths.AdminReturnReceive(id, id2)},
+		{"AdminReturnInspect", post, paths.AdminReturnInspect(id, id2)},
+		{"AdminReturnRefund", post, paths.AdminReturnRefund(id, id2)},
 		{"AdminMail", get, paths.AdminMail(id)},
 
 		{"APIOpenAPI", get, paths.APIOpenAPI},

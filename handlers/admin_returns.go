@@ -1,0 +1,271 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// AdminReturnStore is what the staff return pages read and write.
+type AdminReturnStore interface {
+	ReturnsByStatus(ctx context.Context, status store.ReturnStatus, limit int, cursor string) (store.Page[store.Return], error)
+	OrderReturn(ctx context.Context, orderID, returnID string) (store.Return, error)
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	Warehouses(ctx context.Context) ([]store.Warehouse, error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
+	ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, mail func(store.Return) store.Mail) (store.Return, error)
+	InspectReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, in store.Inspection) (store.Return, error)
+	RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by store.Customer, charger store.Charger, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
+}
+
+// AdminReturns serves /admin/returns and each return's page under its order.
+type AdminReturns struct {
+	Store   AdminReturnStore
+	Gateway store.Charger
+}
+
+// List is the returns in one status (?status=, requested by default).
+func (h *AdminReturns) List(c *fiber.Ctx) error {
+	st := store.ReturnStatus(c.Query("status", string(store.ReturnRequested)))
+	known := false
+	for _, s := range store.ReturnStatuses {
+		known = known || s == st
+	}
+	if !known {
+		return page.BadRequest("That is not a return status. Pick requested, received, inspected, refunded or rejected.")
+	}
+	list, err := h.Store.ReturnsByStatus(c.UserContext(), st, adminPageSize, c.Query("after"))
+	if err != nil {
+		return err
+	}
+	data := views.AdminReturnList{Status: st, Returns: list.Items}
+	data.NextURL = paths.More(paths.AdminReturns, list.Next, "status", string(st))
+	return page.Render(c, fiber.StatusOK, page.View{
+		Title: "Returns", Page: page.Full(views.AdminReturnsView, data), Partial: views.AdminReturnRows(data),
+	})
+}
+
+// ids are the order's and the return's ids of the path.
+func returnIDs(c *fiber.Ctx) (orderID, returnID string, err error) {
+	if orderID, err = pathID(c, "id", "That return"); err != nil {
+		return "", "", err
+	}
+	returnID, err = pathID(c, "rid", "That return")
+	return orderID, returnID, err
+}
+
+// render shows the return as it is now, with why the last step was refused.
+func (h *AdminReturns) render(c *fiber.Ctx, status int, problem string, errs views.FieldErrors) error {
+	orderID, returnID, err := returnIDs(c)
+	if err != nil {
+		return err
+	}
+	var (
+		r  store.Return
+		d  store.OrderDetails
+		ws []store.Warehouse
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) {
+		r, err = h.Store.OrderReturn(ctx, orderID, returnID)
+		return notFoundAs(err, "That return")
+	})
+	g.Go(func() (err error) { d, err = h.Store.OrderDetails(ctx, orderID); return notFoundAs(err, "That return") })
+	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data := views.AdminReturnPage{Return: r, Order: d.Order, Warehouses: ws, Error: problem, Errors: errs, CSRF: page.CSRFToken(c)}
+	// The refund offers first the warehouse the first returned line left from.
+	for _, it := range d.Items {
+		if len(r.Lines) > 0 && it.ProductID == r.Lines[0].ProductID && len(it.Allocations) > 0 {
+			data.Restock = it.Allocations[0].WarehouseID
+			break
+		}
+	}
+	return page.Render(c, status, page.View{Title: "Return of order " + d.Order.Label(), Page: page.Full(views.AdminReturnView, data)})
+}
+
+// Show is one return.
+func (h *AdminReturns) Show(c *fiber.Ctx) error { return h.render(c, fiber.StatusOK, "", nil) }
+
+// step reads what every step's form carries: the staff member and the
+// version of the return they saw.
+func (h *AdminReturns) step(c *fiber.Ctx) (by store.Customer, orderID, returnID string, version int, err error) {
+	by, ok := page.StaffMember(c)
+	if !ok {
+		return by, "", "", 0, page.Forbidden("Only staff work on returns.")
+	}
+	if orderID, returnID, err = returnIDs(c); err != nil {
+		return by, "", "", 0, err
+	}
+	version, err = strconv.Atoi(c.FormValue("version"))
+	if err != nil || version < 1 {
+		return by, "", "", 0, page.BadRequest("The form lacks the return's version. Reload the return's page and try again.")
+	}
+	return by, orderID, returnID, version, nil
+}
+
+// refused maps a step the store refused to the page as it is now: 409 when
+// someone else moved the return first, 422 for what was sent.
+func (h *AdminReturns) refused(c *fiber.Ctx, err error, errs views.FieldErrors) error {
+	switch {
+	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrReturnStep):
+		return h.render(c, fiber.StatusConflict, "Someone else moved this return on meanwhile. Here it is as it is now.", nil)
+	case errors.Is(err, store.ErrBadReturn):
+		return h.render(c, fiber.StatusUnprocessableEntity, "Give each line a verdict; notes are up to 500 characters.", errs)
+	}
+	return notFoundAs(err, "That return")
+}
+
+// Receive marks a requested return received and mails the customer so.
+func (h *AdminReturns) Receive(c *fiber.Ctx) error {
+	by, orderID, returnID, version, err := h.step(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	r, err := h.Store.OrderReturn(ctx, orderID, returnID)
+	if err != nil {
+		return notFoundAs(err, "That return")
+	}
+	to := r.Buyer.Email
+	if to == "" {
+		cust, err := h.Store.Customer(ctx, r.CustomerID)
+		if err != nil {
+			return err
+		}
+		to = cust.Email
+	}
+	if _, err := h.Store.ReceiveReturn(ctx, orderID, returnID, version, by, func(r store.Return) store.Mail { return returnReceivedMail(r, to) }); err != nil {
+		return h.refused(c, err, nil)
+	}
+	page.Flash(c, views.FlashSuccess, "The return is marked received, and the customer is mailed that it arrived.")
+	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
+}
+
+// returnReceivedMail tells the customer their parcel arrived.
+func returnReceivedMail(r store.Return, to string) store.Mail {
+	var lines strings.Builder
+	for _, l := range r.Lines {
+		fmt.Fprintf(&lines, "  %d × %s\n", l.Quantity, l.ProductName)
+	}
+	name := r.Buyer.Name
+	if name == "" {
+		name = "there"
+	}
+	label := r.OrderNumber
+	if label == "" {
+		label = r.OrderID
+	}
+	return store.Mail{
+		To: to, Kind: store.MailReturnReceived, CustomerID: r.CustomerID, CreatedAt: r.ReceivedAt, Status: store.MailPending,
+		Subject: "We received your return of order " + label,
+		Text: fmt.Sprintf("Hello %s,\n\nThe items you sent back from order %s arrived:\n\n%s\nWe will look them over and refund what we accept; you will hear from us again.\n\nFika & Field\n",
+			name, label, lines.String()),
+	}
+}
+
+// Inspect records a verdict and a note on each line.
+func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
+	by, orderID, returnID, version, err := h.step(c)
+	if err != nil {
+		return err
+	}
+	r, err := h.Store.OrderReturn(c.UserContext(), orderID, returnID)
+	if err != nil {
+		return notFoundAs(err, "That return")
+	}
+	in := store.Inspection{}
+	errs := views.FieldErrors{}
+	for i := range r.Lines {
+		v := store.ReturnVerdict(c.FormValue("verdict-" + strconv.Itoa(i)))
+		if v != store.VerdictAccepted && v != store.VerdictRejected {
+			errs[""] = "Accept or do not accept each line."
+		}
+		in.Verdicts = append(in.Verdicts, v)
+		note := formText(errs, "note", c.FormValue("note-"+strconv.Itoa(i)), oneLine)
+		in.Notes = append(in.Notes, note)
+	}
+	if msg, ok := errs["note"]; ok {
+		errs[""] = "A note: " + msg
+	}
+	if len(errs) > 0 {
+		return h.render(c, fiber.StatusUnprocessableEntity, "Give each line a verdict; notes are plain text.", errs)
+	}
+	r, err = h.Store.InspectReturn(c.UserContext(), orderID, returnID, version, by, in)
+	if err != nil {
+		return h.refused(c, err, views.FieldErrors{"": "Give each line a verdict; notes are up to 500 characters."})
+	}
+	msg := "Inspected: nothing accepted, so the return is closed without a refund."
+	if r.Status == store.ReturnInspected {
+		msg = "Inspected: " + r.Accepted().String() + " of it accepted, ready to refund."
+	}
+	page.Flash(c, views.FlashSuccess, msg)
+	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
+}
+
+// Refund refunds the accepted lines and restocks them at the warehouse
+// chosen.
+func (h *AdminReturns) Refund(c *fiber.Ctx) error {
+	by, orderID, returnID, version, err := h.step(c)
+	if err != nil {
+		return err
+	}
+	w := c.FormValue("warehouse")
+	if !store.ValidID(w) {
+		return h.render(c, fiber.StatusUnprocessableEntity, "Choose the warehouse the items go back to.", views.FieldErrors{"warehouse": "Choose a warehouse."})
+	}
+	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Gateway, refundMail)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// The return was found by step's read only if it is the warehouse.
+		if _, rerr := h.Store.OrderReturn(c.UserContext(), orderID, returnID); rerr != nil {
+			return notFoundAs(rerr, "That return")
+		}
+		return h.render(c, fiber.StatusUnprocessableEntity, "Choose the warehouse the items go back to.", views.FieldErrors{"warehouse": "That warehouse does not exist."})
+	case errors.Is(err, store.ErrRefundCard):
+		return h.render(c, fiber.StatusBadGateway, "The refund is recorded, but the card refund did not go through yet. Press Refund again to finish it.", nil)
+	case errors.Is(err, store.ErrRefundLines), errors.Is(err, store.ErrRefundExceedsCharge):
+		return h.render(c, fiber.StatusConflict, "This order was refunded otherwise meanwhile, so these lines cannot be refunded again. Check the order.", nil)
+	case err != nil:
+		return h.refused(c, err, nil)
+	}
+	page.Flash(c, views.FlashSuccess, "Refunded "+r.Refunded.String()+"; the accepted items are back in stock.")
+	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
+}
+
+// refundMail tells the customer what came back, and to what.
+func refundMail(rf store.Refund, o store.Order) *store.Mail {
+	to := o.Buyer.Email
+	if to == "" {
+		return nil
+	}
+	var parts []string
+	if rf.GiftCard.Amount > 0 {
+		parts = append(parts, rf.GiftCard.String()+" to your gift card")
+	}
+	if rf.Card.Amount > 0 {
+		parts = append(parts, rf.Card.String()+" to your card")
+	}
+	name := o.Buyer.Name
+	if name == "" {
+		name = "there"
+	}
+	return &store.Mail{
+		ID: "refund-" + o.ID + "-" + rf.ID, To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
+		Subject: "Your refund of " + rf.Amount.String() + " for order " + o.Label(),
+		Text: fmt.Sprintf("Hello %s,\n\nWe refunded %s for your return from order %s: %s. A card refund can take a few days to show.\n\nFika & Field\n",
+			name, rf.Amount.String(), o.Label(), strings.Join(parts, " and ")),
+	}
+}

@@ -1,0 +1,157 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// ReturnStore is what the customer's return form needs beside the order.
+type ReturnStore interface {
+	Now() time.Time
+	ReturnClosesAt(d store.OrderDetails) time.Time
+	RequestReturn(ctx context.Context, orderID, customerID string, req store.ReturnRequest) (store.Return, error)
+}
+
+// maxReturnUnits bounds a quantity typed on the return form (an order line
+// holds at most 99).
+const maxReturnUnits = 99
+
+// maxReturnFormLines bounds the lines a return form carries (an order has
+// far fewer).
+const maxReturnFormLines = 100
+
+// errReturnForm is a return form that does not parse.
+var errReturnForm = errors.New("the return form is malformed")
+
+// parseReturnLines reads the form's order lines ("product" or "product
+// drop") and the quantities typed beside them; an empty quantity is 0.
+func parseReturnLines(lines, qtys []string) ([]store.ReturnAsk, error) {
+	if len(lines) != len(qtys) || len(lines) > maxReturnFormLines {
+		return nil, errReturnForm
+	}
+	asks := make([]store.ReturnAsk, 0, len(lines))
+	for i, l := range lines {
+		product, drop, hasDrop := strings.Cut(l, " ")
+		if !store.ValidID(product) || (hasDrop && !store.ValidID(drop)) {
+			return nil, errReturnForm
+		}
+		q := strings.TrimSpace(qtys[i])
+		n := 0
+		if q != "" {
+			var err error
+			if n, err = strconv.Atoi(q); err != nil || n < 0 || n > maxReturnUnits {
+				return nil, errReturnForm
+			}
+		}
+		asks = append(asks, store.ReturnAsk{ProductID: product, DropID: drop, Quantity: n})
+	}
+	return asks, nil
+}
+
+// returnsPart is the returns part of the order page, the form filled with
+// what was typed (nil: a fresh form).
+func returnsPart(c *fiber.Ctx, st ReturnStore, d store.OrderDetails, typed map[string]string) views.OrderReturns {
+	r := views.OrderReturns{ClosesAt: st.ReturnClosesAt(d), Reasons: store.ReturnReasons, CSRF: page.CSRFToken(c)}
+	if r.ClosesAt.IsZero() {
+		return r
+	}
+	r.Closed = !st.Now().Before(r.ClosesAt)
+	for _, it := range d.Items {
+		left := store.ReturnableOf(d, it)
+		if left <= 0 {
+			continue
+		}
+		line := it.ProductID
+		if it.DropID != "" {
+			line += " " + it.DropID
+		}
+		r.Lines = append(r.Lines, views.ReturnFormLine{Line: line, Name: it.ProductName, Left: left, Typed: typed[line]})
+	}
+	r.Open = !r.Closed && len(r.Lines) > 0
+	return r
+}
+
+// RequestReturn takes the order page's return form. What cannot be asked
+// (nothing chosen, no reason, more than is left, the window closed) comes
+// back to the order page with a 422 or 409 and what was typed; nothing is
+// written.
+func (h *Orders) RequestReturn(c *fiber.Ctx) error {
+	v := page.Viewer(c)
+	if !v.SignedIn() {
+		return page.Redirect(c, paths.LoginThen(paths.Orders))
+	}
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	// The form's lines are line-0, qty-0, line-1, qty-1 and so on.
+	args := c.Request().PostArgs()
+	var lines, qtys []string
+	for i := 0; i <= maxReturnFormLines && args.Has("line-"+strconv.Itoa(i)); i++ {
+		lines = append(lines, string(args.Peek("line-"+strconv.Itoa(i))))
+		qtys = append(qtys, string(args.Peek("qty-"+strconv.Itoa(i))))
+	}
+	asks, perr := parseReturnLines(lines, qtys)
+	errs := views.FieldErrors{}
+	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(c.FormValue("reason")), Comment: formText(errs, "comment", c.FormValue("comment"), multiLine)}
+	total := 0
+	for _, a := range asks {
+		total += a.Quantity
+	}
+	switch {
+	case perr != nil:
+		return page.BadRequest("The return form was not understood. Reload the order's page and try again.")
+	case len(errs) > 0:
+	case total == 0:
+		errs[""] = "Choose how many of which items to return."
+	case req.Reason == "":
+		errs["reason"] = "Choose a reason."
+	case len(req.Comment) > 500:
+		errs["comment"] = "Keep it to 500 characters."
+	}
+	status := fiber.StatusUnprocessableEntity
+	if len(errs) == 0 {
+		_, err = h.Store.RequestReturn(c.UserContext(), id, v.ID, req)
+		switch {
+		case err == nil:
+			page.Flash(c, views.FlashSuccess, "Your return is requested. Send the items back to us; we will mail you when they arrive.")
+			return page.Redirect(c, paths.Order(id)+"#returns")
+		case errors.Is(err, store.ErrReturnWindowClosed):
+			errs[""] = "The time to return this order's items has passed."
+		case errors.Is(err, store.ErrReturnTooMany):
+			status, errs[""] = fiber.StatusConflict, "That is more than is left to return of this order. Here is what is left now."
+		case errors.Is(err, store.ErrConflict):
+			status, errs[""] = fiber.StatusConflict, "Another return of this order was being made at the same moment. Check what is left and try again."
+		case errors.Is(err, store.ErrNotReturnable):
+			errs[""] = "This order has not shipped yet, so nothing can be returned."
+		case errors.Is(err, store.ErrBadReturn):
+			errs[""] = "Choose how many of which items to return, and a reason from the list."
+		default:
+			return notFoundAs(err, "That order")
+		}
+	}
+	d, err := h.Store.OrderDetails(c.UserContext(), id)
+	if err != nil {
+		return notFoundAs(err, "That order")
+	}
+	if d.Order.CustomerID != v.ID {
+		return page.NotFound("That order")
+	}
+	typed := map[string]string{}
+	for i := range lines {
+		typed[lines[i]] = qtys[i]
+	}
+	part := returnsPart(c, h.Store, d, typed)
+	part.Reason, part.Comment, part.Errors = req.Reason, req.Comment, errs
+	return page.Render(c, status, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part})})
+}

@@ -1,0 +1,541 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Returns: a customer sends back lines of a shipped order within the
+// return window; staff receive the parcel, inspect each line and refund
+// the accepted ones. A return lives in its order's collection (o#id /
+// ret#id), so the order's one Query shows it; the returns of a status are
+// listed on GSI1 (returns#<status>).
+
+// ReturnStatus is where a return is.
+type ReturnStatus string
+
+const (
+	ReturnRequested ReturnStatus = "requested" // the customer asked; the parcel is on its way back
+	ReturnReceived  ReturnStatus = "received"  // staff have the parcel
+	ReturnInspected ReturnStatus = "inspected" // some lines accepted: waiting for the refund
+	ReturnRejected  ReturnStatus = "rejected"  // inspected, no line accepted: closed
+	ReturnRefunded  ReturnStatus = "refunded"  // the accepted lines are refunded: closed
+)
+
+// ReturnStatuses are the statuses in the order a return goes through them.
+var ReturnStatuses = []ReturnStatus{ReturnRequested, ReturnReceived, ReturnInspected, ReturnRefunded, ReturnRejected}
+
+// Open is true while staff still have something to do.
+func (s ReturnStatus) Open() bool {
+	return s == ReturnRequested || s == ReturnReceived || s == ReturnInspected
+}
+
+// MailReturnReceived tells the customer their returned parcel arrived.
+const MailReturnReceived MailKind = "return_received"
+
+// DefaultReturnDays is how long after delivery a customer may ask to return.
+const DefaultReturnDays = 30
+
+// Reasons a customer gives for a return; the form offers these.
+var ReturnReasons = []string{"Changed my mind", "Arrived damaged", "Not as described", "Wrong item sent", "Other"}
+
+const maxReturnNote = 500
+
+var (
+	ErrReturnWindowClosed = errors.New("the return window of this order has closed")
+	ErrNotReturnable      = errors.New("only a shipped order's lines can be returned")
+	ErrReturnTooMany      = errors.New("more units than were bought and not yet returned")
+	ErrBadReturn          = errors.New("the return asks for nothing or has no reason")
+	ErrReturnStep         = errors.New("the return is not at the step this asks of it")
+)
+
+// ReturnVerdict is what staff found of a returned line.
+type ReturnVerdict string
+
+const (
+	VerdictAccepted ReturnVerdict = "accepted"
+	VerdictRejected ReturnVerdict = "rejected"
+)
+
+// ReturnLine is how many units of one order line come back, and what staff
+// found of them.
+type ReturnLine struct {
+	ProductID   string        `dynamodbav:"ProductID"`
+	DropID      string        `dynamodbav:"DropID,omitempty"`
+	ProductName string        `dynamodbav:"ProductName"`
+	Price       int64         `dynamodbav:"Price"` // per unit, in the order's currency
+	Quantity    int           `dynamodbav:"Quantity"`
+	Verdict     ReturnVerdict `dynamodbav:"Verdict,omitempty"`
+	Note        string        `dynamodbav:"Note,omitempty"`
+}
+
+// lineKey is the order line's sort key: the returned-units item counts
+// each line under it.
+func (l ReturnLine) lineKey() string { return orderItemSortKey(l.ProductID, l.DropID) }
+
+// Return is one return of an order's lines.
+type Return struct {
+	ID          string
+	OrderID     string
+	OrderNumber string
+	CustomerID  string
+	Buyer       Buyer
+	Status      ReturnStatus
+	Reason      string
+	Comment     string // what the customer added, if anything
+	Lines       []ReturnLine
+	Currency    string
+	RequestedAt time.Time
+	ReceivedAt  time.Time
+	InspectedAt time.Time
+	RefundedAt  time.Time
+	// ReceivedBy, InspectedBy and RefundedBy name the staff member of each
+	// step.
+	ReceivedBy, InspectedBy, RefundedBy string
+	// Refunded is what went back to the customer; RestockedTo the
+	// warehouse the accepted units went back to.
+	Refunded    Money
+	RestockedTo string
+	// Version counts the return's steps: each is conditional on the one
+	// its maker saw.
+	Version int
+}
+
+// Units are the units asked back.
+func (r Return) Units() int {
+	n := 0
+	for _, l := range r.Lines {
+		n += l.Quantity
+	}
+	return n
+}
+
+// Accepted is the value of the lines staff accepted, at the order's prices.
+func (r Return) Accepted() Money {
+	m := Money{Currency: r.Currency}
+	for _, l := range r.Lines {
+		if l.Verdict == VerdictAccepted {
+			m.Amount += l.Price * int64(l.Quantity)
+		}
+	}
+	return m
+}
+
+// Value is the value of every line asked back, at the order's prices.
+func (r Return) Value() Money {
+	m := Money{Currency: r.Currency}
+	for _, l := range r.Lines {
+		m.Amount += l.Price * int64(l.Quantity)
+	}
+	return m
+}
+
+type returnRecord struct {
+	PK          string       `dynamodbav:"PK"` // o#order
+	SK          string       `dynamodbav:"SK"` // ret#id
+	EntityType  string       `dynamodbav:"EntityType"`
+	OrderNumber string       `dynamodbav:"OrderNumber,omitempty"`
+	CustomerID  string       `dynamodbav:"CustomerID"`
+	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
+	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
+	Status      string       `dynamodbav:"Status"`
+	Reason      string       `dynamodbav:"Reason"`
+	Comment     string       `dynamodbav:"Comment,omitempty"`
+	Lines       []ReturnLine `dynamodbav:"Lines"`
+	Currency    string       `dynamodbav:"Currency"`
+	RequestedAt string       `dynamodbav:"RequestedAt"`
+	ReceivedAt  string       `dynamodbav:"ReceivedAt,omitempty"`
+	InspectedAt string       `dynamodbav:"InspectedAt,omitempty"`
+	RefundedAt  string       `dynamodbav:"RefundedAt,omitempty"`
+	ReceivedBy  string       `dynamodbav:"ReceivedBy,omitempty"`
+	InspectedBy string       `dynamodbav:"InspectedBy,omitempty"`
+	RefundedBy  string       `dynamodbav:"RefundedBy,omitempty"`
+	Refunded    int64        `dynamodbav:"Refunded,omitempty"`
+	RestockedTo string       `dynamodbav:"RestockedTo,omitempty"`
+	Version     int          `dynamodbav:"Version"`
+	GSI1PK      string       `dynamodbav:"GSI1-PK"` // returns#<status>
+	GSI1SK      string       `dynamodbav:"GSI1-SK"` // <requested at>#id
+}
+
+func newReturnRecord(r Return) returnRecord {
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return timestamp(t)
+	}
+	return returnRecord{
+		PK: orderKey(r.OrderID), SK: returnKey(r.ID), EntityType: entityReturn,
+		OrderNumber: r.OrderNumber, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email,
+		Status: string(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
+		RequestedAt: timestamp(r.RequestedAt), ReceivedAt: stamp(r.ReceivedAt), InspectedAt: stamp(r.InspectedAt),
+		RefundedAt: stamp(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
+		Refunded: r.Refunded.Amount, RestockedTo: r.RestockedTo, Version: r.Version,
+		GSI1PK: returnsInKey(r.Status), GSI1SK: createdKey(r.RequestedAt, r.ID),
+	}
+}
+
+func (r returnRecord) ret() Return {
+	return Return{
+		ID: trimPrefix(r.SK, prefixReturn), OrderID: trimPrefix(r.PK, prefixOrder), OrderNumber: r.OrderNumber,
+		CustomerID: r.CustomerID, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
+		Status: ReturnStatus(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
+		RequestedAt: parseTime(r.RequestedAt), ReceivedAt: parseTime(r.ReceivedAt), InspectedAt: parseTime(r.InspectedAt),
+		RefundedAt: parseTime(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
+		Refunded: Money{r.Refunded, r.Currency}, RestockedTo: r.RestockedTo, Version: r.Version,
+	}
+}
+
+// ReturnAsk is one line a customer asks to return.
+type ReturnAsk struct {
+	ProductID, DropID string
+	Quantity          int
+}
+
+// ReturnRequest is what the customer's form sends.
+type ReturnRequest struct {
+	Lines   []ReturnAsk
+	Reason  string
+	Comment string
+}
+
+// ReturnWindow is how many days after delivery a return may be asked.
+func (s *Store) ReturnWindow() int {
+	if s.returnDays <= 0 {
+		return DefaultReturnDays
+	}
+	return s.returnDays
+}
+
+// ReturnOpensAt is when an order's return window started: its last
+// delivery, or, while no shipment is marked delivered, its last shipping
+// (staff may never mark a parcel delivered, and a window that never starts
+// would never close). Zero while something of the order has not left.
+func ReturnOpensAt(d OrderDetails) time.Time {
+	if d.Order.Status != OrderShipped && d.Order.Status != OrderDelivered {
+		return time.Time{}
+	}
+	var delivered, shipped time.Time
+	for _, sh := range d.Shipments {
+		if sh.DeliveredAt.After(delivered) {
+			delivered = sh.DeliveredAt
+		}
+		if sh.ShippedAt.After(shipped) {
+			shipped = sh.ShippedAt
+		}
+	}
+	if !delivered.IsZero() {
+		return delivered
+	}
+	return shipped
+}
+
+// ReturnClosesAt is when the order's return window closes (zero while it has
+// not opened).
+func (s *Store) ReturnClosesAt(d OrderDetails) time.Time {
+	opens := ReturnOpensAt(d)
+	if opens.IsZero() {
+		return opens
+	}
+	return opens.AddDate(0, 0, s.ReturnWindow())
+}
+
+// Returnable is how many units of each order line (by lineKey) may still be
+// asked back: bought less every return's lines, whatever became of them (a
+// rejected line went back to the customer; it is not returned twice).
+func Returnable(d OrderDetails) map[string]int {
+	left := make(map[string]int, len(d.Items))
+	for _, it := range d.Items {
+		left[orderItemSortKey(it.ProductID, it.DropID)] += it.Quantity
+	}
+	for _, r := range d.Returns {
+		for _, l := range r.Lines {
+			left[l.lineKey()] -= l.Quantity
+		}
+	}
+	return left
+}
+
+// ReturnableOf is Returnable of one order line.
+func ReturnableOf(d OrderDetails, it OrderItem) int {
+	return Returnable(d)[orderItemSortKey(it.ProductID, it.DropID)]
+}
+
+// RequestReturn records a customer's return of lines of their own order (an
+// order of someone else is ErrNotFound). One TransactWriteItems: the return
+// (attribute_not_exists) and, per line, the order's returned-units item
+// (ADD, on condition the line's units returned so far leave room), so two
+// returns at once can never ask back more than was bought.
+func (s *Store) RequestReturn(ctx context.Context, orderID, customerID string, req ReturnRequest) (Return, error) {
+	req.Reason, req.Comment = strings.TrimSpace(req.Reason), strings.TrimSpace(req.Comment)
+	if !slices.Contains(ReturnReasons, req.Reason) || len(req.Comment) > maxReturnNote {
+		return Return{}, ErrBadReturn
+	}
+	d, err := s.orderDetails(ctx, orderID, true)
+	if err != nil {
+		return Return{}, err
+	}
+	if d.Order.CustomerID != customerID {
+		return Return{}, fmt.Errorf("order %s: %w", orderID, ErrNotFound)
+	}
+	closes := s.ReturnClosesAt(d)
+	if closes.IsZero() {
+		return Return{}, ErrNotReturnable
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	if !now.Before(closes) {
+		return Return{}, fmt.Errorf("order %s: closed %s: %w", orderID, timestamp(closes), ErrReturnWindowClosed)
+	}
+	r := Return{
+		ID: NewIDAt(now), OrderID: orderID, OrderNumber: d.Order.Number, CustomerID: customerID, Buyer: d.Order.Buyer,
+		Status: ReturnRequested, Reason: req.Reason, Comment: req.Comment, Currency: d.Order.Total.Currency,
+		RequestedAt: now, Version: 1,
+	}
+	left := Returnable(d)
+	seen := map[string]bool{}
+	for _, a := range req.Lines {
+		if a.Quantity == 0 {
+			continue
+		}
+		i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == a.ProductID && it.DropID == a.DropID })
+		if i < 0 || a.Quantity < 0 {
+			return Return{}, ErrBadReturn
+		}
+		it := d.Items[i]
+		k := orderItemSortKey(it.ProductID, it.DropID)
+		if seen[k] {
+			return Return{}, ErrBadReturn
+		}
+		seen[k] = true
+		if a.Quantity > left[k] {
+			return Return{}, fmt.Errorf("%s: %d asked, %d left: %w", it.ProductName, a.Quantity, left[k], ErrReturnTooMany)
+		}
+		r.Lines = append(r.Lines, ReturnLine{ProductID: it.ProductID, DropID: it.DropID, ProductName: it.ProductName,
+			Price: it.Price.Amount, Quantity: a.Quantity})
+	}
+	if len(r.Lines) == 0 {
+		return Return{}, ErrBadReturn
+	}
+	put, err := s.txPutNew(newReturnRecord(r))
+	if err != nil {
+		return Return{}, err
+	}
+	// The units a line has had returned live on one item per order, one
+	// attribute per line: the condition needs no arithmetic, as the most
+	// it may hold before this return is bought - asked.
+	upd := expression.Set(expression.Name("EntityType"), expression.Value(entityReturnedUnits))
+	var cond expression.ConditionBuilder
+	for i, l := range r.Lines {
+		bought := 0
+		for _, it := range d.Items {
+			if orderItemSortKey(it.ProductID, it.DropID) == l.lineKey() {
+				bought += it.Quantity
+			}
+		}
+		name := expression.Name(l.lineKey())
+		upd = upd.Add(name, expression.Value(l.Quantity))
+		c := expression.Or(expression.AttributeNotExists(name), name.LessThanEqual(expression.Value(bought-l.Quantity)))
+		if i == 0 {
+			cond = c
+		} else {
+			cond = cond.And(c)
+		}
+	}
+	count, err := s.txUpdate(orderKey(orderID), sortKeyReturnedUnits, upd, cond)
+	if err != nil {
+		return Return{}, err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put, count}})
+	switch reasons := cancellationReasons(err); {
+	case len(reasons) == 2 && reasons[1] == reasonConditionFailed:
+		return Return{}, fmt.Errorf("order %s: %w", orderID, ErrReturnTooMany)
+	case slices.Contains(reasons, reasonTransactionConflict):
+		// Still contended after transactWrite's retries: nothing was written.
+		return Return{}, fmt.Errorf("order %s: %w", orderID, ErrConflict)
+	}
+	if err != nil {
+		return Return{}, fmt.Errorf("request return of order %s: %w", orderID, err)
+	}
+	return r, nil
+}
+
+// txPutNew is a transaction's Put of rec on condition its item is new.
+func (s *Store) txPutNew(rec any) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+	}}, nil
+}
+
+// OrderReturn reads one return of an order (consistent: staff act on it).
+func (s *Store) OrderReturn(ctx context.Context, orderID, returnID string) (Return, error) {
+	return getItemConsistent(ctx, s, orderKey(orderID), returnKey(returnID), "return "+returnID, returnRecord.ret)
+}
+
+// ReturnsByStatus are the returns in a status, paged: the open ones oldest
+// first (the next to work on), the closed ones newest first.
+func (s *Store) ReturnsByStatus(ctx context.Context, status ReturnStatus, limit int, cursor string) (Page[Return], error) {
+	q := querySpec{key: onGSI1.pkEquals(returnsInKey(status)), backward: !status.Open()}
+	return pagedQuery(ctx, s, q, limit, cursor, returnRecord.ret)
+}
+
+// returnPut writes the return after a step, on condition it is still at the
+// status and version its maker saw.
+func (s *Store) returnPut(r Return, from ReturnStatus, version int) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(newReturnRecord(r))
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.And(
+		expression.Name("Status").Equal(expression.Value(string(from))),
+		expression.Name("Version").Equal(expression.Value(version)),
+	)).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	}}, nil
+}
+
+// step reads the return and checks it is at status from and version; the
+// caller changes the copy and writes it with writeStep.
+func (s *Store) returnAt(ctx context.Context, orderID, returnID string, from ReturnStatus, version int) (Return, error) {
+	r, err := s.OrderReturn(ctx, orderID, returnID)
+	if err != nil {
+		return Return{}, err
+	}
+	if r.Version != version {
+		return Return{}, fmt.Errorf("return %s is at version %d, not %d: %w", returnID, r.Version, version, ErrConflict)
+	}
+	if r.Status != from {
+		return Return{}, fmt.Errorf("return %s is %s, not %s: %w", returnID, r.Status, from, ErrReturnStep)
+	}
+	return r, nil
+}
+
+func (s *Store) writeStep(ctx context.Context, r Return, from ReturnStatus, version int, extra ...types.TransactWriteItem) error {
+	put, err := s.returnPut(r, from, version)
+	if err != nil {
+		return err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{put}, extra...)})
+	if reasons := cancellationReasons(err); len(reasons) > 0 && reasons[0] == reasonConditionFailed {
+		return fmt.Errorf("return %s changed meanwhile: %w", r.ID, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("return %s to %s: %w", r.ID, r.Status, err)
+	}
+	return nil
+}
+
+// ReceiveReturn marks a requested return received and puts mail (made by
+// the caller from the received return) in the outbox, in one
+// TransactWriteItems: the mail goes once, with the step.
+func (s *Store) ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by Customer, mail func(Return) Mail) (Return, error) {
+	r, err := s.returnAt(ctx, orderID, returnID, ReturnRequested, version)
+	if err != nil {
+		return Return{}, err
+	}
+	r.Status, r.ReceivedAt, r.ReceivedBy, r.Version = ReturnReceived, s.now().UTC().Truncate(time.Millisecond), by.Name, version+1
+	m := mail(r)
+	m.ID = ReturnReceivedMailID(r.ID)
+	put, err := s.mailPut(m)
+	if err != nil {
+		return Return{}, err
+	}
+	return r, s.writeStep(ctx, r, ReturnRequested, version, put)
+}
+
+// ReturnReceivedMailID is the outbox id of a return's "received" mail.
+func ReturnReceivedMailID(returnID string) string { return "return-received-" + returnID }
+
+// Inspection is staff's verdict on each line of a return, in its order.
+type Inspection struct {
+	Verdicts []ReturnVerdict
+	Notes    []string
+}
+
+// InspectReturn records what staff found of each line of a received
+// return: inspected (waiting for the refund) when a line is accepted,
+// rejected (closed) when none is.
+func (s *Store) InspectReturn(ctx context.Context, orderID, returnID string, version int, by Customer, in Inspection) (Return, error) {
+	r, err := s.returnAt(ctx, orderID, returnID, ReturnReceived, version)
+	if err != nil {
+		return Return{}, err
+	}
+	if len(in.Verdicts) != len(r.Lines) || len(in.Notes) != len(r.Lines) {
+		return Return{}, ErrBadReturn
+	}
+	r.Status = ReturnRejected
+	for i := range r.Lines {
+		note := strings.TrimSpace(in.Notes[i])
+		if (in.Verdicts[i] != VerdictAccepted && in.Verdicts[i] != VerdictRejected) || len(note) > maxReturnNote {
+			return Return{}, ErrBadReturn
+		}
+		r.Lines[i].Verdict, r.Lines[i].Note = in.Verdicts[i], note
+		if in.Verdicts[i] == VerdictAccepted {
+			r.Status = ReturnInspected
+		}
+	}
+	r.InspectedAt, r.InspectedBy, r.Version = s.now().UTC().Truncate(time.Millisecond), by.Name, version+1
+	return r, s.writeStep(ctx, r, ReturnReceived, version)
+}
+
+// RefundReturn refunds the accepted lines of an inspected return (their
+// value after the order's discount, gift card first, then card), puts
+// their units back in stock at warehouseID, and closes the return. The
+// refund's key is the return's, so a step retried after the refund went
+// through (the return's write failed, the form was sent twice, the card's
+// part was left pending) finds the first refund and refunds nothing twice.
+// Cost: RefundOrder's, then the return's read and one TransactWriteItems.
+func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by Customer, charger Charger, mail func(Refund, Order) *Mail) (Return, error) {
+	r, err := s.returnAt(ctx, orderID, returnID, ReturnInspected, version)
+	if err != nil {
+		return Return{}, err
+	}
+	if !ValidID(warehouseID) {
+		return Return{}, fmt.Errorf("warehouse %q: %w", warehouseID, ErrNotFound)
+	}
+	rf, err := s.refundReturnedLines(ctx, r, warehouseID, by, charger, mail)
+	if err != nil {
+		return Return{}, err
+	}
+	r.Status, r.RefundedAt, r.RefundedBy, r.Version = ReturnRefunded, s.now().UTC().Truncate(time.Millisecond), by.Name, version+1
+	r.Refunded, r.RestockedTo = rf.Amount, rf.RestockWarehouse
+	return r, s.writeStep(ctx, r, ReturnInspected, version)
+}
+
+// ReturnRefundKey is the key of a return's refund among its order's refunds.
+func ReturnRefundKey(returnID string) string { return "ret-" + returnID }
+
+// refundReturnedLines is the refund of a return's accepted lines: the one
+// call into the order refunds.
+func (s *Store) refundReturnedLines(ctx context.Context, r Return, warehouseID string, by Customer, charger Charger, mail func(Refund, Order) *Mail) (Refund, error) {
+	req := OrderRefundRequest{OrderID: r.OrderID, Key: ReturnRefundKey(r.ID), Reason: "Return: " + r.Reason,
+		RestockWarehouse: warehouseID, By: by, Mail: mail}
+	for _, l := range r.Lines {
+		if l.Verdict == VerdictAccepted {
+			req.Lines = append(req.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, Quantity: l.Quantity})
+		}
+	}
+	return s.RefundOrder(ctx, req, charger)
+}
