@@ -66,7 +66,8 @@ func (s LinkSigner) Open(purpose store.LinkPurpose, token string) (string, bool)
 	if !ok || secret == "" {
 		return "", false
 	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	// Strict: one signature, one spelling (unused trailing bits refused).
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil {
 		return "", false
 	}
