@@ -160,7 +160,7 @@ func TestResetLinkExpiresAfterAnHour(t *testing.T) {
 // and a shipment's steps forward each mail once with their change.
 func TestOrderMailsGoWithTheirWrites(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, map[string][2]int{"p1": {5, -1}}, 1200)
+	f := newFixture(t, map[string][2]int{"p1": {9, -1}}, 1200)
 	st, ctx := f.env.Store, ctxT(t)
 	req := request("mail-checkout", "c1", store.CheckoutLine{ProductID: "p1", Quantity: 2})
 	req.Buyer, req.Card = store.Buyer{Name: "Ada", Email: "ada@example.com"}, f.card
@@ -168,7 +168,17 @@ func TestOrderMailsGoWithTheirWrites(t *testing.T) {
 		return store.Mail{ID: "order-" + o.ID, To: o.Buyer.Email, Kind: store.MailOrderPlaced, Subject: "Order " + o.Number + " " + items[0].ProductName,
 			CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending}
 	}
+	// The mail costs the checkout no request: the same order without it
+	// makes as many.
+	plain := request("plain-checkout", "c1", store.CheckoutLine{ProductID: "p1", Quantity: 2})
+	plain.Buyer, plain.Card = req.Buyer, f.card
+	f.checkoutInOneTransaction(t, plain)
+	without := f.env.Counter.Total()
 	d := f.checkoutInOneTransaction(t, req)
+	if with := f.env.Counter.Total(); with != without {
+		t.Fatalf("checkout makes %d requests with its mail, %d without", with, without)
+	}
+	t.Logf("checkout: %d requests with or without the mail", without)
 	placed := outboxOf(t, st, store.MailOrderPlaced)
 	if len(placed) != 1 || placed[0].Subject != "Order "+d.Order.Number+" Product p1" || placed[0].To != "ada@example.com" {
 		t.Fatalf("outbox after checkout: %+v", placed)
