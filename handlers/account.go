@@ -63,6 +63,9 @@ type Account struct {
 	Store      AccountStore
 	BcryptCost int
 	Log        *slog.Logger
+	// VerifyMail is a new account's verification mail, written with the
+	// account (nil: accounts start verified).
+	VerifyMail func(store.Customer, store.AccountLink) store.Mail
 
 	dummyHash []byte
 }
@@ -163,7 +166,7 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		cust, err := h.Store.CreateCustomer(c.UserContext(), store.NewCustomer{Email: f.Email, Name: f.Name, PasswordHash: string(hash)})
+		cust, err := h.Store.CreateCustomer(c.UserContext(), store.NewCustomer{Email: f.Email, Name: f.Name, PasswordHash: string(hash), VerifyMail: h.VerifyMail})
 		switch {
 		case errors.Is(err, store.ErrEmailTaken):
 			// Saying so is what people need, and what a prober wants:
@@ -186,7 +189,11 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 			if err := h.signIn(c, cust.ID, cust.Name, string(cust.Role)); err != nil {
 				return err
 			}
-			page.Flash(c, views.FlashSuccess, "Welcome, "+cust.Name+". Your account is ready.")
+			msg := "Welcome, " + cust.Name + ". Your account is ready."
+			if cust.EmailUnverified {
+				msg += " We mailed you a link to confirm your email address."
+			}
+			page.Flash(c, views.FlashSuccess, msg)
 			return page.Redirect(c, safeNext(f.Next))
 		}
 	}

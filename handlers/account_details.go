@@ -58,7 +58,7 @@ func (h *AccountDetails) load(c *fiber.Ctx, customerID string) (views.AccountPag
 		return views.AccountPage{}, err
 	}
 	return views.AccountPage{
-		Email: cust.Email, Name: views.NameForm{Name: cust.Name}, Addresses: book.Addresses,
+		Email: cust.Email, EmailUnverified: cust.EmailUnverified, Name: views.NameForm{Name: cust.Name}, Addresses: book.Addresses,
 		NewAddress: views.AddressForm{Recipient: cust.Name, Default: len(book.Addresses) == 0},
 		CSRF:       page.CSRFToken(c),
 	}, nil

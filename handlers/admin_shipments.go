@@ -33,6 +33,9 @@ type AdminShipmentStore interface {
 // each confirmed first and undoable for a few minutes; and the packing slip.
 type AdminShipments struct {
 	Store AdminShipmentStore
+	// Mail is the customer's mail of a step forward (shipped, delivered),
+	// written with the change (nil: none).
+	Mail func(store.Order, store.Shipment) *store.Mail
 }
 
 // List is every warehouse's shipments in one status (?status=, to pack by
@@ -167,7 +170,7 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 		data := views.AdminShipmentConfirm{Shipment: sh, Step: f, CSRF: page.CSRFToken(c)}
 		return page.Render(c, fiber.StatusOK, page.View{Title: "Confirm: shipment " + sid, Page: page.Full(views.AdminShipmentConfirmView, data)})
 	}
-	_, err = h.Store.ChangeShipment(c.UserContext(), orderID, sid, store.ShipmentStep{To: f.To, Carrier: f.Carrier, Tracking: f.Tracking, Version: f.Version}, by)
+	_, err = h.Store.ChangeShipment(c.UserContext(), orderID, sid, store.ShipmentStep{To: f.To, Carrier: f.Carrier, Tracking: f.Tracking, Version: f.Version, Mail: h.Mail}, by)
 	switch {
 	case errors.Is(err, store.ErrBadTracking):
 		return h.render(c, sid, fiber.StatusUnprocessableEntity, "Check the carrier and tracking number.", shipFormErrors(f, errors.Unwrap(err)))

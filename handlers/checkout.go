@@ -36,6 +36,9 @@ type Checkout struct {
 	Store   CheckoutStore
 	Gateway payment.Gateway
 	Log     *slog.Logger // an address that could not be saved after an order
+	// Confirmation is the order's confirmation mail, written with the
+	// order (nil: none).
+	Confirmation func(store.Order, []store.OrderItem) store.Mail
 }
 
 // signedIn sends a visitor to sign in first and back to checkout after.
@@ -325,6 +328,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			return err
 		}
 		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email}
+		req.Confirmation = h.Confirmation
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {
 			page.SetCartUnits(c, 0)

@@ -43,6 +43,10 @@ type CheckoutRequest struct {
 	// just made it (to show the summary): Checkout then does not read it all
 	// again. The transaction's conditions guard what may have moved since.
 	Quote *Quote
+	// Confirmation, if set, is the order's confirmation mail, put in the
+	// outbox by the order's own transaction (one item more): never an
+	// order without its mail, nor a mail without its order.
+	Confirmation func(Order, []OrderItem) Mail
 }
 
 var (

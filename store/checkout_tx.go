@@ -175,10 +175,14 @@ func orderOrZero(o *Order) Order {
 // checkoutWrites counts the items of an order's transaction: the checkout
 // key, the order, its number, the invoice, per line its item and its stock decrements
 // (at most MaxLineWarehouses), the cart, and the gift card and discount
-// code, and a ticket line's redemption (at most one per order, within the
-// 15 lines). At most 4 + 15 × (1 + 4) + 1 + 2 = 82 of DynamoDB's 100.
+// code, a ticket line's redemption (at most one per order, within the
+// 15 lines), and the confirmation mail. At most 5 + 15 × (1 + 4) + 1 + 2 +
+// 1 = 84 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
 	n := 5 // the key, the order, its number, its invoice, its day's totals
+	if req.Confirmation != nil {
+		n++ // the confirmation mail
+	}
 	for _, it := range q.Items {
 		if it.DropID != "" {
 			n += 2 // its item and the ticket's redemption; no stock taken
@@ -275,6 +279,14 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	}
 	if err := put(newInvoiceRecord(inv), &notExists, itemRole{}); err != nil {
 		return nil, nil, err
+	}
+	if req.Confirmation != nil {
+		// Built per attempt: a retry may have drawn another order number.
+		mail, err := s.mailPut(req.Confirmation(order, q.Items))
+		if err != nil {
+			return nil, nil, err
+		}
+		tx, roles = append(tx, mail), append(roles, itemRole{})
 	}
 	for _, it := range q.Items {
 		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer

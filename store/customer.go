@@ -58,6 +58,11 @@ type Customer struct {
 	// The last sign-in (zero: none recorded) and the address it came from.
 	LastSignInAt      time.Time
 	LastSignInAddress string
+	// EmailUnverified is an account signed up with a verification link
+	// not yet used; EmailVerifiedAt when it was. Accounts made otherwise
+	// (staff, the demo, before verification) are neither.
+	EmailUnverified bool
+	EmailVerifiedAt time.Time
 }
 
 // Buyer is the customer's name and email, as an order keeps them.
@@ -69,6 +74,10 @@ type NewCustomer struct {
 	Name         string
 	PasswordHash string
 	Role         Role
+	// VerifyMail, if set, makes the account unverified and puts the mail
+	// with its verification link in the outbox, in the sign-up's
+	// transaction.
+	VerifyMail func(Customer, AccountLink) Mail
 }
 
 // Credentials are what sign-in checks, read by email in one request.
@@ -102,6 +111,8 @@ type customerRecord struct {
 	LastSignInAt      string `dynamodbav:"LastSignInAt,omitempty"`
 	LastSignInAddress string `dynamodbav:"LastSignInAddress,omitempty"`
 	Deactivated       bool   `dynamodbav:"Deactivated,omitempty"`
+	EmailUnverified   bool   `dynamodbav:"EmailUnverified,omitempty"`
+	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
 	GSI1PK            string `dynamodbav:"GSI1-PK,omitempty"` // customers
 	GSI1SK            string `dynamodbav:"GSI1-SK,omitempty"` // created#id
 }
@@ -124,7 +135,8 @@ type emailRecord struct {
 func (r customerRecord) customer() Customer {
 	created, _ := time.Parse(time.RFC3339Nano, r.CreatedAt)
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
-		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated}
+		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
+		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt)}
 }
 
 // CreateCustomer writes the customer, its email item and its finder items
@@ -137,15 +149,25 @@ func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, e
 		nc.Role = RoleCustomer
 	}
 	c := Customer{ID: NewID(), Email: NormalizeEmail(nc.Email), Name: nc.Name, Role: nc.Role, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
-	return c, s.createCustomerWithID(ctx, c, nc.PasswordHash)
+	var also []types.TransactWriteItem
+	if nc.VerifyMail != nil {
+		c.EmailUnverified = true
+		l := NewAccountLink(LinkVerifyEmail, c, c.CreatedAt, VerifyLinkLife)
+		puts, err := s.linkPuts(l, nc.VerifyMail(c, l))
+		if err != nil {
+			return Customer{}, err
+		}
+		also = puts
+	}
+	return c, s.createCustomerWithID(ctx, c, nc.PasswordHash, also...)
 }
 
-func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHash string) error {
+func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHash string, also ...types.TransactWriteItem) error {
 	cust, err := attributevalue.MarshalMap(customerRecord{
 		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
 		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
-		CreatedAt: timestamp(c.CreatedAt),
-		GSI1PK:    partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID),
+		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified,
+		GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID),
 	})
 	if err != nil {
 		return err
@@ -171,7 +193,7 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 	if err != nil {
 		return err
 	}
-	items := append([]types.TransactWriteItem{put(email), put(cust)}, finders...)
+	items := append(append([]types.TransactWriteItem{put(email), put(cust)}, finders...), also...)
 	if c.Role == RoleOwner && !c.Deactivated {
 		count, err := s.countOwners(1)
 		if err != nil {

@@ -146,6 +146,10 @@ type ShipmentStep struct {
 	Carrier, Tracking string
 	// Version is the shipment's version the staff member saw.
 	Version int
+	// Mail, if set, is the customer's mail of a step forward (shipped,
+	// delivered), given the order and the shipment as it will be; written
+	// in the change's transaction, so a change is mailed once. nil: none.
+	Mail func(Order, Shipment) *Mail
 }
 
 // ShipmentChange is one change of a shipment's status: who made it, when,
@@ -283,7 +287,18 @@ func (s *Store) ChangeShipment(ctx context.Context, orderID, shipmentID string, 
 	ch := ShipmentChange{ID: NewIDAt(now), ShipmentID: shipmentID, At: now, ByID: by.ID, ByName: by.Name,
 		From: sh.Status, To: step.To, Carrier: next.Carrier, Tracking: next.Tracking, Version: sh.Version + 1,
 		PrevCarrier: sh.Carrier, PrevTracking: sh.Tracking, PrevShippedAt: sh.ShippedAt, PrevDeliveredAt: sh.DeliveredAt}
-	return ch, s.writeShipmentChange(ctx, d, idx, next, ch, nil)
+	var extra []types.TransactWriteItem
+	if step.Mail != nil && to > from {
+		next.Version = ch.Version
+		if m := step.Mail(d.Order, next); m != nil {
+			put, err := s.mailPut(*m)
+			if err != nil {
+				return ShipmentChange{}, err
+			}
+			extra = append(extra, put)
+		}
+	}
+	return ch, s.writeShipmentChange(ctx, d, idx, next, ch, extra)
 }
 
 // UndoShipmentChange puts back what a change replaced (status, carrier,

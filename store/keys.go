@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -61,6 +63,7 @@ const (
 	prefixTicketDated    = "t#"      // GSI2 sort key of a customer's tickets
 	prefixAPIKey         = "apikey#" // an API key by the SHA-256 of its secret
 	prefixMail           = "mail#"
+	prefixAccountLink    = "link#" // a mailed account link by the SHA-256 of its secret
 	prefixLease          = "lease#"
 	prefixRuns           = "runs#"    // a job's runs, newest last
 	prefixRunFailures    = "runfail#" // a run's failures
@@ -153,6 +156,7 @@ const (
 	entityRunFailure     = "runFailure"
 	entityRoleChange     = "roleChange"
 	entityAddressBook    = "addressBook"
+	entityAccountLink    = "accountLink"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -286,6 +290,13 @@ func shardOf(id string, n int) int {
 }
 
 func mailKey(id string) string { return prefixMail + id }
+
+// accountLinkKey keys a mailed link by the hash of its secret: what the
+// table holds cannot be clicked.
+func accountLinkKey(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return prefixAccountLink + hex.EncodeToString(h[:])
+}
 
 func dropKey(id string) string    { return prefixDrop + id }
 func dropCounterKey(n int) string { return fmt.Sprintf("%s%03d", prefixDropCounter, n) }

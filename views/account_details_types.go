@@ -5,12 +5,14 @@ import "shop/store"
 // AccountPage is /account: who the customer is, their password and their
 // saved addresses, each form with its own errors.
 type AccountPage struct {
-	Email      string
-	Name       NameForm
-	Password   PasswordForm
-	Addresses  []store.SavedAddress
-	NewAddress AddressForm
-	CSRF       string
+	Email string
+	// EmailUnverified shows the reminder to confirm the address.
+	EmailUnverified bool
+	Name            NameForm
+	Password        PasswordForm
+	Addresses       []store.SavedAddress
+	NewAddress      AddressForm
+	CSRF            string
 }
 
 // AddressBookFull reports whether the add form gives way to a note.

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"shop/handlers"
+	"shop/jobs"
 	"shop/static"
 	"shop/store"
 	"shop/store/dropgate"
@@ -59,6 +60,9 @@ type Config struct {
 	// more than one replica). Nil: uploads fail and only the drawn
 	// pictures are served (tests that need no photos).
 	Shelf photos.Shelf
+	// BaseURL starts the links in mails the pages write (an order's, a
+	// password reset's); default http://localhost.
+	BaseURL string
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -78,6 +82,16 @@ func New(cfg Config) (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://localhost"
+	}
+	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
+	signer, err := handlers.NewLinkSigner(cfg.SessionKeys)
+	if err != nil {
+		return nil, err
+	}
+	links := &handlers.AccountLinks{Store: cfg.Store, Signer: signer, Mail: mail, BcryptCost: cfg.BcryptCost, Log: cfg.Log}
+	account.VerifyMail = links.VerifyMail
 	if cfg.Gateway == nil {
 		return nil, errors.New("web: no payment gateway")
 	}
@@ -94,7 +108,7 @@ func New(cfg Config) (*fiber.App, error) {
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log}
+	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
 	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway}
 	receipts := &handlers.Receipts{Store: cfg.Store}
@@ -183,6 +197,14 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/login", account.LoginForm)
 	app.Post("/login", account.Login)
 	app.Post("/logout", account.Logout)
+	// Mailed account links: a forgotten password, the email's confirmation.
+	app.Get("/password/forgot", links.ForgotForm)
+	app.Post("/password/forgot", links.Forgot)
+	app.Get("/password/reset", links.ResetForm)
+	app.Post("/password/reset", links.Reset)
+	app.Get("/email/verify", links.VerifyForm)
+	app.Post("/email/verify", links.Verify)
+	app.Post("/account/verify-email", links.Resend)
 	// The customer's name, password and saved addresses.
 	accountDetails := &handlers.AccountDetails{Store: cfg.Store, BcryptCost: cfg.BcryptCost}
 	app.Get("/account", accountDetails.Show)
@@ -240,7 +262,7 @@ func New(cfg Config) (*fiber.App, error) {
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
-	adminShipments := &handlers.AdminShipments{Store: cfg.Store}
+	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep}
 	adminCodes := &handlers.AdminCodes{Store: cfg.Store}
 	adminSubscriptions := &handlers.AdminSubscriptions{Store: cfg.Store}
 	dashboard := &handlers.AdminDashboard{Store: cfg.Store}

@@ -126,3 +126,21 @@ func AccountAddressDefault(id string) string { return under(AccountAddresses, id
 
 // CheckoutTo is the checkout filled in with a saved address.
 func CheckoutTo(addressID string) string { return WithQuery(Checkout, "address", addressID) }
+
+// Mailed account links and the forms they lead to.
+const (
+	// PasswordForgot asks for a reset link (GET the form, POST mails it).
+	PasswordForgot = "/password/forgot"
+	// PasswordReset is a reset link's form (?t=), POST sets the password.
+	PasswordReset = "/password/reset"
+	// EmailVerify is a verification link's page (?t=), POST verifies.
+	EmailVerify = "/email/verify"
+	// AccountVerifyEmail mails the verification link again (POST).
+	AccountVerifyEmail = "/account/verify-email"
+)
+
+// PasswordResetLink is the reset page of a signed link token.
+func PasswordResetLink(token string) string { return WithQuery(PasswordReset, "t", token) }
+
+// EmailVerifyLink is the verification page of a signed link token.
+func EmailVerifyLink(token string) string { return WithQuery(EmailVerify, "t", token) }
