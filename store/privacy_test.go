@@ -151,6 +151,14 @@ func TestCustomerDataHoldsEverythingAboutTheCustomer(t *testing.T) {
 		strings.Join(subjects, "|") != "Your receipt, Ada Lindqvist|Your drop was cancelled" {
 		t.Errorf("mails %v, want Ada's two", subjects)
 	}
+
+	// What her deletion costs, in one go (README, "Privacy").
+	shipWaitingOrders(t, st, f.ada.ID)
+	f.env.Counter.Reset()
+	if err := st.DeleteCustomer(ctx, f.ada.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Ada's deletion: %d requests %v", f.env.Counter.Total(), f.env.Counter.Ops())
 }
 
 // crashingStore is a store over the test's table whose requests fail from
