@@ -271,12 +271,12 @@ type (
 		ThisBrowser bool      `json:"thisBrowser"`
 	}
 	exportMail struct {
-		To      string    `json:"to"`
-		Subject string    `json:"subject"`
-		Kind    string    `json:"kind"`
-		Text    string    `json:"text"`
-		Status  string    `json:"status"`
-		Created time.Time `json:"createdAt"`
+		To      string     `json:"to"`
+		Subject string     `json:"subject"`
+		Kind    string     `json:"kind"`
+		Text    string     `json:"text"`
+		Status  string     `json:"status"`
+		Created time.Time  `json:"createdAt"`
 		SentAt  *time.Time `json:"sentAt,omitempty"`
 	}
 	exportRoleChange struct {
