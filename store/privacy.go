@@ -220,9 +220,21 @@ func (s *Store) DeleteCustomer(ctx context.Context, customerID string) error {
 		if err := s.noOrderToShip(ctx, customerID); err != nil {
 			return err
 		}
-		if rec, err = s.beginDeletion(ctx, rec); err != nil {
+		begun, err := s.beginDeletion(ctx, rec)
+		if errors.Is(err, ErrConflict) {
+			// Begun meanwhile by a twin request (a second click, another
+			// tab): finish it alongside, every step being safe twice.
+			if begun, err = getItemConsistent(ctx, s, rec.PK, rec.SK, "customer "+customerID, asRecord[customerRecord]); err == nil && begun.ClosingAt == "" {
+				err = fmt.Errorf("delete customer %s: changed meanwhile: %w", customerID, ErrConflict)
+			}
+		}
+		if err != nil {
 			return err
 		}
+		if begun.DeletedAt != "" {
+			return nil
+		}
+		rec = begun
 	}
 	return s.finishDeletion(ctx, rec)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -418,5 +419,43 @@ func TestStaffCannotDeleteTheirAccountFromTheAccountPage(t *testing.T) {
 	}
 	if err := st.DeleteCustomer(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown customer: %v", err)
+	}
+}
+
+// Two tabs, a double click: every deletion of the account at once
+// succeeds, and the account ends deleted once.
+func TestDeletionsAtOnceAllEndTheAccount(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t)
+	st, ctx := env.Store, ctxT(t)
+	c, err := st.CreateCustomer(ctx, store.NewCustomer{Email: "twice@example.com", Name: "Twice Clicked", PasswordHash: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AddAddress(ctx, c.ID, store.Address{Name: "Twice Clicked", Street: "Storgatan", Number: "1", ZipCode: "11122", City: "Stockholm", Country: "SE"}, true); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := st.SaveSession(ctx, store.Session{ID: store.NewID(), ExpiresAt: time.Now().Add(time.Hour), CustomerID: c.ID, Device: "a tab"}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() { errs[i] = st.DeleteCustomer(ctx, c.ID) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("deletion %d: %v", i, err)
+		}
+	}
+	gone, err := st.Customer(ctx, c.ID)
+	if err != nil || !gone.Deleted() || gone.Name != "" {
+		t.Errorf("the customer: %+v, %v", gone, err)
+	}
+	if found := mentions(t, env, "Twice Clicked", "twice@example.com"); len(found) > 0 {
+		t.Errorf("left behind:\n%s", strings.Join(found, "\n"))
 	}
 }

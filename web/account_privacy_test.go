@@ -205,7 +205,8 @@ func TestDeletingTheAccountErasesThePersonAndSignsOut(t *testing.T) {
 	}
 	p = staff.get("/admin/customers/" + id)
 	wantStatus(t, "deleted customer", p, http.StatusOK)
-	if p.testid("customer-name").Text() != "Deleted account" || p.testid("customer-access-actions").Length() != 0 {
+	if p.testid("customer-name").Text() != "Deleted account" || p.testid("customer-access-actions").Length() != 0 ||
+		p.testid("customer-state").Text() != "deleted by the customer" {
 		t.Errorf("the staff page: %q, %d action blocks", p.testid("customer-name").Text(), p.testid("customer-access-actions").Length())
 	}
 	for _, pg := range []page{p, staff.get("/admin/customers"), staff.get("/admin/orders/" + order.ID)} {
