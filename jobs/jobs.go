@@ -64,6 +64,8 @@ type Store interface {
 	RenewLease(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error)
 	FinishLease(ctx context.Context, l store.Lease) error
 	ReleaseLease(ctx context.Context, l store.Lease) error
+	// FinishDeletions finishes account deletions that stopped midway.
+	FinishDeletions(ctx context.Context, before time.Time) (int, error)
 }
 
 // Config tunes the jobs; zero values take the defaults.

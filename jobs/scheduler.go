@@ -87,6 +87,13 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("closed ended product drops, unclaimed stock returned", "drops", n)
 			}
+			// A deletion finishes in its request; one whose process died
+			// midway is finished here, the person's data not left half gone.
+			if n, err := st.FinishDeletions(ctx, st.Now().Add(-15*time.Minute)); err != nil {
+				log.Error("finish account deletions", "err", err)
+			} else if n > 0 {
+				log.Info("finished account deletions", "accounts", n)
+			}
 		}), gocron.WithName("reconcile"), gocron.WithSingletonMode(gocron.LimitModeReschedule))
 	if err != nil {
 		return nil, fmt.Errorf("schedule reconcile: %w", err)

@@ -63,7 +63,15 @@ type Customer struct {
 	// (staff, the demo, before verification) are neither.
 	EmailUnverified bool
 	EmailVerifiedAt time.Time
+	// DeletedAt is when the customer deleted the account (zero: not
+	// deleted): the item stays, without the person, for their orders.
+	DeletedAt time.Time
+	// Closing: the deletion has begun and not yet finished.
+	Closing bool
 }
+
+// Deleted reports whether the account was deleted.
+func (c Customer) Deleted() bool { return !c.DeletedAt.IsZero() }
 
 // Buyer is the customer's name and email, as an order keeps them.
 func (c Customer) Buyer() Buyer { return Buyer{Name: c.Name, Email: c.Email} }
@@ -115,6 +123,14 @@ type customerRecord struct {
 	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
 	GSI1PK            string `dynamodbav:"GSI1-PK,omitempty"` // customers
 	GSI1SK            string `dynamodbav:"GSI1-SK,omitempty"` // created#id
+	// A deletion (privacy.go): begun at ClosingAt, with the sign-in
+	// addresses whose rate-limit counters name the email, listed in the
+	// sparse GSI2 accounts-closing until DeletedAt.
+	ClosingAt        string   `dynamodbav:"ClosingAt,omitempty"`
+	ClosingAddresses []string `dynamodbav:"ClosingAddresses,omitempty"`
+	DeletedAt        string   `dynamodbav:"DeletedAt,omitempty"`
+	GSI2PK           string   `dynamodbav:"GSI2-PK,omitempty"`
+	GSI2SK           string   `dynamodbav:"GSI2-SK,omitempty"`
 }
 
 // emailRecord makes an address unique and answers sign-in in one GetItem; it
@@ -136,7 +152,9 @@ func (r customerRecord) customer() Customer {
 	created, _ := time.Parse(time.RFC3339Nano, r.CreatedAt)
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
-		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt)}
+		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
+		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == ""}
+
 }
 
 // CreateCustomer writes the customer, its email item and its finder items

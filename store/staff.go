@@ -118,6 +118,9 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 	if err != nil {
 		return Customer{}, RoleChange{}, err
 	}
+	if before.Deleted() || before.Closing {
+		return before, RoleChange{}, fmt.Errorf("customer %s: %w", customerID, ErrAccountDeleted)
+	}
 	after := before
 	change(&after)
 	if after.Role == before.Role && after.Deactivated == before.Deactivated {

@@ -216,6 +216,11 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/account/addresses/:id/default", accountDetails.DefaultAddress)
 	app.Post("/account/addresses/:id/delete", accountDetails.DeleteAddress)
 	// Where the customer is signed in, and signing the other places out.
+	accountPrivacy := &handlers.AccountPrivacy{Store: cfg.Store}
+	app.Get("/account/data", accountPrivacy.Download)
+	app.Get("/account/delete", accountPrivacy.DeleteForm)
+	app.Post("/account/delete", accountPrivacy.Delete)
+
 	accountSessions := &handlers.AccountSessions{Store: cfg.Store}
 	app.Get("/account/sessions", accountSessions.List)
 	app.Post("/account/sessions/end-others", accountSessions.EndOthers)

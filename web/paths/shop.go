@@ -34,6 +34,11 @@ const (
 	AccountSessions = "/account/sessions"
 	// AccountSessionsEndOthers signs out every session but this one (POST).
 	AccountSessionsEndOthers = "/account/sessions/end-others"
+	// AccountData is everything the shop holds about the customer, as a
+	// JSON file.
+	AccountData = "/account/data"
+	// AccountDelete asks for the password (GET) and deletes the account (POST).
+	AccountDelete = "/account/delete"
 )
 
 // Category is the catalogue of one category; "" is the whole catalogue.
