@@ -13,6 +13,9 @@ const (
 	OrderShipping  OrderStatus = "shipping" // shipments created, not all gone
 	OrderShipped   OrderStatus = "shipped"
 	OrderDelivered OrderStatus = "delivered"
+	// OrderAwaitingStock is a subscription's order placed when no stock
+	// could fill it: nothing taken, waiting for staff to allocate it.
+	OrderAwaitingStock OrderStatus = "awaiting_stock"
 )
 
 // Buyer is who placed an order, as they were at checkout. The order, its
@@ -48,7 +51,14 @@ type Order struct {
 	Total      Money
 	ShipTo     Address
 	Lines      int
+	// SubscriptionID marks an order a subscription's paid period made; its
+	// money is on the receipt ReceiptNumber (it has no invoice of its own).
+	SubscriptionID string
+	ReceiptNumber  string
 }
+
+// FromSubscription reports whether a subscription's payment made the order.
+func (o Order) FromSubscription() bool { return o.SubscriptionID != "" }
 
 // Allocation is how many units of an order line leave from one warehouse.
 type Allocation struct {
@@ -189,8 +199,11 @@ type orderRecord struct {
 	Number     string  `dynamodbav:"Number,omitempty"`
 	BuyerName  string  `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail string  `dynamodbav:"BuyerEmail,omitempty"`
-	AttnPK     string  `dynamodbav:"ATTN-PK,omitempty"` // to-ship#shard, while waiting to ship
-	AttnSK     string  `dynamodbav:"ATTN-SK,omitempty"` // date#id
+	// A subscription's order: the subscription and the receipt that paid it.
+	SubscriptionID string `dynamodbav:"SubscriptionID,omitempty"`
+	ReceiptNumber  string `dynamodbav:"ReceiptNumber,omitempty"`
+	AttnPK         string `dynamodbav:"ATTN-PK,omitempty"` // to-ship#shard while waiting to ship; awaiting-stock#shard
+	AttnSK         string `dynamodbav:"ATTN-SK,omitempty"` // date#id
 	// DayCounted: the order is in its day's totals (the checkout adds it;
 	// the one-time step adds orders from before the totals).
 	DayCounted bool   `dynamodbav:"DayCounted,omitempty"`
@@ -216,6 +229,7 @@ func (r orderRecord) order() Order {
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
+		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber,
 	}
 }
 
@@ -227,11 +241,15 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
 		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email,
+		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}
-	if waitsToShip(o.Status) {
+	switch {
+	case waitsToShip(o.Status):
 		r.AttnPK, r.AttnSK = toShipKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
+	case o.Status == OrderAwaitingStock:
+		r.AttnPK, r.AttnSK = awaitingStockKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
 	}
 	return r
 }
