@@ -24,6 +24,8 @@ func orderBadge(s store.OrderStatus) statusBadge {
 		return statusBadge{"Shipped", "strong"}
 	case store.OrderDelivered:
 		return statusBadge{"Delivered", "ins"}
+	case store.OrderAwaitingStock:
+		return statusBadge{"Awaiting stock", "mark"}
 	}
 	return statusBadge{string(s), "strong"}
 }

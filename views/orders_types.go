@@ -37,6 +37,8 @@ func orderStatusLabel(s store.OrderStatus) string {
 		return "Shipped"
 	case store.OrderDelivered:
 		return "Delivered"
+	case store.OrderAwaitingStock:
+		return "Waiting for stock"
 	}
 	return string(s)
 }

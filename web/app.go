@@ -259,6 +259,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/orders.csv", adminOrders.CSV)
 	admin.Get("/orders/:id", adminOrders.Show)
 	admin.Post("/orders/:id/shipments", adminOrders.CreateShipments)
+	admin.Post("/orders/:id/allocate", adminOrders.Allocate)
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
 	admin.Get("/orders/:id/shipments/:sid/slip", adminShipments.Slip)
