@@ -54,18 +54,12 @@ func (so *subscriptionOrder) awaitStock() {
 }
 
 // planSubscriptionOrder is the order receipt's period makes, if the
-// product ships: one Query of the product with its stock and one GetItem
-// of the customer's address book, in parallel. It ships to the default
-// address (else the first; with none, staff see an order without one).
+// product ships: one Query of the product with its stock, then (only if it
+// ships: most subscriptions' products may not) one GetItem of the
+// customer's address book. It ships to the default address (else the
+// first; with none, staff see an order without one).
 func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, receipt Receipt) (subscriptionOrder, bool, error) {
-	var (
-		levels []StockLevel
-		book   AddressBook
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { _, levels, err = s.ProductWithStock(gctx, sub.ProductID); return err })
-	g.Go(func() (err error) { book, err = s.Addresses(gctx, sub.AccountID); return err })
-	err := g.Wait()
+	_, levels, err := s.ProductWithStock(ctx, sub.ProductID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return subscriptionOrder{}, false, nil // the product is gone from the catalogue: nothing to ship
@@ -73,6 +67,10 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 		return subscriptionOrder{}, false, fmt.Errorf("plan the order of subscription %s: %w", sub.ID, err)
 	case len(levels) == 0:
 		return subscriptionOrder{}, false, nil // not a product the shop stocks
+	}
+	book, err := s.Addresses(ctx, sub.AccountID)
+	if err != nil {
+		return subscriptionOrder{}, false, fmt.Errorf("the address of subscription %s: %w", sub.ID, err)
 	}
 	var to Address
 	if a, ok := book.Default(); ok {

@@ -115,7 +115,9 @@ func TestWithoutStockTheOrderAwaitsStockUntilStaffAllocateIt(t *testing.T) {
 	if left := f.stockLeft(t); left["gbg"] != 0 {
 		t.Fatalf("stock %v", left)
 	}
-	waiting, err := f.env.Store.OrdersAwaitingStock(ctxT(t), 10, "")
+	var waiting store.Page[store.Order]
+	var err error
+	f.env.Costs(t, "orders awaiting stock", store.DefaultListShards, func() { waiting, err = f.env.Store.OrdersAwaitingStock(ctxT(t), 10, "") })
 	if err != nil || len(waiting.Items) != 1 || waiting.Items[0].ID != id {
 		t.Fatalf("awaiting stock %+v (%v)", waiting.Items, err)
 	}
@@ -130,7 +132,10 @@ func TestWithoutStockTheOrderAwaitsStockUntilStaffAllocateIt(t *testing.T) {
 		t.Fatalf("allocating without stock: %v", err)
 	}
 	f.stock(t, map[string]int{"gbg": 4})
-	o, err := f.env.Store.AllocateOrder(ctxT(t), id)
+	var o store.Order
+	// The order's collection, its product's stock, the transaction and the
+	// low-stock check of the level it took from.
+	f.env.Costs(t, "allocate an order awaiting stock", 4, func() { o, err = f.env.Store.AllocateOrder(ctxT(t), id) })
 	if err != nil || o.Status != store.OrderPlaced {
 		t.Fatalf("allocate: %v %v", o.Status, err)
 	}
@@ -243,7 +248,7 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The product with its stock and the address book (in parallel), the
+	// The product with its stock, the address book, the
 	// transaction, and the low-stock check of the level it took from.
 	if got := f.env.Counter.Ops(); got["Query"] != 1 || got["GetItem"] != 1 || got["TransactWriteItems"] != 1 || f.env.Counter.Total() > 5 {
 		t.Errorf("a paid period with its order cost %v", got)
