@@ -231,6 +231,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminOrdersCSV", get, paths.AdminOrdersCSV("2031-01-01", "2031-01-31")},
 		{"AdminOrder", get, paths.AdminOrder(id)},
 		{"AdminOrderShipments", post, paths.AdminOrderShipments(id)},
+		{"AdminOrderAllocate", post, paths.AdminOrderAllocate(id)},
 		{"AdminOrderShipment", post, paths.AdminOrderShipment(id, id2)},
 		{"AdminOrderShipmentUndo", post, paths.AdminOrderShipmentUndo(id, id2)},
 		{"AdminPackingSlip", get, paths.AdminPackingSlip(id, id2)},
