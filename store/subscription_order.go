@@ -56,8 +56,9 @@ func (so *subscriptionOrder) awaitStock() {
 // planSubscriptionOrder is the order receipt's period makes, if the
 // product ships: one Query of the product with its stock, then (only if it
 // ships: most subscriptions' products may not) one GetItem of the
-// customer's address book. It ships to the default address (else the
-// first; with none, staff see an order without one).
+// customer's address book. It ships to the default address, else the
+// first; with an empty book, where their latest order went (one Query
+// more); with none, staff see an order without an address.
 func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, receipt Receipt) (subscriptionOrder, bool, error) {
 	_, levels, err := s.ProductWithStock(ctx, sub.ProductID)
 	switch {
@@ -77,6 +78,14 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 		to = a.Address
 	} else if len(book.Addresses) > 0 {
 		to = book.Addresses[0].Address
+	} else {
+		latest, err := s.CustomerOrders(ctx, sub.AccountID, 1, "")
+		if err != nil {
+			return subscriptionOrder{}, false, fmt.Errorf("the address of subscription %s: %w", sub.ID, err)
+		}
+		if len(latest.Items) > 0 {
+			to = latest.Items[0].ShipTo
+		}
 	}
 	at := receipt.ProcessedAt.UTC().Truncate(time.Millisecond)
 	amount := receipt.Amount

@@ -109,6 +109,9 @@ func TestWithoutStockTheOrderAwaitsStockUntilStaffAllocateIt(t *testing.T) {
 	sub := f.subscribe(t, "cust1", 28, 1)
 	id := sub.Orders[0].OrderID
 	d := f.details(t, id)
+	if d.Order.ShipTo != (store.Address{}) {
+		t.Errorf("a customer without addresses or orders: shipped to %+v", d.Order.ShipTo)
+	}
 	if d.Order.Status != store.OrderAwaitingStock || len(d.Items[0].Allocations) != 0 {
 		t.Fatalf("order %s, allocations %v", d.Order.Status, d.Items[0].Allocations)
 	}
@@ -232,6 +235,9 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
 	f.stock(t, map[string]int{"gbg": 5})
+	if _, err := f.env.Store.AddAddress(ctxT(t), "cust1", store.Address{Name: "Ada Lindqvist", Street: "Hamngatan", Number: "1", ZipCode: "41111", City: "Göteborg", Country: "SE"}, true); err != nil {
+		t.Fatal(err)
+	}
 	sub := f.subscribe(t, "cust1", 28, 1)
 	f.clock.Set(time.Date(2026, 6, 28, 7, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)

@@ -50,6 +50,9 @@ func TestBrowserSubscriptionOrdersShipAndAwaitStock(t *testing.T) {
 		chromedp.WaitVisible(sel("order-subscription")),
 	)
 	j.waitText("it waits for stock", sel("order-status"), "Waiting for stock")
+	if j.count(sel("no-address")) != 0 {
+		t.Fatal("Ada's subscription order has no address: her latest order's was not taken")
+	}
 	j.shot("61-subscription-order-awaiting-stock")
 	j.do("the orders list", chromedp.Navigate(s.base+"/orders"), chromedp.WaitVisible(sel("order-from-subscription")))
 	j.shot("62-orders-with-subscription-orders")

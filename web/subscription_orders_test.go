@@ -48,6 +48,7 @@ func TestSubscriptionOrdersForTheCustomerAndStaff(t *testing.T) {
 	wantText(t, "status", p.testid("order-status"), "Waiting for stock")
 	wantText(t, "from the subscription", p.testid("order-subscription"), "subscription")
 	wantText(t, "waits for stock", p.testid("awaiting-stock"), "waiting for new stock")
+	wantText(t, "no address yet", p.testid("no-address"), "no address")
 	if href, _ := p.testid("order-receipt").Attr("href"); href == "" || cust.get(href).status != http.StatusOK {
 		t.Fatalf("the order links its receipt %q", href)
 	}
@@ -73,6 +74,7 @@ func TestSubscriptionOrdersForTheCustomerAndStaff(t *testing.T) {
 	wantStatus(t, "staff order page", p, http.StatusOK)
 	wantText(t, "subscription", p.testid("order-subscription"), subs[0].ID)
 	wantText(t, "no invoice", p.testid("order-no-invoice"), "receipt")
+	wantText(t, "no address", p.testid("order-no-address"), "No address")
 	if p.testid("allocate-order").Length() != 1 || p.testid("create-shipments").Length() != 0 {
 		t.Fatal("an order awaiting stock offers no \"Allocate\", or offers to ship")
 	}
