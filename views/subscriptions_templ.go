@@ -926,7 +926,7 @@ func subscriptionFacts(c SubscriptionCard) templ.Component {
 			}
 		}
 		if len(c.Sub.Orders) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 80, "<dt>Shipped orders</dt><dd data-testid=\"sub-orders\"><ul class=\"plain\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 80, "<dt>Its orders</dt><dd data-testid=\"sub-orders\"><ul class=\"plain\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
