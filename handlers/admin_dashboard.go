@@ -21,6 +21,7 @@ import (
 type AdminDashboardStore interface {
 	DayTotals(ctx context.Context, from, to time.Time) ([]store.DayTotal, error)
 	OrdersToShip(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
+	OrdersAwaitingStock(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
 	LowStock(ctx context.Context) ([]store.StockLevel, error)
 	Runs(ctx context.Context, job string, limit int, cursor string) (store.Page[store.JobRun], error)
 	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
@@ -61,6 +62,8 @@ func (h *AdminDashboard) Block(c *fiber.Ctx) error {
 		block, err = h.sales(ctx)
 	case "to-ship":
 		block, err = h.toShip(ctx)
+	case "awaiting-stock":
+		block, err = h.awaitingStock(ctx)
 	case "low-stock":
 		block, err = h.lowStock(ctx)
 	case "jobs":
@@ -100,6 +103,14 @@ func (h *AdminDashboard) toShip(ctx context.Context) (templ.Component, error) {
 		return nil, err
 	}
 	return views.AdminToShipBlock(views.AdminToShip{Orders: p.Items, More: p.Next != "", Now: h.Store.Now()}), nil
+}
+
+func (h *AdminDashboard) awaitingStock(ctx context.Context) (templ.Component, error) {
+	p, err := h.Store.OrdersAwaitingStock(ctx, dashboardToShip, "")
+	if err != nil {
+		return nil, err
+	}
+	return views.AdminAwaitingStockBlock(views.AdminToShip{Orders: p.Items, More: p.Next != "", Now: h.Store.Now()}), nil
 }
 
 // lowStock shows the emptiest levels first.

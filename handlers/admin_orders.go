@@ -31,10 +31,11 @@ type AdminOrderStore interface {
 	OrderIDByNumber(ctx context.Context, number string) (string, error)
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
+	AllocateOrder(ctx context.Context, orderID string) (store.Order, error)
 }
 
 // orderStatuses are the statuses the list can show alone.
-var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered), string(store.OrderCancelled)}
+var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered), string(store.OrderCancelled), string(store.OrderAwaitingStock)}
 
 // statusPagesRead bounds the pages of the range one screen of a status
 // reads (each a Query per list shard): a rare status in a busy range
@@ -293,5 +294,30 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 		msg = "Created " + strconv.Itoa(len(shipments)) + " shipments, one per warehouse."
 	}
 	page.Flash(c, views.FlashSuccess, msg)
+	return page.Redirect(c, paths.AdminOrder(id))
+}
+
+// Allocate allocates a subscription's order awaiting stock from the stock
+// there is now. Pressed twice (or by two staff at once), the second is a
+// 409 with the order as it is; still too little stock is a 409 that says
+// how much there is.
+func (h *AdminOrders) Allocate(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	o, err := h.Store.AllocateOrder(c.UserContext(), id)
+	var short *store.StockShortError
+	switch {
+	case errors.Is(err, store.ErrNotAwaitingStock):
+		return h.renderOrder(c, id, fiber.StatusConflict, "This order is not awaiting stock: it has been allocated already (someone may have just done it). Here it is.")
+	case errors.As(err, &short):
+		return h.renderOrder(c, id, fiber.StatusConflict, "Not enough stock yet: "+short.Error()+". Add stock in a warehouse, then allocate again.")
+	case errors.Is(err, store.ErrConflict):
+		return h.renderOrder(c, id, fiber.StatusConflict, "The stock kept changing while allocating; try again.")
+	case err != nil:
+		return notFoundAs(err, "That order")
+	}
+	page.Flash(c, views.FlashSuccess, "Allocated order "+o.Label()+" from stock: it now waits to ship.")
 	return page.Redirect(c, paths.AdminOrder(id))
 }

@@ -84,8 +84,11 @@ func (s *Store) RecordPaymentIntent(ctx context.Context, sub Subscription) (Subs
 // CompletePayment records a charge of the intent's period: one transaction
 // writes the receipt and its period marker (each on condition it does not
 // exist), the subscription with its next dates (on condition of the version
-// read) and, if given, the receipt mail. ErrAlreadyPaid if the period has
-// its receipt; ErrConflict if the subscription moved.
+// read) and, if given, the receipt mail; when the product ships, the
+// period's order goes in the same transaction (see transactWithOrder), so
+// the period marker that makes a rerun ErrAlreadyPaid also makes it place
+// no second order. ErrAlreadyPaid if the period has its receipt;
+// ErrConflict if the subscription moved.
 func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge GatewayCharge, today time.Time, mail func(Receipt) *Mail) (Subscription, Receipt, error) {
 	if sub.Intent == nil {
 		return sub, Receipt{}, errors.New("complete payment: no intent recorded")
@@ -97,25 +100,40 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 	next.LastPaymentDate = period
 	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
 	receipt := NewReceipt(sub, charge, period, next.NextPaymentDate)
-	items, err := s.receiptWrites(receipt)
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt)
 	if err != nil {
 		return sub, Receipt{}, err
 	}
-	put, saved, err := s.subscriptionPut(ctx, next)
-	if err != nil {
-		return sub, Receipt{}, err
+	var order *subscriptionOrder
+	if ships {
+		order = &so
 	}
-	items = append(items, put)
-	if mail != nil {
-		if m := mail(receipt); m != nil {
-			mp, err := s.mailPut(*m)
-			if err != nil {
-				return sub, Receipt{}, err
-			}
-			items = append(items, mp)
+	var saved Subscription
+	err = s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
+		withOrder := next
+		if so != nil {
+			withOrder = next.withOrder(so.periodOrder(period))
 		}
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		items, err := s.receiptWrites(receipt)
+		if err != nil {
+			return nil, err
+		}
+		put, written, err := s.subscriptionPut(ctx, withOrder)
+		if err != nil {
+			return nil, err
+		}
+		saved, items = written, append(items, put)
+		if mail != nil {
+			if m := mail(receipt); m != nil {
+				mp, err := s.mailPut(*m)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, mp)
+			}
+		}
+		return items, nil
+	})
 	reasons := cancellationReasons(err)
 	switch {
 	case err == nil:

@@ -469,6 +469,10 @@ func trimPrefix(key, prefix string) string {
 // threshold in one partition (there are few), by product and warehouse.
 func toShipKey(shard int) string { return shardKey("to-ship", shard) }
 
+// awaitingStockKey lists a subscription's order that found no stock, in
+// its list shard, oldest first, until staff allocate it.
+func awaitingStockKey(shard int) string { return shardKey("awaiting-stock", shard) }
+
 const (
 	lowStockList = "low-stock"
 	// attentionListed is the one-time step that lists, on a table from

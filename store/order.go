@@ -14,6 +14,9 @@ const (
 	OrderShipped   OrderStatus = "shipped"
 	OrderDelivered OrderStatus = "delivered"
 	OrderCancelled OrderStatus = "cancelled" // by the customer before shipping, and refunded
+	// OrderAwaitingStock is a subscription's order placed when no stock
+	// could fill it: nothing taken, waiting for staff to allocate it.
+	OrderAwaitingStock OrderStatus = "awaiting_stock"
 )
 
 // Buyer is who placed an order, as they were at checkout. The order, its
@@ -52,10 +55,17 @@ type Order struct {
 	// Refunded is what its refunds gave back, of which RefundedGiftCard
 	// to the gift card and RefundedCard to the card.
 	Refunded, RefundedGiftCard, RefundedCard Money
+	// SubscriptionID marks an order a subscription's paid period made; its
+	// money is on the receipt ReceiptNumber (it has no invoice of its own).
+	SubscriptionID string
+	ReceiptNumber  string
 }
 
 // Refundable is what is left to refund: the total less the refunds.
 func (o Order) Refundable() Money { return refundable(o) }
+
+// FromSubscription reports whether a subscription's payment made the order.
+func (o Order) FromSubscription() bool { return o.SubscriptionID != "" }
 
 // Allocation is how many units of an order line leave from one warehouse.
 type Allocation struct {
@@ -226,6 +236,9 @@ type orderRecord struct {
 	RefundedGiftCard int64   `dynamodbav:"RefundedGiftCard,omitempty"`
 	RefundedCard     int64   `dynamodbav:"RefundedCard,omitempty"`
 	LastRefundAt     string  `dynamodbav:"LastRefundAt,omitempty"`
+	// A subscription's order: the subscription and the receipt that paid it.
+	SubscriptionID string `dynamodbav:"SubscriptionID,omitempty"`
+	ReceiptNumber  string `dynamodbav:"ReceiptNumber,omitempty"`
 	// DayCounted: the order is in its day's totals (the checkout adds it;
 	// the one-time step adds orders from before the totals).
 	DayCounted bool   `dynamodbav:"DayCounted,omitempty"`
@@ -252,6 +265,7 @@ func (r orderRecord) order() Order {
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
+		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber,
 	}
 }
 
@@ -263,11 +277,15 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
 		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email,
+		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 	}
-	if waitsToShip(o.Status) {
+	switch {
+	case waitsToShip(o.Status):
 		r.AttnPK, r.AttnSK = toShipKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
+	case o.Status == OrderAwaitingStock:
+		r.AttnPK, r.AttnSK = awaitingStockKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
 	}
 	return r
 }

@@ -49,6 +49,8 @@ type subscriptionRecord struct {
 	IntentPeriod     string `dynamodbav:"IntentPeriod,omitempty"`
 	IntentAttempt    int    `dynamodbav:"IntentAttempt,omitempty"`
 	IntentAt         string `dynamodbav:"IntentAt,omitempty"`
+	// The orders of its last paid periods, newest first (a shipping product).
+	Orders []periodOrderDoc `dynamodbav:"Orders,omitempty"`
 	// Open payment intents (GSI2, sparse): the reconcile step finds the old ones.
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
@@ -62,6 +64,12 @@ type subscriptionRecord struct {
 	PaySK string `dynamodbav:"PAY-SK,omitempty"`
 }
 
+type periodOrderDoc struct {
+	Period  string `dynamodbav:"Period"`
+	OrderID string `dynamodbav:"OrderID"`
+	Number  string `dynamodbav:"Number"`
+}
+
 func parseDate(s string) time.Time {
 	d, _ := ParseDate(s)
 	return d
@@ -72,7 +80,11 @@ func (r subscriptionRecord) subscription() Subscription {
 	if r.IntentPeriod != "" {
 		intent = &PaymentIntent{Period: parseDate(r.IntentPeriod), Attempt: r.IntentAttempt, At: parseTime(r.IntentAt)}
 	}
-	return Subscription{Attempt: r.Attempt, Intent: intent,
+	var orders []PeriodOrder
+	for _, o := range r.Orders {
+		orders = append(orders, PeriodOrder{PeriodStart: parseDate(o.Period), OrderID: o.OrderID, OrderNumber: o.Number})
+	}
+	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
 		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4},
@@ -100,6 +112,9 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		CancelledOn: FormatDate(s.CancelledOn), CreatedAt: timestamp(s.CreatedAt), Version: s.Version,
 		GSI1PK: subscriptionsByStatusKey(s.Status), GSI1SK: createdKey(s.CreatedAt, s.ID),
 		Attempt: s.Attempt,
+	}
+	for _, o := range s.Orders {
+		r.Orders = append(r.Orders, periodOrderDoc{Period: FormatDate(o.PeriodStart), OrderID: o.OrderID, Number: o.OrderNumber})
 	}
 	if s.Intent != nil {
 		r.IntentPeriod, r.IntentAttempt, r.IntentAt = FormatDate(s.Intent.Period), s.Intent.Attempt, timestamp(s.Intent.At)
@@ -151,8 +166,9 @@ var ErrBadSubscribeKey = errors.New("subscribe key must be an id of at most 36 c
 // first receipt, once per idempotency key: the charge uses a key derived
 // from it, and one transaction writes the key, the subscription, the receipt
 // and its period marker (create subscription and create receipt, patterns 1
-// and 2 of the guide). A declined card writes nothing. A twin submission
-// gets the subscription the first one made.
+// and 2 of the guide) and, when the product ships, the first period's order
+// (see transactWithOrder). A declined card writes nothing. A twin
+// submission gets the subscription the first one made.
 func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Charger) (Subscription, Receipt, error) {
 	switch {
 	case !ValidID(req.Key) || len(req.Key) > 36:
@@ -184,6 +200,12 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	sub.NextPaymentDate = NextBillingDate(today, sub.PeriodMonths, sub.PaymentDay)
 	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, today, s.reminderLead)
 
+	// The order is planned before the charge (the receipt's number and
+	// time are the charge's, known now), so a failed read charges nothing.
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, NewReceipt(sub, GatewayCharge{Amount: sub.Amount(), At: now}, today, sub.NextPaymentDate))
+	if err != nil {
+		return Subscription{}, Receipt{}, err
+	}
 	chargeID, err := charger.Charge(ctx, req.Card.Token, sub.Amount(), key)
 	if err != nil {
 		return Subscription{}, Receipt{}, err
@@ -192,29 +214,37 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	// fails on the subscribe key, so the period is receipted once.
 	charge := GatewayCharge{Key: key, ID: chargeID, Amount: sub.Amount(), At: now}
 	receipt := NewReceipt(sub, charge, today, sub.NextPaymentDate)
-
-	items, err := s.receiptWrites(receipt)
-	if err != nil {
-		return Subscription{}, Receipt{}, err
+	var order *subscriptionOrder
+	if ships {
+		order = &so
 	}
 	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return Subscription{}, Receipt{}, err
 	}
-	for _, rec := range []any{
-		subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
-			CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()},
-		newSubscriptionRecord(sub, shards),
-	} {
-		item, err := attributevalue.MarshalMap(rec)
-		if err != nil {
-			return Subscription{}, Receipt{}, err
+	err = s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
+		if so != nil {
+			sub.Orders = []PeriodOrder{so.periodOrder(today)}
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-		}})
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		items, err := s.receiptWrites(receipt)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range []any{
+			subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
+				CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()},
+			newSubscriptionRecord(sub, shards),
+		} {
+			item, err := attributevalue.MarshalMap(rec)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, types.TransactWriteItem{Put: &types.Put{
+				TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+			}})
+		}
+		return items, nil
+	})
 	if err == nil {
 		return sub, receipt, nil
 	}

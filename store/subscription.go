@@ -59,8 +59,31 @@ type Subscription struct {
 	// run that finds one left by a crashed run charges with the same key.
 	Intent *PaymentIntent
 
+	// Orders are the orders its last paid periods made, newest first (at
+	// most KeptPeriodOrders), when its product ships: kept on the item so
+	// the customer's page links them without another read.
+	Orders []PeriodOrder
+
 	CreatedAt time.Time
 	Version   int // bumped by every write; writes are conditional on it
+}
+
+// KeptPeriodOrders is how many of its periods' orders a subscription keeps
+// links to; the customer's orders list has them all.
+const KeptPeriodOrders = 12
+
+// PeriodOrder is the order one paid period of a subscription made.
+type PeriodOrder struct {
+	PeriodStart time.Time
+	OrderID     string
+	OrderNumber string
+}
+
+// withOrder is sub with o first among its period orders.
+func (s Subscription) withOrder(o PeriodOrder) Subscription {
+	s.Orders = append([]PeriodOrder{o}, s.Orders...)
+	s.Orders = s.Orders[:min(len(s.Orders), KeptPeriodOrders)]
+	return s
 }
 
 // PaymentIntent is one charge of one period, on its way.

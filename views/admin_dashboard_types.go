@@ -12,6 +12,7 @@ import (
 var DashboardBlocks = []struct{ Name, Title string }{
 	{"sales", "Sales"},
 	{"to-ship", "Waiting to ship"},
+	{"awaiting-stock", "Awaiting stock"},
 	{"low-stock", "Low stock"},
 	{"jobs", "Billing jobs"},
 	{"drops", "Drops open now"},

@@ -26,6 +26,8 @@ func orderBadge(s store.OrderStatus) statusBadge {
 		return statusBadge{"Delivered", "ins"}
 	case store.OrderCancelled:
 		return statusBadge{"Cancelled", "del"}
+	case store.OrderAwaitingStock:
+		return statusBadge{"Awaiting stock", "mark"}
 	}
 	return statusBadge{string(s), "strong"}
 }

@@ -60,6 +60,8 @@ func orderStatusLabel(s store.OrderStatus) string {
 		return "Delivered"
 	case store.OrderCancelled:
 		return "Cancelled, as you asked"
+	case store.OrderAwaitingStock:
+		return "Waiting for stock"
 	}
 	return string(s)
 }

@@ -36,7 +36,7 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 
 	home := b.get("/admin")
 	wantStatus(t, "home", home, http.StatusOK)
-	for _, block := range []string{"sales", "to-ship", "low-stock", "jobs", "drops"} {
+	for _, block := range []string{"sales", "to-ship", "awaiting-stock", "low-stock", "jobs", "drops"} {
 		sec := home.testid("dashboard-" + block)
 		if got, _ := sec.Attr("hx-get"); got != "/admin/dashboard/"+block {
 			t.Errorf("block %s loads from %q", block, got)
@@ -89,6 +89,11 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 		t.Errorf("%d bars, want 30", n)
 	}
 	wantText(t, "today's revenue", sales.testid("sales-today-revenue"), today.Revenue.String())
+
+	// Awaiting stock: one Query per list shard of the Attention index.
+	if block("awaiting-stock", store.DefaultListShards).testid("awaiting-stock-none").Length() != 1 {
+		t.Error("the demo has an order awaiting stock")
+	}
 
 	// Waiting to ship: oldest first, with how long each has waited.
 	toShip := block("to-ship", store.DefaultListShards)

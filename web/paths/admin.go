@@ -49,6 +49,9 @@ func AdminOrderShipments(orderID string) string { return under(AdminOrders, orde
 // AdminOrderRefunds refunds an order (POST).
 func AdminOrderRefunds(orderID string) string { return under(AdminOrders, orderID, "refunds") }
 
+// AdminOrderAllocate allocates an order awaiting stock (POST).
+func AdminOrderAllocate(orderID string) string { return under(AdminOrders, orderID, "allocate") }
+
 // AdminOrderShipment changes a shipment of an order one step (POST).
 func AdminOrderShipment(orderID, shipmentID string) string {
 	return under(AdminOrders, orderID, "shipments", shipmentID)
