@@ -65,10 +65,16 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 		}
 	}
 
-	// By amount: €3.00, all to the card now.
+	// By amount: €3.00, all to the card now. What the README says it
+	// costs: the order's collection, one transaction, the gateway's refund
+	// (a GetItem, a Query, a transaction) and the refund marked done.
+	f.env.Counter.Reset()
 	rf2, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-2", Reason: "Late", By: refunder, Amount: eur(300)}, f.gateway)
 	if err != nil || rf2.Card != eur(300) || rf2.GiftCard.Amount != 0 {
 		t.Fatalf("refund by amount: %+v, %v", rf2, err)
+	}
+	if ops := f.env.Counter.Ops(); ops["Query"] != 2 || ops["GetItem"] != 1 || ops["TransactWriteItems"] != 2 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 6 {
+		t.Fatalf("a card refund by amount made %v", ops)
 	}
 	// More than is left (€40.00 − €23.00 = €17.00): refused, nothing written.
 	_, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-3", Reason: "x", By: refunder, Amount: eur(1701)}, f.gateway)
