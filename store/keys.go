@@ -71,7 +71,9 @@ const (
 	finderEmailKey       = "find#email" // and by email
 	sortKeyBillingShards = "billing-shards"
 	sortKeyListShards    = "list-shards"
-	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
+	sortKeyOwners        = "owners"                 // under partitionMeta: how many active owners there are
+	sortKeySubSettings   = "settings#subscriptions" // under partitionMeta: staff's subscription settings
+	sortKeyPriceChange   = "pricechange"            // under p#id: a product's scheduled monthly price
 
 	// A product drop's entry in the list of drops to close (its unclaimed
 	// stock goes back then), and the sort keys of drops by closing time.
@@ -95,6 +97,7 @@ const (
 	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
 	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
+	partitionPriceChanges   = "price-changes"    // GSI1: scheduled price changes, by the day they apply
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -136,6 +139,8 @@ const (
 	entitySubscription   = "subscription"
 	entityReceipt        = "receipt"
 	entityPeriod         = "paidPeriod"
+	entitySettings       = "settings"
+	entityPriceChange    = "priceChange"
 	entityGatewayCharge  = "gatewayCharge"
 	entityGatewayCard    = "gatewayCard"
 	entityMail           = "mail"

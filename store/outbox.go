@@ -19,6 +19,10 @@ const (
 	MailReceipt       MailKind = "receipt"
 	MailPaymentFailed MailKind = "payment_failed"
 	MailCancelled     MailKind = "cancelled"
+	// Subscription refunds, cards expiring before a payment, price changes.
+	MailReceiptRefund MailKind = "receipt_refund"
+	MailCardExpiring  MailKind = "card_expiring"
+	MailPriceChange   MailKind = "price_change"
 )
 
 // MailStatus is where a mail is on its way out.
