@@ -760,7 +760,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler, Health: eng.health,
-		Shelf: shelf,
+		Shelf: shelf, BaseURL: cfg.mailBaseURL(),
 	})
 	if err != nil {
 		return err

@@ -123,6 +123,9 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	if rec.Refund == nil {
 		return nil
 	}
+	if baseURL == "" {
+		baseURL = Config{}.withDefaults().BaseURL
+	}
 	l := link(baseURL, paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: "subrefund-" + rec.Number, To: rec.Email, Kind: store.MailReceiptRefund,

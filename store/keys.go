@@ -71,9 +71,12 @@ const (
 	finderEmailKey       = "find#email" // and by email
 	sortKeyBillingShards = "billing-shards"
 	sortKeyListShards    = "list-shards"
-	sortKeyOwners        = "owners"                 // under partitionMeta: how many active owners there are
-	sortKeySubSettings   = "settings#subscriptions" // under partitionMeta: staff's subscription settings
-	sortKeyPriceChange   = "pricechange"            // under p#id: a product's scheduled monthly price
+	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
+
+	// Staff's subscription settings under partitionMeta, and a product's
+	// scheduled monthly price under its p#id.
+	sortKeySubSettings = "settings#subscriptions"
+	sortKeyPriceChange = "pricechange"
 
 	// A product drop's entry in the list of drops to close (its unclaimed
 	// stock goes back then), and the sort keys of drops by closing time.

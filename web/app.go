@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"shop/handlers"
+	"shop/jobs"
 	"shop/static"
 	"shop/store"
 	"shop/store/dropgate"
@@ -59,6 +60,9 @@ type Config struct {
 	// more than one replica). Nil: uploads fail and only the drawn
 	// pictures are served (tests that need no photos).
 	Shelf photos.Shelf
+	// BaseURL is the shop's address in mails sent from a page (a refund's);
+	// empty: the jobs' default.
+	BaseURL string
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -96,7 +100,8 @@ func New(cfg Config) (*fiber.App, error) {
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log}
 	orders := &handlers.Orders{Store: cfg.Store}
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway}
+	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway, Refunder: refunder(cfg.Gateway), Mail: refundMail}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -270,6 +275,14 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/customers/:id/reactivate", adminCustomers.Reactivate)
 	admin.Get("/subscriptions", adminSubscriptions.List)
 	admin.Get("/subscriptions/due", adminSubscriptions.Due)
+	adminSubSettings := &handlers.AdminSubscriptionSettings{Store: cfg.Store}
+	admin.Get("/subscriptions/settings", adminSubSettings.Settings)
+	admin.Post("/subscriptions/settings", adminSubSettings.SaveSettings)
+	admin.Get("/subscriptions/prices", adminSubSettings.Prices)
+	admin.Post("/subscriptions/prices", adminSubSettings.SchedulePrice)
+	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: refunder(cfg.Gateway), Mail: refundMail}
+	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
+	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
 	admin.Get("/shipments", adminShipments.List)
