@@ -77,7 +77,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	amount, err := store.ParseMoney(f.Amount, r.Amount.Currency)
 	switch {
 	case finish:
-		if r.Refund == nil || r.Refund.Status != store.RefundPending {
+		if r.Refund == nil || r.Refund.Status != store.ReceiptRefundPending {
 			return page.BadRequest("This receipt has no refund waiting to be finished. Reload the page.")
 		}
 		amount, f.Reason = r.Refund.Amount, r.Refund.Reason
@@ -107,10 +107,10 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrRefundAmount):
 		f.Errors["amount"] = sentence(err)
 		return h.render(c, fiber.StatusUnprocessableEntity, done, f)
-	case errors.Is(err, store.ErrRefundRefused):
+	case errors.Is(err, store.ErrRefundRefused), errors.Is(err, store.ErrRefundExceedsCharge), errors.Is(err, store.ErrBadRefund):
 		f.Errors[""] = "The payment gateway refused the refund: " + err.Error() + ". Nothing was refunded."
 		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
-	case done.Refund != nil && done.Refund.Status == store.RefundPending:
+	case done.Refund != nil && done.Refund.Status == store.ReceiptRefundPending:
 		// The gateway did not answer: the refund waits on the receipt.
 		f.Errors[""] = "The payment gateway did not answer, so the refund is waiting. Finish it below in a minute; it is never made twice."
 		return h.render(c, fiber.StatusServiceUnavailable, done, f)

@@ -523,7 +523,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	card.Notice = "Cancelled. Nothing more is charged."
 	if r := res.Receipt; r != nil && r.Refund != nil {
 		days := fmt.Sprintf("the %d unused days of the period you paid", res.UnusedDays)
-		if r.Refund.Status == store.RefundDone {
+		if r.Refund.Status == store.ReceiptRefunded {
 			card.Notice += " We refunded " + r.Refund.Amount.String() + " for " + days + " to your " + r.Card.Label() + "."
 		} else {
 			card.Notice += " " + r.Refund.Amount.String() + " for " + days + " goes back to your " + r.Card.Label() + " shortly."

@@ -176,7 +176,7 @@ func TestReceiptRefundMailOverSMTP(t *testing.T) {
 	t.Parallel()
 	rec := store.Receipt{Number: "R0000000000AB", AccountID: "c1", SubscriptionID: "s1", ProductName: "Fika beans", Email: "ada@example.com",
 		Amount: eur(1299), Card: store.Card{Brand: "Visa", Last4: "4242"},
-		Refund: &store.ReceiptRefund{Status: store.RefundDone, Amount: eur(500), Reason: "stale beans"}}
+		Refund: &store.ReceiptRefund{Status: store.ReceiptRefunded, Amount: eur(500), Reason: "stale beans"}}
 	m := jobs.ReceiptRefundMail("https://shop.example/", time.Now(), rec)
 	env, srv, d := newDelivery(t, *m)
 	deliver(t, d, 1, 0)

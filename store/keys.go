@@ -29,6 +29,7 @@ const (
 	prefixDiscount  = "dc#"
 	prefixIdem      = "idem#"
 	prefixAdjust    = "adj#"
+	prefixRefund    = "rf#"     // an order's refund, by its form's key, under o#id
 	prefixOrdersOf  = "orders#" // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
 	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
 
@@ -64,6 +65,7 @@ const (
 	prefixRuns           = "runs#"    // a job's runs, newest last
 	prefixRunFailures    = "runfail#" // a run's failures
 	sortKeyCharge        = "charge"
+	sortKeyRefund        = "refund" // under gw#<key>: the test gateway's refund of that key
 	sortKeyCard          = "card"
 	sortKeyCart          = "cart"       // the one item of a cart (its lines in a map)
 	sortKeyAddresses     = "addresses"  // under c#id: the customer's saved addresses, in a map
@@ -131,6 +133,7 @@ const (
 	entityOrderNumber    = "orderNumber"
 	entityOrderItem      = "orderItem"
 	entityInvoice        = "invoice"
+	entityRefund         = "orderRefund"
 	entityShipment       = "shipment"
 	entityShipmentItem   = "shipmentItem"
 	entityCart           = "cart"
@@ -146,6 +149,7 @@ const (
 	entityPriceChange    = "priceChange"
 	entityGatewayCharge  = "gatewayCharge"
 	entityGatewayCard    = "gatewayCard"
+	entityGatewayRefund  = "gatewayRefund"
 	entityMail           = "mail"
 	entityDrop           = "drop"
 	entityDropCounter    = "dropCounter"
@@ -204,6 +208,7 @@ func shipmentItemKey(id string) string { return prefixShipItem + id }
 func giftCardKey(code string) string   { return prefixGiftCard + code }
 func discountKey(code string) string   { return prefixDiscount + code }
 func idempotencyKey(k string) string   { return prefixIdem + k }
+func refundKey(key string) string      { return prefixRefund + key }
 
 // accountKey is the partition of a customer's subscriptions and receipts.
 func accountKey(customerID string) string { return prefixAccount + customerID }

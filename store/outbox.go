@@ -19,6 +19,7 @@ const (
 	MailReceipt       MailKind = "receipt"
 	MailPaymentFailed MailKind = "payment_failed"
 	MailCancelled     MailKind = "cancelled"
+	MailRefund        MailKind = "refund" // an order's money back, or its cancellation
 	// Subscription refunds, cards expiring before a payment, price changes.
 	MailReceiptRefund MailKind = "receipt_refund"
 	MailCardExpiring  MailKind = "card_expiring"

@@ -19,19 +19,19 @@ import (
 // with its mail, in one transaction. The gateway's key is the receipt's, so
 // however often a refund is tried it gives money back once.
 
-// RefundStatus is where a receipt's refund is.
-type RefundStatus string
+// ReceiptRefundStatus is where a receipt's refund is.
+type ReceiptRefundStatus string
 
 const (
-	// RefundPending: reserved on the receipt, the gateway not yet confirmed.
-	RefundPending RefundStatus = "pending"
-	// RefundDone: the gateway gave the money back.
-	RefundDone RefundStatus = "refunded"
+	// ReceiptRefundPending: reserved on the receipt, the gateway not yet confirmed.
+	ReceiptRefundPending ReceiptRefundStatus = "pending"
+	// ReceiptRefunded: the gateway gave the money back.
+	ReceiptRefunded ReceiptRefundStatus = "refunded"
 )
 
 // ReceiptRefund is the one refund of a receipt.
 type ReceiptRefund struct {
-	Status      RefundStatus
+	Status      ReceiptRefundStatus
 	Key         string // the idempotency key of the request that made it
 	Amount      Money
 	Reason      string
@@ -46,7 +46,7 @@ func (r receiptRecord) refund() *ReceiptRefund {
 		return nil
 	}
 	return &ReceiptRefund{
-		Status: RefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
+		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
 		Reason: r.RefundReason, By: r.RefundBy, RequestedAt: parseTime(r.RefundRequestedAt),
 		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID,
 	}
@@ -54,28 +54,34 @@ func (r receiptRecord) refund() *ReceiptRefund {
 
 // Refunded is what was given back of the receipt (zero while pending).
 func (r Receipt) Refunded() Money {
-	if r.Refund == nil || r.Refund.Status != RefundDone {
+	if r.Refund == nil || r.Refund.Status != ReceiptRefunded {
 		return Money{Currency: r.Amount.Currency}
 	}
 	return r.Refund.Amount
 }
 
-// Refunder gives money back on a charge, at most once per idempotency key
-// (the card gateway, store/payment, implements it).
+// Refunder gives money back on a charge, at most once per idempotency key:
+// the refund half of Charger (the card gateway, store/payment).
 type Refunder interface {
 	Refund(ctx context.Context, chargeID string, amount Money, idempotencyKey string) (refundID string, err error)
 }
 
-// ErrRefundRefused wraps a gateway's final no (more than is left of the
-// charge, a charge it does not know): the reservation is let go.
+// ErrRefundRefused wraps a gateway's final no: the reservation is let go.
+// ErrRefundExceedsCharge and ErrBadRefund from the gateway are final too.
 var ErrRefundRefused = errors.New("the payment gateway refused the refund")
+
+// refusedForGood tells a gateway's final no from a refund whose outcome is
+// unknown (a timeout), which stays pending to be finished with its key.
+func refusedForGood(err error) bool {
+	return errors.Is(err, ErrRefundRefused) || errors.Is(err, ErrRefundExceedsCharge) || errors.Is(err, ErrBadRefund)
+}
 
 // Errors of a refund request staff can understand.
 var (
-	ErrAlreadyRefunded = errors.New("this receipt has been refunded already; a receipt is refunded once")
-	ErrRefundUnderWay  = errors.New("a refund of this receipt is under way; reload the page in a minute")
-	ErrRefundAmount    = errors.New("the refund must be more than 0.00 and at most the amount paid")
-	ErrRefundReason    = errors.New("say why the money goes back, in at most 500 characters")
+	ErrAlreadyRefunded     = errors.New("this receipt has been refunded already; a receipt is refunded once")
+	ErrRefundUnderWay      = errors.New("a refund of this receipt is under way; reload the page in a minute")
+	ErrRefundAmount        = errors.New("the refund must be more than 0.00 and at most the amount paid")
+	ErrReceiptRefundReason = errors.New("say why the money goes back, in at most 500 characters")
 )
 
 // refundResumeAfter is how long a pending refund belongs to the request that
@@ -98,7 +104,7 @@ type RefundRequest struct {
 
 // refundKey is the gateway's idempotency key of a receipt's refund: one
 // per receipt, so no two requests can both give money back.
-func refundKey(number string) string { return "subrefund-" + number }
+func receiptRefundKey(number string) string { return "subrefund-" + number }
 
 // receiptConsistent reads a receipt strongly consistent, for a write.
 func (s *Store) receiptConsistent(ctx context.Context, customerID, number string) (Receipt, error) {
@@ -120,7 +126,7 @@ func (s *Store) receiptConsistent(ctx context.Context, customerID, number string
 func (s *Store) RefundReceipt(ctx context.Context, req RefundRequest, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
 	req.Reason = strings.TrimSpace(req.Reason)
 	if req.Reason == "" || len([]rune(req.Reason)) > 500 {
-		return Receipt{}, ErrRefundReason
+		return Receipt{}, ErrReceiptRefundReason
 	}
 	if !ValidID(req.Key) || len(req.Key) > 64 {
 		return Receipt{}, errors.New("refund: a request key is needed")
@@ -134,33 +140,33 @@ func (s *Store) RefundReceipt(ctx context.Context, req RefundRequest, refunder R
 			if req.Amount.Currency != r.Amount.Currency || req.Amount.Amount <= 0 || req.Amount.Amount > r.Amount.Amount {
 				return r, ErrRefundAmount
 			}
-			err := s.reserveRefund(ctx, r, req)
+			err := s.reserveReceiptRefund(ctx, r, req)
 			if errors.Is(err, ErrConflict) {
 				continue // another request reserved it first: read what it did
 			}
 			if err != nil {
 				return r, err
 			}
-			r.Refund = &ReceiptRefund{Status: RefundPending, Key: req.Key, Amount: req.Amount, Reason: req.Reason, By: req.By, RequestedAt: s.now()}
-			return s.finishRefund(ctx, r, refunder, mail)
+			r.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: req.Key, Amount: req.Amount, Reason: req.Reason, By: req.By, RequestedAt: s.now()}
+			return s.finishReceiptRefund(ctx, r, refunder, mail)
 		}
 		mine := r.Refund.Key == req.Key
 		switch {
-		case r.Refund.Status == RefundDone && mine:
+		case r.Refund.Status == ReceiptRefunded && mine:
 			return r, nil
-		case r.Refund.Status == RefundDone:
+		case r.Refund.Status == ReceiptRefunded:
 			return r, ErrAlreadyRefunded
 		case mine || req.Finish || s.now().Sub(r.Refund.RequestedAt) > refundResumeAfter:
-			return s.finishRefund(ctx, r, refunder, mail)
+			return s.finishReceiptRefund(ctx, r, refunder, mail)
 		}
 		return r, ErrRefundUnderWay
 	}
 	return Receipt{}, fmt.Errorf("receipt %s kept changing: %w", req.Number, ErrConflict)
 }
 
-// refundReservation is the update that reserves a refund on a receipt.
-func (s *Store) refundReservation(r Receipt, req RefundRequest) (types.TransactWriteItem, error) {
-	upd := expression.Set(expression.Name("RefundStatus"), expression.Value(string(RefundPending))).
+// receiptRefundReservation is the update that reserves a refund on a receipt.
+func (s *Store) receiptRefundReservation(r Receipt, req RefundRequest) (types.TransactWriteItem, error) {
+	upd := expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefundPending))).
 		Set(expression.Name("RefundKey"), expression.Value(req.Key)).
 		Set(expression.Name("RefundAmount"), expression.Value(req.Amount.Amount)).
 		Set(expression.Name("RefundReason"), expression.Value(req.Reason)).
@@ -170,10 +176,10 @@ func (s *Store) refundReservation(r Receipt, req RefundRequest) (types.TransactW
 	return s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID), upd, cond)
 }
 
-// reserveRefund writes the reservation alone; ErrConflict if the receipt
+// reserveReceiptRefund writes the reservation alone; ErrConflict if the receipt
 // has a refund already.
-func (s *Store) reserveRefund(ctx context.Context, r Receipt, req RefundRequest) error {
-	w, err := s.refundReservation(r, req)
+func (s *Store) reserveReceiptRefund(ctx context.Context, r Receipt, req RefundRequest) error {
+	w, err := s.receiptRefundReservation(r, req)
 	if err != nil {
 		return err
 	}
@@ -191,18 +197,18 @@ func (s *Store) reserveRefund(ctx context.Context, r Receipt, req RefundRequest)
 	return nil
 }
 
-// finishRefund asks the gateway for the pending refund and records its
+// finishReceiptRefund asks the gateway for the pending refund and records its
 // answer. A final no lets the reservation go; an unknown outcome (the
 // gateway unreachable) leaves it pending, to be finished by a later try
 // with the same gateway key.
-func (s *Store) finishRefund(ctx context.Context, r Receipt, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
+func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
 	pending := *r.Refund
-	id, err := refunder.Refund(ctx, r.ChargeID, pending.Amount, refundKey(r.Number))
-	if errors.Is(err, ErrRefundRefused) {
+	id, err := refunder.Refund(ctx, r.ChargeID, pending.Amount, receiptRefundKey(r.Number))
+	if refusedForGood(err) {
 		rel := s.updateIf(ctx, accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
 			expression.Remove(expression.Name("RefundStatus")).Remove(expression.Name("RefundKey")).Remove(expression.Name("RefundAmount")).
 				Remove(expression.Name("RefundReason")).Remove(expression.Name("RefundBy")).Remove(expression.Name("RefundRequestedAt")),
-			expression.Name("RefundStatus").Equal(expression.Value(string(RefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
+			expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
 		if rel != nil && !isConditionFailed(rel) {
 			slog.ErrorContext(ctx, "let go of a refused refund", "receipt", r.Number, "err", rel)
 		}
@@ -214,13 +220,13 @@ func (s *Store) finishRefund(ctx context.Context, r Receipt, refunder Refunder, 
 	}
 	done := r
 	refund := pending
-	refund.Status, refund.GatewayID, refund.RefundedAt = RefundDone, id, s.now()
+	refund.Status, refund.GatewayID, refund.RefundedAt = ReceiptRefunded, id, s.now()
 	done.Refund = &refund
 	complete, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
-		expression.Set(expression.Name("RefundStatus"), expression.Value(string(RefundDone))).
+		expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefunded))).
 			Set(expression.Name("RefundID"), expression.Value(id)).
 			Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))),
-		expression.Name("RefundStatus").Equal(expression.Value(string(RefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
+		expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
 	if err != nil {
 		return r, err
 	}
@@ -242,7 +248,7 @@ func (s *Store) finishRefund(ctx context.Context, r Receipt, refunder Refunder, 
 		if rerr != nil {
 			return r, rerr
 		}
-		if now.Refund != nil && now.Refund.Status == RefundDone {
+		if now.Refund != nil && now.Refund.Status == ReceiptRefunded {
 			return now, nil
 		}
 		return now, fmt.Errorf("complete refund of %s: %w", r.Number, ErrConflict)
@@ -326,7 +332,7 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	}
 	items := []types.TransactWriteItem{put}
 	if refund != nil {
-		reserve, err := s.refundReservation(receipt, *refund)
+		reserve, err := s.receiptRefundReservation(receipt, *refund)
 		if err != nil {
 			return CancelledNow{Subscription: cur}, err
 		}
@@ -351,8 +357,8 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	if refund == nil {
 		return out, nil
 	}
-	receipt.Refund = &ReceiptRefund{Status: RefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
-	done, err := s.finishRefund(ctx, receipt, refunder, mail)
+	receipt.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
+	done, err := s.finishReceiptRefund(ctx, receipt, refunder, mail)
 	if err != nil {
 		// Cancelled all the same; the refund waits on the receipt for staff.
 		slog.ErrorContext(ctx, "refund of a cancellation", "subscription", id, "receipt", receipt.Number, "err", err)

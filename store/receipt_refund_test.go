@@ -4,47 +4,55 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"shop/store"
+	"shop/store/storetest"
 )
 
-// ledgerRefunder stands in for the gateway's refunds: once per key, as a
-// gateway does, counting what reached the bank.
+// ledgerRefunder is the test gateway's refunds, able to fail as a
+// gateway that does not answer, counting the calls.
 type ledgerRefunder struct {
+	gw      store.Refunder
+	env     storetest.Env
 	mu      sync.Mutex
-	byKey   map[string]store.Money
 	failing error // every refund fails with it while set
 	calls   int
 }
 
-func newLedgerRefunder() *ledgerRefunder { return &ledgerRefunder{byKey: map[string]store.Money{}} }
+func newLedgerRefunder(f billingFixture) *ledgerRefunder {
+	return &ledgerRefunder{gw: f.gateway, env: f.env}
+}
 
 func (l *ledgerRefunder) Refund(ctx context.Context, chargeID string, amount store.Money, key string) (string, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.calls++
-	if l.failing != nil {
-		return "", l.failing
+	failing := l.failing
+	l.mu.Unlock()
+	if failing != nil {
+		return "", failing
 	}
-	if first, ok := l.byKey[key]; ok {
-		if first != amount {
-			return "", fmt.Errorf("%w: key reused with another amount", store.ErrRefundRefused)
-		}
-		return "re_" + key, nil
-	}
-	l.byKey[key] = amount
-	return "re_" + key, nil
+	return l.gw.Refund(ctx, chargeID, amount, key)
 }
 
-func (l *ledgerRefunder) total() (refunds int, sum int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, m := range l.byKey {
+// total is what the gateway's ledger holds: its refunds and their sum.
+func (l *ledgerRefunder) total(t *testing.T) (refunds int, sum int64) {
+	t.Helper()
+	for _, item := range l.env.Items(t) {
+		if e, ok := item["EntityType"].(*types.AttributeValueMemberS); !ok || e.Value != "gatewayRefund" {
+			continue
+		}
 		refunds++
-		sum += m.Amount
+		n, err := strconv.ParseInt(item["Amount"].(*types.AttributeValueMemberN).Value, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += n
 	}
 	return refunds, sum
 }
@@ -81,7 +89,7 @@ func firstReceipt(t *testing.T, f billingFixture, customer string) store.Receipt
 func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
-	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder()
+	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder(f)
 	f.subscribe(t, "ada", 18, 1)
 	rec := firstReceipt(t, f, "ada")
 	req := store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "beans arrived stale", By: "staff@x", Key: "k1"}
@@ -97,7 +105,7 @@ func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 			r.Amount = store.Money{Amount: 100, Currency: "SEK"}
 			return r
 		}, store.ErrRefundAmount},
-		{"no reason", func(r store.RefundRequest) store.RefundRequest { r.Reason = "  "; return r }, store.ErrRefundReason},
+		{"no reason", func(r store.RefundRequest) store.RefundRequest { r.Reason = "  "; return r }, store.ErrReceiptRefundReason},
 	} {
 		if _, err := st.RefundReceipt(ctx, bad.req(req), gw, refundMail); !errors.Is(err, bad.want) {
 			t.Errorf("%s: %v, want %v", bad.name, err, bad.want)
@@ -111,7 +119,7 @@ func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done.Refund == nil || done.Refund.Status != store.RefundDone || done.Refunded() != eur(500) || done.Refund.GatewayID == "" {
+	if done.Refund == nil || done.Refund.Status != store.ReceiptRefunded || done.Refunded() != eur(500) || done.Refund.GatewayID == "" {
 		t.Fatalf("refund %+v", done.Refund)
 	}
 	again, err := st.RefundReceipt(ctx, req, gw, refundMail)
@@ -127,7 +135,7 @@ func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 	if err != nil || shown.Refunded() != eur(500) || shown.Refund.Reason != "beans arrived stale" || shown.Refund.By != "staff@x" {
 		t.Fatalf("the receipt shows %+v %v", shown.Refund, err)
 	}
-	if n, sum := gw.total(); n != 1 || sum != 500 {
+	if n, sum := gw.total(t); n != 1 || sum != 500 {
 		t.Errorf("gateway refunded %d times, %d cents", n, sum)
 	}
 	if m := refundMails(t, st); len(m) != 1 || m[0].To != "ada@example.com" {
@@ -141,7 +149,7 @@ func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 func TestRefundReceiptRace(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
-	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder()
+	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder(f)
 	f.subscribe(t, "bo", 18, 1)
 	rec := firstReceipt(t, f, "bo")
 	const n = 24
@@ -160,7 +168,7 @@ func TestRefundReceiptRace(t *testing.T) {
 	}
 	wg.Wait()
 	final, err := st.Receipt(ctx, "bo", rec.Number)
-	if err != nil || final.Refund == nil || final.Refund.Status != store.RefundDone {
+	if err != nil || final.Refund == nil || final.Refund.Status != store.ReceiptRefunded {
 		t.Fatalf("final refund %+v %v", final.Refund, err)
 	}
 	ok := 0
@@ -179,7 +187,7 @@ func TestRefundReceiptRace(t *testing.T) {
 	if ok < 1 || ok > 2 {
 		t.Errorf("%d requests succeeded, want the winner and its twin at most", ok)
 	}
-	if refunds, sum := gw.total(); refunds != 1 || sum != final.Refund.Amount.Amount {
+	if refunds, sum := gw.total(t); refunds != 1 || sum != final.Refund.Amount.Amount {
 		t.Errorf("gateway: %d refunds, %d cents; the receipt says %v", refunds, sum, final.Refund.Amount)
 	}
 	if m := refundMails(t, st); len(m) != 1 {
@@ -193,7 +201,7 @@ func TestRefundReceiptRace(t *testing.T) {
 func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
-	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder()
+	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder(f)
 	f.subscribe(t, "cy", 18, 1)
 	rec := firstReceipt(t, f, "cy")
 	req := store.RefundRequest{CustomerID: "cy", Number: rec.Number, Amount: eur(1299), Reason: "never arrived", By: "staff", Key: "first"}
@@ -202,7 +210,7 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 		t.Fatal("a refund the gateway did not answer was recorded as done")
 	}
 	pending, _ := st.Receipt(ctx, "cy", rec.Number)
-	if pending.Refund == nil || pending.Refund.Status != store.RefundPending {
+	if pending.Refund == nil || pending.Refund.Status != store.ReceiptRefundPending {
 		t.Fatalf("after no answer: %+v", pending.Refund)
 	}
 	gw.failing = nil
@@ -216,7 +224,7 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	if err != nil || done.Refunded() != eur(1299) {
 		t.Fatalf("finished: %+v %v", done.Refund, err)
 	}
-	if refunds, sum := gw.total(); refunds != 1 || sum != 1299 {
+	if refunds, sum := gw.total(t); refunds != 1 || sum != 1299 {
 		t.Errorf("gateway: %d refunds, %d cents", refunds, sum)
 	}
 
@@ -224,8 +232,8 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	f.clock.Set(time.Date(2026, 6, 18, 9, 0, 0, 0, time.UTC))
 	f.subscribe(t, "dee", 18, 1)
 	rec2 := firstReceipt(t, f, "dee")
-	gw.failing = fmt.Errorf("%w: more than is left", store.ErrRefundRefused)
-	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "dee", Number: rec2.Number, Amount: eur(100), Reason: "x", By: "s", Key: "a"}, gw, refundMail); !errors.Is(err, store.ErrRefundRefused) {
+	gw.failing = store.ErrRefundExceedsCharge // the gateway's final no
+	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "dee", Number: rec2.Number, Amount: eur(100), Reason: "x", By: "s", Key: "a"}, gw, refundMail); !errors.Is(err, store.ErrRefundExceedsCharge) {
 		t.Fatalf("refused: %v", err)
 	}
 	if r, _ := st.Receipt(ctx, "dee", rec2.Number); r.Refund != nil {
@@ -236,7 +244,7 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder()
+	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder(f)
 	off := f.subscribe(t, "ed", 1, 1) // paid 1 April to 1 May: 30 days of €12.99
 	on := f.subscribe(t, "flo", 1, 1)
 	f.clock.Set(time.Date(2026, 4, 16, 9, 0, 0, 0, time.UTC)) // the 16th used: 14 days left
@@ -267,7 +275,7 @@ func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	if got.Receipt.Refunded() != want || got.UnusedDays != 14 || got.PeriodDays != 30 || got.Receipt.Refund.By != "cancellation" {
 		t.Errorf("refund %+v (%d/%d days), want %v", got.Receipt.Refund, got.UnusedDays, got.PeriodDays, want)
 	}
-	if refunds, sum := gw.total(); refunds != 1 || sum != want.Amount {
+	if refunds, sum := gw.total(t); refunds != 1 || sum != want.Amount {
 		t.Errorf("gateway: %d refunds, %d cents", refunds, sum)
 	}
 	if _, err := st.CancelSubscriptionNow(ctx, "flo", on.ID, got.Subscription.Version, gw, refundMail); !errors.Is(err, store.ErrSubscriptionCancelled) {

@@ -53,7 +53,7 @@ func adminReceiptRefund(r store.Receipt) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if f.Status == store.RefundPending {
+			if f.Status == store.ReceiptRefundPending {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "Refund under way")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -76,7 +76,7 @@ func adminReceiptRefund(r store.Receipt) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if f.Status == store.RefundDone {
+			if f.Status == store.ReceiptRefunded {
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(" on " + adminStamp(ctx, f.RefundedAt))
 				if templ_7745c5c3_Err != nil {
@@ -389,7 +389,7 @@ func AdminReceiptView(l Layout, p AdminReceiptPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			} else if f.Status == store.RefundPending {
+			} else if f.Status == store.ReceiptRefundPending {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<article><header><strong>Finish the refund</strong></header>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

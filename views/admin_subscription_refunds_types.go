@@ -58,7 +58,7 @@ func refundWords(r *store.ReceiptRefund) string {
 	switch {
 	case r == nil:
 		return ""
-	case r.Status == store.RefundPending:
+	case r.Status == store.ReceiptRefundPending:
 		return "refund of " + r.Amount.String() + " under way"
 	}
 	return "refunded " + r.Amount.String()

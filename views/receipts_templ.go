@@ -573,7 +573,7 @@ func ReceiptView(l Layout, p ReceiptPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if f.Status == store.RefundPending {
+				if f.Status == store.ReceiptRefundPending {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "Refund under way")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -596,7 +596,7 @@ func ReceiptView(l Layout, p ReceiptPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if f.Status == store.RefundDone {
+				if f.Status == store.ReceiptRefunded {
 					var templ_7745c5c3_Var31 string
 					templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(" on ")
 					if templ_7745c5c3_Err != nil {
