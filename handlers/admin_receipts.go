@@ -107,7 +107,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrRefundAmount):
 		f.Errors["amount"] = sentence(err)
 		return h.render(c, fiber.StatusUnprocessableEntity, done, f)
-	case errors.Is(err, store.ErrRefundRefused), errors.Is(err, store.ErrRefundExceedsCharge), errors.Is(err, store.ErrBadRefund):
+	case errors.Is(err, store.ErrRefundRefused), errors.Is(err, store.ErrRefundExceedsCharge), errors.Is(err, store.ErrBadRefund), errors.Is(err, store.ErrNotFound):
 		f.Errors[""] = "The payment gateway refused the refund: " + err.Error() + ". Nothing was refunded."
 		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
 	case done.Refund != nil && done.Refund.Status == store.ReceiptRefundPending:

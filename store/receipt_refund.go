@@ -67,13 +67,14 @@ type Refunder interface {
 }
 
 // ErrRefundRefused wraps a gateway's final no: the reservation is let go.
-// ErrRefundExceedsCharge and ErrBadRefund from the gateway are final too.
+// ErrRefundExceedsCharge, ErrBadRefund and a charge the gateway does not
+// know (ErrNotFound) are final too.
 var ErrRefundRefused = errors.New("the payment gateway refused the refund")
 
 // refusedForGood tells a gateway's final no from a refund whose outcome is
 // unknown (a timeout), which stays pending to be finished with its key.
 func refusedForGood(err error) bool {
-	return errors.Is(err, ErrRefundRefused) || errors.Is(err, ErrRefundExceedsCharge) || errors.Is(err, ErrBadRefund)
+	return errors.Is(err, ErrRefundRefused) || errors.Is(err, ErrRefundExceedsCharge) || errors.Is(err, ErrBadRefund) || errors.Is(err, ErrNotFound)
 }
 
 // Errors of a refund request staff can understand.
