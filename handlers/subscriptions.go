@@ -25,6 +25,8 @@ type SubscriptionStore interface {
 	Subscription(ctx context.Context, customerID, id string) (store.Subscription, error)
 	Subscribe(ctx context.Context, req store.SubscribeRequest, charger store.Charger) (store.Subscription, store.Receipt, error)
 	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
+	CancelSubscriptionNow(ctx context.Context, customerID, id string, version int, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.CancelledNow, error)
+	ProductPriceChange(ctx context.Context, productID string) (store.PriceChange, error)
 	Today() time.Time
 }
 
@@ -33,6 +35,10 @@ type SubscriptionStore interface {
 type Subscriptions struct {
 	Store   SubscriptionStore
 	Gateway payment.Gateway
+	// Refunder gives back the unused days when cancelling now refunds
+	// them (staff's setting); Mail is the refund's mail.
+	Refunder store.Refunder
+	Mail     func(store.Receipt) *store.Mail
 }
 
 // subscribeFormStore is what a product page needs for its subscribe form.
@@ -126,8 +132,16 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// A scheduled price change applies to a new subscriber on its day too;
+	// the confirmation and the subscription's card say so.
+	var change *store.PriceChange
+	if pc, err := h.Store.ProductPriceChange(ctx, p.ID); err == nil {
+		change = &pc
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	sub, receipt, err := h.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Product: p, PaymentDay: day, PeriodMonths: period, Card: card,
+		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Product: p, PaymentDay: day, PeriodMonths: period, Card: card, PriceChange: change,
 	}, h.Gateway)
 	switch {
 	case err == nil:
@@ -135,6 +149,10 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		if receipt.Number != "" {
 			msg = fmt.Sprintf("You are subscribed to %s. The first payment of %s is on receipt %s; the next is on %s.",
 				sub.ProductName, receipt.Amount, receipt.Number, sub.NextPaymentDate.Format("2 Jan 2006"))
+		}
+		if !sub.NewPriceFrom.IsZero() {
+			msg += fmt.Sprintf(" The monthly price becomes %s on %s, so your payments on or after that day are %s.",
+				sub.NewPrice, sub.NewPriceFrom.Format("2 Jan 2006"), sub.AmountFor(sub.NewPriceFrom))
 		}
 		page.Flash(c, views.FlashSuccess, msg)
 		return page.Redirect(c, paths.Subscriptions)
@@ -451,12 +469,11 @@ func (h *Subscriptions) Resume(c *fiber.Ctx) error {
 
 // Cancel ends the subscription now, or at the end of the paid period.
 func (h *Subscriptions) Cancel(c *fiber.Ctx) error {
+	if c.FormValue("when") == "now" {
+		return h.cancelNow(c)
+	}
 	return h.change(c, "cancel", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		switch c.FormValue("when") {
-		case "now":
-			return store.CancelNow(), func(store.Subscription) string {
-				return "Cancelled. Nothing more is charged."
-			}, nil
 		case "period_end":
 			return store.CancelAtPeriodEnd(), func(s store.Subscription) string {
 				return "It ends on " + dayText(s.EndsOn) + ", at the end of the period you paid for; nothing more is charged."
@@ -473,4 +490,48 @@ func (h *Subscriptions) Keep(c *fiber.Ctx) error {
 			return "Kept: the next payment is on " + dayText(s.NextPaymentDate) + "."
 		}, nil
 	})
+}
+
+// cancelNow ends the subscription today and, when staff allow it, refunds
+// the unused days of the period paid last (the store reserves the refund
+// in the cancellation's own write).
+func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
+	v, err := signedInFor(c, paths.Subscriptions)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	id, err := pathID(c, "id", "That subscription")
+	if err != nil {
+		return err
+	}
+	version, err := strconv.Atoi(c.FormValue("version"))
+	if err != nil || version < 1 {
+		return page.BadRequest(formBroken)
+	}
+	res, err := h.Store.CancelSubscriptionNow(c.UserContext(), v.ID, id, version, h.Refunder, h.Mail)
+	card := views.SubscriptionCard{Sub: res.Subscription, Errors: views.FieldErrors{}}
+	var stale *store.StaleError
+	switch {
+	case errors.As(err, &stale):
+		return h.stale(c, v, stale)
+	case errors.Is(err, store.ErrSubscriptionCancelled):
+		card.Error, card.Open = sentence(err), "cancel"
+		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
+	case err != nil:
+		return notFoundAs(err, "That subscription")
+	}
+	card.Notice = "Cancelled. Nothing more is charged."
+	if r := res.Receipt; r != nil && r.Refund != nil {
+		days := fmt.Sprintf("the %d unused days of the period you paid", res.UnusedDays)
+		if r.Refund.Status == store.ReceiptRefunded {
+			card.Notice += " We refunded " + r.Refund.Amount.String() + " for " + days + " to your " + r.Card.Label() + "."
+		} else {
+			card.Notice += " " + r.Refund.Amount.String() + " for " + days + " goes back to your " + r.Card.Label() + " shortly."
+		}
+	}
+	if !page.IsHTMX(c) {
+		page.Flash(c, views.FlashSuccess, res.Subscription.ProductName+": "+card.Notice)
+		return page.Redirect(c, paths.Subscriptions)
+	}
+	return h.answer(c, v, fiber.StatusOK, card)
 }

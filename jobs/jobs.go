@@ -37,6 +37,10 @@ type Gateway interface {
 	ChargeAt(ctx context.Context, token string, amount store.Money, key string) (store.GatewayCharge, error)
 	Lookup(ctx context.Context, key string) (store.GatewayCharge, error)
 	Void(ctx context.Context, chargeID string) error
+	// CardExpires is the first instant a card no longer pays, as the
+	// gateway knows it (it learns of renewed cards); ErrNotFound for a
+	// token it does not know.
+	CardExpires(ctx context.Context, token string) (time.Time, error)
 }
 
 // Store is what the jobs read and write.
@@ -52,7 +56,12 @@ type Store interface {
 	CompletePayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail) (store.Subscription, store.Receipt, error)
 	FailPayment(ctx context.Context, sub store.Subscription, today time.Time, retryDays []int, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
 	EndSubscription(ctx context.Context, sub store.Subscription, today time.Time, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
-	SendReminder(ctx context.Context, sub store.Subscription, today time.Time, mail *store.Mail) (store.Subscription, error)
+	SendReminder(ctx context.Context, sub store.Subscription, today time.Time, mail *store.Mail, more ...*store.Mail) (store.Subscription, error)
+	PriceChanges(ctx context.Context) ([]store.PriceChange, error)
+	SubscriptionsOfProduct(ctx context.Context, productID string, status store.SubscriptionStatus, limit int, cursor string) (store.Page[store.Subscription], error)
+	AnnouncePrice(ctx context.Context, sub store.Subscription, c store.PriceChange, from time.Time, mail *store.Mail) (store.Subscription, error)
+	MarkPriceChangeAnnounced(ctx context.Context, c store.PriceChange, day time.Time, told int) error
+	ApplyPriceChange(ctx context.Context, c store.PriceChange, day time.Time) error
 	OpenIntents(ctx context.Context, before time.Time, limit int) ([]store.Subscription, error)
 	OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]store.CheckoutIntent, error)
 	EndedProductDrops(ctx context.Context) ([]store.Drop, error)
@@ -154,6 +163,9 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	switch job {
 	case JobReminders:
 		err = r.reminders(ctx, rec, date)
+		if err == nil {
+			err = r.priceChanges(ctx, rec, date)
+		}
 	case JobPayments:
 		err = r.payments(ctx, rec, date)
 	}

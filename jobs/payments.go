@@ -152,7 +152,7 @@ func (r *Runner) charge(ctx context.Context, sub store.Subscription) (store.Gate
 	var err error
 	for try := range r.cfg.ProcessTries {
 		var c store.GatewayCharge
-		c, err = r.gateway.ChargeAt(ctx, sub.Card.Token, sub.Amount(), key)
+		c, err = r.gateway.ChargeAt(ctx, sub.Card.Token, sub.AmountFor(sub.Intent.Period), key)
 		if !errors.Is(err, payment.ErrProcessing) {
 			return c, err
 		}

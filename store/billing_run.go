@@ -46,19 +46,24 @@ func (s *Store) subscriptionPut(ctx context.Context, sub Subscription) (types.Tr
 // writeSubscriptionWithMail writes sub and, if given, a mail in one
 // transaction; ErrConflict if the subscription moved meanwhile. A mail
 // already in the outbox (a rerun) is not an error: the subscription write
-// then goes alone.
-func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription, mail *Mail) (Subscription, error) {
+// then goes without it.
+func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription, mails ...*Mail) (Subscription, error) {
 	put, next, err := s.subscriptionPut(ctx, sub)
 	if err != nil {
 		return sub, err
 	}
 	items := []types.TransactWriteItem{put}
-	if mail != nil {
+	var sent []*Mail
+	for _, mail := range mails {
+		if mail == nil {
+			continue
+		}
 		m, err := s.mailPut(*mail)
 		if err != nil {
 			return sub, err
 		}
 		items = append(items, m)
+		sent = append(sent, mail)
 	}
 	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	reasons := cancellationReasons(err)
@@ -67,8 +72,16 @@ func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription,
 		return next, nil
 	case len(reasons) > 0 && reasons[0] == reasonConditionFailed:
 		return sub, fmt.Errorf("subscription %s at version %d: %w", sub.ID, sub.Version, ErrConflict)
-	case len(reasons) > 1 && reasons[1] == reasonConditionFailed:
-		return s.writeSubscriptionWithMail(ctx, sub, nil)
+	case len(reasons) > 1:
+		var left []*Mail
+		for i, m := range sent {
+			if reasons[i+1] != reasonConditionFailed {
+				left = append(left, m)
+			}
+		}
+		if len(left) < len(sent) {
+			return s.writeSubscriptionWithMail(ctx, sub, left...)
+		}
 	}
 	return sub, fmt.Errorf("write subscription %s: %w", sub.ID, err)
 }
@@ -98,6 +111,10 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 	next.NextPaymentDate = NextBillingDate(period, sub.PeriodMonths, sub.PaymentDay)
 	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
 	next.LastPaymentDate = period
+	if !sub.NewPriceFrom.IsZero() && !period.Before(sub.NewPriceFrom) {
+		// The announced price is now the price.
+		next.MonthlyPrice, next.NewPrice, next.NewPriceFrom = sub.NewPrice, Money{}, time.Time{}
+	}
 	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
 	receipt := NewReceipt(sub, charge, period, next.NextPaymentDate)
 	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt)
@@ -182,14 +199,15 @@ func (s *Store) EndSubscription(ctx context.Context, sub Subscription, today tim
 
 // SendReminder records a reminder: the mail goes into the outbox and the
 // reminder date moves on in the same transaction, so a reminder is sent
-// once per payment.
-func (s *Store) SendReminder(ctx context.Context, sub Subscription, today time.Time, mail *Mail) (Subscription, error) {
+// once per payment. More mails of that payment (a card expiring before it)
+// go in the same transaction, so they too are sent once.
+func (s *Store) SendReminder(ctx context.Context, sub Subscription, today time.Time, mail *Mail, more ...*Mail) (Subscription, error) {
 	next := sub
 	next.NextReminderDate = time.Time{}
 	if mail != nil { // nil: dropped unsent, its payment date has passed
 		next.LastReminderDate = today
 	}
-	return s.writeSubscriptionWithMail(ctx, next, mail)
+	return s.writeSubscriptionWithMail(ctx, next, append([]*Mail{mail}, more...)...)
 }
 
 // OpenIntents lists payment intents recorded before `before`, oldest first

@@ -78,6 +78,11 @@ const (
 	sortKeyListShards    = "list-shards"
 	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
 
+	// Staff's subscription settings under partitionMeta, and a product's
+	// scheduled monthly price under its p#id.
+	sortKeySubSettings = "settings#subscriptions"
+	sortKeyPriceChange = "pricechange"
+
 	// A product drop's entry in the list of drops to close (its unclaimed
 	// stock goes back then), and the sort keys of drops by closing time.
 	sortKeyDropClosing = "closing"
@@ -100,6 +105,7 @@ const (
 	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
 	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
+	partitionPriceChanges   = "price-changes"    // GSI1: scheduled price changes, by the day they apply
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -142,6 +148,8 @@ const (
 	entitySubscription   = "subscription"
 	entityReceipt        = "receipt"
 	entityPeriod         = "paidPeriod"
+	entitySettings       = "settings"
+	entityPriceChange    = "priceChange"
 	entityGatewayCharge  = "gatewayCharge"
 	entityGatewayCard    = "gatewayCard"
 	entityGatewayRefund  = "gatewayRefund"

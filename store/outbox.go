@@ -20,6 +20,10 @@ const (
 	MailPaymentFailed MailKind = "payment_failed"
 	MailCancelled     MailKind = "cancelled"
 	MailRefund        MailKind = "refund" // an order's money back, or its cancellation
+	// Subscription refunds, cards expiring before a payment, price changes.
+	MailReceiptRefund MailKind = "receipt_refund"
+	MailCardExpiring  MailKind = "card_expiring"
+	MailPriceChange   MailKind = "price_change"
 )
 
 // MailStatus is where a mail is on its way out.

@@ -31,6 +31,8 @@ type Receipt struct {
 	PeriodStart    time.Time // billing dates: the period paid, [start, end)
 	PeriodEnd      time.Time
 	ExpiresAt      time.Time
+	// Refund is the one refund of this receipt, nil while it has none.
+	Refund *ReceiptRefund
 }
 
 type receiptRecord struct {
@@ -51,6 +53,16 @@ type receiptRecord struct {
 	PeriodStart     string `dynamodbav:"PeriodStart"`
 	PeriodEnd       string `dynamodbav:"PeriodEnd"`
 	ExpiresAt       int64  `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	// The receipt's one refund (receipt_refund.go), on the receipt itself
+	// so that every read of a receipt shows it at no extra cost.
+	RefundStatus      string `dynamodbav:"RefundStatus,omitempty"`
+	RefundKey         string `dynamodbav:"RefundKey,omitempty"`
+	RefundAmount      int64  `dynamodbav:"RefundAmount,omitempty"`
+	RefundReason      string `dynamodbav:"RefundReason,omitempty"`
+	RefundBy          string `dynamodbav:"RefundBy,omitempty"`
+	RefundRequestedAt string `dynamodbav:"RefundRequestedAt,omitempty"`
+	RefundedAt        string `dynamodbav:"RefundedAt,omitempty"`
+	RefundID          string `dynamodbav:"RefundID,omitempty"`
 }
 
 func (r receiptRecord) receipt() Receipt {
@@ -59,7 +71,7 @@ func (r receiptRecord) receipt() Receipt {
 		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
-		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(),
+		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(),
 	}
 }
 

@@ -187,6 +187,24 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 			return err
 		}},
 		{"open payment intents", 1, func() error { _, err := st.OpenIntents(ctx, now, 20); return err }},
+		// Refunds on cancelling, price changes.
+		{"staff's subscription settings", 1, func() error { _, err := st.SubscriptionSettings(ctx); return err }},
+		{"save the subscription settings", 1, func() error {
+			_, err := st.SaveSubscriptionSettings(ctx, store.SubscriptionSettings{RefundUnusedOnCancel: true, ChangedBy: "req"})
+			return err
+		}},
+		{"every price change", 1, func() error { _, err := st.PriceChanges(ctx); return err }},
+		{"a product's price change", 1, func() error {
+			_, err := st.ProductPriceChange(ctx, subs[0].ProductID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			return err
+		}},
+		{"a product's subscribers in a status", 1, func() error {
+			_, err := st.SubscriptionsOfProduct(ctx, subs[0].ProductID, store.SubscriptionActive, 100, "")
+			return err
+		}},
 		// Due dates: one Query per shard, in parallel.
 		{"payments due on or before a day", store.DefaultBillingShards, func() error { _, err := st.PaymentsDue(ctx, now, 20, ""); return err }},
 		{"open checkout intents older than a time", store.DefaultListShards, func() error {

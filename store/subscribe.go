@@ -50,7 +50,9 @@ type subscriptionRecord struct {
 	IntentAttempt    int    `dynamodbav:"IntentAttempt,omitempty"`
 	IntentAt         string `dynamodbav:"IntentAt,omitempty"`
 	// The orders of its last paid periods, newest first (a shipping product).
-	Orders []periodOrderDoc `dynamodbav:"Orders,omitempty"`
+	Orders          []periodOrderDoc `dynamodbav:"Orders,omitempty"`
+	NewMonthlyPrice int64            `dynamodbav:"NewMonthlyPrice,omitempty"` // a price change the subscriber was told of
+	NewPriceFrom    string           `dynamodbav:"NewPriceFrom,omitempty"`
 	// Open payment intents (GSI2, sparse): the reconcile step finds the old ones.
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
@@ -92,6 +94,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		LastPaymentDate: parseDate(r.LastPaymentDate), LastReminderDate: parseDate(r.LastReminderDate),
 		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn),
 		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
+		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom),
 	}
 }
 
@@ -103,7 +106,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	r := subscriptionRecord{
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
 		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Email: s.Email,
-		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.Amount().Amount, Currency: s.MonthlyPrice.Currency,
+		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
 		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
 		NextPaymentDate: FormatDate(s.NextPaymentDate), NextReminderDate: FormatDate(s.NextReminderDate),
@@ -115,6 +118,9 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	}
 	for _, o := range s.Orders {
 		r.Orders = append(r.Orders, periodOrderDoc{Period: FormatDate(o.PeriodStart), OrderID: o.OrderID, Number: o.OrderNumber})
+	}
+	if !s.NewPriceFrom.IsZero() {
+		r.NewMonthlyPrice, r.NewPriceFrom = s.NewPrice.Amount, FormatDate(s.NewPriceFrom)
 	}
 	if s.Intent != nil {
 		r.IntentPeriod, r.IntentAttempt, r.IntentAt = FormatDate(s.Intent.Period), s.Intent.Attempt, timestamp(s.Intent.At)
@@ -149,6 +155,9 @@ type SubscribeRequest struct {
 	PaymentDay   int
 	PeriodMonths int
 	Card         Card
+	// PriceChange is the product's scheduled price, if any: the new
+	// subscriber pays it from its day, as the form said.
+	PriceChange *PriceChange
 }
 
 type subscribeKeyRecord struct {
@@ -195,6 +204,10 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 		MonthlyPrice: req.Product.MonthlyPrice, PeriodMonths: req.PeriodMonths, PaymentDay: req.PaymentDay,
 		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
 		LastPaymentDate: today,
+	}
+	if pc := req.PriceChange; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
+		// Shown on the form: the new price applies to them on its day too.
+		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
 	}
 	// The first period runs from today to the payment day of the next period.
 	sub.NextPaymentDate = NextBillingDate(today, sub.PeriodMonths, sub.PaymentDay)

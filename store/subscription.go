@@ -63,6 +63,10 @@ type Subscription struct {
 	// most KeptPeriodOrders), when its product ships: kept on the item so
 	// the customer's page links them without another read.
 	Orders []PeriodOrder
+	// NewPrice is a monthly price the subscriber was told of (price
+	// changes), paid from the first payment on or after NewPriceFrom.
+	NewPrice     Money
+	NewPriceFrom time.Time
 
 	CreatedAt time.Time
 	Version   int // bumped by every write; writes are conditional on it
@@ -102,6 +106,22 @@ func (p PaymentIntent) Key(subscriptionID string) string {
 // Amount is what one payment takes: the monthly price times the period.
 func (s Subscription) Amount() Money {
 	return Money{Amount: s.MonthlyPrice.Amount * int64(s.PeriodMonths), Currency: s.MonthlyPrice.Currency}
+}
+
+// MonthlyPriceFor is the monthly price of the period starting on a
+// payment date: the announced new price from its day on.
+func (s Subscription) MonthlyPriceFor(period time.Time) Money {
+	if !s.NewPriceFrom.IsZero() && !period.Before(s.NewPriceFrom) {
+		return s.NewPrice
+	}
+	return s.MonthlyPrice
+}
+
+// AmountFor is what the payment of the period starting on a payment date
+// takes, with an announced price change.
+func (s Subscription) AmountFor(period time.Time) Money {
+	m := s.MonthlyPriceFor(period)
+	return Money{Amount: m.Amount * int64(s.PeriodMonths), Currency: m.Currency}
 }
 
 // Ending reports whether the subscription stops at the end of its period.

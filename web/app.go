@@ -110,7 +110,8 @@ func New(cfg Config) (*fiber.App, error) {
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
 	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway}
+	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway, Refunder: cfg.Gateway, Mail: refundMail}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -308,6 +309,14 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/customers/:id/reactivate", adminCustomers.Reactivate)
 	admin.Get("/subscriptions", adminSubscriptions.List)
 	admin.Get("/subscriptions/due", adminSubscriptions.Due)
+	adminSubSettings := &handlers.AdminSubscriptionSettings{Store: cfg.Store}
+	admin.Get("/subscriptions/settings", adminSubSettings.Settings)
+	admin.Post("/subscriptions/settings", adminSubSettings.SaveSettings)
+	admin.Get("/subscriptions/prices", adminSubSettings.Prices)
+	admin.Post("/subscriptions/prices", adminSubSettings.SchedulePrice)
+	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Gateway, Mail: refundMail}
+	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
+	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
 	admin.Get("/shipments", adminShipments.List)

@@ -178,7 +178,13 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 		if err := st.SeedSubscription(ctx, sub, receipts); err != nil && !errors.Is(err, store.ErrConflict) {
 			return fmt.Errorf("demo subscription %s to %s: %w", pl.email, pl.product, err)
 		}
+		if err := chargesInLedger(ctx, st, receipts); err != nil {
+			return err
+		}
 		have[id][pl.product] = true
+	}
+	if err := scheduleDemoPriceChange(ctx, st); err != nil {
+		return err
 	}
 	if err := st.Mark(ctx, subscriptionsMarker); err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
@@ -224,4 +230,44 @@ func Refresh(ctx context.Context, st *store.Store) (moved int, err error) {
 		}
 	}
 	return moved, nil
+}
+
+// DemoSubscriptionChargeKey is the test gateway's key of a demo receipt's
+// charge: the ledger holds the receipts' charges, so staff can refund them.
+func DemoSubscriptionChargeKey(number string) string { return "demo-sub-" + number }
+
+// chargesInLedger records the receipts' charges on the test gateway's side.
+func chargesInLedger(ctx context.Context, st *store.Store, receipts []store.Receipt) error {
+	for _, r := range receipts {
+		_, err := st.RecordGatewayCharge(ctx, store.GatewayCharge{Key: DemoSubscriptionChargeKey(r.Number), ID: r.ChargeID,
+			Token: demoCard.Token, Last4: demoCard.Last4, Amount: r.Amount, At: r.ProcessedAt, Outcome: payment.OutcomeOK})
+		if err != nil && !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("demo charge of receipt %s: %w", r.Number, err)
+		}
+	}
+	return nil
+}
+
+// scheduleDemoPriceChange schedules a new monthly price of Ada's monthly
+// beans 45 days after the demo is loaded: staff see it under Price
+// changes, and the reminders job announces it in 15 days.
+func scheduleDemoPriceChange(ctx context.Context, st *store.Store) error {
+	p, err := st.Product(ctx, "cf-gbg-dark")
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !p.Subscribable) {
+		return nil // staff removed it or stopped its subscriptions
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := st.ProductPriceChange(ctx, p.ID); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	newPrice := store.Money{Amount: p.MonthlyPrice.Amount + 100, Currency: p.MonthlyPrice.Currency}
+	_, err = st.SchedulePriceChange(ctx, p, newPrice, st.Today().AddDate(0, 0, 45), "Demo staff")
+	if errors.Is(err, store.ErrPriceAnnounced) {
+		return nil
+	}
+	return err
 }

@@ -220,6 +220,16 @@ func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Mon
 	return c.ID, err
 }
 
+// CardExpires is the first instant a tokenised card no longer pays;
+// ErrNotFound (store's) for an unknown token.
+func (g *TestGateway) CardExpires(ctx context.Context, token string) (time.Time, error) {
+	c, err := g.ledger.GatewayCard(ctx, token)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return c.Expires, nil
+}
+
 // Lookup reads the ledger's entry of a key: what the gateway did with it.
 func (g *TestGateway) Lookup(ctx context.Context, key string) (store.GatewayCharge, error) {
 	return g.ledger.GatewayCharge(ctx, key)

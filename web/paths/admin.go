@@ -82,6 +82,24 @@ func AdminCustomerDeactivate(id string) string { return under(AdminCustomers, id
 // AdminCustomerReactivate lets an account sign in again (POST, owners).
 func AdminCustomerReactivate(id string) string { return under(AdminCustomers, id, "reactivate") }
 
+// Staff's subscription settings (refund on cancelling now) and the
+// products' scheduled price changes (GET shows, POST saves).
+const (
+	AdminSubscriptionSettings = "/admin/subscriptions/settings"
+	AdminPriceChanges         = "/admin/subscriptions/prices"
+)
+
+// AdminCustomerReceipt is one of a customer's receipts for staff, with
+// its refund.
+func AdminCustomerReceipt(customerID, number string) string {
+	return under(AdminCustomers, customerID, "receipts", number)
+}
+
+// AdminReceiptRefund refunds a receipt (POST).
+func AdminReceiptRefund(customerID, number string) string {
+	return under(AdminCustomers, customerID, "receipts", number, "refund")
+}
+
 // AdminSubscriptionsIn lists the subscriptions in one status.
 func AdminSubscriptionsIn(status string) string {
 	return WithQuery(AdminSubscriptions, "status", status)

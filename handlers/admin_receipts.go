@@ -1,0 +1,119 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// AdminReceiptStore is what staff's receipt page reads and writes.
+type AdminReceiptStore interface {
+	Receipt(ctx context.Context, customerID, number string) (store.Receipt, error)
+	RefundReceipt(ctx context.Context, req store.RefundRequest, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.Receipt, error)
+	Location() *time.Location
+}
+
+// AdminReceipts serves a customer's receipt for staff, and its refund.
+type AdminReceipts struct {
+	Store    AdminReceiptStore
+	Refunder store.Refunder
+	// Mail is the refund's mail to the customer (jobs.ReceiptRefundMail).
+	Mail func(store.Receipt) *store.Mail
+}
+
+// Show is the receipt with its refund, or the form to refund it.
+func (h *AdminReceipts) Show(c *fiber.Ctx) error {
+	r, err := h.receipt(c)
+	if err != nil {
+		return err
+	}
+	f := views.AdminRefundForm{Key: store.NewID(), Amount: r.Amount.Decimal(), Errors: views.FieldErrors{}}
+	return h.render(c, fiber.StatusOK, r, f)
+}
+
+func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
+	customer, number := c.Params("id"), c.Params("number")
+	if !store.ValidID(customer) || !store.ValidID(number) {
+		return store.Receipt{}, page.NotFound("That receipt")
+	}
+	r, err := h.Store.Receipt(c.UserContext(), customer, number)
+	if err != nil {
+		return store.Receipt{}, notFoundAs(err, "That receipt")
+	}
+	return r, nil
+}
+
+func (h *AdminReceipts) render(c *fiber.Ctx, status int, r store.Receipt, f views.AdminRefundForm) error {
+	f.CSRF = page.CSRFToken(c)
+	data := views.AdminReceiptPage{Receipt: r, Form: f, Loc: h.Store.Location()}
+	return page.Render(c, status, page.View{Title: "Receipt " + r.Number, Page: page.Full(views.AdminReceiptView, data)})
+}
+
+// Refund gives back the amount typed (the whole payment, or part of it)
+// with a reason, once per receipt: the form's key makes a double submit one
+// refund, and a second refund of the receipt is refused. Bad input comes
+// back at its field with a 422 and nothing written.
+func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
+	r, err := h.receipt(c)
+	if err != nil {
+		return err
+	}
+	f := views.AdminRefundForm{
+		Key: strings.TrimSpace(c.FormValue("key")), Amount: strings.TrimSpace(c.FormValue("amount")),
+		Reason: strings.TrimSpace(c.FormValue("reason")), Errors: views.FieldErrors{},
+	}
+	finish := c.FormValue("finish") == "yes"
+	if !store.ValidID(f.Key) || len(f.Key) > 36 {
+		return page.BadRequest(formBroken)
+	}
+	amount, err := store.ParseMoney(f.Amount, r.Amount.Currency)
+	switch {
+	case finish:
+		if r.Refund == nil || r.Refund.Status != store.ReceiptRefundPending {
+			return page.BadRequest("This receipt has no refund waiting to be finished. Reload the page.")
+		}
+		amount, f.Reason = r.Refund.Amount, r.Refund.Reason
+	case f.Amount == "":
+		f.Errors["amount"] = "Enter the amount to give back, like " + r.Amount.Decimal() + "."
+	case err != nil:
+		f.Errors["amount"] = "Enter an amount with at most two decimals, like 5.50."
+	case amount.Amount <= 0 || amount.Amount > r.Amount.Amount:
+		f.Errors["amount"] = "Enter more than 0.00 and at most the " + r.Amount.String() + " paid."
+	}
+	if !finish && (f.Reason == "" || len([]rune(f.Reason)) > 500) {
+		f.Errors["reason"] = "Say why the money goes back (the customer reads it), in at most 500 characters."
+	}
+	if f.Errors.Any() {
+		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
+	}
+	done, err := h.Store.RefundReceipt(c.UserContext(), store.RefundRequest{
+		CustomerID: r.AccountID, Number: r.Number, Amount: amount, Reason: f.Reason, By: page.Viewer(c).Name, Key: f.Key, Finish: finish,
+	}, h.Refunder, h.Mail)
+	switch {
+	case err == nil:
+		page.Flash(c, views.FlashSuccess, "Refunded "+done.Refunded().String()+" to the customer's "+done.Card.Label()+"; they are mailed.")
+		return page.Redirect(c, paths.AdminCustomerReceipt(r.AccountID, r.Number))
+	case errors.Is(err, store.ErrAlreadyRefunded), errors.Is(err, store.ErrRefundUnderWay):
+		f.Errors[""] = sentence(err)
+		return h.render(c, fiber.StatusConflict, done, f)
+	case errors.Is(err, store.ErrRefundAmount):
+		f.Errors["amount"] = sentence(err)
+		return h.render(c, fiber.StatusUnprocessableEntity, done, f)
+	case errors.Is(err, store.ErrRefundRefused), errors.Is(err, store.ErrRefundExceedsCharge), errors.Is(err, store.ErrBadRefund), errors.Is(err, store.ErrNotFound):
+		f.Errors[""] = "The payment gateway refused the refund: " + err.Error() + ". Nothing was refunded."
+		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
+	case done.Refund != nil && done.Refund.Status == store.ReceiptRefundPending:
+		// The gateway did not answer: the refund waits on the receipt.
+		f.Errors[""] = "The payment gateway did not answer, so the refund is waiting. Finish it below in a minute; it is never made twice."
+		return h.render(c, fiber.StatusServiceUnavailable, done, f)
+	}
+	return notFoundAs(err, "That receipt")
+}

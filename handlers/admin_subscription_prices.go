@@ -1,0 +1,141 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// AdminSubscriptionSettingsStore is what staff's subscription settings and
+// price changes read and write.
+type AdminSubscriptionSettingsStore interface {
+	SubscriptionSettings(ctx context.Context) (store.SubscriptionSettings, error)
+	SaveSubscriptionSettings(ctx context.Context, set store.SubscriptionSettings) (store.SubscriptionSettings, error)
+	PriceChanges(ctx context.Context) ([]store.PriceChange, error)
+	Product(ctx context.Context, id string) (store.Product, error)
+	SchedulePriceChange(ctx context.Context, p store.Product, newPrice store.Money, effective time.Time, by string) (store.PriceChange, error)
+	Today() time.Time
+}
+
+// AdminSubscriptionSettings serves /admin/subscriptions/settings and
+// /admin/subscriptions/prices.
+type AdminSubscriptionSettings struct {
+	Store AdminSubscriptionSettingsStore
+}
+
+// Settings shows whether cancelling now refunds the unused days.
+func (h *AdminSubscriptionSettings) Settings(c *fiber.Ctx) error {
+	set, err := h.Store.SubscriptionSettings(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return h.renderSettings(c, fiber.StatusOK, views.AdminSubscriptionSettingsPage{Settings: set})
+}
+
+func (h *AdminSubscriptionSettings) renderSettings(c *fiber.Ctx, status int, p views.AdminSubscriptionSettingsPage) error {
+	p.CSRF = page.CSRFToken(c)
+	return page.Render(c, status, page.View{Title: "Subscription settings", Page: page.Full(views.AdminSubscriptionSettingsView, p)})
+}
+
+// SaveSettings saves the settings over the version the form showed; a
+// change by someone else meanwhile comes back as it is now, with a 409.
+func (h *AdminSubscriptionSettings) SaveSettings(c *fiber.Ctx) error {
+	version, err := strconv.Atoi(c.FormValue("version"))
+	refund := c.FormValue("refund_unused")
+	if err != nil || version < 0 || (refund != "yes" && refund != "no") {
+		return page.BadRequest(formBroken)
+	}
+	ctx := c.UserContext()
+	saved, err := h.Store.SaveSubscriptionSettings(ctx, store.SubscriptionSettings{
+		RefundUnusedOnCancel: refund == "yes", ChangedBy: page.Viewer(c).Name, Version: version,
+	})
+	if errors.Is(err, store.ErrConflict) {
+		now, rerr := h.Store.SubscriptionSettings(ctx)
+		if rerr != nil {
+			return rerr
+		}
+		return h.renderSettings(c, fiber.StatusConflict, views.AdminSubscriptionSettingsPage{Settings: now, Error: "Someone changed the settings meanwhile; here they are now."})
+	}
+	if err != nil {
+		return err
+	}
+	msg := "Cancelling now gives nothing back."
+	if saved.RefundUnusedOnCancel {
+		msg = "Cancelling now refunds the unused days of the paid period."
+	}
+	page.Flash(c, views.FlashSuccess, "Saved. "+msg)
+	return page.Redirect(c, paths.AdminSubscriptionSettings)
+}
+
+// Prices lists the scheduled price changes with the form to schedule one.
+func (h *AdminSubscriptionSettings) Prices(c *fiber.Ctx) error {
+	return h.renderPrices(c, fiber.StatusOK, views.AdminPriceForm{ProductID: c.Query("product"), Errors: views.FieldErrors{}})
+}
+
+func (h *AdminSubscriptionSettings) renderPrices(c *fiber.Ctx, status int, f views.AdminPriceForm) error {
+	f.CSRF = page.CSRFToken(c)
+	f.Earliest = store.FormatDate(h.Store.Today().AddDate(0, 0, store.PriceNoticeDays))
+	changes, err := h.Store.PriceChanges(c.UserContext())
+	if err != nil {
+		return err
+	}
+	p := views.AdminPriceChangesPage{Changes: changes, Form: f, Today: h.Store.Today()}
+	return page.Render(c, status, page.View{Title: "Price changes", Page: page.Full(views.AdminPriceChangesView, p)})
+}
+
+// SchedulePrice schedules a product's new monthly price from a day at
+// least 30 days away. Bad input comes back at its field with a 422.
+func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
+	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	f := views.AdminPriceForm{ProductID: val("product"), Price: val("price"), Date: val("date"), Errors: views.FieldErrors{}}
+	ctx := c.UserContext()
+	var p store.Product
+	if !store.ValidID(f.ProductID) {
+		f.Errors["product"] = "Enter the id of a product that can be subscribed to."
+	} else if prod, err := h.Store.Product(ctx, f.ProductID); errors.Is(err, store.ErrNotFound) {
+		f.Errors["product"] = "There is no product with that id."
+	} else if err != nil {
+		return err
+	} else {
+		p = prod
+	}
+	price, err := store.ParseMoney(f.Price, store.DefaultCurrency)
+	if err != nil || price.Amount <= 0 {
+		f.Errors["price"] = "Enter the new monthly price in EUR, like 11.90."
+	}
+	day, err := store.ParseDate(f.Date)
+	if err != nil {
+		f.Errors["date"] = "Enter the day as YYYY-MM-DD."
+	}
+	if f.Errors.Any() {
+		return h.renderPrices(c, fiber.StatusUnprocessableEntity, f)
+	}
+	pc, err := h.Store.SchedulePriceChange(ctx, p, price, day, page.Viewer(c).Name)
+	switch {
+	case errors.Is(err, store.ErrPriceTooSoon):
+		f.Errors["date"] = sentence(err)
+	case errors.Is(err, store.ErrPriceSame), errors.Is(err, store.ErrBadMoney):
+		f.Errors["price"] = "Enter a monthly price above 0.00 that differs from the current " + p.MonthlyPrice.String() + "."
+	case errors.Is(err, store.ErrPriceNotSubscribed):
+		f.Errors["product"] = sentence(err)
+	case errors.Is(err, store.ErrPriceAnnounced):
+		f.Errors[""] = sentence(err)
+		return h.renderPrices(c, fiber.StatusConflict, f)
+	case err != nil:
+		return err
+	}
+	if f.Errors.Any() {
+		return h.renderPrices(c, fiber.StatusUnprocessableEntity, f)
+	}
+	page.Flash(c, views.FlashSuccess, pc.ProductName+": "+pc.New.String()+" a month from "+store.FormatDate(pc.EffectiveOn)+"; subscribers are mailed on "+store.FormatDate(pc.AnnounceOn())+".")
+	return page.Redirect(c, paths.AdminPriceChanges)
+}

@@ -1,0 +1,375 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Refunds of subscription receipts. A receipt is refunded at most once, in
+// full or in part: the refund lives on the receipt item, reserved by a
+// conditional write before the gateway is asked and completed after it,
+// with its mail, in one transaction. The gateway's key is the receipt's, so
+// however often a refund is tried it gives money back once.
+
+// ReceiptRefundStatus is where a receipt's refund is.
+type ReceiptRefundStatus string
+
+const (
+	// ReceiptRefundPending: reserved on the receipt, the gateway not yet confirmed.
+	ReceiptRefundPending ReceiptRefundStatus = "pending"
+	// ReceiptRefunded: the gateway gave the money back.
+	ReceiptRefunded ReceiptRefundStatus = "refunded"
+)
+
+// ReceiptRefund is the one refund of a receipt.
+type ReceiptRefund struct {
+	Status      ReceiptRefundStatus
+	Key         string // the idempotency key of the request that made it
+	Amount      Money
+	Reason      string
+	By          string // a staff member's email, or "cancellation"
+	RequestedAt time.Time
+	RefundedAt  time.Time
+	GatewayID   string // the gateway's id of the refund
+}
+
+func (r receiptRecord) refund() *ReceiptRefund {
+	if r.RefundStatus == "" {
+		return nil
+	}
+	return &ReceiptRefund{
+		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
+		Reason: r.RefundReason, By: r.RefundBy, RequestedAt: parseTime(r.RefundRequestedAt),
+		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID,
+	}
+}
+
+// Refunded is what was given back of the receipt (zero while pending).
+func (r Receipt) Refunded() Money {
+	if r.Refund == nil || r.Refund.Status != ReceiptRefunded {
+		return Money{Currency: r.Amount.Currency}
+	}
+	return r.Refund.Amount
+}
+
+// Refunder gives money back on a charge, at most once per idempotency key:
+// the refund half of Charger (the card gateway, store/payment).
+type Refunder interface {
+	Refund(ctx context.Context, chargeID string, amount Money, idempotencyKey string) (refundID string, err error)
+}
+
+// ErrRefundRefused wraps a gateway's final no: the reservation is let go.
+// ErrRefundExceedsCharge, ErrBadRefund and a charge the gateway does not
+// know (ErrNotFound) are final too.
+var ErrRefundRefused = errors.New("the payment gateway refused the refund")
+
+// refusedForGood tells a gateway's final no from a refund whose outcome is
+// unknown (a timeout), which stays pending to be finished with its key.
+func refusedForGood(err error) bool {
+	return errors.Is(err, ErrRefundRefused) || errors.Is(err, ErrRefundExceedsCharge) || errors.Is(err, ErrBadRefund) || errors.Is(err, ErrNotFound)
+}
+
+// Errors of a refund request staff can understand.
+var (
+	ErrAlreadyRefunded     = errors.New("this receipt has been refunded already; a receipt is refunded once")
+	ErrRefundUnderWay      = errors.New("a refund of this receipt is under way; reload the page in a minute")
+	ErrRefundAmount        = errors.New("the refund must be more than 0.00 and at most the amount paid")
+	ErrReceiptRefundReason = errors.New("say why the money goes back, in at most 500 characters")
+)
+
+// refundResumeAfter is how long a pending refund belongs to the request that
+// made it; after that (its request crashed or gave up) any request may
+// finish it, with its amount and the receipt's gateway key.
+const refundResumeAfter = 2 * time.Minute
+
+// RefundRequest is staff's (or a cancellation's) refund of one receipt.
+type RefundRequest struct {
+	CustomerID string
+	Number     string // the receipt's
+	Amount     Money
+	Reason     string
+	By         string
+	Key        string // idempotency key: the same request twice refunds once
+	// Finish takes over a pending refund whatever its key (staff's "finish
+	// the refund" button); the pending one's amount and reason stand.
+	Finish bool
+}
+
+// refundKey is the gateway's idempotency key of a receipt's refund: one
+// per receipt, so no two requests can both give money back.
+func receiptRefundKey(number string) string { return "subrefund-" + number }
+
+// receiptConsistent reads a receipt strongly consistent, for a write.
+func (s *Store) receiptConsistent(ctx context.Context, customerID, number string) (Receipt, error) {
+	at, ok := receiptTimeOf(number)
+	if !ok || !ValidID(customerID) {
+		return Receipt{}, fmt.Errorf("receipt %q: %w", number, ErrNotFound)
+	}
+	mine := expression.Name("Number").Equal(expression.Value(number))
+	q := querySpec{key: onTable.pkAndSKPrefix(accountKey(customerID), receiptAtPrefix(at)), filter: &mine, consistent: true}
+	return queryOne(ctx, s, q, "receipt "+number, receiptRecord.receipt)
+}
+
+// RefundReceipt gives back req.Amount of a receipt's charge, once: the
+// refund is reserved on the receipt (on condition it has none), the gateway
+// asked with the receipt's key, and the refund completed with its mail in
+// one transaction. The same key again returns the receipt as refunded;
+// another key gets ErrAlreadyRefunded, or ErrRefundUnderWay while the first
+// is between its reservation and the gateway's answer.
+func (s *Store) RefundReceipt(ctx context.Context, req RefundRequest, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
+	req.Reason = strings.TrimSpace(req.Reason)
+	if req.Reason == "" || len([]rune(req.Reason)) > 500 {
+		return Receipt{}, ErrReceiptRefundReason
+	}
+	if !ValidID(req.Key) || len(req.Key) > 64 {
+		return Receipt{}, errors.New("refund: a request key is needed")
+	}
+	for range 3 {
+		r, err := s.receiptConsistent(ctx, req.CustomerID, req.Number)
+		if err != nil {
+			return Receipt{}, err
+		}
+		if r.Refund == nil {
+			if req.Amount.Currency != r.Amount.Currency || req.Amount.Amount <= 0 || req.Amount.Amount > r.Amount.Amount {
+				return r, ErrRefundAmount
+			}
+			err := s.reserveReceiptRefund(ctx, r, req)
+			if errors.Is(err, ErrConflict) {
+				continue // another request reserved it first: read what it did
+			}
+			if err != nil {
+				return r, err
+			}
+			r.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: req.Key, Amount: req.Amount, Reason: req.Reason, By: req.By, RequestedAt: s.now()}
+			return s.finishReceiptRefund(ctx, r, refunder, mail)
+		}
+		mine := r.Refund.Key == req.Key
+		switch {
+		case r.Refund.Status == ReceiptRefunded && mine:
+			return r, nil
+		case r.Refund.Status == ReceiptRefunded:
+			return r, ErrAlreadyRefunded
+		case mine || req.Finish || s.now().Sub(r.Refund.RequestedAt) > refundResumeAfter:
+			return s.finishReceiptRefund(ctx, r, refunder, mail)
+		}
+		return r, ErrRefundUnderWay
+	}
+	return Receipt{}, fmt.Errorf("receipt %s kept changing: %w", req.Number, ErrConflict)
+}
+
+// receiptRefundReservation is the update that reserves a refund on a receipt.
+func (s *Store) receiptRefundReservation(r Receipt, req RefundRequest) (types.TransactWriteItem, error) {
+	upd := expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefundPending))).
+		Set(expression.Name("RefundKey"), expression.Value(req.Key)).
+		Set(expression.Name("RefundAmount"), expression.Value(req.Amount.Amount)).
+		Set(expression.Name("RefundReason"), expression.Value(req.Reason)).
+		Set(expression.Name("RefundBy"), expression.Value(req.By)).
+		Set(expression.Name("RefundRequestedAt"), expression.Value(timestamp(s.now())))
+	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.AttributeNotExists(expression.Name("RefundStatus")))
+	return s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID), upd, cond)
+}
+
+// reserveReceiptRefund writes the reservation alone; ErrConflict if the receipt
+// has a refund already.
+func (s *Store) reserveReceiptRefund(ctx context.Context, r Receipt, req RefundRequest) error {
+	w, err := s.receiptRefundReservation(r, req)
+	if err != nil {
+		return err
+	}
+	u := w.Update
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+		ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
+	})
+	if isConditionFailed(err) {
+		return fmt.Errorf("receipt %s: %w", r.Number, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("reserve refund of %s: %w", r.Number, err)
+	}
+	return nil
+}
+
+// finishReceiptRefund asks the gateway for the pending refund and records its
+// answer. A final no lets the reservation go; an unknown outcome (the
+// gateway unreachable) leaves it pending, to be finished by a later try
+// with the same gateway key.
+func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
+	pending := *r.Refund
+	id, err := refunder.Refund(ctx, r.ChargeID, pending.Amount, receiptRefundKey(r.Number))
+	if refusedForGood(err) {
+		rel := s.updateIf(ctx, accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
+			expression.Remove(expression.Name("RefundStatus")).Remove(expression.Name("RefundKey")).Remove(expression.Name("RefundAmount")).
+				Remove(expression.Name("RefundReason")).Remove(expression.Name("RefundBy")).Remove(expression.Name("RefundRequestedAt")),
+			expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
+		if rel != nil && !isConditionFailed(rel) {
+			slog.ErrorContext(ctx, "let go of a refused refund", "receipt", r.Number, "err", rel)
+		}
+		r.Refund = nil
+		return r, err
+	}
+	if err != nil {
+		return r, fmt.Errorf("refund of receipt %s is pending, the gateway did not answer: %w", r.Number, err)
+	}
+	done := r
+	refund := pending
+	refund.Status, refund.GatewayID, refund.RefundedAt = ReceiptRefunded, id, s.now()
+	done.Refund = &refund
+	complete, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
+		expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefunded))).
+			Set(expression.Name("RefundID"), expression.Value(id)).
+			Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))),
+		expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
+	if err != nil {
+		return r, err
+	}
+	items := []types.TransactWriteItem{complete}
+	if mail != nil {
+		if m := mail(done); m != nil {
+			mp, err := s.mailPut(*m)
+			if err != nil {
+				return r, err
+			}
+			items = append(items, mp)
+		}
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if reasons := cancellationReasons(err); len(reasons) > 0 {
+		// A twin finished it first (the gateway gave both the one refund):
+		// the receipt as it is now is the answer.
+		now, rerr := s.receiptConsistent(ctx, r.AccountID, r.Number)
+		if rerr != nil {
+			return r, rerr
+		}
+		if now.Refund != nil && now.Refund.Status == ReceiptRefunded {
+			return now, nil
+		}
+		return now, fmt.Errorf("complete refund of %s: %w", r.Number, ErrConflict)
+	}
+	if err != nil {
+		return r, fmt.Errorf("complete refund of %s: %w", r.Number, err)
+	}
+	return done, nil
+}
+
+// CurrentReceipt is the receipt of the period a subscription paid last: its
+// period marker names it (a GetItem), then the receipt (a Query).
+func (s *Store) CurrentReceipt(ctx context.Context, sub Subscription) (Receipt, error) {
+	if sub.LastPaymentDate.IsZero() {
+		return Receipt{}, fmt.Errorf("subscription %s has paid no period: %w", sub.ID, ErrNotFound)
+	}
+	p, err := getItemConsistent(ctx, s, accountKey(sub.AccountID), periodKey(sub.ID, sub.LastPaymentDate), "paid period", asRecord[periodRecord])
+	if err != nil {
+		return Receipt{}, err
+	}
+	return s.receiptConsistent(ctx, sub.AccountID, p.ReceiptNumber)
+}
+
+// CancelledNow is what cancelling now did: the subscription as written and,
+// when the settings give the unused days back, the receipt with its refund
+// (pending if the gateway did not answer; it is finished from the receipt).
+type CancelledNow struct {
+	Subscription Subscription
+	Receipt      *Receipt
+	UnusedDays   int
+	PeriodDays   int
+}
+
+// CancelSubscriptionNow cancels a subscription today, on condition of the
+// version the customer's page showed. When staff allow it (settings), the
+// unused days of the period paid last are refunded pro rata
+// (UnusedShare): the refund is reserved on that receipt in the same
+// transaction as the cancellation, so a cancellation never loses its
+// refund, then the gateway is asked. A receipt refunded already (staff did)
+// gives nothing more back.
+func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string, version int, refunder Refunder, mail func(Receipt) *Mail) (CancelledNow, error) {
+	settings, err := s.SubscriptionSettings(ctx)
+	if err != nil {
+		return CancelledNow{}, err
+	}
+	cur, err := s.subscription(ctx, customerID, id, true)
+	if err != nil {
+		return CancelledNow{}, err
+	}
+	if cur.Version != version {
+		return CancelledNow{Subscription: cur}, &StaleError{Current: cur}
+	}
+	today := DateOf(s.now(), s.loc)
+	next, err := CancelNow()(cur, today, s.reminderLead)
+	if err != nil {
+		return CancelledNow{Subscription: cur}, err
+	}
+	var refund *RefundRequest
+	var receipt Receipt
+	var out CancelledNow
+	if settings.RefundUnusedOnCancel && cur.Status != SubscriptionPastDue && !cur.LastPaymentDate.IsZero() {
+		receipt, err = s.CurrentReceipt(ctx, cur)
+		switch {
+		case errors.Is(err, ErrNotFound): // expired or never written: nothing to give back from
+		case err != nil:
+			return CancelledNow{Subscription: cur}, err
+		case receipt.Refund == nil:
+			share, unused, total := UnusedShare(receipt.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
+			out.UnusedDays, out.PeriodDays = unused, total
+			if share.Amount > 0 {
+				refund = &RefundRequest{
+					CustomerID: customerID, Number: receipt.Number, Amount: share, By: "cancellation", Key: "cancel-" + id,
+					Reason: fmt.Sprintf("cancelled on %s: %d unused days of %d", FormatDate(today), unused, total),
+				}
+			}
+		}
+	}
+	put, saved, err := s.subscriptionPut(ctx, next)
+	if err != nil {
+		return CancelledNow{Subscription: cur}, err
+	}
+	items := []types.TransactWriteItem{put}
+	if refund != nil {
+		reserve, err := s.receiptRefundReservation(receipt, *refund)
+		if err != nil {
+			return CancelledNow{Subscription: cur}, err
+		}
+		items = append(items, reserve)
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	reasons := cancellationReasons(err)
+	switch {
+	case err == nil:
+	case len(reasons) > 1 && reasons[1] == reasonConditionFailed && reasons[0] != reasonConditionFailed:
+		// Staff refunded the receipt meanwhile: cancel without another refund.
+		return s.CancelSubscriptionNowWithoutRefund(ctx, customerID, id, version)
+	case len(reasons) > 0:
+		if now, rerr := s.subscription(ctx, customerID, id, true); rerr == nil {
+			return CancelledNow{Subscription: now}, &StaleError{Current: now}
+		}
+		return CancelledNow{Subscription: cur}, fmt.Errorf("cancel subscription %s: %w", id, ErrConflict)
+	default:
+		return CancelledNow{Subscription: cur}, fmt.Errorf("cancel subscription %s: %w", id, err)
+	}
+	out.Subscription = saved
+	if refund == nil {
+		return out, nil
+	}
+	receipt.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
+	done, err := s.finishReceiptRefund(ctx, receipt, refunder, mail)
+	if err != nil {
+		// Cancelled all the same; the refund waits on the receipt for staff.
+		slog.ErrorContext(ctx, "refund of a cancellation", "subscription", id, "receipt", receipt.Number, "err", err)
+	}
+	out.Receipt = &done
+	return out, nil
+}
+
+// CancelSubscriptionNowWithoutRefund cancels today and gives nothing back.
+func (s *Store) CancelSubscriptionNowWithoutRefund(ctx context.Context, customerID, id string, version int) (CancelledNow, error) {
+	sub, err := s.ChangeSubscription(ctx, customerID, id, version, CancelNow())
+	return CancelledNow{Subscription: sub}, err
+}
