@@ -96,26 +96,49 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
 	next.LastPaymentDate = period
 	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
-	receipt := NewReceipt(sub, charge, period, next.NextPaymentDate)
-	items, err := s.receiptWrites(receipt)
-	if err != nil {
-		return sub, Receipt{}, err
+	if next.Category == "" {
+		// A subscription from before VAT: its product says the rate, and
+		// the write below keeps it for the next payments.
+		p, err := s.Product(ctx, sub.ProductID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return sub, Receipt{}, err
+		}
+		next.Category = p.Category
 	}
+	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
 	put, saved, err := s.subscriptionPut(ctx, next)
 	if err != nil {
 		return sub, Receipt{}, err
 	}
-	items = append(items, put)
-	if mail != nil {
-		if m := mail(receipt); m != nil {
-			mp, err := s.mailPut(*m)
-			if err != nil {
-				return sub, Receipt{}, err
-			}
-			items = append(items, mp)
+	// The receipt's number is taken in the same transaction (books.go),
+	// its counter the last item.
+	err = s.numbered(ctx, bookReceipts, sub.ID, charge.At, 1, func(n bookNumber) error {
+		s.numberReceipt(&receipt, n, 0)
+		items, err := s.receiptWrites(receipt)
+		if err != nil {
+			return err
 		}
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		items = append(items, put)
+		if mail != nil {
+			if m := mail(receipt); m != nil {
+				mp, err := s.mailPut(*m)
+				if err != nil {
+					return err
+				}
+				items = append(items, mp)
+			}
+		}
+		counter, err := s.bookCounterWrite(n)
+		if err != nil {
+			return err
+		}
+		items = append(items, counter)
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if bookNumberTaken(err, len(items)-1) {
+			return errBookNumberTaken
+		}
+		return err
+	})
 	reasons := cancellationReasons(err)
 	switch {
 	case err == nil:

@@ -49,7 +49,7 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	order := Order{ID: "o1", CustomerID: "c1", PlacedAt: now}
 	inv := Invoice{ID: "i1", OrderID: "o1", CustomerID: "c1", Date: now}
 	s := &Store{table: "shop", loc: time.UTC}
-	tx, roles, err := s.checkoutItems(req, q, order, inv, intent, "ch_1", now, DefaultListShards)
+	tx, roles, err := s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, intent, "ch_1", now, DefaultListShards)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	q.Items = q.Items[:MaxCartLines-1]
 	q.Items = append(q.Items, OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1, DropID: "d1", redeemWithin: time.Hour,
 		Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
-	tx, roles, err = s.checkoutItems(req, q, order, inv, intent, "ch_1", now, DefaultListShards)
+	tx, roles, err = s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, intent, "ch_1", now, DefaultListShards)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,7 +69,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return Order{}, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	order, invoice := newOrder(req, q, NewID(), NewID(), s.orderNumbers(), now)
+	order, invoice := newOrder(req, q, NewID(), "", s.orderNumbers(), now)
 	var intent *idempotencyRecord
 	var chargeID string
 	if q.Tender.Card.Amount > 0 {
@@ -93,11 +95,21 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return s.failCheckout(ctx, charger, req, intent, chargeID, cause)
 	}
 
+	// The invoice's number is the next of its series, taken in the order's
+	// transaction: another checkout taking it first cancels this one's
+	// transaction, which then takes the next (see books.go).
+	book, err := s.nextBookNumbers(ctx, bookInvoices, order.ID, now, 1)
+	if err != nil {
+		return fail(err)
+	}
+	bookTries := 1
+
 	// A stock condition can fail because the allocation was read before a
 	// warehouse ran out while another still has enough: read again and
 	// allocate afresh, a few times, before telling the customer.
 	for attempt := 1; ; attempt++ {
-		tx, roles, err := s.checkoutItems(req, q, order, invoice, intent, chargeID, now, listShards)
+		invoice.ID = book.String()
+		tx, roles, err := s.checkoutItems(req, q, order, invoice, book, intent, chargeID, now, listShards)
 		if err != nil {
 			return fail(err)
 		}
@@ -112,6 +124,17 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		}
 		if reasons[0] == reasonConditionFailed {
 			return fail(fmt.Errorf("checkout key used meanwhile: %w", ErrConflict)) // finds the twin's order
+		}
+		if bookNumberTaken(err, slices.IndexFunc(roles, func(r itemRole) bool { return r.kind == "books" })) && bookTries < maxBookAttempts {
+			bookTries++
+			attempt-- // not a try of the stock
+			if err := sleepCtx(ctx, rand.N(time.Duration(min(bookTries, 8))*5*time.Millisecond)); err != nil {
+				return fail(err)
+			}
+			if book, err = s.nextBookNumbers(ctx, bookInvoices, order.ID, now, 1); err != nil {
+				return fail(err)
+			}
+			continue
 		}
 		cause := s.explainCancel(ctx, reasons, roles)
 		if errors.Is(cause, errOrderNumberTaken) && attempt < 3 {
@@ -153,6 +176,11 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 	if q.Discount != nil {
 		invoice.DiscountCode = q.Discount.Code
 	}
+	var taxed []Taxed
+	for _, it := range q.Items {
+		taxed = append(taxed, Taxed{Rate: it.VATRate, Gross: it.LineTotal()})
+	}
+	invoice.VAT = VATBreakdown(taxed, q.Tender.Discount)
 	if q.Tender.GiftCard.Amount > 0 {
 		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
 	}
@@ -172,12 +200,13 @@ func orderOrZero(o *Order) Order {
 }
 
 // checkoutWrites counts the items of an order's transaction: the checkout
-// key, the order, its number, the invoice, per line its item and its stock decrements
-// (at most MaxLineWarehouses), the cart, and the gift card and discount
-// code, and a ticket line's redemption (at most one per order, within the
-// 15 lines). At most 4 + 15 × (1 + 4) + 1 + 2 = 82 of DynamoDB's 100.
+// key, the order, its number, the invoice and its series' counter, the
+// day's totals, per line its item and its stock decrements (at most
+// MaxLineWarehouses), the cart, and the gift card and discount code, and a
+// ticket line's redemption (at most one per order, within the 15 lines).
+// At most 6 + 15 × (1 + 4) + 1 + 2 = 84 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
-	n := 5 // the key, the order, its number, its invoice, its day's totals
+	n := 6 // the key, the order, its number, its invoice, its number's counter, its day's totals
 	for _, it := range q.Items {
 		if it.DropID != "" {
 			n += 2 // its item and the ticket's redemption; no stock taken
@@ -207,7 +236,7 @@ type itemRole struct {
 
 // checkoutItems builds the order's transaction; the checkout key's item
 // comes first (its failure means "placed already, or settled meanwhile").
-func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
+func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, book bookNumber, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
 	var tx []types.TransactWriteItem
 	var roles []itemRole
 	notExists := expression.AttributeNotExists(expression.Name(attrPK))
@@ -275,6 +304,11 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err := put(newInvoiceRecord(inv), &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
+	counter, err := s.bookCounterWrite(book)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, roles = append(tx, counter), append(roles, itemRole{kind: "books"})
 	for _, it := range q.Items {
 		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer
 		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
