@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -95,25 +94,28 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return s.failCheckout(ctx, charger, req, intent, chargeID, cause)
 	}
 
-	// The invoice's number is the next of its series, taken in the order's
-	// transaction: another checkout taking it first cancels this one's
-	// transaction, which then takes the next (see books.go).
-	book, err := s.nextBookNumbers(ctx, bookInvoices, order.ID, now, 1)
-	if err != nil {
-		return fail(err)
-	}
-	bookTries := 1
-
 	// A stock condition can fail because the allocation was read before a
 	// warehouse ran out while another still has enough: read again and
 	// allocate afresh, a few times, before telling the customer.
 	for attempt := 1; ; attempt++ {
-		invoice.ID = book.String()
-		tx, roles, err := s.checkoutItems(req, q, order, invoice, book, intent, chargeID, now, listShards)
-		if err != nil {
-			return fail(err)
-		}
-		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		// The invoice's number is the next of its series, taken in the
+		// order's transaction (books.go): another process taking it first
+		// cancels the transaction, which is made again with the next.
+		var roles []itemRole
+		err := s.numbered(ctx, bookInvoices, order.ID, now, 1, func(book bookNumber) error {
+			invoice.ID = book.String()
+			tx, r, err := s.checkoutItems(req, q, order, invoice, book, intent, chargeID, now, listShards)
+			if err != nil {
+				return err
+			}
+			roles = r
+			err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+			if reasons := cancellationReasons(err); reasons != nil && reasons[0] != reasonConditionFailed &&
+				bookNumberTaken(err, slices.IndexFunc(roles, func(r itemRole) bool { return r.kind == "books" })) {
+				return errBookNumberTaken
+			}
+			return err
+		})
 		if err == nil {
 			s.markLowAfter(ctx, q)
 			return order, nil
@@ -124,17 +126,6 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		}
 		if reasons[0] == reasonConditionFailed {
 			return fail(fmt.Errorf("checkout key used meanwhile: %w", ErrConflict)) // finds the twin's order
-		}
-		if bookNumberTaken(err, slices.IndexFunc(roles, func(r itemRole) bool { return r.kind == "books" })) && bookTries < maxBookAttempts {
-			bookTries++
-			attempt-- // not a try of the stock
-			if err := sleepCtx(ctx, rand.N(time.Duration(min(bookTries, 8))*5*time.Millisecond)); err != nil {
-				return fail(err)
-			}
-			if book, err = s.nextBookNumbers(ctx, bookInvoices, order.ID, now, 1); err != nil {
-				return fail(err)
-			}
-			continue
 		}
 		cause := s.explainCancel(ctx, reasons, roles)
 		if errors.Is(cause, errOrderNumberTaken) && attempt < 3 {

@@ -100,6 +100,7 @@ func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts
 			tx = append(tx, w)
 		}
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		s.forgetBookNumbers()
 		taken := false
 		for i := counters; i < len(tx); i++ {
 			taken = taken || bookNumberTaken(err, i)
@@ -124,8 +125,10 @@ func (s *Store) ReminderLead() int { return s.reminderLead }
 // goes through the shop's own write paths (sign-ups, shipments) at the
 // times it happened.
 func (s *Store) At(now func() time.Time) *Store {
-	return New(s.db, s.table, WithClock(now), WithTimeZone(s.loc), WithReminderLead(s.reminderLead),
+	at := New(s.db, s.table, WithClock(now), WithTimeZone(s.loc), WithReminderLead(s.reminderLead),
 		WithOrderNumbers(s.orderNumbers), WithDropCounterThreshold(s.dropCounterThreshold),
 		WithBillingShards(s.billing.want), WithListShards(s.lists.want),
 		WithBookSeries(s.bookSeries), WithVATRates(s.vat))
+	at.books = s.books // one process: one turn per series
+	return at
 }

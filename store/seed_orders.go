@@ -195,7 +195,9 @@ func (s *Store) numberPastInvoices(ctx context.Context, orders []PastOrder, ids,
 		}
 		tx = append(tx, w)
 	}
-	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx}); err != nil {
+	err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+	s.forgetBookNumbers()
+	if err != nil {
 		return fmt.Errorf("seed orders: number their invoices: %w", err)
 	}
 	return nil

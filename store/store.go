@@ -33,6 +33,7 @@ type Store struct {
 	// bookSeries are the series invoices and receipts are numbered in
 	// (books.go); none: one series. vat is the rate of each category.
 	bookSeries []string
+	books      *bookTurns
 	vat        VATRates
 
 	windowOnce sync.Once
@@ -80,7 +81,7 @@ const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, vat: DefaultVATRates()}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, vat: DefaultVATRates(), books: &bookTurns{}}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {
