@@ -245,3 +245,44 @@ func TestReceiptNumbersHaveNoGapsUnderRacingSubscribes(t *testing.T) {
 		t.Fatalf("receipts read back: %+v, %v", page.Items, err)
 	}
 }
+
+// What the invoice's number adds to a checkout: one item in its
+// transaction (the counter), and one GetItem of the counter only when this
+// process does not know the series' last number (its first invoice of the
+// year, or after another process took one).
+func TestInvoiceNumberCostsOneItemAndNoRequestOnceKnown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string][2]int{"p": {10, -1}}, 900)
+	ctx := ctxT(t)
+	checkout := func(key string) map[string]int {
+		f.env.Counter.Reset()
+		req := request(key, "c-"+key, store.CheckoutLine{ProductID: "p", Quantity: 1})
+		req.Card = f.card
+		if _, err := f.env.Store.Checkout(ctx, req, f.gateway); err != nil {
+			t.Fatal(err)
+		}
+		return f.env.Counter.Ops()
+	}
+	first, second := checkout("k1"), checkout("k2")
+	t.Logf("first checkout of the year: %v; the next: %v", first, second)
+	if first["GetItem"] != second["GetItem"]+1 || first["TransactWriteItems"] != 1 || second["TransactWriteItems"] != 1 {
+		t.Fatalf("first checkout %v, second %v: want one GetItem more on the first, one transaction each", first, second)
+	}
+	// Another process takes a number: this one's next checkout fails its
+	// transaction once, reads the counter and takes the one after.
+	elsewhere := store.New(f.env.Client, f.env.Table)
+	req := request("k3", "c-k3", store.CheckoutLine{ProductID: "p", Quantity: 1})
+	req.Card = f.card
+	if _, err := elsewhere.Checkout(ctx, req, f.gateway); err != nil {
+		t.Fatal(err)
+	}
+	after := checkout("k4")
+	t.Logf("after another process's checkout: %v", after)
+	if after["TransactWriteItems"] != 2 || after["GetItem"] != second["GetItem"]+1 {
+		t.Fatalf("after another process took a number: %v", after)
+	}
+	year := time.Now().Year()
+	if got := bookCounter(t, f.env, fmt.Sprintf("books#invoice#%d", year)); got != "4" {
+		t.Fatalf("counter %s, want 4", got)
+	}
+}
