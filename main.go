@@ -79,6 +79,9 @@ type config struct {
 	smtpURL        string
 	mailFrom       string
 	mediaBucket    string
+	// The books: invoice and receipt number series, VAT rates.
+	invoiceSeries string
+	vatRates      string
 	// jobs run, seed subscriptions
 	date      string
 	force     bool
@@ -249,6 +252,12 @@ func parseConfig(args []string) (config, command, error) {
 	if _, err := time.LoadLocation(c.tz); err != nil {
 		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
 	}
+	if _, err := store.ParseBookSeries(c.invoiceSeries); err != nil {
+		return c, cmd, fmt.Errorf("SHOP_INVOICE_SERIES: %w", err)
+	}
+	if _, err := store.ParseVATRates(c.vatRates); err != nil {
+		return c, cmd, fmt.Errorf("SHOP_VAT_RATES %q: %w", c.vatRates, err)
+	}
 	if c.reminderDays < 0 || c.reminderDays > 28 {
 		return c, cmd, fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
 	}
@@ -304,6 +313,8 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.smtpURL, "smtp-url", "SHOP_SMTP_URL", "", "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox"},
 		{&c.mailFrom, "mail-from", "SHOP_MAIL_FROM", "Fika & Field <shop@fikafield.example>", "sender of the shop's mail"},
 		{&c.mediaBucket, "media-bucket", "SHOP_MEDIA_BUCKET", "", "S3 bucket for product photos (needed for more than one replica); unset keeps them under the data dir"},
+		{&c.invoiceSeries, "invoice-series", "SHOP_INVOICE_SERIES", "", "number invoices and receipts in several series, e.g. A,B (A-2026-000123); unset: one series"},
+		{&c.vatRates, "vat-rates", "SHOP_VAT_RATES", store.DefaultVATRates().String(), "VAT in percent: the standard rate, then category=rate"},
 	}
 	for _, v := range strs {
 		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")
@@ -750,9 +761,21 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 		eng.stop()
 		return nil, nil, err
 	}
+	// Both were checked when the flags were read.
+	series, err := store.ParseBookSeries(cfg.invoiceSeries)
+	if err != nil {
+		eng.stop()
+		return nil, nil, err
+	}
+	vat, err := store.ParseVATRates(cfg.vatRates)
+	if err != nil {
+		eng.stop()
+		return nil, nil, err
+	}
 	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
 		store.WithReturnDays(cfg.returnDays),
-		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards)}
+		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards),
+		store.WithBookSeries(series), store.WithVATRates(vat)}
 	if cfg.endpoint == "aws" {
 		opts = append(opts, store.OnAmazonDynamoDB())
 	}

@@ -33,15 +33,15 @@ func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
 		status = fiber.StatusUnprocessableEntity
 		switch {
 		case f.ID == "":
-			f.Errors["id"] = "Enter the invoice id."
+			f.Errors["id"] = "Enter the invoice number."
 		case !store.ValidID(f.ID):
-			f.Errors["id"] = "An invoice id is letters and digits, like 01jd8k2m3n4p5q6r7s8t."
+			f.Errors["id"] = "An invoice number is like 2026-000123 (an older invoice's id is letters and digits, like 01jd8k2m3n4p5q6r7s8t)."
 		default:
 			_, err := h.Store.Invoice(c.UserContext(), f.ID)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				status = fiber.StatusNotFound
-				f.Errors["id"] = "No invoice has the id " + f.ID + "."
+				f.Errors["id"] = "No invoice has the number " + f.ID + "."
 			case err != nil:
 				return err
 			default:

@@ -116,7 +116,16 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 		next.MonthlyPrice, next.NewPrice, next.NewPriceFrom = sub.NewPrice, Money{}, time.Time{}
 	}
 	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
-	receipt := NewReceipt(sub, charge, period, next.NextPaymentDate)
+	if next.Category == "" {
+		// A subscription from before VAT: its product says the rate, and
+		// the write below keeps it for the next payments.
+		p, err := s.Product(ctx, sub.ProductID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return sub, Receipt{}, err
+		}
+		next.Category = p.Category
+	}
+	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
 	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt)
 	if err != nil {
 		return sub, Receipt{}, err
@@ -126,30 +135,45 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 		order = &so
 	}
 	var saved Subscription
-	err = s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
-		withOrder := next
-		if so != nil {
-			withOrder = next.withOrder(so.periodOrder(period))
-		}
-		items, err := s.receiptWrites(receipt)
-		if err != nil {
-			return nil, err
-		}
-		put, written, err := s.subscriptionPut(ctx, withOrder)
-		if err != nil {
-			return nil, err
-		}
-		saved, items = written, append(items, put)
-		if mail != nil {
-			if m := mail(receipt); m != nil {
-				mp, err := s.mailPut(*m)
-				if err != nil {
-					return nil, err
-				}
-				items = append(items, mp)
+	// The receipt's number is taken in the same transaction (books.go), its
+	// counter the last of the receipt's items, before the order's.
+	err = s.numbered(ctx, bookReceipts, sub.ID, charge.At, 1, func(n bookNumber) error {
+		s.numberReceipt(&receipt, n, 0)
+		counterAt := -1
+		err := s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
+			withOrder := next
+			if so != nil {
+				withOrder = next.withOrder(so.periodOrder(period))
 			}
+			items, err := s.receiptWrites(receipt)
+			if err != nil {
+				return nil, err
+			}
+			put, written, err := s.subscriptionPut(ctx, withOrder)
+			if err != nil {
+				return nil, err
+			}
+			saved, items = written, append(items, put)
+			if mail != nil {
+				if m := mail(receipt); m != nil {
+					mp, err := s.mailPut(*m)
+					if err != nil {
+						return nil, err
+					}
+					items = append(items, mp)
+				}
+			}
+			counter, err := s.bookCounterWrite(n)
+			if err != nil {
+				return nil, err
+			}
+			counterAt = len(items)
+			return append(items, counter), nil
+		})
+		if counterAt >= 0 && bookNumberTaken(err, counterAt) {
+			return errBookNumberTaken
 		}
-		return items, nil
+		return err
 	})
 	reasons := cancellationReasons(err)
 	switch {

@@ -166,7 +166,7 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 	for i, l := range req.Lines {
 		it := OrderItem{
 			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: products[i].Name,
-			Price: price(i), Quantity: l.Quantity,
+			Price: price(i), Quantity: l.Quantity, VATRate: s.vat.Of(products[i].Category),
 		}
 		if l.DropID != "" {
 			// Shipped from where the drop's units were set aside (taking

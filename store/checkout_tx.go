@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,7 +68,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return Order{}, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	order, invoice := newOrder(req, q, NewID(), NewID(), s.orderNumbers(), now)
+	order, invoice := newOrder(req, q, NewID(), "", s.orderNumbers(), now)
 	var intent *idempotencyRecord
 	var chargeID string
 	if q.Tender.Card.Amount > 0 {
@@ -97,11 +98,24 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	// warehouse ran out while another still has enough: read again and
 	// allocate afresh, a few times, before telling the customer.
 	for attempt := 1; ; attempt++ {
-		tx, roles, err := s.checkoutItems(req, q, order, invoice, intent, chargeID, now, listShards)
-		if err != nil {
-			return fail(err)
-		}
-		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		// The invoice's number is the next of its series, taken in the
+		// order's transaction (books.go): another process taking it first
+		// cancels the transaction, which is made again with the next.
+		var roles []itemRole
+		err := s.numbered(ctx, bookInvoices, order.ID, now, 1, func(book bookNumber) error {
+			invoice.ID = book.String()
+			tx, r, err := s.checkoutItems(req, q, order, invoice, book, intent, chargeID, now, listShards)
+			if err != nil {
+				return err
+			}
+			roles = r
+			err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+			if reasons := cancellationReasons(err); reasons != nil && reasons[0] != reasonConditionFailed &&
+				bookNumberTaken(err, slices.IndexFunc(roles, func(r itemRole) bool { return r.kind == "books" })) {
+				return errBookNumberTaken
+			}
+			return err
+		})
 		if err == nil {
 			s.markLowAfter(ctx, q)
 			return order, nil
@@ -153,6 +167,11 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 	if q.Discount != nil {
 		invoice.DiscountCode = q.Discount.Code
 	}
+	var taxed []Taxed
+	for _, it := range q.Items {
+		taxed = append(taxed, Taxed{Rate: it.VATRate, Gross: it.LineTotal()})
+	}
+	invoice.VAT = VATBreakdown(taxed, q.Tender.Discount)
 	if q.Tender.GiftCard.Amount > 0 {
 		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
 		invoice.giftCardCode = q.GiftCard.Code
@@ -173,13 +192,14 @@ func orderOrZero(o *Order) Order {
 }
 
 // checkoutWrites counts the items of an order's transaction: the checkout
-// key, the order, its number, the invoice, per line its item and its stock decrements
-// (at most MaxLineWarehouses), the cart, and the gift card and discount
-// code, a ticket line's redemption (at most one per order, within the
-// 15 lines), and the confirmation mail. At most 5 + 15 × (1 + 4) + 1 + 2 +
-// 1 = 84 of DynamoDB's 100.
+// key, the order, its number, the invoice and its series' counter, the
+// day's totals, per line its item and its stock decrements (at most
+// MaxLineWarehouses), the cart, and the gift card and discount code, a
+// ticket line's redemption (at most one per order, within the 15 lines),
+// and the confirmation mail. At most 6 + 15 × (1 + 4) + 1 + 2 + 1 = 85 of
+// DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
-	n := 5 // the key, the order, its number, its invoice, its day's totals
+	n := 6 // the key, the order, its number, its invoice, its number's counter, its day's totals
 	if req.Confirmation != nil {
 		n++ // the confirmation mail
 	}
@@ -212,7 +232,7 @@ type itemRole struct {
 
 // checkoutItems builds the order's transaction; the checkout key's item
 // comes first (its failure means "placed already, or settled meanwhile").
-func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
+func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, book bookNumber, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
 	var tx []types.TransactWriteItem
 	var roles []itemRole
 	notExists := expression.AttributeNotExists(expression.Name(attrPK))
@@ -288,6 +308,11 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 		}
 		tx, roles = append(tx, mail), append(roles, itemRole{})
 	}
+	counter, err := s.bookCounterWrite(book)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, roles = append(tx, counter), append(roles, itemRole{kind: "books"})
 	for _, it := range q.Items {
 		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer
 		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {

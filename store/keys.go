@@ -35,6 +35,10 @@ const (
 	prefixOrdersOf  = "orders#" // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
 	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
 
+	// A series' counter of invoice or receipt numbers: books#kind#[series#]year.
+	prefixBooks  = "books#"
+	sortKeyBooks = "counter"
+
 	// sortsLast closes a key range: it sorts after every timestamp and id.
 	sortsLast = "~"
 
@@ -165,6 +169,7 @@ const (
 	entityRoleChange     = "roleChange"
 	entityAddressBook    = "addressBook"
 	entityAccountLink    = "accountLink"
+	entityBookCounter    = "bookCounter"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }

@@ -89,6 +89,8 @@ type OrderItem struct {
 	DropID string
 	// Refunded counts the units refunded.
 	Refunded int
+	// VATRate is the rate of its product's category when it was sold.
+	VATRate VATRate
 	// redeemWithin is the drop's, for the ticket's condition at checkout.
 	redeemWithin time.Duration
 }
@@ -133,6 +135,9 @@ func (p Payment) Label() string {
 
 // Invoice is what an order cost and how it was paid.
 type Invoice struct {
+	// ID is its number in the books ("2026-000123", see books.go) for
+	// an invoice written since invoices are numbered; a random id before,
+	// and for an imported one.
 	ID           string
 	OrderID      string
 	CustomerID   string
@@ -142,6 +147,8 @@ type Invoice struct {
 	Discount     Money
 	DiscountCode string
 	Payments     []Payment // refunds are negative payments, after the payments
+	// VAT is what it paid per rate; none on an invoice from before VAT.
+	VAT []VATLine
 	// giftCardCode is the gift card that paid, to refund it.
 	giftCardCode string
 }
@@ -302,6 +309,7 @@ type orderItemRecord struct {
 	CustomerID  string       `dynamodbav:"CustomerID"`
 	Allocations []Allocation `dynamodbav:"Allocations"`
 	DropID      string       `dynamodbav:"DropID,omitempty"` // bought with this drop's ticket
+	VATRate     int          `dynamodbav:"VATRate,omitempty"`
 	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
 	Refunded    int          `dynamodbav:"Refunded,omitempty"` // units refunded, raised on condition of at most Quantity
@@ -315,7 +323,7 @@ func (r orderItemRecord) item() OrderItem {
 	return OrderItem{
 		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
 		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
-		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID,
+		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID, VATRate: VATRate(r.VATRate),
 		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, Refunded: r.Refunded,
 	}
 }
@@ -325,7 +333,7 @@ func newOrderItemRecord(i OrderItem) orderItemRecord {
 		PK: orderKey(i.OrderID), SK: orderItemSortKey(i.ProductID, i.DropID), EntityType: entityOrderItem,
 		ProductName: i.ProductName, Price: i.Price.Amount, Currency: i.Price.Currency, Quantity: i.Quantity,
 		Date: timestamp(i.PlacedAt), CustomerID: i.CustomerID, Allocations: i.Allocations, DropID: i.DropID,
-		BuyerName: i.Buyer.Name, BuyerEmail: i.Buyer.Email,
+		VATRate: int(i.VATRate), BuyerName: i.Buyer.Name, BuyerEmail: i.Buyer.Email,
 		GSI1PK: productKey(i.ProductID), GSI1SK: timestamp(i.PlacedAt),
 		GSI2PK: customerKey(i.CustomerID), GSI2SK: datedKey(prefixProduct, i.PlacedAt),
 	}
@@ -352,6 +360,7 @@ type invoiceRecord struct {
 	BuyerEmail   string `dynamodbav:"BuyerEmail,omitempty"`
 	Detail       struct {
 		Payments []paymentRecord `dynamodbav:"Payments"`
+		VAT      []vatRecord     `dynamodbav:"VAT,omitempty"`
 	} `dynamodbav:"Detail"`
 	GSI1PK string `dynamodbav:"GSI1-PK"` // i#id
 	GSI1SK string `dynamodbav:"GSI1-SK"` // i#id
@@ -368,6 +377,7 @@ func (r invoiceRecord) invoice() Invoice {
 	for _, p := range r.Detail.Payments {
 		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference})
 	}
+	inv.VAT = vatLines(r.Detail.VAT, r.Currency)
 	return inv
 }
 
@@ -382,6 +392,7 @@ func newInvoiceRecord(inv Invoice) invoiceRecord {
 	for _, p := range inv.Payments {
 		r.Detail.Payments = append(r.Detail.Payments, paymentRecord{Type: p.Type, Amount: p.Amount.Amount, Reference: p.Reference})
 	}
+	r.Detail.VAT = vatRecords(inv.VAT)
 	return r
 }
 

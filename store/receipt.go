@@ -33,26 +33,36 @@ type Receipt struct {
 	ExpiresAt      time.Time
 	// Refund is the one refund of this receipt, nil while it has none.
 	Refund *ReceiptRefund
+	// BookNumber is its number in the books ("R2026-000045", see
+	// books.go), given when it is written; "" on one from before.
+	BookNumber string
+	// VAT is what it paid per rate (one rate: its product's category's);
+	// none on one from before VAT.
+	VAT []VATLine
+	// category is its product's, whose rate it pays (NewReceipt).
+	category string
 }
 
 type receiptRecord struct {
-	PK              string `dynamodbav:"PK"`
-	SK              string `dynamodbav:"SK"`
-	EntityType      string `dynamodbav:"EntityType"`
-	Number          string `dynamodbav:"Number"`
-	SubscriptionID  string `dynamodbav:"SubscriptionID"`
-	SKU             string `dynamodbav:"SKU"`
-	ProductName     string `dynamodbav:"ProductName"`
-	Email           string `dynamodbav:"Email"`
-	ProcessedDate   string `dynamodbav:"ProcessedDate"`
-	ProcessedAmount int64  `dynamodbav:"ProcessedAmount"`
-	Currency        string `dynamodbav:"Currency"`
-	CardBrand       string `dynamodbav:"CardBrand"`
-	CardLast4       string `dynamodbav:"CardLast4"`
-	ChargeID        string `dynamodbav:"ChargeID"`
-	PeriodStart     string `dynamodbav:"PeriodStart"`
-	PeriodEnd       string `dynamodbav:"PeriodEnd"`
-	ExpiresAt       int64  `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	PK              string      `dynamodbav:"PK"`
+	SK              string      `dynamodbav:"SK"`
+	EntityType      string      `dynamodbav:"EntityType"`
+	Number          string      `dynamodbav:"Number"`
+	SubscriptionID  string      `dynamodbav:"SubscriptionID"`
+	SKU             string      `dynamodbav:"SKU"`
+	ProductName     string      `dynamodbav:"ProductName"`
+	Email           string      `dynamodbav:"Email"`
+	ProcessedDate   string      `dynamodbav:"ProcessedDate"`
+	ProcessedAmount int64       `dynamodbav:"ProcessedAmount"`
+	Currency        string      `dynamodbav:"Currency"`
+	CardBrand       string      `dynamodbav:"CardBrand"`
+	CardLast4       string      `dynamodbav:"CardLast4"`
+	ChargeID        string      `dynamodbav:"ChargeID"`
+	PeriodStart     string      `dynamodbav:"PeriodStart"`
+	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
+	ExpiresAt       int64       `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
+	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
 	// The receipt's one refund (receipt_refund.go), on the receipt itself
 	// so that every read of a receipt shows it at no extra cost.
 	RefundStatus      string `dynamodbav:"RefundStatus,omitempty"`
@@ -71,7 +81,7 @@ func (r receiptRecord) receipt() Receipt {
 		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
-		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(),
+		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
 	}
 }
 
@@ -120,6 +130,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
+		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT),
 	}
 }
 
@@ -137,12 +148,20 @@ func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd t
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
 		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, ProcessedAt: charge.At,
 		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
-		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At),
+		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}
 }
 
+// numberReceipt gives r the number i of n and its VAT, at the rate of its
+// product's category (the standard rate when it is not known).
+func (s *Store) numberReceipt(r *Receipt, n bookNumber, i int64) {
+	r.BookNumber = n.nth(i)
+	r.VAT = VATBreakdown([]Taxed{{Rate: s.vat.Of(r.category), Gross: r.Amount}}, Money{})
+}
+
 // receiptWrites are the two items of a receipt: the receipt and its period
-// marker, both on condition they do not exist yet.
+// marker, both on condition they do not exist yet. Its number's counter is
+// the caller's to add (bookCounterWrite).
 func (s *Store) receiptWrites(r Receipt) ([]types.TransactWriteItem, error) {
 	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
@@ -165,17 +184,29 @@ func (s *Store) receiptWrites(r Receipt) ([]types.TransactWriteItem, error) {
 }
 
 // PutReceipt writes a receipt and its period marker on condition neither
-// exists (pattern 2: create receipt); ErrConflict if the period was paid.
+// exists (pattern 2: create receipt), with the next number of its series
+// (a GetItem of the counter before); ErrConflict if the period was paid.
 func (s *Store) PutReceipt(ctx context.Context, r Receipt) error {
-	items, err := s.receiptWrites(r)
-	if err != nil {
+	return s.numbered(ctx, bookReceipts, r.SubscriptionID, r.ProcessedAt, 1, func(n bookNumber) error {
+		s.numberReceipt(&r, n, 0)
+		items, err := s.receiptWrites(r)
+		if err != nil {
+			return err
+		}
+		counter, err := s.bookCounterWrite(n)
+		if err != nil {
+			return err
+		}
+		items = append(items, counter)
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		switch {
+		case bookNumberTaken(err, len(items)-1):
+			return errBookNumberTaken
+		case cancellationReasons(err) != nil:
+			return fmt.Errorf("receipt %s: %w", r.Number, ErrConflict)
+		}
 		return err
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if cancellationReasons(err) != nil {
-		return fmt.Errorf("receipt %s: %w", r.Number, ErrConflict)
-	}
-	return err
+	})
 }
 
 // Receipts lists a customer's receipts processed in the days fromDay..toDay

@@ -14,8 +14,9 @@ import (
 )
 
 // maxSeedReceipts keeps a seeded subscription's transaction inside
-// DynamoDB's 100 items: the subscription and two items per receipt.
-const maxSeedReceipts = 49
+// DynamoDB's 100 items: the subscription, two items per receipt and the
+// counter of each year they number in (at most five for 47 monthly ones).
+const maxSeedReceipts = 47
 
 // NewIDAt is NewID for something created at t (seed data made "months
 // ago"): ids sort by creation time, so lists that order by id stay right.
@@ -31,8 +32,9 @@ func NewIDAt(t time.Time) string {
 // SeedSubscription writes a subscription as it stands, with receipts of its
 // past periods (demo data), in one transaction: the subscription with the
 // billing-due index keys its state calls for, each receipt and its period
-// marker, all on condition that none exists. ErrConflict if one does, and
-// then nothing is written.
+// marker, all on condition that none exists, and the receipts' numbers in
+// the order given, taken from their series' counters (a GetItem of each
+// year's before). ErrConflict if one does, and then nothing is written.
 func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts []Receipt) error {
 	switch {
 	case !ValidID(sub.ID) || !ValidID(sub.AccountID) || !ValidID(sub.ProductID):
@@ -58,20 +60,55 @@ func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts
 	if err != nil {
 		return err
 	}
-	tx := []types.TransactWriteItem{{Put: &types.Put{
-		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
-	}}}
 	for _, r := range receipts {
 		if r.AccountID != sub.AccountID || r.SubscriptionID != sub.ID {
 			return fmt.Errorf("seed subscription %s: receipt %s belongs to %s/%s", sub.ID, r.Number, r.AccountID, r.SubscriptionID)
 		}
-		writes, err := s.receiptWrites(r)
-		if err != nil {
-			return err
-		}
-		tx = append(tx, writes...)
 	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+	for attempt := 1; ; attempt++ {
+		tx := []types.TransactWriteItem{{Put: &types.Put{
+			TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		}}}
+		// One counter per year the receipts fall in, taking as many numbers.
+		years := map[int]*bookNumber{}
+		var order []int
+		for _, r := range receipts {
+			y := r.ProcessedAt.In(s.loc).Year()
+			if years[y] == nil {
+				n, err := s.nextBookNumbers(ctx, bookReceipts, sub.ID, r.ProcessedAt, 0)
+				if err != nil {
+					return err
+				}
+				years[y] = &n
+				order = append(order, y)
+			}
+			n := years[y]
+			s.numberReceipt(&r, *n, n.count)
+			n.count++
+			writes, err := s.receiptWrites(r)
+			if err != nil {
+				return err
+			}
+			tx = append(tx, writes...)
+		}
+		counters := len(tx)
+		for _, y := range order {
+			w, err := s.bookCounterWrite(*years[y])
+			if err != nil {
+				return err
+			}
+			tx = append(tx, w)
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		s.forgetBookNumbers()
+		taken := false
+		for i := counters; i < len(tx); i++ {
+			taken = taken || bookNumberTaken(err, i)
+		}
+		if !taken || attempt == maxBookAttempts {
+			break
+		}
+	}
 	if cancellationReasons(err) != nil {
 		return fmt.Errorf("seed subscription %s: %w", sub.ID, ErrConflict)
 	}
@@ -88,7 +125,10 @@ func (s *Store) ReminderLead() int { return s.reminderLead }
 // goes through the shop's own write paths (sign-ups, shipments) at the
 // times it happened.
 func (s *Store) At(now func() time.Time) *Store {
-	return New(s.db, s.table, WithClock(now), WithTimeZone(s.loc), WithReminderLead(s.reminderLead),
+	at := New(s.db, s.table, WithClock(now), WithTimeZone(s.loc), WithReminderLead(s.reminderLead),
 		WithOrderNumbers(s.orderNumbers), WithDropCounterThreshold(s.dropCounterThreshold),
-		WithBillingShards(s.billing.want), WithListShards(s.lists.want))
+		WithBillingShards(s.billing.want), WithListShards(s.lists.want),
+		WithBookSeries(s.bookSeries), WithVATRates(s.vat))
+	at.books = s.books // one process: one turn per series
+	return at
 }

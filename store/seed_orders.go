@@ -85,12 +85,22 @@ func (s *Store) SeedOrders(ctx context.Context, orders []PastOrder, giftCards []
 	if err != nil {
 		return 0, err
 	}
+	// The invoices of the orders not there yet take the next numbers of
+	// their series in the order they were placed.
+	ids := make([]string, len(orders))
+	books := make([]bookNumber, len(orders))
+	for i, o := range orders {
+		ids[i] = NewIDAt(o.PlacedAt.UTC().Truncate(time.Millisecond))
+	}
+	if err := s.numberPastInvoices(ctx, orders, ids, numbers, taken, books); err != nil {
+		return 0, err
+	}
 	var items []map[string]types.AttributeValue
 	var counted []Order
 	written := 0
 	for i, o := range orders {
 		o.Number = numbers[i]
-		recs, placed, err := s.pastOrderItems(o, gifts, codes, listShards)
+		recs, placed, err := s.pastOrderItems(o, ids[i], books[i], gifts, codes, listShards)
 		if err != nil {
 			return 0, err
 		}
@@ -141,6 +151,58 @@ func (s *Store) SeedOrders(ctx context.Context, orders []PastOrder, giftCards []
 	return written, nil
 }
 
+// numberPastInvoices gives the invoices of the past orders not yet written
+// (not taken) the next numbers of their series and years, in the order
+// they were placed, and takes those numbers from the counters: one
+// consistent GetItem per counter, then one transaction moving each from
+// the number read, so a checkout meanwhile fails it rather than share a
+// number. A load cut short after it leaves those numbers unused (the
+// demo's history is loaded once per table).
+func (s *Store) numberPastInvoices(ctx context.Context, orders []PastOrder, ids, numbers []string, taken map[string]bool, books []bookNumber) error {
+	type series struct {
+		name string
+		year int
+	}
+	next := map[series]*bookNumber{}
+	var order []series
+	for i, o := range orders {
+		if taken[numbers[i]] {
+			continue
+		}
+		k := series{s.seriesOf(ids[i]), o.PlacedAt.In(s.loc).Year()}
+		n, ok := next[k]
+		if !ok {
+			first, err := s.nextBookNumbers(ctx, bookInvoices, ids[i], o.PlacedAt, 0)
+			if err != nil {
+				return err
+			}
+			n = &first
+			next[k] = n
+			order = append(order, k)
+		}
+		books[i] = *n
+		books[i].seq, books[i].count = n.seq+n.count, 1
+		n.count++
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	var tx []types.TransactWriteItem
+	for _, k := range order {
+		w, err := s.bookCounterWrite(*next[k])
+		if err != nil {
+			return err
+		}
+		tx = append(tx, w)
+	}
+	err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+	s.forgetBookNumbers()
+	if err != nil {
+		return fmt.Errorf("seed orders: number their invoices: %w", err)
+	}
+	return nil
+}
+
 // takenOrderNumbers reads which of the numbers name an order: BatchGetItem,
 // 100 keys a request.
 func (s *Store) takenOrderNumbers(ctx context.Context, numbers []string) (map[string]bool, error) {
@@ -184,7 +246,7 @@ func (s *Store) takenOrderNumbers(ctx context.Context, numbers []string) (map[st
 // they stand in gifts and codes, which it spends), and returns the items
 // its checkout's transaction, the gateway and its shipping would have
 // written.
-func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes map[string]*DiscountCode, listShards int) ([]map[string]types.AttributeValue, Order, error) {
+func (s *Store) pastOrderItems(p PastOrder, orderID string, book bookNumber, gifts map[string]*GiftCard, codes map[string]*DiscountCode, listShards int) ([]map[string]types.AttributeValue, Order, error) {
 	switch {
 	case !ValidID(p.CustomerID):
 		return nil, Order{}, fmt.Errorf("seed order %s: customer %q", p.Number, p.CustomerID)
@@ -254,7 +316,7 @@ func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes ma
 		gift.Balance.Amount -= q.Tender.GiftCard.Amount
 	}
 
-	order, invoice := newOrder(req, q, NewIDAt(placed), NewIDAt(placed), p.Number, placed)
+	order, invoice := newOrder(req, q, orderID, book.String(), p.Number, placed)
 	var recs []any
 	if q.Tender.Card.Amount > 0 {
 		// The test gateway's charge id, from the charge's time.
@@ -280,7 +342,7 @@ func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes ma
 	case len(shipments) > 0:
 		order.Status = OrderShipping
 	}
-	tx, roles, err := s.checkoutItems(req, q, order, invoice, nil, "", placed, listShards)
+	tx, roles, err := s.checkoutItems(req, q, order, invoice, book, nil, "", placed, listShards)
 	if err != nil {
 		return nil, Order{}, err
 	}
@@ -296,6 +358,8 @@ func (s *Store) pastOrderItems(p PastOrder, gifts map[string]*GiftCard, codes ma
 			// Stock is what the caller loaded; codes are written at the end.
 		case w.Update != nil && roles[i].kind == "day-totals":
 			// A day's totals are added to once the orders are in (countOlderOrder).
+		case w.Update != nil && roles[i].kind == "books":
+			// The numbers were taken from the counters before (numberPastInvoices).
 		default:
 			return nil, Order{}, fmt.Errorf("seed order %s: the checkout writes an item SeedOrders does not (role %q): teach it", p.Number, roles[i].kind)
 		}

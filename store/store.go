@@ -35,6 +35,11 @@ type Store struct {
 	// point-in-time recovery and deletion protection and never drops an
 	// index (table_plan.go).
 	onAWS bool
+	// bookSeries are the series invoices and receipts are numbered in
+	// (books.go); none: one series. vat is the rate of each category.
+	bookSeries []string
+	books      *bookTurns
+	vat        VATRates
 
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
@@ -78,12 +83,19 @@ func WithListShards(n int) Option { return func(s *Store) { s.lists.want = n } }
 // count over several counter items.
 func WithDropCounterThreshold(n int) Option { return func(s *Store) { s.dropCounterThreshold = n } }
 
+// WithBookSeries numbers invoices and receipts in several series, one
+// per shard of the documents (books.go); nil: one series.
+func WithBookSeries(series []string) Option { return func(s *Store) { s.bookSeries = series } }
+
+// WithVATRates sets the VAT rate of each product category.
+func WithVATRates(r VATRates) Option { return func(s *Store) { s.vat = r } }
+
 // DefaultReminderLead is the days between a reminder and its payment.
 const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, vat: DefaultVATRates(), books: &bookTurns{}}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {
@@ -100,6 +112,9 @@ func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.
 
 // Today is the billing date of now in the shop's time zone.
 func (s *Store) Today() time.Time { return DateOf(s.now(), s.loc) }
+
+// VATRates are the VAT rates of the product categories.
+func (s *Store) VATRates() VATRates { return s.vat }
 
 // Location is the shop's time zone.
 func (s *Store) Location() *time.Location { return s.loc }

@@ -25,6 +25,7 @@ type subscriptionRecord struct {
 	AccountID        string `dynamodbav:"AccountID"`
 	SKU              string `dynamodbav:"SKU"`
 	ProductName      string `dynamodbav:"ProductName"`
+	Category         string `dynamodbav:"Category,omitempty"`
 	Email            string `dynamodbav:"Email"`
 	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
 	PaymentAmount    int64  `dynamodbav:"PaymentAmount"` // MonthlyPrice × PeriodMonths, as the jobs charge it
@@ -87,7 +88,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		orders = append(orders, PeriodOrder{PeriodStart: parseDate(o.Period), OrderID: o.OrderID, OrderNumber: o.Number})
 	}
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
-		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email,
+		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
@@ -105,7 +106,7 @@ func (r subscriptionRecord) subscription() Subscription {
 func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	r := subscriptionRecord{
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
-		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Email: s.Email,
+		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Category: s.Category, Email: s.Email,
 		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
 		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
@@ -200,7 +201,7 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	now := s.now()
 	today := DateOf(now, s.loc)
 	sub := Subscription{
-		ID: NewID(), AccountID: req.CustomerID, ProductID: req.Product.ID, ProductName: req.Product.Name, Email: req.Email,
+		ID: NewID(), AccountID: req.CustomerID, ProductID: req.Product.ID, ProductName: req.Product.Name, Category: req.Product.Category, Email: req.Email,
 		MonthlyPrice: req.Product.MonthlyPrice, PeriodMonths: req.PeriodMonths, PaymentDay: req.PaymentDay,
 		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
 		LastPaymentDate: today,
@@ -235,28 +236,43 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	if err != nil {
 		return Subscription{}, Receipt{}, err
 	}
-	err = s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
-		if so != nil {
-			sub.Orders = []PeriodOrder{so.periodOrder(today)}
-		}
-		items, err := s.receiptWrites(receipt)
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range []any{
-			subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
-				CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()},
-			newSubscriptionRecord(sub, shards),
-		} {
-			item, err := attributevalue.MarshalMap(rec)
+	// The receipt's number is taken in the same transaction (books.go), its
+	// counter the last of the receipt's items, before the order's.
+	err = s.numbered(ctx, bookReceipts, sub.ID, now, 1, func(n bookNumber) error {
+		s.numberReceipt(&receipt, n, 0)
+		counterAt := -1
+		err := s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
+			if so != nil {
+				sub.Orders = []PeriodOrder{so.periodOrder(today)}
+			}
+			items, err := s.receiptWrites(receipt)
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, types.TransactWriteItem{Put: &types.Put{
-				TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-			}})
+			for _, rec := range []any{
+				subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
+					CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()},
+				newSubscriptionRecord(sub, shards),
+			} {
+				item, err := attributevalue.MarshalMap(rec)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, types.TransactWriteItem{Put: &types.Put{
+					TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+				}})
+			}
+			counter, err := s.bookCounterWrite(n)
+			if err != nil {
+				return nil, err
+			}
+			counterAt = len(items)
+			return append(items, counter), nil
+		})
+		if counterAt >= 0 && bookNumberTaken(err, counterAt) {
+			return errBookNumberTaken
 		}
-		return items, nil
+		return err
 	})
 	if err == nil {
 		return sub, receipt, nil

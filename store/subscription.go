@@ -42,6 +42,9 @@ type Subscription struct {
 	PaymentDay   int // 1..31
 	Status       SubscriptionStatus
 	Card         Card
+	// Category is its product's, whose VAT rate its receipts pay; "" on
+	// one from before (its next payment reads the product, and keeps it).
+	Category string
 
 	NextPaymentDate  time.Time // end of the paid period; zero when paused or cancelled
 	NextReminderDate time.Time // zero once this payment's reminder is sent

@@ -148,7 +148,7 @@ func AdminInvoiceLookupView(l Layout, f AdminInvoiceLookup) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Field(FieldSpec{Name: "id", Label: "Invoice id", Type: "text", Value: f.ID, Error: f.Errors["id"], Hint: "As printed on the invoice or shown on its order.", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Field(FieldSpec{Name: "id", Label: "Invoice number", Type: "text", Value: f.ID, Error: f.Errors["id"], Hint: "Its number, like 2026-000123, as printed on the invoice or shown on its order (an id for one from before numbers).", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -321,7 +321,15 @@ func AdminInvoiceView(l Layout, p AdminInvoicePage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</td></tr></tbody></table></div><h2>Payments</h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</td></tr></tbody></table></div>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = VATTable(p.Invoice.VAT).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " <h2>Payments</h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -16,12 +16,12 @@ type OrderReturns struct {
 	// Closed: the window has passed. Open: it has not, and some units are
 	// left to ask back.
 	Closed, Open bool
-	Lines   []ReturnFormLine
-	Reasons []string
-	Reason  string
-	Comment string
-	Errors  FieldErrors
-	CSRF    string
+	Lines        []ReturnFormLine
+	Reasons      []string
+	Reason       string
+	Comment      string
+	Errors       FieldErrors
+	CSRF         string
 }
 
 // ReturnFormLine is one order line on the return form.

@@ -274,6 +274,9 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	wantText(t, "invoice customer", inv.testid("invoice-customer"), o.Buyer.Name)
 	wantText(t, "invoice customer email", inv.testid("invoice-customer-email"), demo.CustomerEmail)
 	wantText(t, "payment", inv.testid("payment-type"), "Visa")
+	if inv.testid("vat-row").Length() == 0 {
+		t.Fatal("the invoice shows no VAT")
+	}
 	if href, _ := inv.testid("invoice-order").Attr("href"); href != path {
 		t.Fatalf("invoice links to %q", href)
 	}

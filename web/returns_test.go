@@ -129,7 +129,7 @@ func TestReturnFlow(t *testing.T) {
 		t.Fatalf("returns list: %d rows", list.testid("return-row").Length())
 	}
 	wantStatus(t, "unknown status", b.get("/admin/returns?status=lost"), http.StatusBadRequest)
-	href, _ := b.get("/admin/orders/"+o.ID).testid("order-return-link").Attr("href")
+	href, _ := b.get("/admin/orders/" + o.ID).testid("order-return-link").Attr("href")
 	rp := b.get(href)
 	wantStatus(t, "return page", rp, http.StatusOK)
 	wantText(t, "return reason", rp.testid("return-reason"), "Arrived damaged")

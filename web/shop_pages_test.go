@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"shop/store"
 	"shop/store/demo"
@@ -161,6 +164,22 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 	wantStatus(t, "order page", order, http.StatusOK)
 	if order.testid("order-item").Length() != 2 || !strings.Contains(order.testid("invoice-total").Text(), "€85.23") {
 		t.Fatalf("order page: %d items, total %q", order.testid("order-item").Length(), order.testid("invoice-total").Text())
+	}
+	// The invoice is numbered in the year's series, and shows its VAT per
+	// rate, the gross adding up to what was paid.
+	if n := strings.TrimSpace(order.testid("invoice-number").Text()); !regexp.MustCompile(`^\d{4}-\d{6}$`).MatchString(n) {
+		t.Fatalf("invoice number %q, want like 2026-000123", n)
+	}
+	var gross int64
+	order.testid("vat-gross").Each(func(_ int, g *goquery.Selection) {
+		m, err := store.ParseMoney(strings.TrimPrefix(strings.TrimSpace(g.Text()), "€"), "EUR")
+		if err != nil {
+			t.Fatalf("VAT gross %q: %v", g.Text(), err)
+		}
+		gross += m.Amount
+	})
+	if order.testid("vat-row").Length() == 0 || gross != 8523 {
+		t.Fatalf("VAT rows %d, their gross %d, want 8523", order.testid("vat-row").Length(), gross)
 	}
 	pays := order.testid("payment")
 	if pays.Length() != 2 || !strings.Contains(pays.Eq(0).Text(), "Gift card ending 0001") || !strings.Contains(pays.Eq(1).Text(), "Visa ending in 4242") ||

@@ -208,6 +208,13 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantStatus(t, "receipt page", rp, http.StatusOK)
 	wantText(t, "receipt number", rp.testid("receipt-number"), number[1])
 	wantText(t, "receipt amount", rp.testid("receipt-amount"), "€12.50")
+	if n := strings.TrimSpace(rp.testid("receipt-book-number").Text()); !regexp.MustCompile(`^R\d{4}-\d{6}$`).MatchString(n) {
+		t.Fatalf("receipt's number in the books %q, want like R2026-000045", n)
+	}
+	if rp.testid("vat-row").Length() != 1 {
+		t.Fatalf("%d VAT rows on the receipt, want 1", rp.testid("vat-row").Length())
+	}
+	wantText(t, "receipt VAT gross", rp.testid("vat-gross"), "€12.50")
 	wantText(t, "receipt card", rp.testid("receipt-card"), "Visa •••• 4242")
 	wantText(t, "receipt period", rp.testid("receipt-period"), day(today)+" – "+day(next))
 	wantText(t, "print header", rp.testid("receipt-shop"), "Fika & Field")

@@ -77,6 +77,17 @@ func subscriptionPlans(today time.Time, lead int) []subscriptionPlan {
 	}
 }
 
+// categoryOf is the demo category of a product, whose VAT rate its
+// subscription's receipts pay.
+func categoryOf(productID string) string {
+	for _, p := range products {
+		if p.id == productID {
+			return p.category
+		}
+	}
+	return ""
+}
+
 // paidAt is when a demo payment was taken: 06:00 on its day in the shop's
 // time zone, and never later than now.
 func paidAt(day time.Time, loc *time.Location, now time.Time) time.Time {
@@ -91,7 +102,7 @@ func paidAt(day time.Time, loc *time.Location, now time.Time) time.Time {
 func (pl subscriptionPlan) build(customerID, productName string, loc *time.Location, now time.Time, lead int) (store.Subscription, []store.Receipt) {
 	created := paidAt(pl.first, loc, now)
 	sub := store.Subscription{
-		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Email: pl.email,
+		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Category: categoryOf(pl.product), Email: pl.email,
 		MonthlyPrice: store.Money{Amount: monthlyPrices[pl.product], Currency: store.DefaultCurrency},
 		PeriodMonths: pl.months, PaymentDay: pl.day, Card: demoCard, CreatedAt: created, Version: 1,
 	}
