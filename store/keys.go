@@ -11,26 +11,28 @@ import (
 // Key builders: the one place key formats live. They follow the AWS
 // NoSQL Workbench models of the online shop and recurring payments guides.
 const (
-	prefixCustomer  = "c#"
-	prefixProduct   = "p#"
-	prefixWarehouse = "w#"
-	prefixEmail     = "email#"
-	prefixSession   = "session#"
-	prefixCategory  = "cat#"
-	prefixLimit     = "limit#"
-	prefixOrder     = "o#"
-	prefixOrderNo   = "ordno#" // an order number, taken
-	prefixInvoice   = "i#"
-	prefixShipment  = "sh#"
-	prefixShipItem  = "shp#"
-	prefixCart      = "cart#"
-	prefixVisitor   = "v#"
-	prefixGiftCard  = "gc#"
-	prefixDiscount  = "dc#"
-	prefixIdem      = "idem#"
-	prefixAdjust    = "adj#"
-	prefixOrdersOf  = "orders#" // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
-	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
+	prefixCustomer      = "c#"
+	prefixProduct       = "p#"
+	prefixWarehouse     = "w#"
+	prefixEmail         = "email#"
+	prefixSession       = "session#"
+	prefixCategory      = "cat#"
+	prefixLimit         = "limit#"
+	prefixOrder         = "o#"
+	prefixOrderNo       = "ordno#" // an order number, taken
+	prefixInvoice       = "i#"
+	prefixShipment      = "sh#"
+	prefixShipItem      = "shp#"
+	prefixCart          = "cart#"
+	prefixVisitor       = "v#"
+	prefixGiftCard      = "gc#"
+	prefixDiscount      = "dc#"
+	prefixIdem          = "idem#"
+	prefixAdjust        = "adj#"
+	prefixOrdersOf      = "orders#"   // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
+	prefixReceiptsOf    = "receipts#" // GSI1 partitions of a month's receipts (the books' month): receipts#YYYY-MM#shard
+	prefixArchivedMonth = "month#"    // under partitionArchive: a month of the books, archived
+	infixDrop           = "#drop#"    // an order line bought with a drop's ticket
 
 	// sortsLast closes a key range: it sorts after every timestamp and id.
 	sortsLast = "~"
@@ -95,6 +97,7 @@ const (
 	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
 	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
+	partitionArchive        = "archive"          // the archived months of the books
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -147,6 +150,7 @@ const (
 	entityLease          = "lease"
 	entityJobRun         = "jobRun"
 	entityRunFailure     = "runFailure"
+	entityArchivedMonth  = "archivedMonth"
 	entityRoleChange     = "roleChange"
 	entityAddressBook    = "addressBook"
 )
@@ -369,6 +373,10 @@ func shardKey(list string, shard int) string { return list + "#" + strconv.Itoa(
 // date range, and no list grows without bound); each month is spread over
 // the table's list shards (shardKey).
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
+
+// receiptsMonthKey is the list of a month of the books' receipts (each
+// month spread over receiptsMonthShards).
+func receiptsMonthKey(m Month) string { return prefixReceiptsOf + m.String() }
 
 // ordersMonthKeys are the month partitions of the orders placed from..to,
 // newest first; none if from is after to.

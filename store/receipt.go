@@ -50,7 +50,9 @@ type receiptRecord struct {
 	ChargeID        string `dynamodbav:"ChargeID"`
 	PeriodStart     string `dynamodbav:"PeriodStart"`
 	PeriodEnd       string `dynamodbav:"PeriodEnd"`
-	ExpiresAt       int64  `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	ExpiresAt       int64  `dynamodbav:"ExpiresAt"`         // the table's TTL attribute
+	GSI1PK          string `dynamodbav:"GSI1-PK,omitempty"` // receipts#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK          string `dynamodbav:"GSI1-SK,omitempty"` // <charged at>#number
 }
 
 func (r receiptRecord) receipt() Receipt {
@@ -136,8 +138,10 @@ func (s *Store) receiptWrites(r Receipt) ([]types.TransactWriteItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	receipt := newReceiptRecord(r)
+	receipt.GSI1PK, receipt.GSI1SK = s.receiptListKeys(r)
 	var out []types.TransactWriteItem
-	for _, rec := range []any{newReceiptRecord(r), periodRecord{
+	for _, rec := range []any{receipt, periodRecord{
 		PK: accountKey(r.AccountID), SK: periodKey(r.SubscriptionID, r.PeriodStart), EntityType: entityPeriod,
 		ReceiptNumber: r.Number, ExpiresAt: r.ExpiresAt.Unix(),
 	}} {
