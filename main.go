@@ -731,6 +731,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	// The scheduler exists before the app: the staff console's "Run now"
 	// uses it. A nil one (SHOP_JOBS=false) makes the console say so.
+	books, _ := runner.Config().Archive.(*archive.Archiver) // nil: the console shows the records only
 	var scheduler handlers.JobScheduler
 	if cfg.jobsOn {
 		loc, _ := time.LoadLocation(cfg.tz)
@@ -745,6 +746,13 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 			}
 		}()
 		scheduler = sched
+		if books != nil {
+			// A month that closed while no replica ran (or a new shop's
+			// demo months) is archived at start, not on tomorrow's tick.
+			if err := sched.RunNow(jobs.JobArchive, st.Today()); err != nil {
+				log.Info("archive at start", "why not", err)
+			}
+		}
 		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "tz", cfg.tz)
 
 		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
@@ -761,7 +769,6 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 			log.Info("no SHOP_SMTP_URL: mail stays in the outbox (/admin/outbox)")
 		}
 	}
-	books, _ := runner.Config().Archive.(*archive.Archiver) // nil: the console shows the records only
 	shelf, err := photoShelf(ctx, cfg, log)
 	if err != nil {
 		return err
