@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestAdminArchiveRunAndDownload(t *testing.T) {
 		t.Fatal("the console's sidebar has no link to the archive")
 	}
 
-	r := staff.post("/admin/archive/run", nil)
+	r := staff.post("/admin/archive/run", url.Values{})
 	wantStatus(t, "run now", r, http.StatusSeeOther)
 	var done page
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
@@ -138,7 +139,7 @@ func TestAdminArchiveRunAndDownload(t *testing.T) {
 	}
 
 	// Today's run is done: a second "Run now" says so.
-	again := staff.post("/admin/archive/run", nil)
+	again := staff.post("/admin/archive/run", url.Values{})
 	wantStatus(t, "run now again", again, http.StatusConflict)
 	wantText(t, "run again", again.testid("form-error"), "already ran")
 
