@@ -26,6 +26,7 @@ type AdminOrderStore interface {
 	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
+	RefundOrder(ctx context.Context, req store.OrderRefundRequest, charger store.Charger) (store.Refund, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	OrderIDByNumber(ctx context.Context, number string) (string, error)
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
@@ -33,7 +34,7 @@ type AdminOrderStore interface {
 }
 
 // orderStatuses are the statuses the list can show alone.
-var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered)}
+var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered), string(store.OrderCancelled)}
 
 // statusPagesRead bounds the pages of the range one screen of a status
 // reads (each a Query per list shard): a rare status in a busy range
@@ -66,6 +67,8 @@ type AdminOrders struct {
 	Store AdminOrderStore
 	// Log receives the failure of an export cut short after it started.
 	Log *slog.Logger
+	// Gateway refunds the card part of a refund.
+	Gateway store.Charger
 }
 
 func (h *AdminOrders) log() *slog.Logger {
@@ -238,7 +241,9 @@ func (h *AdminOrders) orderPage(c *fiber.Ctx, id string) (views.AdminOrderPage, 
 	for _, w := range ws {
 		names[w.ID] = w.Name
 	}
-	return views.AdminOrderPage{Details: d, Warehouses: names, ShippingTypes: shippingTypes, CSRF: page.CSRFToken(c)}, nil
+	slices.SortFunc(ws, func(a, b store.Warehouse) int { return strings.Compare(a.Name, b.Name) })
+	return views.AdminOrderPage{Details: d, Warehouses: names, WarehouseList: ws, ShippingTypes: shippingTypes, CSRF: page.CSRFToken(c),
+		Refund: views.RefundForm{Key: store.NewID()}}, nil
 }
 
 func (h *AdminOrders) renderOrder(c *fiber.Ctx, id string, status int, problem string) error {

@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
+	"shop/jobs"
 	"shop/store"
 	"shop/views"
 	"shop/web/paths"
@@ -17,6 +19,8 @@ type OrderStore interface {
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	Location() *time.Location
+	Now() time.Time
+	CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(store.Refund, store.Order) *store.Mail, charger store.Charger) (store.Refund, error)
 }
 
 const ordersPageSize = 20
@@ -24,6 +28,8 @@ const ordersPageSize = 20
 // Orders serves /orders: a customer's own orders only.
 type Orders struct {
 	Store OrderStore
+	// Gateway refunds the card of a cancelled order.
+	Gateway store.Charger
 }
 
 // List is the customer's orders, newest first.
@@ -48,18 +54,93 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That order")
+	d, err := h.ownOrder(c, v)
 	if err != nil {
 		return err
 	}
+	return h.render(c, fiber.StatusOK, d, "")
+}
+
+// ownOrder reads the order of the path if it is the viewer's; another
+// customer's order is a 404, the same as one that does not exist.
+func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, error) {
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return store.OrderDetails{}, err
+	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return notFoundAs(err, "That order")
+		return store.OrderDetails{}, notFoundAs(err, "That order")
 	}
 	if d.Order.CustomerID != v.ID {
-		return page.NotFound("That order")
+		return store.OrderDetails{}, page.NotFound("That order")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location()})})
+	return d, nil
+}
+
+func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
+	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem}
+	return page.Render(c, status, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, data)})
+}
+
+// ConfirmCancel asks the customer to confirm cancelling an order that has
+// not started shipping: a page of its own, so that it works without
+// JavaScript. Its form carries a key made here, so that the cancel is
+// made once however often it is sent.
+func (h *Orders) ConfirmCancel(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	d, err := h.ownOrder(c, v)
+	if err != nil {
+		return err
+	}
+	data := views.OrderCancelPage{Details: d, Loc: h.Store.Location(), Key: store.NewID(), CSRF: page.CSRFToken(c)}
+	if !(views.OrderPage{Details: d}).CanCancel() {
+		return h.render(c, fiber.StatusConflict, d, "This order can no longer be cancelled: it is being shipped.")
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: "Cancel order " + d.Order.Label(), Page: page.Full(views.OrderCancelView, data)})
+}
+
+// Cancel cancels the customer's order and refunds it at once (see
+// store.CancelOrder). Staff shipping it at the same moment either win
+// (409: the order as it is, shipping) or find it cancelled.
+func (h *Orders) Cancel(c *fiber.Ctx) error {
+	v, err := signedInFor(c, paths.Orders)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	d, err := h.ownOrder(c, v)
+	if err != nil {
+		return err
+	}
+	key := c.FormValue("key")
+	if !store.ValidID(key) || len(key) > 36 {
+		return page.BadRequest("This form is out of date: open the order and cancel it again.")
+	}
+	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Gateway)
+	switch {
+	case errors.Is(err, store.ErrNotCancelable):
+		now, rerr := h.Store.OrderDetails(c.UserContext(), d.Order.ID)
+		if rerr != nil {
+			return rerr
+		}
+		if now.Order.Status == store.OrderCancelled {
+			return page.Redirect(c, paths.Order(d.Order.ID)) // cancelled already, by this form sent twice
+		}
+		return h.render(c, fiber.StatusConflict, now, "This order can no longer be cancelled: it is being shipped.")
+	case errors.Is(err, store.ErrRefundCard):
+		return h.render(c, fiber.StatusBadGateway, d, "Your order is cancelled, but the card refund did not go through yet. We will finish it; you need do nothing.")
+	case err != nil:
+		return notFoundAs(err, "That order")
+	}
+	msg := "Your order is cancelled."
+	if rf.Amount.Amount > 0 {
+		msg += " " + rf.Amount.String() + " goes back to you: " + views.RefundWhere(rf)
+	}
+	page.Flash(c, views.FlashSuccess, msg)
+	return page.Redirect(c, paths.Order(d.Order.ID))
 }
 
 func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {

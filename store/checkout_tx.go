@@ -155,6 +155,7 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 	}
 	if q.Tender.GiftCard.Amount > 0 {
 		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
+		invoice.giftCardCode = q.GiftCard.Code
 	}
 	return order, invoice
 }

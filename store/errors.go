@@ -21,6 +21,10 @@ var (
 	ErrBadCursor         = errors.New("malformed page cursor")
 	ErrInsufficientStock = errors.New("insufficient stock")
 	ErrSoldOut           = errors.New("sold out")
+	// ErrRefundExceedsCharge: the refunds of a charge (or of an order) would
+	// give back more than it took.
+	ErrRefundExceedsCharge = errors.New("the refund is more than what is left to refund")
+	ErrBadRefund           = errors.New("not a refund the shop can make")
 )
 
 // cancellationReasons returns the per-item reason codes of a cancelled

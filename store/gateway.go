@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Card is what the shop keeps of a card, as the gateway tokenised it: its
@@ -26,11 +30,16 @@ func (c Card) Label() string {
 	return c.Brand + " •••• " + c.Last4
 }
 
-// Charger charges a card once per idempotency key and voids a charge: all
-// the store asks of the card gateway (store/payment implements it).
+// Charger charges a card once per idempotency key, voids a charge and
+// refunds part or all of one: all the store asks of the card gateway
+// (store/payment implements it).
 type Charger interface {
 	Charge(ctx context.Context, token string, amount Money, idempotencyKey string) (chargeID string, err error)
 	Void(ctx context.Context, chargeID string) error
+	// Refund gives amount of a charge back to its card, once per
+	// idempotency key (a repeat returns the first refund's id). The refunds
+	// of a charge never sum to more than it: ErrRefundExceedsCharge.
+	Refund(ctx context.Context, chargeID string, amount Money, idempotencyKey string) (refundID string, err error)
 }
 
 // The test gateway's own records. A real card gateway keeps its cards and
@@ -59,6 +68,17 @@ type GatewayCharge struct {
 	At      time.Time
 	Outcome string // "ok" or the decline's code
 	Voided  bool
+	// Refunded is the sum of the charge's refunds so far.
+	Refunded Money
+}
+
+// GatewayRefund is one refund in the gateway's ledger, by idempotency key.
+type GatewayRefund struct {
+	Key      string
+	ID       string
+	ChargeID string
+	Amount   Money
+	At       time.Time
 }
 
 type gatewayCardRecord struct {
@@ -83,13 +103,33 @@ type gatewayChargeRecord struct {
 	At         string `dynamodbav:"At"`
 	Outcome    string `dynamodbav:"Outcome"`
 	Voided     bool   `dynamodbav:"Voided"`
-	GSI1PK     string `dynamodbav:"GSI1-PK,omitempty"` // gwcharge#<id>: void by id
+	Refunded   int64  `dynamodbav:"Refunded,omitempty"` // sum of its refunds, raised with each
+	GSI1PK     string `dynamodbav:"GSI1-PK,omitempty"`  // gwcharge#<id>: void and refund by id
 	GSI1SK     string `dynamodbav:"GSI1-SK,omitempty"`
 }
 
 func (r gatewayChargeRecord) charge() GatewayCharge {
 	return GatewayCharge{Key: trimPrefix(r.PK, prefixGateway), ID: r.ChargeID, Token: r.Token, Last4: r.Last4,
-		Amount: Money{r.Amount, r.Currency}, At: parseTime(r.At), Outcome: r.Outcome, Voided: r.Voided}
+		Amount: Money{r.Amount, r.Currency}, At: parseTime(r.At), Outcome: r.Outcome, Voided: r.Voided,
+		Refunded: Money{r.Refunded, r.Currency}}
+}
+
+// gatewayRefundRecord is a refund in the ledger: PK gw#<key>, SK refund
+// (a refund's key lives beside charge keys; the sort key keeps them apart).
+type gatewayRefundRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	EntityType string `dynamodbav:"EntityType"`
+	RefundID   string `dynamodbav:"RefundID"`
+	ChargeID   string `dynamodbav:"ChargeID"`
+	Amount     int64  `dynamodbav:"Amount"`
+	Currency   string `dynamodbav:"Currency"`
+	At         string `dynamodbav:"At"`
+}
+
+func (r gatewayRefundRecord) refund() GatewayRefund {
+	return GatewayRefund{Key: trimPrefix(r.PK, prefixGateway), ID: r.RefundID, ChargeID: r.ChargeID,
+		Amount: Money{r.Amount, r.Currency}, At: parseTime(r.At)}
 }
 
 // PutGatewayCard keeps a card the gateway tokenised.
@@ -133,6 +173,76 @@ func (s *Store) RecordGatewayCharge(ctx context.Context, c GatewayCharge) (Gatew
 // GatewayCharge reads the ledger entry of an idempotency key (consistent).
 func (s *Store) GatewayCharge(ctx context.Context, key string) (GatewayCharge, error) {
 	return getItemConsistent(ctx, s, gatewayChargeKey(key), sortKeyCharge, "gateway charge", gatewayChargeRecord.charge)
+}
+
+// GatewayChargeByID reads a ledger entry by its charge id (GSI1).
+func (s *Store) GatewayChargeByID(ctx context.Context, chargeID string) (GatewayCharge, error) {
+	q := querySpec{key: onGSI1.pkAndSKEquals(gatewayIDKey(chargeID), gatewayIDKey(chargeID))}
+	return queryOne(ctx, s, q, "charge "+chargeID, gatewayChargeRecord.charge)
+}
+
+// RecordGatewayRefund writes a refund once per key, in one transaction with
+// the raise of its charge's Refunded, on condition that the charge is not
+// voided, is in the refund's currency and keeps Refunded within its amount:
+// refunds racing on one charge can never give back more than it took. A
+// key already in the ledger returns its first refund with ErrConflict; a
+// refund over what is left, ErrRefundExceedsCharge.
+func (s *Store) RecordGatewayRefund(ctx context.Context, r GatewayRefund) (GatewayRefund, error) {
+	if r.Amount.Amount <= 0 {
+		return GatewayRefund{}, fmt.Errorf("a refund gives back more than nothing: %w", ErrBadRefund)
+	}
+	q := querySpec{key: onGSI1.pkAndSKEquals(gatewayIDKey(r.ChargeID), gatewayIDKey(r.ChargeID))}
+	charge, err := queryOne(ctx, s, q, "charge "+r.ChargeID, asRecord[gatewayChargeRecord])
+	if err != nil {
+		return GatewayRefund{}, err
+	}
+	if r.Amount.Amount > charge.Amount {
+		return GatewayRefund{}, ErrRefundExceedsCharge // not even a first refund could
+	}
+	put, err := attributevalue.MarshalMap(gatewayRefundRecord{
+		PK: gatewayChargeKey(r.Key), SK: sortKeyRefund, EntityType: entityGatewayRefund,
+		RefundID: r.ID, ChargeID: r.ChargeID, Amount: r.Amount.Amount, Currency: r.Amount.Currency, At: timestamp(r.At),
+	})
+	if err != nil {
+		return GatewayRefund{}, err
+	}
+	newKey, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return GatewayRefund{}, err
+	}
+	// Refunded + amount <= Amount, as DynamoDB can say it: Refunded is at
+	// most Amount - amount (the charge's amount never changes).
+	left := expression.Or(expression.AttributeNotExists(expression.Name("Refunded")),
+		expression.Name("Refunded").LessThanEqual(expression.Value(charge.Amount-r.Amount.Amount)))
+	raise, err := s.txUpdate(charge.PK, charge.SK,
+		expression.Set(expression.Name("Refunded"), expression.Plus(expression.IfNotExists(expression.Name("Refunded"), expression.Value(0)), expression.Value(r.Amount.Amount))),
+		left.And(expression.Name("Voided").Equal(expression.Value(false)), expression.Name("Currency").Equal(expression.Value(r.Amount.Currency))))
+	if err != nil {
+		return GatewayRefund{}, err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(s.table), Item: put, ConditionExpression: newKey.Condition(),
+			ExpressionAttributeNames: newKey.Names()}},
+		raise,
+	}})
+	switch reasons := cancellationReasons(err); {
+	case reasons != nil && reasons[0] == reasonConditionFailed:
+		first, rerr := s.GatewayRefund(ctx, r.Key)
+		if rerr != nil {
+			return GatewayRefund{}, rerr
+		}
+		return first, ErrConflict
+	case reasons != nil && reasons[1] == reasonConditionFailed:
+		return GatewayRefund{}, ErrRefundExceedsCharge
+	case err != nil:
+		return GatewayRefund{}, fmt.Errorf("record refund: %w", err)
+	}
+	return r, nil
+}
+
+// GatewayRefund reads the ledger's refund of an idempotency key (consistent).
+func (s *Store) GatewayRefund(ctx context.Context, key string) (GatewayRefund, error) {
+	return getItemConsistent(ctx, s, gatewayChargeKey(key), sortKeyRefund, "gateway refund", gatewayRefundRecord.refund)
 }
 
 // VoidGatewayCharge marks a charge voided; voiding twice is fine.

@@ -11,28 +11,27 @@ import (
 // Key builders: the one place key formats live. They follow the AWS
 // NoSQL Workbench models of the online shop and recurring payments guides.
 const (
-	prefixCustomer      = "c#"
-	prefixProduct       = "p#"
-	prefixWarehouse     = "w#"
-	prefixEmail         = "email#"
-	prefixSession       = "session#"
-	prefixCategory      = "cat#"
-	prefixLimit         = "limit#"
-	prefixOrder         = "o#"
-	prefixOrderNo       = "ordno#" // an order number, taken
-	prefixInvoice       = "i#"
-	prefixShipment      = "sh#"
-	prefixShipItem      = "shp#"
-	prefixCart          = "cart#"
-	prefixVisitor       = "v#"
-	prefixGiftCard      = "gc#"
-	prefixDiscount      = "dc#"
-	prefixIdem          = "idem#"
-	prefixAdjust        = "adj#"
-	prefixOrdersOf      = "orders#"   // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
-	prefixReceiptsOf    = "receipts#" // GSI1 partitions of a month's receipts (the books' month): receipts#YYYY-MM#shard
-	prefixArchivedMonth = "month#"    // under partitionArchive: a month of the books, archived
-	infixDrop           = "#drop#"    // an order line bought with a drop's ticket
+	prefixCustomer  = "c#"
+	prefixProduct   = "p#"
+	prefixWarehouse = "w#"
+	prefixEmail     = "email#"
+	prefixSession   = "session#"
+	prefixCategory  = "cat#"
+	prefixLimit     = "limit#"
+	prefixOrder     = "o#"
+	prefixOrderNo   = "ordno#" // an order number, taken
+	prefixInvoice   = "i#"
+	prefixShipment  = "sh#"
+	prefixShipItem  = "shp#"
+	prefixCart      = "cart#"
+	prefixVisitor   = "v#"
+	prefixGiftCard  = "gc#"
+	prefixDiscount  = "dc#"
+	prefixIdem      = "idem#"
+	prefixAdjust    = "adj#"
+	prefixRefund    = "rf#"     // an order's refund, by its form's key, under o#id
+	prefixOrdersOf  = "orders#" // GSI1 partitions of a month's orders: orders#YYYY-MM#shard
+	infixDrop       = "#drop#"  // an order line bought with a drop's ticket
 
 	// sortsLast closes a key range: it sorts after every timestamp and id.
 	sortsLast = "~"
@@ -66,6 +65,7 @@ const (
 	prefixRuns           = "runs#"    // a job's runs, newest last
 	prefixRunFailures    = "runfail#" // a run's failures
 	sortKeyCharge        = "charge"
+	sortKeyRefund        = "refund" // under gw#<key>: the test gateway's refund of that key
 	sortKeyCard          = "card"
 	sortKeyCart          = "cart"       // the one item of a cart (its lines in a map)
 	sortKeyAddresses     = "addresses"  // under c#id: the customer's saved addresses, in a map
@@ -97,7 +97,6 @@ const (
 	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
 	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
-	partitionArchive        = "archive"          // the archived months of the books
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -128,6 +127,7 @@ const (
 	entityOrderNumber    = "orderNumber"
 	entityOrderItem      = "orderItem"
 	entityInvoice        = "invoice"
+	entityRefund         = "orderRefund"
 	entityShipment       = "shipment"
 	entityShipmentItem   = "shipmentItem"
 	entityCart           = "cart"
@@ -141,6 +141,7 @@ const (
 	entityPeriod         = "paidPeriod"
 	entityGatewayCharge  = "gatewayCharge"
 	entityGatewayCard    = "gatewayCard"
+	entityGatewayRefund  = "gatewayRefund"
 	entityMail           = "mail"
 	entityDrop           = "drop"
 	entityDropCounter    = "dropCounter"
@@ -150,7 +151,6 @@ const (
 	entityLease          = "lease"
 	entityJobRun         = "jobRun"
 	entityRunFailure     = "runFailure"
-	entityArchivedMonth  = "archivedMonth"
 	entityRoleChange     = "roleChange"
 	entityAddressBook    = "addressBook"
 )
@@ -200,6 +200,7 @@ func shipmentItemKey(id string) string { return prefixShipItem + id }
 func giftCardKey(code string) string   { return prefixGiftCard + code }
 func discountKey(code string) string   { return prefixDiscount + code }
 func idempotencyKey(k string) string   { return prefixIdem + k }
+func refundKey(key string) string      { return prefixRefund + key }
 
 // accountKey is the partition of a customer's subscriptions and receipts.
 func accountKey(customerID string) string { return prefixAccount + customerID }
@@ -374,9 +375,22 @@ func shardKey(list string, shard int) string { return list + "#" + strconv.Itoa(
 // the table's list shards (shardKey).
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
 
+// The archive of the books (archive.go): a month's receipts and refunds
+// in lists of their own, and the archived months' records.
+const (
+	prefixReceiptsOf    = "receipts#" // GSI1 partitions of a month's receipts (the books' month): receipts#YYYY-MM#shard
+	prefixRefundsOf     = "refunds#"  // GSI1 partitions of a month's order refunds: refunds#YYYY-MM#shard
+	prefixArchivedMonth = "month#"    // under partitionArchive: a month of the books, archived
+	partitionArchive    = "archive"
+	entityArchivedMonth = "archivedMonth"
+)
+
 // receiptsMonthKey is the list of a month of the books' receipts (each
 // month spread over receiptsMonthShards).
 func receiptsMonthKey(m Month) string { return prefixReceiptsOf + m.String() }
+
+// refundsMonthKey is the list of a month of the books' order refunds.
+func refundsMonthKey(m Month) string { return prefixRefundsOf + m.String() }
 
 // ordersMonthKeys are the month partitions of the orders placed from..to,
 // newest first; none if from is after to.

@@ -13,6 +13,7 @@ const (
 	OrderShipping  OrderStatus = "shipping" // shipments created, not all gone
 	OrderShipped   OrderStatus = "shipped"
 	OrderDelivered OrderStatus = "delivered"
+	OrderCancelled OrderStatus = "cancelled" // by the customer before shipping, and refunded
 )
 
 // Buyer is who placed an order, as they were at checkout. The order, its
@@ -48,7 +49,13 @@ type Order struct {
 	Total      Money
 	ShipTo     Address
 	Lines      int
+	// Refunded is what its refunds gave back, of which RefundedGiftCard
+	// to the gift card and RefundedCard to the card.
+	Refunded, RefundedGiftCard, RefundedCard Money
 }
+
+// Refundable is what is left to refund: the total less the refunds.
+func (o Order) Refundable() Money { return refundable(o) }
 
 // Allocation is how many units of an order line leave from one warehouse.
 type Allocation struct {
@@ -70,6 +77,8 @@ type OrderItem struct {
 	// DropID marks a line bought with a product drop's ticket: one unit at
 	// the drop's price, its stock set aside when the drop was made.
 	DropID string
+	// Refunded counts the units refunded.
+	Refunded int
 	// redeemWithin is the drop's, for the ticket's condition at checkout.
 	redeemWithin time.Duration
 }
@@ -86,12 +95,21 @@ type Payment struct {
 	Reference string // gift card code (masked) or charge id and last four digits
 }
 
+// IsRefund tells a refund's negative payment from a payment.
+func (p Payment) IsRefund() bool { return p.Amount.Amount < 0 }
+
 // Label is how a person reads the payment, "Visa ending in 4242" or "Gift
 // card ending FT20", never the gateway's reference.
 func (p Payment) Label() string {
 	kind := p.Type
 	if p.Type == "GiftCard" {
 		kind = "Gift card"
+	}
+	if p.IsRefund() {
+		if p.Type == "GiftCard" {
+			kind = "gift card"
+		}
+		kind = "Refund to " + kind
 	}
 	_, end, ok := strings.Cut(p.Reference, "••••")
 	if end = strings.TrimSpace(end); !ok || end == "" {
@@ -113,7 +131,18 @@ type Invoice struct {
 	Amount       Money
 	Discount     Money
 	DiscountCode string
-	Payments     []Payment
+	Payments     []Payment // refunds are negative payments, after the payments
+	// giftCardCode is the gift card that paid, to refund it.
+	giftCardCode string
+}
+
+// Paid is what the payments less the refunds come to.
+func (inv Invoice) Paid() Money {
+	m := Money{Currency: inv.Amount.Currency}
+	for _, p := range inv.Payments {
+		m.Amount += p.Amount.Amount
+	}
+	return m
 }
 
 // ShipmentStatus is where a shipment is.
@@ -164,6 +193,7 @@ type OrderDetails struct {
 	Items     []OrderItem
 	Invoices  []Invoice
 	Shipments []Shipment
+	Refunds   []Refund // oldest first
 }
 
 // Invoice returns the order's invoice (an order has one).
@@ -175,22 +205,26 @@ func (d OrderDetails) Invoice() (Invoice, bool) {
 }
 
 type orderRecord struct {
-	PK         string  `dynamodbav:"PK"` // o#id
-	SK         string  `dynamodbav:"SK"` // c#customer
-	EntityType string  `dynamodbav:"EntityType"`
-	Date       string  `dynamodbav:"Date"`
-	Status     string  `dynamodbav:"Status"`
-	Subtotal   int64   `dynamodbav:"Subtotal"`
-	Discount   int64   `dynamodbav:"Discount"`
-	Total      int64   `dynamodbav:"Total"`
-	Currency   string  `dynamodbav:"Currency"`
-	ShipTo     Address `dynamodbav:"ShipTo"`
-	Lines      int     `dynamodbav:"Lines"`
-	Number     string  `dynamodbav:"Number,omitempty"`
-	BuyerName  string  `dynamodbav:"BuyerName,omitempty"`
-	BuyerEmail string  `dynamodbav:"BuyerEmail,omitempty"`
-	AttnPK     string  `dynamodbav:"ATTN-PK,omitempty"` // to-ship#shard, while waiting to ship
-	AttnSK     string  `dynamodbav:"ATTN-SK,omitempty"` // date#id
+	PK               string  `dynamodbav:"PK"` // o#id
+	SK               string  `dynamodbav:"SK"` // c#customer
+	EntityType       string  `dynamodbav:"EntityType"`
+	Date             string  `dynamodbav:"Date"`
+	Status           string  `dynamodbav:"Status"`
+	Subtotal         int64   `dynamodbav:"Subtotal"`
+	Discount         int64   `dynamodbav:"Discount"`
+	Total            int64   `dynamodbav:"Total"`
+	Currency         string  `dynamodbav:"Currency"`
+	ShipTo           Address `dynamodbav:"ShipTo"`
+	Lines            int     `dynamodbav:"Lines"`
+	Number           string  `dynamodbav:"Number,omitempty"`
+	BuyerName        string  `dynamodbav:"BuyerName,omitempty"`
+	BuyerEmail       string  `dynamodbav:"BuyerEmail,omitempty"`
+	AttnPK           string  `dynamodbav:"ATTN-PK,omitempty"`  // to-ship#shard, while waiting to ship
+	AttnSK           string  `dynamodbav:"ATTN-SK,omitempty"`  // date#id
+	Refunded         int64   `dynamodbav:"Refunded,omitempty"` // sums of its refunds, each raised on condition it stays within what was paid
+	RefundedGiftCard int64   `dynamodbav:"RefundedGiftCard,omitempty"`
+	RefundedCard     int64   `dynamodbav:"RefundedCard,omitempty"`
+	LastRefundAt     string  `dynamodbav:"LastRefundAt,omitempty"`
 	// DayCounted: the order is in its day's totals (the checkout adds it;
 	// the one-time step adds orders from before the totals).
 	DayCounted bool   `dynamodbav:"DayCounted,omitempty"`
@@ -216,6 +250,7 @@ func (r orderRecord) order() Order {
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
+		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
 	}
 }
 
@@ -250,10 +285,11 @@ type orderItemRecord struct {
 	DropID      string       `dynamodbav:"DropID,omitempty"` // bought with this drop's ticket
 	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
-	GSI1PK      string       `dynamodbav:"GSI1-PK"` // p#product
-	GSI1SK      string       `dynamodbav:"GSI1-SK"` // date
-	GSI2PK      string       `dynamodbav:"GSI2-PK"` // c#customer
-	GSI2SK      string       `dynamodbav:"GSI2-SK"` // p#date
+	Refunded    int          `dynamodbav:"Refunded,omitempty"` // units refunded, raised on condition of at most Quantity
+	GSI1PK      string       `dynamodbav:"GSI1-PK"`            // p#product
+	GSI1SK      string       `dynamodbav:"GSI1-SK"`            // date
+	GSI2PK      string       `dynamodbav:"GSI2-PK"`            // c#customer
+	GSI2SK      string       `dynamodbav:"GSI2-SK"`            // p#date
 }
 
 func (r orderItemRecord) item() OrderItem {
@@ -261,7 +297,7 @@ func (r orderItemRecord) item() OrderItem {
 		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
 		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
 		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID,
-		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
+		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, Refunded: r.Refunded,
 	}
 }
 
@@ -290,6 +326,7 @@ type invoiceRecord struct {
 	Amount       int64  `dynamodbav:"Amount"`
 	Discount     int64  `dynamodbav:"Discount"`
 	DiscountCode string `dynamodbav:"DiscountCode,omitempty"`
+	GiftCardCode string `dynamodbav:"GiftCardCode,omitempty"` // the gift card that paid: a refund gives back to it
 	Currency     string `dynamodbav:"Currency"`
 	CustomerID   string `dynamodbav:"CustomerID"`
 	BuyerName    string `dynamodbav:"BuyerName,omitempty"`
@@ -307,7 +344,7 @@ func (r invoiceRecord) invoice() Invoice {
 	inv := Invoice{
 		ID: trimPrefix(r.SK, prefixInvoice), OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID,
 		Date: parseTime(r.Date), Amount: Money{r.Amount, r.Currency}, Discount: Money{r.Discount, r.Currency},
-		DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
+		DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, giftCardCode: r.GiftCardCode,
 	}
 	for _, p := range r.Detail.Payments {
 		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference})
@@ -318,7 +355,7 @@ func (r invoiceRecord) invoice() Invoice {
 func newInvoiceRecord(inv Invoice) invoiceRecord {
 	r := invoiceRecord{
 		PK: orderKey(inv.OrderID), SK: invoiceKey(inv.ID), EntityType: entityInvoice,
-		Date: timestamp(inv.Date), Amount: inv.Amount.Amount, Discount: inv.Discount.Amount, DiscountCode: inv.DiscountCode,
+		Date: timestamp(inv.Date), Amount: inv.Amount.Amount, Discount: inv.Discount.Amount, DiscountCode: inv.DiscountCode, GiftCardCode: inv.giftCardCode,
 		Currency: inv.Amount.Currency, CustomerID: inv.CustomerID, BuyerName: inv.Buyer.Name, BuyerEmail: inv.Buyer.Email,
 		GSI1PK: invoiceKey(inv.ID), GSI1SK: invoiceKey(inv.ID),
 		GSI2PK: customerKey(inv.CustomerID), GSI2SK: datedKey(prefixInvoice, inv.Date),

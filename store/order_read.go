@@ -23,6 +23,7 @@ type collection struct {
 	shipments     []Shipment
 	shipmentItems []ShipmentItem
 	changes       []ShipmentChange
+	refunds       []Refund
 }
 
 func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, error) {
@@ -50,6 +51,8 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 			err = appendItem(&c.shipmentItems, item, shipmentItemRecord.shipmentItem)
 		case entityShipmentChange:
 			err = appendItem(&c.changes, item, shipmentChangeRecord.change)
+		case entityRefund:
+			err = appendItem(&c.refunds, item, refundRecord.refund)
 		}
 		if err != nil {
 			return c, fmt.Errorf("unmarshal %s: %w", head.EntityType, err)
@@ -69,6 +72,7 @@ func (s *Store) queryCollection(ctx context.Context, q querySpec) (collection, e
 		slices.SortFunc(c.shipments[i].Changes, func(a, b ShipmentChange) int { return cmp.Compare(a.Version, b.Version) })
 	}
 	slices.SortFunc(c.shipments, func(a, b Shipment) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortFunc(c.refunds, func(a, b Refund) int { return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.ID, b.ID)) })
 	return c, nil
 }
 
@@ -87,7 +91,7 @@ func (s *Store) orderDetails(ctx context.Context, orderID string, consistent boo
 	if err != nil {
 		return OrderDetails{}, err
 	}
-	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments}, nil
+	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Refunds: c.refunds}, nil
 }
 
 func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {

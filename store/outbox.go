@@ -19,6 +19,7 @@ const (
 	MailReceipt       MailKind = "receipt"
 	MailPaymentFailed MailKind = "payment_failed"
 	MailCancelled     MailKind = "cancelled"
+	MailRefund        MailKind = "refund" // an order's money back, or its cancellation
 )
 
 // MailStatus is where a mail is on its way out.

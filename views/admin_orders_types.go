@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 
 	"shop/store"
 )
@@ -27,11 +28,67 @@ type AdminOrderList struct {
 type AdminOrderPage struct {
 	Details       store.OrderDetails
 	Warehouses    map[string]string // id -> name
+	WarehouseList []store.Warehouse // by name, to restock into
 	ShippingTypes []string
+	Refund        RefundForm
 	Error         string // why the last action was refused
 	CSRF          string
 }
 
 func allocationText(a store.Allocation, name string) string {
 	return fmt.Sprintf("%d from %s", a.Quantity, name)
+}
+
+// RefundForm is the staff's refund form of an order: units per line or an
+// amount, a reason and where the units go back. Key is made when the form
+// first renders and kept when it comes back with errors.
+type RefundForm struct {
+	Key     string
+	Units   map[string]string // RefundUnitsField -> as typed
+	Amount  string
+	Reason  string
+	Restock string // a warehouse id, or "" for none
+	Errors  FieldErrors
+}
+
+// RefundUnitsField names a line's units field: "units-<product>", and
+// "~<drop>" for a line bought with a drop's ticket ("~" is in no id).
+func RefundUnitsField(it store.OrderItem) string {
+	if it.DropID != "" {
+		return "units-" + it.ProductID + "~" + it.DropID
+	}
+	return "units-" + it.ProductID
+}
+
+// CanRefund says whether anything is left to refund.
+func (p AdminOrderPage) CanRefund() bool {
+	_, ok := p.Details.Invoice()
+	return ok && p.Details.Order.Refundable().Amount > 0
+}
+
+// refundTo says where a refund went: "gift card €5.00 · card €15.00".
+func refundTo(r store.Refund) string {
+	var parts []string
+	if r.GiftCard.Amount > 0 {
+		parts = append(parts, "gift card "+r.GiftCard.String())
+	}
+	if r.Card.Amount > 0 {
+		parts = append(parts, "card "+r.Card.String())
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// refundLines is what units a refund took back: "2 × Mug, 1 × Kettle".
+func refundLines(r store.Refund) string {
+	if len(r.Lines) == 0 {
+		return "an amount"
+	}
+	parts := make([]string, 0, len(r.Lines))
+	for _, l := range r.Lines {
+		parts = append(parts, fmt.Sprintf("%d × %s", l.Quantity, l.ProductName))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -24,8 +24,31 @@ func orderBadge(s store.OrderStatus) statusBadge {
 		return statusBadge{"Shipped", "strong"}
 	case store.OrderDelivered:
 		return statusBadge{"Delivered", "ins"}
+	case store.OrderCancelled:
+		return statusBadge{"Cancelled", "del"}
 	}
 	return statusBadge{string(s), "strong"}
+}
+
+func refundBadge(s store.RefundStatus) statusBadge {
+	switch s {
+	case store.RefundDone:
+		return statusBadge{"Refunded", "ins"}
+	case store.RefundCardPending:
+		return statusBadge{"Card refund pending", "mark"}
+	}
+	return statusBadge{string(s), "strong"}
+}
+
+// refundedWords says how much of an order was refunded, or "".
+func refundedWords(o store.Order) string {
+	switch {
+	case o.Refunded.Amount == 0:
+		return ""
+	case o.Refunded.Amount >= o.Total.Amount:
+		return "Refunded in full"
+	}
+	return "Partly refunded"
 }
 
 func shipmentBadge(s store.ShipmentStatus) statusBadge {

@@ -18,6 +18,26 @@ type OrdersPage struct {
 type OrderPage struct {
 	Details store.OrderDetails
 	Loc     *time.Location
+	Error   string // why the last action was refused
+}
+
+// OrderCancelPage asks to confirm cancelling an order.
+type OrderCancelPage struct {
+	Details store.OrderDetails
+	Loc     *time.Location
+	Key     string // the cancel's idempotency key
+	CSRF    string
+}
+
+// RefundWhere says where a refund's money goes, for its customer.
+func RefundWhere(r store.Refund) string {
+	switch {
+	case r.GiftCard.Amount > 0 && r.Card.Amount > 0:
+		return r.GiftCard.String() + " to your gift card at once, " + r.Card.String() + " to your card within a few days."
+	case r.GiftCard.Amount > 0:
+		return r.GiftCard.String() + " to your gift card, at once."
+	}
+	return r.Card.String() + " to your card, within a few days."
 }
 
 func unitsWord(n int) string {
@@ -37,8 +57,16 @@ func orderStatusLabel(s store.OrderStatus) string {
 		return "Shipped"
 	case store.OrderDelivered:
 		return "Delivered"
+	case store.OrderCancelled:
+		return "Cancelled, as you asked"
 	}
 	return string(s)
+}
+
+// CanCancel says whether the customer may still cancel: nothing of it
+// is being shipped yet.
+func (p OrderPage) CanCancel() bool {
+	return p.Details.Order.Status == store.OrderPlaced && len(p.Details.Shipments) == 0
 }
 
 func shipmentStatusLabel(s store.ShipmentStatus) string {

@@ -102,7 +102,7 @@ func New(cfg Config) (*fiber.App, error) {
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log}
-	orders := &handlers.Orders{Store: cfg.Store}
+	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
@@ -216,6 +216,8 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/checkout/summary", checkout.Summary)
 	app.Get("/orders", orders.List)
 	app.Get("/orders/:id", orders.Show)
+	app.Get("/orders/:id/cancel", orders.ConfirmCancel)
+	app.Post("/orders/:id/cancel", orders.Cancel)
 
 	app.Get("/subscriptions", subscriptions.List)
 	app.Post("/subscriptions", subscriptions.Subscribe)
@@ -241,7 +243,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	admin := app.Group("/admin", requireStaff(cfg.Store))
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
-	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store}
@@ -266,6 +268,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/orders.csv", adminOrders.CSV)
 	admin.Get("/orders/:id", adminOrders.Show)
 	admin.Post("/orders/:id/shipments", adminOrders.CreateShipments)
+	admin.Post("/orders/:id/refunds", adminOrders.Refund)
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
 	admin.Get("/orders/:id/shipments/:sid/slip", adminShipments.Slip)

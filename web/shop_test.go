@@ -130,7 +130,7 @@ func newShopWithoutHistory(t testing.TB, opts ...appOption) *shop {
 		items = demoItems(t, env)
 	}
 	history := map[string]bool{"order": true, "orderItem": true, "invoice": true, "shipment": true, "shipmentItem": true,
-		"orderNumber": true, "gatewayCharge": true}
+		"orderNumber": true, "gatewayCharge": true, "orderRefund": true, "gatewayRefund": true}
 	kept := make([]map[string]types.AttributeValue, 0, len(items))
 	for _, it := range items {
 		if kind, ok := it["EntityType"].(*types.AttributeValueMemberS); !ok || !history[kind.Value] {

@@ -152,7 +152,7 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 	for _, step := range []struct {
 		marker string
 		load   func(context.Context, *store.Store) error
-	}{{dropsMarker, loadDrops}, {historyMarker, loadHistory}} {
+	}{{dropsMarker, loadDrops}, {historyMarker, loadHistory}, {refundsMarker, loadRefunds}} {
 		done, err = st.Marked(ctx, step.marker)
 		if err != nil {
 			return loaded, err

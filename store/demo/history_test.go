@@ -104,6 +104,7 @@ func TestDemoHistory(t *testing.T) {
 	if len(orders) < 80 {
 		t.Fatalf("%d orders in the last %d days", len(orders), demo.HistoryDays)
 	}
+	refundedOrders := 0
 	cardPaid := map[string]int64{}        // charge id -> amount
 	giftSpent := map[string]int64{}       // last four of the code -> amount
 	codeUses := map[string]int{}          // discount code -> invoices
@@ -137,8 +138,12 @@ func TestDemoHistory(t *testing.T) {
 				taken[it.ProductID][a.WarehouseID] = true
 			}
 		}
-		paid := int64(0)
+		paid, refunded := int64(0), int64(0)
 		for _, p := range inv.Payments {
+			if p.IsRefund() {
+				refunded -= p.Amount.Amount // the demo's refund: its order's sums tell
+				continue
+			}
 			paid += p.Amount.Amount
 			if p.Type == "GiftCard" {
 				_, end, _ := strings.Cut(p.Reference, "••••")
@@ -149,6 +154,12 @@ func TestDemoHistory(t *testing.T) {
 		}
 		if inv.DiscountCode != "" {
 			codeUses[inv.DiscountCode]++
+		}
+		if refunded > 0 {
+			refundedOrders++
+		}
+		if refunded != o.Refunded.Amount {
+			t.Errorf("order %s: refunds on the invoice %d, on the order %v", o.Number, refunded, o.Refunded)
 		}
 		if !ok || len(d.Items) != o.Lines || o.Subtotal.Amount != subtotal || o.Total.Amount != subtotal-o.Discount.Amount ||
 			inv.Amount != o.Total || inv.Discount != o.Discount || paid != o.Total.Amount || o.Number == "" {
@@ -178,6 +189,9 @@ func TestDemoHistory(t *testing.T) {
 		t.Errorf("%d orders on %d days by %d customers, by status %v", len(orders), len(days), len(customers), statuses)
 	}
 	t.Logf("%d orders on %d days by %d customers, by status %v", len(orders), len(days), len(customers), statuses)
+	if refundedOrders != 1 {
+		t.Errorf("%d demo orders refunded, want Ada's one", refundedOrders)
+	}
 
 	// The gateway's ledger holds every card payment, at its amount.
 	charges := scanEntities(t, env, "gatewayCharge")

@@ -26,6 +26,7 @@ type Gateway interface {
 	Tokenize(ctx context.Context, number, expiry, cvc string) (Card, error)
 	Charge(ctx context.Context, token string, amount store.Money, idempotencyKey string) (chargeID string, err error)
 	Void(ctx context.Context, chargeID string) error
+	Refund(ctx context.Context, chargeID string, amount store.Money, idempotencyKey string) (refundID string, err error)
 }
 
 // Errors about the card as typed: the person can fix these.
@@ -117,6 +118,8 @@ type Ledger interface {
 	RecordGatewayCharge(ctx context.Context, c store.GatewayCharge) (store.GatewayCharge, error)
 	GatewayCharge(ctx context.Context, key string) (store.GatewayCharge, error)
 	VoidGatewayCharge(ctx context.Context, chargeID string) error
+	RecordGatewayRefund(ctx context.Context, r store.GatewayRefund) (store.GatewayRefund, error)
+	GatewayRefund(ctx context.Context, key string) (store.GatewayRefund, error)
 }
 
 // OutcomeOK is how a card that pays is kept on the gateway's side.
@@ -299,6 +302,47 @@ func (g *TestGateway) Void(ctx context.Context, chargeID string) error {
 	delete(g.captured, chargeID)
 	g.mu.Unlock()
 	return nil
+}
+
+// Refund gives amount of a charge back to its card, once per idempotency
+// key: a repeat returns the first refund's id (with another charge or
+// amount it is refused, ErrKeyReused). The ledger's transaction keeps the
+// refunds of a charge within it (store.ErrRefundExceedsCharge), whichever
+// process refunds.
+func (g *TestGateway) Refund(ctx context.Context, chargeID string, amount store.Money, key string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if amount.Amount <= 0 {
+		return "", store.ErrBadRefund
+	}
+	first, err := g.ledger.GatewayRefund(ctx, key)
+	if err == nil {
+		return refundAnswer(first, chargeID, amount)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	r := store.GatewayRefund{Key: key, ID: randomID("re_"), ChargeID: chargeID, Amount: amount, At: g.Now().UTC().Truncate(time.Millisecond)}
+	recorded, err := g.ledger.RecordGatewayRefund(ctx, r)
+	if errors.Is(err, store.ErrConflict) {
+		return refundAnswer(recorded, chargeID, amount) // a twin with the same key was first
+	}
+	if err != nil {
+		return "", err
+	}
+	g.mu.Lock()
+	if m, ok := g.captured[chargeID]; ok {
+		g.captured[chargeID] = store.Money{Amount: m.Amount - amount.Amount, Currency: m.Currency}
+	}
+	g.mu.Unlock()
+	return r.ID, nil
+}
+
+func refundAnswer(first store.GatewayRefund, chargeID string, amount store.Money) (string, error) {
+	if first.ChargeID != chargeID || first.Amount != amount {
+		return "", ErrKeyReused
+	}
+	return first.ID, nil
 }
 
 // Captured is what this process charged: charges not voided and their sum,

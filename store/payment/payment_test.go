@@ -149,3 +149,80 @@ func TestTestGatewayChargesOncePerKey(t *testing.T) {
 		t.Fatalf("reusing a key for another amount: %v", err)
 	}
 }
+
+// Refunds racing on one charge: one key refunds once, and refunds with
+// different keys never sum past the charge, in the ledger.
+func TestTestGatewayRefundsWithinTheCharge(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t)
+	g := NewTestGateway(env.Store)
+	ctx := context.Background()
+	eur := func(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
+	card, err := g.Tokenize(ctx, CardSucceeds, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chargeID, err := g.Charge(ctx, card.Token, eur(1000), "charge-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ten twins of one key: one refund.
+	var wg sync.WaitGroup
+	ids := make([]string, 10)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i], _ = g.Refund(ctx, chargeID, eur(300), "refund-same")
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] || id == "" {
+			t.Fatalf("refund ids differ: %v", ids)
+		}
+	}
+	if _, err := g.Refund(ctx, chargeID, eur(299), "refund-same"); !errors.Is(err, ErrKeyReused) {
+		t.Fatalf("reusing a refund key for another amount: %v", err)
+	}
+	// Twenty refunds of 100 with their own keys: 700 is left, so 7 pass.
+	var mu sync.Mutex
+	passed, exceeded := 0, 0
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := g.Refund(ctx, chargeID, eur(100), "refund-"+string(rune('a'+i)))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				passed++
+			case errors.Is(err, store.ErrRefundExceedsCharge):
+				exceeded++
+			default:
+				t.Errorf("refund: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if passed != 7 || exceeded != 13 {
+		t.Fatalf("%d refunds passed, %d exceeded; want 7 and 13", passed, exceeded)
+	}
+	c, err := env.Store.GatewayChargeByID(ctx, chargeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Refunded != eur(1000) {
+		t.Fatalf("ledger refunded %v, want all of €10.00", c.Refunded)
+	}
+	if _, total, _ := g.Captured(); total != 0 {
+		t.Fatalf("captured %d cents after refunding all", total)
+	}
+	if _, err := g.Refund(ctx, chargeID, eur(1), "refund-more"); !errors.Is(err, store.ErrRefundExceedsCharge) {
+		t.Fatalf("refund past the charge: %v", err)
+	}
+	if _, err := g.Refund(ctx, chargeID, eur(0), "refund-zero"); !errors.Is(err, store.ErrBadRefund) {
+		t.Fatalf("refund of nothing: %v", err)
+	}
+}

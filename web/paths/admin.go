@@ -54,6 +54,9 @@ func AdminOrder(id string) string { return under(AdminOrders, id) }
 // AdminOrderShipments creates the shipments of an order (POST).
 func AdminOrderShipments(orderID string) string { return under(AdminOrders, orderID, "shipments") }
 
+// AdminOrderRefunds refunds an order (POST).
+func AdminOrderRefunds(orderID string) string { return under(AdminOrders, orderID, "refunds") }
+
 // AdminOrderShipment changes a shipment of an order one step (POST).
 func AdminOrderShipment(orderID, shipmentID string) string {
 	return under(AdminOrders, orderID, "shipments", shipmentID)

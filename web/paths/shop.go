@@ -81,6 +81,9 @@ func CartTicketRemove(dropID string) string { return under("/cart/tickets", drop
 // Order is one of the customer's orders.
 func Order(id string) string { return under(Orders, id) }
 
+// OrderCancel asks to confirm cancelling an order (GET), and cancels it (POST).
+func OrderCancel(id string) string { return under(Orders, id, "cancel") }
+
 // The changes a customer makes to a subscription (all POST).
 
 func SubscriptionDay(id string) string    { return under(Subscriptions, id, "day") }

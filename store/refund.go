@@ -1,0 +1,651 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Money back for orders: staff refund an order in full or in part (by line
+// or by amount), and a customer cancels an order that has not shipped.
+//
+// The split: a refund goes back to the gift card first, then to the card.
+// A partial refund thus never turns gift-card value into money on a card
+// (a gift card may have been a present or a goodwill credit), the card's
+// part, which costs a gateway call and can fail at the bank, is only
+// touched for what the gift card did not pay, and a full refund gives each
+// tender back all it paid either way.
+//
+// Exactly once: the refund's record (o#order / rf#key, the key made when
+// the form rendered) is written on condition it is new, in one transaction
+// with everything the refund moves in the table: the order's refunded sums
+// (on condition they stay within what each tender paid), the refunded
+// lines (within their quantities), the invoice's negative payments, the
+// gift card's balance, the stock put back with its adjustment log, and the
+// customer's mail in the outbox. Only then is the card refunded, under a
+// gateway key made from the refund's, and the record marked done: a card
+// refund that failed or was lost is finished by the same form sent again
+// (or FinishRefund), and the gateway answers a repeat with its first
+// refund. Money never leaves before the table holds the refund.
+
+// RefundLine is how many units of one order line a refund takes back.
+type RefundLine struct {
+	ProductID   string
+	DropID      string // the line bought with a drop's ticket, else ""
+	ProductName string // filled in by the refund
+	Quantity    int
+	Amount      Money // what these units give back, filled in by the refund
+}
+
+// OrderRefundRequest is one press of "Refund" on an order's staff page (or
+// of "Cancel order" on the customer's order page, see CancelOrder).
+type OrderRefundRequest struct {
+	OrderID string
+	Key     string // idempotency key, made when the form rendered
+	// Lines refunds these units at what they cost after the order's
+	// discount; or, without lines, Amount is refunded.
+	Lines  []RefundLine
+	Amount Money
+	Reason string
+	// RestockWarehouse takes the refunded lines back into this warehouse's
+	// stock; "" puts nothing back (a broken or kept item).
+	RestockWarehouse string
+	By               Customer // the staff member
+	// Mail, if set, is the customer's mail of the refund, queued in the
+	// outbox in the refund's own transaction.
+	Mail func(Refund, Order) *Mail
+}
+
+// RefundStatus is where a refund is: its card part may still be on its way.
+type RefundStatus string
+
+const (
+	RefundCardPending RefundStatus = "card-pending" // written; the card's part not yet confirmed by the gateway
+	RefundDone        RefundStatus = "done"
+)
+
+// Refund is money given back on an order.
+type Refund struct {
+	ID       string // the form's idempotency key
+	OrderID  string
+	At       time.Time
+	Amount   Money // all it gives back
+	GiftCard Money // of which back to the gift card
+	Card     Money // and back to the card
+	Lines    []RefundLine
+	Reason   string
+	// RestockWarehouse is where the lines went back into stock ("": nowhere;
+	// a cancellation puts each unit back where it was allocated).
+	RestockWarehouse string
+	ByID, ByName     string
+	Cancel           bool // the customer's cancellation of an unshipped order
+	Status           RefundStatus
+	GatewayRefundID  string // the card's refund, once done
+
+	chargeID string // the card's charge its card part refunds
+}
+
+var (
+	ErrRefundReason  = errors.New("say why the order is refunded")
+	ErrRefundNothing = errors.New("choose lines to refund or an amount above zero")
+	ErrRefundLines   = errors.New("a line can give back at most the units not refunded yet")
+	ErrRefundKey     = errors.New("refund key must be an id of at most 36 characters")
+	ErrNotCancelable = errors.New("this order can no longer be cancelled: it is being shipped")
+	// ErrRefundCard: the refund is in the books, but the card's part could
+	// not be made yet; the same refund sent again finishes it.
+	ErrRefundCard = errors.New("the refund is recorded but the card refund did not go through yet; send it again")
+)
+
+type refundRecord struct {
+	PK               string             `dynamodbav:"PK"` // o#order
+	SK               string             `dynamodbav:"SK"` // rf#key
+	EntityType       string             `dynamodbav:"EntityType"`
+	At               string             `dynamodbav:"At"`
+	Amount           int64              `dynamodbav:"Amount"`
+	GiftCard         int64              `dynamodbav:"GiftCard"`
+	Card             int64              `dynamodbav:"Card"`
+	Currency         string             `dynamodbav:"Currency"`
+	Lines            []refundLineRecord `dynamodbav:"Lines,omitempty"`
+	Reason           string             `dynamodbav:"Reason"`
+	RestockWarehouse string             `dynamodbav:"RestockWarehouse,omitempty"`
+	ByID             string             `dynamodbav:"ByID"`
+	ByName           string             `dynamodbav:"ByName,omitempty"`
+	Cancel           bool               `dynamodbav:"Cancel,omitempty"`
+	Status           string             `dynamodbav:"Status"`
+	GatewayRefundID  string             `dynamodbav:"GatewayRefundID,omitempty"`
+	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
+}
+
+type refundLineRecord struct {
+	ProductID   string `dynamodbav:"ProductID"`
+	DropID      string `dynamodbav:"DropID,omitempty"`
+	ProductName string `dynamodbav:"ProductName"`
+	Quantity    int    `dynamodbav:"Quantity"`
+	Amount      int64  `dynamodbav:"Amount"`
+}
+
+func (r refundRecord) refund() Refund {
+	c := r.Currency
+	rf := Refund{
+		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
+		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
+		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
+		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID,
+	}
+	for _, l := range r.Lines {
+		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
+	}
+	return rf
+}
+
+// refundGatewayKey is the gateway's idempotency key of a refund's card part.
+func refundGatewayKey(orderID, key string) string { return "refund-" + orderID + "-" + key }
+
+// tenders is what an invoice's gift card and card paid, less what was
+// refunded to each, and the card's charge.
+type tenders struct {
+	giftCard, card         int64 // paid
+	giftCardLeft, cardLeft int64 // paid minus refunded
+	giftCardCode           string
+	giftCardRef, cardRef   string // the payments' references, for the refund's lines
+	cardType, chargeID     string
+}
+
+func tendersOf(o Order, inv Invoice) tenders {
+	var t tenders
+	for _, p := range inv.Payments {
+		switch {
+		case p.Amount.Amount < 0:
+			// A refund: its lines are counted by the order's sums.
+		case p.Type == "GiftCard":
+			t.giftCard += p.Amount.Amount
+			t.giftCardRef = p.Reference
+		default:
+			t.card += p.Amount.Amount
+			t.cardType, t.cardRef = p.Type, p.Reference
+			t.chargeID, _, _ = strings.Cut(p.Reference, " · ")
+		}
+	}
+	t.giftCardCode = inv.giftCardCode
+	t.giftCardLeft = t.giftCard - o.RefundedGiftCard.Amount
+	t.cardLeft = t.card - o.RefundedCard.Amount
+	return t
+}
+
+// split is how amount goes back: gift card first, then card (see above).
+func (t tenders) split(amount int64) (giftCard, card int64, err error) {
+	if amount > t.giftCardLeft+t.cardLeft {
+		return 0, 0, ErrRefundExceedsCharge
+	}
+	giftCard = min(amount, t.giftCardLeft)
+	return giftCard, amount - giftCard, nil
+}
+
+// refundable is what is left to refund on an order.
+func refundable(o Order) Money { return Money{o.Total.Amount - o.Refunded.Amount, o.Total.Currency} }
+
+// lineValue is what n units of a line gave: their price less their share of
+// the order's discount, rounded down (the last units of an order refunded
+// give the rest, so a refund of everything is the total to the cent).
+func lineValue(o Order, it OrderItem, n int) int64 {
+	gross := it.Price.Amount * int64(n)
+	if o.Subtotal.Amount <= 0 || o.Total.Amount == o.Subtotal.Amount {
+		return gross
+	}
+	return gross * o.Total.Amount / o.Subtotal.Amount
+}
+
+// RefundOrder gives money back on an order, exactly once per req.Key: by
+// lines (their units at what they cost after the discount; the lines'
+// stock back into RestockWarehouse if given) or by amount, with a reason,
+// gift card first and then card. A refund never gives back more than was
+// paid less the refunds before (ErrRefundExceedsCharge), nor more units of
+// a line than were bought and not refunded (ErrRefundLines). Every unit of
+// an order not shipping yet refunded leaves nothing to ship: it is
+// cancelled, as CancelOrder does, and off the to-ship list. The same key
+// again returns the first refund (finishing its card part if that was
+// left undone; ErrRefundCard while the gateway still fails).
+//
+// Cost: a consistent Query of the order's collection, a consistent GetItem
+// of the key's refund, (a Query of the warehouses to restock into), one
+// TransactWriteItems of 3 items + 1 per line (+2 per restocked line, +1
+// gift card, +1 mail), then for a card part a gateway refund and one
+// UpdateItem marking the refund done; each restocked level's low-stock
+// check after.
+func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Charger) (Refund, error) {
+	if !ValidID(req.Key) || len(req.Key) > 36 {
+		return Refund{}, ErrRefundKey
+	}
+	req.Reason = strings.TrimSpace(req.Reason)
+	if req.Reason == "" {
+		return Refund{}, ErrRefundReason
+	}
+	if len([]rune(req.Reason)) > 500 {
+		return Refund{}, fmt.Errorf("the reason is longer than 500 characters: %w", ErrBadRefund)
+	}
+	if len(req.Lines) == 0 && req.Amount.Amount <= 0 {
+		return Refund{}, ErrRefundNothing
+	}
+	return s.refund(ctx, req, false, charger)
+}
+
+// CancelOrder cancels a customer's order that has not started shipping
+// (status placed): all of it is refunded at once, the gift card's part back
+// to the gift card and the card's to the card, every unit back into the
+// warehouse it was allocated from, the discount code's use given back (the
+// order never happened, so it should not use up a limited code), the order
+// "cancelled" and off the to-ship list. One transaction, on condition the
+// order is still placed: staff creating its shipments at the same moment
+// either win (ErrNotCancelable) or find it cancelled. Exactly once per key.
+func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(Refund, Order) *Mail, charger Charger) (Refund, error) {
+	if !ValidID(key) || len(key) > 36 {
+		return Refund{}, ErrRefundKey
+	}
+	req := OrderRefundRequest{OrderID: orderID, Key: key, Reason: "Cancelled by the customer", By: Customer{ID: customerID}, Mail: mail}
+	return s.refund(ctx, req, true, charger)
+}
+
+func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Charger) (Refund, error) {
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		d, err := s.orderDetails(ctx, req.OrderID, true)
+		if err != nil {
+			return Refund{}, err
+		}
+		if cancel && d.Order.CustomerID != req.By.ID {
+			return Refund{}, fmt.Errorf("order %s: %w", req.OrderID, ErrNotFound) // not theirs: as if absent
+		}
+		if done, ok := d.refund(req.Key); ok {
+			return s.finishRefund(ctx, d.Order, done, charger)
+		}
+		rf, tx, restocked, err := s.refundItems(ctx, d, req, cancel)
+		if err != nil {
+			return Refund{}, err
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		if err == nil {
+			s.afterRestock(ctx, restocked)
+			return s.finishRefund(ctx, d.Order, rf.Refund, charger)
+		}
+		reasons := cancellationReasons(err)
+		switch {
+		case reasons == nil:
+			return Refund{}, fmt.Errorf("refund order %s: %w", req.OrderID, err)
+		case reasons[0] == reasonConditionFailed:
+			continue // a twin with this key was first: the next read finds it
+		case cancel && reasons[1] == reasonConditionFailed:
+			again, rerr := s.orderDetails(ctx, req.OrderID, true)
+			if rerr == nil && again.Order.Status == OrderCancelled {
+				continue // cancelled meanwhile by another key: the read tells
+			}
+			return Refund{}, ErrNotCancelable
+		case reasons[len(reasons)-1] == reasonConditionFailed && req.Mail != nil && rf.mailed:
+			return Refund{}, fmt.Errorf("refund %s: its mail id was used: %w", req.Key, ErrConflict)
+		}
+		// Another refund changed the order's sums or lines since they were
+		// read: read again and see whether this one still fits.
+		if attempt == attempts {
+			return Refund{}, fmt.Errorf("the order kept changing while refunding; try again: %w", ErrConflict)
+		}
+		select {
+		case <-ctx.Done():
+			return Refund{}, ctx.Err()
+		case <-time.After(time.Duration(5<<attempt)*time.Millisecond + rand.N(10*time.Millisecond)):
+		}
+	}
+}
+
+// refund finds an order's refund by key.
+func (d OrderDetails) refund(key string) (Refund, bool) {
+	for _, r := range d.Refunds {
+		if r.ID == key {
+			return r, true
+		}
+	}
+	return Refund{}, false
+}
+
+// stockBack is a stock level a refund put units back into.
+type stockBack struct{ productID, warehouseID string }
+
+type plannedRefund struct {
+	Refund
+	mailed bool
+}
+
+// refundItems plans a refund of d and builds its transaction: the refund's
+// record first (its failure: the key is taken), the order second (its
+// failure on a cancel: no longer placed), the mail last.
+func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefundRequest, cancel bool) (plannedRefund, []types.TransactWriteItem, []stockBack, error) {
+	o := d.Order
+	inv, ok := d.Invoice()
+	if !ok {
+		return plannedRefund{}, nil, nil, fmt.Errorf("order %s has no invoice: %w", o.ID, ErrBadRefund)
+	}
+	if cancel && o.Status != OrderPlaced {
+		if o.Status == OrderCancelled {
+			return plannedRefund{}, nil, nil, fmt.Errorf("order %s is cancelled already: %w", o.ID, ErrNotCancelable)
+		}
+		return plannedRefund{}, nil, nil, ErrNotCancelable
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	rf := plannedRefund{Refund: Refund{
+		ID: req.Key, OrderID: o.ID, At: now, Reason: req.Reason, RestockWarehouse: req.RestockWarehouse,
+		ByID: req.By.ID, ByName: req.By.Buyer().Label(req.By.ID), Cancel: cancel, Status: RefundDone,
+	}}
+	cur := o.Total.Currency
+	left := refundable(o)
+
+	// Which units go back, and what they give.
+	type lineTake struct {
+		item OrderItem
+		n    int
+	}
+	var takes []lineTake
+	switch {
+	case cancel:
+		for _, it := range d.Items {
+			if n := it.Quantity - it.Refunded; n > 0 {
+				takes = append(takes, lineTake{it, n})
+			}
+		}
+	case len(req.Lines) > 0:
+		if req.Amount.Amount != 0 {
+			return plannedRefund{}, nil, nil, fmt.Errorf("refund by lines or by amount, not both: %w", ErrBadRefund)
+		}
+		seen := map[string]bool{}
+		for _, l := range req.Lines {
+			key := orderItemSortKey(l.ProductID, l.DropID)
+			if seen[key] {
+				return plannedRefund{}, nil, nil, fmt.Errorf("line %s twice: %w", l.ProductID, ErrBadRefund)
+			}
+			seen[key] = true
+			i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == l.ProductID && it.DropID == l.DropID })
+			if i < 0 {
+				return plannedRefund{}, nil, nil, fmt.Errorf("product %s is not on order %s: %w", l.ProductID, o.ID, ErrRefundLines)
+			}
+			if l.Quantity < 1 || l.Quantity > d.Items[i].Quantity-d.Items[i].Refunded {
+				return plannedRefund{}, nil, nil, fmt.Errorf("%s: %w", d.Items[i].ProductName, ErrRefundLines)
+			}
+			takes = append(takes, lineTake{d.Items[i], l.Quantity})
+		}
+	}
+	var amount int64
+	unitsLeft := 0
+	for _, it := range d.Items {
+		unitsLeft += it.Quantity - it.Refunded
+	}
+	for _, t := range takes {
+		v := lineValue(o, t.item, t.n)
+		rf.Lines = append(rf.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Quantity: t.n, Amount: Money{v, cur}})
+		amount += v
+		unitsLeft -= t.n
+	}
+	if len(takes) > 0 && unitsLeft == 0 {
+		amount = left.Amount // the last units give the rest: no cent lost to rounding
+	}
+	if len(takes) == 0 {
+		if cancel {
+			amount = left.Amount
+		} else {
+			if req.Amount.Currency != cur {
+				return plannedRefund{}, nil, nil, fmt.Errorf("the order is in %s: %w", cur, ErrBadRefund)
+			}
+			amount = req.Amount.Amount
+		}
+	}
+	if amount > left.Amount {
+		return plannedRefund{}, nil, nil, fmt.Errorf("%w: %s is left to refund", ErrRefundExceedsCharge, left)
+	}
+	if amount <= 0 && !cancel {
+		return plannedRefund{}, nil, nil, ErrRefundNothing
+	}
+	tend := tendersOf(o, inv)
+	gc, card, err := tend.split(amount)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	if gc > 0 && tend.giftCardCode == "" {
+		return plannedRefund{}, nil, nil, fmt.Errorf("this order's gift card is not on its invoice (an order from before refunds): %w", ErrBadRefund)
+	}
+	if card > 0 && tend.chargeID == "" {
+		return plannedRefund{}, nil, nil, fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
+	}
+	rf.Amount, rf.GiftCard, rf.Card, rf.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, tend.chargeID
+	if card > 0 {
+		rf.Status = RefundCardPending
+	}
+
+	// Where the units go back.
+	var warehouses map[string]Warehouse
+	restock := cancel || req.RestockWarehouse != ""
+	if restock && len(takes) > 0 {
+		list, err := s.Warehouses(ctx)
+		if err != nil {
+			return plannedRefund{}, nil, nil, err
+		}
+		warehouses = map[string]Warehouse{}
+		for _, w := range list {
+			warehouses[w.ID] = w
+		}
+		if !cancel {
+			if _, ok := warehouses[req.RestockWarehouse]; !ok {
+				return plannedRefund{}, nil, nil, fmt.Errorf("warehouse %s: %w", req.RestockWarehouse, ErrNotFound)
+			}
+		}
+	}
+
+	var tx []types.TransactWriteItem
+	rec := refundRecord{
+		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
+		Amount: amount, GiftCard: gc, Card: card, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
+		ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
+	}
+	for _, l := range rf.Lines {
+		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})
+	}
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	isNew, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+		ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}})
+
+	// The order's sums, each within what its tender paid: a refund racing
+	// this one with another key fails here and reads again.
+	within := func(attr string, paid, add int64) expression.ConditionBuilder {
+		return expression.Or(expression.AttributeNotExists(expression.Name(attr)),
+			expression.Name(attr).LessThanEqual(expression.Value(paid-add)))
+	}
+	plus := func(upd expression.UpdateBuilder, attr string, add int64) expression.UpdateBuilder {
+		return upd.Set(expression.Name(attr), expression.Plus(expression.IfNotExists(expression.Name(attr), expression.Value(0)), expression.Value(add)))
+	}
+	upd := plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", amount)
+	cond := within("Refunded", o.Total.Amount, amount)
+	if gc > 0 {
+		upd, cond = plus(upd, "RefundedGiftCard", gc), cond.And(within("RefundedGiftCard", tend.giftCard, gc))
+	}
+	if card > 0 {
+		upd, cond = plus(upd, "RefundedCard", card), cond.And(within("RefundedCard", tend.card, card))
+	}
+	// Every unit of an order not shipping yet given back leaves nothing to
+	// ship: the order ends as a cancel does, off the to-ship list, on
+	// condition staff have not started shipping it meanwhile.
+	closes := cancel || len(takes) > 0 && unitsLeft == 0 && o.Status == OrderPlaced
+	if closes {
+		upd = upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
+			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
+		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))
+	}
+	orderUpd, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tx = append(tx, orderUpd)
+
+	// The invoice's negative payments, one per tender given back.
+	var back []paymentRecord
+	if gc > 0 {
+		back = append(back, paymentRecord{Type: "GiftCard", Amount: -gc, Reference: "refund " + req.Key + " · " + tend.giftCardRef})
+	}
+	if card > 0 {
+		back = append(back, paymentRecord{Type: tend.cardType, Amount: -card, Reference: "refund " + req.Key + " · " + tend.cardRef})
+	}
+	if len(back) > 0 {
+		invUpd, err := s.txUpdate(orderKey(o.ID), invoiceKey(inv.ID),
+			expression.Set(expression.Name("Detail.Payments"), expression.ListAppend(expression.Name("Detail.Payments"), expression.Value(back))),
+			expression.AttributeExists(expression.Name(attrPK)))
+		if err != nil {
+			return plannedRefund{}, nil, nil, err
+		}
+		tx = append(tx, invUpd)
+	}
+	if gc > 0 {
+		gcUpd, err := s.txUpdate(giftCardKey(tend.giftCardCode), giftCardKey(tend.giftCardCode),
+			expression.Set(expression.Name("Balance"), expression.Name("Balance").Plus(expression.Value(gc))),
+			expression.AttributeExists(expression.Name(attrPK)))
+		if err != nil {
+			return plannedRefund{}, nil, nil, err
+		}
+		tx = append(tx, gcUpd)
+	}
+
+	// The lines: refunded units counted within what was bought, and put
+	// back into stock with a line in the warehouse's adjustment log.
+	var restocked []stockBack
+	for _, t := range takes {
+		lineUpd, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(t.item.ProductID, t.item.DropID),
+			plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", int64(t.n)),
+			within("Refunded", int64(t.item.Quantity), int64(t.n)))
+		if err != nil {
+			return plannedRefund{}, nil, nil, err
+		}
+		tx = append(tx, lineUpd)
+		if !restock {
+			continue
+		}
+		into := []Allocation{{WarehouseID: req.RestockWarehouse, Quantity: t.n}}
+		if cancel {
+			into = t.item.Allocations
+		}
+		for _, a := range into {
+			w, ok := warehouses[a.WarehouseID]
+			if !ok || a.Quantity <= 0 {
+				continue // a warehouse closed since: staff count it by hand
+			}
+			items, err := s.restockItems(t.item, w, a.Quantity, fmt.Sprintf("%s, order %s: %s", refundWord(cancel), o.Label(), req.Reason), req.By, now)
+			if err != nil {
+				return plannedRefund{}, nil, nil, err
+			}
+			tx = append(tx, items...)
+			restocked = append(restocked, stockBack{t.item.ProductID, w.ID})
+		}
+	}
+	if cancel && inv.DiscountCode != "" {
+		// The code's use back (codes are never deleted; Used counts this
+		// order's use, so it is above zero).
+		dcUpd, err := s.txUpdate(discountKey(inv.DiscountCode), discountKey(inv.DiscountCode),
+			expression.Add(expression.Name("Used"), expression.Value(-1)),
+			expression.Name("Used").GreaterThan(expression.Value(0)))
+		if err != nil {
+			return plannedRefund{}, nil, nil, err
+		}
+		tx = append(tx, dcUpd)
+	}
+	if req.Mail != nil {
+		if m := req.Mail(rf.Refund, o); m != nil {
+			put, err := s.mailPut(*m)
+			if err != nil {
+				return plannedRefund{}, nil, nil, err
+			}
+			tx, rf.mailed = append(tx, put), true
+		}
+	}
+	if len(tx) > maxTransactItems {
+		return plannedRefund{}, nil, nil, fmt.Errorf("this refund needs more writes than one transaction takes; refund fewer lines at a time: %w", ErrBadRefund)
+	}
+	return rf, tx, restocked, nil
+}
+
+func refundWord(cancel bool) string {
+	if cancel {
+		return "Cancelled"
+	}
+	return "Refund"
+}
+
+// restockItems are the writes putting n units of an order line back into
+// w: its stock level (made if w did not hold the product) and the
+// adjustment log's line, as AdjustStock writes them.
+func (s *Store) restockItems(it OrderItem, w Warehouse, n int, reason string, by Customer, now time.Time) ([]types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Quantity"), expression.Plus(expression.IfNotExists(expression.Name("Quantity"), expression.Value(0)), expression.Value(n))).
+		Set(expression.Name("EntityType"), expression.Value(entityWarehouseItem)).
+		Set(expression.Name("ProductName"), expression.Value(it.ProductName)).
+		Set(expression.Name("WarehouseName"), expression.Value(w.Name)).
+		Set(expression.Name("City"), expression.Value(w.Address.City)).
+		Set(expression.Name(attrGSI2PK), expression.Value(warehouseKey(w.ID))).
+		Set(expression.Name(attrGSI2SK), expression.Value(productKey(it.ProductID)))).Build()
+	if err != nil {
+		return nil, err
+	}
+	level := types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: itemKey(productKey(it.ProductID), warehouseKey(w.ID)),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}
+	log, err := attributevalue.MarshalMap(adjustmentRecord{
+		PK: warehouseKey(w.ID), SK: adjustmentKey(now, NewID()), EntityType: entityAdjustment, ProductID: it.ProductID, ProductName: it.ProductName,
+		Delta: n, Reason: reason, StaffID: by.ID, StaffName: by.Buyer().Label(by.ID), At: timestamp(now),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []types.TransactWriteItem{level, {Put: &types.Put{TableName: aws.String(s.table), Item: log}}}, nil
+}
+
+// afterRestock puts the levels a refund put units into on or off the
+// low-stock list; a level whose write failed is put right by its next change.
+func (s *Store) afterRestock(ctx context.Context, levels []stockBack) {
+	for _, l := range levels {
+		s.forgetStock(l.productID)
+		if err := s.markLowStock(ctx, l.productID, l.warehouseID, false); err != nil {
+			slog.Warn("stock put back, its low mark not updated; its next change does", "product", l.productID, "warehouse", l.warehouseID, "err", err)
+		}
+	}
+}
+
+// finishRefund makes a written refund's card part at the gateway, if it is
+// still pending, and marks the refund done.
+func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, charger Charger) (Refund, error) {
+	if rf.Status != RefundCardPending {
+		return rf, nil
+	}
+	id, err := charger.Refund(ctx, rf.chargeID, rf.Card, refundGatewayKey(o.ID, rf.ID))
+	if err != nil {
+		slog.Warn("refund recorded, its card part not made yet", "order", o.ID, "refund", rf.ID, "err", err)
+		return rf, fmt.Errorf("%w: %w", ErrRefundCard, err)
+	}
+	err = s.updateIf(ctx, orderKey(o.ID), refundKey(rf.ID),
+		expression.Set(expression.Name("Status"), expression.Value(string(RefundDone))).
+			Set(expression.Name("GatewayRefundID"), expression.Value(id)),
+		expression.AttributeExists(expression.Name(attrPK)))
+	if err != nil {
+		return rf, fmt.Errorf("mark refund %s done: %w", rf.ID, err)
+	}
+	rf.Status, rf.GatewayRefundID = RefundDone, id
+	return rf, nil
+}
