@@ -72,7 +72,7 @@ func (m Month) End(loc *time.Location) time.Time { return m.AddMonths(1).Start(l
 // MonthOfBooks is the month of the books t falls in (the shop's zone).
 func (s *Store) MonthOfBooks(t time.Time) Month { return MonthOf(t, s.loc) }
 
-// receiptsMonthShards spreads a month's receipts over this many GSI1
+// receiptsMonthShards spreads a month's receipts (and refunds) over this many GSI1
 // partitions. Fixed, not the table's list shards: the receipt's writes are
 // built without a request to read that count, and 8 partitions take far
 // more receipts a second than the payment job writes.
@@ -85,21 +85,56 @@ func (s *Store) receiptListKeys(r Receipt) (string, string) {
 		timestamp(r.ProcessedAt) + "#" + r.Number
 }
 
-// ReceiptsOfMonth reads every receipt charged in month, oldest first: a
-// Query per shard of the month's list, in parallel, to its end. A receipt
-// past its TTL that DynamoDB has not deleted yet is still in the books, so
-// it comes too.
+// refundListKeys are an order refund's GSI1 keys in its month's list.
+func (s *Store) refundListKeys(orderID, key string, at time.Time) (string, string) {
+	return shardKey(refundsMonthKey(MonthOf(at, s.loc)), shardOf(orderID+key, receiptsMonthShards)),
+		timestamp(at) + "#" + orderID + "#" + key
+}
+
+// ReceiptsOfMonth reads every receipt charged in month, oldest first. A
+// receipt past its TTL that DynamoDB has not deleted yet is still in the
+// books, so it comes too.
 func (s *Store) ReceiptsOfMonth(ctx context.Context, month Month) ([]Receipt, error) {
+	out, err := monthList(ctx, s, receiptsMonthKey(month), month, receiptRecord.receipt, func(r Receipt) time.Time { return r.ProcessedAt })
+	if err != nil {
+		return nil, fmt.Errorf("receipts of %s: %w", month, err)
+	}
+	slices.SortFunc(out, func(a, b Receipt) int {
+		if c := a.ProcessedAt.Compare(b.ProcessedAt); c != 0 {
+			return c
+		}
+		return compareStrings(a.Number, b.Number)
+	})
+	return out, nil
+}
+
+// RefundsOfMonth reads every order refund made in month, oldest first.
+func (s *Store) RefundsOfMonth(ctx context.Context, month Month) ([]Refund, error) {
+	out, err := monthList(ctx, s, refundsMonthKey(month), month, refundRecord.refund, func(r Refund) time.Time { return r.At })
+	if err != nil {
+		return nil, fmt.Errorf("refunds of %s: %w", month, err)
+	}
+	slices.SortFunc(out, func(a, b Refund) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return compareStrings(a.OrderID+a.ID, b.OrderID+b.ID)
+	})
+	return out, nil
+}
+
+// monthList reads a month's list: a Query per shard, in parallel, each
+// paged to its end.
+func monthList[R, T any](ctx context.Context, s *Store, list string, month Month, convert func(R) T, at func(T) time.Time) ([]T, error) {
 	lo, hi := timestamp(month.Start(s.loc)), timestamp(month.End(s.loc))
-	parts := make([][]Receipt, receiptsMonthShards)
+	parts := make([][]T, receiptsMonthShards)
 	g, gctx := errgroup.WithContext(ctx)
 	for n := range receiptsMonthShards {
 		g.Go(func() error {
-			// hi is the next month's first instant: below it, never at it.
-			q := querySpec{key: onGSI1.pkAndSKBetween(shardKey(receiptsMonthKey(month), n), lo, hi)}
+			q := querySpec{key: onGSI1.pkAndSKBetween(shardKey(list, n), lo, hi)}
 			cursor := ""
 			for {
-				page, err := pagedQuery(gctx, s, q, 1000, cursor, receiptRecord.receipt)
+				page, err := pagedQuery(gctx, s, q, 1000, cursor, convert)
 				if err != nil {
 					return err
 				}
@@ -111,22 +146,17 @@ func (s *Store) ReceiptsOfMonth(ctx context.Context, month Month) ([]Receipt, er
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("receipts of %s: %w", month, err)
+		return nil, err
 	}
-	var out []Receipt
+	var out []T
 	for _, p := range parts {
-		for _, r := range p {
-			if r.ProcessedAt.Before(month.End(s.loc)) {
-				out = append(out, r)
+		for _, it := range p {
+			// hi is the next month's first instant: below it, never at it.
+			if at(it).Before(month.End(s.loc)) {
+				out = append(out, it)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Receipt) int {
-		if c := a.ProcessedAt.Compare(b.ProcessedAt); c != 0 {
-			return c
-		}
-		return compareStrings(a.Number, b.Number)
-	})
 	return out, nil
 }
 

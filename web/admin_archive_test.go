@@ -99,6 +99,9 @@ func TestAdminArchiveRunAndDownload(t *testing.T) {
 	}
 	row := done.doc.Find(`[data-testid="archive-month"][data-month="` + last.String() + `"]`)
 	wantText(t, "receipts counted", row.Find(`[data-testid="archive-count-receipts"]`), itoa(len(receipts)))
+	if done.doc.Find(`[data-testid="archive-download-refunds-csv"]`).Length() != len(closed) {
+		t.Fatal("a month without its refunds' file")
+	}
 	href, ok := row.Find(`[data-testid="archive-download-receipts-json"]`).Attr("href")
 	if !ok || href != "/admin/archive/"+last.String()+"/receipts.json" {
 		t.Fatalf("download link %q", href)

@@ -1,5 +1,5 @@
-// Package archive keeps the books for years: each closed month's invoices
-// and receipts (and whatever section is added) exported as CSV and JSON to
+// Package archive keeps the books for years: each closed month's invoices,
+// receipts and refunds (and whatever section is added) exported as CSV and JSON to
 // a shelf (a directory, or an S3 bucket), with a record in the table that
 // names the files and their checksums. Receipts leave the table six months
 // after their charge; their month is archived a day after it closes.
@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,6 +64,7 @@ type Section struct {
 type Books interface {
 	InvoicesOfMonth(ctx context.Context, m store.Month) ([]store.Invoice, error)
 	ReceiptsOfMonth(ctx context.Context, m store.Month) ([]store.Receipt, error)
+	RefundsOfMonth(ctx context.Context, m store.Month) ([]store.Refund, error)
 }
 
 // Sections are the sections of the books, in the order staff see them.
@@ -75,6 +77,10 @@ func Sections(b Books) []Section {
 		{Name: "receipts", Title: "Receipts", Header: receiptHeader, Read: func(ctx context.Context, m store.Month) ([]Entry, error) {
 			receipts, err := b.ReceiptsOfMonth(ctx, m)
 			return entries(receipts, receiptEntry), err
+		}},
+		{Name: "refunds", Title: "Refunds", Header: refundHeader, Read: func(ctx context.Context, m store.Month) ([]Entry, error) {
+			refunds, err := b.RefundsOfMonth(ctx, m)
+			return entries(refunds, refundEntry), err
 		}},
 	}
 }
@@ -350,4 +356,56 @@ func receiptEntry(r store.Receipt) ReceiptEntry {
 func (e ReceiptEntry) Record() []string {
 	return []string{e.Receipt, e.Date, e.Account, e.Subscription, e.Product, text(e.ProductName), text(e.Email), e.Currency,
 		e.Amount, e.CardBrand, e.CardLast4, e.Charge, e.PeriodStart, e.PeriodEnd}
+}
+
+var refundHeader = []string{"refund", "order", "date", "currency", "amount", "gift_card", "card", "card_refund", "status", "cancel", "reason", "lines", "restock_warehouse", "by"}
+
+// RefundEntry is money given back on an order, in the archive (amounts
+// are what went back: positive).
+type RefundEntry struct {
+	Refund           string            `json:"refund"`
+	Order            string            `json:"order"`
+	Date             string            `json:"date"`
+	Currency         string            `json:"currency"`
+	Amount           string            `json:"amount"`
+	GiftCard         string            `json:"gift_card"`
+	Card             string            `json:"card"`
+	CardRefund       string            `json:"card_refund,omitempty"` // the gateway's refund id
+	Status           string            `json:"status"`
+	Cancel           bool              `json:"cancel"` // the customer's cancellation
+	Reason           string            `json:"reason"`
+	Lines            []RefundLineEntry `json:"lines"`
+	RestockWarehouse string            `json:"restock_warehouse,omitempty"`
+	By               string            `json:"by"`
+}
+
+// RefundLineEntry is the units of an order line a refund took back.
+type RefundLineEntry struct {
+	Product     string `json:"product"`
+	ProductName string `json:"product_name"`
+	Quantity    int    `json:"quantity"`
+	Amount      string `json:"amount"`
+}
+
+func refundEntry(r store.Refund) RefundEntry {
+	e := RefundEntry{
+		Refund: r.ID, Order: r.OrderID, Date: stamp(r.At), Currency: r.Amount.Currency, Amount: r.Amount.Decimal(),
+		GiftCard: r.GiftCard.Decimal(), Card: r.Card.Decimal(), CardRefund: r.GatewayRefundID, Status: string(r.Status),
+		Cancel: r.Cancel, Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, By: r.ByID, Lines: []RefundLineEntry{},
+	}
+	for _, l := range r.Lines {
+		e.Lines = append(e.Lines, RefundLineEntry{Product: l.ProductID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Decimal()})
+	}
+	return e
+}
+
+// Record is the CSV line; the lines in one cell, "quantity × name amount"
+// separated by "; ".
+func (e RefundEntry) Record() []string {
+	var lines []string
+	for _, l := range e.Lines {
+		lines = append(lines, strconv.Itoa(l.Quantity)+" × "+l.ProductName+" "+l.Amount)
+	}
+	return []string{e.Refund, e.Order, e.Date, e.Currency, e.Amount, e.GiftCard, e.Card, e.CardRefund, e.Status,
+		strconv.FormatBool(e.Cancel), text(e.Reason), text(strings.Join(lines, "; ")), e.RestockWarehouse, e.By}
 }

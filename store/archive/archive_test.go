@@ -20,6 +20,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/store/archive"
+	"shop/store/payment"
 	"shop/store/storetest"
 )
 
@@ -130,8 +131,8 @@ func TestExportOfAMonth(t *testing.T) {
 	for _, f := range files {
 		byName[f.Name] = f
 	}
-	if len(files) != 4 {
-		t.Fatalf("files %v, want invoices and receipts in CSV and JSON", slices.Collect(func(yield func(string) bool) {
+	if len(files) != 6 {
+		t.Fatalf("files %v, want invoices, receipts and refunds in CSV and JSON", slices.Collect(func(yield func(string) bool) {
 			for _, f := range files {
 				yield(f.Name)
 			}
@@ -161,13 +162,42 @@ func TestExportOfAMonth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range febFiles {
-		want := map[string]int{"invoices": 2, "receipts": 1}[f.Section]
+		want := map[string]int{"invoices": 2, "receipts": 1, "refunds": 0}[f.Section]
 		if f.Entries != want {
 			t.Errorf("February's %s: %d entries, want %d", f.Name, f.Entries, want)
 		}
 	}
 	if rows := readCSV(t, fileNamed(t, febFiles, "archive/2026-02/receipts.csv").Data); rows[1][0] != feb.Number {
 		t.Fatalf("February's receipts: %v, want %s (00:30 on the 1st, shop time)", rows, feb.Number)
+	}
+
+	// A February order refunded in March is March's refund.
+	gift := store.GiftCard{Code: "GIFT-ARCHIVE", Balance: eur(5000), Initial: eur(5000), CreatedAt: shopTime("2026-01-01 00:00")}
+	order := store.PastOrder{
+		Number: "FF-ZZZZZZ", CustomerID: b.sub.AccountID, Buyer: store.Buyer{Name: "Ada Lovelace", Email: "ada@example.com"},
+		PlacedAt: shopTime("2026-02-20 12:00"), GiftCardCode: gift.Code,
+		ShipTo: store.Address{Name: "Ada", Street: "Storgatan", Number: "1", ZipCode: "11111", City: "Stockholm", Country: "Sweden"},
+		Items:  []store.OrderItem{{ProductID: b.sub.ProductID, ProductName: "Mug", Price: eur(900), Quantity: 1, Allocations: []store.Allocation{{WarehouseID: "w1", Quantity: 1}}}},
+	}
+	if _, err := b.env.Store.SeedOrders(ctx, []store.PastOrder{order}, []store.GiftCard{gift}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.env.Store.OrderIDByNumber(ctx, order.Number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := b.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: id, Key: "rf-archive", Amount: eur(300), Reason: "=Chipped",
+		By: store.Customer{ID: store.NewID(), Name: "Sam Staff"}}, payment.NewTestGateway(b.env.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	march, err := b.arch.Export(ctx, month(t, "2026-03"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refunds := readCSV(t, fileNamed(t, march, "archive/2026-03/refunds.csv").Data)
+	if len(refunds) != 2 || refunds[1][0] != rf.ID || refunds[1][1] != id || refunds[1][4] != "3.00" || refunds[1][5] != "3.00" || refunds[1][10] != "'=Chipped" {
+		t.Fatalf("March's refunds: %v", refunds)
 	}
 
 	// The same books make the same bytes.
@@ -220,7 +250,7 @@ func TestArchiveRecordsOnceAndRerunsAlike(t *testing.T) {
 		t.Fatal("the rerun wrote other bytes")
 	}
 	got, err := b.env.Store.ArchivedMonth(ctx, feb)
-	if err != nil || got.Entries("receipts") != 1 || len(got.Files) != 4 {
+	if err != nil || got.Entries("receipts") != 1 || len(got.Files) != 6 {
 		t.Fatalf("the record: %+v, %v", got, err)
 	}
 	for _, f := range got.Files {

@@ -79,7 +79,7 @@ func TestArchiveToBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fake.objects) != 4 || fake.types["/shop-books/archive/2026-02/receipts.csv"] != "text/csv; charset=utf-8" ||
+	if len(fake.objects) != 6 || fake.types["/shop-books/archive/2026-02/receipts.csv"] != "text/csv; charset=utf-8" ||
 		fake.types["/shop-books/archive/2026-02/receipts.json"] != "application/json" {
 		t.Fatalf("objects %v, types %v", len(fake.objects), fake.types)
 	}
