@@ -135,7 +135,7 @@ func TestAdminArchiveRunAndDownload(t *testing.T) {
 	for _, bad := range []string{
 		"/admin/archive/2026-13/receipts.csv", "/admin/archive/nonsense/receipts.csv",
 		"/admin/archive/" + closed[0].AddMonths(-1).String() + "/receipts.csv", // not archived
-		"/admin/archive/" + last.String() + "/refunds.csv", "/admin/archive/" + last.String() + "/receipts.xml",
+		"/admin/archive/" + last.String() + "/payouts.csv", "/admin/archive/" + last.String() + "/receipts.xml",
 		"/admin/archive/" + last.String() + "/receipts",
 	} {
 		wantStatus(t, bad, staff.get(bad), http.StatusNotFound)
