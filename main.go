@@ -43,6 +43,7 @@ import (
 	"shop/handlers"
 	"shop/jobs"
 	"shop/store"
+	"shop/store/archive"
 	"shop/store/demo"
 	"shop/store/dynamolocal"
 	"shop/store/payment"
@@ -82,6 +83,8 @@ type config struct {
 	// The books: invoice and receipt number series, VAT rates.
 	invoiceSeries string
 	vatRates      string
+	archiveBucket string
+	archiveCron   string
 	// jobs run, seed subscriptions
 	date      string
 	force     bool
@@ -315,6 +318,8 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.mediaBucket, "media-bucket", "SHOP_MEDIA_BUCKET", "", "S3 bucket for product photos (needed for more than one replica); unset keeps them under the data dir"},
 		{&c.invoiceSeries, "invoice-series", "SHOP_INVOICE_SERIES", "", "number invoices and receipts in several series, e.g. A,B (A-2026-000123); unset: one series"},
 		{&c.vatRates, "vat-rates", "SHOP_VAT_RATES", store.DefaultVATRates().String(), "VAT in percent: the standard rate, then category=rate"},
+		{&c.archiveBucket, "archive-bucket", "SHOP_ARCHIVE_BUCKET", "", "S3 bucket for the archive of the books (needed for more than one replica); unset keeps it under <data dir>/archive"},
+		{&c.archiveCron, "archive-cron", "SHOP_ARCHIVE_CRON", "0 5 * * *", "when the archive job looks for closed months to archive, cron in SHOP_TZ"},
 	}
 	for _, v := range strs {
 		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")
@@ -417,7 +422,7 @@ func run(ctx context.Context, args []string) error {
 	switch cmd.name {
 	case "jobs run":
 		if !jobs.ValidJob(cfg.positional[0]) {
-			return usagef("jobs run: unknown job %q (want reminders or payments)", cfg.positional[0])
+			return usagef("jobs run: unknown job %q (want reminders, payments or archive)", cfg.positional[0])
 		}
 		if cfg.date != "" {
 			if runDate, err = store.ParseDate(cfg.date); err != nil {
@@ -470,9 +475,13 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	gateway := payment.NewTestGateway(st) // the built-in test gateway: no real payments yet
+	books, err := booksArchive(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
 	runner := jobs.NewRunner(st, gateway, jobs.Config{
 		Concurrency: cfg.jobConcurrency, CatchUpDays: cfg.catchUpDays, RetryDays: retryDays, BaseURL: cfg.mailBaseURL(),
-		Replica: replicaName(),
+		Replica: replicaName(), Archive: books,
 	})
 	switch cmd.name {
 	case "migrate":
@@ -831,10 +840,11 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	// The scheduler exists before the app: the staff console's "Run now"
 	// uses it. A nil one (SHOP_JOBS=false) makes the console say so.
+	books, _ := runner.Config().Archive.(*archive.Archiver) // nil: the console shows the records only
 	var scheduler handlers.JobScheduler
 	if cfg.jobsOn {
 		loc, _ := time.LoadLocation(cfg.tz)
-		sched, err := jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron}, log)
+		sched, err := jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron}, log)
 		if err != nil {
 			return err
 		}
@@ -845,7 +855,14 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 			}
 		}()
 		scheduler = sched
-		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "tz", cfg.tz)
+		if books != nil {
+			// A month that closed while no replica ran (or a new shop's
+			// demo months) is archived at start, not on tomorrow's tick.
+			if err := sched.RunNow(jobs.JobArchive, st.Today()); err != nil {
+				log.Info("archive at start", "why not", err)
+			}
+		}
+		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "tz", cfg.tz)
 
 		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
 		deliverer, err := jobs.NewDeliverer(st, delivery)
@@ -869,7 +886,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler, Health: eng.health,
-		Shelf: shelf, BaseURL: cfg.mailBaseURL(),
+		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),
 	})
 	if err != nil {
 		return err
@@ -910,6 +927,31 @@ func photoShelf(ctx context.Context, cfg config, log *slog.Logger) (photos.Shelf
 	dir := filepath.Join(cfg.dataDir, "media")
 	log.Info("product photos are kept on disk (set SHOP_MEDIA_BUCKET for more than one replica)", "dir", dir)
 	return photos.Disk{Dir: dir}, nil
+}
+
+// booksArchive is the archive of the books: the S3 bucket of
+// SHOP_ARCHIVE_BUCKET, or <data dir>/archive (one replica only).
+func booksArchive(ctx context.Context, cfg config, st *store.Store, log *slog.Logger) (*archive.Archiver, error) {
+	a := &archive.Archiver{Store: st, Sections: archive.Sections(st)}
+	if cfg.archiveBucket != "" {
+		b, err := archive.NewBucket(ctx, cfg.archiveBucket)
+		if err != nil {
+			return nil, err
+		}
+		log.Debug("the archive of the books is kept in S3", "bucket", cfg.archiveBucket)
+		a.Shelf = b
+		return a, nil
+	}
+	a.Shelf = archive.Disk{Dir: cfg.dataDir}
+	return a, nil
+}
+
+// archiveWhere says where the archive's files are kept, for staff.
+func archiveWhere(cfg config) string {
+	if cfg.archiveBucket != "" {
+		return "in the S3 bucket " + cfg.archiveBucket
+	}
+	return "under " + filepath.Join(cfg.dataDir, "archive") + " (set SHOP_ARCHIVE_BUCKET for more than one replica)"
 }
 
 // sessionKeys reads SHOP_SESSION_KEYS, or the key generated and kept under

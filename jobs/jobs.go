@@ -22,7 +22,9 @@ const (
 )
 
 // ValidJob reports whether name is a job.
-func ValidJob(name string) bool { return name == JobReminders || name == JobPayments }
+func ValidJob(name string) bool {
+	return name == JobReminders || name == JobPayments || name == JobArchive
+}
 
 // Triggers of a run.
 const (
@@ -86,6 +88,7 @@ type Config struct {
 	ProcessTries int           // tries of a charge the gateway could not process, within a run (default 3)
 	BaseURL      string        // for links in mails
 	LeaseTTL     time.Duration // a lease's life; renewed at a third of it (default 30 s)
+	Archive      Archive       // the archive of the books; nil: the archive job is not scheduled
 }
 
 func (c Config) withDefaults() Config {
@@ -115,7 +118,7 @@ func (c Config) withDefaults() Config {
 
 // Errors of a run request.
 var (
-	ErrUnknownJob = errors.New("unknown job: use reminders or payments")
+	ErrUnknownJob = errors.New("unknown job: use reminders, payments or archive")
 	ErrFutureDate = errors.New("a run cannot process a date after today: nobody is charged early")
 )
 
@@ -168,6 +171,8 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 		}
 	case JobPayments:
 		err = r.payments(ctx, rec, date)
+	case JobArchive:
+		err = r.archive(ctx, rec)
 	}
 	return rec.finish(err)
 }

@@ -18,6 +18,7 @@ type Schedules struct {
 	Reminders string // default "0 6 * * *"
 	Payments  string // default "0 7 * * *"
 	Reconcile string // default "*/5 * * * *"
+	Archive   string // default "0 5 * * *": daily, so a failed run is retried the next day
 	Seconds   bool   // the expressions have a seconds field (tests tick every few seconds)
 }
 
@@ -27,6 +28,9 @@ func (s Schedules) withDefaults() Schedules {
 	}
 	if s.Payments == "" {
 		s.Payments = "0 7 * * *"
+	}
+	if s.Archive == "" {
+		s.Archive = "0 5 * * *"
 	}
 	if s.Reconcile == "" {
 		s.Reconcile = "*/5 * * * *"
@@ -60,7 +64,11 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 		return nil, err
 	}
 	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}}
-	for name, expr := range map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments} {
+	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments}
+	if runner.cfg.Archive != nil {
+		scheduled[JobArchive] = sched.Archive
+	}
+	for name, expr := range scheduled {
 		j, err := cron.NewJob(gocron.CronJob(expr, sched.Seconds),
 			gocron.NewTask(func(ctx context.Context) { s.tick(ctx, name) }),
 			gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule),
@@ -120,8 +128,11 @@ func (s *Scheduler) NextRun(job string) time.Time {
 
 // Schedule is a job's cron expression.
 func (s *Scheduler) Schedule(job string) string {
-	if job == JobReminders {
+	switch job {
+	case JobReminders:
 		return s.sched.Reminders
+	case JobArchive:
+		return s.sched.Archive
 	}
 	return s.sched.Payments
 }

@@ -22,6 +22,7 @@ type RunCounts struct {
 	Mailed    int `json:"mailed" dynamodbav:"Mailed"`
 	Cancelled int `json:"cancelled" dynamodbav:"Cancelled"`
 	Attention int `json:"attention" dynamodbav:"Attention"` // beyond the catch-up window: for staff
+	Archived  int `json:"archived" dynamodbav:"Archived"`   // months of the books archived (the archive job)
 }
 
 // Done is how many due subscriptions the run has finished with. A payment
@@ -30,7 +31,7 @@ type RunCounts struct {
 // charges, declines and cancels nothing). A subscription charged for
 // several missed periods in one run counts once per charge.
 func (c RunCounts) Done() int {
-	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention +
+	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Archived +
 		max(0, c.Mailed-(c.Charged+c.Declined+c.Cancelled))
 }
 

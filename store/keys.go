@@ -399,6 +399,23 @@ func shardKey(list string, shard int) string { return list + "#" + strconv.Itoa(
 // the table's list shards (shardKey).
 func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
 
+// The archive of the books (archive.go): a month's receipts and refunds
+// in lists of their own, and the archived months' records.
+const (
+	prefixReceiptsOf    = "receipts#" // GSI1 partitions of a month's receipts (the books' month): receipts#YYYY-MM#shard
+	prefixRefundsOf     = "refunds#"  // GSI1 partitions of a month's order refunds: refunds#YYYY-MM#shard
+	prefixArchivedMonth = "month#"    // under partitionArchive: a month of the books, archived
+	partitionArchive    = "archive"
+	entityArchivedMonth = "archivedMonth"
+)
+
+// receiptsMonthKey is the list of a month of the books' receipts (each
+// month spread over receiptsMonthShards).
+func receiptsMonthKey(m Month) string { return prefixReceiptsOf + m.String() }
+
+// refundsMonthKey is the list of a month of the books' order refunds.
+func refundsMonthKey(m Month) string { return prefixRefundsOf + m.String() }
+
 // ordersMonthKeys are the month partitions of the orders placed from..to,
 // newest first; none if from is after to.
 func ordersMonthKeys(from, to time.Time) []string {

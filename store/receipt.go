@@ -63,6 +63,8 @@ type receiptRecord struct {
 	ExpiresAt       int64       `dynamodbav:"ExpiresAt"` // the table's TTL attribute
 	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
 	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
+	GSI1PK          string      `dynamodbav:"GSI1-PK,omitempty"` // receipts#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK          string      `dynamodbav:"GSI1-SK,omitempty"` // <charged at>#number
 	// The receipt's one refund (receipt_refund.go), on the receipt itself
 	// so that every read of a receipt shows it at no extra cost.
 	RefundStatus      string `dynamodbav:"RefundStatus,omitempty"`
@@ -167,8 +169,10 @@ func (s *Store) receiptWrites(r Receipt) ([]types.TransactWriteItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	receipt := newReceiptRecord(r)
+	receipt.GSI1PK, receipt.GSI1SK = s.receiptListKeys(r)
 	var out []types.TransactWriteItem
-	for _, rec := range []any{newReceiptRecord(r), periodRecord{
+	for _, rec := range []any{receipt, periodRecord{
 		PK: accountKey(r.AccountID), SK: periodKey(r.SubscriptionID, r.PeriodStart), EntityType: entityPeriod,
 		ReceiptNumber: r.Number, ExpiresAt: r.ExpiresAt.Unix(),
 	}} {

@@ -125,6 +125,8 @@ type refundRecord struct {
 	Status           string             `dynamodbav:"Status"`
 	GatewayRefundID  string             `dynamodbav:"GatewayRefundID,omitempty"`
 	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
+	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
 }
 
 type refundLineRecord struct {
@@ -455,6 +457,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	for _, l := range rf.Lines {
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})
 	}
+	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, req.Key, now)
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return plannedRefund{}, nil, nil, err

@@ -67,6 +67,7 @@ var consoleLinks = []consoleLink{
 	{paths.AdminGiftCards, "Gift cards", "nav-giftcards"},
 	{paths.AdminDiscounts, "Discounts", "nav-discounts"},
 	{paths.AdminJobs, "Jobs", "nav-jobs"},
+	{paths.AdminArchive, "Archive", "nav-archive"},
 	{paths.AdminOutbox, "Outbox", "nav-outbox"},
 	{paths.AdminAPIKeys, "API keys", "nav-apikeys"},
 }

@@ -17,6 +17,7 @@ import (
 	"shop/jobs"
 	"shop/static"
 	"shop/store"
+	"shop/store/archive"
 	"shop/store/dropgate"
 	"shop/store/payment"
 	"shop/store/photos"
@@ -63,6 +64,12 @@ type Config struct {
 	// BaseURL starts the links in mails the pages write (an order's, a
 	// password reset's); default http://localhost.
 	BaseURL string
+	// Archive is the archive of the books (the files of archived months).
+	// Nil: the page shows the records, and a download says the files are
+	// not kept on this replica (tests that need no archive).
+	Archive *archive.Archiver
+	// ArchiveWhere says where the archive's files are, for staff.
+	ArchiveWhere string
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -350,6 +357,14 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/jobs/:job/runs/:id", adminJobs.Show)
 	admin.Get("/jobs/:job/runs/:id/progress", adminJobs.Progress)
 	admin.Get("/outbox", adminOutbox.List)
+	books := cfg.Archive
+	if books == nil {
+		books = &archive.Archiver{Store: cfg.Store, Shelf: archive.Nowhere{}, Sections: archive.Sections(cfg.Store)}
+	}
+	adminArchive := &handlers.AdminArchive{Store: cfg.Store, Archive: books, Jobs: cfg.Jobs, Where: cfg.ArchiveWhere, Log: cfg.Log}
+	admin.Get("/archive", adminArchive.Show)
+	admin.Post("/archive/run", adminArchive.RunNow)
+	admin.Get("/archive/:month/:file", adminArchive.Download)
 	admin.Get("/outbox/:id", adminOutbox.Show)
 
 	if cfg.ExtraPages != nil {

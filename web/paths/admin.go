@@ -18,7 +18,15 @@ const (
 	AdminDrops         = "/admin/drops"             // POST creates one
 	AdminJobs          = "/admin/jobs"
 	AdminOutbox        = "/admin/outbox"
+	AdminArchive       = "/admin/archive"     // the archive of the books
+	AdminArchiveRun    = "/admin/archive/run" // POST: archive the closed months now
 )
+
+// AdminArchiveFile is one archived month's file of a section, like
+// /admin/archive/2026-05/receipts.csv.
+func AdminArchiveFile(month, section, format string) string {
+	return under(AdminArchive, month, section+"."+format)
+}
 
 // AdminWarehouse is a warehouse's inventory.
 func AdminWarehouse(id string) string { return under(AdminWarehouses, id) }

@@ -1,0 +1,70 @@
+package views
+
+import (
+	"strings"
+	"time"
+
+	"shop/store"
+)
+
+// AdminArchivePage is the archive of the books: the months archived, the
+// months waiting, an alarm for any overdue, the job's runs and "Run now".
+type AdminArchivePage struct {
+	Months   []store.ArchivedMonth
+	Sections []AdminArchiveSection
+	Due      []store.Month // closed, not archived yet
+	Overdue  []AdminArchiveOverdue
+	Runs     []store.JobRun
+	Schedule string    // cron expression; "" when the scheduler is off here
+	NextRun  time.Time // on this replica
+	Where    string    // where the files are kept, in words
+	CSRF     string
+	Error    string // why "Run now" was refused
+	// SchedulerOff: this replica runs no jobs (SHOP_JOBS=false).
+	SchedulerOff bool
+}
+
+// AdminArchiveSection is a section of the books as a column.
+type AdminArchiveSection struct {
+	Name  string
+	Title string
+}
+
+// AdminArchiveOverdue is a month not archived a week after its end.
+type AdminArchiveOverdue struct {
+	Month         store.Month
+	FirstExpiries time.Time // when its first receipt leaves the table
+}
+
+func archiveFormatLabel(format string) string {
+	if format == "json" {
+		return "JSON"
+	}
+	return "CSV"
+}
+
+func archiveMonthWords(ms []store.Month) string {
+	out := ""
+	for i, m := range ms {
+		if i > 0 {
+			out += ", "
+		}
+		out += m.String()
+	}
+	return out
+}
+
+func archiveSectionWords(ss []AdminArchiveSection) string {
+	out := ""
+	for i, s := range ss {
+		switch {
+		case i == 0:
+		case i == len(ss)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += strings.ToLower(s.Title)
+	}
+	return out
+}
