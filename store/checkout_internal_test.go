@@ -45,7 +45,9 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 		q.Items = append(q.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
 	}
 	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"), Card: &Card{Token: "tok", Brand: "Visa", Last4: "4242"},
-		Confirmation: func(o Order, _ []OrderItem) Mail { return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending} }}
+		Confirmation: func(o Order, _ []OrderItem) Mail {
+			return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending}
+		}}
 	intent := &idempotencyRecord{Attempt: 1, ChargeKey: checkoutChargeKey("largest", 1), Amount: 100000, Currency: "EUR"}
 	order := Order{ID: "o1", CustomerID: "c1", PlacedAt: now}
 	inv := Invoice{ID: "i1", OrderID: "o1", CustomerID: "c1", Date: now}
