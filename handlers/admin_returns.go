@@ -229,7 +229,8 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Gateway, refundMail)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		// The return was found by step's read only if it is the warehouse.
+		// A missing return is a 404; a return that is there means the
+		// warehouse was unknown.
 		if _, rerr := h.Store.OrderReturn(c.UserContext(), orderID, returnID); rerr != nil {
 			return notFoundAs(rerr, "That return")
 		}

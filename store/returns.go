@@ -416,8 +416,8 @@ func (s *Store) returnPut(r Return, from ReturnStatus, version int) (types.Trans
 	}}, nil
 }
 
-// step reads the return and checks it is at status from and version; the
-// caller changes the copy and writes it with writeStep.
+// returnAt reads the return and checks it is at status from and version;
+// the caller changes the copy and writes it with writeStep.
 func (s *Store) returnAt(ctx context.Context, orderID, returnID string, from ReturnStatus, version int) (Return, error) {
 	r, err := s.OrderReturn(ctx, orderID, returnID)
 	if err != nil {

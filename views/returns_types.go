@@ -138,3 +138,16 @@ func orderLabelOf(r store.Return) string {
 	}
 	return r.OrderID
 }
+
+// verdictWords is what staff found of a line, for its customer: " —
+// Accepted: unopened"; "" before the inspection.
+func verdictWords(l store.ReturnLine) string {
+	if l.Verdict == "" {
+		return ""
+	}
+	w := " — " + verdictLabel(l.Verdict)
+	if l.Note != "" {
+		w += ": " + l.Note
+	}
+	return w
+}
