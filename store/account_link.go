@@ -120,13 +120,22 @@ func (s *Store) linkPuts(l AccountLink, m Mail) ([]types.TransactWriteItem, erro
 		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}}, mail}, nil
 }
 
-// MailAccountLink keeps the link and puts its mail in the outbox, in one
-// transaction: a link is never mailed without its state, nor kept unmailed.
+// MailAccountLink keeps the link, lists it on the customer and puts its
+// mail in the outbox, in one transaction: a link is never mailed without
+// its state, nor kept unmailed.
 func (s *Store) MailAccountLink(ctx context.Context, l AccountLink, m Mail) error {
 	tx, err := s.linkPuts(l, m)
 	if err != nil {
 		return err
 	}
+	// The customer lists the link, for deleting the account to delete it.
+	listed, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID),
+		expression.Add(expression.Name("Links"), expression.Value(&types.AttributeValueMemberSS{Value: []string{accountLinkKey(l.Secret)}})),
+		expression.AttributeExists(expression.Name(attrPK)))
+	if err != nil {
+		return err
+	}
+	tx = append(tx, listed)
 	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx}); err != nil {
 		return fmt.Errorf("mail account link: %w", err)
 	}

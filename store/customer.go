@@ -121,6 +121,9 @@ type customerRecord struct {
 	Deactivated       bool   `dynamodbav:"Deactivated,omitempty"`
 	EmailUnverified   bool   `dynamodbav:"EmailUnverified,omitempty"`
 	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
+	// Links are the keys of the links mailed to the customer (their items
+	// hold the email), so that deleting the account deletes them too.
+	Links []string `dynamodbav:"Links,stringset,omitempty"`
 	GSI1PK            string `dynamodbav:"GSI1-PK,omitempty"` // customers
 	GSI1SK            string `dynamodbav:"GSI1-SK,omitempty"` // created#id
 	// A deletion (privacy.go): begun at ClosingAt, with the sign-in
@@ -168,6 +171,7 @@ func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, e
 	}
 	c := Customer{ID: NewID(), Email: NormalizeEmail(nc.Email), Name: nc.Name, Role: nc.Role, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
 	var also []types.TransactWriteItem
+	var links []string
 	if nc.VerifyMail != nil {
 		c.EmailUnverified = true
 		l := NewAccountLink(LinkVerifyEmail, c, c.CreatedAt, VerifyLinkLife)
@@ -175,16 +179,16 @@ func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, e
 		if err != nil {
 			return Customer{}, err
 		}
-		also = puts
+		also, links = puts, []string{accountLinkKey(l.Secret)}
 	}
-	return c, s.createCustomerWithID(ctx, c, nc.PasswordHash, also...)
+	return c, s.createCustomerWithID(ctx, c, nc.PasswordHash, links, also...)
 }
 
-func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHash string, also ...types.TransactWriteItem) error {
+func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHash string, links []string, also ...types.TransactWriteItem) error {
 	cust, err := attributevalue.MarshalMap(customerRecord{
 		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
 		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
-		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified,
+		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified, Links: links,
 		GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID),
 	})
 	if err != nil {

@@ -326,6 +326,7 @@ func (s *Store) finishDeletion(ctx context.Context, rec customerRecord) error {
 		{"orders", func() error { return s.anonymiseOrders(ctx, id) }},
 		{"mails", func() error { return s.deleteMails(ctx, id, rec.Email) }},
 		{"rate limits", func() error { return s.forgetLimits(ctx, rec.Email, rec.ClosingAddresses) }},
+		{"mailed links", func() error { return s.deleteLinks(ctx, rec.Links) }},
 	}
 	for _, step := range steps {
 		if err := step.run(); err != nil {
@@ -334,7 +335,7 @@ func (s *Store) finishDeletion(ctx context.Context, rec customerRecord) error {
 	}
 	upd := expression.Set(expression.Name("DeletedAt"), expression.Value(timestamp(s.now()))).
 		Set(expression.Name("Name"), expression.Value(""))
-	for _, attr := range []string{"Email", "PasswordHash", "LastSignInAt", "LastSignInAddress", "ClosingAddresses", attrGSI2PK, attrGSI2SK} {
+	for _, attr := range []string{"Email", "PasswordHash", "LastSignInAt", "LastSignInAddress", "ClosingAddresses", "Links", attrGSI2PK, attrGSI2SK} {
 		upd = upd.Remove(expression.Name(attr))
 	}
 	err := s.updateIf(ctx, rec.PK, rec.SK, upd, expression.AttributeExists(expression.Name("ClosingAt")))
@@ -550,6 +551,16 @@ func (s *Store) forgetLimits(ctx context.Context, email string, addresses []stri
 		}
 	}
 	return nil
+}
+
+// deleteLinks deletes the links mailed to the customer: their items hold
+// the email until they expire.
+func (s *Store) deleteLinks(ctx context.Context, keys []string) error {
+	var deletes []types.WriteRequest
+	for _, k := range keys {
+		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: itemKey(k, k)}})
+	}
+	return s.batchWrite(ctx, deletes)
 }
 
 // FinishDeletions finishes the deletions begun before `before` that

@@ -294,6 +294,12 @@ func TestDeleteCustomerErasesThePersonAndKeepsTheBooks(t *testing.T) {
 	if _, err := st.CredentialsByEmail(ctx, ada.Email); err != nil {
 		t.Fatalf("a refused deletion changed the account: %v", err)
 	}
+	// A password reset mailed to her: its link's item holds her email.
+	link := store.NewAccountLink(store.LinkResetPassword, ada, st.Now(), store.ResetLinkLife)
+	if err := st.MailAccountLink(ctx, link, store.Mail{ID: "reset-" + ada.ID, To: ada.Email, Kind: store.MailPasswordReset,
+		CustomerID: ada.ID, CreatedAt: st.Now(), Status: store.MailPending}); err != nil {
+		t.Fatal(err)
+	}
 	if found := mentions(t, f.env, demo.CustomerEmail); len(found) < 10 {
 		t.Fatalf("the scan finds her only %d times before the deletion: %v", len(found), found)
 	}
