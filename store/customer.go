@@ -123,9 +123,9 @@ type customerRecord struct {
 	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
 	// Links are the keys of the links mailed to the customer (their items
 	// hold the email), so that deleting the account deletes them too.
-	Links []string `dynamodbav:"Links,stringset,omitempty"`
-	GSI1PK            string `dynamodbav:"GSI1-PK,omitempty"` // customers
-	GSI1SK            string `dynamodbav:"GSI1-SK,omitempty"` // created#id
+	Links  []string `dynamodbav:"Links,stringset,omitempty"`
+	GSI1PK string   `dynamodbav:"GSI1-PK,omitempty"` // customers
+	GSI1SK string   `dynamodbav:"GSI1-SK,omitempty"` // created#id
 	// A deletion (privacy.go): begun at ClosingAt, with the sign-in
 	// addresses whose rate-limit counters name the email, listed in the
 	// sparse GSI2 accounts-closing until DeletedAt.
