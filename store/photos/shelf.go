@@ -1,33 +1,17 @@
 package photos
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"shop/store/shelf"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
-
-	"shop/store"
 )
 
 // Shelf keeps the photos' files by name ("photos/<key>/640.jpg"). A file
 // is written whole or not at all; names are content-addressed, so a file
 // once written never changes.
-type Shelf interface {
-	Put(ctx context.Context, name, contentType string, data []byte) error
-	// Open reads a file and tells its size; an error wrapping
-	// store.ErrNotFound if there is none.
-	Open(ctx context.Context, name string) (io.ReadCloser, int64, error)
-}
+type Shelf = shelf.Shelf
 
 // PutAll puts a photo's copies on the shelf, the original first.
 func PutAll(ctx context.Context, shelf Shelf, copies []Copy) error {
@@ -44,64 +28,16 @@ type Disk struct {
 	Dir string
 }
 
-func (d Disk) path(name string) (string, error) {
-	if !filepath.IsLocal(name) {
-		return "", fmt.Errorf("photo file %q: %w", name, store.ErrNotFound)
-	}
-	return filepath.Join(d.Dir, filepath.FromSlash(name)), nil
+func (d Disk) shelf() shelf.Disk { return shelf.Disk{Dir: d.Dir, What: "photo"} }
+
+// Put writes the file whole (shelf.Disk).
+func (d Disk) Put(ctx context.Context, name, contentType string, data []byte) error {
+	return d.shelf().Put(ctx, name, contentType, data)
 }
 
-// Put writes a temporary file beside the final one and renames it: a
-// reader never sees half a photo, nor does a crash leave one.
-func (d Disk) Put(_ context.Context, name, _ string, data []byte) error {
-	path, err := d.path(name)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return fmt.Errorf("photo shelf: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".upload-*")
-	if err != nil {
-		return fmt.Errorf("photo shelf: %w", err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		if rerr := os.Remove(f.Name()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			werr = errors.Join(werr, rerr)
-		}
-		return fmt.Errorf("photo shelf: put %s: %w", name, werr)
-	}
-	return nil
-}
-
-// Open opens a file of the directory.
-func (d Disk) Open(_ context.Context, name string) (io.ReadCloser, int64, error) {
-	path, err := d.path(name)
-	if err != nil {
-		return nil, 0, err
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, fmt.Errorf("photo file %s: %w", name, store.ErrNotFound)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("photo shelf: %w", err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		return nil, 0, errors.Join(fmt.Errorf("photo shelf: %w", err), f.Close())
-	}
-	return f, info.Size(), nil
+// Open reads a file; an error wrapping store.ErrNotFound if there is none.
+func (d Disk) Open(ctx context.Context, name string) (io.ReadCloser, int64, error) {
+	return d.shelf().Open(ctx, name)
 }
 
 // Bucket is a shelf in an S3 bucket: every replica sees every photo.
@@ -110,39 +46,24 @@ type Bucket struct {
 	Name   string
 }
 
-// Put is one PutObject; S3 stores an object whole or not at all.
+func (b Bucket) shelf() shelf.Bucket {
+	return shelf.Bucket{Client: b.Client, Name: b.Name, What: "photo"}
+}
+
+// Put is one PutObject.
 func (b Bucket) Put(ctx context.Context, name, contentType string, data []byte) error {
-	_, err := b.Client.PutObject(ctx, &s3.PutObjectInput{
-		Bucket: aws.String(b.Name), Key: aws.String(name), Body: bytes.NewReader(data),
-		ContentType: aws.String(contentType), ContentLength: aws.Int64(int64(len(data))),
-	})
-	if err != nil {
-		return fmt.Errorf("photo bucket: put %s: %w", name, err)
-	}
-	return nil
+	return b.shelf().Put(ctx, name, contentType, data)
 }
 
 // Open is one GetObject.
 func (b Bucket) Open(ctx context.Context, name string) (io.ReadCloser, int64, error) {
-	out, err := b.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(b.Name), Key: aws.String(name)})
-	var noKey *types.NoSuchKey
-	var apiErr smithy.APIError
-	switch {
-	case errors.As(err, &noKey), errors.As(err, &apiErr) && apiErr.ErrorCode() == "NotFound":
-		return nil, 0, fmt.Errorf("photo object %s: %w", name, store.ErrNotFound)
-	case err != nil:
-		return nil, 0, fmt.Errorf("photo bucket: get %s: %w", name, err)
-	}
-	return out.Body, aws.ToInt64(out.ContentLength), nil
+	return b.shelf().Open(ctx, name)
 }
 
 // NewBucket is the shelf in an S3 bucket, with the AWS SDK's default
 // credential chain and region (AWS_REGION); AWS_ENDPOINT_URL_S3 points it
 // at an S3-compatible store instead.
 func NewBucket(ctx context.Context, name string) (Bucket, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return Bucket{}, fmt.Errorf("photo bucket: load AWS config: %w", err)
-	}
-	return Bucket{Client: s3.NewFromConfig(cfg), Name: name}, nil
+	b, err := shelf.NewBucket(ctx, name, "photo")
+	return Bucket{Client: b.Client, Name: b.Name}, err
 }
