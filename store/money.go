@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -13,8 +14,47 @@ type Money struct {
 	Currency string
 }
 
-// Currencies the shop prices in; each has two decimal places.
-var currencySymbols = map[string]string{"EUR": "€", "USD": "$", "GBP": "£", "SEK": "kr"}
+// Currency is one the shop can price in: its ISO 4217 code, its minor
+// units (the digits after the point that amounts are kept in: none for
+// KRW, two for EUR and IDR), the digits people write (an IDR price is
+// written without its two minor digits) and its sign.
+type Currency struct {
+	Code   string
+	Digits int
+	// Shown is how many of the minor digits a page writes when they are
+	// zero; a price with cents shows them all.
+	Shown  int
+	Symbol string
+	// SymbolAfter writes the sign after the number ("12.50 kr").
+	SymbolAfter bool
+}
+
+var currencies = map[string]Currency{
+	"EUR": {Code: "EUR", Digits: 2, Shown: 2, Symbol: "€"},
+	"USD": {Code: "USD", Digits: 2, Shown: 2, Symbol: "$"},
+	"GBP": {Code: "GBP", Digits: 2, Shown: 2, Symbol: "£"},
+	"SEK": {Code: "SEK", Digits: 2, Shown: 2, Symbol: "kr", SymbolAfter: true},
+	"KRW": {Code: "KRW", Digits: 0, Shown: 0, Symbol: "₩"},
+	"IDR": {Code: "IDR", Digits: 2, Shown: 0, Symbol: "Rp"},
+	"JPY": {Code: "JPY", Digits: 0, Shown: 0, Symbol: "¥"},
+}
+
+// CurrencyOf is the currency of an ISO 4217 code the shop knows.
+func CurrencyOf(code string) (Currency, bool) {
+	c, ok := currencies[code]
+	return c, ok
+}
+
+// Currencies are the codes the shop can price in, for a message that lists
+// them.
+func Currencies() []string {
+	out := make([]string, 0, len(currencies))
+	for code := range currencies {
+		out = append(out, code)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // DefaultCurrency prices the demo catalogue.
 const DefaultCurrency = "EUR"
@@ -22,16 +62,18 @@ const DefaultCurrency = "EUR"
 // maxMoney caps parsed amounts well inside int64 so sums cannot overflow.
 const maxMoney = 1_000_000_000_00
 
-var ErrBadMoney = errors.New("not an amount: use digits with at most two decimals, like 12.50")
+var ErrBadMoney = errors.New("not an amount: use digits with at most the currency's decimals, like 12.50")
 
-// ParseMoney reads an amount typed by a person ("12", "12.5", "12.50").
+// ParseMoney reads an amount typed by a person ("12", "12.5", "12.50"),
+// with at most the currency's minor digits (none for KRW).
 func ParseMoney(s, currency string) (Money, error) {
-	if _, ok := currencySymbols[currency]; !ok {
+	cur, ok := currencies[currency]
+	if !ok {
 		return Money{}, fmt.Errorf("unknown currency %q", currency)
 	}
 	s = strings.TrimSpace(s)
 	whole, frac, hasDot := strings.Cut(s, ".")
-	if whole == "" || len(whole) > 12 || (hasDot && (len(frac) == 0 || len(frac) > 2)) {
+	if whole == "" || len(whole) > 12 || (hasDot && (len(frac) == 0 || len(frac) > cur.Digits)) {
 		return Money{}, ErrBadMoney
 	}
 	for _, part := range []string{whole, frac} {
@@ -45,28 +87,57 @@ func ParseMoney(s, currency string) (Money, error) {
 	if err != nil {
 		return Money{}, ErrBadMoney
 	}
-	cents := int64(0)
+	minor := int64(0)
 	if frac != "" {
-		if len(frac) == 1 {
-			frac += "0"
-		}
-		cents, _ = strconv.ParseInt(frac, 10, 64)
+		frac += strings.Repeat("0", cur.Digits-len(frac))
+		minor, _ = strconv.ParseInt(frac, 10, 64)
 	}
-	amount := units*100 + cents
+	amount := units*pow10(cur.Digits) + minor
 	if amount > maxMoney {
 		return Money{}, ErrBadMoney
 	}
 	return Money{Amount: amount, Currency: currency}, nil
 }
 
-// Decimal is the amount without symbol, "12.50", as a form field shows it.
-func (m Money) Decimal() string {
-	sign := ""
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// digits is the minor digits of the amount's currency (two for one the
+// shop does not know, as every amount it ever kept had).
+func (m Money) digits() int {
+	if c, ok := currencies[m.Currency]; ok {
+		return c.Digits
+	}
+	return 2
+}
+
+// Parts splits the amount into its sign, whole units and minor units, for
+// a page that writes it in a language's own way.
+func (m Money) Parts() (negative bool, whole, minor int64) {
 	a := m.Amount
 	if a < 0 {
-		sign, a = "-", -a
+		negative, a = true, -a
 	}
-	return fmt.Sprintf("%s%d.%02d", sign, a/100, a%100)
+	p := pow10(m.digits())
+	return negative, a / p, a % p
+}
+
+// Decimal is the amount without symbol, "12.50", as a form field shows it.
+func (m Money) Decimal() string {
+	neg, whole, minor := m.Parts()
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if d := m.digits(); d > 0 {
+		return fmt.Sprintf("%s%d.%0*d", sign, whole, d, minor)
+	}
+	return fmt.Sprintf("%s%d", sign, whole)
 }
 
 // String is the amount as a customer reads it, "€12.50"; a negative one
@@ -77,14 +148,14 @@ func (m Money) String() string {
 	if m.Amount < 0 {
 		sign, m.Amount = "\u2212", -m.Amount
 	}
-	sym, ok := currencySymbols[m.Currency]
+	cur, ok := currencies[m.Currency]
 	if !ok {
 		return sign + m.Decimal() + " " + m.Currency
 	}
-	if m.Currency == "SEK" {
-		return sign + m.Decimal() + " " + sym
+	if cur.SymbolAfter {
+		return sign + m.Decimal() + " " + cur.Symbol
 	}
-	return sign + sym + m.Decimal()
+	return sign + cur.Symbol + m.Decimal()
 }
 
 // Negated is the amount taken off (a discount, what a gift card paid), to be

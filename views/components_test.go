@@ -90,8 +90,8 @@ func TestMoneyShowsTheAmountAsACustomerReadsIt(t *testing.T) {
 	}{
 		{store.Money{Amount: 1250, Currency: "EUR"}, "€12.50"},
 		{store.Money{Amount: 5, Currency: "EUR"}, "€0.05"},
-		{store.Money{Amount: 100000, Currency: "GBP"}, "£1000.00"},
-		{store.Money{Amount: 9900, Currency: "SEK"}, "99.00 kr"},
+		{store.Money{Amount: 100000, Currency: "GBP"}, "£1,000.00"}, // thousands grouped, as people write them
+		{store.Money{Amount: 9900, Currency: "SEK"}, "99.00\u00a0kr"},
 		{store.Money{Amount: 700, Currency: "NOK"}, "7.00 NOK"},
 	} {
 		doc := render(t, Money(tc.m))

@@ -40,7 +40,7 @@ func errorCount(errs FieldErrors, fields []string) string {
 
 // consoleLink is one link of the console's sidebar.
 type consoleLink struct {
-	href, label, testid string
+	href, label, testid string // label is a message id
 }
 
 // current reports whether the page at path is in the section: the console
@@ -54,20 +54,20 @@ func (s consoleLink) current(path string) bool {
 }
 
 var consoleLinks = []consoleLink{
-	{paths.Admin, "Console", "nav-home"},
-	{paths.AdminOrders, "Orders", "nav-orders"},
-	{paths.AdminProducts, "Products", "nav-products"},
-	{paths.AdminWarehouses, "Warehouses", "nav-warehouses"},
-	{paths.AdminShipments, "Shipments", "nav-shipments"},
-	{paths.AdminReturns, "Returns", "nav-returns"},
-	{paths.AdminCustomers, "Customers", "nav-customers"},
-	{paths.AdminSubscriptions, "Subscriptions", "nav-subscriptions"},
-	{paths.AdminDrops, "Drops", "nav-drops"},
-	{paths.AdminInvoices, "Invoices", "nav-invoices"},
-	{paths.AdminGiftCards, "Gift cards", "nav-giftcards"},
-	{paths.AdminDiscounts, "Discounts", "nav-discounts"},
-	{paths.AdminJobs, "Jobs", "nav-jobs"},
-	{paths.AdminArchive, "Archive", "nav-archive"},
-	{paths.AdminOutbox, "Outbox", "nav-outbox"},
-	{paths.AdminAPIKeys, "API keys", "nav-apikeys"},
+	{paths.Admin, "console.nav.home", "nav-home"},
+	{paths.AdminOrders, "console.nav.orders", "nav-orders"},
+	{paths.AdminProducts, "console.nav.products", "nav-products"},
+	{paths.AdminWarehouses, "console.nav.warehouses", "nav-warehouses"},
+	{paths.AdminShipments, "console.nav.shipments", "nav-shipments"},
+	{paths.AdminReturns, "console.nav.returns", "nav-returns"},
+	{paths.AdminCustomers, "console.nav.customers", "nav-customers"},
+	{paths.AdminSubscriptions, "console.nav.subscriptions", "nav-subscriptions"},
+	{paths.AdminDrops, "console.nav.drops", "nav-drops"},
+	{paths.AdminInvoices, "console.nav.invoices", "nav-invoices"},
+	{paths.AdminGiftCards, "console.nav.giftcards", "nav-giftcards"},
+	{paths.AdminDiscounts, "console.nav.discounts", "nav-discounts"},
+	{paths.AdminJobs, "console.nav.jobs", "nav-jobs"},
+	{paths.AdminArchive, "console.nav.archive", "nav-archive"},
+	{paths.AdminOutbox, "console.nav.outbox", "nav-outbox"},
+	{paths.AdminAPIKeys, "console.nav.apikeys", "nav-apikeys"},
 }

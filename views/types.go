@@ -3,6 +3,7 @@
 package views
 
 import (
+	"context"
 	"encoding/json"
 
 	"shop/store"
@@ -61,11 +62,11 @@ type Layout struct {
 
 // MetaDescription is the page's description, or one made from its title
 // (every page has one: search engines show it under the link).
-func (l Layout) MetaDescription() string {
+func (l Layout) MetaDescription(ctx context.Context) string {
 	if l.Description != "" {
 		return l.Description
 	}
-	return l.Title + " at " + ShopName + ": coffee, books, music and outdoor gear from Swedish warehouses."
+	return t(ctx, "layout.description", "Title", l.Title, "Shop", ShopName)
 }
 
 // csrfHeaders is the hx-headers value that sends the CSRF token with every

@@ -141,7 +141,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
 	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
-		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()))
+		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()), language(cfg.SecureCookies))
 
 	// Machine endpoints: no session, no CSRF.
 	app.Get("/healthz", func(c *fiber.Ctx) error {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,6 +200,10 @@ func newBrowser(t testing.TB, base string) *browser {
 	}}
 }
 
+// missingMessages finds lang.Missing's mark of a message id a catalogue
+// lacks.
+var missingMessages = regexp.MustCompile(`⟦[^⟧]*⟧`)
+
 type page struct {
 	status int
 	header http.Header
@@ -230,6 +235,9 @@ func (b *browser) do(req *http.Request) page {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	renderedPages.keep(req, resp, body)
+	if ids := missingMessages.FindAllString(string(body), 5); len(ids) > 0 {
+		b.t.Errorf("%s %s shows message ids instead of words (missing from a catalogue in views/lang): %v", req.Method, req.URL.Path, ids)
+	}
 	parse := body
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<tr")) {
 		// Table rows for htmx to swap: the HTML parser drops them outside a table.
