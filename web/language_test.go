@@ -78,7 +78,7 @@ func TestEveryPageLinksItsLanguages(t *testing.T) {
 		}
 	}
 	for _, l := range []string{"en", "ko", "id"} {
-		href := p.testid("lang-" + l).AttrOr("href", "")
+		href := p.testid("lang-"+l).AttrOr("href", "")
 		if href != "/products/cf-light?lang="+l {
 			t.Errorf("switcher link %s = %q", l, href)
 		}
