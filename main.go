@@ -57,6 +57,7 @@ type config struct {
 	table       string
 	dataDir     string
 	tz          string
+	currency    string // ISO 4217: the one the shop prices in
 	sessionKeys string
 	demo        bool
 	secure      bool
@@ -255,6 +256,9 @@ func parseConfig(args []string) (config, command, error) {
 	if _, err := time.LoadLocation(c.tz); err != nil {
 		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
 	}
+	if _, ok := store.CurrencyOf(c.currency); !ok {
+		return c, cmd, usagef("SHOP_CURRENCY %q: not a currency the shop prices in (%s)", c.currency, strings.Join(store.Currencies(), ", "))
+	}
 	if _, err := store.ParseBookSeries(c.invoiceSeries); err != nil {
 		return c, cmd, fmt.Errorf("SHOP_INVOICE_SERIES: %w", err)
 	}
@@ -305,6 +309,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.table, "table", "SHOP_TABLE", "shop", "table name"},
 		{&c.dataDir, "data-dir", "SHOP_DATA_DIR", "./data", "DynamoDB Local data and generated keys"},
 		{&c.tz, "tz", "SHOP_TZ", "Europe/Stockholm", "the shop's time zone: billing dates and every time shown"},
+		{&c.currency, "currency", "SHOP_CURRENCY", store.DefaultCurrency, "the currency the shop prices in, ISO 4217 (" + strings.Join(store.Currencies(), ", ") + "); the table keeps the first one it met"},
 		{&c.sessionKeys, "session-keys", "SHOP_SESSION_KEYS", "", "comma-separated session signing keys, hex or base64, 32+ bytes; the first signs"},
 		{&c.proxyHeader, "proxy-header", "SHOP_PROXY_HEADER", "", "header with the client address set by a reverse proxy, e.g. X-Forwarded-For"},
 		{&c.proxies, "trusted-proxies", "SHOP_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of the proxies believed"},
@@ -784,7 +789,7 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
 		store.WithReturnDays(cfg.returnDays),
 		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards),
-		store.WithBookSeries(series), store.WithVATRates(vat)}
+		store.WithBookSeries(series), store.WithVATRates(vat), store.WithCurrency(cfg.currency)}
 	if cfg.endpoint == "aws" {
 		opts = append(opts, store.OnAmazonDynamoDB())
 	}
@@ -820,6 +825,9 @@ func engineLog(log *slog.Logger) io.Writer {
 
 func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gateway *payment.TestGateway, runner *jobs.Runner, delivery jobs.DeliveryConfig, log *slog.Logger, metrics *web.Metrics) error {
 	if cfg.demo {
+		if st.Currency() != store.DefaultCurrency {
+			return fmt.Errorf("the demo shop is priced in %s: start it with SHOP_CURRENCY=%s, or without demo data (-demo=false)", store.DefaultCurrency, store.DefaultCurrency)
+		}
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)

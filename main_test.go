@@ -69,6 +69,13 @@ func TestParseConfig(t *testing.T) {
 	if _, _, err := parseConfig([]string{"-tz", "Mars/Olympus"}); err == nil {
 		t.Fatal("unknown time zone accepted")
 	}
+	if _, _, err := parseConfig([]string{"-currency", "XYZ"}); err == nil || !strings.Contains(err.Error(), "SHOP_CURRENCY") {
+		t.Fatalf("unknown currency: %v", err)
+	}
+	t.Setenv("SHOP_CURRENCY", "KRW")
+	if cfg, _, err := parseConfig(nil); err != nil || cfg.currency != "KRW" {
+		t.Fatalf("SHOP_CURRENCY=KRW: %q %v", cfg.currency, err)
+	}
 	cfg, cmd, err = parseConfig([]string{"jobs", "run", "payments", "--date", "2026-03-15", "--force"})
 	if err != nil || cmd.name != "jobs run" || cfg.positional[0] != "payments" || cfg.date != "2026-03-15" || !cfg.force {
 		t.Fatalf("jobs run: %+v %q %v", cfg, cmd.name, err)

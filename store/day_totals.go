@@ -87,7 +87,7 @@ func (s *Store) DayTotals(ctx context.Context, from, to time.Time) ([]DayTotal, 
 	}
 	var out []DayTotal
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		t := DayTotal{Day: d, Revenue: Money{Currency: DefaultCurrency}} // a day without orders still reads "€0.00"
+		t := DayTotal{Day: d, Revenue: Money{Currency: s.Currency()}} // a day without orders still reads "€0.00"
 		if r, ok := sum[dayTotalsSortKey(d.Format(time.DateOnly))]; ok {
 			t.Orders, t.Revenue = r.Orders, Money{Amount: r.Revenue, Currency: r.Currency}
 		}

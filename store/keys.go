@@ -79,6 +79,7 @@ const (
 	finderNameKey        = "find#name"  // a customer's finder item by name, under c#id
 	finderEmailKey       = "find#email" // and by email
 	sortKeyBillingShards = "billing-shards"
+	sortKeyCurrency      = "currency" // under partitionMeta: the currency the shop prices in (currency.go)
 	sortKeyListShards    = "list-shards"
 	sortKeyOwners        = "owners" // under partitionMeta: how many active owners there are
 

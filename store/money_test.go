@@ -26,6 +26,33 @@ func TestParseMoney(t *testing.T) {
 	}
 }
 
+// Amounts are kept in the currency's ISO minor units: none for KRW, two
+// for IDR (whose prices are written whole).
+func TestParseMoneyInMinorUnits(t *testing.T) {
+	for _, tc := range []struct {
+		in, cur string
+		want    int64
+		ok      bool
+	}{
+		{"12900", "KRW", 12900, true}, {"12900.5", "KRW", 0, false}, {"12900.", "KRW", 0, false},
+		{"12900", "IDR", 1290000, true}, {"12900.5", "IDR", 1290050, true}, {"12900.505", "IDR", 0, false},
+		{"7", "JPY", 7, true},
+	} {
+		got, err := ParseMoney(tc.in, tc.cur)
+		if (err == nil) != tc.ok || (tc.ok && got.Amount != tc.want) {
+			t.Errorf("ParseMoney(%q, %s) = %v, %v; want %d ok=%v", tc.in, tc.cur, got.Amount, err, tc.want, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		m    Money
+		want string
+	}{{Money{12900, "KRW"}, "12900"}, {Money{1290050, "IDR"}, "12900.50"}, {Money{-5, "KRW"}, "-5"}} {
+		if got := tc.m.Decimal(); got != tc.want {
+			t.Errorf("%v.Decimal() = %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}
+
 func TestMoneyString(t *testing.T) {
 	for _, tc := range []struct {
 		m    Money
@@ -49,16 +76,18 @@ func FuzzParseMoney(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := ParseMoney(s, "EUR")
-		if err != nil {
-			return
-		}
-		if m.Amount < 0 || m.Amount > maxMoney {
-			t.Fatalf("ParseMoney(%q) = %d out of range", s, m.Amount)
-		}
-		back, err := ParseMoney(m.Decimal(), "EUR")
-		if err != nil || back != m {
-			t.Fatalf("round trip of %q: %v -> %q -> %v, %v", s, m, m.Decimal(), back, err)
+		for _, cur := range []string{"EUR", "KRW", "IDR"} {
+			m, err := ParseMoney(s, cur)
+			if err != nil {
+				continue
+			}
+			if m.Amount < 0 || m.Amount > maxMoney {
+				t.Fatalf("ParseMoney(%q, %s) = %d out of range", s, cur, m.Amount)
+			}
+			back, err := ParseMoney(m.Decimal(), cur)
+			if err != nil || back != m {
+				t.Fatalf("round trip of %q in %s: %v -> %q -> %v, %v", s, cur, m, m.Decimal(), back, err)
+			}
 		}
 	})
 }

@@ -40,6 +40,8 @@ type Store struct {
 	bookSeries []string
 	books      *bookTurns
 	vat        VATRates
+	// currency is the one the shop prices in (currency.go).
+	currency string
 
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)

@@ -94,6 +94,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if _, err := s.billing.settle(ctx, s); err != nil {
 		return err
 	}
+	if err := s.settleCurrency(ctx); err != nil {
+		return err
+	}
 	if err := s.settleListShards(ctx, created); err != nil {
 		return err
 	}
