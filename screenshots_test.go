@@ -77,6 +77,19 @@ func TestScreenshots(t *testing.T) {
 	do(ctx, "phone", chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateMobile), chromedp.Navigate(sh.base+"/cart"), chromedp.WaitVisible(testid("cart-total")))
 	shot(ctx, "phone")
 
+	// Ada's subscriptions in each language, chosen by the footer's switcher
+	// (a link): the README shows one picture per language.
+	for _, l := range []string{"en", "ko", "id"} {
+		do(ctx, "subscriptions in "+l,
+			chromedp.EmulateViewport(shotWidth, shotHeight),
+			chromedp.Navigate(sh.base+"/subscriptions"),
+			chromedp.WaitVisible(testid("lang-"+l)),
+			chromedp.Click(testid("lang-"+l)),
+			chromedp.WaitVisible(`html[lang="`+l+`"] main`),
+		)
+		shot(ctx, "language-"+l)
+	}
+
 	// The header as staff see it, wide: for a look, not for the README.
 	staff, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
 	defer cancel()
