@@ -533,7 +533,8 @@ func run(ctx context.Context, args []string) error {
 		return err
 	case "seed subscriptions":
 		due, _ := store.ParseDate(cfg.due)
-		return seedSubscriptions(ctx, st, gateway, cfg.count, due, cfg.declining, os.Stdout)
+		_, err := seedSubscriptions(ctx, st, gateway, cfg.count, due, cfg.declining, os.Stdout)
+		return err
 	case "import-workbench":
 		return importWorkbench(ctx, st, cfg.positional, os.Stdout)
 	case "jobs run":
@@ -672,30 +673,31 @@ func createAPIKey(ctx context.Context, st *store.Store, name string, out io.Writ
 // subscription to a subscribable product (made if the shop has none), due
 // on the date, paid by the test card that succeeds or, for the declining
 // percent, the one that is declined. It charges nothing and writes no
-// receipts.
-func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGateway, count int, due time.Time, declining int, out io.Writer) error {
+// receipts. It returns the subscribers it made.
+func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGateway, count int, due time.Time, declining int, out io.Writer) ([]store.Subscriber, error) {
 	product, err := st.FirstSubscribableProduct(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		product = store.Product{ID: "seed-coffee", Name: "Seeded coffee subscription", Category: "coffee",
 			Price: store.Money{Amount: 1490, Currency: store.DefaultCurrency}, Subscribable: true,
 			MonthlyPrice: store.Money{Amount: 1290, Currency: store.DefaultCurrency}}
 		if product, err = st.CreateProduct(ctx, product); err != nil && !errors.Is(err, store.ErrConflict) {
-			return err
+			return nil, err
 		}
 		err = nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	good, err := gw.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bad, err := gw.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := st.Now()
+	var seeded []store.Subscriber
 	const batch = 400
 	for done := 0; done < count; {
 		n := min(batch, count-done)
@@ -716,12 +718,13 @@ func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGat
 			}}
 		}
 		if err := st.SeedSubscribers(ctx, subs); err != nil {
-			return err
+			return nil, err
 		}
+		seeded = append(seeded, subs...)
 		done += n
 		fmt.Fprintf(out, "seeded %d of %d subscriptions due %s\n", done, count, store.FormatDate(due))
 	}
-	return nil
+	return seeded, nil
 }
 
 // engine is what openStore connected to: its health, which every request

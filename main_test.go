@@ -152,8 +152,12 @@ func TestJobsRunCommand(t *testing.T) {
 	gw := payment.NewTestGateway(env.Store)
 	today := env.Store.Today()
 	var out strings.Builder
-	if err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out); err != nil {
+	seeded, err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(seeded) != 12 {
+		t.Fatalf("seeded %d subscribers, want 12", len(seeded))
 	}
 	if !strings.Contains(out.String(), "seeded 12 of 12") {
 		t.Fatalf("seed output: %s", out.String())
