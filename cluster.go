@@ -245,6 +245,8 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 	_ = os.Remove(stateFile) // a cluster that was killed left it
 
 	endpoint := cfg.endpoint
+	var engineDone <-chan struct{} // nil with an engine elsewhere: never
+	var engineErr func() error
 	if endpoint == "" {
 		started := time.Now()
 		local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: filepath.Join(dir, "dynamodb"), Port: cfg.enginePort, Log: engineLog(log)})
@@ -259,12 +261,7 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 		}()
 		log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "took", time.Since(started).Round(time.Millisecond))
 		endpoint = local.Endpoint
-		go func() {
-			<-local.Exited()
-			if ctx.Err() == nil {
-				log.Error("DynamoDB Local exited", "err", local.ExitErr())
-			}
-		}()
+		engineDone, engineErr = local.Exited(), local.ExitErr
 	}
 
 	// Every replica signs sessions with the same keys: a visit signed in on
@@ -381,7 +378,8 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 
 	// A replica that dies is left dead (the proxy's health check takes it
 	// out within two seconds), as a crashed container would be until its
-	// orchestrator starts another; the proxy's end ends the cluster.
+	// orchestrator starts another; the proxy's or the engine's end ends
+	// the cluster.
 	exits := make(chan *child, len(replicas))
 	for _, r := range replicas {
 		go func() {
@@ -396,6 +394,9 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 			return nil
 		case <-proxy.done:
 			return fmt.Errorf("haproxy exited: %v (its log: %s)", proxy.err, proxyLog)
+		case <-engineDone:
+			// Every replica would answer 503 until it came back: stop.
+			return fmt.Errorf("DynamoDB Local exited: %v", engineErr())
 		case r := <-exits:
 			log.Warn("replica exited; the proxy sends its requests to the others", "replica", r.name, "err", r.err)
 			if alive--; alive == 0 {

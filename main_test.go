@@ -103,6 +103,15 @@ func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		{[]string{"customers", "index", "--dry-run"}, "dry-run"},
 		{[]string{"iam-policy", "shop"}, `unexpected argument "shop"`},
 		{[]string{"migrate", "--dry-run=perhaps"}, "dry-run"},
+		{[]string{"cluster", "now"}, `unexpected argument "now"`},
+		{[]string{"cluster", "--replicas", "0"}, "--replicas 0: use 1 to 9"},
+		{[]string{"cluster", "--replicas", "10"}, "--replicas 10"},
+		{[]string{"cluster", "--addr", "0.0.0.0:8080"}, "loopback only"},
+		{[]string{"cluster", "--addr", "127.0.0.1"}, "SHOP_ADDR"},
+		{[]string{"cluster", "--addr", "127.0.0.1:8080", "--replica-port", "8079"}, "one of the replicas'"},
+		{[]string{"cluster", "--replica-port", "65534"}, "not all ports"},
+		{[]string{"cluster", "--engine-port", "8082"}, "taken by the proxy or a replica"},
+		{[]string{"cluster", "--dynamodb-endpoint", "aws"}, "not on AWS"},
 	} {
 		_, _, err := parseConfig(tc.args)
 		var usage usageError
