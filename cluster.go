@@ -249,7 +249,14 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 	var engineErr func() error
 	if endpoint == "" {
 		started := time.Now()
-		local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: filepath.Join(dir, "dynamodb"), Port: cfg.enginePort, Log: engineLog(log)})
+		opts := dynamolocal.Options{DataDir: filepath.Join(dir, "dynamodb"), Port: cfg.enginePort, Log: engineLog(log)}
+		local, err := dynamolocal.Start(ctx, opts)
+		if err != nil && ctx.Err() == nil {
+			// Java on a loaded machine can miss the engine's minute to
+			// listen; a second start usually makes it.
+			log.Warn("DynamoDB Local did not start; once more", "err", err)
+			local, err = dynamolocal.Start(ctx, opts)
+		}
 		if err != nil {
 			return err
 		}
