@@ -301,6 +301,7 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 		setup = "seed"
 	}
 	setupLog := filepath.Join(logs, "setup.log")
+	began := time.Now()
 	s, err := startChild(setup, setupLog, env, exe, append([]string{setup}, passed...)...)
 	if err != nil {
 		return err
@@ -314,6 +315,8 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 	if s.err != nil {
 		return fmt.Errorf("shop %s: %w (its log: %s)", setup, s.err, setupLog)
 	}
+	log.Info("table ready", "command", setup, "took", time.Since(began).Round(time.Millisecond))
+	began = time.Now()
 
 	proxyPort, first := clusterPorts(cfg)
 	state := clusterState{Proxy: "http://" + cfg.addr, Engine: endpoint, Table: cfg.table,
@@ -345,6 +348,7 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 			return fmt.Errorf("%s: %w (its log: %s)", r.Name, err, r.Log)
 		}
 	}
+	log.Info("replicas ready", "replicas", len(replicas), "took", time.Since(began).Round(time.Millisecond))
 
 	cfgPath := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfgPath, []byte(haproxyConfig(fmt.Sprintf("127.0.0.1:%d", proxyPort), state.Admin, state.Replicas)), 0o600); err != nil {
