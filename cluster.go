@@ -163,12 +163,21 @@ func (c *child) exited() bool {
 
 // stop sends sig and waits up to within, then kills.
 func (c *child) stop(sig syscall.Signal, within time.Duration, log *slog.Logger) {
+	c.signal(sig, log)
+	c.waitOrKill(within, log)
+}
+
+func (c *child) signal(sig syscall.Signal, log *slog.Logger) {
 	if c.exited() {
 		return
 	}
 	if err := c.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		log.Warn("signal", "process", c.name, "err", err)
 	}
+}
+
+// waitOrKill waits up to within for the process to exit, then kills it.
+func (c *child) waitOrKill(within time.Duration, log *slog.Logger) {
 	select {
 	case <-c.done:
 	case <-time.After(within):
@@ -324,10 +333,10 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 	var replicas []*child
 	defer func() {
 		for _, r := range replicas {
-			_ = r.cmd.Process.Signal(syscall.SIGTERM) // all at once: each finishes its own requests
+			r.signal(syscall.SIGTERM, log) // all at once: each finishes its own requests
 		}
 		for _, r := range replicas {
-			r.stop(syscall.SIGTERM, 30*time.Second, log)
+			r.waitOrKill(30*time.Second, log)
 		}
 		log.Info("replicas stopped")
 	}()

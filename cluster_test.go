@@ -162,6 +162,8 @@ func startCluster(t *testing.T) *clusterRun {
 	cl.cmd.Env = append(os.Environ(), "SHOP_PAYMENTS_CRON=*/2 * * * * *", "SHOP_LEASE_TTL="+clusterLeaseTTL.String(),
 		"SHOP_JOB_CONCURRENCY=2", "SHOP_DEMO=true")
 	cl.cmd.Stdout, cl.cmd.Stderr = logFile, logFile
+	// A test binary that dies (a timeout) takes the cluster with it.
+	cl.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cl.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

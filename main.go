@@ -480,7 +480,11 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	if cmd.name == "cluster" {
-		return runCluster(ctx, cfg, log, os.Stdout)
+		err := runCluster(ctx, cfg, log, os.Stdout)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return nil // Ctrl-C while it started: stopped, as asked
+		}
+		return err
 	}
 	if cmd.name == "healthcheck" {
 		return healthcheck(ctx, cfg.addr, os.Stdout)
