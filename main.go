@@ -12,6 +12,7 @@
 //	               make an API key; its secret is the last line printed
 //	shop customers index
 //	               write every customer's finder items (idempotent)
+//	shop cluster   replicas on one DynamoDB Local behind HAProxy (this machine)
 //
 // Flags come after the last word; shop COMMAND -h lists them.
 package main
@@ -64,6 +65,9 @@ type config struct {
 	proxyHeader string
 	proxies     string
 	positional  []string // the command's arguments (files, a job)
+	setFlags    []string // the flags given, as -name=value (cluster passes them on)
+	replica     string
+	leaseTTL    time.Duration
 	bcryptCost  int
 	logLevel    string
 	returnDays  int // days after delivery a customer may ask to return
@@ -97,6 +101,8 @@ type config struct {
 	// migrate, iam-policy
 	dryRun                      bool
 	policyRegion, policyAccount string
+	// cluster
+	replicas, replicaPort, enginePort int
 }
 
 func env(name, def string) string {
@@ -167,6 +173,12 @@ var commands = []command{
 			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
 		}},
 	{name: "customers index", about: "write every customer's finder items, by which staff find them by the start of a name or email (idempotent)"},
+	{name: "cluster", about: "run replicas of the shop on one DynamoDB Local behind HAProxy on this machine (at SHOP_ADDR, loopback only); Ctrl-C stops them all",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.IntVar(&c.replicas, "replicas", 3, "how many replicas, 1 to 9")
+			fs.IntVar(&c.replicaPort, "replica-port", 0, "the first replica's port, the others' follow (default: the proxy's port + 1)")
+			fs.IntVar(&c.enginePort, "engine-port", 0, "DynamoDB Local's port (default: a free one)")
+		}},
 	{name: "api-keys create", about: "make a key for another system to use the JSON API; its secret is the last line printed, and is not shown again",
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.StringVar(&c.keyName, "name", "", "the system's name: 1 to 32 letters, digits, '-' and '_' (required)")
@@ -246,6 +258,7 @@ func parseConfig(args []string) (config, command, error) {
 	if fs.NArg() > 0 {
 		return c, cmd, usagef("%s: unexpected argument %q (flags come after the last word)", cmd.name, fs.Arg(0))
 	}
+	fs.Visit(func(f *flag.Flag) { c.setFlags = append(c.setFlags, "-"+f.Name+"="+f.Value.String()) })
 	switch {
 	case len(positional) < cmd.minArgs:
 		return c, cmd, usagef("%s needs %s", cmd.name, cmd.args)
@@ -276,6 +289,18 @@ func parseConfig(args []string) (config, command, error) {
 	}
 	if c.listShards < 1 || c.listShards > 256 {
 		return c, cmd, fmt.Errorf("SHOP_LIST_SHARDS %d: use 1 to 256", c.listShards)
+	}
+	if c.replica != "" && !validReplicaName(c.replica) {
+		return c, cmd, fmt.Errorf("SHOP_REPLICA %q: 1 to 64 letters, digits, '-', '_' and '.'", c.replica)
+	}
+	// Renewed at a third of its life: below 3 s a renewal could not finish.
+	if c.leaseTTL < 3*time.Second || c.leaseTTL > time.Hour {
+		return c, cmd, fmt.Errorf("SHOP_LEASE_TTL %s: use 3s to 1h", c.leaseTTL)
+	}
+	if cmd.name == "cluster" {
+		if err := checkCluster(c); err != nil {
+			return c, cmd, err
+		}
 	}
 	return c, cmd, nil
 }
@@ -314,8 +339,9 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.proxyHeader, "proxy-header", "SHOP_PROXY_HEADER", "", "header with the client address set by a reverse proxy, e.g. X-Forwarded-For"},
 		{&c.proxies, "trusted-proxies", "SHOP_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of the proxies believed"},
 		{&c.logLevel, "log-level", "SHOP_LOG_LEVEL", "info", "debug, info, warn or error"},
-		{&c.remindersCron, "reminders-cron", "SHOP_REMINDERS_CRON", "0 6 * * *", "when the reminder job runs, cron in SHOP_TZ"},
-		{&c.paymentsCron, "payments-cron", "SHOP_PAYMENTS_CRON", "0 7 * * *", "when the payment job runs, cron in SHOP_TZ"},
+		{&c.remindersCron, "reminders-cron", "SHOP_REMINDERS_CRON", "0 6 * * *", "when the reminder job runs, cron in SHOP_TZ (six fields: the first is seconds)"},
+		{&c.paymentsCron, "payments-cron", "SHOP_PAYMENTS_CRON", "0 7 * * *", "when the payment job runs, cron in SHOP_TZ (six fields: the first is seconds)"},
+		{&c.replica, "replica", "SHOP_REPLICA", "", "this replica's name in job runs, leases and the X-Shop-Replica header of every answer (default host-pid, no header)"},
 		{&c.retryDays, "retry-days", "SHOP_RETRY_DAYS", "1,3,7", "days after a declined payment to retry, comma-separated"},
 		{&c.baseURL, "base-url", "SHOP_BASE_URL", "", "the shop's address in mails (default http://<addr>)"},
 		{&c.smtpURL, "smtp-url", "SHOP_SMTP_URL", "", "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox"},
@@ -367,6 +393,11 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		}
 		fs.IntVar(i.p, i.flag, v, i.help+" ("+i.ev+")")
 	}
+	leaseTTL, err := envParse("SHOP_LEASE_TTL", 30*time.Second, time.ParseDuration, "a duration such as 30s")
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&c.leaseTTL, "lease-ttl", leaseTTL, "life of a job's lease: a replica that dies holding one is taken over after about this long (SHOP_LEASE_TTL)")
 	fs.BoolVar(&c.jobsOn, "jobs", jobsOn, "run the billing jobs' scheduler in serve; false for web-only replicas (SHOP_JOBS)")
 	return nil
 }
@@ -414,7 +445,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	delivery := jobs.DeliveryConfig{From: cfg.mailFrom, KeepInOutbox: cfg.smtpURL == "", Replica: replicaName(), Log: log}
+	delivery := jobs.DeliveryConfig{From: cfg.mailFrom, KeepInOutbox: cfg.smtpURL == "", Replica: cfg.replicaName(), Log: log}
 	if cfg.smtpURL != "" {
 		smtp, err := jobs.ParseSMTPURL(cfg.smtpURL)
 		if err != nil {
@@ -453,6 +484,13 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 
+	if cmd.name == "cluster" {
+		err := runCluster(ctx, cfg, log, os.Stdout)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return nil // Ctrl-C while it started: stopped, as asked
+		}
+		return err
+	}
 	if cmd.name == "healthcheck" {
 		return healthcheck(ctx, cfg.addr, os.Stdout)
 	}
@@ -486,7 +524,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	runner := jobs.NewRunner(st, gateway, jobs.Config{
 		Concurrency: cfg.jobConcurrency, CatchUpDays: cfg.catchUpDays, RetryDays: retryDays, BaseURL: cfg.mailBaseURL(),
-		Replica: replicaName(), Archive: books,
+		Replica: cfg.replicaName(), Archive: books, LeaseTTL: cfg.leaseTTL,
 	})
 	switch cmd.name {
 	case "migrate":
@@ -504,7 +542,8 @@ func run(ctx context.Context, args []string) error {
 		return err
 	case "seed subscriptions":
 		due, _ := store.ParseDate(cfg.due)
-		return seedSubscriptions(ctx, st, gateway, cfg.count, due, cfg.declining, os.Stdout)
+		_, err := seedSubscriptions(ctx, st, gateway, cfg.count, due, cfg.declining, os.Stdout)
+		return err
 	case "import-workbench":
 		return importWorkbench(ctx, st, cfg.positional, os.Stdout)
 	case "jobs run":
@@ -577,8 +616,12 @@ func printPlan(ctx context.Context, st *store.Store, table string, out io.Writer
 	return nil
 }
 
-// replicaName names this process in run records and leases.
-func replicaName() string {
+// replicaName names this process in run records and leases: SHOP_REPLICA,
+// else host and process id.
+func (c config) replicaName() string {
+	if c.replica != "" {
+		return c.replica
+	}
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
@@ -639,30 +682,31 @@ func createAPIKey(ctx context.Context, st *store.Store, name string, out io.Writ
 // subscription to a subscribable product (made if the shop has none), due
 // on the date, paid by the test card that succeeds or, for the declining
 // percent, the one that is declined. It charges nothing and writes no
-// receipts.
-func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGateway, count int, due time.Time, declining int, out io.Writer) error {
+// receipts. It returns the subscribers it made.
+func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGateway, count int, due time.Time, declining int, out io.Writer) ([]store.Subscriber, error) {
 	product, err := st.FirstSubscribableProduct(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		product = store.Product{ID: "seed-coffee", Name: "Seeded coffee subscription", Category: "coffee",
 			Price: store.Money{Amount: 1490, Currency: store.DefaultCurrency}, Subscribable: true,
 			MonthlyPrice: store.Money{Amount: 1290, Currency: store.DefaultCurrency}}
 		if product, err = st.CreateProduct(ctx, product); err != nil && !errors.Is(err, store.ErrConflict) {
-			return err
+			return nil, err
 		}
 		err = nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	good, err := gw.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bad, err := gw.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := st.Now()
+	var seeded []store.Subscriber
 	const batch = 400
 	for done := 0; done < count; {
 		n := min(batch, count-done)
@@ -683,12 +727,13 @@ func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGat
 			}}
 		}
 		if err := st.SeedSubscribers(ctx, subs); err != nil {
-			return err
+			return nil, err
 		}
+		seeded = append(seeded, subs...)
 		done += n
 		fmt.Fprintf(out, "seeded %d of %d subscriptions due %s\n", done, count, store.FormatDate(due))
 	}
-	return nil
+	return seeded, nil
 }
 
 // engine is what openStore connected to: its health, which every request
@@ -893,7 +938,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	app, err := web.New(web.Config{
 		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
-		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Jobs: scheduler, Health: eng.health,
+		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Replica: cfg.replica, Jobs: scheduler, Health: eng.health,
 		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),
 	})
 	if err != nil {

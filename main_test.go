@@ -110,6 +110,15 @@ func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		{[]string{"customers", "index", "--dry-run"}, "dry-run"},
 		{[]string{"iam-policy", "shop"}, `unexpected argument "shop"`},
 		{[]string{"migrate", "--dry-run=perhaps"}, "dry-run"},
+		{[]string{"cluster", "now"}, `unexpected argument "now"`},
+		{[]string{"cluster", "--replicas", "0"}, "--replicas 0: use 1 to 9"},
+		{[]string{"cluster", "--replicas", "10"}, "--replicas 10"},
+		{[]string{"cluster", "--addr", "0.0.0.0:8080"}, "loopback only"},
+		{[]string{"cluster", "--addr", "127.0.0.1"}, "SHOP_ADDR"},
+		{[]string{"cluster", "--addr", "127.0.0.1:8080", "--replica-port", "8079"}, "one of the replicas'"},
+		{[]string{"cluster", "--replica-port", "65534"}, "not all ports"},
+		{[]string{"cluster", "--engine-port", "8082"}, "taken by the proxy or a replica"},
+		{[]string{"cluster", "--dynamodb-endpoint", "aws"}, "not on AWS"},
 	} {
 		_, _, err := parseConfig(tc.args)
 		var usage usageError
@@ -159,8 +168,12 @@ func TestJobsRunCommand(t *testing.T) {
 	gw := payment.NewTestGateway(env.Store)
 	today := env.Store.Today()
 	var out strings.Builder
-	if err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out); err != nil {
+	seeded, err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(seeded) != 12 {
+		t.Fatalf("seeded %d subscribers, want 12", len(seeded))
 	}
 	if !strings.Contains(out.String(), "seeded 12 of 12") {
 		t.Fatalf("seed output: %s", out.String())

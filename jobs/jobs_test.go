@@ -412,6 +412,31 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 	}
 }
 
+// A six-field expression has a seconds field without Schedules.Seconds, so
+// SHOP_PAYMENTS_CRON can tick every few seconds (the cluster check's does);
+// five fields stay minutes.
+func TestSixFieldCronTicksInSeconds(t *testing.T) {
+	t.Parallel()
+	b := newBilling(t, time.Now().UTC().Format("2006-01-02"))
+	s, err := jobs.NewScheduler(b.runner("six"), b.env.Store, time.UTC,
+		jobs.Schedules{Payments: "*/3 * * * * *", Reminders: "0 6 * * *"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	if next := s.NextRun(jobs.JobPayments); next.IsZero() || time.Until(next) > 3*time.Second {
+		t.Errorf("payments every 3 s: next run %s, in %s", next, time.Until(next))
+	}
+	if next := s.NextRun(jobs.JobReminders).UTC(); next.Hour() != 6 || next.Minute() != 0 || next.Second() != 0 {
+		t.Errorf("reminders at 06:00: next run %s", next)
+	}
+}
+
 func TestRunRefusesAFutureDateAndAnUnknownJob(t *testing.T) {
 	t.Parallel()
 	b := newBilling(t, "2026-03-15")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,13 @@ type Schedules struct {
 	Reconcile string // default "*/5 * * * *"
 	Archive   string // default "0 5 * * *": daily, so a failed run is retried the next day
 	Seconds   bool   // the expressions have a seconds field (tests tick every few seconds)
+}
+
+// withSeconds says whether expr has a seconds field: every expression when
+// Seconds is set, else one of six fields (a cluster's check ticks every few
+// seconds through the same settings the shop reads).
+func (s Schedules) withSeconds(expr string) bool {
+	return s.Seconds || len(strings.Fields(expr)) == 6
 }
 
 func (s Schedules) withDefaults() Schedules {
@@ -69,7 +77,7 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 		scheduled[JobArchive] = sched.Archive
 	}
 	for name, expr := range scheduled {
-		j, err := cron.NewJob(gocron.CronJob(expr, sched.Seconds),
+		j, err := cron.NewJob(gocron.CronJob(expr, sched.withSeconds(expr)),
 			gocron.NewTask(func(ctx context.Context) { s.tick(ctx, name) }),
 			gocron.WithName(name), gocron.WithSingletonMode(gocron.LimitModeReschedule),
 			gocron.WithDistributedJobLocker(leaseLocker{s}))
@@ -78,7 +86,7 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 		}
 		s.jobs[name] = j
 	}
-	_, err = cron.NewJob(gocron.CronJob(sched.Reconcile, sched.Seconds),
+	_, err = cron.NewJob(gocron.CronJob(sched.Reconcile, sched.withSeconds(sched.Reconcile)),
 		gocron.NewTask(func(ctx context.Context) {
 			if n, err := runner.Reconcile(ctx, 15*time.Minute); err != nil {
 				log.Error("reconcile payment intents", "err", err)

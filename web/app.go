@@ -23,6 +23,9 @@ import (
 	"shop/store/photos"
 )
 
+// ReplicaHeader names the replica that answered (Config.Replica).
+const ReplicaHeader = "X-Shop-Replica"
+
 // Config wires the app.
 type Config struct {
 	Store          *store.Store
@@ -37,6 +40,10 @@ type Config struct {
 	// in (X-Forwarded-For); it is believed only from TrustedProxies.
 	ProxyHeader    string
 	TrustedProxies []string
+	// Replica, when set (SHOP_REPLICA), names this process in every
+	// answer's X-Shop-Replica header: behind a proxy one can tell which
+	// replica served a request. Empty: no header.
+	Replica string
 	// Jobs is this replica's billing jobs scheduler (a *jobs.Scheduler);
 	// nil when it runs none (SHOP_JOBS=false): the jobs pages still show
 	// the runs, and "Run now" is refused.
@@ -140,6 +147,12 @@ func New(cfg Config) (*fiber.App, error) {
 	})
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
+	if cfg.Replica != "" {
+		app.Use(func(c *fiber.Ctx) error {
+			c.Set(ReplicaHeader, cfg.Replica)
+			return c.Next()
+		})
+	}
 	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
 		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()), language(cfg.SecureCookies))
 
