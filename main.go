@@ -65,10 +65,6 @@ type config struct {
 	secure      bool
 	proxyHeader string
 	proxies     string
-	// On SIGTERM: how long in-flight requests and runs get, and how long
-	// /healthz says 503 before the listener closes.
-	shutdownTimeout time.Duration
-	shutdownDrain   time.Duration
 	positional  []string // the command's arguments (files, a job)
 	bcryptCost  int
 	logLevel    string
@@ -103,6 +99,11 @@ type config struct {
 	// migrate, iam-policy
 	dryRun                      bool
 	policyRegion, policyAccount string
+
+	// On SIGTERM: how long in-flight requests and runs get, and how long
+	// /healthz says 503 before the listener closes.
+	shutdownTimeout time.Duration
+	shutdownDrain   time.Duration
 }
 
 func env(name, def string) string {
