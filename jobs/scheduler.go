@@ -233,8 +233,9 @@ func (s *Scheduler) tick(ctx context.Context, job string) {
 	if errors.Is(err, ErrShutdown) {
 		// Given back here rather than in gocron's unlock, so Shutdown's
 		// wait covers it.
-		if rerr := h.release(ctx); rerr != nil {
-			s.log.Error("shutdown: give the lease back", "job", job, "date", store.FormatDate(h.lease.Date), "err", rerr)
+		if rerr := h.release(ctx); err != ErrShutdown || rerr != nil { // more than the shutdown went wrong
+			s.log.Error("shutdown: run interrupted", "job", job, "run", run.ID, "err", errors.Join(err, rerr))
+			return
 		}
 		s.log.Info("shutdown: run interrupted, lease given back", "job", job, "run", run.ID, "date", store.FormatDate(h.lease.Date),
 			"due", run.Counts.Due, "done", run.Counts.Done(), "charged", run.Counts.Charged)
@@ -417,12 +418,15 @@ func (s *Scheduler) RunNow(job string, date time.Time) error {
 			started <- nil
 			return forget
 		})
+		if err != nil && run.ID == "" && s.halt.Err() != nil {
+			err = ErrShuttingDown // stopped before it took the lease
+		}
 		select {
 		case started <- err:
 		default:
 		}
 		switch {
-		case errors.Is(err, ErrShutdown): // RunLeased gave the lease back
+		case err == ErrShutdown: // nothing else went wrong: RunLeased gave the lease back
 			s.log.Info("shutdown: run interrupted, lease given back", "job", job, "run", run.ID, "date", store.FormatDate(date),
 				"due", run.Counts.Due, "done", run.Counts.Done(), "charged", run.Counts.Charged)
 		case err != nil:
