@@ -1007,15 +1007,18 @@ func shutDown(shuttingDown *atomic.Bool, app *fiber.App, sched *jobs.Scheduler, 
 	var errs []error
 	if err := app.ShutdownWithContext(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("requests still in flight at the deadline: %w", err))
+	} else {
+		log.Info("shutdown: stopped taking connections, requests in flight answered", "took", time.Since(step).Round(time.Millisecond))
 	}
-	log.Info("shutdown: stopped taking connections, requests in flight answered", "took", time.Since(step).Round(time.Millisecond))
 
 	if err := <-jobsDone; err != nil {
 		errs = append(errs, err)
 	}
 	select {
 	case <-mailDone:
-		log.Info("shutdown: mail delivery stopped", "took", time.Since(start).Round(time.Millisecond))
+		if sched != nil { // no scheduler, no deliverer
+			log.Info("shutdown: mail delivery stopped", "took", time.Since(start).Round(time.Millisecond))
+		}
 	case <-ctx.Done():
 		errs = append(errs, errors.New("mail delivery still sending at the deadline"))
 	}
