@@ -37,9 +37,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	_ "time/tzdata" // SHOP_TZ works on machines without a zone database
+
+	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers"
 	"shop/jobs"
@@ -103,6 +106,11 @@ type config struct {
 	policyRegion, policyAccount string
 	// cluster
 	replicas, replicaPort, enginePort int
+
+	// On SIGTERM: how long in-flight requests and runs get, and how long
+	// /healthz says 503 before the listener closes.
+	shutdownTimeout time.Duration
+	shutdownDrain   time.Duration
 }
 
 func env(name, def string) string {
@@ -290,6 +298,12 @@ func parseConfig(args []string) (config, command, error) {
 	if c.listShards < 1 || c.listShards > 256 {
 		return c, cmd, fmt.Errorf("SHOP_LIST_SHARDS %d: use 1 to 256", c.listShards)
 	}
+	if c.shutdownTimeout < time.Second || c.shutdownTimeout > 10*time.Minute {
+		return c, cmd, fmt.Errorf("SHOP_SHUTDOWN_TIMEOUT %s: use 1s to 10m", c.shutdownTimeout)
+	}
+	if c.shutdownDrain < 0 || c.shutdownDrain >= c.shutdownTimeout {
+		return c, cmd, fmt.Errorf("SHOP_SHUTDOWN_DRAIN %s: use 0 up to less than SHOP_SHUTDOWN_TIMEOUT (%s)", c.shutdownDrain, c.shutdownTimeout)
+	}
 	if c.replica != "" && !validReplicaName(c.replica) {
 		return c, cmd, fmt.Errorf("SHOP_REPLICA %q: 1 to 64 letters, digits, '-', '_' and '.'", c.replica)
 	}
@@ -399,6 +413,23 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 	}
 	fs.DurationVar(&c.leaseTTL, "lease-ttl", leaseTTL, "life of a job's lease: a replica that dies holding one is taken over after about this long (SHOP_LEASE_TTL)")
 	fs.BoolVar(&c.jobsOn, "jobs", jobsOn, "run the billing jobs' scheduler in serve; false for web-only replicas (SHOP_JOBS)")
+	durations := []struct {
+		p        *time.Duration
+		flag, ev string
+		def      time.Duration
+		help     string
+	}{
+		// Below the 30 s a container runtime waits before it kills.
+		{&c.shutdownTimeout, "shutdown-timeout", "SHOP_SHUTDOWN_TIMEOUT", 20 * time.Second, "on SIGTERM, how long in-flight requests and billing runs get to finish, drain included"},
+		{&c.shutdownDrain, "shutdown-drain", "SHOP_SHUTDOWN_DRAIN", 0, "on SIGTERM, how long /healthz answers 503 while the shop still serves, before it stops taking connections (a proxy's check interval times its fall count)"},
+	}
+	for _, d := range durations {
+		v, err := envParse(d.ev, d.def, time.ParseDuration, "a duration like 20s")
+		if err != nil {
+			return err
+		}
+		fs.DurationVar(d.p, d.flag, v, d.help+" ("+d.ev+")")
+	}
 	return nil
 }
 
@@ -416,9 +447,20 @@ func retryDaysOf(s string) ([]int, error) {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGTERM or SIGINT cancels ctx with jobs.ErrShutdown as the cause:
+	// serve shuts down within its deadline, a run's record says
+	// interrupted. Signals after the first are ignored, so the shutdown
+	// (which stops the shop's own DynamoDB Local) is never cut short.
+	ctx, shutdown := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-signals
+		shutdown(fmt.Errorf("%w (%s)", jobs.ErrShutdown, sig))
+	}()
 	err := run(ctx, os.Args[1:])
-	stop()
+	signal.Stop(signals)
+	shutdown(nil)
 	var usage usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -803,11 +845,12 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 			}
 		}()
 		eng.stop = func() {
+			began := time.Now()
 			stopWatching()
 			<-watched
 			_ = os.Remove(endpointFile)
 			eng.watcher.Stop()
-			log.Info("DynamoDB Local stopped")
+			log.Info("DynamoDB Local stopped", "took", time.Since(began).Round(time.Millisecond))
 		}
 	}
 	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint, Health: eng.health}, obs)
@@ -895,13 +938,21 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	// uses it. A nil one (SHOP_JOBS=false) makes the console say so.
 	books, _ := runner.Config().Archive.(*archive.Archiver) // nil: the console shows the records only
 	var scheduler handlers.JobScheduler
+	var sched *jobs.Scheduler
+	mailDone := make(chan struct{})
+	stopMail := func() {}
+	if !cfg.jobsOn {
+		close(mailDone)
+	}
 	if cfg.jobsOn {
 		loc, _ := time.LoadLocation(cfg.tz)
-		sched, err := jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron}, log)
+		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron}, log)
 		if err != nil {
 			return err
 		}
 		sched.Start()
+		// On an early return; the shutdown below stops it first, within
+		// its deadline, and this then does nothing.
 		defer func() {
 			if err := sched.Stop(); err != nil {
 				log.Error("stop the scheduler", "err", err)
@@ -922,9 +973,13 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		if err != nil {
 			return err
 		}
-		mailCtx, stopMail := context.WithCancel(ctx)
+		var mailCtx context.Context
+		mailCtx, stopMail = context.WithCancel(context.WithoutCancel(ctx))
 		defer stopMail()
-		go deliverer.Run(mailCtx, time.Minute)
+		go func() {
+			defer close(mailDone)
+			deliverer.Run(mailCtx, time.Minute)
+		}()
 		if delivery.SMTP != nil {
 			log.Info("mail goes out by SMTP", "server", delivery.SMTP.String())
 		} else {
@@ -935,9 +990,10 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	if err != nil {
 		return err
 	}
+	var shuttingDown atomic.Bool
 	app, err := web.New(web.Config{
 		Store: st, Gateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
-		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost,
+		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost, ShuttingDown: &shuttingDown,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Replica: cfg.replica, Jobs: scheduler, Health: eng.health,
 		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),
 	})
@@ -953,20 +1009,79 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	fmt.Printf("  Ctrl-C stops it.\n\n")
 
+	var lost error
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-	case err := <-eng.lost:
+		log.Info("shutting down", "why", context.Cause(ctx), "timeout", cfg.shutdownTimeout, "drain", cfg.shutdownDrain)
+	case lost = <-eng.lost:
 		// Exit non-zero, for the supervisor to start the shop afresh.
-		log.Error("DynamoDB Local cannot be restarted: the shop stops", "err", err)
-		if serr := app.ShutdownWithTimeout(10 * time.Second); serr != nil {
-			log.Error("shut down", "err", serr)
+		log.Error("DynamoDB Local cannot be restarted: the shop stops", "err", lost)
+	}
+	err = shutDown(&shuttingDown, app, sched, stopMail, mailDone, cfg.shutdownTimeout, cfg.shutdownDrain, log)
+	if lost != nil {
+		return lost
+	}
+	return err
+}
+
+// shutDown stops a serving replica within timeout: /healthz says 503 at
+// once and, after drain, the listener closes while in-flight requests are
+// answered; meanwhile the scheduler starts no run, and the runs going stop
+// between two subscriptions and give their leases back, and mail delivery
+// stops between two mails and gives its lease back. The caller then stops
+// the engine. An error means something was still going at the deadline.
+func shutDown(shuttingDown *atomic.Bool, app *fiber.App, sched *jobs.Scheduler, stopMail func(), mailDone <-chan struct{}, timeout, drain time.Duration, log *slog.Logger) error {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	shuttingDown.Store(true)
+	// The jobs stop alongside the requests, not after them: both share
+	// the one deadline.
+	jobsDone := make(chan error, 1)
+	go func() {
+		if sched == nil {
+			jobsDone <- nil
+			return
 		}
+		jobsDone <- sched.Shutdown(ctx)
+	}()
+	stopMail()
+
+	select {
+	case <-time.After(drain):
+	case <-ctx.Done():
+	}
+	if drain > 0 {
+		log.Info("shutdown: drained, /healthz said 503", "took", time.Since(start).Round(time.Millisecond))
+	}
+	step := time.Now()
+	var errs []error
+	if err := app.ShutdownWithContext(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("requests still in flight at the deadline: %w", err))
+	} else {
+		log.Info("shutdown: stopped taking connections, requests in flight answered", "took", time.Since(step).Round(time.Millisecond))
+	}
+
+	if err := <-jobsDone; err != nil {
+		errs = append(errs, err)
+	}
+	select {
+	case <-mailDone:
+		if sched != nil { // no scheduler, no deliverer
+			log.Info("shutdown: mail delivery stopped", "took", time.Since(start).Round(time.Millisecond))
+		}
+	case <-ctx.Done():
+		errs = append(errs, errors.New("mail delivery still sending at the deadline"))
+	}
+	err := errors.Join(errs...)
+	if err != nil {
+		log.Error("shutdown: not clean", "took", time.Since(start).Round(time.Millisecond), "err", err)
 		return err
 	}
-	log.Info("shutting down")
-	return app.ShutdownWithTimeout(10 * time.Second)
+	log.Info("shutdown: requests answered, runs stopped, leases given back", "took", time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // photoShelf is where product photos are kept: the S3 bucket of

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"shop/jobs"
 	"shop/store"
@@ -76,6 +77,14 @@ func TestParseConfig(t *testing.T) {
 	if cfg, _, err := parseConfig(nil); err != nil || cfg.currency != "KRW" {
 		t.Fatalf("SHOP_CURRENCY=KRW: %q %v", cfg.currency, err)
 	}
+	if cfg.shutdownTimeout != 20*time.Second || cfg.shutdownDrain != 0 {
+		t.Fatalf("shutdown defaults: %v, drain %v", cfg.shutdownTimeout, cfg.shutdownDrain)
+	}
+	for _, args := range [][]string{{"-shutdown-timeout", "500ms"}, {"-shutdown-timeout", "1h"}, {"-shutdown-drain", "20s"}, {"-shutdown-drain", "-1s"}} {
+		if _, _, err := parseConfig(args); err == nil || !strings.Contains(err.Error(), "SHOP_SHUTDOWN_") {
+			t.Errorf("%v: %v, want refused", args, err)
+		}
+	}
 	cfg, cmd, err = parseConfig([]string{"jobs", "run", "payments", "--date", "2026-03-15", "--force"})
 	if err != nil || cmd.name != "jobs run" || cfg.positional[0] != "payments" || cfg.date != "2026-03-15" || !cfg.force {
 		t.Fatalf("jobs run: %+v %q %v", cfg, cmd.name, err)
@@ -83,6 +92,10 @@ func TestParseConfig(t *testing.T) {
 	cfg, cmd, err = parseConfig([]string{"seed", "subscriptions", "--count", "5", "--due", "2026-03-15", "--declining", "20"})
 	if err != nil || cmd.name != "seed subscriptions" || cfg.count != 5 || cfg.declining != 20 {
 		t.Fatalf("seed subscriptions: %+v %q %v", cfg, cmd.name, err)
+	}
+	t.Setenv("SHOP_SHUTDOWN_TIMEOUT", "soon")
+	if _, _, err := parseConfig(nil); err == nil || !strings.Contains(err.Error(), `SHOP_SHUTDOWN_TIMEOUT="soon" is not a duration`) {
+		t.Errorf("SHOP_SHUTDOWN_TIMEOUT=soon: %v", err)
 	}
 }
 

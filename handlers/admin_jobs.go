@@ -367,6 +367,9 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrLeaseDone):
 		form.Errors[""] = "The " + job + " run for " + day + " already ran to its end (its lease is done), so nobody runs it again. Pick a day it missed."
 		return h.renderList(c, fiber.StatusConflict, form)
+	case errors.Is(err, jobs.ErrShuttingDown):
+		form.Errors[""] = "This replica is shutting down and starts no run. Try again in a moment: another replica will answer."
+		return h.renderList(c, fiber.StatusServiceUnavailable, form)
 	case errors.Is(err, store.ErrLeaseHeld):
 		form.Errors[""] = "A run is already going: " + h.leaseHolder(c.UserContext(), job, date) + "."
 		return h.renderList(c, fiber.StatusConflict, form)

@@ -35,7 +35,8 @@ func (r *Runner) archive(ctx context.Context, rec *recorder) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := r.cfg.Archive.Archive(ctx, m, id); err != nil {
+		// A stop comes between two months, not inside one.
+		if _, err := r.cfg.Archive.Archive(context.WithoutCancel(ctx), m, id); err != nil {
 			rec.count(ctx, func(c *store.RunCounts) { c.Failed++ })
 			return fmt.Errorf("archive %s: %w", m, err)
 		}

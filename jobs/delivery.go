@@ -403,6 +403,8 @@ func (d *Deliverer) DeliverPending(ctx context.Context) (sent, failed int, err e
 	defer rcancel()
 	if rerr := d.store.ReleaseLease(rctx, lease); rerr != nil && !errors.Is(rerr, store.ErrLeaseLost) {
 		err = errors.Join(err, fmt.Errorf("release the mail delivery lease: %w", rerr))
+	} else if ctx.Err() != nil {
+		d.cfg.Log.Info("mail delivery stopped between two mails, its lease given back", "sent", sent, "failed", failed)
 	}
 	return sent, failed, err
 }

@@ -122,6 +122,11 @@ var (
 	ErrFutureDate = errors.New("a run cannot process a date after today: nobody is charged early")
 )
 
+// ErrShutdown is the cause a run's context is cancelled with when its
+// replica shuts down: the run stops between two subscriptions, its record
+// says interrupted, and its lease is given back for another replica.
+var ErrShutdown = errors.New("stopped by the replica's shutdown: the next run does the rest")
+
 // Runner runs the billing jobs against a store and a gateway.
 type Runner struct {
 	store   Store
@@ -174,6 +179,9 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	case JobArchive:
 		err = r.archive(ctx, rec)
 	}
+	if err != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
+		err = ErrShutdown // whatever the cancellation broke, the shutdown did it
+	}
 	return rec.finish(err)
 }
 
@@ -185,6 +193,10 @@ type dueList func(ctx context.Context, shard int, day time.Time, limit int, curs
 // pages are read only as its work is taken, and no order across shards is
 // kept (the job needs none). It stops at an error of a list or when ctx is
 // cancelled (what is left is the next run's); work counts its outcomes.
+// A cancellation stops the run between two subscriptions, never inside
+// one: work gets a context that is not cancelled, so a charge is always
+// followed by its receipt (a process killed outright is what the intent
+// and Reconcile are for).
 func (r *Runner) forEachDue(ctx context.Context, rec *recorder, list dueList, date time.Time, work func(ctx context.Context, sub store.Subscription)) error {
 	shards, err := r.store.BillingShards(ctx)
 	if err != nil {
@@ -206,7 +218,14 @@ func (r *Runner) forEachDue(ctx context.Context, rec *recorder, list dueList, da
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					workers.Go(func() error { work(ctx, sub); return nil })
+					// Go may wait for a free worker: the stop is looked at
+					// again when the subscription's turn comes.
+					workers.Go(func() error {
+						if ctx.Err() == nil {
+							work(context.WithoutCancel(ctx), sub)
+						}
+						return nil
+					})
 				}
 				if page.Next == "" {
 					return nil

@@ -78,9 +78,6 @@ func (r *Runner) pay(ctx context.Context, rec *recorder, sub store.Subscription,
 
 // payOnce takes one step: end, charge one period, or decline.
 func (r *Runner) payOnce(ctx context.Context, sub store.Subscription, date time.Time) (outcome, store.Subscription, error) {
-	if err := ctx.Err(); err != nil {
-		return outcomeFailed, sub, fmt.Errorf("the run was stopped: %w", err)
-	}
 	var due time.Time
 	switch {
 	case sub.Ending():

@@ -78,6 +78,8 @@ func (r *recorder) finish(cause error) (store.JobRun, error) {
 	switch {
 	case cause == nil:
 		r.run.Outcome = store.RunCompleted
+	case errors.Is(cause, ErrShutdown):
+		r.run.Outcome, r.run.Error = store.RunInterrupted, cause.Error()
 	case errors.Is(cause, context.Canceled), errors.Is(cause, context.DeadlineExceeded):
 		r.run.Outcome, r.run.Error = store.RunCancelled, cause.Error()
 	default:

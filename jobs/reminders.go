@@ -39,9 +39,6 @@ func (r *Runner) reminders(ctx context.Context, rec *recorder, date time.Time) e
 }
 
 func (r *Runner) remindOnce(ctx context.Context, sub store.Subscription, date time.Time) (outcome, error) {
-	if err := ctx.Err(); err != nil {
-		return outcomeFailed, fmt.Errorf("the run was stopped: %w", err)
-	}
 	if sub.Status != store.SubscriptionActive || sub.Ending() || sub.NextReminderDate.IsZero() || sub.NextReminderDate.After(date) {
 		return outcomeNotDue, nil
 	}
@@ -137,7 +134,10 @@ func (r *Runner) announcePrice(ctx context.Context, rec *recorder, c store.Price
 				return told, fmt.Errorf("list the subscribers of %s: %w", c.ProductID, err)
 			}
 			for _, sub := range page.Items {
-				if r.tellPrice(ctx, rec, sub, c, from) {
+				if ctx.Err() != nil {
+					return told, ctx.Err() // a stop comes between two subscribers
+				}
+				if r.tellPrice(context.WithoutCancel(ctx), rec, sub, c, from) {
 					told++
 				}
 			}

@@ -58,10 +58,17 @@ type Scheduler struct {
 	log    *slog.Logger
 	sched  Schedules
 
-	mu      sync.Mutex
-	running map[string]*recorder // job -> the run this replica is making
-	jobs    map[string]gocron.Job
-	held    map[string]*heldLease // job -> the tick's lease gocron's locker took
+	// halt is cancelled (with ErrShutdown) when the replica shuts down:
+	// every run this scheduler started stops at its next safe point.
+	halt     context.Context
+	haltRuns context.CancelCauseFunc
+	runs     sync.WaitGroup // runs going: ticks and "Run now"
+
+	mu       sync.Mutex
+	stopping bool                 // Shutdown began: no run starts any more
+	running  map[string]*recorder // job -> the run this replica is making
+	jobs     map[string]gocron.Job
+	held     map[string]*heldLease // job -> the tick's lease gocron's locker took
 }
 
 // NewScheduler builds the scheduler; Start starts it.
@@ -72,6 +79,7 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 		return nil, err
 	}
 	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}}
+	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
 	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments}
 	if runner.cfg.Archive != nil {
 		scheduled[JobArchive] = sched.Archive
@@ -120,9 +128,65 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 // Start starts the schedules.
 func (s *Scheduler) Start() { s.cron.Start() }
 
-// Stop stops the schedules and waits for running jobs; they stop at their
-// context's cancellation and the next run picks up what is left.
-func (s *Scheduler) Stop() error { return s.cron.Shutdown() }
+// Stop is Shutdown within 10 seconds.
+func (s *Scheduler) Stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.Shutdown(ctx)
+}
+
+// ErrShuttingDown refuses a run on a replica that is shutting down.
+var ErrShuttingDown = errors.New("this replica is shutting down: it starts no run")
+
+// Shutdown stops the scheduler for good, in this order: no tick or "Run
+// now" starts any more; the runs going stop between two subscriptions
+// (ErrShutdown: their records say interrupted); they are waited for until
+// ctx ends, each giving its lease back on its way out so another replica
+// can take the date's run at once; then the schedules stop. A second call
+// does nothing.
+func (s *Scheduler) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		return nil
+	}
+	s.stopping = true
+	var going []string
+	for job := range s.running {
+		going = append(going, job)
+	}
+	s.mu.Unlock()
+	start := time.Now()
+	s.haltRuns(ErrShutdown)
+	waited := make(chan struct{})
+	go func() { s.runs.Wait(); close(waited) }()
+	var err error
+	select {
+	case <-waited:
+		s.log.Info("shutdown: billing runs stopped", "runs", going, "took", time.Since(start).Round(time.Millisecond))
+	case <-ctx.Done():
+		err = fmt.Errorf("billing runs %v still going at the shutdown's deadline: %w", going, ctx.Err())
+	}
+	// Runs are over (or abandoned): what is left is the reconcile tick,
+	// which gocron cancels.
+	cronStart := time.Now()
+	if cerr := s.cron.ShutdownWithContext(ctx); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("stop the schedules: %w", cerr))
+	}
+	s.log.Info("shutdown: schedules stopped", "took", time.Since(cronStart).Round(time.Millisecond))
+	return err
+}
+
+// begin counts a run about to start, unless the scheduler is stopping.
+func (s *Scheduler) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.runs.Add(1)
+	return true
+}
 
 // NextRun is when a job runs next on this replica.
 func (s *Scheduler) NextRun(job string) time.Time {
@@ -165,10 +229,26 @@ func (s *Scheduler) tick(ctx context.Context, job string) {
 		s.log.Error("job tick without its lease", "job", job)
 		return
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	h.onLost(cancel) // another replica took over: stop
+	if !s.begin() {
+		return // shutting down: gocron's unlock gives the lease back
+	}
+	defer s.runs.Done()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.halt, func() { cancel(context.Cause(s.halt)) })()
+	h.onLost(func() { cancel(store.ErrLeaseLost) }) // another replica took over: stop
 	run, err := s.runner.run(runCtx, job, h.lease.Date, TriggerSchedule, s.track)
+	if errors.Is(err, ErrShutdown) {
+		// Given back here rather than in gocron's unlock, so Shutdown's
+		// wait covers it.
+		if rerr := h.release(ctx); err != ErrShutdown || rerr != nil { // more than the shutdown went wrong
+			s.log.Error("shutdown: run interrupted", "job", job, "run", run.ID, "err", errors.Join(err, rerr))
+			return
+		}
+		s.log.Info("shutdown: run interrupted, lease given back", "job", job, "run", run.ID, "date", store.FormatDate(h.lease.Date),
+			"due", run.Counts.Due, "done", run.Counts.Done(), "charged", run.Counts.Charged)
+		return
+	}
 	if err == nil {
 		err = h.finish(ctx)
 	}
@@ -187,6 +267,12 @@ type leaseLocker struct{ s *Scheduler }
 
 func (l leaseLocker) Lock(ctx context.Context, job string) (gocron.Lock, error) {
 	s := l.s
+	s.mu.Lock()
+	stopping := s.stopping
+	s.mu.Unlock()
+	if stopping {
+		return nil, ErrShuttingDown // gocron does not run the job
+	}
 	lease, err := s.store.AcquireLease(ctx, job, s.store.Today(), s.runner.cfg.Replica, s.runner.cfg.LeaseTTL)
 	if err != nil {
 		s.log.Info("tick taken by another replica", "job", job, "why", err)
@@ -227,6 +313,7 @@ type heldLease struct {
 	mu       sync.Mutex
 	lease    store.Lease
 	finished bool
+	released bool
 	lost     func()
 }
 
@@ -292,7 +379,7 @@ func (h *heldLease) release(ctx context.Context) error {
 	h.stopRenewing()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.finished {
+	if h.finished || h.released {
 		return nil
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -300,6 +387,7 @@ func (h *heldLease) release(ctx context.Context) error {
 	if err := h.store.ReleaseLease(wctx, h.lease); err != nil && !errors.Is(err, store.ErrLeaseLost) {
 		return err
 	}
+	h.released = true
 	return nil
 }
 
@@ -325,20 +413,31 @@ func (s *Scheduler) RunNow(job string, date time.Time) error {
 	if _, ok := s.Running(job); ok {
 		return ErrRunning
 	}
+	if !s.begin() {
+		return ErrShuttingDown
+	}
 	started := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer s.runs.Done()
+		ctx, cancel := context.WithTimeout(s.halt, time.Hour) // Shutdown stops it
 		defer cancel()
-		_, err := RunLeased(ctx, s.runner, s.store, job, date, TriggerStaff, func(job string, rec *recorder) func() {
+		run, err := RunLeased(ctx, s.runner, s.store, job, date, TriggerStaff, func(job string, rec *recorder) func() {
 			forget := s.track(job, rec) // before answering, so a second click sees it running
 			started <- nil
 			return forget
 		})
+		if err != nil && run.ID == "" && s.halt.Err() != nil {
+			err = ErrShuttingDown // stopped before it took the lease
+		}
 		select {
 		case started <- err:
 		default:
 		}
-		if err != nil {
+		switch {
+		case err == ErrShutdown: // nothing else went wrong: RunLeased gave the lease back
+			s.log.Info("shutdown: run interrupted, lease given back", "job", job, "run", run.ID, "date", store.FormatDate(date),
+				"due", run.Counts.Due, "done", run.Counts.Done(), "charged", run.Counts.Charged)
+		case err != nil:
 			s.log.Error("run now", "job", job, "date", store.FormatDate(date), "err", err)
 		}
 	}()

@@ -41,6 +41,9 @@ const (
 	RunCompleted = "completed"
 	RunFailed    = "failed"
 	RunCancelled = "cancelled"
+	// RunInterrupted: its replica shut down; it stopped between two
+	// subscriptions and gave its lease back.
+	RunInterrupted = "interrupted"
 )
 
 // JobRun is one run of a billing job, recorded as it goes.

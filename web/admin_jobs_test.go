@@ -680,4 +680,12 @@ func TestAdminJobsRunNow(t *testing.T) {
 	held := staff.post("/admin/jobs/payments/run", url.Values{"date": {store.FormatDate(yesterday)}})
 	wantStatus(t, "run a date leased elsewhere", held, http.StatusConflict)
 	wantText(t, "lease held", held.testid("job-payments").Find(`[data-testid="form-error"]`), "A run is already going: replica-elsewhere holds the lease of payments for "+store.FormatDate(yesterday))
+
+	// A replica shutting down starts no run: a 503 that says so.
+	if err := h.sched.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	closing := staff.post("/admin/jobs/payments/run", url.Values{"date": {store.FormatDate(today.AddDate(0, 0, -3))}})
+	wantStatus(t, "run now while shutting down", closing, http.StatusServiceUnavailable)
+	wantText(t, "shutting down", closing.testid("job-payments").Find(`[data-testid="form-error"]`), "This replica is shutting down")
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -57,6 +58,10 @@ type Config struct {
 	// answers 503 while the shop has no engine, and pages refused while
 	// the engine is down say when to retry. Nil: /healthz always answers.
 	Health *store.Health
+	// ShuttingDown is set when the replica begins to shut down: /healthz
+	// and /readyz then answer 503, for a proxy to stop sending it
+	// requests, while pages are still served. Nil: never.
+	ShuttingDown *atomic.Bool
 	// APIKeysEvery is how often the API's key cache reloads the keys
 	// (default 3 s): a revoked key stops within about that long.
 	APIKeysEvery time.Duration
@@ -157,7 +162,17 @@ func New(cfg Config) (*fiber.App, error) {
 		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()), language(cfg.SecureCookies))
 
 	// Machine endpoints: no session, no CSRF.
+	shuttingDown := func(c *fiber.Ctx) bool {
+		if cfg.ShuttingDown == nil || !cfg.ShuttingDown.Load() {
+			return false
+		}
+		c.Set(fiber.HeaderConnection, "close")
+		return true
+	}
 	app.Get("/healthz", func(c *fiber.Ctx) error {
+		if shuttingDown(c) {
+			return c.Status(http.StatusServiceUnavailable).SendString("shutting down")
+		}
 		if cfg.Health != nil {
 			if err := cfg.Health.Serving(); err != nil {
 				return c.Status(http.StatusServiceUnavailable).SendString("DynamoDB is down")
@@ -166,6 +181,9 @@ func New(cfg Config) (*fiber.App, error) {
 		return c.SendString("ok")
 	})
 	app.Get("/readyz", func(c *fiber.Ctx) error {
+		if shuttingDown(c) {
+			return c.Status(http.StatusServiceUnavailable).SendString("shutting down")
+		}
 		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 		defer cancel()
 		if err := cfg.Store.Ping(ctx); err != nil {
