@@ -437,6 +437,9 @@ func (s *Scheduler) RunNow(job string, date time.Time) error {
 		case err == ErrShutdown: // nothing else went wrong: RunLeased gave the lease back
 			s.log.Info("shutdown: run interrupted, lease given back", "job", job, "run", run.ID, "date", store.FormatDate(date),
 				"due", run.Counts.Due, "done", run.Counts.Done(), "charged", run.Counts.Charged)
+		case errors.Is(err, store.ErrLeaseHeld), errors.Is(err, store.ErrLeaseDone):
+			// Another replica runs it, or ran it: the caller has the answer.
+			s.log.Info("run now: not here", "job", job, "date", store.FormatDate(date), "why", err)
 		case err != nil:
 			s.log.Error("run now", "job", job, "date", store.FormatDate(date), "err", err)
 		}
