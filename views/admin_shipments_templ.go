@@ -1794,7 +1794,7 @@ func AdminShipmentListView(l Layout, p AdminShipmentList) templ.Component {
 				}
 			} else {
 				var templ_7745c5c3_Var102 string
-				templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.shipments.list_other", "Status", adminShipmentWord(ctx, p.Status)))
+				templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.shipments.list_other", "Status", AdminShipmentWord(ctx, p.Status)))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `admin_shipments.templ`, Line: 274, Col: 86}
 				}

@@ -81,9 +81,9 @@ func shipmentListName(ctx context.Context, s store.ShipmentStatus) string {
 	return string(s)
 }
 
-// adminShipmentWord is a status in running text ("is shipped",
+// AdminShipmentWord is a status in running text ("is shipped",
 // "becomes delivered").
-func adminShipmentWord(ctx context.Context, s store.ShipmentStatus) string {
+func AdminShipmentWord(ctx context.Context, s store.ShipmentStatus) string {
 	switch s {
 	case store.ShipmentPending:
 		return t(ctx, "admin.shipments.word.pending")
@@ -107,7 +107,7 @@ func stepLabel(ctx context.Context, from, to store.ShipmentStatus) string {
 	case to == store.ShipmentPending:
 		return t(ctx, "admin.shipments.back_to_packing")
 	}
-	return t(ctx, "admin.shipments.change_to", "Status", adminShipmentWord(ctx, to))
+	return t(ctx, "admin.shipments.change_to", "Status", AdminShipmentWord(ctx, to))
 }
 
 // adminConfirmStep asks whether to take a step, as the confirm page's title
@@ -143,7 +143,7 @@ func stepsFrom(s store.ShipmentStatus) []store.ShipmentStatus {
 
 // changeText is a history line: what a change did.
 func changeText(ctx context.Context, ch store.ShipmentChange) string {
-	to, from := adminShipmentWord(ctx, ch.To), adminShipmentWord(ctx, ch.From)
+	to, from := AdminShipmentWord(ctx, ch.To), AdminShipmentWord(ctx, ch.From)
 	switch {
 	case ch.Undoes != "":
 		return t(ctx, "admin.shipments.change.undid", "From", from, "To", to)
@@ -164,7 +164,6 @@ func trackingURL(sh store.Shipment) string { return carrier.TrackingURL(sh.Carri
 // undoMinutes is the undo window in words.
 func undoMinutes() string { return itoa(int(store.UndoWindow / time.Minute)) }
 
-
 // warehouseName is a warehouse's name, its id when it is gone.
 func warehouseName(names map[string]string, id string) string {
 	if n, ok := names[id]; ok {
@@ -176,8 +175,8 @@ func warehouseName(names map[string]string, id string) string {
 // adminConfirmWhat is the confirm page's sentence: what the change does, with the carrier and
 // tracking number when it ships, and how long it can be undone.
 func adminConfirmWhat(ctx context.Context, p AdminShipmentConfirm) templ.Component {
-	args := []any{"Shipment", html.EscapeString(p.Shipment.ID), "From", html.EscapeString(adminShipmentWord(ctx, p.Shipment.Status)),
-		"To", html.EscapeString(adminShipmentWord(ctx, p.Step.To)), "Minutes", undoMinutes()}
+	args := []any{"Shipment", html.EscapeString(p.Shipment.ID), "From", html.EscapeString(AdminShipmentWord(ctx, p.Shipment.Status)),
+		"To", html.EscapeString(AdminShipmentWord(ctx, p.Step.To)), "Minutes", undoMinutes()}
 	if p.Step.Tracking == "" {
 		return adminHTML(ctx, "admin.shipments.confirm_what", args...)
 	}
