@@ -31,7 +31,7 @@ func TestStaffConsolePart1InKoreanAndIndonesian(t *testing.T) {
 		{
 			lang: "ko", today: "오늘", waiting: "배송 대기", orders: "주문", csv: "CSV로 내려받기",
 			refundable: "€92.70", toPack: "포장 대기", reason: "사유를 입력하세요", dateError: "YYYY-MM-DD 형식",
-			invoiceFind: "인보이스 열기", product: "새 상품", sales: "건",
+			invoiceFind: "청구서 열기", product: "새 상품", sales: "건",
 			money: regexp.MustCompile(`^€\d+\.\d\d$`),
 		},
 		{
