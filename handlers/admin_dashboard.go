@@ -44,7 +44,7 @@ const (
 
 // Home is the page of blocks; each loads on its own.
 func (h *AdminDashboard) Home(c *fiber.Ctx) error {
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Staff console", Page: views.AdminHome})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.home.title"), Page: views.AdminHome})
 }
 
 // Block renders one block: the partial for htmx, a page without.
@@ -74,7 +74,7 @@ func (h *AdminDashboard) Block(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	title := views.DashboardBlocks[at].Title
+	title := page.T(c, views.DashboardBlocks[at].Title)
 	return page.Render(c, fiber.StatusOK, page.View{Title: title, Partial: block,
 		Page: func(l views.Layout) templ.Component { return views.AdminDashboardBlockView(l, title, block) }})
 }

@@ -3,7 +3,11 @@ package handlers
 import (
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
 	"shop/views"
+	"shop/views/lang"
 )
 
 // Day ranges of the admin pages: YYYY-MM-DD, both days included, days in
@@ -25,16 +29,34 @@ type dateRange struct {
 }
 
 // rangeError says which field of a date range is wrong ("from", "to", or ""
-// for the range as a whole) and why, in words for staff.
+// for the range as a whole) and why, in words for staff: Message in
+// English, ID and Args the message in the catalogue, for the language of
+// the request.
 type rangeError struct {
 	Field   string
 	Message string
+	ID      string
+	Args    []any
+}
+
+// newRangeError is the error of field with message id and its values.
+func newRangeError(field, id string, args ...any) *rangeError {
+	return &rangeError{Field: field, ID: id, Args: args, Message: lang.In(lang.English, id, args...)}
 }
 
 func (e *rangeError) Error() string { return e.Message }
 
-// Errors is the message as form field errors.
+// Errors is the message as form field errors, in English.
 func (e *rangeError) Errors() views.FieldErrors { return views.FieldErrors{e.Field: e.Message} }
+
+// Text is the message in the language of the request.
+func (e *rangeError) Text(c *fiber.Ctx) string { return page.T(c, e.ID, e.Args...) }
+
+// FieldErrors is the message as form field errors, in the language of the
+// request.
+func (e *rangeError) FieldErrors(c *fiber.Ctx) views.FieldErrors {
+	return views.FieldErrors{e.Field: e.Text(c)}
+}
 
 // parseDateRange reads from and to as typed, days in loc. Either may be
 // blank: to is then today (in loc) and from the 30 days up to to. A range
@@ -45,7 +67,7 @@ func parseDateRange(fromS, toS string, now time.Time, loc *time.Location) (dateR
 	if toS != "" {
 		t, ok := parseDay(toS)
 		if !ok {
-			return dateRange{}, &rangeError{Field: "to", Message: "Enter the last day as YYYY-MM-DD, like " + to.Format(dayLayout) + "."}
+			return dateRange{}, newRangeError("to", "admin.common.err.to", "Example", to.Format(dayLayout))
 		}
 		to = t
 	}
@@ -53,15 +75,15 @@ func parseDateRange(fromS, toS string, now time.Time, loc *time.Location) (dateR
 	if fromS != "" {
 		f, ok := parseDay(fromS)
 		if !ok {
-			return dateRange{}, &rangeError{Field: "from", Message: "Enter the first day as YYYY-MM-DD, like " + from.Format(dayLayout) + "."}
+			return dateRange{}, newRangeError("from", "admin.common.err.from", "Example", from.Format(dayLayout))
 		}
 		from = f
 	}
 	if from.After(to) {
-		return dateRange{}, &rangeError{Field: "from", Message: "The first day must not come after the last day."}
+		return dateRange{}, newRangeError("from", "admin.common.err.order")
 	}
 	if days := int(to.Sub(from).Hours()/24) + 1; days > maxRangeLen {
-		return dateRange{}, &rangeError{Field: "from", Message: "Pick at most 366 days at a time."}
+		return dateRange{}, newRangeError("from", "admin.common.err.too_long")
 	}
 	return dateRange{
 		From: from.Format(dayLayout), To: to.Format(dayLayout),

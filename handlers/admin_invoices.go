@@ -33,15 +33,15 @@ func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
 		status = fiber.StatusUnprocessableEntity
 		switch {
 		case f.ID == "":
-			f.Errors["id"] = "Enter the invoice number."
+			f.Errors["id"] = page.T(c, "admin.invoices.err.empty")
 		case !store.ValidID(f.ID):
-			f.Errors["id"] = "An invoice number is like 2026-000123 (an older invoice's id is letters and digits, like 01jd8k2m3n4p5q6r7s8t)."
+			f.Errors["id"] = page.T(c, "admin.invoices.err.shape")
 		default:
 			_, err := h.Store.Invoice(c.UserContext(), f.ID)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				status = fiber.StatusNotFound
-				f.Errors["id"] = "No invoice has the number " + f.ID + "."
+				f.Errors["id"] = page.T(c, "admin.invoices.err.unknown", "Number", f.ID)
 			case err != nil:
 				return err
 			default:
@@ -49,7 +49,7 @@ func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
 			}
 		}
 	}
-	return page.Render(c, status, page.View{Title: "Invoices", Page: page.Full(views.AdminInvoiceLookupView, f)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.invoices.title"), Page: page.Full(views.AdminInvoiceLookupView, f)})
 }
 
 // Show is one invoice and its payments (access patterns 10 and 11).
@@ -62,5 +62,5 @@ func (h *AdminInvoices) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That invoice")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Invoice " + id, Page: page.Full(views.AdminInvoiceView, views.AdminInvoicePage{Invoice: inv})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.invoices.invoice", "Invoice", id), Page: page.Full(views.AdminInvoiceView, views.AdminInvoicePage{Invoice: inv})})
 }

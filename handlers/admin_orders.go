@@ -83,7 +83,7 @@ func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *r
 	f := views.AdminDateFilter{Action: paths.AdminOrders, Target: "orders-section", From: c.Query("from"), To: c.Query("to")}
 	r, err := parseDateRange(f.From, f.To, h.Store.Now(), h.Store.Location())
 	if err != nil {
-		f.Errors = err.Errors()
+		f.Errors = err.FieldErrors(c)
 		return r, f, err
 	}
 	f.From, f.To = r.From, r.To
@@ -109,9 +109,9 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		case data.Number == "":
-			status, data.NumberError = fiber.StatusUnprocessableEntity, "Enter an order number, like FF-7K3Q92."
+			status, data.NumberError = fiber.StatusUnprocessableEntity, page.T(c, "admin.orders.err.number_empty")
 		default:
-			status, data.NumberError = fiber.StatusNotFound, "No order has the number "+data.Number+"."
+			status, data.NumberError = fiber.StatusNotFound, page.T(c, "admin.orders.err.number_unknown", "Number", data.Number)
 		}
 	}
 	if id := c.Query("customer"); id != "" {
@@ -120,7 +120,7 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 	switch {
 	case f.Status != "" && !slices.Contains(orderStatuses, f.Status):
 		status = fiber.StatusUnprocessableEntity
-		data.Filter.Errors = views.FieldErrors{"": "Pick a status from the list."}
+		data.Filter.Errors = views.FieldErrors{"": page.T(c, "admin.orders.err.status")}
 	case rerr != nil:
 		status = fiber.StatusUnprocessableEntity
 	default:
@@ -135,7 +135,7 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 	if after != "" {
 		partial = views.AdminOrderRows(data)
 	}
-	return page.Render(c, status, page.View{Title: "Orders", Page: page.Full(views.AdminOrdersView, data), Partial: partial})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.title"), Page: page.Full(views.AdminOrdersView, data), Partial: partial})
 }
 
 // customerOrders is one customer's orders, newest first, whatever their
@@ -161,7 +161,7 @@ func (h *AdminOrders) customerOrders(c *fiber.Ctx, id string, data views.AdminOr
 	if after != "" {
 		partial = views.AdminOrderRows(data)
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Orders of " + cust.Name, Page: page.Full(views.AdminOrdersView, data), Partial: partial})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.orders.title_of", "Customer", cust.Name), Page: page.Full(views.AdminOrdersView, data), Partial: partial})
 }
 
 // readOrders fills one screen of the range's orders, of one status if
@@ -212,7 +212,7 @@ func orderCSVRecord(o store.Order, loc *time.Location) []string {
 func (h *AdminOrders) CSV(c *fiber.Ctx) error {
 	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now(), h.Store.Location())
 	if err != nil {
-		return page.BadRequest(err.Message)
+		return page.BadRequest(err.Text(c))
 	}
 	loc := h.Store.Location()
 	return streamCSV(c, h.log(), "orders-"+r.From+"-to-"+r.To+".csv", orderCSVHeader(loc), "orders",
@@ -253,7 +253,7 @@ func (h *AdminOrders) renderOrder(c *fiber.Ctx, id string, status int, problem s
 		return err
 	}
 	data.Error = problem
-	return page.Render(c, status, page.View{Title: "Order " + id, Page: page.Full(views.AdminOrderView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.order", "Order", id), Page: page.Full(views.AdminOrderView, data)})
 }
 
 // Show is one order with its items, invoice and shipments.
@@ -278,22 +278,18 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 		known = known || t == typ
 	}
 	if !known {
-		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "Choose a shipping type: "+strings.Join(shippingTypes, " or ")+".")
+		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, page.T(c, "admin.orders.err.shipping_type"))
 	}
 	shipments, err := h.Store.CreateShipments(c.UserContext(), id, typ)
 	switch {
 	case errors.Is(err, store.ErrShipmentsExist):
-		return h.renderOrder(c, id, fiber.StatusConflict, "This order's shipments exist already (someone may have just created them). Here they are.")
+		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.shipments_exist"))
 	case errors.Is(err, store.ErrNothingToShip):
-		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, "Nothing in this order is allocated to a warehouse, so there is nothing to ship.")
+		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, page.T(c, "admin.orders.err.nothing_to_ship"))
 	case err != nil:
 		return notFoundAs(err, "That order")
 	}
-	msg := "Created 1 shipment."
-	if len(shipments) != 1 {
-		msg = "Created " + strconv.Itoa(len(shipments)) + " shipments, one per warehouse."
-	}
-	page.Flash(c, views.FlashSuccess, msg)
+	page.Flash(c, views.FlashSuccess, page.N(c, "admin.orders.created_shipments", len(shipments)))
 	return page.Redirect(c, paths.AdminOrder(id))
 }
 
@@ -310,14 +306,22 @@ func (h *AdminOrders) Allocate(c *fiber.Ctx) error {
 	var short *store.StockShortError
 	switch {
 	case errors.Is(err, store.ErrNotAwaitingStock):
-		return h.renderOrder(c, id, fiber.StatusConflict, "This order is not awaiting stock: it has been allocated already (someone may have just done it). Here it is.")
+		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.not_awaiting"))
 	case errors.As(err, &short):
-		return h.renderOrder(c, id, fiber.StatusConflict, "Not enough stock yet: "+short.Error()+". Add stock in a warehouse, then allocate again.")
+		return h.renderOrder(c, id, fiber.StatusConflict, stockShortText(c, short))
 	case errors.Is(err, store.ErrConflict):
-		return h.renderOrder(c, id, fiber.StatusConflict, "The stock kept changing while allocating; try again.")
+		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.stock_changing"))
 	case err != nil:
 		return notFoundAs(err, "That order")
 	}
-	page.Flash(c, views.FlashSuccess, "Allocated order "+o.Label()+" from stock: it now waits to ship.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.orders.allocated", "Order", o.Label()))
 	return page.Redirect(c, paths.AdminOrder(id))
+}
+
+// stockShortText says which product lacks stock to allocate an order.
+func stockShortText(c *fiber.Ctx, short *store.StockShortError) string {
+	if short.Available == 0 {
+		return page.T(c, "admin.orders.err.out_of_stock", "Product", short.ProductName)
+	}
+	return page.T(c, "admin.orders.err.short", "Product", short.ProductName, "Available", short.Available, "Wanted", short.Wanted)
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/gofiber/fiber/v2"
@@ -47,7 +46,7 @@ func (h *AdminProducts) UploadPhoto(c *fiber.Ctx) error {
 	<-photoWork
 	if errors.Is(err, photos.ErrNotAPicture) {
 		// The header was a picture's, the rest is not (cut short, say).
-		return h.refusePhoto(c, id, fiber.StatusUnsupportedMediaType, "That file is damaged or not a whole picture. Choose another photo.")
+		return h.refusePhoto(c, id, fiber.StatusUnsupportedMediaType, page.T(c, "admin.products.err.photo_damaged"))
 	}
 	if err != nil {
 		return err
@@ -58,7 +57,7 @@ func (h *AdminProducts) UploadPhoto(c *fiber.Ctx) error {
 	if err := h.Store.SetProductPhoto(ctx, id, photo); err != nil {
 		return notFoundAs(err, "That product")
 	}
-	page.Flash(c, views.FlashSuccess, fmt.Sprintf("Saved the photo (%d × %d pixels).", photo.Width, photo.Height))
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.products.photo_saved", "Width", photo.Width, "Height", photo.Height))
 	return page.Redirect(c, paths.AdminProduct(id))
 }
 
@@ -67,31 +66,31 @@ func (h *AdminProducts) UploadPhoto(c *fiber.Ctx) error {
 func readPhoto(c *fiber.Ctx) (photos.Upload, int, string) {
 	fh, err := c.FormFile("photo")
 	if err != nil || fh.Size == 0 {
-		return photos.Upload{}, fiber.StatusUnprocessableEntity, "Choose a photo to upload."
+		return photos.Upload{}, fiber.StatusUnprocessableEntity, page.T(c, "admin.products.err.photo_none")
 	}
-	tooLarge := "That file is larger than 10 MB. Make it smaller (2000 pixels wide is plenty) and upload it again."
+	tooLarge := page.T(c, "admin.products.err.photo_large")
 	if fh.Size > photos.MaxBytes {
 		return photos.Upload{}, fiber.StatusRequestEntityTooLarge, tooLarge
 	}
 	f, err := fh.Open()
 	if err != nil {
-		return photos.Upload{}, fiber.StatusBadRequest, "The upload could not be read. Try again."
+		return photos.Upload{}, fiber.StatusBadRequest, page.T(c, "admin.products.err.photo_read")
 	}
 	data, err := io.ReadAll(io.LimitReader(f, photos.MaxBytes+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return photos.Upload{}, fiber.StatusBadRequest, "The upload could not be read. Try again."
+		return photos.Upload{}, fiber.StatusBadRequest, page.T(c, "admin.products.err.photo_read")
 	}
 	upload, err := photos.Inspect(data)
 	switch {
 	case errors.Is(err, photos.ErrTooLarge):
 		return photos.Upload{}, fiber.StatusRequestEntityTooLarge, tooLarge
 	case errors.Is(err, photos.ErrTooManyPixels):
-		return photos.Upload{}, fiber.StatusUnprocessableEntity, "That photo has more than 40 million pixels. Make it smaller and upload it again."
+		return photos.Upload{}, fiber.StatusUnprocessableEntity, page.T(c, "admin.products.err.photo_pixels")
 	case err != nil:
-		return photos.Upload{}, fiber.StatusUnsupportedMediaType, "That file is not a JPEG, PNG or WebP picture. Choose a photo in one of those formats."
+		return photos.Upload{}, fiber.StatusUnsupportedMediaType, page.T(c, "admin.products.err.photo_format")
 	}
 	return upload, 0, ""
 }

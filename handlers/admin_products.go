@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -95,7 +94,7 @@ func (h *AdminProducts) List(c *fiber.Ctx) error {
 		}
 	}
 	data.NextURL = paths.More(paths.AdminProducts, products.Next, "category", slug)
-	return page.List(c, "Products", views.AdminProductsView, views.AdminProductRows, data)
+	return page.List(c, page.T(c, "admin.products.title"), views.AdminProductsView, views.AdminProductRows, data)
 }
 
 // New shows the empty new product form.
@@ -105,7 +104,7 @@ func (h *AdminProducts) New(c *fiber.Ctx) error {
 		return err
 	}
 	f := views.AdminProductForm{Currency: store.DefaultCurrency, Categories: cats, CSRF: page.CSRFToken(c)}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "New product", Page: page.Full(views.AdminNewProductView, f)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.products.new"), Page: page.Full(views.AdminNewProductView, f)})
 }
 
 // productFromForm reads and checks the product form into p; the form keeps
@@ -121,12 +120,12 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
-		f.Errors["name"] = "Give the product a name."
+		f.Errors["name"] = page.T(c, "admin.products.err.name")
 	case n > maxProductNameRunes:
-		f.Errors["name"] = "Keep the name under 100 characters."
+		f.Errors["name"] = page.T(c, "admin.products.err.name_long")
 	}
 	if utf8.RuneCountInString(f.Description) > maxDescriptionRunes && !f.Errors.Has("description") {
-		f.Errors["description"] = "Keep the description under 2000 characters."
+		f.Errors["description"] = page.T(c, "admin.products.err.description_long")
 	}
 	known := false
 	for _, cat := range f.Categories {
@@ -134,18 +133,18 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	}
 	switch {
 	case f.Category == "":
-		f.Errors["category"] = "Choose a category."
+		f.Errors["category"] = page.T(c, "admin.products.err.category")
 	case !known:
-		f.Errors["category"] = "Choose one of the categories listed."
+		f.Errors["category"] = page.T(c, "admin.products.err.category_unknown")
 	}
 	price, err := store.ParseMoney(f.Price, f.Currency)
 	switch {
 	case f.Price == "":
-		f.Errors["price"] = "Enter a price, like 12.50."
+		f.Errors["price"] = page.T(c, "admin.products.err.price")
 	case err != nil:
-		f.Errors["price"] = "Enter the price in " + f.Currency + " with at most two decimals, like 12.50."
+		f.Errors["price"] = page.T(c, "admin.products.err.price_format", "Currency", f.Currency)
 	case price.Amount == 0:
-		f.Errors["price"] = "Enter a price above zero."
+		f.Errors["price"] = page.T(c, "admin.products.err.price_zero")
 	}
 	// A monthly price is needed only to offer subscriptions; unticked, what
 	// was typed is kept in the form but not saved.
@@ -154,11 +153,11 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 		m, err := store.ParseMoney(f.MonthlyPrice, f.Currency)
 		switch {
 		case f.MonthlyPrice == "":
-			f.Errors["monthly_price"] = "Enter the monthly price subscribers pay, like 9.90."
+			f.Errors["monthly_price"] = page.T(c, "admin.products.err.monthly")
 		case err != nil:
-			f.Errors["monthly_price"] = "Enter the monthly price in " + f.Currency + " with at most two decimals, like 9.90."
+			f.Errors["monthly_price"] = page.T(c, "admin.products.err.monthly_format", "Currency", f.Currency)
 		case m.Amount == 0:
-			f.Errors["monthly_price"] = "Enter a monthly price above zero, or untick “Subscribable”."
+			f.Errors["monthly_price"] = page.T(c, "admin.products.err.monthly_zero")
 		default:
 			monthly = m
 		}
@@ -185,12 +184,12 @@ func (h *AdminProducts) Create(c *fiber.Ctx) error {
 		case err != nil:
 			return err
 		default:
-			page.Flash(c, views.FlashSuccess, "Created "+created.Name+". Add its stock below.")
+			page.Flash(c, views.FlashSuccess, page.T(c, "admin.products.created", "Name", created.Name))
 			return page.Redirect(c, paths.AdminProduct(created.ID))
 		}
 	}
 	f.CSRF = page.CSRFToken(c)
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "New product", Page: page.Full(views.AdminNewProductView, f), Partial: views.AdminProductFormView(f)})
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "admin.products.new"), Page: page.Full(views.AdminNewProductView, f), Partial: views.AdminProductFormView(f)})
 }
 
 // productPage reads everything a product's staff page shows. The orders
@@ -225,7 +224,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 		return views.AdminProductPage{}, err
 	}
 	if rerr != nil {
-		orders.Filter.Errors = rerr.Errors()
+		orders.Filter.Errors = rerr.FieldErrors(c)
 	} else {
 		orders.Filter.From, orders.Filter.To = rng.From, rng.To
 		orders.Items = lines.Items
@@ -282,12 +281,12 @@ func (h *AdminProducts) LowStock(c *fiber.Ctx) error {
 	var msg string
 	switch {
 	case err == nil:
-		page.Flash(c, views.FlashSuccess, fmt.Sprintf("Stock of this product now shows as low under %d in a warehouse.", at))
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.products.low_saved", "At", at))
 		return page.Redirect(c, paths.AdminProduct(id)+"#stock")
 	case errors.Is(err, store.ErrNotFound):
-		msg = "No warehouse holds this product yet: add stock first."
+		msg = page.T(c, "admin.products.err.low_unstocked")
 	case errors.Is(err, store.ErrBadLowStockAt), errors.Is(err, strconv.ErrSyntax), errors.Is(err, strconv.ErrRange):
-		msg = "Enter a whole number from 1 to 1,000,000."
+		msg = page.T(c, "admin.products.err.low_number")
 	default:
 		return err
 	}
@@ -353,11 +352,11 @@ func (h *AdminProducts) Update(c *fiber.Ctx) error {
 			return page.NotFound("That product")
 		case errors.Is(err, store.ErrConflict):
 			status = fiber.StatusConflict
-			f.Errors[""] = "Someone changed this product at the same time. Reload the page and make your change again."
+			f.Errors[""] = page.T(c, "admin.products.err.conflict")
 		case err != nil:
 			return err
 		default:
-			page.Flash(c, views.FlashSuccess, "Saved "+p.Name+".")
+			page.Flash(c, views.FlashSuccess, page.T(c, "admin.products.saved", "Name", p.Name))
 			return page.Redirect(c, paths.AdminProduct(id))
 		}
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -25,7 +25,7 @@ import (
 func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	by, ok := page.StaffMember(c)
 	if !ok {
-		return page.Forbidden("Only staff refund orders.")
+		return page.Forbidden(page.T(c, "admin.refunds.err.staff_only"))
 	}
 	id, err := pathID(c, "id", "That order")
 	if err != nil {
@@ -40,7 +40,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	req.By, req.Mail = by, jobs.RefundMail(c.BaseURL(), h.Store.Now)
 	if errs.Any() {
 		data.Refund, data.Refund.Errors = form, errs
-		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.AdminOrderView, data)})
+		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "admin.orders.order", "Order", d.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
 	}
 	rf, err := h.Store.RefundOrder(c.UserContext(), req, h.Gateway)
 	field := "amount"
@@ -49,41 +49,48 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	}
 	switch {
 	case errors.Is(err, store.ErrRefundExceedsCharge):
-		errs[field] = "That is more than is left to refund: at most " + d.Order.Refundable().String() + "."
+		errs[field] = page.T(c, "admin.refunds.err.exceeds", "Amount", lang.Money(c.UserContext(), d.Order.Refundable()))
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
 	case errors.Is(err, store.ErrRefundLines):
-		errs["lines"] = "A line gives back at most the units not refunded yet (someone may have just refunded some)."
+		errs["lines"] = page.T(c, "admin.refunds.err.lines")
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
 	case errors.Is(err, store.ErrRefundCard):
 		return h.renderRefund(c, id, fiber.StatusBadGateway, form, errs,
-			"The refund is recorded, but the card's bank did not answer yet. Send the form again to finish it; it will not refund twice.")
+			page.T(c, "admin.refunds.err.card"))
 	case errors.Is(err, store.ErrConflict):
-		return h.renderRefund(c, id, fiber.StatusConflict, form, errs, "The order changed while refunding (another refund at the same moment). Look at it again and send the form once more.")
+		return h.renderRefund(c, id, fiber.StatusConflict, form, errs, page.T(c, "admin.refunds.err.conflict"))
 	case errors.Is(err, store.ErrBadRefund):
 		errs[""] = upperFirstText(err.Error()) + "."
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
 	case err != nil:
 		return notFoundAs(err, "That order")
 	}
-	page.Flash(c, views.FlashSuccess, refundedText(rf))
+	page.Flash(c, views.FlashSuccess, refundedText(c, rf))
 	return page.Redirect(c, paths.AdminOrder(id))
 }
 
 // refundedText says what a refund gave back, and where.
-func refundedText(rf store.Refund) string {
-	msg := "Refunded " + rf.Amount.String()
+func refundedText(c *fiber.Ctx, rf store.Refund) string {
+	ctx := c.UserContext()
+	amount, gift, card := lang.Money(ctx, rf.Amount), lang.Money(ctx, rf.GiftCard), lang.Money(ctx, rf.Card)
+	restock := rf.RestockWarehouse != ""
 	switch {
+	case rf.GiftCard.Amount > 0 && rf.Card.Amount > 0 && restock:
+		return page.T(c, "admin.refunds.done.both_restock", "Amount", amount, "GiftCard", gift, "Card", card)
 	case rf.GiftCard.Amount > 0 && rf.Card.Amount > 0:
-		msg += ": " + rf.GiftCard.String() + " to the gift card, " + rf.Card.String() + " to the card"
+		return page.T(c, "admin.refunds.done.both", "Amount", amount, "GiftCard", gift, "Card", card)
+	case rf.GiftCard.Amount > 0 && restock:
+		return page.T(c, "admin.refunds.done.gift_restock", "Amount", amount)
 	case rf.GiftCard.Amount > 0:
-		msg += " to the gift card"
+		return page.T(c, "admin.refunds.done.gift", "Amount", amount)
+	case rf.Card.Amount > 0 && restock:
+		return page.T(c, "admin.refunds.done.card_restock", "Amount", amount)
 	case rf.Card.Amount > 0:
-		msg += " to the card"
+		return page.T(c, "admin.refunds.done.card", "Amount", amount)
+	case restock:
+		return page.T(c, "admin.refunds.done.restock", "Amount", amount)
 	}
-	if rf.RestockWarehouse != "" {
-		msg += "; the units are back in stock"
-	}
-	return msg + "."
+	return page.T(c, "admin.refunds.done", "Amount", amount)
 }
 
 func upperFirstText(s string) string {
@@ -105,7 +112,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 	errs := views.FieldErrors{}
 	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock}
 	if !store.ValidID(form.Key) || len(form.Key) > 36 {
-		errs[""] = "This form is out of date. It is renewed below: check it and send it again."
+		errs[""] = page.T(c, "admin.refunds.err.stale")
 		form.Key = store.NewID()
 	}
 	for _, it := range d.Items {
@@ -117,7 +124,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 		}
 		n, problem := parseRefundUnits(v, it.Quantity-it.Refunded)
 		if problem != "" {
-			errs[name] = problem
+			errs[name] = page.T(c, problem, "Left", it.Quantity-it.Refunded)
 			continue
 		}
 		req.Lines = append(req.Lines, store.RefundLine{ProductID: it.ProductID, DropID: it.DropID, Quantity: n})
@@ -126,42 +133,43 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 		m, err := store.ParseMoney(form.Amount, d.Order.Total.Currency)
 		switch {
 		case err != nil:
-			errs["amount"] = "Enter an amount like 12.50."
+			errs["amount"] = page.T(c, "admin.refunds.err.amount")
 		case m.Amount == 0:
-			errs["amount"] = "Enter an amount above zero."
+			errs["amount"] = page.T(c, "admin.refunds.err.amount_zero")
 		case m.Amount > d.Order.Refundable().Amount:
-			errs["amount"] = "At most " + d.Order.Refundable().String() + " is left to refund."
+			errs["amount"] = page.T(c, "admin.refunds.err.amount_most", "Amount", lang.Money(c.UserContext(), d.Order.Refundable()))
 		case len(req.Lines) > 0:
-			errs["amount"] = "Refund units of the lines or an amount, not both."
+			errs["amount"] = page.T(c, "admin.refunds.err.both")
 		default:
 			req.Amount = m
 		}
 	} else if len(req.Lines) == 0 && !errs.Any() {
-		errs["amount"] = "Choose units to refund above, or enter an amount."
+		errs["amount"] = page.T(c, "admin.refunds.err.neither")
 	}
 	switch {
 	case req.Reason == "":
-		errs["reason"] = "Say why: the customer reads it in the refund's mail."
+		errs["reason"] = page.T(c, "admin.refunds.err.reason")
 	case len([]rune(req.Reason)) > 500:
-		errs["reason"] = "Keep the reason under 500 characters."
+		errs["reason"] = page.T(c, "admin.refunds.err.reason_long")
 	}
 	if _, known := warehouses[form.Restock]; form.Restock != "" && !known {
-		errs["restock"] = "Choose a warehouse from the list."
+		errs["restock"] = page.T(c, "admin.refunds.err.restock")
 	} else if form.Restock != "" && len(req.Lines) == 0 && form.Amount != "" {
-		errs["restock"] = "Only refunded units go back into stock: choose units, or no warehouse."
+		errs["restock"] = page.T(c, "admin.refunds.err.restock_amount")
 	}
 	return form, req, errs
 }
 
 // parseRefundUnits reads a line's units to refund as typed: a whole number
-// from 1 to left, or what is wrong with it.
+// from 1 to left, or the message id of what is wrong with it (its value
+// Left).
 func parseRefundUnits(s string, left int) (int, string) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	switch {
 	case err != nil || n < 1:
-		return 0, "Enter a whole number of units."
+		return 0, "admin.refunds.err.units_whole"
 	case n > left:
-		return 0, fmt.Sprintf("At most %d (the units not refunded yet).", left)
+		return 0, "admin.refunds.err.units_most"
 	}
 	return n, ""
 }
@@ -175,5 +183,5 @@ func (h *AdminOrders) renderRefund(c *fiber.Ctx, id string, status int, form vie
 	}
 	form.Errors = errs
 	data.Refund, data.Error = form, problem
-	return page.Render(c, status, page.View{Title: "Order " + data.Details.Order.Label(), Page: page.Full(views.AdminOrderView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.order", "Order", data.Details.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
 }

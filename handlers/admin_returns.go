@@ -13,6 +13,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -42,7 +43,7 @@ func (h *AdminReturns) List(c *fiber.Ctx) error {
 		known = known || s == st
 	}
 	if !known {
-		return page.BadRequest("That is not a return status. Pick requested, received, inspected, refunded or rejected.")
+		return page.BadRequest(page.T(c, "admin.returns.err.status"))
 	}
 	list, err := h.Store.ReturnsByStatus(c.UserContext(), st, adminPageSize, c.Query("after"))
 	if err != nil {
@@ -51,7 +52,7 @@ func (h *AdminReturns) List(c *fiber.Ctx) error {
 	data := views.AdminReturnList{Status: st, Returns: list.Items}
 	data.NextURL = paths.More(paths.AdminReturns, list.Next, "status", string(st))
 	return page.Render(c, fiber.StatusOK, page.View{
-		Title: "Returns", Page: page.Full(views.AdminReturnsView, data), Partial: views.AdminReturnRows(data),
+		Title: page.T(c, "admin.returns.title"), Page: page.Full(views.AdminReturnsView, data), Partial: views.AdminReturnRows(data),
 	})
 }
 
@@ -93,7 +94,7 @@ func (h *AdminReturns) render(c *fiber.Ctx, status int, problem string, errs vie
 			break
 		}
 	}
-	return page.Render(c, status, page.View{Title: "Return of order " + d.Order.Label(), Page: page.Full(views.AdminReturnView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.returns.of_order", "Order", d.Order.Label()), Page: page.Full(views.AdminReturnView, data)})
 }
 
 // Show is one return.
@@ -104,14 +105,14 @@ func (h *AdminReturns) Show(c *fiber.Ctx) error { return h.render(c, fiber.Statu
 func (h *AdminReturns) step(c *fiber.Ctx) (by store.Customer, orderID, returnID string, version int, err error) {
 	by, ok := page.StaffMember(c)
 	if !ok {
-		return by, "", "", 0, page.Forbidden("Only staff work on returns.")
+		return by, "", "", 0, page.Forbidden(page.T(c, "admin.returns.err.staff_only"))
 	}
 	if orderID, returnID, err = returnIDs(c); err != nil {
 		return by, "", "", 0, err
 	}
 	version, err = strconv.Atoi(c.FormValue("version"))
 	if err != nil || version < 1 {
-		return by, "", "", 0, page.BadRequest("The form lacks the return's version. Reload the return's page and try again.")
+		return by, "", "", 0, page.BadRequest(page.T(c, "admin.returns.err.version"))
 	}
 	return by, orderID, returnID, version, nil
 }
@@ -121,9 +122,9 @@ func (h *AdminReturns) step(c *fiber.Ctx) (by store.Customer, orderID, returnID 
 func (h *AdminReturns) refused(c *fiber.Ctx, err error, errs views.FieldErrors) error {
 	switch {
 	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrReturnStep):
-		return h.render(c, fiber.StatusConflict, "Someone else moved this return on meanwhile. Here it is as it is now.", nil)
+		return h.render(c, fiber.StatusConflict, page.T(c, "admin.returns.err.conflict"), nil)
 	case errors.Is(err, store.ErrBadReturn):
-		return h.render(c, fiber.StatusUnprocessableEntity, "Give each line a verdict; notes are up to 500 characters.", errs)
+		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.verdicts"), errs)
 	}
 	return notFoundAs(err, "That return")
 }
@@ -150,7 +151,7 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 	if _, err := h.Store.ReceiveReturn(ctx, orderID, returnID, version, by, func(r store.Return) store.Mail { return returnReceivedMail(r, to) }); err != nil {
 		return h.refused(c, err, nil)
 	}
-	page.Flash(c, views.FlashSuccess, "The return is marked received, and the customer is mailed that it arrived.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.received"))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
 
@@ -191,25 +192,25 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 	for i := range r.Lines {
 		v := store.ReturnVerdict(c.FormValue("verdict-" + strconv.Itoa(i)))
 		if v != store.VerdictAccepted && v != store.VerdictRejected {
-			errs[""] = "Accept or do not accept each line."
+			errs[""] = page.T(c, "admin.returns.err.verdict")
 		}
 		in.Verdicts = append(in.Verdicts, v)
 		note := formText(errs, "note", c.FormValue("note-"+strconv.Itoa(i)), oneLine)
 		in.Notes = append(in.Notes, note)
 	}
 	if msg, ok := errs["note"]; ok {
-		errs[""] = "A note: " + msg
+		errs[""] = page.T(c, "admin.returns.err.note", "Problem", msg)
 	}
 	if len(errs) > 0 {
-		return h.render(c, fiber.StatusUnprocessableEntity, "Give each line a verdict; notes are plain text.", errs)
+		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.plain"), errs)
 	}
 	r, err = h.Store.InspectReturn(c.UserContext(), orderID, returnID, version, by, in)
 	if err != nil {
-		return h.refused(c, err, views.FieldErrors{"": "Give each line a verdict; notes are up to 500 characters."})
+		return h.refused(c, err, views.FieldErrors{"": page.T(c, "admin.returns.err.verdicts")})
 	}
-	msg := "Inspected: nothing accepted, so the return is closed without a refund."
+	msg := page.T(c, "admin.returns.inspected_none")
 	if r.Status == store.ReturnInspected {
-		msg = "Inspected: " + r.Accepted().String() + " of it accepted, ready to refund."
+		msg = page.T(c, "admin.returns.inspected", "Amount", lang.Money(c.UserContext(), r.Accepted()))
 	}
 	page.Flash(c, views.FlashSuccess, msg)
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
@@ -224,7 +225,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	}
 	w := c.FormValue("warehouse")
 	if !store.ValidID(w) {
-		return h.render(c, fiber.StatusUnprocessableEntity, "Choose the warehouse the items go back to.", views.FieldErrors{"warehouse": "Choose a warehouse."})
+		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.choose_warehouse")})
 	}
 	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Gateway, refundMail)
 	switch {
@@ -234,15 +235,15 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 		if _, rerr := h.Store.OrderReturn(c.UserContext(), orderID, returnID); rerr != nil {
 			return notFoundAs(rerr, "That return")
 		}
-		return h.render(c, fiber.StatusUnprocessableEntity, "Choose the warehouse the items go back to.", views.FieldErrors{"warehouse": "That warehouse does not exist."})
+		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.no_warehouse")})
 	case errors.Is(err, store.ErrRefundCard):
-		return h.render(c, fiber.StatusBadGateway, "The refund is recorded, but the card refund did not go through yet. Press Refund again to finish it.", nil)
+		return h.render(c, fiber.StatusBadGateway, page.T(c, "admin.returns.err.card"), nil)
 	case errors.Is(err, store.ErrRefundLines), errors.Is(err, store.ErrRefundExceedsCharge):
-		return h.render(c, fiber.StatusConflict, "This order was refunded otherwise meanwhile, so these lines cannot be refunded again. Check the order.", nil)
+		return h.render(c, fiber.StatusConflict, page.T(c, "admin.returns.err.refunded_otherwise"), nil)
 	case err != nil:
 		return h.refused(c, err, nil)
 	}
-	page.Flash(c, views.FlashSuccess, "Refunded "+r.Refunded.String()+"; the accepted items are back in stock.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.refunded", "Amount", lang.Money(c.UserContext(), r.Refunded)))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
 

@@ -48,7 +48,7 @@ func (h *AdminShipments) List(c *fiber.Ctx) error {
 		known = known || s == status
 	}
 	if !known {
-		return page.BadRequest("Shipments are listed to pack (pending), shipped or delivered.")
+		return page.BadRequest(page.T(c, "admin.shipments.err.status"))
 	}
 	var (
 		p  store.Page[store.Shipment]
@@ -65,7 +65,7 @@ func (h *AdminShipments) List(c *fiber.Ctx) error {
 	}
 	data := views.AdminShipmentList{Status: status, Shipments: p.Items, Warehouses: warehouseNames(ws),
 		NextURL: paths.More(paths.AdminShipments, p.Next, "status", string(status))}
-	return page.List(c, "Shipments", views.AdminShipmentListView, views.AdminShipmentListRows, data)
+	return page.List(c, page.T(c, "admin.shipments.title"), views.AdminShipmentListView, views.AdminShipmentListRows, data)
 }
 
 func warehouseNames(ws []store.Warehouse) map[string]string {
@@ -104,7 +104,7 @@ func (h *AdminShipments) render(c *fiber.Ctx, id string, status int, problem str
 	}
 	data := views.AdminShipmentPage{Shipment: sh, Warehouse: w, OrderID: sh.OrderID, Now: h.Store.Now(),
 		Error: problem, Ship: form, CSRF: page.CSRFToken(c)}
-	return page.Render(c, status, page.View{Title: "Shipment " + id, Page: page.Full(views.AdminShipmentView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.shipments.shipment", "Shipment", id), Page: page.Full(views.AdminShipmentView, data)})
 }
 
 // stepForm reads a change from its form.
@@ -113,7 +113,7 @@ func stepForm(c *fiber.Ctx, orderID, shipmentID string) (views.ShipmentStepForm,
 		Carrier: c.FormValue("carrier"), Tracking: c.FormValue("tracking"), Back: c.FormValue("back")}
 	v, err := strconv.Atoi(c.FormValue("version"))
 	if err != nil || v < 0 {
-		return f, page.BadRequest("This form lacks the shipment's version; reload the shipment's page and try again.")
+		return f, page.BadRequest(page.T(c, "admin.shipments.err.version"))
 	}
 	f.Version = v
 	if f.Back != "order" {
@@ -131,7 +131,7 @@ func stepForm(c *fiber.Ctx, orderID, shipmentID string) (views.ShipmentStepForm,
 func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	by, ok := page.StaffMember(c)
 	if !ok {
-		return page.Forbidden("Only staff change shipments.")
+		return page.Forbidden(page.T(c, "admin.shipments.err.staff_only"))
 	}
 	orderID, err := pathID(c, "id", "That order")
 	if err != nil {
@@ -150,17 +150,17 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 		return notFoundAs(orErrNotFound(err), "That shipment")
 	}
 	if sh.Version != f.Version {
-		return h.render(c, sid, fiber.StatusConflict, changedBy(sh), views.ShipForm{})
+		return h.render(c, sid, fiber.StatusConflict, changedBy(c, sh), views.ShipForm{})
 	}
 	forward := f.To == store.ShipmentShipped && sh.Status == store.ShipmentPending
 	if !oneStep(sh.Status, f.To) {
 		return h.render(c, sid, fiber.StatusUnprocessableEntity,
-			"A shipment "+string(sh.Status)+" cannot be marked "+string(f.To)+": a shipment goes pending, shipped, delivered, one step at a time, forward or back.", views.ShipForm{})
+			page.T(c, "admin.shipments.err.one_step", "From", views.AdminShipmentWord(c.UserContext(), sh.Status), "To", views.AdminShipmentWord(c.UserContext(), f.To)), views.ShipForm{})
 	}
 	if forward {
 		n, err := carrier.Check(f.Carrier, f.Tracking)
 		if err != nil {
-			return h.render(c, sid, fiber.StatusUnprocessableEntity, "Check the carrier and tracking number.", shipFormErrors(f, err))
+			return h.render(c, sid, fiber.StatusUnprocessableEntity, page.T(c, "admin.shipments.err.check"), shipFormErrors(c, f, err))
 		}
 		f.Tracking = n
 	} else {
@@ -168,24 +168,26 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	}
 	if c.FormValue("confirm") != "yes" {
 		data := views.AdminShipmentConfirm{Shipment: sh, Step: f, CSRF: page.CSRFToken(c)}
-		return page.Render(c, fiber.StatusOK, page.View{Title: "Confirm: shipment " + sid, Page: page.Full(views.AdminShipmentConfirmView, data)})
+		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.shipments.confirm_title", "Shipment", sid), Page: page.Full(views.AdminShipmentConfirmView, data)})
 	}
 	_, err = h.Store.ChangeShipment(c.UserContext(), orderID, sid, store.ShipmentStep{To: f.To, Carrier: f.Carrier, Tracking: f.Tracking, Version: f.Version, Mail: h.Mail}, by)
 	switch {
 	case errors.Is(err, store.ErrBadTracking):
-		return h.render(c, sid, fiber.StatusUnprocessableEntity, "Check the carrier and tracking number.", shipFormErrors(f, errors.Unwrap(err)))
+		return h.render(c, sid, fiber.StatusUnprocessableEntity, page.T(c, "admin.shipments.err.check"), shipFormErrors(c, f, errors.Unwrap(err)))
 	case errors.Is(err, store.ErrBadTransition):
-		return h.render(c, sid, fiber.StatusUnprocessableEntity, "That step is not possible from where the shipment is now.", views.ShipForm{})
+		return h.render(c, sid, fiber.StatusUnprocessableEntity, page.T(c, "admin.shipments.err.step"), views.ShipForm{})
 	case errors.Is(err, store.ErrConflict):
 		return h.conflict(c, sid)
 	case err != nil:
 		return notFoundAs(err, "That shipment")
 	}
-	msg := "Shipment " + sid + " is marked " + string(f.To)
+	minutes := int(store.UndoWindow / time.Minute)
+	msg := page.T(c, "admin.shipments.marked", "Shipment", sid, "To", views.AdminShipmentWord(c.UserContext(), f.To), "Minutes", minutes)
 	if forward {
-		msg += " with " + carrier.Name(f.Carrier) + " " + f.Tracking
+		msg = page.T(c, "admin.shipments.marked_with", "Shipment", sid, "To", views.AdminShipmentWord(c.UserContext(), f.To), "Minutes", minutes,
+			"Carrier", carrier.Name(f.Carrier), "Tracking", f.Tracking)
 	}
-	page.Flash(c, views.FlashSuccess, msg+". You can undo it on the shipment's page for "+strconv.Itoa(int(store.UndoWindow/time.Minute))+" minutes.")
+	page.Flash(c, views.FlashSuccess, msg)
 	if f.Back == "order" {
 		return page.Redirect(c, paths.AdminOrder(orderID))
 	}
@@ -199,17 +201,17 @@ func (h *AdminShipments) conflict(c *fiber.Ctx, sid string) error {
 	if err != nil {
 		return notFoundAs(err, "That shipment")
 	}
-	return h.render(c, sid, fiber.StatusConflict, changedBy(sh), views.ShipForm{})
+	return h.render(c, sid, fiber.StatusConflict, changedBy(c, sh), views.ShipForm{})
 }
 
 // changedBy says who changed a shipment since the staff member looked.
-func changedBy(sh store.Shipment) string {
-	msg := "This shipment changed while you were looking at it"
+func changedBy(c *fiber.Ctx, sh store.Shipment) string {
 	if n := len(sh.Changes); n > 0 {
 		last := sh.Changes[n-1]
-		msg = last.ByName + " changed this shipment (" + string(last.From) + " to " + string(last.To) + ") while you were looking at it"
+		return page.T(c, "admin.shipments.err.changed_by", "Name", last.ByName,
+			"From", views.AdminShipmentWord(c.UserContext(), last.From), "To", views.AdminShipmentWord(c.UserContext(), last.To))
 	}
-	return msg + ". Nothing of yours was saved; this is how it stands now. Try again if it still needs changing."
+	return page.T(c, "admin.shipments.err.changed")
 }
 
 func oneStep(from, to store.ShipmentStatus) bool {
@@ -227,17 +229,20 @@ func oneStep(from, to store.ShipmentStatus) bool {
 }
 
 // shipFormErrors puts a refused carrier or number beside its field.
-func shipFormErrors(f views.ShipmentStepForm, err error) views.ShipForm {
+func shipFormErrors(c *fiber.Ctx, f views.ShipmentStepForm, err error) views.ShipForm {
 	form := views.ShipForm{Carrier: f.Carrier, Tracking: f.Tracking, Errors: views.FieldErrors{}}
-	msg := "Tracking number: " + err.Error() + "."
-	if errors.Is(err, carrier.ErrNoCarrier) {
-		form.Errors["carrier"] = "Carrier: " + err.Error() + "."
-		return form
+	switch {
+	case errors.Is(err, carrier.ErrNoCarrier):
+		form.Errors["carrier"] = page.T(c, "admin.shipments.err.no_carrier")
+	case errors.Is(err, carrier.ErrNoNumber):
+		form.Errors["tracking"] = page.T(c, "admin.shipments.err.no_number")
+	case errors.Is(err, carrier.ErrWrongFormat):
+		form.Errors["tracking"] = page.T(c, "admin.shipments.err.wrong_format", "Carrier", carrier.Name(f.Carrier))
+	case errors.Is(err, carrier.ErrCheckDigit):
+		form.Errors["tracking"] = page.T(c, "admin.shipments.err.check_digit")
+	default: // the one other refusal: a number of a carrier with no formats
+		form.Errors["tracking"] = page.T(c, "admin.shipments.err.any_number")
 	}
-	if errors.Is(err, carrier.ErrWrongFormat) {
-		msg = "Tracking number: this is not a number " + carrier.Name(f.Carrier) + " issues; check the carrier and the number."
-	}
-	form.Errors["tracking"] = msg
 	return form
 }
 
@@ -254,7 +259,7 @@ func orErrNotFound(err error) error {
 func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	by, ok := page.StaffMember(c)
 	if !ok {
-		return page.Forbidden("Only staff change shipments.")
+		return page.Forbidden(page.T(c, "admin.shipments.err.staff_only"))
 	}
 	orderID, err := pathID(c, "id", "That order")
 	if err != nil {
@@ -266,14 +271,14 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	}
 	change := c.FormValue("change")
 	if change == "" {
-		return page.BadRequest("Say which change to undo.")
+		return page.BadRequest(page.T(c, "admin.shipments.err.which_undo"))
 	}
 	ch, err := h.Store.UndoShipmentChange(c.UserContext(), orderID, sid, change, by)
 	switch {
 	case errors.Is(err, store.ErrUndoExpired):
-		return h.render(c, sid, fiber.StatusConflict, "That change is more than "+strconv.Itoa(int(store.UndoWindow/time.Minute))+" minutes old and can no longer be undone: step it back instead.", views.ShipForm{})
+		return h.render(c, sid, fiber.StatusConflict, page.T(c, "admin.shipments.err.undo_late", "Minutes", int(store.UndoWindow/time.Minute)), views.ShipForm{})
 	case errors.Is(err, store.ErrNotUndoable):
-		return h.render(c, sid, fiber.StatusConflict, "That change was undone already, or is an undo itself.", views.ShipForm{})
+		return h.render(c, sid, fiber.StatusConflict, page.T(c, "admin.shipments.err.undone"), views.ShipForm{})
 	case errors.Is(err, store.ErrConflict):
 		return h.conflict(c, sid)
 	case errors.Is(err, store.ErrNotFound):
@@ -281,7 +286,7 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	page.Flash(c, views.FlashSuccess, "Undone: shipment "+sid+" is "+string(ch.To)+" again.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.shipments.undone_flash", "Shipment", sid, "To", views.AdminShipmentWord(c.UserContext(), ch.To)))
 	return page.Redirect(c, paths.AdminShipment(sid))
 }
 
@@ -319,5 +324,5 @@ func (h *AdminShipments) Slip(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminPackingSlip{Order: d.Order, Shipment: sh, Warehouse: w}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Packing slip " + d.Order.Label(), Page: page.Full(views.AdminPackingSlipView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.shipments.slip_title", "Order", d.Order.Label()), Page: page.Full(views.AdminPackingSlipView, data)})
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +51,7 @@ func (h *AdminWarehouses) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Warehouses", Page: page.Full(views.WarehousesView, views.WarehouseList{Warehouses: ws})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.warehouses.title"), Page: page.Full(views.WarehousesView, views.WarehouseList{Warehouses: ws})})
 }
 
 // Show is one warehouse with a page of its inventory, each product with an
@@ -68,7 +67,7 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 	// else access pattern 14's pages, by product id.
 	find := views.InventoryFilter{Query: strings.TrimSpace(c.Query("q")), ByName: c.Query("sort") != "id"}
 	if utf8.RuneCountInString(find.Query) > 100 {
-		return page.BadRequest("Filter by at most 100 characters of a product's name.")
+		return page.BadRequest(page.T(c, "admin.warehouses.err.filter"))
 	}
 	if find.Query != "" {
 		find.ByName = true
@@ -120,7 +119,7 @@ func (h *AdminWarehouses) Shipments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseShipments{Warehouse: w, Shipments: shipments.Items}
 	data.NextURL = paths.More(paths.AdminWarehouseShipments(w.ID), shipments.Next)
-	return page.List(c, "Shipments · "+w.Name, views.AdminWarehouseShipmentsView, views.AdminShipmentRows, data)
+	return page.List(c, page.T(c, "admin.warehouses.shipments")+" · "+w.Name, views.AdminWarehouseShipmentsView, views.AdminShipmentRows, data)
 }
 
 // Adjustments is the warehouse's stock adjustments tab, newest first.
@@ -131,7 +130,7 @@ func (h *AdminWarehouses) Adjustments(c *fiber.Ctx) error {
 	}
 	data := views.AdminWarehouseAdjustments{Warehouse: w, Adjustments: adjs.Items}
 	data.NextURL = paths.More(paths.AdminWarehouseAdjustments(w.ID), adjs.Next)
-	return page.List(c, "Stock adjustments · "+w.Name, views.AdminWarehouseAdjustmentsView, views.AdminAdjustmentRows, data)
+	return page.List(c, page.T(c, "admin.warehouses.adjustments")+" · "+w.Name, views.AdminWarehouseAdjustmentsView, views.AdminAdjustmentRows, data)
 }
 
 // warehouseTab reads the warehouse of the path and the page of one of its
@@ -153,26 +152,26 @@ func warehouseTab[T any](c *fiber.Ctx, st WarehouseStore, list func(ctx context.
 
 // parseStockChange checks an adjustment as typed: a whole number other than
 // zero, and a reason (given back cleaned).
-func parseStockChange(deltaS, rawReason string) (int, string, views.FieldErrors) {
+func parseStockChange(c *fiber.Ctx, deltaS, rawReason string) (int, string, views.FieldErrors) {
 	errs := views.FieldErrors{}
 	reason := formText(errs, "reason", rawReason, oneLine)
 	delta, err := strconv.Atoi(strings.TrimSpace(deltaS))
 	switch {
 	case strings.TrimSpace(deltaS) == "":
-		errs["delta"] = "Enter how many came in (10) or went out (-2)."
+		errs["delta"] = page.T(c, "admin.warehouses.err.delta_empty")
 	case err != nil:
-		errs["delta"] = "Enter a whole number, like 10 or -2."
+		errs["delta"] = page.T(c, "admin.warehouses.err.delta_whole")
 	case delta == 0:
-		errs["delta"] = "Enter a change other than 0."
+		errs["delta"] = page.T(c, "admin.warehouses.err.delta_zero")
 	case delta > maxStockDelta || delta < -maxStockDelta:
-		errs["delta"] = fmt.Sprintf("Change stock by at most %d at a time.", maxStockDelta)
+		errs["delta"] = page.T(c, "admin.warehouses.err.delta_big", "Max", maxStockDelta)
 	}
 	switch n := utf8.RuneCountInString(reason); {
 	case errs.Has("reason"):
 	case n == 0:
-		errs["reason"] = "Say why the stock changes."
+		errs["reason"] = page.T(c, "admin.warehouses.err.reason")
 	case n > maxStockReasonRunes:
-		errs["reason"] = fmt.Sprintf("Keep the reason under %d characters.", maxStockReasonRunes)
+		errs["reason"] = page.T(c, "admin.warehouses.err.reason_long", "Max", maxStockReasonRunes)
 	}
 	return delta, reason, errs
 }
@@ -188,14 +187,14 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 	}
 	pid := c.FormValue("product_id")
 	if !store.ValidID(pid) {
-		return page.BadRequest("Choose the product whose stock changes.")
+		return page.BadRequest(page.T(c, "admin.warehouses.err.product"))
 	}
 	on := views.StockOnWarehouse
 	if c.FormValue("on") == string(views.StockOnProduct) {
 		on = views.StockOnProduct
 	}
 	row := views.AdminStockRow{On: on, Delta: c.FormValue("delta"), CSRF: page.CSRFToken(c)}
-	delta, reason, errs := parseStockChange(row.Delta, c.FormValue("reason"))
+	delta, reason, errs := parseStockChange(c, row.Delta, c.FormValue("reason"))
 	row.Reason, row.Errors = reason, errs
 
 	var (
@@ -212,13 +211,13 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 	if !row.Errors.Any() {
 		by, ok := page.StaffMember(c) // the adjustment is recorded under their name
 		if !ok {
-			return page.Forbidden("Only staff adjust stock.")
+			return page.Forbidden(page.T(c, "admin.warehouses.err.staff_only"))
 		}
 		_, err := h.Store.AdjustStock(c.UserContext(), p, w, delta, reason, by)
 		var short *store.StockShortError
 		switch {
 		case errors.As(err, &short):
-			row.Errors["delta"] = shortMessage(short.Available)
+			row.Errors["delta"] = shortMessage(c, short.Available)
 		case err != nil:
 			return err
 		}
@@ -242,18 +241,18 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 	}
 	if row.Errors.Any() {
 		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
-			Title:   "Adjust stock",
+			Title:   page.T(c, "admin.warehouses.adjust_stock"),
 			Page:    page.Full(views.AdminStockAdjustView, views.AdminStockAdjustPage{Warehouse: w, Product: p, Row: row, BackURL: back}),
 			Partial: views.AdminStockRowView(row),
 		})
 	}
 	if !page.IsHTMX(c) {
-		page.Flash(c, views.FlashSuccess, fmt.Sprintf("Stock of %s in %s is now %d.", p.Name, w.Name, row.Level.Quantity))
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.warehouses.now", "Product", p.Name, "Warehouse", w.Name, "Quantity", row.Level.Quantity))
 		return page.Redirect(c, back)
 	}
-	row.Saved = fmt.Sprintf("Saved %s (%s): now %d.", signedInt(delta), reason, row.Level.Quantity)
+	row.Saved = page.T(c, "admin.warehouses.saved", "Change", signedInt(delta), "Reason", reason, "Quantity", row.Level.Quantity)
 	row.Delta, row.Reason = "", ""
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Adjust stock", Page: page.Full(views.AdminStockAdjustView, views.AdminStockAdjustPage{Warehouse: w, Product: p, Row: row, BackURL: back}), Partial: views.AdminStockRowView(row)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.warehouses.adjust_stock"), Page: page.Full(views.AdminStockAdjustView, views.AdminStockAdjustPage{Warehouse: w, Product: p, Row: row, BackURL: back}), Partial: views.AdminStockRowView(row)})
 }
 
 func signedInt(n int) string {
@@ -264,11 +263,11 @@ func signedInt(n int) string {
 }
 
 // shortMessage explains a decrease that would take stock below zero.
-func shortMessage(left int) string {
+func shortMessage(c *fiber.Ctx, left int) string {
 	if left <= 0 {
-		return "None left: there is nothing to take off."
+		return page.T(c, "admin.warehouses.err.none_left")
 	}
-	return fmt.Sprintf("Only %d left: you can take off at most %d.", left, left)
+	return page.T(c, "admin.warehouses.err.only_left", "Left", left)
 }
 
 // inventoryByName sorts stock levels by product name (case and accents

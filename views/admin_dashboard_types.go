@@ -1,21 +1,23 @@
 package views
 
 import (
-	"fmt"
+	"context"
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // DashboardBlock names the blocks of the console's home; each loads and
 // refreshes on its own.
+// Title is the block's title's message id.
 var DashboardBlocks = []struct{ Name, Title string }{
-	{"sales", "Sales"},
-	{"to-ship", "Waiting to ship"},
-	{"awaiting-stock", "Awaiting stock"},
-	{"low-stock", "Low stock"},
-	{"jobs", "Billing jobs"},
-	{"drops", "Drops open now"},
+	{"sales", "admin.home.sales"},
+	{"to-ship", "admin.home.to_ship"},
+	{"awaiting-stock", "admin.home.awaiting_stock"},
+	{"low-stock", "admin.home.low_stock"},
+	{"jobs", "admin.home.jobs"},
+	{"drops", "admin.home.drops"},
 }
 
 // AdminSales is the sales block: today, the last 30 days, and a bar a day.
@@ -35,7 +37,7 @@ type salesBar struct {
 const chartW, chartH = 600, 140
 
 // bars lays out the days' revenue as bars scaled to the best day.
-func (s AdminSales) bars() []salesBar {
+func (s AdminSales) bars(ctx context.Context) []salesBar {
 	if len(s.Days) == 0 {
 		return nil
 	}
@@ -54,13 +56,13 @@ func (s AdminSales) bars() []salesBar {
 			h = max(h, 2) // a day with orders shows, however small
 		}
 		out[i] = salesBar{X: i*w + 1, Y: chartH - h, W: w - 2, H: h, Today: i == len(s.Days)-1,
-			Title: fmt.Sprintf("%s: %s, %s", d.Day.Format("Mon 2 Jan"), plural(d.Orders, "order"), d.Revenue)}
+			Title: t(ctx, "admin.home.bar", "Day", lang.Date(ctx, d.Day), "Orders", tn(ctx, "admin.home.orders", d.Orders), "Revenue", money(ctx, d.Revenue))}
 	}
 	return out
 }
 
 // chartSummary says in words what the chart shows, for screen readers.
-func (s AdminSales) chartSummary() string {
+func (s AdminSales) chartSummary(ctx context.Context) string {
 	best := store.DayTotal{}
 	for _, d := range s.Days {
 		if d.Revenue.Amount > best.Revenue.Amount {
@@ -68,9 +70,9 @@ func (s AdminSales) chartSummary() string {
 		}
 	}
 	if best.Orders == 0 {
-		return "Revenue per day over the last 30 days: no orders."
+		return t(ctx, "admin.home.chart_none")
 	}
-	return fmt.Sprintf("Revenue per day over the last 30 days; the best day was %s with %s.", best.Day.Format("2 Jan"), best.Revenue)
+	return t(ctx, "admin.home.chart_best", "Day", lang.Date(ctx, best.Day), "Revenue", money(ctx, best.Revenue))
 }
 
 // AdminToShip is the orders placed and not yet all shipped, oldest first.
@@ -81,15 +83,15 @@ type AdminToShip struct {
 }
 
 // waited is how long an order has waited, in the largest whole unit.
-func waited(since, now time.Time) string {
+func waited(ctx context.Context, since, now time.Time) string {
 	d := now.Sub(since)
 	switch {
 	case d < time.Hour:
-		return plural(int(d.Minutes()), "minute")
+		return tn(ctx, "admin.home.minutes", int(d.Minutes()))
 	case d < 48*time.Hour:
-		return plural(int(d.Hours()), "hour")
+		return tn(ctx, "admin.home.hours", int(d.Hours()))
 	}
-	return plural(int(d.Hours()/24), "day")
+	return tn(ctx, "admin.home.days", int(d.Hours()/24))
 }
 
 // AdminLowStock is the stock levels under their threshold.

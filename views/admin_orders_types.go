@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -35,8 +36,8 @@ type AdminOrderPage struct {
 	CSRF          string
 }
 
-func allocationText(a store.Allocation, name string) string {
-	return fmt.Sprintf("%d from %s", a.Quantity, name)
+func allocationText(ctx context.Context, a store.Allocation, name string) string {
+	return t(ctx, "admin.orders.allocation", "Quantity", a.Quantity, "Warehouse", name)
 }
 
 // RefundForm is the staff's refund form of an order: units per line or an
@@ -67,13 +68,13 @@ func (p AdminOrderPage) CanRefund() bool {
 }
 
 // refundTo says where a refund went: "gift card €5.00 · card €15.00".
-func refundTo(r store.Refund) string {
+func refundTo(ctx context.Context, r store.Refund) string {
 	var parts []string
 	if r.GiftCard.Amount > 0 {
-		parts = append(parts, "gift card "+r.GiftCard.String())
+		parts = append(parts, t(ctx, "admin.refunds.to_gift_card", "Amount", money(ctx, r.GiftCard)))
 	}
 	if r.Card.Amount > 0 {
-		parts = append(parts, "card "+r.Card.String())
+		parts = append(parts, t(ctx, "admin.refunds.to_card", "Amount", money(ctx, r.Card)))
 	}
 	if len(parts) == 0 {
 		return "—"
@@ -91,4 +92,13 @@ func refundLines(r store.Refund) string {
 		parts = append(parts, fmt.Sprintf("%d × %s", l.Quantity, l.ProductName))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// adminRefundLines is refundLines in the page's language (refundLines
+// stays for the customer's order page, which translates its own).
+func adminRefundLines(ctx context.Context, r store.Refund) string {
+	if len(r.Lines) == 0 {
+		return t(ctx, "admin.refunds.an_amount")
+	}
+	return refundLines(r)
 }

@@ -1,8 +1,11 @@
 package views
 
 import (
-	"strings"
+	"context"
+	"html"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"shop/store"
 	"shop/store/carrier"
@@ -66,31 +69,62 @@ type AdminPackingSlip struct {
 var ShipmentStatuses = []store.ShipmentStatus{store.ShipmentPending, store.ShipmentShipped, store.ShipmentDelivered}
 
 // shipmentListName is a status's tab: what staff do with those shipments.
-func shipmentListName(s store.ShipmentStatus) string {
+func shipmentListName(ctx context.Context, s store.ShipmentStatus) string {
 	switch s {
 	case store.ShipmentPending:
-		return "To pack"
+		return t(ctx, "admin.shipments.status.pending")
 	case store.ShipmentShipped:
-		return "Shipped"
+		return t(ctx, "admin.shipments.status.shipped")
 	case store.ShipmentDelivered:
-		return "Delivered"
+		return t(ctx, "admin.shipments.status.delivered")
+	}
+	return string(s)
+}
+
+// AdminShipmentWord is a status in running text ("is shipped",
+// "becomes delivered").
+func AdminShipmentWord(ctx context.Context, s store.ShipmentStatus) string {
+	switch s {
+	case store.ShipmentPending:
+		return t(ctx, "admin.shipments.word.pending")
+	case store.ShipmentShipped:
+		return t(ctx, "admin.shipments.word.shipped")
+	case store.ShipmentDelivered:
+		return t(ctx, "admin.shipments.word.delivered")
 	}
 	return string(s)
 }
 
 // stepLabel says what a change does, on its button.
-func stepLabel(from, to store.ShipmentStatus) string {
+func stepLabel(ctx context.Context, from, to store.ShipmentStatus) string {
 	switch {
 	case to == store.ShipmentShipped && from == store.ShipmentPending:
-		return "Mark shipped"
+		return t(ctx, "admin.shipments.mark_shipped")
 	case to == store.ShipmentDelivered:
-		return "Mark delivered"
+		return t(ctx, "admin.shipments.mark_delivered")
 	case to == store.ShipmentShipped:
-		return "Back to shipped (not delivered)"
+		return t(ctx, "admin.shipments.back_to_shipped")
 	case to == store.ShipmentPending:
-		return "Back to packing (not shipped)"
+		return t(ctx, "admin.shipments.back_to_packing")
 	}
-	return "Change to " + string(to)
+	return t(ctx, "admin.shipments.change_to", "Status", AdminShipmentWord(ctx, to))
+}
+
+// adminConfirmStep asks whether to take a step, as the confirm page's title
+// and button say it.
+func adminConfirmStep(ctx context.Context, from, to store.ShipmentStatus) (title, yes string) {
+	switch {
+	case to == store.ShipmentShipped && from == store.ShipmentPending:
+		return t(ctx, "admin.shipments.confirm.ship"), t(ctx, "admin.shipments.yes.ship")
+	case to == store.ShipmentDelivered:
+		return t(ctx, "admin.shipments.confirm.deliver"), t(ctx, "admin.shipments.yes.deliver")
+	case to == store.ShipmentShipped:
+		return t(ctx, "admin.shipments.confirm.back_to_shipped"), t(ctx, "admin.shipments.yes.back_to_shipped")
+	case to == store.ShipmentPending:
+		return t(ctx, "admin.shipments.confirm.back_to_packing"), t(ctx, "admin.shipments.yes.back_to_packing")
+	}
+	label := stepLabel(ctx, from, to)
+	return label + "?", label
 }
 
 // stepsFrom are the changes a shipment in status s can take: forward
@@ -108,18 +142,17 @@ func stepsFrom(s store.ShipmentStatus) []store.ShipmentStatus {
 }
 
 // changeText is a history line: what a change did.
-func changeText(ch store.ShipmentChange) string {
-	what := "Marked " + string(ch.To)
+func changeText(ctx context.Context, ch store.ShipmentChange) string {
+	to, from := AdminShipmentWord(ctx, ch.To), AdminShipmentWord(ctx, ch.From)
 	switch {
 	case ch.Undoes != "":
-		what = "Undid the change to " + string(ch.From) + ": back to " + string(ch.To)
+		return t(ctx, "admin.shipments.change.undid", "From", from, "To", to)
 	case ch.To == store.ShipmentPending || (ch.To == store.ShipmentShipped && ch.From == store.ShipmentDelivered):
-		what = "Moved back to " + string(ch.To)
+		return t(ctx, "admin.shipments.change.back", "To", to)
+	case ch.To == store.ShipmentShipped && ch.From == store.ShipmentPending && ch.Tracking != "":
+		return t(ctx, "admin.shipments.change.shipped_with", "Carrier", carrier.Name(ch.Carrier), "Tracking", ch.Tracking)
 	}
-	if ch.To == store.ShipmentShipped && ch.From == store.ShipmentPending && ch.Tracking != "" {
-		what += " with " + carrier.Name(ch.Carrier) + " " + ch.Tracking
-	}
-	return what
+	return t(ctx, "admin.shipments.change.marked", "To", to)
 }
 
 // carrierName is the carrier's name for its id.
@@ -131,9 +164,6 @@ func trackingURL(sh store.Shipment) string { return carrier.TrackingURL(sh.Carri
 // undoMinutes is the undo window in words.
 func undoMinutes() string { return itoa(int(store.UndoWindow / time.Minute)) }
 
-// lower is a label in running text ("Yes, mark shipped").
-func lower(s string) string { return strings.ToLower(s[:1]) + s[1:] }
-
 // warehouseName is a warehouse's name, its id when it is gone.
 func warehouseName(names map[string]string, id string) string {
 	if n, ok := names[id]; ok {
@@ -142,9 +172,39 @@ func warehouseName(names map[string]string, id string) string {
 	return id
 }
 
-// confirmLead says what a change will do, for the page that asks.
-func confirmLead(p AdminShipmentConfirm) string {
-	return "Shipment " + p.Shipment.ID + " is " + string(p.Shipment.Status) + " and becomes " + string(p.Step.To)
+// adminConfirmWhat is the confirm page's sentence: what the change does, with the carrier and
+// tracking number when it ships, and how long it can be undone.
+func adminConfirmWhat(ctx context.Context, p AdminShipmentConfirm) templ.Component {
+	args := []any{"Shipment", html.EscapeString(p.Shipment.ID), "From", html.EscapeString(AdminShipmentWord(ctx, p.Shipment.Status)),
+		"To", html.EscapeString(AdminShipmentWord(ctx, p.Step.To)), "Minutes", undoMinutes()}
+	if p.Step.Tracking == "" {
+		return adminHTML(ctx, "admin.shipments.confirm_what", args...)
+	}
+	args = append(args, "Carrier", html.EscapeString(carrierName(p.Step.Carrier)), "Tracking", adminMark("code", "confirm-tracking", p.Step.Tracking))
+	return adminHTML(ctx, "admin.shipments.confirm_what_tracking", args...)
 }
 
-func undoNote() string { return "You can undo it for " + undoMinutes() + " minutes afterwards." }
+// adminConfirmTitle is the confirm page's question.
+func adminConfirmTitle(ctx context.Context, p AdminShipmentConfirm) string {
+	title, _ := adminConfirmStep(ctx, p.Shipment.Status, p.Step.To)
+	return title
+}
+
+// adminConfirmYes is the confirm page's button.
+func adminConfirmYes(ctx context.Context, p AdminShipmentConfirm) string {
+	_, yes := adminConfirmStep(ctx, p.Shipment.Status, p.Step.To)
+	return yes
+}
+
+// adminShipmentsEmpty says a status's list is empty.
+func adminShipmentsEmpty(ctx context.Context, s store.ShipmentStatus) string {
+	switch s {
+	case store.ShipmentPending:
+		return t(ctx, "admin.shipments.none.pending")
+	case store.ShipmentShipped:
+		return t(ctx, "admin.shipments.none.shipped")
+	case store.ShipmentDelivered:
+		return t(ctx, "admin.shipments.none.delivered")
+	}
+	return t(ctx, "admin.shipments.none.other", "Status", string(s))
+}

@@ -1,7 +1,11 @@
 package views
 
 import (
+	"context"
+	"html"
 	"strings"
+
+	"github.com/a-h/templ"
 
 	"shop/store"
 )
@@ -14,30 +18,50 @@ type statusBadge struct {
 	Tone  string
 }
 
-func orderBadge(s store.OrderStatus) statusBadge {
+func orderBadge(ctx context.Context, s store.OrderStatus) statusBadge {
 	switch s {
 	case store.OrderPlaced:
-		return statusBadge{"Waiting to ship", "mark"}
+		return statusBadge{t(ctx, "admin.common.order.placed"), "mark"}
 	case store.OrderShipping:
-		return statusBadge{"Partly shipped", "strong"}
+		return statusBadge{t(ctx, "admin.common.order.shipping"), "strong"}
 	case store.OrderShipped:
-		return statusBadge{"Shipped", "strong"}
+		return statusBadge{t(ctx, "admin.common.order.shipped"), "strong"}
 	case store.OrderDelivered:
-		return statusBadge{"Delivered", "ins"}
+		return statusBadge{t(ctx, "admin.common.order.delivered"), "ins"}
 	case store.OrderCancelled:
-		return statusBadge{"Cancelled", "del"}
+		return statusBadge{t(ctx, "admin.common.order.cancelled"), "del"}
 	case store.OrderAwaitingStock:
-		return statusBadge{"Awaiting stock", "mark"}
+		return statusBadge{t(ctx, "admin.common.order.awaiting_stock"), "mark"}
 	}
 	return statusBadge{string(s), "strong"}
 }
 
-func refundBadge(s store.RefundStatus) statusBadge {
+// adminOrderStatusWords names the statuses of the orders list's filter, by the
+// value the filter sends.
+var adminOrderStatusWords = map[string]string{
+	string(store.OrderPlaced):        "admin.common.order.placed",
+	string(store.OrderShipping):      "admin.common.order.shipping",
+	string(store.OrderShipped):       "admin.common.order.shipped",
+	string(store.OrderDelivered):     "admin.common.order.delivered",
+	string(store.OrderCancelled):     "admin.common.order.cancelled",
+	string(store.OrderAwaitingStock): "admin.common.order.awaiting_stock",
+}
+
+// adminFilterStatus is a status of a date filter's list in words; the
+// status as sent when it has none.
+func adminFilterStatus(ctx context.Context, st string) string {
+	if id, ok := adminOrderStatusWords[st]; ok {
+		return t(ctx, id)
+	}
+	return st
+}
+
+func refundBadge(ctx context.Context, s store.RefundStatus) statusBadge {
 	switch s {
 	case store.RefundDone:
-		return statusBadge{"Refunded", "ins"}
+		return statusBadge{t(ctx, "admin.refunds.status.done"), "ins"}
 	case store.RefundCardPending:
-		return statusBadge{"Card refund pending", "mark"}
+		return statusBadge{t(ctx, "admin.refunds.status.card_pending"), "mark"}
 	}
 	return statusBadge{string(s), "strong"}
 }
@@ -53,14 +77,26 @@ func refundedWords(o store.Order) string {
 	return "Partly refunded"
 }
 
-func shipmentBadge(s store.ShipmentStatus) statusBadge {
+// adminRefundedWords is refundedWords in the page's language (refundedWords
+// stays for the customer's order page, which translates its own).
+func adminRefundedWords(ctx context.Context, o store.Order) string {
+	switch {
+	case o.Refunded.Amount == 0:
+		return ""
+	case o.Refunded.Amount >= o.Total.Amount:
+		return t(ctx, "admin.refunds.refunded_all")
+	}
+	return t(ctx, "admin.refunds.refunded_part")
+}
+
+func shipmentBadge(ctx context.Context, s store.ShipmentStatus) statusBadge {
 	switch s {
 	case store.ShipmentPending:
-		return statusBadge{"To pack", "mark"}
+		return statusBadge{t(ctx, "admin.shipments.status.pending"), "mark"}
 	case store.ShipmentShipped:
-		return statusBadge{"Shipped", "strong"}
+		return statusBadge{t(ctx, "admin.shipments.status.shipped"), "strong"}
 	case store.ShipmentDelivered:
-		return statusBadge{"Delivered", "ins"}
+		return statusBadge{t(ctx, "admin.shipments.status.delivered"), "ins"}
 	}
 	return statusBadge{string(s), "strong"}
 }
@@ -115,9 +151,78 @@ func discountKind(k store.DiscountKind) string {
 
 // adjustmentBy names who adjusted stock: their name then, or "staff" for
 // an adjustment from before names were kept.
-func adjustmentBy(a store.StockAdjustment) string {
+func adjustmentBy(ctx context.Context, a store.StockAdjustment) string {
 	if a.StaffName != "" {
 		return a.StaffName
 	}
-	return "staff"
+	return t(ctx, "admin.warehouses.by_staff")
+}
+
+// adminHTML is a message whose values are bits of markup (a link, a
+// <strong>): the sentence stays one message, in each language's word
+// order. The catalogue's text is the shop's own; every value must come
+// from adminMark or adminLink, which escape what they hold.
+func adminHTML(ctx context.Context, id string, args ...any) templ.Component {
+	return templ.Raw(t(ctx, id, args...))
+}
+
+// adminMark is text in an element for adminHTML: <strong>…</strong>,
+// with a data-testid when testid is set.
+func adminMark(tag, testid, text string) string {
+	open := "<" + tag
+	if testid != "" {
+		open += ` data-testid="` + html.EscapeString(testid) + `"`
+	}
+	return open + ">" + html.EscapeString(text) + "</" + tag + ">"
+}
+
+// adminLink is a link for adminHTML, with a data-testid when testid is set.
+func adminLink(href, testid, text string) string {
+	a := `<a href="` + html.EscapeString(href) + `"`
+	if testid != "" {
+		a += ` data-testid="` + html.EscapeString(testid) + `"`
+	}
+	return a + ">" + html.EscapeString(text) + "</a>"
+}
+
+// adminShippingTypes names the shipping types staff choose from; the type
+// is kept as its English name.
+var adminShippingTypes = map[string]string{
+	"Standard": "admin.orders.shipping.standard",
+	"Express":  "admin.orders.shipping.express",
+}
+
+// adminShippingType is a shipment's type in the page's language.
+func adminShippingType(ctx context.Context, typ string) string {
+	if id, ok := adminShippingTypes[typ]; ok {
+		return t(ctx, id)
+	}
+	return typ
+}
+
+// adminPaymentLabel is store.Payment's Label in the page's language:
+// "Visa ending in 4242", "Gift card ending FT20", "Refund to Visa ending
+// in 4242".
+func adminPaymentLabel(ctx context.Context, p store.Payment) string {
+	gift := p.Type == "GiftCard"
+	_, end, ok := strings.Cut(p.Reference, "••••")
+	end = strings.TrimSpace(end)
+	hasEnd := ok && end != ""
+	switch {
+	case gift && p.IsRefund() && hasEnd:
+		return t(ctx, "admin.invoices.pay.gift_refund_ending", "End", end)
+	case gift && p.IsRefund():
+		return t(ctx, "admin.invoices.pay.gift_refund")
+	case gift && hasEnd:
+		return t(ctx, "admin.invoices.pay.gift_ending", "End", end)
+	case gift:
+		return t(ctx, "admin.invoices.pay.gift")
+	case p.IsRefund() && hasEnd:
+		return t(ctx, "admin.invoices.pay.card_refund_ending", "Card", p.Type, "End", end)
+	case p.IsRefund():
+		return t(ctx, "admin.invoices.pay.card_refund", "Card", p.Type)
+	case hasEnd:
+		return t(ctx, "admin.invoices.pay.card_ending", "Card", p.Type, "End", end)
+	}
+	return p.Type
 }
