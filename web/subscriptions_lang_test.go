@@ -34,7 +34,7 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 		{lang.Indonesian, words{
 			subscribe: "Berlangganan", submit: "Berlangganan dan bayar sekarang", active: "Aktif", day15: "tanggal 15", every2: "setiap 2 bulan", title2: "Setiap 2 bulan",
 			subscribed: "Anda berlangganan", skipped: "Pembayaran dilewati",
-			receipts: "Kuitansi", receiptTitle: "Kuitansi R", amount: "€25,00", drops: "Drop terbatas", claimed: "Berhasil diklaim",
+			receipts: "Kuitansi", receiptTitle: "Kuitansi R", amount: "€25,00", drops: "Rilis terbatas", claimed: "Berhasil diklaim",
 			valid: "berlaku", tickets: "Tiket Anda", opensIn: "Dibuka dalam", left: "Sisa 3 dari 3",
 		}},
 	} {
