@@ -10,6 +10,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -93,7 +94,7 @@ func (h *Drops) List(c *fiber.Ctx) error {
 		data.Drops = append(data.Drops, d)
 	}
 	data.NextURL = paths.More(paths.Drops, drops.Next)
-	return page.List(c, "Drops", views.DropsView, views.DropCards, data)
+	return page.List(c, page.T(c, "drops.title"), views.DropsView, views.DropCards, data)
 }
 
 // claimArea is the claim area of a drop for this visit: the customer's
@@ -183,21 +184,22 @@ func (h *Drops) Count(c *fiber.Ctx) error {
 	return views.DropLiveView(live).Render(c.UserContext(), c.Response().BodyWriter())
 }
 
-// claimRefusal is the status and message of a refused claim.
-func claimRefusal(err error) (int, string, bool) {
+// claimRefusal is the status and message of a refused claim, in the
+// request's language.
+func claimRefusal(c *fiber.Ctx, err error) (int, string, bool) {
 	switch {
 	case errors.Is(err, store.ErrAlreadyClaimed):
-		return fiber.StatusConflict, "This drop's ticket is already yours: one per customer.", true
+		return fiber.StatusConflict, page.T(c, "drops.refused.already"), true
 	case errors.Is(err, store.ErrSoldOut):
-		return fiber.StatusConflict, "Sold out: every ticket was claimed before yours.", true
+		return fiber.StatusConflict, page.T(c, "drops.refused.sold_out"), true
 	case errors.Is(err, store.ErrDropNotOpen):
-		return fiber.StatusUnprocessableEntity, "This drop is not open yet: claim when the countdown ends.", true
+		return fiber.StatusUnprocessableEntity, page.T(c, "drops.refused.not_open"), true
 	case errors.Is(err, store.ErrDropClosed):
-		return fiber.StatusUnprocessableEntity, "This drop is closed: no more tickets are handed out.", true
+		return fiber.StatusUnprocessableEntity, page.T(c, "drops.refused.closed"), true
 	case errors.Is(err, store.ErrDropCancelled):
-		return fiber.StatusUnprocessableEntity, "This drop was cancelled.", true
+		return fiber.StatusUnprocessableEntity, page.T(c, "drops.claim.cancelled"), true
 	case errors.Is(err, store.ErrClaimContended):
-		return fiber.StatusConflict, "The drop is very busy right now: try again in a moment.", true
+		return fiber.StatusConflict, page.T(c, "drops.refused.busy"), true
 	}
 	return 0, "", false
 }
@@ -214,7 +216,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	}
 	back := paths.Drop(id)
 	if !page.Viewer(c).SignedIn() {
-		page.Flash(c, views.FlashInfo, "Sign in or create an account to claim a ticket.")
+		page.Flash(c, views.FlashInfo, page.T(c, "drops.flash.sign_in"))
 	}
 	v, err := signedInFor(c, back)
 	if err != nil || !v.SignedIn() {
@@ -230,11 +232,11 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		area.Error = "Too many claims at once: wait a second and try again."
+		area.Error = page.T(c, "drops.refused.too_fast")
 		return h.answerClaim(c, fiber.StatusTooManyRequests, area, back)
 	}
 	t, claimErr := h.Gate.Claim(ctx, store.ClaimRequest{DropID: id, Client: v.ID, CustomerID: v.ID, DropTitle: d.Title})
-	status, msg, refused := claimRefusal(claimErr)
+	status, msg, refused := claimRefusal(c, claimErr)
 	if claimErr != nil && !refused {
 		return notFoundAs(claimErr, "That drop")
 	}
@@ -244,7 +246,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	}
 	area := views.DropClaim{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(), SignedIn: true, CSRF: page.CSRFToken(c)}
 	if claimErr == nil {
-		area.Ticket, area.Notice = &t, "Claimed! The ticket is yours."
+		area.Ticket, area.Notice = &t, page.T(c, "drops.claim.claimed")
 		area.Offer = views.OfferOf(t, d, area.Now)
 		return h.answerClaim(c, fiber.StatusOK, area, back)
 	}
@@ -301,7 +303,7 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 		}
 	}
 	data.NextURL = paths.More(paths.Tickets, tickets.Next)
-	return page.List(c, "Your tickets", views.TicketsView, views.TicketRows, data)
+	return page.List(c, page.T(c, "tickets.title"), views.TicketsView, views.TicketRows, data)
 }
 
 // Buy puts the unit a valid ticket of a product drop buys in the cart, as
@@ -326,7 +328,7 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 		return notFoundAs(err, "That drop")
 	}
 	if views.OfferOf(t, d, h.Store.Now()) == nil {
-		page.Flash(c, views.FlashError, "This ticket cannot buy anything now: it was used, is void, or its time is over.")
+		page.Flash(c, views.FlashError, page.T(c, "tickets.cannot_buy"))
 		return page.Redirect(c, paths.Tickets)
 	}
 	p, err := h.Store.Product(ctx, d.ProductID)
@@ -343,6 +345,6 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	}
 	// The cart page it goes to counts the items again (a ticket already in
 	// the cart is left as it was, so this cannot simply add one).
-	page.Flash(c, views.FlashSuccess, "Added "+p.Name+" at the drop's price "+d.Price.String()+" to your cart.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "tickets.added", "Product", p.Name, "Price", lang.Money(ctx, d.Price)))
 	return page.Redirect(c, paths.Cart)
 }

@@ -40,7 +40,7 @@ func (h *Receipts) List(c *fiber.Ctx) error {
 	}
 	data := views.ReceiptsPage{Lines: lines.Items, Loc: h.Store.Location()}
 	data.NextURL = paths.More(paths.Receipts, lines.Next)
-	return page.List(c, "Receipts", views.ReceiptsView, views.ReceiptRows, data)
+	return page.List(c, page.T(c, "receipts.title"), views.ReceiptsView, views.ReceiptRows, data)
 }
 
 // Show is one receipt, by its number. Another customer's number is a 404,
@@ -58,5 +58,5 @@ func (h *Receipts) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That receipt")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Receipt " + r.Number, Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.Number), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
 }

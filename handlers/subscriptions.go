@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -79,7 +79,7 @@ const formBroken = "This form is broken. Reload the page and try again."
 func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	productID := c.FormValue("product_id")
 	if !page.Viewer(c).SignedIn() {
-		page.Flash(c, views.FlashInfo, "Sign in or create an account to subscribe.")
+		page.Flash(c, views.FlashInfo, page.T(c, "subs.flash.sign_in"))
 	}
 	back := paths.Subscriptions
 	if store.ValidID(productID) {
@@ -96,7 +96,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
 	}
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
-		return page.BadRequest(formBroken)
+		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	}
 	if !store.ValidID(productID) {
 		return page.NotFound("That product")
@@ -107,7 +107,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	}
 	f.Product = p
 	if !p.Subscribable || p.MonthlyPrice.Amount <= 0 {
-		f.Errors[""] = "This product cannot be subscribed to."
+		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 		return h.subscribeAgain(c, f)
 	}
 	subs, err := h.Store.Subscriptions(ctx, v.ID)
@@ -116,11 +116,11 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	}
 	f.Cards = views.KeptCards(subs)
 
-	day, dayErr := parsePaymentDay(f.Day)
+	day, dayErr := parsePaymentDay(c, f.Day)
 	if dayErr != "" {
 		f.Errors["day"] = dayErr
 	}
-	period, periodErr := parsePeriod(f.Period)
+	period, periodErr := parsePeriod(c, f.Period)
 	if periodErr != "" {
 		f.Errors["period"] = periodErr
 	}
@@ -145,27 +145,27 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	}, h.Gateway)
 	switch {
 	case err == nil:
-		msg := fmt.Sprintf("You are subscribed to %s. This form was already sent: nothing more was charged.", sub.ProductName)
+		msg := page.T(c, "subs.flash.subscribed_again", "Product", sub.ProductName)
 		if receipt.Number != "" {
-			msg = fmt.Sprintf("You are subscribed to %s. The first payment of %s is on receipt %s; the next is on %s.",
-				sub.ProductName, receipt.Amount, receipt.Number, sub.NextPaymentDate.Format("2 Jan 2006"))
+			msg = page.T(c, "subs.flash.subscribed", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount),
+				"Receipt", receipt.Number, "Date", dayText(ctx, sub.NextPaymentDate))
 		}
 		if !sub.NewPriceFrom.IsZero() {
-			msg += fmt.Sprintf(" The monthly price becomes %s on %s, so your payments on or after that day are %s.",
-				sub.NewPrice, sub.NewPriceFrom.Format("2 Jan 2006"), sub.AmountFor(sub.NewPriceFrom))
+			msg += " " + page.T(c, "subs.flash.new_price", "Price", lang.Money(ctx, sub.NewPrice), "Date", dayText(ctx, sub.NewPriceFrom),
+				"Amount", lang.Money(ctx, sub.AmountFor(sub.NewPriceFrom)))
 		}
 		page.Flash(c, views.FlashSuccess, msg)
 		return page.Redirect(c, paths.Subscriptions)
 	case errors.Is(err, store.ErrBadSubscribeKey):
-		return page.BadRequest(formBroken)
+		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	case errors.Is(err, store.ErrNotSubscribable):
-		f.Errors[""] = "This product cannot be subscribed to."
+		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = sentence(err)
+		f.Errors["day"] = subsRefusal(c, err)
 	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = sentence(err)
+		f.Errors["period"] = subsRefusal(c, err)
 	default:
-		field, msg, ok := cardProblem(err)
+		field, msg, ok := subsCardProblem(c, err)
 		if !ok {
 			return err
 		}
@@ -188,17 +188,17 @@ func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, err
 		for _, k := range kept {
 			if k.Token == choice {
 				if strings.TrimSpace(number) != "" {
-					errs["card"] = "You typed a new card but chose " + k.Label() + ": choose “A new card” to use the new one."
+					errs["card"] = page.T(c, "subs.error.typed_new_card", "Card", k.Label())
 					return store.Card{}, false
 				}
 				return k, !errs.Any()
 			}
 		}
-		errs["card"] = "Choose one of your cards, or a new card."
+		errs["card"] = page.T(c, "subs.error.choose_card")
 		return store.Card{}, false
 	}
 	if strings.TrimSpace(number) == "" {
-		errs["card_number"] = "Enter the card to pay with."
+		errs["card_number"] = page.T(c, "subs.error.enter_card")
 		return store.Card{}, false
 	}
 	if errs.Any() {
@@ -206,9 +206,9 @@ func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, err
 	}
 	card, err := h.Gateway.Tokenize(c.UserContext(), number, expiry, cvc)
 	if err != nil {
-		field, msg, ok := cardProblem(err)
+		field, msg, ok := subsCardProblem(c, err)
 		if !ok {
-			errs[""] = "The card could not be checked. Nothing was charged; try again."
+			errs[""] = page.T(c, "subs.error.card_unchecked")
 			return store.Card{}, false
 		}
 		errs[field] = msg
@@ -222,28 +222,76 @@ func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, err
 func (h *Subscriptions) subscribeAgain(c *fiber.Ctx, f views.SubscribeForm) error {
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
-		Title: "Subscribe to " + f.Product.Name, Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
+		Title: page.T(c, "subs.page.title", "Product", f.Product.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
 		Partial: views.SubscribePanel(f),
 	})
 }
 
-func parsePaymentDay(s string) (int, string) {
+func parsePaymentDay(c *fiber.Ctx, s string) (int, string) {
 	if s == "" {
-		return 0, "Choose the day of the month to pay on (1–31)."
+		return 0, page.T(c, "subs.error.choose_day")
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || !store.ValidPaymentDay(n) {
-		return 0, "The payment day must be a whole number from 1 to 31."
+		return 0, page.T(c, "subs.error.bad_day")
 	}
 	return n, ""
 }
 
-func parsePeriod(s string) (int, string) {
+func parsePeriod(c *fiber.Ctx, s string) (int, string) {
 	n, err := strconv.Atoi(s)
 	if err != nil || !store.ValidPeriod(n) {
-		return 0, "Choose how often to pay: every 1, 2, 3 or 6 months."
+		return 0, page.T(c, "subs.error.choose_period")
 	}
 	return n, ""
+}
+
+// subsCardProblem is checkout's cardProblem in the request's language: a
+// gateway's refusal at the field it is about.
+func subsCardProblem(c *fiber.Ctx, err error) (field, msg string, ok bool) {
+	switch {
+	case errors.Is(err, payment.ErrInvalidNumber):
+		return "card_number", page.T(c, "subs.card_error.number"), true
+	case errors.Is(err, payment.ErrInvalidExpiry):
+		return "expiry", page.T(c, "subs.card_error.expiry"), true
+	case errors.Is(err, payment.ErrExpired):
+		return "expiry", page.T(c, "subs.card_error.expired"), true
+	case errors.Is(err, payment.ErrInvalidCVC):
+		return "cvc", page.T(c, "subs.card_error.cvc"), true
+	case errors.Is(err, payment.ErrDeclined):
+		return "card_number", page.T(c, "subs.card_error.declined"), true
+	case errors.Is(err, payment.ErrInsufficientFunds):
+		return "card_number", page.T(c, "subs.card_error.funds"), true
+	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
+		return "card_number", page.T(c, "subs.card_error.processing"), true
+	}
+	return "", "", false
+}
+
+// subsRefusal says in the request's language why a subscription cannot be
+// changed that way; an error it does not know keeps its English words.
+func subsRefusal(c *fiber.Ctx, err error) string {
+	switch {
+	case errors.Is(err, store.ErrBadPaymentDay):
+		return page.T(c, "subs.error.bad_day")
+	case errors.Is(err, store.ErrBadPeriod):
+		return page.T(c, "subs.error.bad_period")
+	case errors.Is(err, store.ErrSubscriptionCancelled):
+		return page.T(c, "subs.error.cancelled")
+	case errors.Is(err, store.ErrSubscriptionPaused):
+		return page.T(c, "subs.error.paused")
+	case errors.Is(err, store.ErrSubscriptionNotPaused):
+		return page.T(c, "subs.error.not_paused")
+	case errors.Is(err, store.ErrSubscriptionEnding):
+		return page.T(c, "subs.error.ending")
+	case errors.Is(err, store.ErrSubscriptionNotEnding):
+		return page.T(c, "subs.error.not_ending")
+	case errors.Is(err, store.ErrSameValue):
+		return page.T(c, "subs.error.same")
+	case errors.Is(err, store.ErrPaymentOutstanding):
+		return page.T(c, "subs.error.outstanding")
+	}
+	return sentence(err)
 }
 
 // List is the customer's subscriptions, newest first.
@@ -256,7 +304,7 @@ func (h *Subscriptions) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Your subscriptions", Page: page.Full(views.SubscriptionsView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "subs.list.title"), Page: page.Full(views.SubscriptionsView, data)})
 }
 
 // list is the page's data; the card of `changed` (if any) is shown as
@@ -301,8 +349,6 @@ func refusable(change store.SubscriptionChange) store.SubscriptionChange {
 // change left nil).
 type action func(c *fiber.Ctx, card *views.SubscriptionCard) (change store.SubscriptionChange, done func(store.Subscription) string, err error)
 
-const staleMessage = "This subscription changed in another tab or by the shop; here it is now. Nothing was changed."
-
 // change runs one action on a subscription as the customer's page showed
 // it (the form's version). htmx gets the subscription's card back; a plain
 // form goes back to /subscriptions with a flash. A subscription changed in
@@ -319,7 +365,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	}
 	version, err := strconv.Atoi(c.FormValue("version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(formBroken)
+		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	}
 	ctx := c.UserContext()
 	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: open}
@@ -347,21 +393,21 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	case err == nil:
 		card.Sub, card.Notice, card.Open, card.Expiry = sub, done(sub), "", ""
 		if !page.IsHTMX(c) {
-			page.Flash(c, views.FlashSuccess, sub.ProductName+": "+card.Notice)
+			page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", card.Notice))
 			return page.Redirect(c, paths.Subscriptions)
 		}
 		return h.answer(c, v, fiber.StatusOK, card)
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case errors.As(err, &refused):
-		card.Sub, card.Error = sub, sentence(refused.err)
+		card.Sub, card.Error = sub, subsRefusal(c, refused.err)
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
 	return notFoundAs(err, "That subscription")
 }
 
 func (h *Subscriptions) stale(c *fiber.Ctx, v views.Viewer, stale *store.StaleError) error {
-	card := views.SubscriptionCard{Sub: stale.Current, Error: staleMessage, Errors: views.FieldErrors{}}
+	card := views.SubscriptionCard{Sub: stale.Current, Error: page.T(c, "subs.error.stale"), Errors: views.FieldErrors{}}
 	return h.answer(c, v, fiber.StatusConflict, card)
 }
 
@@ -380,16 +426,17 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 	if err != nil {
 		return err
 	}
-	return page.Render(c, status, page.View{Title: "Your subscriptions", Page: page.Full(views.SubscriptionsView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "subs.list.title"), Page: page.Full(views.SubscriptionsView, data)})
 }
 
-func dayText(d time.Time) string { return d.Format("2 Jan 2006") }
+// dayText is a billing date in the request's language.
+func dayText(ctx context.Context, d time.Time) string { return lang.Date(ctx, d) }
 
 // ChangeDay moves the payment day.
 func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
 	return h.change(c, "day", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		card.Day = strings.TrimSpace(c.FormValue("day"))
-		day, msg := parsePaymentDay(card.Day)
+		day, msg := parsePaymentDay(c, card.Day)
 		if msg != "" {
 			card.Errors["day"] = msg
 			return nil, nil, nil
@@ -397,9 +444,9 @@ func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
 		return store.ChangeDay(day), func(s store.Subscription) string {
 			next := s.NextPaymentDate
 			if s.Status != store.SubscriptionActive || next.IsZero() || next.Day() == store.BillingDate(next.Year(), next.Month(), day).Day() {
-				return "Payments are now taken on the " + views.Ordinal(day) + "."
+				return page.T(c, "subs.done.day", "Day", views.DayOfMonth(c.UserContext(), day))
 			}
-			return "The payment on " + dayText(next) + " stays; after it, payments are taken on the " + views.Ordinal(day) + "."
+			return page.T(c, "subs.done.day_after", "Date", dayText(c.UserContext(), next), "Day", views.DayOfMonth(c.UserContext(), day))
 		}, nil
 	})
 }
@@ -407,13 +454,14 @@ func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
 // ChangePeriod bills every n months from the next payment on.
 func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
 	return h.change(c, "period", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		months, msg := parsePeriod(strings.TrimSpace(c.FormValue("period")))
+		months, msg := parsePeriod(c, strings.TrimSpace(c.FormValue("period")))
 		if msg != "" {
 			card.Errors["period"] = msg
 			return nil, nil, nil
 		}
 		return store.ChangePeriod(months), func(s store.Subscription) string {
-			return fmt.Sprintf("From the next payment on you pay %s %s.", s.Amount(), views.PeriodWord(months))
+			ctx := c.UserContext()
+			return page.T(c, "subs.done.period", "Amount", lang.Money(ctx, s.Amount()), "Period", views.PeriodWord(ctx, months))
 		}, nil
 	})
 }
@@ -433,36 +481,36 @@ func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
 		}
 		return store.ChangeCard(chosen), func(s store.Subscription) string {
 			if s.Status == store.SubscriptionPastDue {
-				return "It now pays with " + chosen.Label() + "; the outstanding payment is tried again today."
+				return page.T(c, "subs.done.card_retry", "Card", chosen.Label())
 			}
-			return "It now pays with " + chosen.Label() + "."
+			return page.T(c, "subs.done.card", "Card", chosen.Label())
 		}, nil
 	})
 }
 
 // Skip lets the next payment pass.
 func (h *Subscriptions) Skip(c *fiber.Ctx) error {
-	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		return store.Skip(), func(s store.Subscription) string {
-			return "The payment is skipped; the next one is on " + dayText(s.NextPaymentDate) + "."
+			return page.T(c, "subs.done.skipped", "Date", dayText(c.UserContext(), s.NextPaymentDate))
 		}, nil
 	})
 }
 
 // Pause stops payments until the customer resumes.
 func (h *Subscriptions) Pause(c *fiber.Ctx) error {
-	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		return store.Pause(), func(store.Subscription) string {
-			return "Paused: no payments or reminders until you resume."
+			return page.T(c, "subs.done.paused")
 		}, nil
 	})
 }
 
 // Resume starts a paused subscription again.
 func (h *Subscriptions) Resume(c *fiber.Ctx) error {
-	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		return store.Resume(), func(s store.Subscription) string {
-			return "Resumed: the next payment is on " + dayText(s.NextPaymentDate) + "."
+			return page.T(c, "subs.done.resumed", "Date", dayText(c.UserContext(), s.NextPaymentDate))
 		}, nil
 	})
 }
@@ -476,18 +524,18 @@ func (h *Subscriptions) Cancel(c *fiber.Ctx) error {
 		switch c.FormValue("when") {
 		case "period_end":
 			return store.CancelAtPeriodEnd(), func(s store.Subscription) string {
-				return "It ends on " + dayText(s.EndsOn) + ", at the end of the period you paid for; nothing more is charged."
+				return page.T(c, "subs.done.ends", "Date", dayText(c.UserContext(), s.EndsOn))
 			}, nil
 		}
-		return nil, nil, page.BadRequest(formBroken)
+		return nil, nil, page.BadRequest(page.T(c, "subs.error.form_broken"))
 	})
 }
 
 // Keep takes back "cancel at the end of the period".
 func (h *Subscriptions) Keep(c *fiber.Ctx) error {
-	return h.change(c, "", func(*fiber.Ctx, *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		return store.KeepOn(), func(s store.Subscription) string {
-			return "Kept: the next payment is on " + dayText(s.NextPaymentDate) + "."
+			return page.T(c, "subs.done.kept", "Date", dayText(c.UserContext(), s.NextPaymentDate))
 		}, nil
 	})
 }
@@ -506,7 +554,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	}
 	version, err := strconv.Atoi(c.FormValue("version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(formBroken)
+		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	}
 	res, err := h.Store.CancelSubscriptionNow(c.UserContext(), v.ID, id, version, h.Refunder, h.Mail)
 	card := views.SubscriptionCard{Sub: res.Subscription, Errors: views.FieldErrors{}}
@@ -515,22 +563,22 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case errors.Is(err, store.ErrSubscriptionCancelled):
-		card.Error, card.Open = sentence(err), "cancel"
+		card.Error, card.Open = subsRefusal(c, err), "cancel"
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	case err != nil:
 		return notFoundAs(err, "That subscription")
 	}
-	card.Notice = "Cancelled. Nothing more is charged."
+	card.Notice = page.T(c, "subs.done.cancelled")
 	if r := res.Receipt; r != nil && r.Refund != nil {
-		days := fmt.Sprintf("the %d unused days of the period you paid", res.UnusedDays)
+		amount := lang.Money(c.UserContext(), r.Refund.Amount)
 		if r.Refund.Status == store.ReceiptRefunded {
-			card.Notice += " We refunded " + r.Refund.Amount.String() + " for " + days + " to your " + r.Card.Label() + "."
+			card.Notice += " " + page.N(c, "subs.done.refunded", res.UnusedDays, "Amount", amount, "Card", r.Card.Label())
 		} else {
-			card.Notice += " " + r.Refund.Amount.String() + " for " + days + " goes back to your " + r.Card.Label() + " shortly."
+			card.Notice += " " + page.N(c, "subs.done.refund_pending", res.UnusedDays, "Amount", amount, "Card", r.Card.Label())
 		}
 	}
 	if !page.IsHTMX(c) {
-		page.Flash(c, views.FlashSuccess, res.Subscription.ProductName+": "+card.Notice)
+		page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", res.Subscription.ProductName, "Notice", card.Notice))
 		return page.Redirect(c, paths.Subscriptions)
 	}
 	return h.answer(c, v, fiber.StatusOK, card)

@@ -139,6 +139,7 @@ var (
 	ErrSubscriptionEnding    = errors.New("this subscription ends at the end of its period; keep it first")
 	ErrSubscriptionNotEnding = errors.New("this subscription is not set to end")
 	ErrSameValue             = errors.New("nothing to change: that is the current setting")
+	ErrPaymentOutstanding    = errors.New("this subscription has a payment outstanding; change the card to pay it")
 )
 
 // StaleError says a subscription changed since the customer's page showed
@@ -228,7 +229,7 @@ func Skip() SubscriptionChange {
 		case s.Ending():
 			return s, ErrSubscriptionEnding
 		case s.Status == SubscriptionPastDue:
-			return s, errors.New("this subscription has a payment outstanding; change the card to pay it")
+			return s, ErrPaymentOutstanding
 		}
 		s.NextPaymentDate = NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
 		s.NextReminderDate = ReminderDate(s.NextPaymentDate, today, lead)
@@ -247,7 +248,7 @@ func Pause() SubscriptionChange {
 		case s.Ending():
 			return s, ErrSubscriptionEnding
 		case s.Status == SubscriptionPastDue:
-			return s, errors.New("this subscription has a payment outstanding; change the card to pay it")
+			return s, ErrPaymentOutstanding
 		}
 		s.Status = SubscriptionPaused
 		s.PausedOn = today

@@ -1,10 +1,12 @@
 package views
 
 import (
+	"context"
 	"strings"
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // ReceiptsPage is one page of what a customer paid in the last six months.
@@ -22,11 +24,11 @@ type ReceiptPage struct {
 
 // invoiceCard sums up how an order was paid: "Visa •••• 4242",
 // "Gift card + Visa •••• 4242".
-func invoiceCard(inv store.Invoice) string {
+func invoiceCard(ctx context.Context, inv store.Invoice) string {
 	var parts []string
 	for _, p := range inv.Payments {
 		if p.Type == "GiftCard" {
-			parts = append(parts, "Gift card")
+			parts = append(parts, lang.T(ctx, "receipts.gift_card"))
 			continue
 		}
 		label := p.Type
@@ -36,4 +38,21 @@ func invoiceCard(inv store.Invoice) string {
 		parts = append(parts, label)
 	}
 	return strings.Join(parts, " + ")
+}
+
+// receiptTime is an instant on a receipt in the shop's time zone, as the
+// page's language writes it: "22 Nov 2026, 02:31 CET".
+func receiptTime(ctx context.Context, t time.Time, loc *time.Location) string {
+	return lang.DateTime(ctx, InZone(t, loc))
+}
+
+// receiptRefundWords is a receipt's refund in the statement's row.
+func receiptRefundWords(ctx context.Context, r *store.ReceiptRefund) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Status == store.ReceiptRefundPending:
+		return lang.T(ctx, "receipts.row.refund_pending", "Amount", lang.Money(ctx, r.Amount))
+	}
+	return lang.T(ctx, "receipts.row.refunded", "Amount", lang.Money(ctx, r.Amount))
 }

@@ -1,11 +1,12 @@
 package views
 
 import (
+	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // SubscribeForm is the product page's subscribe form, as typed; the card's
@@ -64,13 +65,9 @@ func KeptCards(subs []store.Subscription) []store.Card {
 	return out
 }
 
-// dayLabel writes a billing date as "2 Jan 2006"; "" for none.
-func dayLabel(d time.Time) string {
-	if d.IsZero() {
-		return ""
-	}
-	return d.Format("2 Jan 2006")
-}
+// dayLabel writes a billing date as the page's language writes a day:
+// "2 Jan 2006", "2006년 1월 2일"; "" for none.
+func dayLabel(ctx context.Context, d time.Time) string { return lang.Date(ctx, d) }
 
 // InZone is an instant in the shop's time zone, for Date to show its day.
 func InZone(t time.Time, loc *time.Location) time.Time {
@@ -80,12 +77,22 @@ func InZone(t time.Time, loc *time.Location) time.Time {
 	return t.In(loc)
 }
 
-// PeriodWord is "every month", "every 3 months".
-func PeriodWord(months int) string {
+// PeriodWord is "every month", "every 3 months" in the language of ctx.
+// A month on its own has words of its own in every language (매월, setiap
+// bulan), not the plural's count of one.
+func PeriodWord(ctx context.Context, months int) string {
 	if months == 1 {
-		return "every month"
+		return lang.T(ctx, "subs.period.every_month")
 	}
-	return "every " + strconv.Itoa(months) + " months"
+	return lang.N(ctx, "subs.period.every_months", months)
+}
+
+// periodTitle is PeriodWord at the start of a line: "Every 3 months".
+func periodTitle(ctx context.Context, months int) string {
+	if months == 1 {
+		return lang.T(ctx, "subs.period.title_month")
+	}
+	return lang.N(ctx, "subs.period.title_months", months)
 }
 
 func periodPrice(monthly store.Money, months int) store.Money {
@@ -107,20 +114,39 @@ func Ordinal(n int) string {
 	return strconv.Itoa(n) + suffix
 }
 
-func paymentDayWord(day int) string {
-	if day >= 29 {
-		return "the " + Ordinal(day) + " (the last day in shorter months)"
+// DayOfMonth is a payment day as the messages of ctx's language read it
+// in {{.Day}}: "15th" in English ("the 15th"), the number in Korean and
+// Indonesian, whose messages put 일 or tanggal around it.
+func DayOfMonth(ctx context.Context, day int) string {
+	if lang.From(ctx) == lang.English {
+		return Ordinal(day)
 	}
-	return "the " + Ordinal(day)
+	return strconv.Itoa(day)
+}
+
+func paymentDayWord(ctx context.Context, day int) string {
+	if day >= 29 {
+		return lang.T(ctx, "subs.day.late", "Day", DayOfMonth(ctx, day))
+	}
+	return lang.T(ctx, "subs.day.usual", "Day", DayOfMonth(ctx, day))
+}
+
+var subscriptionStatusIDs = map[store.SubscriptionStatus]string{
+	store.SubscriptionActive:    "subs.status.active",
+	store.SubscriptionPaused:    "subs.status.paused",
+	store.SubscriptionPastDue:   "subs.status.past_due",
+	store.SubscriptionCancelled: "subs.status.cancelled",
 }
 
 // subscriptionStatus is the status as the customer reads it.
-func subscriptionStatus(s store.Subscription) string {
+func subscriptionStatus(ctx context.Context, s store.Subscription) string {
 	if s.Ending() {
-		return "Ending on " + dayLabel(s.EndsOn)
+		return lang.T(ctx, "subs.status.ending", "Date", dayLabel(ctx, s.EndsOn))
 	}
-	l := s.Status.Label()
-	return strings.ToUpper(l[:1]) + l[1:]
+	if id, ok := subscriptionStatusIDs[s.Status]; ok {
+		return lang.T(ctx, id)
+	}
+	return string(s.Status)
 }
 
 func statusClass(s store.Subscription) string {
