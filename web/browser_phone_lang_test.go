@@ -36,6 +36,16 @@ const cutTextJS = `(() => {
 			cut.push(e.tagName.toLowerCase() + (e.dataset.testid ? '[' + e.dataset.testid + ']' : '') + ' "' + e.innerText.trim().slice(0, 30) + '" on ' + tops.size + ' lines');
 		}
 	}
+	// Nothing sticks out of the page's column into its margin.
+	const main = document.querySelector('main');
+	const edge = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
+	for (const e of main.querySelectorAll('*')) {
+		if (!e.checkVisibility() || e.closest('.table-scroll')) continue;
+		const r = e.getBoundingClientRect();
+		if (r.width > 0 && r.right > edge + 1) {
+			cut.push(e.tagName.toLowerCase() + (e.dataset.testid ? '[' + e.dataset.testid + ']' : '') + ' sticks out of the column to ' + Math.round(r.right) + ' (edge ' + Math.round(edge) + ')');
+		}
+	}
 	return cut.slice(0, 8);
 })()`
 
