@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -34,7 +33,7 @@ type Cart struct {
 // gets the header's counts out of band with the panel.
 func (h *Cart) render(c *fiber.Ctx, status int, data views.CartPage) error {
 	page.SetCartUnits(c, data.Cart.Units())
-	return page.Render(c, status, page.View{Title: "Your cart", Page: page.Full(views.CartView, data),
+	return page.Render(c, status, page.View{Title: page.T(c, "cart.title"), Page: page.Full(views.CartView, data),
 		Partial: templ.Join(views.CartPanel(data, page.CSRFToken(c)), views.CartCounts(data.Cart.Units()))})
 }
 
@@ -57,7 +56,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 	productID := c.FormValue("product_id")
 	form := views.AddToCart{ProductID: productID, Quantity: c.FormValue("quantity"), CSRF: page.CSRFToken(c), Available: 1}
 	if !store.ValidID(productID) {
-		return page.BadRequest("That product cannot be added.")
+		return page.BadRequest("cart.cannot_add")
 	}
 	p, stock, err := h.Store.ProductWithStock(c.UserContext(), productID)
 	if err != nil {
@@ -78,7 +77,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 		default:
 			err = h.Store.AddToCart(c.UserContext(), owner, p, qty)
 			if err == nil {
-				form.Added = fmt.Sprintf("%d × %s", qty, p.Name)
+				form.Added = page.T(c, "cart.added.what", "Quantity", qty, "Product", p.Name)
 				form.CartUnits = cart.Units() + qty
 				form.Quantity = "1"
 			}
@@ -90,10 +89,10 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 		if page.IsHTMX(c) {
 			return page.Write(c, fiber.StatusOK, templ.Join(views.AddToCartForm(form), views.CartCounts(form.CartUnits)))
 		}
-		page.Flash(c, views.FlashSuccess, "Added "+form.Added+" to your cart.")
+		page.Flash(c, views.FlashSuccess, page.T(c, "cart.added.flash", "What", form.Added))
 		return page.Redirect(c, paths.Cart)
 	case errors.Is(err, store.ErrBadQty), errors.Is(err, store.ErrLineTooBig), errors.Is(err, store.ErrCartFull), errors.Is(err, store.ErrInsufficientStock):
-		form.Error = sentence(err)
+		form.Error = shopMessage(c.UserContext(), err)
 	default:
 		return err
 	}
@@ -142,7 +141,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 		}
 	}
 	if perr != nil {
-		status, data.Error, data.ErrorFor, data.Entered = fiber.StatusUnprocessableEntity, sentence(perr), id, shortened(raw, 12)
+		status, data.Error, data.ErrorFor, data.Entered = fiber.StatusUnprocessableEntity, shopMessage(c.UserContext(), perr), id, shortened(raw, 12)
 	} else if err := h.Store.SetCartQuantity(c.UserContext(), owner, id, qty); err != nil {
 		return notFoundAs(err, "That cart line")
 	}

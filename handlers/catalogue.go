@@ -49,13 +49,13 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 	}
 	order, ok := store.ParseCatalogueOrder(c.Query("sort"))
 	if !ok {
-		return page.BadRequest("The catalogue sorts by name, price or newest; that order is not one of them.")
+		return page.BadRequest("catalogue.bad_sort")
 	}
 	pageNo := 1
 	if s := c.Query("page"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			return page.BadRequest("Pages of the catalogue are numbered from 1.")
+			return page.BadRequest("catalogue.bad_page")
 		}
 		pageNo = min(n, maxCataloguePage)
 	}
@@ -89,9 +89,9 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 		PerPage: cataloguePageSize, FirstPage: first, Page: min(pageNo, pages), Total: shelf.Total,
 	}
 	c.Vary("HX-Target")
-	title := "Catalogue"
+	title := page.T(c, "catalogue.title")
 	if current.Name != "" {
-		title = current.Name
+		title = views.CategoryName(c.UserContext(), current)
 	}
 	view := page.View{Title: title, Page: page.Full(views.CatalogueView, data), Partial: views.CatalogueList(data)}
 	if more {

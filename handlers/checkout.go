@@ -3,11 +3,11 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -15,6 +15,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -44,7 +45,7 @@ type Checkout struct {
 // signedIn sends a visitor to sign in first and back to checkout after.
 func signedIn(c *fiber.Ctx) (views.Viewer, error) {
 	if !page.Viewer(c).SignedIn() {
-		page.Flash(c, views.FlashInfo, "Sign in or create an account to check out. Your cart comes with you.")
+		page.Flash(c, views.FlashInfo, page.T(c, "checkout.sign_in_first"))
 	}
 	return signedInFor(c, paths.Checkout)
 }
@@ -94,16 +95,16 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *
 		}
 		if n > codeLookupsPerHour {
 			for _, field := range []string{"discount", "giftcard"} {
-				s.Errors[field] = "Too many code checks in the last hour. Try again later."
+				s.Errors[field] = lang.T(ctx, "checkout.code.too_many")
 			}
 			f.Discount, f.GiftCard = "", ""
 		}
 	}
 	if req.DiscountCode, err = optionalCode(f.Discount); err != nil {
-		s.Errors["discount"] = sentence(err)
+		s.Errors["discount"] = shopMessage(ctx, err)
 	}
 	if req.GiftCardCode, err = optionalCode(f.GiftCard); err != nil {
-		s.Errors["giftcard"] = sentence(err)
+		s.Errors["giftcard"] = shopMessage(ctx, err)
 	}
 	for {
 		q, err := h.Store.QuoteCheckout(ctx, req)
@@ -125,18 +126,18 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *
 			return s, &q, nil
 		case errors.As(err, &ce):
 			// Show the error at its field and price the order without that code.
-			s.Errors[ce.Field] = codeMessage(ce)
+			s.Errors[ce.Field] = codeMessage(ctx, ce)
 			if ce.Field == "discount" {
 				req.DiscountCode = ""
 			} else {
 				req.GiftCardCode = ""
 			}
 		case errors.As(err, &short):
-			s.Problem = sentence(short)
+			s.Problem = shopMessage(ctx, short)
 			return s, nil, nil
 		case errors.Is(err, store.ErrEmptyOrder), errors.Is(err, store.ErrCartFull),
 			errors.Is(err, store.ErrTicketNotRedeemable), errors.Is(err, store.ErrOneTicketPerOrder):
-			s.Problem = sentence(err)
+			s.Problem = shopMessage(ctx, err)
 			return s, nil, nil
 		default:
 			return s, nil, err
@@ -151,17 +152,6 @@ func optionalCode(s string) (string, error) {
 	return store.NormalizeCode(s)
 }
 
-func codeMessage(ce *store.CodeError) string {
-	what := "discount code"
-	if ce.Field == "giftcard" {
-		what = "gift card"
-	}
-	if errors.Is(ce.Err, store.ErrNotFound) {
-		return "There is no " + what + " with that code."
-	}
-	return sentence(ce.Err)
-}
-
 // readCheckoutForm reads the form; the ship-to fields as typed, for
 // validateAddress to clean.
 func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
@@ -174,13 +164,35 @@ func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
 	}
 }
 
-// validateAddress cleans the ship-to fields and checks each.
-func validateAddress(f *views.CheckoutForm) {
-	checkAddressFields(f.Errors, []addressInput{
-		{"name", &f.Name, "your name"}, {"street", &f.Street, "the street"}, {"number", &f.Number, "the house number"},
-		{"zip", &f.ZipCode, "the postcode"}, {"city", &f.City, "the city"},
-	})
-	checkCountry(f.Errors, "country", &f.Country)
+// validateAddress cleans the ship-to fields and checks each, as
+// checkAddressFields and checkCountry do, in the language of ctx.
+func validateAddress(ctx context.Context, f *views.CheckoutForm) {
+	for _, fld := range []struct {
+		field string
+		value *string
+		enter string // the message of an empty field
+	}{
+		{"name", &f.Name, "checkout.enter.name"}, {"street", &f.Street, "checkout.enter.street"},
+		{"number", &f.Number, "checkout.enter.number"}, {"zip", &f.ZipCode, "checkout.enter.zip"},
+		{"city", &f.City, "checkout.enter.city"},
+	} {
+		*fld.value = formTextIn(ctx, f.Errors, fld.field, *fld.value, oneLine)
+		switch n := utf8.RuneCountInString(*fld.value); {
+		case f.Errors.Has(fld.field):
+		case n == 0:
+			f.Errors[fld.field] = lang.T(ctx, fld.enter)
+		case n > 100:
+			f.Errors[fld.field] = lang.T(ctx, "form.too_long", "Max", 100)
+		}
+	}
+	raw := strings.TrimSpace(f.Country)
+	f.Country = store.CountryCode(raw)
+	switch {
+	case raw == "":
+		f.Errors["country"] = lang.T(ctx, "form.country.choose")
+	case f.Country == "":
+		f.Errors["country"] = lang.T(ctx, "form.country.from_list")
+	}
 }
 
 // Show is the checkout page for the signed-in customer's cart.
@@ -209,7 +221,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 	}
 	page.SetCartUnits(c, cart.Units())
 	if len(cart.Lines) == 0 {
-		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
+		page.Flash(c, views.FlashInfo, page.T(c, "checkout.cart_empty"))
 		return page.Redirect(c, paths.Cart)
 	}
 	summary, _, err := h.summarize(c.UserContext(), req, &f)
@@ -217,7 +229,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 		return err
 	}
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView,
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
 		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full()})})
 }
 
@@ -225,7 +237,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 func (h *Checkout) Summary(c *fiber.Ctx) error {
 	v := page.Viewer(c)
 	if !v.SignedIn() {
-		return page.Forbidden("Sign in to check out.")
+		return page.Forbidden("checkout.sign_in")
 	}
 	f := readCheckoutForm(c)
 	req, _, err := h.request(c.UserContext(), v.ID, f)
@@ -251,15 +263,15 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	f := readCheckoutForm(c)
-	validateAddress(&f)
+	validateAddress(ctx, &f)
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
-		return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+		return page.BadRequest("checkout.form_broken")
 	}
 	// The total the page showed; none when it showed a problem instead.
 	seen := int64(-1)
 	if f.Total != "" {
 		if seen, err = strconv.ParseInt(f.Total, 10, 64); err != nil {
-			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+			return page.BadRequest("checkout.form_broken")
 		}
 	}
 	req, cart, err := h.request(ctx, v.ID, f)
@@ -274,11 +286,11 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		case err == nil:
 			return page.Redirect(c, paths.Order(placed.ID))
 		case errors.Is(err, store.ErrBadCheckoutKey):
-			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+			return page.BadRequest("checkout.form_broken")
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
-		page.Flash(c, views.FlashInfo, "Your cart is empty: add something first.")
+		page.Flash(c, views.FlashInfo, page.T(c, "checkout.cart_empty"))
 		return page.Redirect(c, paths.Cart)
 	}
 	summary, quote, err := h.summarize(ctx, req, &f)
@@ -297,7 +309,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// The customer confirms the total they saw; a new one is shown first.
 	req.ExpectTotal = &store.Money{Amount: seen, Currency: summary.Tender.Total.Currency}
 	if !f.Errors.Any() && summary.Tender.Total.Amount != seen {
-		f.Errors[""] = totalChanged(summary.Tender.Total)
+		f.Errors[""] = lang.T(ctx, "checkout.total_now", "Total", lang.Money(ctx, summary.Tender.Total))
 	}
 
 	// A card is asked for only when there is something left to pay by
@@ -307,11 +319,11 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	if summary.Tender.Card.Amount > 0 {
 		switch {
 		case strings.TrimSpace(number) == "":
-			f.Errors["card_number"] = fmt.Sprintf("Enter a card to pay the remaining %s.", summary.Tender.Card)
+			f.Errors["card_number"] = lang.T(ctx, "checkout.card.enter_remaining", "Amount", lang.Money(ctx, summary.Tender.Card))
 		case !f.Errors.Any():
 			card, err := h.Gateway.Tokenize(ctx, number, f.Expiry, cvc)
 			if err != nil {
-				if field, msg, ok := cardProblem(err); ok {
+				if field, msg, ok := cardProblemIn(ctx, err); ok {
 					f.Errors[field] = msg
 				} else {
 					return err
@@ -332,9 +344,9 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {
 			page.SetCartUnits(c, 0)
-			msg := "Thank you! Your order is placed."
+			msg := page.T(c, "checkout.placed")
 			if f.SaveAddress {
-				msg += " " + h.saveAddress(ctx, v.ID, f)
+				msg = page.T(c, "checkout.placed_and", "Address", h.saveAddress(ctx, v.ID, f))
 			}
 			page.Flash(c, views.FlashSuccess, msg)
 			return page.Redirect(c, paths.Order(order.ID))
@@ -343,25 +355,25 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		var short *store.StockShortError
 		switch {
 		case errors.As(err, &short):
-			f.Errors[""] = sentence(short)
+			f.Errors[""] = shopMessage(ctx, short)
 		case errors.As(err, &ce):
-			f.Errors[ce.Field] = codeMessage(ce)
+			f.Errors[ce.Field] = codeMessage(ctx, ce)
 		case errors.Is(err, store.ErrCardRequired):
-			f.Errors["card_number"] = "Enter a card to pay the rest."
+			f.Errors["card_number"] = lang.T(ctx, "checkout.card.enter_rest")
 		case errors.Is(err, store.ErrTotalChanged):
-			f.Errors[""] = "The total changed while you were ordering (a price or a code). Nothing was charged; check the new total and place the order again."
+			f.Errors[""] = lang.T(ctx, "checkout.total_changed")
 		case errors.Is(err, store.ErrTicketNotRedeemable):
-			f.Errors[""] = sentence(err) + " Nothing was charged; remove it from your cart."
+			f.Errors[""] = lang.T(ctx, "checkout.ticket_refused", "Why", shopMessage(ctx, err))
 		case errors.Is(err, store.ErrCartChanged):
-			f.Errors[""] = "Your cart changed in another window while ordering. Nothing was charged; check the order and place it again."
+			f.Errors[""] = lang.T(ctx, "checkout.cart_changed")
 		case errors.Is(err, store.ErrOrderTooLarge):
-			f.Errors[""] = sentence(err)
+			f.Errors[""] = shopMessage(ctx, err)
 		case errors.Is(err, store.ErrBadCheckoutKey):
-			return page.BadRequest("This checkout form is broken. Reload the page and try again.")
+			return page.BadRequest("checkout.form_broken")
 		case errors.Is(err, store.ErrConflict):
-			f.Errors[""] = "Something changed while you were ordering. Check the order and place it again."
+			f.Errors[""] = lang.T(ctx, "checkout.conflict")
 		default:
-			field, msg, ok := cardProblem(err)
+			field, msg, ok := cardProblemIn(ctx, err)
 			if !ok {
 				return err
 			}
@@ -375,7 +387,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// attempt rather than a replay of a voided one.
 	f.Key = store.NewID()
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Checkout", Page: page.Full(views.CheckoutView,
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
 		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
 }
 
@@ -389,44 +401,46 @@ func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.C
 	if err == nil {
 		for _, s := range book.Addresses {
 			if s.Same(a) {
-				return "The address was saved already."
+				return lang.T(ctx, "checkout.address.saved_already")
 			}
 		}
 		_, err = h.Store.AddAddress(ctx, customerID, a, false)
 	}
 	switch {
 	case errors.Is(err, store.ErrAddressBookFull):
-		return "The address was not saved: your account holds " + strconv.Itoa(store.MaxAddresses) + " already."
+		return lang.T(ctx, "checkout.address.book_full", "Max", store.MaxAddresses)
 	case err != nil:
 		if h.Log != nil {
 			h.Log.Warn("address not saved after checkout", "customer", customerID, "err", err)
 		}
-		return "The address could not be saved just now: add it on your account page."
+		return lang.T(ctx, "checkout.address.not_saved")
 	}
-	return "The address is saved to your account."
+	return lang.T(ctx, "checkout.address.saved")
 }
 
-func totalChanged(now store.Money) string {
-	return "The total is now " + now.String() + " (a price or a code changed since the page was shown). Check it and place the order again."
-}
-
-// cardProblem puts a gateway's refusal at the field it is about.
+// cardProblem puts a gateway's refusal at the field it is about, in
+// English (subscriptions' forms, until they are translated).
 func cardProblem(err error) (field, msg string, ok bool) {
+	return cardProblemIn(context.Background(), err)
+}
+
+// cardProblemIn is cardProblem in the language of ctx.
+func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
 	switch {
 	case errors.Is(err, payment.ErrInvalidNumber):
-		return "card_number", "That card number is not valid. Check the digits.", true
+		return "card_number", lang.T(ctx, "checkout.card.invalid_number"), true
 	case errors.Is(err, payment.ErrInvalidExpiry):
-		return "expiry", "Enter the expiry as MM/YY.", true
+		return "expiry", lang.T(ctx, "checkout.card.invalid_expiry"), true
 	case errors.Is(err, payment.ErrExpired):
-		return "expiry", "This card has expired.", true
+		return "expiry", lang.T(ctx, "checkout.card.expired"), true
 	case errors.Is(err, payment.ErrInvalidCVC):
-		return "cvc", "The security code is the 3 or 4 digits on the back.", true
+		return "cvc", lang.T(ctx, "checkout.card.invalid_cvc"), true
 	case errors.Is(err, payment.ErrDeclined):
-		return "card_number", "Your bank declined the card. Nothing was charged; try another card.", true
+		return "card_number", lang.T(ctx, "checkout.card.declined"), true
 	case errors.Is(err, payment.ErrInsufficientFunds):
-		return "card_number", "The card has insufficient funds. Nothing was charged.", true
+		return "card_number", lang.T(ctx, "checkout.card.insufficient"), true
 	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
-		return "card_number", "The card could not be processed. Nothing was charged; try again.", true
+		return "card_number", lang.T(ctx, "checkout.card.processing"), true
 	}
 	return "", "", false
 }

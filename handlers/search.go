@@ -35,7 +35,7 @@ func (h *Search) Show(c *fiber.Ctx) error {
 	data := views.SearchPage{Query: q, Typed: page.IsHTMX(c)}
 	switch {
 	case !utf8.ValidString(q) || utf8.RuneCountInString(q) > searchMaxRunes:
-		data.Problem = "Search for a word or two from a product's name."
+		data.Problem = page.T(c, "search.problem")
 	case q != "":
 		r, err := h.Window.Search(c.UserContext(), q, searchResults)
 		if err != nil {
@@ -43,9 +43,9 @@ func (h *Search) Show(c *fiber.Ctx) error {
 		}
 		data.Products, data.Total = r.Products, r.Total
 	}
-	title := "Search"
+	title := page.T(c, "search.title")
 	if q != "" && data.Problem == "" {
-		title = "Search: " + q
+		title = page.T(c, "search.title.query", "Query", q)
 	}
 	return page.List(c, title, views.SearchView, views.SearchResults, data)
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,6 +9,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"shop/views"
+	"shop/views/lang"
 )
 
 // Free text as people type it (names, email addresses, postal addresses,
@@ -101,6 +103,22 @@ func (f textFault) message(kind textKind) string {
 	return ""
 }
 
+// text is message in the language of ctx.
+func (f textFault) text(ctx context.Context, kind textKind) string {
+	switch f {
+	case textControl:
+		if kind == multiLine {
+			return lang.T(ctx, "form.text.control_multiline")
+		}
+		return lang.T(ctx, "form.text.control")
+	case textDirection:
+		return lang.T(ctx, "form.text.direction")
+	case textNotUTF8:
+		return lang.T(ctx, "form.text.not_utf8")
+	}
+	return ""
+}
+
 // apiMessage is what the JSON API says about field's text.
 func (f textFault) apiMessage(field string) string {
 	switch f {
@@ -120,6 +138,15 @@ func formText(errs views.FieldErrors, field, raw string, kind textKind) string {
 	s, fault := cleanText(raw, kind)
 	if fault != textOK {
 		errs[field] = fault.message(kind)
+	}
+	return s
+}
+
+// formTextIn is formText with the message in the language of ctx.
+func formTextIn(ctx context.Context, errs views.FieldErrors, field, raw string, kind textKind) string {
+	s, fault := cleanText(raw, kind)
+	if fault != textOK {
+		errs[field] = fault.text(ctx, kind)
 	}
 	return s
 }

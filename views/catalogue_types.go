@@ -3,6 +3,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 
 	"shop/store"
@@ -67,16 +68,16 @@ func withAnchor(url string, page int) string {
 }
 
 // orderLabel is how the sort control names an order.
-func orderLabel(o store.CatalogueOrder) string {
+func orderLabel(ctx context.Context, o store.CatalogueOrder) string {
 	switch o {
 	case store.ByPrice:
-		return "Price, low to high"
+		return t(ctx, "catalogue.sort.price")
 	case store.ByPriceDesc:
-		return "Price, high to low"
+		return t(ctx, "catalogue.sort.price_desc")
 	case store.ByNewest:
-		return "Newest first"
+		return t(ctx, "catalogue.sort.newest")
 	}
-	return "Name, A to Z"
+	return t(ctx, "catalogue.sort.name")
 }
 
 // ProductPage is one product with its stock.

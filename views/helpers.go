@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -9,33 +10,27 @@ import (
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func stockWord(n int) string {
+// stockWord says how much of a product is left.
+func stockWord(ctx context.Context, n int) string {
 	switch {
 	case n == 0:
-		return "Out of stock"
+		return t(ctx, "shop.stock.out")
 	case n < 5:
-		return "Only " + strconv.Itoa(n) + " left"
+		return tn(ctx, "shop.stock.few", n)
 	default:
-		return strconv.Itoa(n) + " in stock"
+		return tn(ctx, "shop.stock.many", n)
 	}
 }
 
-// errorCount says how many of fields have an error, in words ("" for none).
-func errorCount(errs FieldErrors, fields []string) string {
+// errorCount is how many of fields have an error.
+func errorCount(errs FieldErrors, fields []string) int {
 	n := 0
 	for _, f := range fields {
 		if errs[f] != "" {
 			n++
 		}
 	}
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "one field"
-	default:
-		return strconv.Itoa(n) + " fields"
-	}
+	return n
 }
 
 // consoleLink is one link of the console's sidebar.

@@ -13,10 +13,12 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 )
 
-// classify maps an error to a status and a message safe to show.
-func classify(err error) (int, string) {
+// classify maps an error to a status and a message safe to show, in the
+// language of ctx.
+func classify(ctx context.Context, err error) (int, string) {
 	var pe *page.Error
 	var fe *fiber.Error
 	var ae *handlers.APIError
@@ -24,31 +26,31 @@ func classify(err error) (int, string) {
 	case errors.As(err, &ae):
 		return ae.Status, ae.Message
 	case errors.As(err, &pe):
-		return pe.Status, pe.Message
+		return pe.Status, pe.Text(ctx)
 	case errors.Is(err, store.ErrNotFound):
-		return fiber.StatusNotFound, "We could not find what you were looking for."
+		return fiber.StatusNotFound, lang.T(ctx, "error.not_found.anything")
 	case errors.Is(err, store.ErrBadCursor):
-		return fiber.StatusBadRequest, "That page link is broken. Start again from the first page."
+		return fiber.StatusBadRequest, lang.T(ctx, "error.bad_cursor")
 	case errors.Is(err, store.ErrEngineDown):
-		return fiber.StatusServiceUnavailable, "The shop cannot reach its records just now. Try again in a few seconds."
+		return fiber.StatusServiceUnavailable, lang.T(ctx, "error.engine_down")
 	case errors.Is(err, context.Canceled):
 		return statusClientGone, ""
 	case errors.Is(err, context.DeadlineExceeded):
-		return fiber.StatusServiceUnavailable, "The shop took too long to answer. Try again in a moment."
+		return fiber.StatusServiceUnavailable, lang.T(ctx, "error.too_slow")
 	case errors.As(err, &fe):
 		switch fe.Code {
 		case fiber.StatusNotFound:
-			return fe.Code, "There is no page at this address."
+			return fe.Code, lang.T(ctx, "error.no_page")
 		case fiber.StatusMethodNotAllowed:
-			return fe.Code, "That action is not available here."
+			return fe.Code, lang.T(ctx, "error.method")
 		case fiber.StatusRequestEntityTooLarge:
-			return fe.Code, "What you sent is too large."
+			return fe.Code, lang.T(ctx, "error.too_large")
 		}
 		if fe.Code < 500 {
-			return fe.Code, "That request could not be handled."
+			return fe.Code, lang.T(ctx, "error.refused")
 		}
 	}
-	return fiber.StatusInternalServerError, "Something went wrong on our side. Please try again."
+	return fiber.StatusInternalServerError, lang.T(ctx, "error.internal")
 }
 
 // statusClientGone is the status logged for a request whose client went
@@ -62,7 +64,7 @@ const statusClientGone = 499
 // is only a warning.
 func errorHandler(log *slog.Logger, health *store.Health) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		status, msg := classify(err)
+		status, msg := classify(c.UserContext(), err)
 		engineDown := errors.Is(err, store.ErrEngineDown)
 		switch {
 		case status == statusClientGone:
@@ -84,6 +86,8 @@ func errorHandler(log *slog.Logger, health *store.Health) fiber.ErrorHandler {
 		}
 		c.Response().ResetBody()
 		if isAPI(c) {
+			// The API's errors are read by programs: in English.
+			_, msg := classify(lang.With(c.UserContext(), lang.English), err)
 			return writeAPIError(c, err, status, msg)
 		}
 		// The request's own context may be over (that can be the error); the
@@ -91,7 +95,7 @@ func errorHandler(log *slog.Logger, health *store.Health) fiber.ErrorHandler {
 		c.SetUserContext(context.WithoutCancel(c.UserContext()))
 		// No page.Layout here: the session was already saved, so the error
 		// page must not take the flash message.
-		l := views.Layout{Title: views.ErrorTitle(status), Viewer: page.Viewer(c), CSRF: page.LayoutToken(c), Path: c.Path(), RequestID: page.RequestID(c)}
+		l := views.Layout{Title: views.ErrorTitle(c.UserContext(), status), Viewer: page.Viewer(c), CSRF: page.LayoutToken(c), Path: c.Path(), RequestID: page.RequestID(c)}
 		e := views.ErrorPage{Status: status, Message: msg, RequestID: page.RequestID(c)}
 		c.Vary("HX-Request")
 		if page.IsHTMX(c) {

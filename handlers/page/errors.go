@@ -1,16 +1,24 @@
 package page
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"shop/views/lang"
 )
 
 // Error is an HTTP error with a message that is safe to show; Err is the
-// cause, for the log only.
+// cause, for the log only. Message is the English text (logs, the JSON
+// API); ID and Args, when ID is set, are the message in the catalogue, so
+// that the error page says it in the reader's language (Text).
 type Error struct {
 	Status  int
 	Message string
+	ID      string
+	Args    []any
 	Err     error
 }
 
@@ -23,13 +31,80 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// NotFound is a 404 saying what was not found.
-func NotFound(what string) error {
-	return &Error{Status: fiber.StatusNotFound, Message: what + " was not found."}
+// Text is the message in the language of ctx; a message given as English
+// text only (not yet in the catalogue) is shown as it is.
+func (e *Error) Text(ctx context.Context) string {
+	if e.ID == "" {
+		return e.Message
+	}
+	return lang.T(ctx, e.ID, e.Args...)
 }
 
-// BadRequest is a 400 with a message for the person.
-func BadRequest(msg string) error { return &Error{Status: fiber.StatusBadRequest, Message: msg} }
+// Err is an error of status with the catalogue's message id and its
+// values as name, value pairs (see lang.T).
+func Err(status int, id string, args ...any) error {
+	return &Error{Status: status, ID: id, Args: args, Message: lang.In(lang.English, id, args...)}
+}
 
-// Forbidden is a 403 with a message for the person.
-func Forbidden(msg string) error { return &Error{Status: fiber.StatusForbidden, Message: msg} }
+// message is an error of status saying msg: a message id of the catalogue
+// ("cart.cannot_add") or, until its area is translated, English text.
+func message(status int, msg string) *Error {
+	if isMessageID(msg) {
+		return &Error{Status: status, ID: msg, Message: lang.In(lang.English, msg)}
+	}
+	return &Error{Status: status, Message: msg}
+}
+
+// isMessageID tells a catalogue id ("area.what", no spaces) from text.
+func isMessageID(s string) bool {
+	return s != "" && !strings.ContainsAny(s, " \t\n") && strings.Contains(s, ".") &&
+		lang.In(lang.English, s) != lang.Missing(s)
+}
+
+// NotFound is a 404 saying what was not found. The shop's usual whats
+// ("That order") have a sentence each in the catalogue (words change
+// with what they follow in Korean); any other reads "… was not found."
+func NotFound(what string) error {
+	if id, ok := notFoundMessages[what]; ok {
+		return &Error{Status: fiber.StatusNotFound, ID: id, Message: lang.In(lang.English, id)}
+	}
+	return &Error{Status: fiber.StatusNotFound, ID: "error.not_found", Args: []any{"What", what}, Message: what + " was not found."}
+}
+
+// notFoundMessages are the sentences of NotFound for the whats handlers
+// name.
+var notFoundMessages = map[string]string{
+	"That order":               "error.not_found.order",
+	"That product":             "error.not_found.product",
+	"That drop":                "error.not_found.drop",
+	"That shipment":            "error.not_found.shipment",
+	"That return":              "error.not_found.return",
+	"That customer":            "error.not_found.customer",
+	"That warehouse":           "error.not_found.warehouse",
+	"That subscription":        "error.not_found.subscription",
+	"That receipt":             "error.not_found.receipt",
+	"That address":             "error.not_found.address",
+	"That picture":             "error.not_found.picture",
+	"That cart line":           "error.not_found.cart_line",
+	"This API key":             "error.not_found.api_key",
+	"That category":            "error.not_found.category",
+	"That ticket":              "error.not_found.ticket",
+	"That run":                 "error.not_found.run",
+	"That mail":                "error.not_found.mail",
+	"That invoice":             "error.not_found.invoice",
+	"That file":                "error.not_found.file",
+	"That shipment or change":  "error.not_found.shipment_change",
+	"That part of the console": "error.not_found.console_part",
+	"That month's archive":     "error.not_found.month_archive",
+	"That month":               "error.not_found.month",
+	"That job":                 "error.not_found.job",
+	"That drop's product":      "error.not_found.drop_product",
+}
+
+// BadRequest is a 400 with a message for the person: a message id of the
+// catalogue, or English text.
+func BadRequest(msg string) error { return message(fiber.StatusBadRequest, msg) }
+
+// Forbidden is a 403 with a message for the person: a message id of the
+// catalogue, or English text.
+func Forbidden(msg string) error { return message(fiber.StatusForbidden, msg) }

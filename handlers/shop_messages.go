@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"shop/store"
+	"shop/views/lang"
+)
+
+// shopMessage is what the cart and checkout say about a store error, in
+// the request's language; an error it does not know is said as the store
+// words it (English), so nothing is lost.
+func shopMessage(ctx context.Context, err error) string {
+	var short *store.StockShortError
+	var ce *store.CodeError
+	switch {
+	case errors.As(err, &short):
+		if short.Available == 0 {
+			return lang.T(ctx, "cart.stock.out", "Product", short.ProductName)
+		}
+		return lang.T(ctx, "cart.stock.short", "Product", short.ProductName, "Available", short.Available, "Wanted", short.Wanted)
+	case errors.As(err, &ce):
+		return codeMessage(ctx, ce)
+	case errors.Is(err, store.ErrBadQty):
+		return lang.T(ctx, "cart.bad_quantity")
+	case errors.Is(err, store.ErrLineTooBig):
+		return lang.T(ctx, "cart.line_too_big", "Max", store.MaxLineQty)
+	case errors.Is(err, store.ErrCartFull):
+		return lang.T(ctx, "cart.full", "Max", store.MaxCartLines)
+	case errors.Is(err, store.ErrEmptyOrder):
+		return lang.T(ctx, "checkout.empty")
+	case errors.Is(err, store.ErrOrderTooLarge):
+		return lang.T(ctx, "checkout.too_large")
+	case errors.Is(err, store.ErrOneTicketPerOrder):
+		return lang.T(ctx, "checkout.one_ticket")
+	case errors.Is(err, store.ErrTicketNotRedeemable):
+		return lang.T(ctx, "checkout.ticket_unusable")
+	case errors.Is(err, store.ErrBadCode):
+		return lang.T(ctx, "checkout.code.bad")
+	}
+	return sentence(err)
+}
+
+// codeMessage says why a discount code or gift card was refused.
+func codeMessage(ctx context.Context, ce *store.CodeError) string {
+	gift := ce.Field == "giftcard"
+	switch {
+	case errors.Is(ce.Err, store.ErrNotFound) && gift:
+		return lang.T(ctx, "checkout.giftcard.unknown")
+	case errors.Is(ce.Err, store.ErrNotFound):
+		return lang.T(ctx, "checkout.discount.unknown")
+	case errors.Is(ce.Err, store.ErrCodeExpired):
+		return lang.T(ctx, "checkout.code.expired")
+	case errors.Is(ce.Err, store.ErrCodeUsedUp):
+		return lang.T(ctx, "checkout.code.used_up")
+	case errors.Is(ce.Err, store.ErrGiftCardUsed):
+		return lang.T(ctx, "checkout.giftcard.empty")
+	case errors.Is(ce.Err, store.ErrMixedCurrency):
+		return lang.T(ctx, "checkout.code.currency")
+	case errors.Is(ce.Err, store.ErrBadCode):
+		return lang.T(ctx, "checkout.code.bad")
+	case gift:
+		// The store's one other refusal: the balance moved under the order.
+		return lang.T(ctx, "checkout.giftcard.changed")
+	}
+	return sentence(ce.Err)
+}
