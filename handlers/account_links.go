@@ -169,7 +169,7 @@ func (h *AccountLinks) ForgotForm(c *fiber.Ctx) error {
 func (h *AccountLinks) Forgot(c *fiber.Ctx) error {
 	f := views.ForgotForm{Errors: views.FieldErrors{}}
 	f.Email = formText(f.Errors, "email", c.FormValue("email"), oneLine)
-	if msg := emailProblem(f.Email); msg != "" && !f.Errors.Has("email") {
+	if msg := emailProblem(c, f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}
 	status := fiber.StatusUnprocessableEntity

@@ -149,6 +149,7 @@ type (
 		Role        string    `json:"role"`
 		CreatedAt   time.Time `json:"createdAt"`
 		Deactivated bool      `json:"deactivated"`
+		Language    string    `json:"language,omitempty"`
 	}
 	exportSignIns struct {
 		LastAt          *time.Time `json:"lastAt"`
@@ -315,7 +316,7 @@ func exportOf(d store.CustomerData, thisSession string, now time.Time) exportDoc
 	c := d.Customer
 	doc := exportDoc{
 		Shop: "Fika & Field", ExportedAt: now.UTC(),
-		Account: exportAccount{ID: c.ID, Email: c.Email, Name: c.Name, Role: string(c.Role), CreatedAt: c.CreatedAt, Deactivated: c.Deactivated},
+		Account: exportAccount{ID: c.ID, Email: c.Email, Name: c.Name, Role: string(c.Role), CreatedAt: c.CreatedAt, Deactivated: c.Deactivated, Language: c.Lang},
 		SignIns: exportSignIns{LastAt: timeOrNil(c.LastSignInAt), LastFrom: c.LastSignInAddress, RecentAddresses: append([]string{}, d.SignInAddresses...)},
 		// Non-nil lists: an empty part reads [] rather than null.
 		Addresses: []exportAddress{}, Cart: []exportCartLine{}, Orders: []exportOrder{}, Subscriptions: []exportSub{},
