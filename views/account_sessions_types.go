@@ -47,5 +47,5 @@ func sessionTime(ctx context.Context, t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return lang.DateTime(ctx, InZone(t, Zone(ctx)))
+	return zoneTimeLabel(ctx, t)
 }
