@@ -55,6 +55,16 @@ func orderTime(ctx context.Context, t time.Time, loc *time.Location) string {
 	return lang.DateTime(ctx, InZone(t, loc))
 }
 
+// orderTimeParts is orderTime as its day, what the language writes
+// between, and its time: "22 Nov 2026", ", ", "02:31 CET".
+func orderTimeParts(ctx context.Context, t time.Time, loc *time.Location) (day, sep, clock string) {
+	t = InZone(t, loc)
+	day = lang.Date(ctx, t)
+	rest := strings.TrimPrefix(orderTime(ctx, t, loc), day)
+	clock = strings.TrimLeft(rest, ", ")
+	return day, strings.TrimSuffix(rest, clock), clock
+}
+
 // orderRefundedWords is refundedWords (the staff's) for the customer, in
 // the language of ctx.
 func orderRefundedWords(ctx context.Context, o store.Order) string {
