@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/mail"
 	"net/url"
@@ -30,6 +29,8 @@ type AccountStore interface {
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	ReturnAttempt(ctx context.Context, scope, subject string, window time.Duration) error
 	SpaceAttempt(ctx context.Context, scope, subject string, window time.Duration, free int, maxWait time.Duration) error
+	Customer(ctx context.Context, id string) (store.Customer, error)
+	SetCustomerLanguage(ctx context.Context, customerID, lang string) error
 }
 
 // Sign-in and sign-up limits, in fixed windows. Each attempt is counted
@@ -66,6 +67,8 @@ type Account struct {
 	// VerifyMail is a new account's verification mail, written with the
 	// account (nil: accounts start verified).
 	VerifyMail func(store.Customer, store.AccountLink) store.Mail
+	// SecureCookies marks the language cookie sign-in sets Secure.
+	SecureCookies bool
 
 	dummyHash []byte
 }
@@ -102,44 +105,44 @@ func safeNext(next string) string {
 // SignupForm shows the empty sign-up form.
 func (h *Account) SignupForm(c *fiber.Ctx) error {
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Create account", Page: page.Full(views.SignupPage, views.SignupForm{Next: c.Query("next")})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "auth.signup.title"), Page: page.Full(views.SignupPage, views.SignupForm{Next: c.Query("next")})})
 }
 
 // validateSignup checks the form as typed (f.Email and f.Name raw) and
 // keeps them cleaned.
-func validateSignup(f *views.SignupForm, password string) {
+func validateSignup(c *fiber.Ctx, f *views.SignupForm, password string) {
 	f.Errors = views.FieldErrors{}
 	f.Email = formText(f.Errors, "email", f.Email, oneLine)
 	f.Name = formText(f.Errors, "name", f.Name, oneLine)
-	if msg := emailProblem(f.Email); msg != "" && !f.Errors.Has("email") {
+	if msg := emailProblem(c, f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
-		f.Errors["name"] = "Tell us your name."
+		f.Errors["name"] = page.T(c, "auth.name.missing")
 	case n > maxNameRunes:
-		f.Errors["name"] = "Keep the name under 100 characters."
+		f.Errors["name"] = page.T(c, "auth.name.long")
 	}
 	switch {
 	case utf8.RuneCountInString(password) < minPasswordRunes:
-		f.Errors["password"] = "Use at least 10 characters."
+		f.Errors["password"] = page.T(c, "auth.password.short")
 	case len(password) > maxPasswordBytes:
-		f.Errors["password"] = "Use at most 72 bytes."
+		f.Errors["password"] = page.T(c, "auth.password.long")
 	}
 }
 
-func emailProblem(email string) string {
+func emailProblem(c *fiber.Ctx, email string) string {
 	if email == "" {
-		return "Enter your email address."
+		return page.T(c, "auth.email.missing")
 	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || len(email) > maxEmailBytes {
-		return "Enter an email address like name@example.com."
+		return page.T(c, "auth.email.invalid")
 	}
 	_, domain, _ := strings.Cut(email, "@")
 	if !strings.Contains(domain, ".") || strings.HasSuffix(domain, ".") {
-		return "Enter an email address like name@example.com."
+		return page.T(c, "auth.email.invalid")
 	}
 	return ""
 }
@@ -149,7 +152,7 @@ func emailProblem(email string) string {
 func (h *Account) Signup(c *fiber.Ctx) error {
 	f := views.SignupForm{Email: c.FormValue("email"), Name: c.FormValue("name"), Next: c.FormValue("next")}
 	password := c.FormValue("password")
-	validateSignup(&f, password)
+	validateSignup(c, &f, password)
 	status := fiber.StatusUnprocessableEntity
 	if !f.Errors.Any() {
 		n, err := h.Store.CountAttempt(c.UserContext(), "signup-ip", page.ClientAddress(c), signupWindow)
@@ -158,7 +161,7 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 		}
 		if n > signupPerAddress {
 			status = fiber.StatusTooManyRequests
-			f.Errors[""] = "Too many new accounts from your network. Try again in an hour."
+			f.Errors[""] = page.T(c, "auth.signup.limited")
 		}
 	}
 	if !f.Errors.Any() {
@@ -166,7 +169,7 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		cust, err := h.Store.CreateCustomer(c.UserContext(), store.NewCustomer{Email: f.Email, Name: f.Name, PasswordHash: string(hash), VerifyMail: h.VerifyMail})
+		cust, err := h.Store.CreateCustomer(c.UserContext(), store.NewCustomer{Email: f.Email, Name: f.Name, PasswordHash: string(hash), Lang: string(page.Lang(c)), VerifyMail: h.VerifyMail})
 		switch {
 		case errors.Is(err, store.ErrEmailTaken):
 			// Saying so is what people need, and what a prober wants:
@@ -179,32 +182,33 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 			if n > signupTakenPerDomain {
 				h.Log.Warn("sign-up probing limited", "domain", domain, "address", page.ClientAddress(c))
 				status = fiber.StatusTooManyRequests
-				f.Errors[""] = "Too many sign-ups with addresses at " + domain + " this hour. Try again later."
+				f.Errors[""] = page.T(c, "auth.signup.domain_limited", "Domain", domain)
 				break
 			}
-			f.Errors["email"] = "An account with this email already exists. Sign in instead?"
+			f.Errors["email"] = page.T(c, "auth.signup.taken")
 		case err != nil:
 			return err
 		default:
 			if err := h.signIn(c, cust.ID, cust.Name, string(cust.Role)); err != nil {
 				return err
 			}
-			msg := "Welcome, " + cust.Name + ". Your account is ready."
+			noteRecordLanguage(c, cust.Lang)
+			msg := page.T(c, "auth.signup.welcome", "Name", cust.Name)
 			if cust.EmailUnverified {
-				msg += " We mailed you a link to confirm your email address."
+				msg = page.T(c, "auth.signup.welcome_verify", "Name", cust.Name)
 			}
 			page.Flash(c, views.FlashSuccess, msg)
 			return page.Redirect(c, safeNext(f.Next))
 		}
 	}
 	csrf := page.CSRFToken(c)
-	return page.Render(c, status, page.View{Title: "Create account", Page: page.Full(views.SignupPage, f), Partial: views.SignupFormPartial(f, csrf)})
+	return page.Render(c, status, page.View{Title: page.T(c, "auth.signup.title"), Page: page.Full(views.SignupPage, f), Partial: views.SignupFormPartial(f, csrf)})
 }
 
 // LoginForm shows the empty sign-in form.
 func (h *Account) LoginForm(c *fiber.Ctx) error {
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Sign in", Page: page.Full(views.LoginPage, views.LoginForm{Next: c.Query("next")})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "auth.login.title"), Page: page.Full(views.LoginPage, views.LoginForm{Next: c.Query("next")})})
 }
 
 // Login checks the email and password, at most so many times per window
@@ -218,35 +222,35 @@ func (h *Account) Login(c *fiber.Ctx) error {
 	switch {
 	case f.Errors.Has("email"):
 	case f.Email == "":
-		f.Errors["email"] = "Enter your email address."
+		f.Errors["email"] = page.T(c, "auth.email.missing")
 	case len(f.Email) > maxEmailBytes:
-		f.Errors["email"] = "That is longer than any email address."
+		f.Errors["email"] = page.T(c, "auth.email.too_long")
 	}
 	switch {
 	case password == "":
-		f.Errors["password"] = "Enter your password."
+		f.Errors["password"] = page.T(c, "auth.password.missing")
 	case len(password) > 1024:
-		f.Errors["password"] = "That is longer than any password here."
+		f.Errors["password"] = page.T(c, "auth.password.too_long")
 	}
 	if !f.Errors.Any() {
 		signedIn, limited, err := h.checkPassword(c, f.Email, password)
 		switch {
 		case errors.Is(err, errDeactivated):
 			status = fiber.StatusForbidden
-			f.Errors[""] = "This account has been deactivated. If you think that is a mistake, write to the shop."
+			f.Errors[""] = page.T(c, "auth.login.deactivated")
 		case err != nil:
 			return err
 		case limited != "":
 			status = fiber.StatusTooManyRequests
 			f.Errors[""] = limited
 		case !signedIn:
-			f.Errors[""] = "The email or password is incorrect."
+			f.Errors[""] = page.T(c, "auth.login.incorrect")
 		default:
 			return page.Redirect(c, safeNext(f.Next))
 		}
 	}
 	csrf := page.CSRFToken(c)
-	return page.Render(c, status, page.View{Title: "Sign in", Page: page.Full(views.LoginPage, f), Partial: views.LoginFormPartial(f, csrf)})
+	return page.Render(c, status, page.View{Title: page.T(c, "auth.login.title"), Page: page.Full(views.LoginPage, f), Partial: views.LoginFormPartial(f, csrf)})
 }
 
 // errDeactivated is the right password of a deactivated account.
@@ -263,7 +267,7 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 	}
 	if n > loginPerAddress {
 		h.Log.Warn("sign-in rate limited", "by", "address", "address", addr)
-		return false, "Too many sign-in attempts from your network. Wait a few minutes and try again.", nil
+		return false, page.T(c, "auth.login.limited_network"), nil
 	}
 	emailAtAddr := email + " " + addr
 	if n, err = h.Store.CountAttempt(ctx, "login-email-addr", emailAtAddr, loginWindow); err != nil {
@@ -271,7 +275,7 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 	}
 	if n > loginPerEmailAndAddr {
 		h.Log.Warn("sign-in rate limited", "by", "email and address", "address", addr)
-		return false, "Too many sign-in attempts. Wait a few minutes and try again.", nil
+		return false, page.T(c, "auth.login.limited"), nil
 	}
 	cred, err := h.Store.CredentialsByEmail(ctx, email)
 	found := err == nil
@@ -286,7 +290,7 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 		var wait *store.WaitError
 		if errors.As(err, &wait) {
 			h.Log.Warn("sign-in slowed", "by", "email", "address", addr, "wait", wait.Wait)
-			return false, fmt.Sprintf("Too many failed sign-ins for this email. Try again in %s, or from a device you have signed in from before.", waitText(wait.Wait)), nil
+			return false, page.T(c, "auth.login.slowed", "Wait", waitText(c, wait.Wait)), nil
 		}
 		if err != nil {
 			return false, "", err
@@ -319,16 +323,24 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 	if err := h.signIn(c, cred.CustomerID, cred.Name, string(cred.Role)); err != nil {
 		return false, "", err
 	}
-	page.Flash(c, views.FlashSuccess, "Signed in. Welcome back, "+cred.Name+".")
+	// The customer's own language, read once here so that no page has to.
+	cust, err := h.Store.Customer(ctx, cred.CustomerID)
+	if err != nil {
+		return false, "", err
+	}
+	if err := h.languageAtSignIn(c, cust); err != nil {
+		return false, "", err
+	}
+	page.Flash(c, views.FlashSuccess, page.T(c, "auth.login.welcome", "Name", cred.Name))
 	return true, "", nil
 }
 
 // waitText says a wait in whole seconds or minutes.
-func waitText(d time.Duration) string {
+func waitText(c *fiber.Ctx, d time.Duration) string {
 	if d <= time.Minute {
-		return fmt.Sprintf("%d seconds", max(1, int(d.Round(time.Second)/time.Second)))
+		return page.N(c, "auth.wait.seconds", max(1, int(d.Round(time.Second)/time.Second)))
 	}
-	return fmt.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
+	return page.N(c, "auth.wait.minutes", int((d+time.Minute-1)/time.Minute))
 }
 
 // signIn starts the customer's session and moves what the visitor put in
@@ -354,6 +366,6 @@ func (h *Account) signIn(c *fiber.Ctx, id, name, role string) error {
 // Logout revokes the session: the old cookie no longer signs anyone in.
 func (h *Account) Logout(c *fiber.Ctx) error {
 	page.SignOut(c)
-	page.Flash(c, views.FlashInfo, "You are signed out.")
+	page.Flash(c, views.FlashInfo, page.T(c, "auth.logout.done"))
 	return page.Redirect(c, paths.Home)
 }

@@ -68,7 +68,7 @@ func (h *AccountDetails) load(c *fiber.Ctx, customerID string) (views.AccountPag
 func accountViewer(c *fiber.Ctx) (views.Viewer, error) {
 	v := page.Viewer(c)
 	if !v.SignedIn() {
-		return v, page.Forbidden("Sign in first.")
+		return v, page.Forbidden(page.T(c, "account.sign_in_first"))
 	}
 	return v, nil
 }
@@ -83,7 +83,7 @@ func (h *AccountDetails) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Your account", Page: page.Full(views.AccountView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "account.title"), Page: page.Full(views.AccountView, data)})
 }
 
 // Rename changes the customer's name everywhere it is kept: the account,
@@ -98,9 +98,9 @@ func (h *AccountDetails) Rename(c *fiber.Ctx) error {
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
-		f.Errors["name"] = "Tell us your name."
+		f.Errors["name"] = page.T(c, "auth.name.missing")
 	case n > maxNameRunes:
-		f.Errors["name"] = "Keep the name under 100 characters."
+		f.Errors["name"] = page.T(c, "auth.name.long")
 	}
 	if !f.Errors.Any() {
 		cust, err := h.Store.Customer(c.UserContext(), v.ID)
@@ -111,7 +111,7 @@ func (h *AccountDetails) Rename(c *fiber.Ctx) error {
 			return err
 		}
 		page.Rename(c, f.Name)
-		page.Flash(c, views.FlashSuccess, "Your name is now "+f.Name+".")
+		page.Flash(c, views.FlashSuccess, page.T(c, "account.renamed", "Name", f.Name))
 		return page.Redirect(c, paths.Account)
 	}
 	data, err := h.load(c, v.ID)
@@ -119,7 +119,7 @@ func (h *AccountDetails) Rename(c *fiber.Ctx) error {
 		return err
 	}
 	data.Name = f
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Your account", Page: page.Full(views.AccountView, data),
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "account.title"), Page: page.Full(views.AccountView, data),
 		Partial: views.NameFormPartial(f, data.CSRF)})
 }
 
@@ -136,17 +136,17 @@ func (h *AccountDetails) ChangePassword(c *fiber.Ctx) error {
 	status := fiber.StatusUnprocessableEntity
 	switch {
 	case current == "":
-		f.Errors["current_password"] = "Enter your current password."
+		f.Errors["current_password"] = page.T(c, "account.password.enter_current")
 	case len(current) > 1024:
-		f.Errors["current_password"] = "That is longer than any password here."
+		f.Errors["current_password"] = page.T(c, "auth.password.too_long")
 	}
 	switch {
 	case utf8.RuneCountInString(next) < minPasswordRunes:
-		f.Errors["new_password"] = "Use at least 10 characters."
+		f.Errors["new_password"] = page.T(c, "auth.password.short")
 	case len(next) > maxPasswordBytes:
-		f.Errors["new_password"] = "Use at most 72 bytes."
+		f.Errors["new_password"] = page.T(c, "auth.password.long")
 	case again != next:
-		f.Errors["new_password_again"] = "The two new passwords differ. Type the same one twice."
+		f.Errors["new_password_again"] = page.T(c, "account.password.differ")
 	}
 	if !f.Errors.Any() {
 		changed, limited, err := h.changePassword(c, v.ID, current, next)
@@ -155,9 +155,9 @@ func (h *AccountDetails) ChangePassword(c *fiber.Ctx) error {
 			return err
 		case limited:
 			status = fiber.StatusTooManyRequests
-			f.Errors[""] = "Too many wrong passwords. Wait a few minutes and try again."
+			f.Errors[""] = page.T(c, "account.password.too_many")
 		case !changed:
-			f.Errors["current_password"] = "That is not your current password."
+			f.Errors["current_password"] = page.T(c, "account.password.wrong")
 		default:
 			return page.Redirect(c, paths.Account)
 		}
@@ -167,7 +167,7 @@ func (h *AccountDetails) ChangePassword(c *fiber.Ctx) error {
 		return err
 	}
 	data.Password = f
-	return page.Render(c, status, page.View{Title: "Your account", Page: page.Full(views.AccountView, data),
+	return page.Render(c, status, page.View{Title: page.T(c, "account.title"), Page: page.Full(views.AccountView, data),
 		Partial: views.PasswordFormPartial(f, data.CSRF)})
 }
 
@@ -209,9 +209,9 @@ func (h *AccountDetails) changePassword(c *fiber.Ctx, customerID, current, next 
 		return false, false, err
 	}
 	page.RenewSession(c)
-	msg := "Password changed."
+	msg := page.T(c, "account.password.changed")
 	if ended > 0 {
-		msg += " Signed out " + sessionsWord(ended) + " elsewhere."
+		msg = page.N(c, "account.password.changed_ended", ended)
 	}
 	page.Flash(c, views.FlashSuccess, msg)
 	return true, false, nil
@@ -223,11 +223,34 @@ func readAddressForm(c *fiber.Ctx) views.AddressForm {
 	f := views.AddressForm{Recipient: c.FormValue("recipient"), Street: c.FormValue("street"), Number: c.FormValue("number"),
 		ZipCode: c.FormValue("zip"), City: c.FormValue("city"), Country: c.FormValue("country"),
 		Default: c.FormValue("default") != "", Errors: views.FieldErrors{}}
-	checkAddressFields(f.Errors, []addressInput{
-		{"recipient", &f.Recipient, "the name on the parcel"}, {"street", &f.Street, "the street"}, {"number", &f.Number, "the house number"},
-		{"zip", &f.ZipCode, "the postcode"}, {"city", &f.City, "the city"},
-	})
-	checkCountry(f.Errors, "country", &f.Country)
+	// The messages name each field in the request's language: the
+	// address book's own check (checkout's is checkAddressFields).
+	for _, fld := range []struct {
+		field string
+		value *string
+		enter string
+	}{
+		{"recipient", &f.Recipient, "account.address.enter_recipient"}, {"street", &f.Street, "account.address.enter_street"},
+		{"number", &f.Number, "account.address.enter_number"}, {"zip", &f.ZipCode, "account.address.enter_zip"},
+		{"city", &f.City, "account.address.enter_city"},
+	} {
+		*fld.value = formText(f.Errors, fld.field, *fld.value, oneLine)
+		switch n := utf8.RuneCountInString(*fld.value); {
+		case f.Errors.Has(fld.field):
+		case n == 0:
+			f.Errors[fld.field] = page.T(c, fld.enter)
+		case n > 100:
+			f.Errors[fld.field] = page.T(c, "account.address.keep_short")
+		}
+	}
+	raw := strings.TrimSpace(f.Country)
+	f.Country = store.CountryCode(raw)
+	switch {
+	case raw == "":
+		f.Errors["country"] = page.T(c, "account.address.choose_country")
+	case f.Country == "":
+		f.Errors["country"] = page.T(c, "account.address.country_from_list")
+	}
 	return f
 }
 
@@ -283,11 +306,11 @@ func (h *AccountDetails) AddAddress(c *fiber.Ctx) error {
 		_, err := h.Store.AddAddress(c.UserContext(), v.ID, addressFrom(f), f.Default)
 		switch {
 		case errors.Is(err, store.ErrAddressBookFull):
-			f.Errors[""] = sentence(err)
+			f.Errors[""] = page.T(c, "account.addresses.full_error", "Max", store.MaxAddresses)
 		case err != nil:
 			return err
 		default:
-			page.Flash(c, views.FlashSuccess, "Address saved.")
+			page.Flash(c, views.FlashSuccess, page.T(c, "account.address.saved"))
 			return page.Redirect(c, paths.Account)
 		}
 	}
@@ -296,13 +319,13 @@ func (h *AccountDetails) AddAddress(c *fiber.Ctx) error {
 		return err
 	}
 	data.NewAddress = f
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Your account", Page: page.Full(views.AccountView, data),
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "account.title"), Page: page.Full(views.AccountView, data),
 		Partial: views.AddressFormPartial(f, data.CSRF)})
 }
 
 // EditAddress is a saved address's edit form.
 func (h *AccountDetails) EditAddress(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That address")
+	id, err := pathIDSaying(c, "id", "account.address.not_found")
 	if err != nil {
 		return err
 	}
@@ -316,16 +339,16 @@ func (h *AccountDetails) EditAddress(c *fiber.Ctx) error {
 	}
 	a, ok := book.Find(id)
 	if !ok {
-		return page.NotFound("That address")
+		return notFoundSaying(c, "account.address.not_found")
 	}
 	page.CSRFToken(c)
 	f := views.AddressForm{ID: a.ID, Recipient: a.Name, Street: a.Street, Number: a.Number, ZipCode: a.ZipCode, City: a.City, Country: a.Country}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Edit address", Page: page.Full(views.AddressEditView, views.AddressEditPage{Form: f})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "account.address.edit_title"), Page: page.Full(views.AddressEditView, views.AddressEditPage{Form: f})})
 }
 
 // UpdateAddress saves an edited address.
 func (h *AccountDetails) UpdateAddress(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That address")
+	id, err := pathIDSaying(c, "id", "account.address.not_found")
 	if err != nil {
 		return err
 	}
@@ -337,28 +360,28 @@ func (h *AccountDetails) UpdateAddress(c *fiber.Ctx) error {
 	f.ID = id
 	if !f.Errors.Any() {
 		if err := h.Store.UpdateAddress(c.UserContext(), v.ID, id, addressFrom(f)); err != nil {
-			return notFoundAs(err, "That address")
+			return notFoundAsSaying(c, err, "account.address.not_found")
 		}
-		page.Flash(c, views.FlashSuccess, "Address updated.")
+		page.Flash(c, views.FlashSuccess, page.T(c, "account.address.updated"))
 		return page.Redirect(c, paths.Account)
 	}
 	csrf := page.CSRFToken(c)
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Edit address", Page: page.Full(views.AddressEditView, views.AddressEditPage{Form: f}),
+	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "account.address.edit_title"), Page: page.Full(views.AddressEditView, views.AddressEditPage{Form: f}),
 		Partial: views.AddressFormPartial(f, csrf)})
 }
 
 // DefaultAddress makes a saved address the default, which checkout fills in.
 func (h *AccountDetails) DefaultAddress(c *fiber.Ctx) error {
-	return h.addressAction(c, h.Store.SetDefaultAddress, "Default address changed: checkout fills it in.")
+	return h.addressAction(c, h.Store.SetDefaultAddress, "account.address.default_changed")
 }
 
 // DeleteAddress deletes a saved address.
 func (h *AccountDetails) DeleteAddress(c *fiber.Ctx) error {
-	return h.addressAction(c, h.Store.DeleteAddress, "Address deleted.")
+	return h.addressAction(c, h.Store.DeleteAddress, "account.address.deleted")
 }
 
 func (h *AccountDetails) addressAction(c *fiber.Ctx, act func(ctx context.Context, customerID, id string) error, done string) error {
-	id, err := pathID(c, "id", "That address")
+	id, err := pathIDSaying(c, "id", "account.address.not_found")
 	if err != nil {
 		return err
 	}
@@ -369,11 +392,11 @@ func (h *AccountDetails) addressAction(c *fiber.Ctx, act func(ctx context.Contex
 	err = act(c.UserContext(), v.ID, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		page.Flash(c, views.FlashInfo, "That address is no longer saved.")
+		page.Flash(c, views.FlashInfo, page.T(c, "account.address.gone"))
 	case err != nil:
 		return err
 	default:
-		page.Flash(c, views.FlashSuccess, done)
+		page.Flash(c, views.FlashSuccess, page.T(c, done))
 	}
 	return page.Redirect(c, paths.Account)
 }

@@ -121,23 +121,27 @@ func (h *AccountLinks) VerifyMail(c store.Customer, l store.AccountLink) store.M
 
 // linkError is the page of a link that cannot be used: forged, unknown,
 // used or expired, each said plainly, with where to go next.
-func linkError(err error, again string) error {
+func linkError(c *fiber.Ctx, err error, again string) error {
 	switch {
 	case errors.Is(err, store.ErrLinkUsed):
-		return &page.Error{Status: fiber.StatusGone, Message: "This link was used already. Each link works once. " + again}
+		return &page.Error{Status: fiber.StatusGone, Message: page.T(c, "account.link.used", "Again", page.T(c, again))}
 	case errors.Is(err, store.ErrLinkExpired):
-		return &page.Error{Status: fiber.StatusGone, Message: "This link has expired. " + again}
+		return &page.Error{Status: fiber.StatusGone, Message: page.T(c, "account.link.expired", "Again", page.T(c, again))}
 	case errors.Is(err, store.ErrNotFound):
-		return &page.Error{Status: fiber.StatusNotFound, Message: "This link is not one we sent, or it is too old. " + again}
+		return &page.Error{Status: fiber.StatusNotFound, Message: page.T(c, "account.link.unknown", "Again", page.T(c, again))}
 	}
 	return err
 }
 
-var errBadLink = &page.Error{Status: fiber.StatusBadRequest, Message: "This link is not right: it may have been cut short or changed. Copy the whole link from the mail."}
+// badLink is the page of a link that was cut short or changed.
+func badLink(c *fiber.Ctx) error {
+	return &page.Error{Status: fiber.StatusBadRequest, Message: page.T(c, "account.link.bad")}
+}
 
+// Where to get a new link, by the link's purpose (message ids).
 const (
-	resetAgain  = "Ask for a new one on the sign-in page (Forgot your password?)."
-	verifyAgain = "Mail yourself a new one from your account page."
+	resetAgain  = "account.link.reset_again"
+	verifyAgain = "account.link.verify_again"
 )
 
 // openLink checks the token of the request (?t= or the form's t) and reads
@@ -145,14 +149,14 @@ const (
 func (h *AccountLinks) openLink(c *fiber.Ctx, purpose store.LinkPurpose, token, again string) (store.AccountLink, error) {
 	secret, ok := h.Signer.Open(purpose, token)
 	if !ok {
-		return store.AccountLink{}, errBadLink
+		return store.AccountLink{}, badLink(c)
 	}
 	l, err := h.Store.AccountLink(c.UserContext(), purpose, secret)
 	if err == nil {
 		err = l.Check(h.Store.Now())
 	}
 	if err != nil {
-		return l, linkError(err, again)
+		return l, linkError(c, err, again)
 	}
 	return l, nil
 }
@@ -160,7 +164,7 @@ func (h *AccountLinks) openLink(c *fiber.Ctx, purpose store.LinkPurpose, token, 
 // ForgotForm is "Forgot your password?".
 func (h *AccountLinks) ForgotForm(c *fiber.Ctx) error {
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Forgot your password?", Page: page.Full(views.ForgotPage, views.ForgotForm{})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "auth.login.forgot"), Page: page.Full(views.ForgotPage, views.ForgotForm{})})
 }
 
 // Forgot mails a reset link if the email has an active account. The answer
@@ -169,7 +173,7 @@ func (h *AccountLinks) ForgotForm(c *fiber.Ctx) error {
 func (h *AccountLinks) Forgot(c *fiber.Ctx) error {
 	f := views.ForgotForm{Errors: views.FieldErrors{}}
 	f.Email = formText(f.Errors, "email", c.FormValue("email"), oneLine)
-	if msg := emailProblem(f.Email); msg != "" && !f.Errors.Has("email") {
+	if msg := emailProblem(c, f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}
 	status := fiber.StatusUnprocessableEntity
@@ -180,13 +184,13 @@ func (h *AccountLinks) Forgot(c *fiber.Ctx) error {
 			return err
 		case limited:
 			status = fiber.StatusTooManyRequests
-			f.Errors[""] = "Too many links asked for. Wait an hour and try again, or use the last link we mailed."
+			f.Errors[""] = page.T(c, "account.link.too_many")
 		default:
 			status, f.Sent = fiber.StatusOK, true
 		}
 	}
 	csrf := page.CSRFToken(c)
-	return page.Render(c, status, page.View{Title: "Forgot your password?", Page: page.Full(views.ForgotPage, f), Partial: views.ForgotFormPartial(f, csrf)})
+	return page.Render(c, status, page.View{Title: page.T(c, "auth.login.forgot"), Page: page.Full(views.ForgotPage, f), Partial: views.ForgotFormPartial(f, csrf)})
 }
 
 func (h *AccountLinks) mailReset(c *fiber.Ctx, email string) (limited bool, err error) {
@@ -224,7 +228,7 @@ func (h *AccountLinks) ResetForm(c *fiber.Ctx) error {
 		return err
 	}
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Set a new password", Page: page.Full(views.ResetPage, views.ResetForm{Token: token, Email: l.Email})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "account.reset.title"), Page: page.Full(views.ResetPage, views.ResetForm{Token: token, Email: l.Email})})
 }
 
 // Reset sets the new password (the rules of sign-up, typed twice), uses
@@ -239,15 +243,15 @@ func (h *AccountLinks) Reset(c *fiber.Ctx) error {
 	f := views.ResetForm{Token: token, Email: l.Email, Errors: views.FieldErrors{}}
 	switch {
 	case utf8.RuneCountInString(next) < minPasswordRunes:
-		f.Errors["new_password"] = "Use at least 10 characters."
+		f.Errors["new_password"] = page.T(c, "auth.password.short")
 	case len(next) > maxPasswordBytes:
-		f.Errors["new_password"] = "Use at most 72 bytes."
+		f.Errors["new_password"] = page.T(c, "auth.password.long")
 	case again != next:
-		f.Errors["new_password_again"] = "The two passwords differ. Type the same one twice."
+		f.Errors["new_password_again"] = page.T(c, "account.reset.differ")
 	}
 	if f.Errors.Any() {
 		csrf := page.CSRFToken(c)
-		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: "Set a new password", Page: page.Full(views.ResetPage, f), Partial: views.ResetFormPartial(f, csrf)})
+		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "account.reset.title"), Page: page.Full(views.ResetPage, f), Partial: views.ResetFormPartial(f, csrf)})
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(next), h.BcryptCost)
 	if err != nil {
@@ -255,7 +259,7 @@ func (h *AccountLinks) Reset(c *fiber.Ctx) error {
 	}
 	secret, _ := h.Signer.Open(store.LinkResetPassword, token) // opened above
 	if _, err := h.Store.ResetPassword(c.UserContext(), secret, string(hash)); err != nil {
-		return linkError(err, resetAgain)
+		return linkError(c, err, resetAgain)
 	}
 	// Whoever had the old password is signed out, here too.
 	if _, err := h.Store.EndSessions(c.UserContext(), l.CustomerID, ""); err != nil {
@@ -263,7 +267,7 @@ func (h *AccountLinks) Reset(c *fiber.Ctx) error {
 	}
 	page.SignOut(c)
 	h.Log.Info("password reset", "customer", l.CustomerID, "address", page.ClientAddress(c))
-	page.Flash(c, views.FlashSuccess, "Your new password is set, and every session signed out. Sign in with it.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "account.reset.done"))
 	return page.Redirect(c, paths.Login)
 }
 
@@ -275,20 +279,20 @@ func (h *AccountLinks) VerifyForm(c *fiber.Ctx) error {
 		return err
 	}
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Confirm your email address", Page: page.Full(views.VerifyEmailView, views.VerifyEmailPage{Token: token, Email: l.Email})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "account.verify.title"), Page: page.Full(views.VerifyEmailView, views.VerifyEmailPage{Token: token, Email: l.Email})})
 }
 
 // Verify uses the link: the account is verified.
 func (h *AccountLinks) Verify(c *fiber.Ctx) error {
 	secret, ok := h.Signer.Open(store.LinkVerifyEmail, c.FormValue("t"))
 	if !ok {
-		return errBadLink
+		return badLink(c)
 	}
 	l, err := h.Store.VerifyEmail(c.UserContext(), secret)
 	if err != nil {
-		return linkError(err, verifyAgain)
+		return linkError(c, err, verifyAgain)
 	}
-	page.Flash(c, views.FlashSuccess, "Thank you: "+l.Email+" is confirmed.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "account.verify.done", "Email", l.Email))
 	if page.Viewer(c).SignedIn() {
 		return page.Redirect(c, paths.Account)
 	}
@@ -307,7 +311,7 @@ func (h *AccountLinks) Resend(c *fiber.Ctx) error {
 		return err
 	}
 	if !cust.EmailUnverified {
-		page.Flash(c, views.FlashInfo, "Your email address is confirmed already.")
+		page.Flash(c, views.FlashInfo, page.T(c, "account.verify.already"))
 		return page.Redirect(c, paths.Account)
 	}
 	n, err := h.Store.CountAttempt(ctx, "verify-resend", cust.ID, linkMailWindow)
@@ -315,12 +319,12 @@ func (h *AccountLinks) Resend(c *fiber.Ctx) error {
 		return err
 	}
 	if n > verifyResendPerAcc {
-		return &page.Error{Status: fiber.StatusTooManyRequests, Message: "We mailed the link a few times this hour already. Look in your spam folder, or try again in an hour."}
+		return &page.Error{Status: fiber.StatusTooManyRequests, Message: page.T(c, "account.verify.too_many")}
 	}
 	l := store.NewAccountLink(store.LinkVerifyEmail, cust, h.Store.Now(), store.VerifyLinkLife)
 	if err := h.Store.MailAccountLink(ctx, l, h.VerifyMail(cust, l)); err != nil {
 		return err
 	}
-	page.Flash(c, views.FlashSuccess, "We mailed a new link to "+cust.Email+".")
+	page.Flash(c, views.FlashSuccess, page.T(c, "account.verify.sent", "Email", cust.Email))
 	return page.Redirect(c, paths.Account)
 }

@@ -64,7 +64,7 @@ func (h *AccountPrivacy) DeleteForm(c *fiber.Ctx) error {
 
 func (h *AccountPrivacy) renderDelete(c *fiber.Ctx, status int, f views.DeleteAccountForm) error {
 	f.CSRF = page.CSRFToken(c)
-	return page.Render(c, status, page.View{Title: "Delete your account", Page: page.Full(views.DeleteAccountView, f)})
+	return page.Render(c, status, page.View{Title: page.T(c, "account.delete.title"), Page: page.Full(views.DeleteAccountView, f)})
 }
 
 // Delete deletes the account once the password is right (so many tries
@@ -79,10 +79,10 @@ func (h *AccountPrivacy) Delete(c *fiber.Ctx) error {
 	password := c.FormValue("password")
 	switch {
 	case password == "":
-		f.Errors["password"] = "Enter your password to delete the account."
+		f.Errors["password"] = page.T(c, "account.delete.enter_password")
 		return h.renderDelete(c, fiber.StatusUnprocessableEntity, f)
 	case len(password) > 1024:
-		f.Errors["password"] = "That is longer than any password here."
+		f.Errors["password"] = page.T(c, "auth.password.too_long")
 		return h.renderDelete(c, fiber.StatusUnprocessableEntity, f)
 	}
 	n, err := h.Store.CountAttempt(ctx, "password-change", v.ID, passwordChangeWindow)
@@ -90,7 +90,7 @@ func (h *AccountPrivacy) Delete(c *fiber.Ctx) error {
 		return err
 	}
 	if n > passwordChangeAttempts {
-		f.Errors[""] = "Too many wrong passwords. Wait a few minutes and try again."
+		f.Errors[""] = page.T(c, "account.password.too_many")
 		return h.renderDelete(c, fiber.StatusTooManyRequests, f)
 	}
 	cust, err := h.Store.Customer(ctx, v.ID)
@@ -102,23 +102,23 @@ func (h *AccountPrivacy) Delete(c *fiber.Ctx) error {
 		return err
 	}
 	if err != nil || cred.CustomerID != v.ID || bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil {
-		f.Errors["password"] = "That is not your password."
+		f.Errors["password"] = page.T(c, "account.delete.wrong_password")
 		return h.renderDelete(c, fiber.StatusUnprocessableEntity, f)
 	}
 	err = h.Store.DeleteCustomer(ctx, v.ID)
 	var toShip *store.OrderToShipError
 	switch {
 	case errors.As(err, &toShip):
-		f.Errors[""] = "Your order " + toShip.Number + " has not shipped yet, and we need your address until it has. Delete your account once it is on its way."
+		f.Errors[""] = page.T(c, "account.delete.order_to_ship", "Number", toShip.Number)
 		return h.renderDelete(c, fiber.StatusConflict, f)
 	case errors.Is(err, store.ErrStaffAccount):
-		f.Errors[""] = "A staff account is closed by an owner of the shop, not here."
+		f.Errors[""] = page.T(c, "account.delete.staff")
 		return h.renderDelete(c, fiber.StatusConflict, f)
 	case err != nil:
 		return err
 	}
 	page.SignOut(c)
-	page.Flash(c, views.FlashSuccess, "Your account is deleted. Orders you placed stay in our books without your name, email or address.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "account.delete.done"))
 	return page.Redirect(c, paths.Home)
 }
 
@@ -149,6 +149,7 @@ type (
 		Role        string    `json:"role"`
 		CreatedAt   time.Time `json:"createdAt"`
 		Deactivated bool      `json:"deactivated"`
+		Language    string    `json:"language,omitempty"`
 	}
 	exportSignIns struct {
 		LastAt          *time.Time `json:"lastAt"`
@@ -315,7 +316,7 @@ func exportOf(d store.CustomerData, thisSession string, now time.Time) exportDoc
 	c := d.Customer
 	doc := exportDoc{
 		Shop: "Fika & Field", ExportedAt: now.UTC(),
-		Account: exportAccount{ID: c.ID, Email: c.Email, Name: c.Name, Role: string(c.Role), CreatedAt: c.CreatedAt, Deactivated: c.Deactivated},
+		Account: exportAccount{ID: c.ID, Email: c.Email, Name: c.Name, Role: string(c.Role), CreatedAt: c.CreatedAt, Deactivated: c.Deactivated, Language: c.Lang},
 		SignIns: exportSignIns{LastAt: timeOrNil(c.LastSignInAt), LastFrom: c.LastSignInAddress, RecentAddresses: append([]string{}, d.SignInAddresses...)},
 		// Non-nil lists: an empty part reads [] rather than null.
 		Addresses: []exportAddress{}, Cart: []exportCartLine{}, Orders: []exportOrder{}, Subscriptions: []exportSub{},

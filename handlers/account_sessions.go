@@ -50,27 +50,27 @@ func (h *AccountSessions) List(c *fiber.Ctx) error {
 		// this session is older than the list): this one is still here.
 		data.Sessions = append([]views.AccountSession{{Device: page.DeviceOf(c.Get(fiber.HeaderUserAgent)), Current: true}}, data.Sessions...)
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Where you are signed in", Page: page.Full(views.AccountSessionsView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "account.sessions.title"), Page: page.Full(views.AccountSessionsView, data)})
 }
 
 // End signs one of the other sessions out; its next request is a visitor's.
 func (h *AccountSessions) End(c *fiber.Ctx) error {
 	v := page.Viewer(c)
 	if !v.SignedIn() {
-		return page.Forbidden("Sign in first.")
+		return page.Forbidden(page.T(c, "account.sign_in_first"))
 	}
 	handle, this := c.Params("handle"), store.Session{ID: page.SessionID(c)}
 	if handle == this.Handle() {
-		return page.BadRequest("That is this browser: use Sign out instead.")
+		return page.BadRequest(page.T(c, "account.sessions.this_browser"))
 	}
 	err := h.Store.EndSession(c.UserContext(), v.ID, handle)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		page.Flash(c, views.FlashInfo, "That session had already ended.")
+		page.Flash(c, views.FlashInfo, page.T(c, "account.sessions.already_ended"))
 	case err != nil:
 		return err
 	default:
-		page.Flash(c, views.FlashSuccess, "Signed out that session.")
+		page.Flash(c, views.FlashSuccess, page.T(c, "account.sessions.ended"))
 	}
 	return page.Redirect(c, paths.AccountSessions)
 }
@@ -79,20 +79,20 @@ func (h *AccountSessions) End(c *fiber.Ctx) error {
 func (h *AccountSessions) EndOthers(c *fiber.Ctx) error {
 	v := page.Viewer(c)
 	if !v.SignedIn() {
-		return page.Forbidden("Sign in first.")
+		return page.Forbidden(page.T(c, "account.sign_in_first"))
 	}
 	current := page.SessionID(c)
 	if current == "" {
-		return page.Forbidden("Sign in first.")
+		return page.Forbidden(page.T(c, "account.sign_in_first"))
 	}
 	n, err := h.Store.EndSessions(c.UserContext(), v.ID, current)
 	if err != nil {
 		return err
 	}
 	if n == 0 {
-		page.Flash(c, views.FlashInfo, "You were signed in nowhere else.")
+		page.Flash(c, views.FlashInfo, page.T(c, "account.sessions.none_else"))
 	} else {
-		page.Flash(c, views.FlashSuccess, "Signed out "+sessionsWord(n)+" elsewhere.")
+		page.Flash(c, views.FlashSuccess, page.N(c, "account.sessions.ended_others", n))
 	}
 	return page.Redirect(c, paths.AccountSessions)
 }

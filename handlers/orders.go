@@ -11,6 +11,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -45,7 +46,7 @@ func (h *Orders) List(c *fiber.Ctx) error {
 	}
 	data := views.OrdersPage{Orders: orders.Items, Loc: h.Store.Location()}
 	data.NextURL = paths.More(paths.Orders, orders.Next)
-	return page.List(c, "Your orders", views.OrdersView, views.OrderRows, data)
+	return page.List(c, page.T(c, "orders.title"), views.OrdersView, views.OrderRows, data)
 }
 
 // Show is one order. Another customer's order is a 404, the same as one
@@ -65,23 +66,23 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 // ownOrder reads the order of the path if it is the viewer's; another
 // customer's order is a 404, the same as one that does not exist.
 func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, error) {
-	id, err := pathID(c, "id", "That order")
+	id, err := pathIDSaying(c, "id", "orders.not_found")
 	if err != nil {
 		return store.OrderDetails{}, err
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return store.OrderDetails{}, notFoundAs(err, "That order")
+		return store.OrderDetails{}, notFoundAsSaying(c, err, "orders.not_found")
 	}
 	if d.Order.CustomerID != v.ID {
-		return store.OrderDetails{}, page.NotFound("That order")
+		return store.OrderDetails{}, notFoundSaying(c, "orders.not_found")
 	}
 	return d, nil
 }
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
 	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil)}
-	return page.Render(c, status, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, data)})
 }
 
 // ConfirmCancel asks the customer to confirm cancelling an order that has
@@ -99,9 +100,9 @@ func (h *Orders) ConfirmCancel(c *fiber.Ctx) error {
 	}
 	data := views.OrderCancelPage{Details: d, Loc: h.Store.Location(), Key: store.NewID(), CSRF: page.CSRFToken(c)}
 	if !(views.OrderPage{Details: d}).CanCancel() {
-		return h.render(c, fiber.StatusConflict, d, "This order can no longer be cancelled: it is being shipped.")
+		return h.render(c, fiber.StatusConflict, d, page.T(c, "orders.cancel.too_late"))
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Cancel order " + d.Order.Label(), Page: page.Full(views.OrderCancelView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "orders.cancel.title", "Number", d.Order.Label()), Page: page.Full(views.OrderCancelView, data)})
 }
 
 // Cancel cancels the customer's order and refunds it at once (see
@@ -118,7 +119,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	}
 	key := c.FormValue("key")
 	if !store.ValidID(key) || len(key) > 36 {
-		return page.BadRequest("This form is out of date: open the order and cancel it again.")
+		return page.BadRequest(page.T(c, "orders.cancel.stale"))
 	}
 	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Gateway)
 	switch {
@@ -130,15 +131,15 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 		if now.Order.Status == store.OrderCancelled {
 			return page.Redirect(c, paths.Order(d.Order.ID)) // cancelled already, by this form sent twice
 		}
-		return h.render(c, fiber.StatusConflict, now, "This order can no longer be cancelled: it is being shipped.")
+		return h.render(c, fiber.StatusConflict, now, page.T(c, "orders.cancel.too_late"))
 	case errors.Is(err, store.ErrRefundCard):
-		return h.render(c, fiber.StatusBadGateway, d, "Your order is cancelled, but the card refund did not go through yet. We will finish it; you need do nothing.")
+		return h.render(c, fiber.StatusBadGateway, d, page.T(c, "orders.cancel.refund_pending"))
 	case err != nil:
-		return notFoundAs(err, "That order")
+		return notFoundAsSaying(c, err, "orders.not_found")
 	}
-	msg := "Your order is cancelled."
+	msg := page.T(c, "orders.cancel.done")
 	if rf.Amount.Amount > 0 {
-		msg += " " + rf.Amount.String() + " goes back to you: " + views.RefundWhere(rf)
+		msg = page.T(c, "orders.cancel.done_refund", "Amount", lang.Money(c.UserContext(), rf.Amount), "Where", views.RefundWhere(c.UserContext(), rf))
 	}
 	page.Flash(c, views.FlashSuccess, msg)
 	return page.Redirect(c, paths.Order(d.Order.ID))

@@ -90,7 +90,7 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	if !v.SignedIn() {
 		return page.Redirect(c, paths.LoginThen(paths.Orders))
 	}
-	id, err := pathID(c, "id", "That order")
+	id, err := pathIDSaying(c, "id", "orders.not_found")
 	if err != nil {
 		return err
 	}
@@ -110,42 +110,42 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	switch {
 	case perr != nil:
-		return page.BadRequest("The return form was not understood. Reload the order's page and try again.")
+		return page.BadRequest(page.T(c, "returns.form_bad"))
 	case len(errs) > 0:
 	case total == 0:
-		errs[""] = "Choose how many of which items to return."
+		errs[""] = page.T(c, "returns.choose_items")
 	case req.Reason == "":
-		errs["reason"] = "Choose a reason."
+		errs["reason"] = page.T(c, "returns.choose_reason")
 	case len(req.Comment) > 500:
-		errs["comment"] = "Keep it to 500 characters."
+		errs["comment"] = page.T(c, "returns.comment_long")
 	}
 	status := fiber.StatusUnprocessableEntity
 	if len(errs) == 0 {
 		_, err = h.Store.RequestReturn(c.UserContext(), id, v.ID, req)
 		switch {
 		case err == nil:
-			page.Flash(c, views.FlashSuccess, "Your return is requested. Send the items back to us; we will mail you when they arrive.")
+			page.Flash(c, views.FlashSuccess, page.T(c, "returns.requested"))
 			return page.Redirect(c, paths.Order(id)+"#returns")
 		case errors.Is(err, store.ErrReturnWindowClosed):
-			errs[""] = "The time to return this order's items has passed."
+			errs[""] = page.T(c, "returns.window_closed")
 		case errors.Is(err, store.ErrReturnTooMany):
-			status, errs[""] = fiber.StatusConflict, "That is more than is left to return of this order. Here is what is left now."
+			status, errs[""] = fiber.StatusConflict, page.T(c, "returns.too_many")
 		case errors.Is(err, store.ErrConflict):
-			status, errs[""] = fiber.StatusConflict, "Another return of this order was being made at the same moment. Check what is left and try again."
+			status, errs[""] = fiber.StatusConflict, page.T(c, "returns.conflict")
 		case errors.Is(err, store.ErrNotReturnable):
-			errs[""] = "This order has not shipped yet, so nothing can be returned."
+			errs[""] = page.T(c, "returns.not_shipped")
 		case errors.Is(err, store.ErrBadReturn):
-			errs[""] = "Choose how many of which items to return, and a reason from the list."
+			errs[""] = page.T(c, "returns.bad")
 		default:
-			return notFoundAs(err, "That order")
+			return notFoundAsSaying(c, err, "orders.not_found")
 		}
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return notFoundAs(err, "That order")
+		return notFoundAsSaying(c, err, "orders.not_found")
 	}
 	if d.Order.CustomerID != v.ID {
-		return page.NotFound("That order")
+		return notFoundSaying(c, "orders.not_found")
 	}
 	typed := map[string]string{}
 	for i := range lines {
@@ -153,5 +153,5 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	part := returnsPart(c, h.Store, d, typed)
 	part.Reason, part.Comment, part.Errors = req.Reason, req.Comment, errs
-	return page.Render(c, status, page.View{Title: "Order " + d.Order.Label(), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part})})
+	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part})})
 }

@@ -68,6 +68,10 @@ type Customer struct {
 	DeletedAt time.Time
 	// Closing: the deletion has begun and not yet finished.
 	Closing bool
+	// Lang is the language the customer reads the shop in ("en", "ko",
+	// "id"), which decides the language of their mail; "" for an account
+	// from before the shop spoke more than English.
+	Lang string
 }
 
 // Deleted reports whether the account was deleted.
@@ -82,6 +86,8 @@ type NewCustomer struct {
 	Name         string
 	PasswordHash string
 	Role         Role
+	// Lang is the language the sign-up was made in.
+	Lang string
 	// VerifyMail, if set, makes the account unverified and puts the mail
 	// with its verification link in the outbox, in the sign-up's
 	// transaction.
@@ -121,6 +127,7 @@ type customerRecord struct {
 	Deactivated       bool   `dynamodbav:"Deactivated,omitempty"`
 	EmailUnverified   bool   `dynamodbav:"EmailUnverified,omitempty"`
 	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
+	Lang              string `dynamodbav:"Lang,omitempty"`
 	// Links are the keys of the links mailed to the customer (their items
 	// hold the email), so that deleting the account deletes them too.
 	Links  []string `dynamodbav:"Links,stringset,omitempty"`
@@ -156,7 +163,7 @@ func (r customerRecord) customer() Customer {
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
 		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
-		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == ""}
+		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang}
 
 }
 
@@ -169,7 +176,7 @@ func (s *Store) CreateCustomer(ctx context.Context, nc NewCustomer) (Customer, e
 	if nc.Role == "" {
 		nc.Role = RoleCustomer
 	}
-	c := Customer{ID: NewID(), Email: NormalizeEmail(nc.Email), Name: nc.Name, Role: nc.Role, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
+	c := Customer{ID: NewID(), Email: NormalizeEmail(nc.Email), Name: nc.Name, Role: nc.Role, Lang: nc.Lang, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
 	var also []types.TransactWriteItem
 	var links []string
 	if nc.VerifyMail != nil {
@@ -188,7 +195,7 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 	cust, err := attributevalue.MarshalMap(customerRecord{
 		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
 		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
-		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified, Links: links,
+		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified, Links: links, Lang: c.Lang,
 		GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID),
 	})
 	if err != nil {
@@ -270,6 +277,21 @@ func (s *Store) RecordSignIn(ctx context.Context, email string, cred Credentials
 	}
 	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{customer, emailItem}}); err != nil {
 		return fmt.Errorf("record sign-in: %w", err)
+	}
+	return nil
+}
+
+// SetCustomerLanguage records the language the customer chose to read
+// the shop in, which their mail is written in: one UpdateItem, on
+// condition the customer exists (ErrNotFound otherwise).
+func (s *Store) SetCustomerLanguage(ctx context.Context, customerID, lang string) error {
+	err := s.updateIf(ctx, customerKey(customerID), customerKey(customerID),
+		expression.Set(expression.Name("Lang"), expression.Value(lang)), expression.AttributeExists(expression.Name(attrPK)))
+	if isConditionFailed(err) {
+		return fmt.Errorf("set language: customer %s: %w", customerID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("set language: customer %s: %w", customerID, err)
 	}
 	return nil
 }

@@ -335,7 +335,7 @@ func (s *Store) finishDeletion(ctx context.Context, rec customerRecord) error {
 	}
 	upd := expression.Set(expression.Name("DeletedAt"), expression.Value(timestamp(s.now()))).
 		Set(expression.Name("Name"), expression.Value(""))
-	for _, attr := range []string{"Email", "PasswordHash", "LastSignInAt", "LastSignInAddress", "ClosingAddresses", "Links", attrGSI2PK, attrGSI2SK} {
+	for _, attr := range []string{"Email", "PasswordHash", "LastSignInAt", "LastSignInAddress", "Lang", "ClosingAddresses", "Links", attrGSI2PK, attrGSI2SK} {
 		upd = upd.Remove(expression.Name(attr))
 	}
 	err := s.updateIf(ctx, rec.PK, rec.SK, upd, expression.AttributeExists(expression.Name("ClosingAt")))

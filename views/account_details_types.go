@@ -1,6 +1,17 @@
 package views
 
-import "shop/store"
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+
+	"shop/store"
+	"shop/views/lang"
+)
 
 // AccountPage is /account: who the customer is, their password and their
 // saved addresses, each form with its own errors.
@@ -57,4 +68,43 @@ func countryName(code string) string {
 		return name
 	}
 	return code
+}
+
+// countryNameIn is a country's name in the page's language: the shop's
+// own list in English, CLDR's names (golang.org/x/text) in the others.
+func countryNameIn(ctx context.Context, code string) string {
+	l := lang.From(ctx)
+	if l == lang.English {
+		return countryName(code)
+	}
+	if region, err := language.ParseRegion(code); err == nil {
+		if name := display.Regions(language.Make(string(l))).Name(region); name != "" {
+			return name
+		}
+	}
+	return countryName(code)
+}
+
+var (
+	countriesOnce sync.Once
+	countriesBy   map[lang.Lang][]store.Country
+)
+
+// countriesIn is the country list of the address forms in the page's
+// language, in that language's alphabetical order.
+func countriesIn(ctx context.Context) []store.Country {
+	countriesOnce.Do(func() {
+		countriesBy = map[lang.Lang][]store.Country{lang.English: store.Countries}
+		for _, l := range lang.All[1:] {
+			ctx := lang.With(context.Background(), l)
+			list := make([]store.Country, len(store.Countries))
+			for i, c := range store.Countries {
+				list[i] = store.Country{Code: c.Code, Name: countryNameIn(ctx, c.Code)}
+			}
+			coll := collate.New(language.Make(string(l)))
+			slices.SortStableFunc(list, func(a, b store.Country) int { return coll.CompareString(a.Name, b.Name) })
+			countriesBy[l] = list
+		}
+	})
+	return countriesBy[lang.From(ctx)]
 }

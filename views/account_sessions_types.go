@@ -3,6 +3,8 @@ package views
 import (
 	"context"
 	"time"
+
+	"shop/views/lang"
 )
 
 // AccountSessionsPage is where a customer is signed in.
@@ -32,9 +34,9 @@ func (p AccountSessionsPage) Others() bool {
 }
 
 // deviceLabel is the session's device, or a word for one unknown.
-func deviceLabel(s AccountSession) string {
+func deviceLabel(ctx context.Context, s AccountSession) string {
 	if s.Device == "" {
-		return "An unknown device"
+		return lang.T(ctx, "account.sessions.unknown_device")
 	}
 	return s.Device
 }

@@ -1,10 +1,13 @@
 package views
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // OrdersPage lists a customer's orders.
@@ -30,15 +33,72 @@ type OrderCancelPage struct {
 	CSRF    string
 }
 
-// RefundWhere says where a refund's money goes, for its customer.
-func RefundWhere(r store.Refund) string {
+// RefundWhere says where a refund's money goes, for its customer, in the
+// language of ctx.
+func RefundWhere(ctx context.Context, r store.Refund) string {
 	switch {
 	case r.GiftCard.Amount > 0 && r.Card.Amount > 0:
-		return r.GiftCard.String() + " to your gift card at once, " + r.Card.String() + " to your card within a few days."
+		return lang.T(ctx, "orders.refund.both", "GiftCard", lang.Money(ctx, r.GiftCard), "Card", lang.Money(ctx, r.Card))
 	case r.GiftCard.Amount > 0:
-		return r.GiftCard.String() + " to your gift card, at once."
+		return lang.T(ctx, "orders.refund.gift_card", "Amount", lang.Money(ctx, r.GiftCard))
 	}
-	return r.Card.String() + " to your card, within a few days."
+	return lang.T(ctx, "orders.refund.card", "Amount", lang.Money(ctx, r.Card))
+}
+
+// unitsWordIn is unitsWord in the language of ctx ("3 items", "상품 3개");
+// cart.templ still calls unitsWord.
+func unitsWordIn(ctx context.Context, n int) string { return lang.N(ctx, "orders.units", n) }
+
+// orderTime is an instant of an order in the shop's time zone, with the
+// zone shown, as the page's language writes it: "22 Nov 2026, 02:31 CET".
+func orderTime(ctx context.Context, t time.Time, loc *time.Location) string {
+	return lang.DateTime(ctx, InZone(t, loc))
+}
+
+// orderTimeParts is orderTime as its day, what the language writes
+// between, and its time: "22 Nov 2026", ", ", "02:31 CET".
+func orderTimeParts(ctx context.Context, t time.Time, loc *time.Location) (day, sep, clock string) {
+	t = InZone(t, loc)
+	day = lang.Date(ctx, t)
+	rest := strings.TrimPrefix(orderTime(ctx, t, loc), day)
+	clock = strings.TrimLeft(rest, ", ")
+	return day, strings.TrimSuffix(rest, clock), clock
+}
+
+// orderRefundedWords is refundedWords (the staff's) for the customer, in
+// the language of ctx.
+func orderRefundedWords(ctx context.Context, o store.Order) string {
+	switch {
+	case o.Refunded.Amount == 0:
+		return ""
+	case o.Refunded.Amount >= o.Total.Amount:
+		return lang.T(ctx, "orders.refunded_full")
+	}
+	return lang.T(ctx, "orders.refunded_part")
+}
+
+// paymentLabel is store.Payment's Label in the language of ctx: "Visa
+// ending in 4242", "Gift card ending FT20", "Refund to Visa ending in 4242".
+func paymentLabel(ctx context.Context, p store.Payment) string {
+	kind := p.Type
+	if p.Type == "GiftCard" {
+		kind = lang.T(ctx, "orders.payment.gift_card")
+	}
+	_, end, ok := strings.Cut(p.Reference, "••••")
+	end = strings.TrimSpace(end)
+	var label string
+	switch {
+	case !ok || end == "":
+		label = kind
+	case p.Type == "GiftCard":
+		label = lang.T(ctx, "orders.payment.gift_card_ending", "Kind", kind, "End", end)
+	default:
+		label = lang.T(ctx, "orders.payment.card_ending", "Kind", kind, "End", end)
+	}
+	if p.IsRefund() {
+		return lang.T(ctx, "orders.payment.refund_to", "Payment", label)
+	}
+	return label
 }
 
 func unitsWord(n int) string {
@@ -48,20 +108,18 @@ func unitsWord(n int) string {
 	return fmt.Sprintf("%d items", n)
 }
 
-func orderStatusLabel(s store.OrderStatus) string {
-	switch s {
-	case store.OrderPlaced:
-		return "Placed, being packed"
-	case store.OrderShipping:
-		return "Packed, on its way out"
-	case store.OrderShipped:
-		return "Shipped"
-	case store.OrderDelivered:
-		return "Delivered"
-	case store.OrderCancelled:
-		return "Cancelled, as you asked"
-	case store.OrderAwaitingStock:
-		return "Waiting for stock"
+var orderStatusIDs = map[store.OrderStatus]string{
+	store.OrderPlaced:        "orders.status.placed",
+	store.OrderShipping:      "orders.status.shipping",
+	store.OrderShipped:       "orders.status.shipped",
+	store.OrderDelivered:     "orders.status.delivered",
+	store.OrderCancelled:     "orders.status.cancelled",
+	store.OrderAwaitingStock: "orders.status.awaiting_stock",
+}
+
+func orderStatusLabel(ctx context.Context, s store.OrderStatus) string {
+	if id, ok := orderStatusIDs[s]; ok {
+		return lang.T(ctx, id)
 	}
 	return string(s)
 }
@@ -72,14 +130,15 @@ func (p OrderPage) CanCancel() bool {
 	return p.Details.Order.Status == store.OrderPlaced && len(p.Details.Shipments) == 0
 }
 
-func shipmentStatusLabel(s store.ShipmentStatus) string {
-	switch s {
-	case store.ShipmentPending:
-		return "Being packed"
-	case store.ShipmentShipped:
-		return "Shipped"
-	case store.ShipmentDelivered:
-		return "Delivered"
+var shipmentStatusIDs = map[store.ShipmentStatus]string{
+	store.ShipmentPending:   "orders.shipment.pending",
+	store.ShipmentShipped:   "orders.shipment.shipped",
+	store.ShipmentDelivered: "orders.shipment.delivered",
+}
+
+func shipmentStatusLabel(ctx context.Context, s store.ShipmentStatus) string {
+	if id, ok := shipmentStatusIDs[s]; ok {
+		return lang.T(ctx, id)
 	}
 	return string(s)
 }

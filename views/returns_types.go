@@ -2,9 +2,12 @@ package views
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // OrderReturns is the returns part of a customer's order page: the returns
@@ -62,26 +65,46 @@ func (p AdminReturnPage) WarehouseName(id string) string {
 	return id
 }
 
-// returnDay is a step's day as the customer reads it, in the shop's zone:
-// "22 Nov".
+// returnDay is a step's day as the customer reads it, in the shop's zone,
+// without the year: "22 Nov", "11월 22일".
 func returnDay(ctx context.Context, t time.Time) string {
-	return InZone(t, Zone(ctx)).Format("2 Jan")
+	t = InZone(t, Zone(ctx))
+	if lang.From(ctx) == lang.Korean {
+		return t.Format("1월 2일")
+	}
+	return strings.TrimSuffix(lang.Date(ctx, t), " "+strconv.Itoa(t.Year()))
 }
 
-func returnStatusLabel(s store.ReturnStatus) string {
-	switch s {
-	case store.ReturnRequested:
-		return "Return requested"
-	case store.ReturnReceived:
-		return "Received"
-	case store.ReturnInspected:
-		return "Inspected, refund on its way"
-	case store.ReturnRejected:
-		return "Not accepted"
-	case store.ReturnRefunded:
-		return "Refunded"
+var returnStatusIDs = map[store.ReturnStatus]string{
+	store.ReturnRequested: "returns.status.requested",
+	store.ReturnReceived:  "returns.status.received",
+	store.ReturnInspected: "returns.status.inspected",
+	store.ReturnRejected:  "returns.status.rejected",
+	store.ReturnRefunded:  "returns.status.refunded",
+}
+
+func returnStatusLabel(ctx context.Context, s store.ReturnStatus) string {
+	if id, ok := returnStatusIDs[s]; ok {
+		return lang.T(ctx, id)
 	}
 	return string(s)
+}
+
+// The reasons are kept in English (store.ReturnReasons, which staff read);
+// the form shows each in the customer's language.
+var returnReasonIDs = map[string]string{
+	"Changed my mind":  "returns.reason.changed_mind",
+	"Arrived damaged":  "returns.reason.damaged",
+	"Not as described": "returns.reason.not_as_described",
+	"Wrong item sent":  "returns.reason.wrong_item",
+	"Other":            "returns.reason.other",
+}
+
+func returnReasonLabel(ctx context.Context, r string) string {
+	if id, ok := returnReasonIDs[r]; ok {
+		return lang.T(ctx, id)
+	}
+	return r
 }
 
 func returnBadge(s store.ReturnStatus) statusBadge {
@@ -140,12 +163,16 @@ func orderLabelOf(r store.Return) string {
 }
 
 // verdictWords is what staff found of a line, for its customer: " —
-// Accepted: unopened"; "" before the inspection.
-func verdictWords(l store.ReturnLine) string {
+// Accepted: unopened"; "" before the inspection. The note is staff's, as
+// they typed it.
+func verdictWords(ctx context.Context, l store.ReturnLine) string {
 	if l.Verdict == "" {
 		return ""
 	}
-	w := " — " + verdictLabel(l.Verdict)
+	w := " — " + lang.T(ctx, "returns.verdict.rejected")
+	if l.Verdict == store.VerdictAccepted {
+		w = " — " + lang.T(ctx, "returns.verdict.accepted")
+	}
 	if l.Note != "" {
 		w += ": " + l.Note
 	}

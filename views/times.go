@@ -3,6 +3,8 @@ package views
 import (
 	"context"
 	"time"
+
+	"shop/views/lang"
 )
 
 // Times on every page are in the shop's time zone with the zone named
@@ -60,9 +62,12 @@ func adminDay(ctx context.Context, t time.Time) string {
 	return t.In(Zone(ctx)).Format("2006-01-02")
 }
 
-// zoneTimeLabel is timeLabel with the zone of ctx, for the customer pages
-// whose data carries no zone of its own.
-func zoneTimeLabel(ctx context.Context, t time.Time) string { return timeLabel(t, Zone(ctx)) }
+// zoneTimeLabel is an instant in the zone of ctx as the page's language
+// writes it ("22 Nov 2026, 02:31 CET", "2026년 11월 22일 02:31 CET"), for
+// the customer pages whose data carries no zone of its own.
+func zoneTimeLabel(ctx context.Context, t time.Time) string {
+	return lang.DateTime(ctx, InZone(t, Zone(ctx)))
+}
 
 // adminMillis is adminTime to the millisecond, where the order of claims
 // made in one second matters (a drop's tickets).

@@ -101,6 +101,7 @@ func New(cfg Config) (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	account.SecureCookies = cfg.SecureCookies
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://localhost"
 	}
@@ -223,7 +224,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Use("/media", func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
 	// Pages.
-	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect())
+	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect(), customerLanguage(cfg.Store))
 
 	app.Get("/", catalogue.List)
 	app.Get("/products", catalogue.List)
