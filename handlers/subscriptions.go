@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
+	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
@@ -141,7 +142,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return err
 	}
 	sub, receipt, err := h.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Product: p, PaymentDay: day, PeriodMonths: period, Card: card, PriceChange: change,
+		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang), Product: p, PaymentDay: day, PeriodMonths: period, Card: card, PriceChange: change,
 	}, h.Gateway)
 	switch {
 	case err == nil:

@@ -68,13 +68,14 @@ type Customer struct {
 	DeletedAt time.Time
 	// Closing: the deletion has begun and not yet finished.
 	Closing bool
+	Lang    string // the customer's language ("en", "ko", "id"); "" reads as English
 }
 
 // Deleted reports whether the account was deleted.
 func (c Customer) Deleted() bool { return !c.DeletedAt.IsZero() }
 
 // Buyer is the customer's name and email, as an order keeps them.
-func (c Customer) Buyer() Buyer { return Buyer{Name: c.Name, Email: c.Email} }
+func (c Customer) Buyer() Buyer { return Buyer{Name: c.Name, Email: c.Email, Lang: c.Lang} }
 
 // NewCustomer is what sign-up collects; the password is already hashed.
 type NewCustomer struct {
@@ -121,6 +122,7 @@ type customerRecord struct {
 	Deactivated       bool   `dynamodbav:"Deactivated,omitempty"`
 	EmailUnverified   bool   `dynamodbav:"EmailUnverified,omitempty"`
 	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
+	Lang              string `dynamodbav:"Lang,omitempty"`
 	// Links are the keys of the links mailed to the customer (their items
 	// hold the email), so that deleting the account deletes them too.
 	Links  []string `dynamodbav:"Links,stringset,omitempty"`
@@ -156,7 +158,7 @@ func (r customerRecord) customer() Customer {
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
 		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
-		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == ""}
+		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang}
 
 }
 
