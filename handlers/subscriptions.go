@@ -15,6 +15,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -287,6 +288,20 @@ type refusal struct{ err error }
 func (r *refusal) Error() string { return r.err.Error() }
 func (r *refusal) Unwrap() error { return r.err }
 
+// inLanguage makes a change the customer asks also move the subscription's
+// mails to the language they asked in (the one they chose last), in the
+// same write: a switch of language reaches a subscription's mails with
+// its next change, at no extra request.
+func inLanguage(change store.SubscriptionChange, l lang.Lang) store.SubscriptionChange {
+	return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
+		next, err := change(s, today, lead)
+		if err == nil {
+			next.Lang = string(l)
+		}
+		return next, err
+	}
+}
+
 func refusable(change store.SubscriptionChange) store.SubscriptionChange {
 	return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
 		next, err := change(s, today, lead)
@@ -341,7 +356,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 		card.Sub = sub
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
-	sub, err := h.Store.ChangeSubscription(ctx, v.ID, id, version, refusable(change))
+	sub, err := h.Store.ChangeSubscription(ctx, v.ID, id, version, refusable(inLanguage(change, page.Lang(c))))
 	var stale *store.StaleError
 	var refused *refusal
 	switch {
