@@ -91,3 +91,35 @@ func TestSubscriptionMailsInTheCustomersLanguage(t *testing.T) {
 		t.Errorf("Indonesian receipt writes the amount the English way: %q", rec.Text)
 	}
 }
+
+// An order's mails follow the language its buyer had at checkout: Korean
+// with Korean words and dates, Indonesian money with a decimal comma.
+func TestOrderMailsInTheBuyersLanguage(t *testing.T) {
+	t.Parallel()
+	m := jobs.ShopMail{BaseURL: "https://shop.example/"}
+	o := store.Order{ID: "o1", Number: "FF-7K3Q92", CustomerID: "c1", Buyer: store.Buyer{Name: "지민", Email: "j@example.com", Lang: "ko"},
+		Total: eur(2400), Discount: eur(0), ShipTo: store.Address{Name: "지민", Street: "Storgatan", Number: "1", ZipCode: "111 22", City: "Stockholm", Country: "SE"}}
+	items := []store.OrderItem{{ProductName: "Kaffe", Quantity: 2, Price: eur(1200)}}
+	placed := m.OrderPlaced(o, items)
+	delivered := m.ShipmentStep(o, store.Shipment{ID: "sh1", Version: 3, Status: store.ShipmentDelivered, DeliveredAt: day("2026-11-22")})
+	for _, c := range []struct {
+		m     store.Mail
+		holds []string
+	}{
+		{placed, []string{"주문 FF-7K3Q92", "지민님, 안녕하세요.", "합계", "€24.00"}},
+		{*delivered, []string{"배송 완료", "2026년 11월 22일"}},
+	} {
+		for _, s := range c.holds {
+			if !strings.Contains(c.m.Subject+c.m.Text, s) {
+				t.Errorf("%s mail lacks %q: %q %q", c.m.Kind, s, c.m.Subject, c.m.Text)
+			}
+		}
+		if strings.Contains(c.m.Text+c.m.HTML, "⟦") || !strings.Contains(c.m.HTML, `lang="ko"`) {
+			t.Errorf("%s mail: %q", c.m.Kind, c.m.HTML)
+		}
+	}
+	o.Buyer.Lang = "id"
+	if p := m.OrderPlaced(o, items); !strings.Contains(p.Text, "Terima kasih") || !strings.Contains(p.Text, "€24,00") || !strings.Contains(p.HTML, "€24,00") {
+		t.Errorf("Indonesian order mail: %q", p.Text)
+	}
+}
