@@ -57,23 +57,6 @@ type strong string
 // its own.
 type anchor struct{ URL, Text string }
 
-// tr is a message of a mail's text part; values the HTML part dresses up
-// are plain here.
-func tr(l lang.Lang, id string, args ...any) string {
-	plain := make([]any, len(args))
-	for i, a := range args {
-		switch a := a.(type) {
-		case strong:
-			plain[i] = string(a)
-		case anchor:
-			plain[i] = a.Text
-		default:
-			plain[i] = a
-		}
-	}
-	return lang.In(l, id, plain...)
-}
-
 // rich is a message as HTML: its text escaped, strong values in bold and
 // anchors as links. The values go in as markers and are put in after
 // escaping, so a message never needs HTML in the catalogue.

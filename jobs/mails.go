@@ -28,8 +28,6 @@ func (r *Runner) link(path string) string { return link(r.cfg.BaseURL, path) }
 
 func link(base, path string) string { return strings.TrimRight(base, "/") + path }
 
-func monthYear(t time.Time) string { return t.UTC().AddDate(0, 0, -1).Format("January 2006") }
-
 // mailText is a mail's plain-text part: a greeting, the paragraphs and
 // the shop's name.
 func mailText(l lang.Lang, paragraphs ...string) string {
