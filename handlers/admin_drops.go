@@ -17,6 +17,7 @@ import (
 	"shop/store"
 	"shop/store/dropgate"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -350,12 +351,19 @@ func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []st
 	return int(mailed.Load()), err
 }
 
+// dropCancelledMail tells a ticket's holder the drop is off, in their
+// language (their record is read for the address anyway).
 func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now time.Time, loc *time.Location) store.Mail {
+	l := mailLang(cust.Lang)
 	claimed := t.CreatedAt.In(loc).Format("2 January 2006 at 15:04 MST")
+	if l != lang.English {
+		claimed = lang.DateTimeIn(l, t.CreatedAt.In(loc))
+	}
 	return store.Mail{
 		ID: store.DropCancelMailID(d.ID, t.Client), To: cust.Email, Kind: store.MailDropCancelled,
-		Subject:    fmt.Sprintf("The drop “%s” was cancelled", d.Title),
-		Text:       fmt.Sprintf("Hello %s,\n\nWe are sorry: the drop “%s” was cancelled, and the ticket you claimed on %s is void.\n\nFika & Field\n", cust.Name, d.Title, claimed),
+		Subject: lang.In(l, "mail.drop.subject", "Drop", d.Title),
+		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, cust.Name),
+			lang.In(l, "mail.drop.body", "Drop", d.Title, "Claimed", claimed)),
 		CustomerID: cust.ID, CreatedAt: now, Status: store.MailPending,
 	}
 }

@@ -155,15 +155,13 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
 
-// returnReceivedMail tells the customer their parcel arrived.
+// returnReceivedMail tells the customer their parcel arrived, in the
+// language of the order it came from.
 func returnReceivedMail(r store.Return, to string) store.Mail {
+	l := mailLang(r.Buyer.Lang)
 	var lines strings.Builder
-	for _, l := range r.Lines {
-		fmt.Fprintf(&lines, "  %d × %s\n", l.Quantity, l.ProductName)
-	}
-	name := r.Buyer.Name
-	if name == "" {
-		name = "there"
+	for _, line := range r.Lines {
+		fmt.Fprintf(&lines, "  %d × %s\n", line.Quantity, line.ProductName)
 	}
 	label := r.OrderNumber
 	if label == "" {
@@ -171,9 +169,9 @@ func returnReceivedMail(r store.Return, to string) store.Mail {
 	}
 	return store.Mail{
 		To: to, Kind: store.MailReturnReceived, CustomerID: r.CustomerID, CreatedAt: r.ReceivedAt, Status: store.MailPending,
-		Subject: "We received your return of order " + label,
-		Text: fmt.Sprintf("Hello %s,\n\nThe items you sent back from order %s arrived:\n\n%s\nWe will look them over and refund what we accept; you will hear from us again.\n\nFika & Field\n",
-			name, label, lines.String()),
+		Subject: lang.In(l, "mail.return.subject", "Order", label),
+		Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\nFika & Field\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return.arrived", "Order", label),
+			lines.String(), lang.In(l, "mail.return.look")),
 	}
 }
 
@@ -247,27 +245,28 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
 
-// refundMail tells the customer what came back, and to what.
+// refundMail tells the customer what came back, and to what, in the
+// order's language.
 func refundMail(rf store.Refund, o store.Order) *store.Mail {
 	to := o.Buyer.Email
 	if to == "" {
 		return nil
 	}
-	var parts []string
-	if rf.GiftCard.Amount > 0 {
-		parts = append(parts, rf.GiftCard.String()+" to your gift card")
-	}
-	if rf.Card.Amount > 0 {
-		parts = append(parts, rf.Card.String()+" to your card")
-	}
-	name := o.Buyer.Name
-	if name == "" {
-		name = "there"
+	l := mailLang(o.Buyer.Lang)
+	amount := lang.MoneyIn(l, rf.Amount)
+	var where string
+	switch gift, card := lang.MoneyIn(l, rf.GiftCard), lang.MoneyIn(l, rf.Card); {
+	case rf.GiftCard.Amount > 0 && rf.Card.Amount > 0:
+		where = lang.In(l, "mail.return_refund.both", "GiftCard", gift, "Card", card)
+	case rf.GiftCard.Amount > 0:
+		where = lang.In(l, "mail.return_refund.giftcard", "GiftCard", gift)
+	case rf.Card.Amount > 0:
+		where = lang.In(l, "mail.return_refund.card", "Card", card)
 	}
 	return &store.Mail{
 		ID: "refund-" + o.ID + "-" + rf.ID, To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
-		Subject: "Your refund of " + rf.Amount.String() + " for order " + o.Label(),
-		Text: fmt.Sprintf("Hello %s,\n\nWe refunded %s for your return from order %s: %s. A card refund can take a few days to show.\n\nFika & Field\n",
-			name, rf.Amount.String(), o.Label(), strings.Join(parts, " and ")),
+		Subject: lang.In(l, "mail.return_refund.subject", "Amount", amount, "Order", o.Label()),
+		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, o.Buyer.Name),
+			lang.In(l, "mail.return_refund.body", "Amount", amount, "Order", o.Label(), "Where", where)),
 	}
 }

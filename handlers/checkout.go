@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
+	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
@@ -339,7 +340,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email}
+		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email, Lang: jobs.MailLang(ctx, buyer.Lang)}
 		req.Confirmation = h.Confirmation
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
+	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
 	"shop/views"
@@ -141,7 +142,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return err
 	}
 	sub, receipt, err := h.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Product: p, PaymentDay: day, PeriodMonths: period, Card: card, PriceChange: change,
+		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang), Product: p, PaymentDay: day, PeriodMonths: period, Card: card, PriceChange: change,
 	}, h.Gateway)
 	switch {
 	case err == nil:
@@ -334,6 +335,20 @@ type refusal struct{ err error }
 func (r *refusal) Error() string { return r.err.Error() }
 func (r *refusal) Unwrap() error { return r.err }
 
+// inLanguage makes a change the customer asks also move the subscription's
+// mails to the language they asked in (the one they chose last), in the
+// same write: a switch of language reaches a subscription's mails with
+// its next change, at no extra request.
+func inLanguage(change store.SubscriptionChange, l lang.Lang) store.SubscriptionChange {
+	return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
+		next, err := change(s, today, lead)
+		if err == nil {
+			next.Lang = string(l)
+		}
+		return next, err
+	}
+}
+
 func refusable(change store.SubscriptionChange) store.SubscriptionChange {
 	return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
 		next, err := change(s, today, lead)
@@ -386,7 +401,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 		card.Sub = sub
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
-	sub, err := h.Store.ChangeSubscription(ctx, v.ID, id, version, refusable(change))
+	sub, err := h.Store.ChangeSubscription(ctx, v.ID, id, version, refusable(inLanguage(change, page.Lang(c))))
 	var stale *store.StaleError
 	var refused *refusal
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"shop/store"
 	"shop/store/carrier"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -33,35 +34,37 @@ func addressLine(a store.Address) string {
 	return strings.Join(parts, ", ")
 }
 
-func shipmentLine(sh store.Shipment) string {
+func shipmentLine(l lang.Lang, sh store.Shipment) string {
 	var its []string
 	for _, it := range sh.Items {
 		its = append(its, fmt.Sprintf("%d × %s", it.Quantity, it.ProductName))
 	}
 	if len(its) == 0 {
-		return "Your parcel"
+		return lang.In(l, "mail.parcel")
 	}
-	return "Your parcel (" + strings.Join(its, ", ") + ")"
+	return lang.In(l, "mail.parcel_items", "Items", strings.Join(its, ", "))
 }
 
 const mailSignature = "\nFika & Field\n"
 
-// OrderPlaced is the order's confirmation; its id makes it once per order.
+// OrderPlaced is the order's confirmation, in the buyer's language at
+// checkout; its id makes it once per order.
 func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail {
+	l := mailLang(o.Buyer.Lang)
 	link := m.link(paths.Order(o.ID))
 	var b strings.Builder
-	fmt.Fprintf(&b, "Hello %s,\n\nThank you for your order %s.\n\n", o.Buyer.Name, o.Label())
+	fmt.Fprintf(&b, "%s\n\n%s\n\n", lang.In(l, "mail.hello_name", "Name", o.Buyer.Name), lang.In(l, "mail.order.thanks", "Order", o.Label()))
 	for _, it := range items {
-		fmt.Fprintf(&b, "  %s  %s\n", itemLine(it), lineTotal(it))
+		fmt.Fprintf(&b, "  %s  %s\n", itemLine(it), lang.MoneyIn(l, lineTotal(it)))
 	}
 	if o.Discount.Amount > 0 {
-		fmt.Fprintf(&b, "  Discount  −%s\n", o.Discount)
+		fmt.Fprintf(&b, "  %s  −%s\n", lang.In(l, "mail.order.discount"), lang.MoneyIn(l, o.Discount))
 	}
-	fmt.Fprintf(&b, "  Total  %s\n\nWe ship it to %s. We mail you again when it leaves the warehouse.\n\nYour order: %s\n%s",
-		o.Total, addressLine(o.ShipTo), link, mailSignature)
+	fmt.Fprintf(&b, "  %s  %s\n\n%s\n\n%s\n%s", lang.In(l, "mail.order.total"), lang.MoneyIn(l, o.Total),
+		lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, "mail.order.link", "Link", link), mailSignature)
 	return store.Mail{
 		ID: "order-" + o.ID, To: o.Buyer.Email, Kind: store.MailOrderPlaced,
-		Subject: fmt.Sprintf("Your order %s", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(o, items, link)),
+		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
 	}
 }
@@ -70,59 +73,75 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 // after it: shipped (carrier and tracking link) or delivered. Its id names
 // the shipment's version, so one change is mailed once.
 func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
+	l := mailLang(o.Buyer.Lang)
 	link := m.link(paths.Order(o.ID))
 	id := fmt.Sprintf("%s-v%d", sh.ID, sh.Version)
+	hello := lang.In(l, "mail.hello_name", "Name", o.Buyer.Name)
 	switch sh.Status {
 	case store.ShipmentShipped:
 		name, tracking := carrier.Name(sh.Carrier), carrier.TrackingURL(sh.Carrier, sh.Tracking)
 		follow := ""
 		if tracking != "" {
-			follow = fmt.Sprintf("Follow the parcel at %s: %s\n", name, tracking)
+			follow = lang.In(l, "mail.shipped.follow", "Carrier", name, "Link", tracking) + "\n"
 		}
 		return &store.Mail{
 			ID: "shipped-" + id, To: o.Buyer.Email, Kind: store.MailOrderShipped,
-			Subject: fmt.Sprintf("Your order %s is on its way", o.Label()),
-			Text: fmt.Sprintf("Hello %s,\n\n%s left the warehouse with %s, tracking number %s.\n%s\nYour order: %s\n%s",
-				o.Buyer.Name, shipmentLine(sh), name, sh.Tracking, follow, link, mailSignature),
-			HTML:       render(orderShippedHTML(o, sh, name, tracking, link)),
+			Subject: lang.In(l, "mail.shipped.subject", "Order", o.Label()),
+			Text: fmt.Sprintf("%s\n\n%s\n%s\n%s\n%s", hello,
+				lang.In(l, "mail.shipped.body", "Parcel", shipmentLine(l, sh), "Carrier", name, "Tracking", sh.Tracking), follow,
+				lang.In(l, "mail.order.link", "Link", link), mailSignature),
+			HTML:       render(orderShippedHTML(l, o, sh, name, tracking, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.ShippedAt, Status: store.MailPending,
 		}
 	case store.ShipmentDelivered:
 		return &store.Mail{
 			ID: "delivered-" + id, To: o.Buyer.Email, Kind: store.MailDelivered,
-			Subject: fmt.Sprintf("Your order %s was delivered", o.Label()),
-			Text: fmt.Sprintf("Hello %s,\n\n%s was delivered on %s.\n\nAnything not right? Your order: %s\n%s",
-				o.Buyer.Name, shipmentLine(sh), longDate(sh.DeliveredAt), link, mailSignature),
-			HTML:       render(orderDeliveredHTML(o, sh, link)),
+			Subject: lang.In(l, "mail.delivered.subject", "Order", o.Label()),
+			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s", hello,
+				lang.In(l, "mail.delivered.body", "Parcel", shipmentLine(l, sh), "Date", longDateIn(l, sh.DeliveredAt)),
+				lang.In(l, "mail.delivered.wrong", "Link", link), mailSignature),
+			HTML:       render(orderDeliveredHTML(l, o, sh, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.DeliveredAt, Status: store.MailPending,
 		}
 	}
 	return nil
 }
 
-// VerifyEmail mails the verification link (path holds the signed token).
+// linkUntil is when a mailed link stops working, in the shop's zone.
+func linkUntil(l lang.Lang, t time.Time) string {
+	if l == lang.English {
+		return t.Format("2 January 2006, 15:04")
+	}
+	return lang.DateTimeIn(l, t)
+}
+
+// VerifyEmail mails the verification link (path holds the signed token),
+// in the new customer's language.
 func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string, loc *time.Location) store.Mail {
+	lg := mailLang(c.Lang)
 	link := m.link(path)
-	until := l.ValidUntil.In(loc).Format("2 January 2006, 15:04")
+	until := linkUntil(lg, l.ValidUntil.In(loc))
 	return store.Mail{
 		ID: "verify-" + l.CustomerID + "-" + l.CreatedAt.Format("20060102T150405.000"), To: l.Email, Kind: store.MailVerifyEmail,
-		Subject: "Confirm your email address at Fika & Field",
-		Text: fmt.Sprintf("Welcome, %s.\n\nConfirm that this is your email address, so we know our mail reaches you:\n%s\n\nThe link works once, until %s. If you did not sign up, ignore this mail.\n%s",
-			c.Name, link, until, mailSignature),
-		HTML:       render(verifyEmailHTML(c.Name, link, until)),
+		Subject: lang.In(lg, "mail.verify.subject"),
+		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(lg, "mail.verify.welcome", "Name", c.Name), lang.In(lg, "mail.verify.confirm"),
+			link, lang.In(lg, "mail.verify.until", "Until", until), mailSignature),
+		HTML:       render(verifyEmailHTML(lg, c.Name, link, until)),
 		CustomerID: l.CustomerID, CreatedAt: l.CreatedAt, Status: store.MailPending,
 	}
 }
 
-// PasswordReset mails the reset link (path holds the signed token).
-func (m ShopMail) PasswordReset(name string, l store.AccountLink, path string) store.Mail {
+// PasswordReset mails the reset link (path holds the signed token) in
+// language lg: the page's the person asked on (see MailLang).
+func (m ShopMail) PasswordReset(lg string, name string, l store.AccountLink, path string) store.Mail {
+	in := mailLang(lg)
 	link := m.link(path)
 	return store.Mail{
 		ID: "reset-" + l.CustomerID + "-" + l.CreatedAt.Format("20060102T150405.000"), To: l.Email, Kind: store.MailPasswordReset,
-		Subject: "Set a new password at Fika & Field",
-		Text: fmt.Sprintf("Hello %s,\n\nSomeone (we hope you) asked to set a new password for your account:\n%s\n\nThe link works once, for an hour. If you did not ask, ignore this mail: your password stays as it is.\n%s",
-			name, link, mailSignature),
-		HTML:       render(passwordResetHTML(name, link)),
+		Subject: lang.In(in, "mail.reset.subject"),
+		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(in, "mail.hello_name", "Name", name), lang.In(in, "mail.reset.asked"),
+			link, lang.In(in, "mail.reset.once"), mailSignature),
+		HTML:       render(passwordResetHTML(in, name, link)),
 		CustomerID: l.CustomerID, CreatedAt: l.CreatedAt, Status: store.MailPending,
 	}
 }

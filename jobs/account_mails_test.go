@@ -39,7 +39,7 @@ func TestOrderAndAccountMailsGoOutOverSMTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := store.NewAccountLink(store.LinkResetPassword, c, now, store.ResetLinkLife)
-	if err := env.Store.MailAccountLink(ctx, l, m.PasswordReset(c.Name, l, "/password/reset?t="+l.Secret+".sig")); err != nil {
+	if err := env.Store.MailAccountLink(ctx, l, m.PasswordReset("", c.Name, l, "/password/reset?t="+l.Secret+".sig")); err != nil {
 		t.Fatal(err)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"shop/store"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -27,29 +28,38 @@ func (r *Runner) link(path string) string { return link(r.cfg.BaseURL, path) }
 
 func link(base, path string) string { return strings.TrimRight(base, "/") + path }
 
-func monthYear(t time.Time) string { return t.UTC().AddDate(0, 0, -1).Format("January 2006") }
+// mailText is a mail's plain-text part: a greeting, the paragraphs and
+// the shop's name.
+func mailText(l lang.Lang, paragraphs ...string) string {
+	return lang.In(l, "mail.hello") + "\n\n" + strings.Join(paragraphs, "\n\n") + "\n\nFika & Field\n"
+}
 
 // mailReminder is the reminder of a subscription's next payment; its id
 // makes it once per payment.
 func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
+	l := mailLang(s.Lang)
 	manage := r.link(paths.Subscriptions)
+	date, amount := longDateIn(l, s.NextPaymentDate), lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
 	return &store.Mail{
 		ID: "reminder-" + s.ID + "-" + store.FormatDate(s.NextPaymentDate), To: s.Email, Kind: store.MailReminder,
-		Subject:    fmt.Sprintf("Your payment for %s on %s", s.ProductName, longDate(s.NextPaymentDate)),
-		Text:       fmt.Sprintf("Hello,\n\nOn %s we will charge %s to your %s for %s.\n\nManage your subscription: %s\n\nFika & Field\n", longDate(s.NextPaymentDate), s.AmountFor(s.NextPaymentDate), s.Card.Label(), s.ProductName, manage),
-		HTML:       render(reminderHTML(s, manage)),
+		Subject: lang.In(l, "mail.reminder.subject", "Product", s.ProductName, "Date", date),
+		Text: mailText(l, lang.In(l, "mail.reminder.body", "Date", date, "Amount", amount, "Card", s.Card.Label(), "Product", s.ProductName),
+			lang.In(l, "mail.reminder.manage", "Link", manage)),
+		HTML:       render(reminderHTML(l, s, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
 
 func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
+	l := mailLang(rec.Lang)
 	link := r.link(paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: "receipt-" + rec.SubscriptionID + "-" + rec.Number, To: rec.Email, Kind: store.MailReceipt,
-		Subject: fmt.Sprintf("Receipt %s: %s", rec.Number, rec.ProductName),
-		Text: fmt.Sprintf("Hello,\n\nWe charged %s to your %s for %s, %s to %s.\n\nReceipt %s: %s\n\nFika & Field\n",
-			rec.Amount, rec.Card.Label(), rec.ProductName, longDate(rec.PeriodStart), longDate(rec.PeriodEnd), rec.Number, link),
-		HTML:       render(receiptHTML(rec, link)),
+		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.Number, "Product", rec.ProductName),
+		Text: mailText(l, lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
+			"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
+			lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),
+		HTML:       render(receiptHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -57,31 +67,33 @@ func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
 // mailFailed tells of a decline: the retry date and a link to change the
 // card, or, after the last retry, that the subscription ended.
 func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
+	l := mailLang(s.Lang)
 	if s.Status == store.SubscriptionCancelled {
-		return r.mailEnded(s, fmt.Sprintf("We could not charge %s to your %s after %d tries (%s), so the subscription is cancelled.", s.Amount(), s.Card.Label(), s.Attempt, reason))
+		return r.mailEnded(s, lang.In(l, "mail.failed.gave_up", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Tries", s.Attempt, "Reason", reason))
 	}
 	link := r.link(paths.Subscriptions)
 	return &store.Mail{
 		ID: fmt.Sprintf("payfail-%s-%s-a%d", s.ID, store.FormatDate(s.NextPaymentDate), s.Attempt), To: s.Email, Kind: store.MailPaymentFailed,
-		Subject: fmt.Sprintf("Your payment for %s did not go through", s.ProductName),
-		Text: fmt.Sprintf("Hello,\n\nWe could not charge %s to your %s: %s.\nWe will try again on %s. Change the card and we try at once: %s\n\nFika & Field\n",
-			s.Amount(), s.Card.Label(), reason, longDate(s.RetryDate), link),
-		HTML:       render(failedHTML(s, reason, link)),
+		Subject: lang.In(l, "mail.failed.subject", "Product", s.ProductName),
+		Text: mailText(l, lang.In(l, "mail.failed.declined", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Reason", reason)+"\n"+
+			lang.In(l, "mail.failed.retry", "Date", longDateIn(l, s.RetryDate), "Link", link)),
+		HTML:       render(failedHTML(l, s, reason, link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
 
 func (r *Runner) mailCancelled(s store.Subscription) *store.Mail {
-	return r.mailEnded(s, "Your subscription ended at the end of its paid period, as you asked.")
+	return r.mailEnded(s, lang.In(mailLang(s.Lang), "mail.cancelled.as_asked"))
 }
 
 func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
+	l := mailLang(s.Lang)
 	link := r.link(paths.Product(s.ProductID))
 	return &store.Mail{
 		ID: "cancelled-" + s.ID, To: s.Email, Kind: store.MailCancelled,
-		Subject:    fmt.Sprintf("Your subscription to %s has ended", s.ProductName),
-		Text:       fmt.Sprintf("Hello,\n\n%s\n\nSubscribe again whenever you like: %s\n\nFika & Field\n", reason, link),
-		HTML:       render(cancelledHTML(s, reason, link)),
+		Subject:    lang.In(l, "mail.cancelled.subject", "Product", s.ProductName),
+		Text:       mailText(l, reason, lang.In(l, "mail.cancelled.again", "Link", link)),
+		HTML:       render(cancelledHTML(l, s, reason, link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -90,13 +102,15 @@ func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
 // payment; its id names the subscription, the card and the payment, so it
 // goes once per card per payment.
 func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *store.Mail {
+	l := mailLang(s.Lang)
 	manage := r.link(paths.Subscriptions)
+	month := monthYearIn(l, expires)
 	return &store.Mail{
 		ID: "cardexp-" + s.ID + "-" + s.Card.Last4 + "-" + store.FormatDate(s.NextPaymentDate), To: s.Email, Kind: store.MailCardExpiring,
-		Subject: fmt.Sprintf("Your %s expires before your payment for %s", s.Card.Label(), s.ProductName),
-		Text: fmt.Sprintf("Hello,\n\nYour %s expires at the end of %s, before your payment of %s for %s on %s.\nAdd a new card so the payment goes through: %s\n\nFika & Field\n",
-			s.Card.Label(), monthYear(expires), s.AmountFor(s.NextPaymentDate), s.ProductName, longDate(s.NextPaymentDate), manage),
-		HTML:       render(cardExpiringHTML(s, monthYear(expires), manage)),
+		Subject: lang.In(l, "mail.cardexp.subject", "Card", s.Card.Label(), "Product", s.ProductName),
+		Text: mailText(l, lang.In(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", month, "Amount", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate)),
+			"Product", s.ProductName, "Date", longDateIn(l, s.NextPaymentDate))+"\n"+lang.In(l, "mail.cardexp.add", "Link", manage)),
+		HTML:       render(cardExpiringHTML(l, s, month, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -104,15 +118,17 @@ func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *stor
 // mailPriceChange announces a product's new monthly price to a subscriber,
 // once per subscription and change (its id).
 func (r *Runner) mailPriceChange(s store.Subscription, c store.PriceChange, from time.Time) *store.Mail {
+	l := mailLang(s.Lang)
 	manage := r.link(paths.Subscriptions)
 	sub := s
 	sub.NewPrice, sub.NewPriceFrom = c.New, from
+	date := longDateIn(l, from)
 	return &store.Mail{
 		ID: "price-" + c.ProductID + "-" + store.FormatDate(c.EffectiveOn) + "-" + s.ID, To: s.Email, Kind: store.MailPriceChange,
-		Subject: fmt.Sprintf("%s: a new price from %s", s.ProductName, longDate(from)),
-		Text: fmt.Sprintf("Hello,\n\nThe monthly price of %s changes from %s to %s. Your payments on or after %s are %s each.\nYou can change or cancel your subscription before then: %s\n\nFika & Field\n",
-			s.ProductName, s.MonthlyPrice, c.New, longDate(from), sub.AmountFor(from), manage),
-		HTML:       render(priceChangeHTML(s, c.New, sub.AmountFor(from), longDate(from), manage)),
+		Subject: lang.In(l, "mail.price.subject", "Product", s.ProductName, "Date", date),
+		Text: mailText(l, lang.In(l, "mail.price.body", "Product", s.ProductName, "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", lang.MoneyIn(l, c.New),
+			"Date", date, "Payment", lang.MoneyIn(l, sub.AmountFor(from)))+"\n"+lang.In(l, "mail.price.change", "Link", manage)),
+		HTML:       render(priceChangeHTML(l, s, c.New, sub.AmountFor(from), date, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -126,13 +142,15 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	if baseURL == "" {
 		baseURL = Config{}.withDefaults().BaseURL
 	}
-	l := link(baseURL, paths.Receipt(rec.Number))
+	l := mailLang(rec.Lang)
+	link := link(baseURL, paths.Receipt(rec.Number))
+	refund := lang.MoneyIn(l, rec.Refund.Amount)
 	return &store.Mail{
 		ID: "subrefund-" + rec.Number, To: rec.Email, Kind: store.MailReceiptRefund,
-		Subject: fmt.Sprintf("Refund of %s: receipt %s", rec.Refund.Amount, rec.Number),
-		Text: fmt.Sprintf("Hello,\n\nWe refunded %s of your payment of %s for %s to your %s (%s). It shows on your statement within a few days.\n\nReceipt %s: %s\n\nFika & Field\n",
-			rec.Refund.Amount, rec.Amount, rec.ProductName, rec.Card.Label(), rec.Refund.Reason, rec.Number, l),
-		HTML:       render(receiptRefundHTML(rec, l)),
+		Subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.Number),
+		Text: mailText(l, lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
+			"Card", rec.Card.Label(), "Reason", rec.Refund.Reason), lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),
+		HTML:       render(receiptRefundHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
 }

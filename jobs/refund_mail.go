@@ -6,53 +6,60 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
 // RefundMail is the customer's mail of a refund or cancellation of an
-// order, for the store to queue in the refund's own transaction (see
-// store.OrderRefundRequest.Mail): its id is the refund's, so it is queued
-// once however often the refund is sent. baseURL starts its link.
+// order, in the buyer's language at checkout, for the store to queue in
+// the refund's own transaction (see store.OrderRefundRequest.Mail): its id
+// is the refund's, so it is queued once however often the refund is sent.
+// baseURL starts its link.
 func RefundMail(baseURL string, now func() time.Time) func(store.Refund, store.Order) *store.Mail {
 	return func(r store.Refund, o store.Order) *store.Mail {
 		if o.Buyer.Email == "" {
 			return nil // an order from before orders kept their buyer: no address to write to
 		}
+		l := mailLang(o.Buyer.Lang)
 		link := strings.TrimRight(baseURL, "/") + paths.Order(o.ID)
 		var lines strings.Builder
-		for _, l := range r.Lines {
-			fmt.Fprintf(&lines, "- %d × %s\n", l.Quantity, l.ProductName)
-		}
-		opening := fmt.Sprintf("We have refunded %s on your order %s: %s.", r.Amount, o.Label(), r.Reason)
-		if r.Cancel {
-			opening = fmt.Sprintf("Your order %s is cancelled, as you asked, and nothing of it will ship.", o.Label())
+		for _, line := range r.Lines {
+			fmt.Fprintf(&lines, "- %d × %s\n", line.Quantity, line.ProductName)
 		}
 		return &store.Mail{
 			ID: "refund-" + o.ID + "-" + r.ID, To: o.Buyer.Email, Kind: store.MailRefund,
-			Subject:    refundSubject(r, o),
-			Text:       fmt.Sprintf("Hello,\n\n%s\n\n%s\n%s\n\nSee your order: %s\n\nFika & Field\n", opening, lines.String(), refundWhere(r), link),
-			HTML:       render(refundHTML(r, o, link)),
+			Subject: refundSubject(l, r, o),
+			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\n%s\n\nFika & Field\n", lang.In(l, "mail.hello"), refundOpening(l, r, o), lines.String(),
+				refundWhere(l, r), lang.In(l, "mail.refund.see", "Link", link)),
+			HTML:       render(refundHTML(l, r, o, link)),
 			CustomerID: o.CustomerID, CreatedAt: now(), Status: store.MailPending,
 		}
 	}
 }
 
-func refundSubject(r store.Refund, o store.Order) string {
+func refundSubject(l lang.Lang, r store.Refund, o store.Order) string {
 	if r.Cancel {
-		return fmt.Sprintf("Your order %s is cancelled", o.Label())
+		return lang.In(l, "mail.refund.subject_cancel", "Order", o.Label())
 	}
-	return fmt.Sprintf("A refund of %s on your order %s", r.Amount, o.Label())
+	return lang.In(l, "mail.refund.subject", "Amount", lang.MoneyIn(l, r.Amount), "Order", o.Label())
+}
+
+func refundOpening(l lang.Lang, r store.Refund, o store.Order) string {
+	if r.Cancel {
+		return lang.In(l, "mail.refund.cancelled", "Order", o.Label())
+	}
+	return lang.In(l, "mail.refund.refunded", "Amount", lang.MoneyIn(l, r.Amount), "Order", o.Label(), "Reason", r.Reason)
 }
 
 // refundWhere says where the money goes back.
-func refundWhere(r store.Refund) string {
+func refundWhere(l lang.Lang, r store.Refund) string {
 	switch {
 	case r.Amount.Amount == 0:
-		return "Nothing was paid, so nothing is refunded."
+		return lang.In(l, "mail.refund.nothing")
 	case r.GiftCard.Amount > 0 && r.Card.Amount > 0:
-		return fmt.Sprintf("%s goes back to your gift card at once, and %s to your card within a few days.", r.GiftCard, r.Card)
+		return lang.In(l, "mail.refund.split", "GiftCard", lang.MoneyIn(l, r.GiftCard), "Card", lang.MoneyIn(l, r.Card))
 	case r.GiftCard.Amount > 0:
-		return fmt.Sprintf("%s goes back to your gift card at once.", r.GiftCard)
+		return lang.In(l, "mail.refund.giftcard", "GiftCard", lang.MoneyIn(l, r.GiftCard))
 	}
-	return fmt.Sprintf("%s goes back to your card within a few days.", r.Card)
+	return lang.In(l, "mail.refund.card", "Card", lang.MoneyIn(l, r.Card))
 }

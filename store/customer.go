@@ -78,7 +78,7 @@ type Customer struct {
 func (c Customer) Deleted() bool { return !c.DeletedAt.IsZero() }
 
 // Buyer is the customer's name and email, as an order keeps them.
-func (c Customer) Buyer() Buyer { return Buyer{Name: c.Name, Email: c.Email} }
+func (c Customer) Buyer() Buyer { return Buyer{Name: c.Name, Email: c.Email, Lang: c.Lang} }
 
 // NewCustomer is what sign-up collects; the password is already hashed.
 type NewCustomer struct {

@@ -24,6 +24,7 @@ type Receipt struct {
 	ProductID      string
 	ProductName    string
 	Email          string
+	Lang           string    // its subscription's, for the receipt's mails
 	ProcessedAt    time.Time // the charge's time
 	Amount         Money
 	Card           Card // brand and last four; no token
@@ -52,6 +53,7 @@ type receiptRecord struct {
 	SKU             string      `dynamodbav:"SKU"`
 	ProductName     string      `dynamodbav:"ProductName"`
 	Email           string      `dynamodbav:"Email"`
+	Lang            string      `dynamodbav:"Lang,omitempty"`
 	ProcessedDate   string      `dynamodbav:"ProcessedDate"`
 	ProcessedAmount int64       `dynamodbav:"ProcessedAmount"`
 	Currency        string      `dynamodbav:"Currency"`
@@ -80,7 +82,7 @@ type receiptRecord struct {
 func (r receiptRecord) receipt() Receipt {
 	return Receipt{
 		Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
-		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, ProcessedAt: parseTime(r.ProcessedDate),
+		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
@@ -128,7 +130,7 @@ func receiptTimeOf(number string) (time.Time, bool) {
 func newReceiptRecord(r Receipt) receiptRecord {
 	return receiptRecord{
 		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
-		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email,
+		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang,
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
@@ -148,7 +150,7 @@ type periodRecord struct {
 func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {
 	return Receipt{
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
-		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, ProcessedAt: charge.At,
+		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
 		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
 		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}

@@ -148,6 +148,7 @@ type returnRecord struct {
 	CustomerID  string       `dynamodbav:"CustomerID"`
 	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
+	BuyerLang   string       `dynamodbav:"BuyerLang,omitempty"`
 	Status      string       `dynamodbav:"Status"`
 	Reason      string       `dynamodbav:"Reason"`
 	Comment     string       `dynamodbav:"Comment,omitempty"`
@@ -176,7 +177,7 @@ func newReturnRecord(r Return) returnRecord {
 	}
 	return returnRecord{
 		PK: orderKey(r.OrderID), SK: returnKey(r.ID), EntityType: entityReturn,
-		OrderNumber: r.OrderNumber, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email,
+		OrderNumber: r.OrderNumber, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email, BuyerLang: r.Buyer.Lang,
 		Status: string(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: timestamp(r.RequestedAt), ReceivedAt: stamp(r.ReceivedAt), InspectedAt: stamp(r.InspectedAt),
 		RefundedAt: stamp(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
@@ -188,7 +189,7 @@ func newReturnRecord(r Return) returnRecord {
 func (r returnRecord) ret() Return {
 	return Return{
 		ID: trimPrefix(r.SK, prefixReturn), OrderID: trimPrefix(r.PK, prefixOrder), OrderNumber: r.OrderNumber,
-		CustomerID: r.CustomerID, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail},
+		CustomerID: r.CustomerID, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang},
 		Status: ReturnStatus(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: parseTime(r.RequestedAt), ReceivedAt: parseTime(r.ReceivedAt), InspectedAt: parseTime(r.InspectedAt),
 		RefundedAt: parseTime(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,

@@ -27,6 +27,7 @@ type subscriptionRecord struct {
 	ProductName      string `dynamodbav:"ProductName"`
 	Category         string `dynamodbav:"Category,omitempty"`
 	Email            string `dynamodbav:"Email"`
+	Lang             string `dynamodbav:"Lang,omitempty"`
 	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
 	PaymentAmount    int64  `dynamodbav:"PaymentAmount"` // MonthlyPrice × PeriodMonths, as the jobs charge it
 	Currency         string `dynamodbav:"Currency"`
@@ -88,7 +89,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		orders = append(orders, PeriodOrder{PeriodStart: parseDate(o.Period), OrderID: o.OrderID, OrderNumber: o.Number})
 	}
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
-		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email,
+		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email, Lang: r.Lang,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
@@ -106,7 +107,7 @@ func (r subscriptionRecord) subscription() Subscription {
 func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	r := subscriptionRecord{
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
-		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Category: s.Category, Email: s.Email,
+		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Category: s.Category, Email: s.Email, Lang: s.Lang,
 		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
 		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
@@ -152,6 +153,7 @@ type SubscribeRequest struct {
 	Key          string // idempotency key from the form
 	CustomerID   string
 	Email        string
+	Lang         string // the customer's language, for the subscription's mails
 	Product      Product
 	PaymentDay   int
 	PeriodMonths int
@@ -201,7 +203,7 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	now := s.now()
 	today := DateOf(now, s.loc)
 	sub := Subscription{
-		ID: NewID(), AccountID: req.CustomerID, ProductID: req.Product.ID, ProductName: req.Product.Name, Category: req.Product.Category, Email: req.Email,
+		ID: NewID(), AccountID: req.CustomerID, ProductID: req.Product.ID, ProductName: req.Product.Name, Category: req.Product.Category, Email: req.Email, Lang: req.Lang,
 		MonthlyPrice: req.Product.MonthlyPrice, PeriodMonths: req.PeriodMonths, PaymentDay: req.PaymentDay,
 		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
 		LastPaymentDate: today,

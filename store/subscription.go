@@ -37,6 +37,7 @@ type Subscription struct {
 	ProductID    string // the guide's SKU
 	ProductName  string
 	Email        string
+	Lang         string // of its mails, copied from the customer like the email: the jobs read no customer
 	MonthlyPrice Money
 	PeriodMonths int
 	PaymentDay   int // 1..31

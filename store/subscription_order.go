@@ -92,7 +92,7 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 	so := subscriptionOrder{
 		order: Order{
 			ID: NewIDAt(at), Number: s.orderNumbers(), CustomerID: sub.AccountID,
-			Buyer: Buyer{Name: to.Name, Email: sub.Email}, PlacedAt: at,
+			Buyer: Buyer{Name: to.Name, Email: sub.Email, Lang: sub.Lang}, PlacedAt: at,
 			Subtotal: amount, Discount: Money{Currency: amount.Currency}, Total: amount, ShipTo: to, Lines: 1,
 			SubscriptionID: sub.ID, ReceiptNumber: receipt.Number,
 		},
