@@ -162,3 +162,18 @@ func adminAround(ctx context.Context, id, mark string, args ...any) adminTextAro
 	before, after, _ := strings.Cut(t(ctx, id, append(args, mark, adminAroundMark)...), adminAroundMark)
 	return adminTextAround{before, after}
 }
+
+// adminTextAround2 is a sentence's text around two elements, in the order
+// every language's message keeps them.
+type adminTextAround2 struct{ Before, Between, After string }
+
+const adminAroundMark2 = "\ue001"
+
+// adminAround2 is message id with the values named first and second being
+// elements, first before second.
+func adminAround2(ctx context.Context, id, first, second string, args ...any) adminTextAround2 {
+	s := t(ctx, id, append(args, first, adminAroundMark, second, adminAroundMark2)...)
+	before, rest, _ := strings.Cut(s, adminAroundMark)
+	between, after, _ := strings.Cut(rest, adminAroundMark2)
+	return adminTextAround2{before, between, after}
+}
