@@ -90,7 +90,7 @@ func (h *AdminArchive) render(c *fiber.Ctx, status int, runError string) error {
 func (h *AdminArchive) RunNow(c *fiber.Ctx) error {
 	sched := h.scheduler()
 	if sched == nil {
-		return h.render(c, fiber.StatusServiceUnavailable, schedulerOffMessage)
+		return h.render(c, fiber.StatusServiceUnavailable, schedulerOffMessage(c))
 	}
 	err := sched.RunNow(jobs.JobArchive, h.Store.Today())
 	switch {
