@@ -54,7 +54,7 @@ func TestStaffConsolePartTwoInKoreanAndIndonesian(t *testing.T) {
 				"/admin/subscriptions/prices":   {"price-submit": "Jadwalkan"},
 				"/admin/subscriptions/settings": {"settings-submit": "Simpan"},
 				"/admin/drops":                  {"drop-submit": "Buat drop"},
-				"/admin/jobs":                   {"run-now-payments": "Jalankan sekarang", "job-next-run": "tidak ada"},
+				"/admin/jobs":                   {"run-now-payments": "Jalankan", "job-next-run": "tidak ada"},
 				"/admin/archive":                {"archive-run-now": "Arsipkan bulan yang ditutup sekarang"},
 				"/admin/outbox":                 {"outbox": "Dibuat"},
 				"/admin/giftcards":              {"giftcard-submit": "Terbitkan kartu hadiah"},
