@@ -53,7 +53,7 @@ func TestStaffConsolePartTwoInKoreanAndIndonesian(t *testing.T) {
 				"/admin/subscriptions/due":      {"due-date-submit": "Tampilkan"},
 				"/admin/subscriptions/prices":   {"price-submit": "Jadwalkan"},
 				"/admin/subscriptions/settings": {"settings-submit": "Simpan"},
-				"/admin/drops":                  {"drop-submit": "Buat drop"},
+				"/admin/drops":                  {"drop-submit": "Buat rilis terbatas"},
 				"/admin/jobs":                   {"run-now-payments": "Jalankan", "job-next-run": "tidak ada"},
 				"/admin/archive":                {"archive-run-now": "Arsipkan bulan yang ditutup sekarang"},
 				"/admin/outbox":                 {"outbox": "Dibuat"},
