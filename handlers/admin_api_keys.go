@@ -40,7 +40,7 @@ func (h *AdminAPIKeys) render(c *fiber.Ctx, status int, f views.AdminAPIKeyForm,
 	data := views.AdminAPIKeys{Keys: keys, Form: f, Created: created}
 	// The page may carry a secret: no cache keeps it (page.Write marks a
 	// signed-in visit's pages no-store).
-	return page.Render(c, status, page.View{Title: "API keys", Page: page.Full(views.AdminAPIKeysView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.apikeys.title"), Page: page.Full(views.AdminAPIKeysView, data)})
 }
 
 // Create makes a key and answers the list with its secret, this once: it
@@ -48,15 +48,15 @@ func (h *AdminAPIKeys) render(c *fiber.Ctx, status int, f views.AdminAPIKeyForm,
 func (h *AdminAPIKeys) Create(c *fiber.Ctx) error {
 	f := views.AdminAPIKeyForm{Name: strings.TrimSpace(c.FormValue("name")), Errors: views.FieldErrors{}}
 	if f.Name == "" {
-		f.Errors["name"] = "Name the system the key is for."
+		f.Errors["name"] = page.T(c, "admin.apikeys.err.empty")
 		return h.render(c, fiber.StatusUnprocessableEntity, f, nil)
 	}
 	key, secret, err := h.Store.CreateAPIKey(c.UserContext(), f.Name)
 	switch {
 	case errors.Is(err, store.ErrBadKeyName):
-		f.Errors["name"] = "A name is 1 to 32 letters, digits, '-' and '_'."
+		f.Errors["name"] = page.T(c, "admin.apikeys.err.bad")
 	case errors.Is(err, store.ErrConflict):
-		f.Errors["name"] = "A key with this name is in use. Revoke it first, or choose another name."
+		f.Errors["name"] = page.T(c, "admin.apikeys.err.in_use")
 	case err != nil:
 		return err
 	}
@@ -91,7 +91,7 @@ func (h *AdminAPIKeys) ConfirmRevoke(c *fiber.Ctx) error {
 		return err
 	}
 	data := views.AdminAPIKeyRevoke{Key: k, CSRF: page.CSRFToken(c)}
-	return page.Render(c, fiber.StatusOK, page.View{Title: "Revoke " + k.Name, Page: page.Full(views.AdminAPIKeyRevokeView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.apikeys.revoke_title", "Name", k.Name), Page: page.Full(views.AdminAPIKeyRevokeView, data)})
 }
 
 // Revoke stops a key; every replica refuses it within a few seconds.
@@ -101,12 +101,12 @@ func (h *AdminAPIKeys) Revoke(c *fiber.Ctx) error {
 		return err
 	}
 	if k.Revoked {
-		page.Flash(c, views.FlashInfo, "The key of "+k.Name+" was already revoked.")
+		page.Flash(c, views.FlashInfo, page.T(c, "admin.apikeys.flash_already", "Name", k.Name))
 		return page.Redirect(c, paths.AdminAPIKeys)
 	}
 	if err := h.Store.RevokeAPIKey(c.UserContext(), k.ID); err != nil {
 		return notFoundAs(err, "This API key")
 	}
-	page.Flash(c, views.FlashSuccess, "Revoked the key of "+k.Name+": requests with it are refused within a few seconds.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.apikeys.flash_revoked", "Name", k.Name))
 	return page.Redirect(c, paths.AdminAPIKeys)
 }

@@ -83,25 +83,25 @@ func (h *AdminArchive) render(c *fiber.Ctx, status int, runError string) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return page.Render(c, status, page.View{Title: "Archive", Page: page.Full(views.AdminArchiveView, p)})
+	return page.Render(c, status, page.View{Title: page.T(c, "console.nav.archive"), Page: page.Full(views.AdminArchiveView, p)})
 }
 
 // RunNow starts the archive job on this replica under today's lease.
 func (h *AdminArchive) RunNow(c *fiber.Ctx) error {
 	sched := h.scheduler()
 	if sched == nil {
-		return h.render(c, fiber.StatusServiceUnavailable, schedulerOffMessage)
+		return h.render(c, fiber.StatusServiceUnavailable, schedulerOffMessage(c))
 	}
 	err := sched.RunNow(jobs.JobArchive, h.Store.Today())
 	switch {
 	case errors.Is(err, jobs.ErrRunning), errors.Is(err, store.ErrLeaseHeld):
-		return h.render(c, fiber.StatusConflict, "The archive job is running already: its run shows below when it ends.")
+		return h.render(c, fiber.StatusConflict, page.T(c, "admin.archive.err.running"))
 	case errors.Is(err, store.ErrLeaseDone):
-		return h.render(c, fiber.StatusConflict, "Today's archive run already ran to its end: every month it found is archived. The next run is tomorrow.")
+		return h.render(c, fiber.StatusConflict, page.T(c, "admin.archive.err.done"))
 	case err != nil:
 		return err
 	}
-	page.Flash(c, views.FlashSuccess, "Started the archive job: the months it archives show below in a moment.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.archive.started"))
 	return page.Redirect(c, paths.AdminArchive)
 }
 

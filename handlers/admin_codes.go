@@ -13,6 +13,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -77,7 +78,7 @@ func (h *AdminCodes) renderGiftCards(c *fiber.Ctx, status int, f views.AdminGift
 	}
 	data := views.AdminGiftCards{Cards: cards.Items, Form: f}
 	data.NextURL = paths.More(paths.AdminGiftCards, cards.Next)
-	return page.Render(c, status, page.View{Title: "Gift cards", Page: page.Full(views.AdminGiftCardsView, data), Partial: views.AdminGiftCardRows(data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.giftcards.title"), Page: page.Full(views.AdminGiftCardsView, data), Partial: views.AdminGiftCardRows(data)})
 }
 
 // CreateGiftCard issues a gift card of the amount typed, under the code
@@ -89,19 +90,19 @@ func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
 	if !generated {
 		var err error
 		if code, err = store.NormalizeCode(f.Code); err != nil {
-			f.Errors["code"] = "A code is 4 to 32 letters, digits and dashes; or leave it blank for a new one."
+			f.Errors["code"] = page.T(c, "admin.giftcards.err.code")
 		}
 	}
 	amount, err := store.ParseMoney(f.Amount, store.DefaultCurrency)
 	switch {
 	case f.Amount == "":
-		f.Errors["amount"] = "Enter the amount, like 50."
+		f.Errors["amount"] = page.T(c, "admin.giftcards.err.amount_empty")
 	case err != nil:
-		f.Errors["amount"] = "Enter an amount in EUR with at most two decimals, like 25.50."
+		f.Errors["amount"] = page.T(c, "admin.giftcards.err.amount_bad", "Currency", store.DefaultCurrency)
 	case amount.Amount == 0:
-		f.Errors["amount"] = "Enter an amount above zero."
+		f.Errors["amount"] = page.T(c, "admin.codes.err.above_zero")
 	case amount.Amount > maxGiftCardCents:
-		f.Errors["amount"] = "A gift card holds at most €10000.00."
+		f.Errors["amount"] = page.T(c, "admin.giftcards.err.too_much", "Max", lang.Money(c.UserContext(), store.Money{Amount: maxGiftCardCents, Currency: store.DefaultCurrency}))
 	}
 	if f.Errors.Any() {
 		return h.renderGiftCards(c, fiber.StatusUnprocessableEntity, f)
@@ -115,12 +116,12 @@ func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
 		case errors.Is(err, store.ErrConflict) && generated && attempt < 3:
 			continue // a new code met an old one: draw again
 		case errors.Is(err, store.ErrConflict):
-			f.Errors["code"] = "That code exists already. Choose another, or leave it blank."
+			f.Errors["code"] = page.T(c, "admin.giftcards.err.exists")
 			return h.renderGiftCards(c, fiber.StatusUnprocessableEntity, f)
 		case err != nil:
 			return err
 		}
-		page.Flash(c, views.FlashSuccess, "Issued gift card "+card.Code+" for "+card.Balance.String()+".")
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.giftcards.issued", "Code", card.Code, "Amount", lang.Money(c.UserContext(), card.Balance)))
 		return page.Redirect(c, paths.AdminGiftCards)
 	}
 }
@@ -143,18 +144,19 @@ func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDisc
 	}
 	data := views.AdminDiscounts{Codes: codes.Items, Now: h.Store.Now(), Form: f}
 	data.NextURL = paths.More(paths.AdminDiscounts, codes.Next)
-	return page.Render(c, status, page.View{Title: "Discount codes", Page: page.Full(views.AdminDiscountsView, data), Partial: views.AdminDiscountRows(data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.codes.title"), Page: page.Full(views.AdminDiscountsView, data), Partial: views.AdminDiscountRows(data)})
 }
 
-// discountFromForm checks the discount form; the code works through the
+// discountFromForm checks the discount form, its errors in the language
+// of ctx; the code works through the
 // last day typed, a day in the shop's time zone loc, and expires at the
 // start of the next there.
-func discountFromForm(f *views.AdminDiscountForm, now time.Time, loc *time.Location) store.DiscountCode {
+func discountFromForm(ctx context.Context, f *views.AdminDiscountForm, now time.Time, loc *time.Location) store.DiscountCode {
 	f.Errors = views.FieldErrors{}
 	var d store.DiscountCode
 	code, err := store.NormalizeCode(f.Code)
 	if err != nil {
-		f.Errors["code"] = "A code is 4 to 32 letters, digits and dashes, like SUMMER-25."
+		f.Errors["code"] = lang.T(ctx, "admin.codes.err.code")
 	}
 	d.Code = code
 	switch store.DiscountKind(f.Kind) {
@@ -162,7 +164,7 @@ func discountFromForm(f *views.AdminDiscountForm, now time.Time, loc *time.Locat
 		d.Kind = store.DiscountPercent
 		n, err := strconv.Atoi(f.Value)
 		if err != nil || n < 1 || n > 100 {
-			f.Errors["value"] = "Enter a whole percentage from 1 to 100."
+			f.Errors["value"] = lang.T(ctx, "admin.codes.err.percent")
 		}
 		d.Percent = n
 	case store.DiscountFixed:
@@ -170,37 +172,37 @@ func discountFromForm(f *views.AdminDiscountForm, now time.Time, loc *time.Locat
 		m, err := store.ParseMoney(f.Value, store.DefaultCurrency)
 		switch {
 		case err != nil:
-			f.Errors["value"] = "Enter an amount in EUR with at most two decimals, like 5.00."
+			f.Errors["value"] = lang.T(ctx, "admin.codes.err.amount_bad", "Currency", store.DefaultCurrency)
 		case m.Amount == 0:
-			f.Errors["value"] = "Enter an amount above zero."
+			f.Errors["value"] = lang.T(ctx, "admin.codes.err.above_zero")
 		}
 		d.Amount = m
 	default:
-		f.Errors["kind"] = "Choose percent or fixed."
+		f.Errors["kind"] = lang.T(ctx, "admin.codes.err.kind")
 	}
 	if f.Value == "" && f.Errors["kind"] == "" {
-		f.Errors["value"] = "Enter how much the code takes off."
+		f.Errors["value"] = lang.T(ctx, "admin.codes.err.value_empty")
 	}
 	day, ok := parseDay(f.Expires)
 	y, m, dd := now.In(loc).Date()
 	todayStart := time.Date(y, m, dd, 0, 0, 0, 0, time.UTC) // a calendar day, like day
 	switch {
 	case f.Expires == "":
-		f.Errors["expires"] = "Enter the last day the code works."
+		f.Errors["expires"] = lang.T(ctx, "admin.codes.err.expires_empty")
 	case !ok:
-		f.Errors["expires"] = "Enter the day as YYYY-MM-DD."
+		f.Errors["expires"] = lang.T(ctx, "admin.subrefunds.prices.date_bad")
 	case day.Before(todayStart):
-		f.Errors["expires"] = "That day has passed: pick today or later."
+		f.Errors["expires"] = lang.T(ctx, "admin.codes.err.expires_past")
 	case day.After(todayStart.AddDate(10, 0, 0)):
-		f.Errors["expires"] = "Pick a day within ten years."
+		f.Errors["expires"] = lang.T(ctx, "admin.codes.err.expires_far")
 	}
 	d.ExpiresAt = dayStart(day.AddDate(0, 0, 1), loc)
 	limit, err := strconv.Atoi(f.Limit)
 	switch {
 	case f.Limit == "":
-		f.Errors["limit"] = "Enter how many orders may use the code."
+		f.Errors["limit"] = lang.T(ctx, "admin.codes.err.limit_empty")
 	case err != nil || limit < 1 || limit > maxUsageLimit:
-		f.Errors["limit"] = "Enter a whole number from 1 to 1000000."
+		f.Errors["limit"] = lang.T(ctx, "admin.codes.err.limit_bad")
 	}
 	d.UsageLimit = limit
 	return d
@@ -213,16 +215,16 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 		Code: strings.TrimSpace(c.FormValue("code")), Kind: c.FormValue("kind"), Value: strings.TrimSpace(c.FormValue("value")),
 		Expires: strings.TrimSpace(c.FormValue("expires")), Limit: strings.TrimSpace(c.FormValue("limit")),
 	}
-	d := discountFromForm(&f, h.Store.Now(), h.Store.Location())
+	d := discountFromForm(c.UserContext(), &f, h.Store.Now(), h.Store.Location())
 	if !f.Errors.Any() {
 		created, err := h.Store.CreateDiscountCode(c.UserContext(), d)
 		switch {
 		case errors.Is(err, store.ErrConflict):
-			f.Errors["code"] = "That code exists already. Choose another."
+			f.Errors["code"] = page.T(c, "admin.codes.err.exists")
 		case err != nil:
 			return err
 		default:
-			page.Flash(c, views.FlashSuccess, "Created discount code "+created.Code+".")
+			page.Flash(c, views.FlashSuccess, page.T(c, "admin.codes.created", "Code", created.Code))
 			return page.Redirect(c, paths.AdminDiscounts)
 		}
 	}

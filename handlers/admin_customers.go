@@ -63,15 +63,15 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 		switch {
 		case data.Errors.Has("email"):
 		case data.Email == "":
-			data.Errors["email"] = "Enter the email address to look for."
+			data.Errors["email"] = page.T(c, "admin.customers.email_empty")
 		case len(data.Email) > maxEmailBytes || !strings.Contains(data.Email, "@"):
-			data.Errors["email"] = "Enter a whole email address, like name@example.com."
+			data.Errors["email"] = page.T(c, "admin.customers.email_whole")
 		default:
 			cred, err := h.Store.CredentialsByEmail(ctx, data.Email)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				status = fiber.StatusNotFound
-				data.Errors["email"] = "No customer has the address " + data.Email + "."
+				data.Errors["email"] = page.T(c, "admin.customers.email_none", "Email", data.Email)
 			case err != nil:
 				return err
 			default:
@@ -87,7 +87,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 			status = fiber.StatusUnprocessableEntity
 		case utf8.RuneCountInString(data.Query) > findMaxRunes:
 			status = fiber.StatusUnprocessableEntity
-			data.Errors["q"] = "Type the start of a name or an email: at most 100 letters."
+			data.Errors["q"] = page.T(c, "admin.customers.find_too_long")
 		case data.Query == "":
 			data.Finding = false // the box emptied: the list again
 		default:
@@ -124,7 +124,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	if after != "" {
 		partial = views.AdminCustomerRows(data)
 	}
-	return page.Render(c, status, page.View{Title: "Customers", Page: page.Full(views.AdminCustomersView, data), Partial: partial})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.customers.title"), Page: page.Full(views.AdminCustomersView, data), Partial: partial})
 }
 
 // Show is one customer with their role and its changes, their
@@ -264,7 +264,7 @@ func (h *AdminCustomers) showAccess(c *fiber.Ctx, id string, status int, problem
 func (h *AdminCustomers) owner(c *fiber.Ctx) (store.Customer, string, error) {
 	by, ok := page.StaffMember(c)
 	if !ok || by.Role != store.RoleOwner || by.Deactivated {
-		return store.Customer{}, "", page.Forbidden("Only an owner can change roles and accounts.")
+		return store.Customer{}, "", page.Forbidden(page.T(c, "admin.customers.owner_only"))
 	}
 	id, err := pathID(c, "id", "That customer")
 	return by, id, err
@@ -279,7 +279,7 @@ func (h *AdminCustomers) ChangeRole(c *fiber.Ctx) error {
 	}
 	role := store.Role(c.FormValue("role"))
 	if !store.ValidRole(role) {
-		return page.BadRequest("Choose a role: customer, staff or owner.")
+		return page.BadRequest(page.T(c, "admin.customers.choose_role"))
 	}
 	cust, change, err := h.Store.ChangeRole(c.UserContext(), id, role, by)
 	return h.changed(c, id, by, cust, change, err)
@@ -314,18 +314,18 @@ func (h *AdminCustomers) changed(c *fiber.Ctx, id string, by, cust store.Custome
 	case errors.Is(err, store.ErrNotFound):
 		return page.NotFound("That customer")
 	case errors.Is(err, store.ErrLastOwner):
-		return h.show(c, id, fiber.StatusConflict, "The shop needs an active owner: make someone else an owner first.")
+		return h.show(c, id, fiber.StatusConflict, page.T(c, "admin.customers.last_owner"))
 	case errors.Is(err, store.ErrNotOwner):
-		return page.Forbidden("Only an owner can change roles and accounts.")
+		return page.Forbidden(page.T(c, "admin.customers.owner_only"))
 	case errors.Is(err, store.ErrNoChange):
-		page.Flash(c, views.FlashInfo, "Nothing changed: the account already is so.")
+		page.Flash(c, views.FlashInfo, page.T(c, "admin.customers.no_change"))
 		return page.Redirect(c, paths.AdminCustomer(id))
 	case errors.Is(err, store.ErrConflict):
-		return h.show(c, id, fiber.StatusConflict, "The account changed meanwhile: here it is as it is now. Try again if it still needs the change.")
+		return h.show(c, id, fiber.StatusConflict, page.T(c, "admin.customers.conflict"))
 	case err != nil:
 		return err
 	}
-	msg := cust.Name + " " + views.RoleChangeText(change) + "."
+	msg := views.RoleChangeText(c.UserContext(), cust.Name, change)
 	if change.EndsSessions() {
 		keep := ""
 		if id == by.ID && change.Action == store.ActionRole {
@@ -335,7 +335,7 @@ func (h *AdminCustomers) changed(c *fiber.Ctx, id string, by, cust store.Custome
 		if err != nil {
 			return fmt.Errorf("%s, but ending their sessions failed: %w", msg, err)
 		}
-		msg += " Signed out of " + sessionsWord(n) + "."
+		msg += " " + page.N(c, "admin.customers.signed_out", n)
 	}
 	page.Flash(c, views.FlashSuccess, msg)
 	return page.Redirect(c, paths.AdminCustomer(id))

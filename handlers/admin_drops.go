@@ -100,7 +100,7 @@ func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropFo
 	if c.Query("after") != "" {
 		partial = views.AdminDropRows(data)
 	}
-	return page.Render(c, status, page.View{Title: "Drops", Page: page.Full(views.AdminDropsView, data), Partial: partial})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.drops.title"), Page: page.Full(views.AdminDropsView, data), Partial: partial})
 }
 
 // parseLocal reads a datetime-local value in the shop's time zone.
@@ -134,25 +134,25 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 		if hours, err := strconv.Atoi(form.RedeemHours); err == nil {
 			nd.RedeemWithin = time.Duration(hours) * time.Hour
 		} else {
-			form.Errors["redeem"] = "Say in whole hours how long a ticket buys the product, like 48."
+			form.Errors["redeem"] = page.T(c, "admin.drops.err.redeem")
 		}
 		if m, err := store.ParseMoney(form.Price, store.DefaultCurrency); err == nil {
 			nd.Price = m
 		} else {
-			form.Errors["price"] = "Give the drop's price, like 12.50."
+			form.Errors["price"] = page.T(c, "admin.drops.err.price")
 		}
 	}
 	if n, err := strconv.Atoi(form.Quantity); err == nil {
 		nd.Quantity = n
 	} else {
-		form.Errors["quantity"] = fmt.Sprintf("The quantity is a whole number from 1 to %d.", store.MaxDropQuantity)
+		form.Errors["quantity"] = page.T(c, "admin.drops.err.quantity", "Max", store.MaxDropQuantity)
 	}
 	var ok bool
 	if nd.Opens, ok = parseLocal(form.Opens, loc); !ok {
-		form.Errors["opens"] = "Say when the drop opens, as a date and time."
+		form.Errors["opens"] = page.T(c, "admin.drops.err.opens")
 	}
 	if nd.Closes, ok = parseLocal(form.Closes, loc); !ok {
-		form.Errors["closes"] = "Say when the drop closes, as a date and time."
+		form.Errors["closes"] = page.T(c, "admin.drops.err.closes")
 	}
 	// The store's own check. It names one field at a time: ask again with
 	// that field made good, so the form shows each field's problem at once
@@ -200,7 +200,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 		return err
 	}
 	h.Gate.Forget(d.ID)
-	page.Flash(c, views.FlashSuccess, "Created the drop “"+d.Title+"”.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.created", "Title", d.Title))
 	return page.Redirect(c, paths.AdminDrop(d.ID))
 }
 
@@ -272,12 +272,12 @@ func (h *AdminDrops) Close(c *fiber.Ctx) error {
 	err = h.Store.SetDropStatus(c.UserContext(), d.ID, store.DropClosed)
 	h.Gate.Forget(d.ID)
 	if errors.Is(err, store.ErrConflict) {
-		return h.renderDrop(c, fiber.StatusConflict, "This drop was already closed or cancelled; nothing changed.")
+		return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.already_over"))
 	}
 	if err != nil {
 		return err
 	}
-	page.Flash(c, views.FlashSuccess, "Closed “"+d.Title+"” early: no more tickets are handed out.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.closed", "Title", d.Title))
 	return page.Redirect(c, paths.AdminDrop(d.ID))
 }
 
@@ -300,7 +300,7 @@ func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		if now, rerr := h.Store.Drop(ctx, d.ID); rerr != nil || now.Status != store.DropCancelled {
-			return h.renderDrop(c, fiber.StatusConflict, "This drop was closed early, so it can no longer be cancelled.")
+			return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.closed_early"))
 		}
 	case err != nil:
 		return err
@@ -314,7 +314,7 @@ func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
 		return fmt.Errorf("cancel drop %s: mail holders: %w", d.ID, err)
 	}
 	h.log().Info("drop cancelled", "drop", d.ID, "void", len(tickets), "mailed", mailed, "request_id", page.RequestID(c))
-	page.Flash(c, views.FlashSuccess, fmt.Sprintf("Cancelled “%s”: %d tickets void, %d holders mailed.", d.Title, len(tickets), mailed))
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.cancelled", "Title", d.Title, "Void", len(tickets), "Mailed", mailed))
 	return page.Redirect(c, paths.AdminDrop(d.ID))
 }
 

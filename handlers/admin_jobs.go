@@ -15,6 +15,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -64,7 +65,7 @@ const (
 )
 
 // schedulerOffMessage answers "Run now" on a replica without a scheduler.
-const schedulerOffMessage = "The scheduler is off on this replica (SHOP_JOBS=false): it runs no jobs. Run it from a replica whose scheduler is on."
+func schedulerOffMessage(c *fiber.Ctx) string { return page.T(c, "admin.jobs.err.scheduler_off") }
 
 // scheduler is the replica's scheduler, nil when there is none (also when
 // a nil *jobs.Scheduler was put in the interface).
@@ -98,15 +99,15 @@ func (h *AdminJobs) progress(ctx context.Context, run store.JobRun) (views.Admin
 	l, err := h.Store.LeaseOf(ctx, run.Job, run.Date)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		p.Stalled = "no replica holds the lease of its date"
+		p.Stalled = lang.T(ctx, "admin.jobs.stalled.no_lease")
 	case err != nil:
 		return p, err
 	case l.Owner != run.Replica:
-		p.Stalled = "the lease of its date went to " + l.Owner
+		p.Stalled = lang.T(ctx, "admin.jobs.stalled.moved", "Owner", l.Owner)
 	case l.Done:
-		p.Stalled = "its date was finished by another run"
+		p.Stalled = lang.T(ctx, "admin.jobs.stalled.finished")
 	case l.ExpiresAt.Before(h.Store.Now()):
-		p.Stalled = "its lease ran out at " + l.ExpiresAt.In(h.Store.Location()).Format("2006-01-02 15:04:05 MST") + "; its replica may have stopped"
+		p.Stalled = lang.T(ctx, "admin.jobs.stalled.ran_out", "Time", l.ExpiresAt.In(h.Store.Location()).Format("2006-01-02 15:04:05 MST"))
 	}
 	return p, nil
 }
@@ -179,7 +180,7 @@ func (h *AdminJobs) renderList(c *fiber.Ctx, status int, form views.AdminRunForm
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return page.Render(c, status, page.View{Title: "Billing jobs", Page: page.Full(views.AdminJobsView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.jobs.title"), Page: page.Full(views.AdminJobsView, data)})
 }
 
 // Runs is a job's runs, newest first, a page at a time; htmx asks for the
@@ -196,7 +197,7 @@ func (h *AdminJobs) Runs(c *fiber.Ctx) error {
 	data := views.AdminJobRunsPage{Runs: views.AdminJobRuns{Job: job, Runs: runs.Items}}
 	data.Runs.NextURL = paths.More(paths.AdminJobRuns(job), runs.Next)
 	return page.Render(c, fiber.StatusOK, page.View{
-		Title: "Runs of " + job, Page: page.Full(views.AdminJobRunsView, data), Partial: views.AdminJobRunRows(data.Runs),
+		Title: page.T(c, "admin.jobs.runs_of", "Job", views.AdminJobNoun(c.UserContext(), job)), Page: page.Full(views.AdminJobRunsView, data), Partial: views.AdminJobRunRows(data.Runs),
 	})
 }
 
@@ -232,11 +233,9 @@ func (h *AdminJobs) Progress(c *fiber.Ctx) error {
 		c.Set("HX-Refresh", "true")
 	}
 	return page.Render(c, fiber.StatusOK, page.View{
-		Title: jobTitle(run.Job) + " run progress", Page: page.Full(views.AdminJobProgressView, p), Partial: views.AdminRunProgressView(p),
+		Title: page.T(c, "admin.jobs.title_progress", "Job", views.AdminJobName(c.UserContext(), run.Job)), Page: page.Full(views.AdminJobProgressView, p), Partial: views.AdminRunProgressView(p),
 	})
 }
-
-func jobTitle(job string) string { return strings.ToUpper(job[:1]) + job[1:] }
 
 // Show is one run: counts, outcome and error, the subscriptions it could
 // not finish with (a page at a time), and a chart of the job's last 30
@@ -270,7 +269,7 @@ func (h *AdminJobs) Show(c *fiber.Ctx) error {
 		partial = views.AdminRunFailureRows(data)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{
-		Title: jobTitle(run.Job) + " run " + store.FormatDate(run.Date), Page: page.Full(views.AdminRunView, data), Partial: partial,
+		Title: page.T(c, "admin.jobs.run_for", "Job", views.AdminJobName(c.UserContext(), run.Job), "Date", store.FormatDate(run.Date)), Page: page.Full(views.AdminRunView, data), Partial: partial,
 	})
 }
 
@@ -338,18 +337,18 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 	form := views.AdminRunForm{Job: job, Date: strings.TrimSpace(c.FormValue("date")), Errors: views.FieldErrors{}}
 	sched := h.scheduler()
 	if sched == nil {
-		form.Errors[""] = schedulerOffMessage
+		form.Errors[""] = schedulerOffMessage(c)
 		return h.renderList(c, fiber.StatusServiceUnavailable, form)
 	}
 	today := h.Store.Today()
 	date, perr := store.ParseDate(form.Date)
 	switch {
 	case form.Date == "":
-		form.Errors["date"] = "Enter the billing date to process, like " + store.FormatDate(today) + "."
+		form.Errors["date"] = page.T(c, "admin.jobs.err.date_empty", "Today", store.FormatDate(today))
 	case perr != nil:
-		form.Errors["date"] = "Enter the date as YYYY-MM-DD, like " + store.FormatDate(today) + "."
+		form.Errors["date"] = page.T(c, "admin.jobs.err.date_bad", "Today", store.FormatDate(today))
 	case date.After(today):
-		form.Errors["date"] = form.Date + " is after today (" + store.FormatDate(today) + "): a run cannot process a future date, nobody is charged early."
+		form.Errors["date"] = page.T(c, "admin.jobs.err.future_today", "Date", form.Date, "Today", store.FormatDate(today))
 	}
 	if len(form.Errors) > 0 {
 		return h.renderList(c, fiber.StatusUnprocessableEntity, form)
@@ -359,39 +358,39 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 	err = sched.RunNow(job, date)
 	switch {
 	case errors.Is(err, jobs.ErrFutureDate):
-		form.Errors["date"] = day + " is after today: a run cannot process a future date, nobody is charged early."
+		form.Errors["date"] = page.T(c, "admin.jobs.err.future", "Date", day)
 		return h.renderList(c, fiber.StatusUnprocessableEntity, form)
 	case errors.Is(err, jobs.ErrRunning):
-		form.Errors[""] = "A run of " + job + " is already going on this replica: wait for it to end (its progress is below)."
+		form.Errors[""] = page.T(c, "admin.jobs.err.running", "Job", views.AdminJobNoun(c.UserContext(), job))
 		return h.renderList(c, fiber.StatusConflict, form)
 	case errors.Is(err, store.ErrLeaseDone):
-		form.Errors[""] = "The " + job + " run for " + day + " already ran to its end (its lease is done), so nobody runs it again. Pick a day it missed."
+		form.Errors[""] = page.T(c, "admin.jobs.err.lease_done", "Job", views.AdminJobNoun(c.UserContext(), job), "Date", day)
 		return h.renderList(c, fiber.StatusConflict, form)
 	case errors.Is(err, jobs.ErrShuttingDown):
 		form.Errors[""] = "This replica is shutting down and starts no run. Try again in a moment: another replica will answer."
 		return h.renderList(c, fiber.StatusServiceUnavailable, form)
 	case errors.Is(err, store.ErrLeaseHeld):
-		form.Errors[""] = "A run is already going: " + h.leaseHolder(c.UserContext(), job, date) + "."
+		form.Errors[""] = page.T(c, "admin.jobs.err.lease_held", "Holder", h.leaseHolder(c.UserContext(), job, date))
 		return h.renderList(c, fiber.StatusConflict, form)
 	case err != nil:
 		return err
 	}
 	if run, ok := h.startedRun(c.UserContext(), job, date, started); ok {
-		page.Flash(c, views.FlashSuccess, "Started the "+job+" run for "+day+".")
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.jobs.started", "Job", views.AdminJobNoun(c.UserContext(), job), "Date", day))
 		return page.Redirect(c, paths.AdminJobRun(job, run.ID))
 	}
-	page.Flash(c, views.FlashSuccess, "Started the "+job+" run for "+day+"; it shows below in a moment.")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.jobs.started_later", "Job", views.AdminJobNoun(c.UserContext(), job), "Date", day))
 	return page.Redirect(c, paths.AdminJobs)
 }
 
 // leaseHolder says who holds the lease of a job's date, as well as it can.
 func (h *AdminJobs) leaseHolder(ctx context.Context, job string, date time.Time) string {
-	what := "the lease of " + job + " for " + store.FormatDate(date)
+	noun, day := views.AdminJobNoun(ctx, job), store.FormatDate(date)
 	l, err := h.Store.LeaseOf(ctx, job, date)
 	if err != nil {
-		return "another replica holds " + what
+		return lang.T(ctx, "admin.jobs.holder.unknown", "Job", noun, "Date", day)
 	}
-	return l.Owner + " holds " + what + " until " + l.ExpiresAt.In(h.Store.Location()).Format("15:04:05 MST")
+	return lang.T(ctx, "admin.jobs.holder.known", "Owner", l.Owner, "Job", noun, "Date", day, "Time", l.ExpiresAt.In(h.Store.Location()).Format("15:04:05 MST"))
 }
 
 // startedRun finds the record of the run RunNow just started: the newest

@@ -11,6 +11,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -54,7 +55,7 @@ func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 func (h *AdminReceipts) render(c *fiber.Ctx, status int, r store.Receipt, f views.AdminRefundForm) error {
 	f.CSRF = page.CSRFToken(c)
 	data := views.AdminReceiptPage{Receipt: r, Form: f, Loc: h.Store.Location()}
-	return page.Render(c, status, page.View{Title: "Receipt " + r.Number, Page: page.Full(views.AdminReceiptView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.subrefunds.receipt_n", "Number", r.Number), Page: page.Full(views.AdminReceiptView, data)})
 }
 
 // Refund gives back the amount typed (the whole payment, or part of it)
@@ -78,18 +79,18 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	switch {
 	case finish:
 		if r.Refund == nil || r.Refund.Status != store.ReceiptRefundPending {
-			return page.BadRequest("This receipt has no refund waiting to be finished. Reload the page.")
+			return page.BadRequest(page.T(c, "admin.subrefunds.nothing_to_finish"))
 		}
 		amount, f.Reason = r.Refund.Amount, r.Refund.Reason
 	case f.Amount == "":
-		f.Errors["amount"] = "Enter the amount to give back, like " + r.Amount.Decimal() + "."
+		f.Errors["amount"] = page.T(c, "admin.subrefunds.amount_empty", "Example", r.Amount.Decimal())
 	case err != nil:
-		f.Errors["amount"] = "Enter an amount with at most two decimals, like 5.50."
+		f.Errors["amount"] = page.T(c, "admin.subrefunds.amount_bad")
 	case amount.Amount <= 0 || amount.Amount > r.Amount.Amount:
-		f.Errors["amount"] = "Enter more than 0.00 and at most the " + r.Amount.String() + " paid."
+		f.Errors["amount"] = page.T(c, "admin.subrefunds.amount_range", "Paid", lang.Money(c.UserContext(), r.Amount))
 	}
 	if !finish && (f.Reason == "" || len([]rune(f.Reason)) > 500) {
-		f.Errors["reason"] = "Say why the money goes back (the customer reads it), in at most 500 characters."
+		f.Errors["reason"] = page.T(c, "admin.subrefunds.reason_bad")
 	}
 	if f.Errors.Any() {
 		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
@@ -99,7 +100,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	}, h.Refunder, h.Mail)
 	switch {
 	case err == nil:
-		page.Flash(c, views.FlashSuccess, "Refunded "+done.Refunded().String()+" to the customer's "+done.Card.Label()+"; they are mailed.")
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.subrefunds.done", "Amount", lang.Money(c.UserContext(), done.Refunded()), "Card", done.Card.Label()))
 		return page.Redirect(c, paths.AdminCustomerReceipt(r.AccountID, r.Number))
 	case errors.Is(err, store.ErrAlreadyRefunded), errors.Is(err, store.ErrRefundUnderWay):
 		f.Errors[""] = sentence(err)
@@ -108,11 +109,11 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 		f.Errors["amount"] = sentence(err)
 		return h.render(c, fiber.StatusUnprocessableEntity, done, f)
 	case errors.Is(err, store.ErrRefundRefused), errors.Is(err, store.ErrRefundExceedsCharge), errors.Is(err, store.ErrBadRefund), errors.Is(err, store.ErrNotFound):
-		f.Errors[""] = "The payment gateway refused the refund: " + err.Error() + ". Nothing was refunded."
+		f.Errors[""] = page.T(c, "admin.subrefunds.refused", "Reason", err.Error())
 		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
 	case done.Refund != nil && done.Refund.Status == store.ReceiptRefundPending:
 		// The gateway did not answer: the refund waits on the receipt.
-		f.Errors[""] = "The payment gateway did not answer, so the refund is waiting. Finish it below in a minute; it is never made twice."
+		f.Errors[""] = page.T(c, "admin.subrefunds.no_answer")
 		return h.render(c, fiber.StatusServiceUnavailable, done, f)
 	}
 	return notFoundAs(err, "That receipt")

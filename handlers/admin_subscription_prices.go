@@ -12,6 +12,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -43,7 +44,7 @@ func (h *AdminSubscriptionSettings) Settings(c *fiber.Ctx) error {
 
 func (h *AdminSubscriptionSettings) renderSettings(c *fiber.Ctx, status int, p views.AdminSubscriptionSettingsPage) error {
 	p.CSRF = page.CSRFToken(c)
-	return page.Render(c, status, page.View{Title: "Subscription settings", Page: page.Full(views.AdminSubscriptionSettingsView, p)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.subrefunds.settings.title"), Page: page.Full(views.AdminSubscriptionSettingsView, p)})
 }
 
 // SaveSettings saves the settings over the version the form showed; a
@@ -63,16 +64,16 @@ func (h *AdminSubscriptionSettings) SaveSettings(c *fiber.Ctx) error {
 		if rerr != nil {
 			return rerr
 		}
-		return h.renderSettings(c, fiber.StatusConflict, views.AdminSubscriptionSettingsPage{Settings: now, Error: "Someone changed the settings meanwhile; here they are now."})
+		return h.renderSettings(c, fiber.StatusConflict, views.AdminSubscriptionSettingsPage{Settings: now, Error: page.T(c, "admin.subrefunds.settings.conflict")})
 	}
 	if err != nil {
 		return err
 	}
-	msg := "Cancelling now gives nothing back."
+	msg := page.T(c, "admin.subrefunds.settings.saved_keep")
 	if saved.RefundUnusedOnCancel {
-		msg = "Cancelling now refunds the unused days of the paid period."
+		msg = page.T(c, "admin.subrefunds.settings.saved_refund")
 	}
-	page.Flash(c, views.FlashSuccess, "Saved. "+msg)
+	page.Flash(c, views.FlashSuccess, msg)
 	return page.Redirect(c, paths.AdminSubscriptionSettings)
 }
 
@@ -89,7 +90,7 @@ func (h *AdminSubscriptionSettings) renderPrices(c *fiber.Ctx, status int, f vie
 		return err
 	}
 	p := views.AdminPriceChangesPage{Changes: changes, Form: f, Today: h.Store.Today()}
-	return page.Render(c, status, page.View{Title: "Price changes", Page: page.Full(views.AdminPriceChangesView, p)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.subs.tab.prices"), Page: page.Full(views.AdminPriceChangesView, p)})
 }
 
 // SchedulePrice schedules a product's new monthly price from a day at
@@ -100,9 +101,9 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	var p store.Product
 	if !store.ValidID(f.ProductID) {
-		f.Errors["product"] = "Enter the id of a product that can be subscribed to."
+		f.Errors["product"] = page.T(c, "admin.subrefunds.prices.product_empty")
 	} else if prod, err := h.Store.Product(ctx, f.ProductID); errors.Is(err, store.ErrNotFound) {
-		f.Errors["product"] = "There is no product with that id."
+		f.Errors["product"] = page.T(c, "admin.subrefunds.prices.product_none")
 	} else if err != nil {
 		return err
 	} else {
@@ -110,11 +111,11 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	}
 	price, err := store.ParseMoney(f.Price, store.DefaultCurrency)
 	if err != nil || price.Amount <= 0 {
-		f.Errors["price"] = "Enter the new monthly price in EUR, like 11.90."
+		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_bad", "Currency", store.DefaultCurrency)
 	}
 	day, err := store.ParseDate(f.Date)
 	if err != nil {
-		f.Errors["date"] = "Enter the day as YYYY-MM-DD."
+		f.Errors["date"] = page.T(c, "admin.subrefunds.prices.date_bad")
 	}
 	if f.Errors.Any() {
 		return h.renderPrices(c, fiber.StatusUnprocessableEntity, f)
@@ -124,7 +125,7 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrPriceTooSoon):
 		f.Errors["date"] = sentence(err)
 	case errors.Is(err, store.ErrPriceSame), errors.Is(err, store.ErrBadMoney):
-		f.Errors["price"] = "Enter a monthly price above 0.00 that differs from the current " + p.MonthlyPrice.String() + "."
+		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_same", "Price", lang.Money(ctx, p.MonthlyPrice))
 	case errors.Is(err, store.ErrPriceNotSubscribed):
 		f.Errors["product"] = sentence(err)
 	case errors.Is(err, store.ErrPriceAnnounced):
@@ -136,6 +137,6 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	if f.Errors.Any() {
 		return h.renderPrices(c, fiber.StatusUnprocessableEntity, f)
 	}
-	page.Flash(c, views.FlashSuccess, pc.ProductName+": "+pc.New.String()+" a month from "+store.FormatDate(pc.EffectiveOn)+"; subscribers are mailed on "+store.FormatDate(pc.AnnounceOn())+".")
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.subrefunds.prices.scheduled", "Product", pc.ProductName, "Price", lang.Money(ctx, pc.New), "Day", store.FormatDate(pc.EffectiveOn), "Mailed", store.FormatDate(pc.AnnounceOn())))
 	return page.Redirect(c, paths.AdminPriceChanges)
 }

@@ -33,7 +33,7 @@ type AdminSubscriptions struct {
 func (h *AdminSubscriptions) List(c *fiber.Ctx) error {
 	st := c.Query("status", string(store.SubscriptionActive))
 	if !store.ValidSubscriptionStatus(st) {
-		return page.BadRequest("That is not a subscription status. Pick active, past due, paused or cancelled.")
+		return page.BadRequest(page.T(c, "admin.subs.bad_status"))
 	}
 	status := store.SubscriptionStatus(st)
 	subs, err := h.Store.SubscriptionsByStatus(c.UserContext(), status, adminPageSize, c.Query("after"))
@@ -43,7 +43,7 @@ func (h *AdminSubscriptions) List(c *fiber.Ctx) error {
 	data := views.AdminSubscriptionList{Status: status, Subscriptions: subs.Items}
 	data.NextURL = paths.More(paths.AdminSubscriptions, subs.Next, "status", st)
 	return page.Render(c, fiber.StatusOK, page.View{
-		Title: "Subscriptions: " + status.Label(), Page: page.Full(views.AdminSubscriptionsView, data), Partial: views.AdminSubscriptionRows(data),
+		Title: page.T(c, "admin.subs.title_in", "Status", views.AdminSubscriptionStatus(c.UserContext(), status)), Page: page.Full(views.AdminSubscriptionsView, data), Partial: views.AdminSubscriptionRows(data),
 	})
 }
 
@@ -63,11 +63,11 @@ func (h *AdminSubscriptions) Due(c *fiber.Ctx) error {
 	} else {
 		if remAfter != "" || payAfter != "" {
 			// Not from a link of ours: those carry the day they were made for.
-			return page.BadRequest("That page link has no valid day. Start again from the first page.")
+			return page.BadRequest(page.T(c, "admin.subs.bad_link"))
 		}
-		d.Errors["date"] = "Enter the day as YYYY-MM-DD, like " + d.Today + "."
+		d.Errors["date"] = page.T(c, "admin.subs.bad_day", "Today", d.Today)
 		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
-			Title: "Subscriptions due", Page: page.Full(views.AdminSubscriptionsDueView, d), Partial: views.AdminDueSection(d),
+			Title: page.T(c, "admin.subs.title_due"), Page: page.Full(views.AdminSubscriptionsDueView, d), Partial: views.AdminDueSection(d),
 		})
 	}
 	d.Date = store.FormatDate(day)
@@ -104,6 +104,6 @@ func (h *AdminSubscriptions) Due(c *fiber.Ctx) error {
 		partial = views.AdminDuePaymentRows(d)
 	}
 	return page.Render(c, fiber.StatusOK, page.View{
-		Title: "Subscriptions due on " + d.Date, Page: page.Full(views.AdminSubscriptionsDueView, d), Partial: partial,
+		Title: page.T(c, "admin.subs.title_due_on", "Day", d.Date), Page: page.Full(views.AdminSubscriptionsDueView, d), Partial: partial,
 	})
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -54,17 +55,33 @@ func archiveMonthWords(ms []store.Month) string {
 	return out
 }
 
-func archiveSectionWords(ss []AdminArchiveSection) string {
+// archiveSectionWords lists the sections in a sentence: "invoices,
+// receipts and refunds".
+func archiveSectionWords(ctx context.Context, ss []AdminArchiveSection) string {
 	out := ""
 	for i, s := range ss {
 		switch {
 		case i == 0:
 		case i == len(ss)-1:
-			out += " and "
+			out += t(ctx, "admin.archive.and")
 		default:
 			out += ", "
 		}
-		out += strings.ToLower(s.Title)
+		out += strings.ToLower(archiveSectionTitle(ctx, s))
 	}
 	return out
+}
+
+var archiveSectionIDs = map[string]string{
+	"invoices": "admin.archive.section.invoices",
+	"receipts": "admin.archive.section.receipts",
+	"refunds":  "admin.archive.section.refunds",
+}
+
+// archiveSectionTitle is a section's title in the page's language.
+func archiveSectionTitle(ctx context.Context, s AdminArchiveSection) string {
+	if id, ok := archiveSectionIDs[s.Name]; ok {
+		return t(ctx, id)
+	}
+	return s.Title
 }

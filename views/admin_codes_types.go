@@ -51,20 +51,34 @@ func discountLastDay(ctx context.Context, d store.DiscountCode) string {
 	return adminDay(ctx, d.ExpiresAt.Add(-time.Millisecond))
 }
 
-func discountValue(d store.DiscountCode) string {
+func discountValue(ctx context.Context, d store.DiscountCode) string {
 	if d.Kind == store.DiscountPercent {
 		return strconv.Itoa(d.Percent) + " %"
 	}
-	return d.Amount.String()
+	return money(ctx, d.Amount)
 }
 
-func discountState(d store.DiscountCode, now time.Time) string {
+// discountState marks whether a code works now: active green, expired and
+// used up struck.
+func discountState(ctx context.Context, d store.DiscountCode, now time.Time) statusBadge {
 	switch d.Usable(now) {
 	case nil:
-		return "active"
+		return statusBadge{t(ctx, "admin.codes.state.active"), "ins"}
 	case store.ErrCodeExpired:
-		return "expired"
+		return statusBadge{t(ctx, "admin.codes.state.expired"), "del"}
 	default:
-		return "used up"
+		return statusBadge{t(ctx, "admin.codes.state.used_up"), "del"}
 	}
+}
+
+// adminDiscountKind is discountKind (admin_words.go, another area's) in
+// the page's language.
+func adminDiscountKind(ctx context.Context, k store.DiscountKind) string {
+	switch k {
+	case store.DiscountPercent:
+		return t(ctx, "admin.codes.kind.percent")
+	case store.DiscountFixed:
+		return t(ctx, "admin.codes.kind.fixed")
+	}
+	return string(k)
 }

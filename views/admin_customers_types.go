@@ -1,6 +1,9 @@
 package views
 
 import (
+	"context"
+	"strings"
+
 	"shop/store"
 )
 
@@ -66,52 +69,111 @@ type RoleButton struct {
 
 // RoleButtons are the roles the customer does not have, most rights
 // first.
-func (a AdminCustomerAccess) RoleButtons() []RoleButton {
+func (a AdminCustomerAccess) RoleButtons(ctx context.Context) []RoleButton {
 	var out []RoleButton
 	for _, r := range []store.Role{store.RoleOwner, store.RoleStaff, store.RoleCustomer} {
 		if r == a.Customer.Role {
 			continue
 		}
-		verb := "Make "
+		label := t(ctx, "admin.customers.make", "Role", roleName(ctx, r))
 		if r.Demotes(a.Customer.Role) {
-			verb = "Demote to "
+			label = t(ctx, "admin.customers.demote", "Role", roleName(ctx, r))
 		}
-		out = append(out, RoleButton{Role: r, Label: verb + roleName(r), TestID: "role-make-" + string(r)})
+		out = append(out, RoleButton{Role: r, Label: label, TestID: "role-make-" + string(r)})
 	}
 	return out
 }
 
-func roleName(r store.Role) string {
-	switch r {
-	case store.RoleOwner:
-		return "owner"
-	case store.RoleStaff:
-		return "staff"
-	case store.RoleCustomer:
-		return "customer"
+var roleIDs = map[store.Role]string{
+	store.RoleOwner:    "admin.customers.role.owner",
+	store.RoleStaff:    "admin.customers.role.staff",
+	store.RoleCustomer: "admin.customers.role.customer",
+}
+
+func roleName(ctx context.Context, r store.Role) string {
+	if id, ok := roleIDs[r]; ok {
+		return t(ctx, id)
 	}
 	return string(r)
 }
 
-// RoleChangeText says what a change did, after the person's name: "is now
-// staff (was a customer)", "was deactivated".
-func RoleChangeText(c store.RoleChange) string {
+// RoleChangeText says what a change did to the person named, as a
+// sentence: "Ada is now staff (was customer).", "Ada was deactivated.".
+func RoleChangeText(ctx context.Context, name string, c store.RoleChange) string {
 	switch c.Action {
 	case store.ActionDeactivate:
-		return "was deactivated"
+		return t(ctx, "admin.customers.changed.deactivated", "Name", name)
 	case store.ActionReactivate:
-		return "was reactivated"
+		return t(ctx, "admin.customers.changed.reactivated", "Name", name)
 	}
-	return "is now " + roleName(c.To) + " (was " + roleName(c.From) + ")"
+	return t(ctx, "admin.customers.changed.role", "Name", name, "To", roleName(ctx, c.To), "From", roleName(ctx, c.From))
 }
 
 // roleChangeLine is one change in the account's history.
-func roleChangeLine(c store.RoleChange) string {
+func roleChangeLine(ctx context.Context, c store.RoleChange) string {
 	switch c.Action {
 	case store.ActionDeactivate:
-		return "Deactivated"
+		return t(ctx, "admin.customers.change.deactivated")
 	case store.ActionReactivate:
-		return "Reactivated"
+		return t(ctx, "admin.customers.change.reactivated")
 	}
-	return roleName(c.From) + " → " + roleName(c.To)
+	return roleName(ctx, c.From) + " → " + roleName(ctx, c.To)
+}
+
+// adminCustomerName is customerName (account_privacy_types.go, another
+// area's) in the page's language.
+func adminCustomerName(ctx context.Context, c store.Customer) string {
+	switch {
+	case c.Deleted():
+		return t(ctx, "admin.customers.deleted_account")
+	case c.Closing:
+		return t(ctx, "admin.customers.closing_account")
+	}
+	return c.Name
+}
+
+// adminDeletedNote is deletedNote in the page's language.
+func adminDeletedNote(ctx context.Context, c store.Customer) string {
+	if c.Deleted() {
+		return t(ctx, "admin.customers.deleted_on", "Day", adminDay(ctx, c.DeletedAt))
+	}
+	return t(ctx, "admin.customers.deletion_under_way")
+}
+
+// adminCardLabel is a card as store.Card.Label shows it, "no card" in the
+// page's language.
+func adminCardLabel(ctx context.Context, c store.Card) string {
+	if c.Last4 == "" {
+		return t(ctx, "admin.subs.no_card")
+	}
+	return c.Label()
+}
+
+// adminAroundMark stands for an element inside a translated sentence, so the
+// page can put the element (a <code>, a link) where the language puts it.
+const adminAroundMark = "\ue000"
+
+// adminTextAround is a sentence's text before and after its element.
+type adminTextAround struct{ Before, After string }
+
+// adminAround is message id with the value named mark being the element: the
+// text either side of it.
+func adminAround(ctx context.Context, id, mark string, args ...any) adminTextAround {
+	before, after, _ := strings.Cut(t(ctx, id, append(args, mark, adminAroundMark)...), adminAroundMark)
+	return adminTextAround{before, after}
+}
+
+// adminTextAround2 is a sentence's text around two elements, in the order
+// every language's message keeps them.
+type adminTextAround2 struct{ Before, Between, After string }
+
+const adminAroundMark2 = "\ue001"
+
+// adminAround2 is message id with the values named first and second being
+// elements, first before second.
+func adminAround2(ctx context.Context, id, first, second string, args ...any) adminTextAround2 {
+	s := t(ctx, id, append(args, first, adminAroundMark, second, adminAroundMark2)...)
+	before, rest, _ := strings.Cut(s, adminAroundMark)
+	between, after, _ := strings.Cut(rest, adminAroundMark2)
+	return adminTextAround2{before, between, after}
 }

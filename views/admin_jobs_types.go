@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 	"shop/web/paths"
 )
 
@@ -53,13 +55,13 @@ type AdminJob struct {
 func (j AdminJob) LeaseState(ctx context.Context) string {
 	switch l := j.Lease; {
 	case l == nil:
-		return "free: no replica has taken today's tick"
+		return t(ctx, "admin.jobs.lease.free")
 	case l.Done:
-		return "done: today's tick ran to its end (" + l.Owner + ")"
+		return t(ctx, "admin.jobs.lease.done", "Owner", l.Owner)
 	case l.ExpiresAt.Before(j.Now):
-		return "free: " + l.Owner + "'s lease ran out at " + adminTime(ctx, l.ExpiresAt)
+		return t(ctx, "admin.jobs.lease.ran_out", "Owner", l.Owner, "Time", adminTime(ctx, l.ExpiresAt))
 	default:
-		return "held by " + l.Owner + " until " + adminTime(ctx, l.ExpiresAt)
+		return t(ctx, "admin.jobs.lease.held", "Owner", l.Owner, "Time", adminTime(ctx, l.ExpiresAt))
 	}
 }
 
@@ -156,27 +158,83 @@ func runStarted(ctx context.Context, r store.JobRun) string {
 }
 
 // runDuration is how long a run took, as staff read it.
-func runDuration(r store.JobRun) string {
+func runDuration(ctx context.Context, r store.JobRun) string {
 	if r.StartedAt.IsZero() {
 		return "—"
 	}
-	return formatDuration(r.Duration())
+	return formatDuration(ctx, r.Duration())
 }
 
-func formatDuration(d time.Duration) string {
+// formatDuration is a duration in the page's language: "1.5 s",
+// "3 min 05 s", "2 h 05 min".
+func formatDuration(ctx context.Context, d time.Duration) string {
 	switch {
 	case d < 0:
 		return "—"
 	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+		return t(ctx, "admin.jobs.dur.seconds", "Seconds", adminDecimal(ctx, d.Seconds()))
 	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + " s"
+		return t(ctx, "admin.jobs.dur.seconds", "Seconds", strconv.Itoa(int(d.Seconds())))
 	case d < time.Hour:
-		return fmt.Sprintf("%d min %02d s", int(d.Minutes()), int(d.Seconds())%60)
+		return t(ctx, "admin.jobs.dur.minutes", "Minutes", int(d.Minutes()), "Seconds", fmt.Sprintf("%02d", int(d.Seconds())%60))
 	default:
-		return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+		return t(ctx, "admin.jobs.dur.hours", "Hours", int(d.Hours()), "Minutes", fmt.Sprintf("%02d", int(d.Minutes())%60))
 	}
 }
+
+// adminDecimal is v with one decimal, as the page's language writes it
+// (Indonesian with a comma).
+func adminDecimal(ctx context.Context, v float64) string {
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	if lang.From(ctx) == lang.Indonesian {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}
+
+var adminCountLabelIDs = map[string]string{
+	"charged":  "admin.jobs.count.charged",
+	"reminded": "admin.jobs.count.reminded",
+}
+
+// adminCountLabel is what a job's chart counts ("charged", "reminded") in
+// the page's language.
+func adminCountLabel(ctx context.Context, label string) string {
+	if id, ok := adminCountLabelIDs[label]; ok {
+		return t(ctx, id)
+	}
+	return label
+}
+
+// adminChartDay is a day of the chart: "Mon 2 Jan", "11월 2일 (월)",
+// "Sen 2 Jan"; without the weekday, "2 Jan".
+func adminChartDay(ctx context.Context, d time.Time, weekday bool) string {
+	l := lang.From(ctx)
+	switch l {
+	case lang.Korean:
+		s := d.Format("1월 2일")
+		if weekday {
+			s += " (" + koreanWeekdays[d.Weekday()] + ")"
+		}
+		return s
+	case lang.Indonesian:
+		s := strconv.Itoa(d.Day()) + " " + indonesianMonths[d.Month()-1]
+		if weekday {
+			s = indonesianWeekdays[d.Weekday()] + " " + s
+		}
+		return s
+	}
+	if weekday {
+		return d.Format("Mon 2 Jan")
+	}
+	return d.Format("2 Jan")
+}
+
+var (
+	koreanWeekdays     = [7]string{"일", "월", "화", "수", "목", "금", "토"}
+	indonesianWeekdays = [7]string{"Min", "Sen", "Sel", "Rab", "Kam", "Jum", "Sab"}
+	indonesianMonths   = [12]string{"Jan", "Feb", "Mar", "Apr", "Mei", "Jun", "Jul", "Agu", "Sep", "Okt", "Nov", "Des"}
+)
 
 // AdminChartDay is what a job's runs did on one day.
 type AdminChartDay struct {
@@ -259,27 +317,24 @@ func (c AdminRunChart) CurrentBand() (x, w float64, ok bool) {
 	return 0, 0, false
 }
 
-func (c AdminRunChart) dayTitle(d AdminChartDay) string {
-	s := d.Day.Format("Mon 2 Jan") + ": "
+func (c AdminRunChart) dayTitle(ctx context.Context, d AdminChartDay) string {
+	day := adminChartDay(ctx, d.Day, true)
 	if d.Runs == 0 {
-		return s + "no run"
+		return t(ctx, "admin.jobs.day.no_run", "Day", day)
 	}
-	runs := "1 run"
-	if d.Runs > 1 {
-		runs = strconv.Itoa(d.Runs) + " runs"
-	}
-	s += runs + ", " + strconv.Itoa(d.Count) + " " + c.CountLabel + ", " + formatDuration(d.Duration)
+	s := t(ctx, "admin.jobs.day.runs", "Day", day, "Runs", tn(ctx, "admin.jobs.n_runs", d.Runs),
+		"Count", d.Count, "Label", adminCountLabel(ctx, c.CountLabel), "Took", formatDuration(ctx, d.Duration))
 	if d.Troubled {
-		s += ", a run failed or was cancelled"
+		s += t(ctx, "admin.jobs.day.troubled")
 	}
 	if d.Running {
-		s += ", running now"
+		s += t(ctx, "admin.jobs.day.running")
 	}
 	return s
 }
 
 // Panels are the count chart over the duration chart.
-func (c AdminRunChart) Panels() []ChartPanel {
+func (c AdminRunChart) Panels(ctx context.Context) []ChartPanel {
 	slot := c.slot()
 	barW := slot * 0.7
 	maxCount, maxDur := 0, time.Duration(0)
@@ -287,7 +342,7 @@ func (c AdminRunChart) Panels() []ChartPanel {
 		maxCount = max(maxCount, d.Count)
 		maxDur = max(maxDur, d.Duration)
 	}
-	count := ChartPanel{Title: "Subscriptions " + c.CountLabel + " per day", Top: chartTop1, Bottom: chartTop1 + chartPanelH}
+	count := ChartPanel{Title: t(ctx, "admin.jobs.chart.count_title", "Label", adminCountLabel(ctx, c.CountLabel)), Top: chartTop1, Bottom: chartTop1 + chartPanelH}
 	top := niceCeil(float64(max(maxCount, 1)))
 	count.Ticks = ticks(count, top, func(v float64) string {
 		if v != math.Trunc(v) {
@@ -296,7 +351,7 @@ func (c AdminRunChart) Panels() []ChartPanel {
 		return strconv.Itoa(int(v))
 	})
 	unit, unitName := durationUnit(maxDur)
-	dur := ChartPanel{Title: "Time taken per day (" + unitName + ")", Top: chartTop2, Bottom: chartTop2 + chartPanelH}
+	dur := ChartPanel{Title: t(ctx, "admin.jobs.chart.time_title", "Unit", t(ctx, unitName)), Top: chartTop2, Bottom: chartTop2 + chartPanelH}
 	durTop := niceCeil(math.Max(float64(maxDur)/float64(unit), 1))
 	dur.Ticks = ticks(dur, durTop, func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
 	for i, d := range c.Days {
@@ -304,7 +359,7 @@ func (c AdminRunChart) Panels() []ChartPanel {
 			continue
 		}
 		x := chartLeft + float64(i)*slot + (slot-barW)/2
-		title := c.dayTitle(d)
+		title := c.dayTitle(ctx, d)
 		fill := fillCount
 		if d.Running {
 			fill = fillRunning
@@ -329,19 +384,19 @@ func (c AdminRunChart) Panels() []ChartPanel {
 }
 
 // XLabels name every fifth day and the last one.
-func (c AdminRunChart) XLabels() []ChartLabel {
+func (c AdminRunChart) XLabels(ctx context.Context) []ChartLabel {
 	slot := c.slot()
 	var out []ChartLabel
 	for i, d := range c.Days {
 		if (len(c.Days)-1-i)%5 == 0 {
-			out = append(out, ChartLabel{X: chartLeft + (float64(i)+0.5)*slot, Label: d.Day.Format("2 Jan")})
+			out = append(out, ChartLabel{X: chartLeft + (float64(i)+0.5)*slot, Label: adminChartDay(ctx, d.Day, false)})
 		}
 	}
 	return out
 }
 
 // Summary is the chart's text alternative.
-func (c AdminRunChart) Summary() string {
+func (c AdminRunChart) Summary(ctx context.Context) string {
 	runs, count, troubled := 0, 0, 0
 	for _, d := range c.Days {
 		runs += d.Runs
@@ -350,9 +405,10 @@ func (c AdminRunChart) Summary() string {
 			troubled++
 		}
 	}
-	s := fmt.Sprintf("%s of %s in the last %d days, %s %s", plural(runs, "run"), c.Job, len(c.Days), plural(count, "subscription"), c.CountLabel)
+	s := t(ctx, "admin.jobs.chart.summary", "Runs", tn(ctx, "admin.jobs.n_runs", runs), "Job", AdminJobNoun(ctx, c.Job),
+		"Days", len(c.Days), "Subscriptions", tn(ctx, "admin.jobs.n_subscriptions", count), "Label", adminCountLabel(ctx, c.CountLabel))
 	if troubled > 0 {
-		s += "; a run failed or was cancelled on " + plural(troubled, "day")
+		s += tn(ctx, "admin.jobs.chart.summary_troubled", troubled)
 	}
 	return s + "."
 }
@@ -384,15 +440,16 @@ func niceCeil(v float64) float64 {
 	return 10 * p
 }
 
-// durationUnit picks the unit of the duration axis.
+// durationUnit picks the unit of the duration axis, and its name's
+// message id.
 func durationUnit(d time.Duration) (time.Duration, string) {
 	switch {
 	case d >= 2*time.Hour:
-		return time.Hour, "hours"
+		return time.Hour, "admin.jobs.unit.hours"
 	case d >= 2*time.Minute:
-		return time.Minute, "minutes"
+		return time.Minute, "admin.jobs.unit.minutes"
 	default:
-		return time.Second, "seconds"
+		return time.Second, "admin.jobs.unit.seconds"
 	}
 }
 

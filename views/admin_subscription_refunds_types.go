@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"time"
 
 	"shop/store"
@@ -64,15 +65,27 @@ func refundWords(r *store.ReceiptRefund) string {
 	return "refunded " + r.Amount.String()
 }
 
+// adminRefundWords is refundWords (shared with the customer's receipts) in
+// the page's language.
+func adminRefundWords(ctx context.Context, r *store.ReceiptRefund) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Status == store.ReceiptRefundPending:
+		return t(ctx, "admin.subrefunds.words.under_way", "Amount", money(ctx, r.Amount))
+	}
+	return t(ctx, "admin.subrefunds.words.refunded", "Amount", money(ctx, r.Amount))
+}
+
 // priceChangeState says where a price change is.
-func priceChangeState(c store.PriceChange, today time.Time) string {
+func priceChangeState(ctx context.Context, c store.PriceChange, today time.Time) string {
 	switch {
 	case !c.AppliedOn.IsZero():
-		return "applied on " + adminDate(c.AppliedOn)
+		return t(ctx, "admin.subrefunds.state.applied", "Day", adminDate(c.AppliedOn))
 	case !c.AnnouncedOn.IsZero():
-		return "announced on " + adminDate(c.AnnouncedOn) + " to " + itoa(c.Announced) + " subscriptions"
+		return tn(ctx, "admin.subrefunds.state.announced", c.Announced, "Day", adminDate(c.AnnouncedOn))
 	case c.AnnounceOn().After(today):
-		return "subscribers are mailed on " + adminDate(c.AnnounceOn())
+		return t(ctx, "admin.subrefunds.state.mailed_on", "Day", adminDate(c.AnnounceOn()))
 	}
-	return "subscribers are mailed on the next reminders run"
+	return t(ctx, "admin.subrefunds.state.mailed_next")
 }

@@ -1,8 +1,7 @@
 package views
 
 import (
-	"strconv"
-	"strings"
+	"context"
 	"time"
 
 	"shop/store"
@@ -30,55 +29,80 @@ type AdminSubscriptionsDue struct {
 }
 
 // adminEvery is a subscription's period in words.
-func adminEvery(months int) string {
-	if months == 1 {
-		return "every month"
-	}
-	return "every " + strconv.Itoa(months) + " months"
+func adminEvery(ctx context.Context, months int) string {
+	return tn(ctx, "admin.subs.every", months)
 }
 
 // adminSubscriptionState says where a subscription stands, with its date.
-func adminSubscriptionState(s store.Subscription) string {
+func adminSubscriptionState(ctx context.Context, s store.Subscription) string {
 	switch {
 	case s.Ending():
-		return "ends on " + adminDate(s.EndsOn)
+		return t(ctx, "admin.subs.state.ends", "Day", adminDate(s.EndsOn))
 	case s.Status == store.SubscriptionActive:
-		return "next payment " + adminDate(s.NextPaymentDate)
+		return t(ctx, "admin.subs.state.next", "Day", adminDate(s.NextPaymentDate))
 	case s.Status == store.SubscriptionPastDue:
-		return "payment of " + adminDate(s.NextPaymentDate) + " failed; retry on " + adminDate(s.RetryDate)
+		return t(ctx, "admin.subs.state.past_due", "Day", adminDate(s.NextPaymentDate), "Retry", adminDate(s.RetryDate))
 	case s.Status == store.SubscriptionPaused:
-		return "paused since " + adminDate(s.PausedOn)
+		return t(ctx, "admin.subs.state.paused", "Day", adminDate(s.PausedOn))
 	case s.Status == store.SubscriptionCancelled:
-		return "cancelled on " + adminDate(s.CancelledOn)
+		return t(ctx, "admin.subs.state.cancelled", "Day", adminDate(s.CancelledOn))
 	}
 	return ""
 }
 
 // adminDueAction is what the payment job does with a subscription that is
 // due: charge it, retry it, or end it.
-func adminDueAction(s store.Subscription) string {
+func adminDueAction(ctx context.Context, s store.Subscription) string {
 	switch {
 	case s.Ending():
-		return "end (cancelled at period end)"
+		return t(ctx, "admin.subs.due.end")
 	case s.Status == store.SubscriptionPastDue:
-		return "retry " + s.Amount().String()
+		return t(ctx, "admin.subs.due.retry", "Amount", money(ctx, s.Amount()))
 	}
-	return "charge " + s.Amount().String()
+	return t(ctx, "admin.subs.due.charge", "Amount", money(ctx, s.Amount()))
 }
 
 // adminPeriod is the period a receipt paid for.
-func adminPeriod(from, to time.Time) string {
+func adminPeriod(ctx context.Context, from, to time.Time) string {
 	if from.IsZero() {
 		return "—"
 	}
-	return adminDate(from) + " – " + adminDate(to)
+	return t(ctx, "admin.subs.period", "From", adminDate(from), "To", adminDate(to))
+}
+
+var adminSubscriptionStatusIDs = map[store.SubscriptionStatus]string{
+	store.SubscriptionActive:    "admin.subs.status.active",
+	store.SubscriptionPaused:    "admin.subs.status.paused",
+	store.SubscriptionPastDue:   "admin.subs.status.past_due",
+	store.SubscriptionCancelled: "admin.subs.status.cancelled",
+}
+
+// AdminSubscriptionStatus is store.SubscriptionStatus.Label in the page's
+// language: "past due".
+func AdminSubscriptionStatus(ctx context.Context, st store.SubscriptionStatus) string {
+	if id, ok := adminSubscriptionStatusIDs[st]; ok {
+		return t(ctx, id)
+	}
+	return string(st)
 }
 
 // adminStatusTitle is a status as a tab names it: "Past due".
-func adminStatusTitle(st store.SubscriptionStatus) string {
-	l := st.Label()
-	if l == "" {
-		return l
+func adminStatusTitle(ctx context.Context, st store.SubscriptionStatus) string {
+	return upperFirst(AdminSubscriptionStatus(ctx, st))
+}
+
+// adminSubscriptionBadge marks a subscription's status as wordsBadge (another
+// area's, English) marks its English label: past due waiting, active
+// green, cancelled struck.
+func adminSubscriptionBadge(ctx context.Context, st store.SubscriptionStatus) statusBadge {
+	b := statusBadge{Words: adminStatusTitle(ctx, st), Tone: "strong"}
+	switch st {
+	case store.SubscriptionPastDue:
+		b.Tone = "mark"
+	case store.SubscriptionActive:
+		b.Tone = "ins"
+	case store.SubscriptionCancelled:
+		b.Tone = "del"
 	}
-	return strings.ToUpper(l[:1]) + l[1:]
+	return b
 }
