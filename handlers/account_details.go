@@ -94,7 +94,7 @@ func (h *AccountDetails) Rename(c *fiber.Ctx) error {
 		return err
 	}
 	f := views.NameForm{Errors: views.FieldErrors{}}
-	f.Name = formText(f.Errors, "name", c.FormValue("name"), oneLine)
+	f.Name = formTextIn(c.UserContext(), f.Errors, "name", c.FormValue("name"), oneLine)
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
@@ -234,7 +234,7 @@ func readAddressForm(c *fiber.Ctx) views.AddressForm {
 		{"number", &f.Number, "account.address.enter_number"}, {"zip", &f.ZipCode, "account.address.enter_zip"},
 		{"city", &f.City, "account.address.enter_city"},
 	} {
-		*fld.value = formText(f.Errors, fld.field, *fld.value, oneLine)
+		*fld.value = formTextIn(c.UserContext(), f.Errors, fld.field, *fld.value, oneLine)
 		switch n := utf8.RuneCountInString(*fld.value); {
 		case f.Errors.Has(fld.field):
 		case n == 0:
@@ -269,9 +269,9 @@ type addressInput struct {
 
 // checkAddressFields cleans each typed field and puts a message at each
 // one in error (address forms and checkout alike).
-func checkAddressFields(errs views.FieldErrors, in []addressInput) {
+func checkAddressFields(ctx context.Context, errs views.FieldErrors, in []addressInput) {
 	for _, fld := range in {
-		*fld.value = formText(errs, fld.field, *fld.value, oneLine)
+		*fld.value = formTextIn(ctx, errs, fld.field, *fld.value, oneLine)
 		switch n := utf8.RuneCountInString(*fld.value); {
 		case errs.Has(fld.field):
 		case n == 0:

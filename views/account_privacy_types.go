@@ -15,12 +15,12 @@ type DeleteAccountForm struct {
 
 // customerName is how staff see a customer: a deleted account by what it
 // is, never who it was.
-func customerName(c store.Customer) string {
+func customerName(ctx context.Context, c store.Customer) string {
 	switch {
 	case c.Deleted():
-		return "Deleted account"
+		return t(ctx, "privacy.deleted_account")
 	case c.Closing:
-		return "Account being deleted"
+		return t(ctx, "privacy.being_deleted")
 	}
 	return c.Name
 }
@@ -28,7 +28,7 @@ func customerName(c store.Customer) string {
 // deletedNote says when an account was deleted (or that it is being).
 func deletedNote(ctx context.Context, c store.Customer) string {
 	if c.Deleted() {
-		return "deleted " + adminDay(ctx, c.DeletedAt)
+		return t(ctx, "privacy.deleted_on", "Day", adminDay(ctx, c.DeletedAt))
 	}
-	return "deletion under way"
+	return t(ctx, "privacy.deletion_under_way")
 }
