@@ -112,8 +112,8 @@ func (h *Account) SignupForm(c *fiber.Ctx) error {
 // keeps them cleaned.
 func validateSignup(c *fiber.Ctx, f *views.SignupForm, password string) {
 	f.Errors = views.FieldErrors{}
-	f.Email = formText(f.Errors, "email", f.Email, oneLine)
-	f.Name = formText(f.Errors, "name", f.Name, oneLine)
+	f.Email = formTextIn(c.UserContext(), f.Errors, "email", f.Email, oneLine)
+	f.Name = formTextIn(c.UserContext(), f.Errors, "name", f.Name, oneLine)
 	if msg := emailProblem(c, f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}
@@ -216,7 +216,7 @@ func (h *Account) LoginForm(c *fiber.Ctx) error {
 // under a new session id.
 func (h *Account) Login(c *fiber.Ctx) error {
 	f := views.LoginForm{Next: c.FormValue("next"), Errors: views.FieldErrors{}}
-	f.Email = formText(f.Errors, "email", c.FormValue("email"), oneLine)
+	f.Email = formTextIn(c.UserContext(), f.Errors, "email", c.FormValue("email"), oneLine)
 	password := c.FormValue("password")
 	status := fiber.StatusUnprocessableEntity
 	switch {

@@ -94,7 +94,7 @@ func (h *AccountDetails) Rename(c *fiber.Ctx) error {
 		return err
 	}
 	f := views.NameForm{Errors: views.FieldErrors{}}
-	f.Name = formText(f.Errors, "name", c.FormValue("name"), oneLine)
+	f.Name = formTextIn(c.UserContext(), f.Errors, "name", c.FormValue("name"), oneLine)
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
@@ -234,7 +234,7 @@ func readAddressForm(c *fiber.Ctx) views.AddressForm {
 		{"number", &f.Number, "account.address.enter_number"}, {"zip", &f.ZipCode, "account.address.enter_zip"},
 		{"city", &f.City, "account.address.enter_city"},
 	} {
-		*fld.value = formText(f.Errors, fld.field, *fld.value, oneLine)
+		*fld.value = formTextIn(c.UserContext(), f.Errors, fld.field, *fld.value, oneLine)
 		switch n := utf8.RuneCountInString(*fld.value); {
 		case f.Errors.Has(fld.field):
 		case n == 0:
@@ -257,42 +257,6 @@ func readAddressForm(c *fiber.Ctx) views.AddressForm {
 // addressFrom is the address an address form holds.
 func addressFrom(f views.AddressForm) store.Address {
 	return store.Address{Name: f.Recipient, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: f.Country}
-}
-
-// addressInput is one typed field of an address, its name in the form and
-// how a message names it.
-type addressInput struct {
-	field string
-	value *string
-	label string
-}
-
-// checkAddressFields cleans each typed field and puts a message at each
-// one in error (address forms and checkout alike).
-func checkAddressFields(errs views.FieldErrors, in []addressInput) {
-	for _, fld := range in {
-		*fld.value = formText(errs, fld.field, *fld.value, oneLine)
-		switch n := utf8.RuneCountInString(*fld.value); {
-		case errs.Has(fld.field):
-		case n == 0:
-			errs[fld.field] = "Enter " + fld.label + "."
-		case n > 100:
-			errs[fld.field] = "Keep it under 100 characters."
-		}
-	}
-}
-
-// checkCountry keeps a country's ISO 3166-1 code: chosen from the list, or
-// a country's name as an older page sent it.
-func checkCountry(errs views.FieldErrors, field string, code *string) {
-	raw := strings.TrimSpace(*code)
-	*code = store.CountryCode(raw)
-	switch {
-	case raw == "":
-		errs[field] = "Choose the country."
-	case *code == "":
-		errs[field] = "Choose a country from the list."
-	}
 }
 
 // AddAddress saves a new address.

@@ -172,7 +172,7 @@ func (h *AccountLinks) ForgotForm(c *fiber.Ctx) error {
 // the email has an account.
 func (h *AccountLinks) Forgot(c *fiber.Ctx) error {
 	f := views.ForgotForm{Errors: views.FieldErrors{}}
-	f.Email = formText(f.Errors, "email", c.FormValue("email"), oneLine)
+	f.Email = formTextIn(c.UserContext(), f.Errors, "email", c.FormValue("email"), oneLine)
 	if msg := emailProblem(c, f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,7 +57,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	data := views.AdminCustomerList{Errors: views.FieldErrors{}, Typed: htmx}
 	status := fiber.StatusOK
 	if c.Context().QueryArgs().Has("email") {
-		data.Email = formText(data.Errors, "email", c.Query("email"), oneLine)
+		data.Email = formTextIn(c.UserContext(), data.Errors, "email", c.Query("email"), oneLine)
 		status = fiber.StatusUnprocessableEntity
 		switch {
 		case data.Errors.Has("email"):
@@ -81,7 +80,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 	}
 	if c.Context().QueryArgs().Has("q") {
 		data.Finding = true
-		data.Query = formText(data.Errors, "q", c.Query("q"), oneLine)
+		data.Query = formTextIn(c.UserContext(), data.Errors, "q", c.Query("q"), oneLine)
 		switch {
 		case data.Errors.Has("q"):
 			status = fiber.StatusUnprocessableEntity
@@ -339,11 +338,4 @@ func (h *AdminCustomers) changed(c *fiber.Ctx, id string, by, cust store.Custome
 	}
 	page.Flash(c, views.FlashSuccess, msg)
 	return page.Redirect(c, paths.AdminCustomer(id))
-}
-
-func sessionsWord(n int) string {
-	if n == 1 {
-		return "1 session"
-	}
-	return strconv.Itoa(n) + " sessions"
 }

@@ -124,7 +124,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 		ProductID: val("product_id"), Price: val("price"), RedeemHours: val("redeem_hours"),
 		Published: c.FormValue("published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
 	}
-	form.Title = formText(form.Errors, "title", c.FormValue("title"), oneLine)
+	form.Title = formTextIn(c.UserContext(), form.Errors, "title", c.FormValue("title"), oneLine)
 	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published, StaffID: page.Viewer(c).ID}
 	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
 		nd.ProductID = form.ProductID

@@ -111,8 +111,8 @@ func (h *AdminProducts) New(c *fiber.Ctx) error {
 // what was typed and a message per field.
 func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) {
 	f.Errors = views.FieldErrors{}
-	f.Name = formText(f.Errors, "name", c.FormValue("name"), oneLine)
-	f.Description = formText(f.Errors, "description", c.FormValue("description"), multiLine)
+	f.Name = formTextIn(c.UserContext(), f.Errors, "name", c.FormValue("name"), oneLine)
+	f.Description = formTextIn(c.UserContext(), f.Errors, "description", c.FormValue("description"), multiLine)
 	f.Category = c.FormValue("category")
 	f.Price = strings.TrimSpace(c.FormValue("price"))
 	f.Subscribable = c.FormValue("subscribable") != ""

@@ -193,7 +193,7 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 			errs[""] = page.T(c, "admin.returns.err.verdict")
 		}
 		in.Verdicts = append(in.Verdicts, v)
-		note := formText(errs, "note", c.FormValue("note-"+strconv.Itoa(i)), oneLine)
+		note := formTextIn(c.UserContext(), errs, "note", c.FormValue("note-"+strconv.Itoa(i)), oneLine)
 		in.Notes = append(in.Notes, note)
 	}
 	if msg, ok := errs["note"]; ok {

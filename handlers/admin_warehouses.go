@@ -154,7 +154,7 @@ func warehouseTab[T any](c *fiber.Ctx, st WarehouseStore, list func(ctx context.
 // zero, and a reason (given back cleaned).
 func parseStockChange(c *fiber.Ctx, deltaS, rawReason string) (int, string, views.FieldErrors) {
 	errs := views.FieldErrors{}
-	reason := formText(errs, "reason", rawReason, oneLine)
+	reason := formTextIn(c.UserContext(), errs, "reason", rawReason, oneLine)
 	delta, err := strconv.Atoi(strings.TrimSpace(deltaS))
 	switch {
 	case strings.TrimSpace(deltaS) == "":

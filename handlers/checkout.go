@@ -419,12 +419,6 @@ func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.C
 	return lang.T(ctx, "checkout.address.saved")
 }
 
-// cardProblem puts a gateway's refusal at the field it is about, in
-// English (subscriptions' forms, until they are translated).
-func cardProblem(err error) (field, msg string, ok bool) {
-	return cardProblemIn(context.Background(), err)
-}
-
 // cardProblemIn is cardProblem in the language of ctx.
 func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
 	switch {

@@ -85,25 +85,8 @@ func runeFault(r rune, kind textKind) textFault {
 	return textOK
 }
 
-// message is what a form says at a field whose text was refused; it shows
-// the text back without the characters it names.
-func (f textFault) message(kind textKind) string {
-	const again = ", now removed: check it and send it again."
-	switch f {
-	case textControl:
-		if kind == multiLine {
-			return "This had tabs or other control characters (line breaks are fine)" + again
-		}
-		return "This had line breaks or other control characters" + again
-	case textDirection:
-		return "This had hidden characters that reverse the direction of the text" + again
-	case textNotUTF8:
-		return "This had bytes that are not text (not UTF-8)" + again
-	}
-	return ""
-}
-
-// text is message in the language of ctx.
+// text is what a form says at a field whose text was refused, in the
+// language of ctx; it shows the text back without the characters it names.
 func (f textFault) text(ctx context.Context, kind textKind) string {
 	switch f {
 	case textControl:
@@ -132,17 +115,8 @@ func (f textFault) apiMessage(field string) string {
 	return ""
 }
 
-// formText is a form field's text, cleaned; a refused one leaves its
-// message at the field in errs.
-func formText(errs views.FieldErrors, field, raw string, kind textKind) string {
-	s, fault := cleanText(raw, kind)
-	if fault != textOK {
-		errs[field] = fault.message(kind)
-	}
-	return s
-}
-
-// formTextIn is formText with the message in the language of ctx.
+// formTextIn is a form field's text, cleaned; a refused one leaves its
+// message, in the language of ctx, at the field in errs.
 func formTextIn(ctx context.Context, errs views.FieldErrors, field, raw string, kind textKind) string {
 	s, fault := cleanText(raw, kind)
 	if fault != textOK {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,8 +54,8 @@ func TestCleanText(t *testing.T) {
 		if got != tc.want || fault != tc.fault {
 			t.Errorf("%s: cleanText(%q) = %q, %d; want %q, %d", tc.name, tc.in, got, fault, tc.want, tc.fault)
 		}
-		if (fault == textOK) != (fault.message(tc.kind) == "") || (fault == textOK) != (fault.apiMessage("f") == "") {
-			t.Errorf("%s: fault %d has message %q / %q", tc.name, fault, fault.message(tc.kind), fault.apiMessage("f"))
+		if (fault == textOK) != (fault.text(context.Background(), tc.kind) == "") || (fault == textOK) != (fault.apiMessage("f") == "") {
+			t.Errorf("%s: fault %d has message %q / %q", tc.name, fault, fault.text(context.Background(), tc.kind), fault.apiMessage("f"))
 		}
 	}
 }

@@ -453,12 +453,5 @@ func durationUnit(d time.Duration) (time.Duration, string) {
 	}
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // svgNum writes a coordinate.
 func svgNum(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

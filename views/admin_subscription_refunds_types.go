@@ -54,17 +54,6 @@ const (
 	AdminPricesTab   = "prices"
 )
 
-// refundWords says where a receipt's refund is, for staff and customers.
-func refundWords(r *store.ReceiptRefund) string {
-	switch {
-	case r == nil:
-		return ""
-	case r.Status == store.ReceiptRefundPending:
-		return "refund of " + r.Amount.String() + " under way"
-	}
-	return "refunded " + r.Amount.String()
-}
-
 // adminRefundWords is refundWords (shared with the customer's receipts) in
 // the page's language.
 func adminRefundWords(ctx context.Context, r *store.ReceiptRefund) string {

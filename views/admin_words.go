@@ -66,17 +66,6 @@ func refundBadge(ctx context.Context, s store.RefundStatus) statusBadge {
 	return statusBadge{string(s), "strong"}
 }
 
-// refundedWords says how much of an order was refunded, or "".
-func refundedWords(o store.Order) string {
-	switch {
-	case o.Refunded.Amount == 0:
-		return ""
-	case o.Refunded.Amount >= o.Total.Amount:
-		return "Refunded in full"
-	}
-	return "Partly refunded"
-}
-
 // adminRefundedWords is refundedWords in the page's language (refundedWords
 // stays for the customer's order page, which translates its own).
 func adminRefundedWords(ctx context.Context, o store.Order) string {
@@ -101,52 +90,12 @@ func shipmentBadge(ctx context.Context, s store.ShipmentStatus) statusBadge {
 	return statusBadge{string(s), "strong"}
 }
 
-func mailBadge(s store.MailStatus) statusBadge {
-	switch s {
-	case store.MailPending:
-		return statusBadge{"Waiting to send", "mark"}
-	case store.MailSent:
-		return statusBadge{"Sent", "ins"}
-	case store.MailFailed:
-		return statusBadge{"Refused, will retry", "mark"}
-	case store.MailKept:
-		return statusBadge{"Kept here (no mail server)", "strong"}
-	}
-	return statusBadge{string(s), "strong"}
-}
-
-// wordsBadge marks a status already in words (a discount's state, a
-// subscription's label).
-func wordsBadge(words string) statusBadge {
-	b := statusBadge{Words: upperFirst(words), Tone: "strong"}
-	switch strings.ToLower(words) {
-	case "past due":
-		b.Tone = "mark"
-	case "active":
-		b.Tone = "ins"
-	case "expired", "used up", "cancelled":
-		b.Tone = "del"
-	}
-	return b
-}
-
 func upperFirst(s string) string {
 	if s == "" {
 		return s
 	}
 	r := []rune(s)
 	return strings.ToUpper(string(r[0])) + string(r[1:])
-}
-
-// discountKind is a discount code's kind in words.
-func discountKind(k store.DiscountKind) string {
-	switch k {
-	case store.DiscountPercent:
-		return "Percent off"
-	case store.DiscountFixed:
-		return "Amount off"
-	}
-	return string(k)
 }
 
 // adjustmentBy names who adjusted stock: their name then, or "staff" for

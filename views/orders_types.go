@@ -2,7 +2,6 @@ package views
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -99,13 +98,6 @@ func paymentLabel(ctx context.Context, p store.Payment) string {
 		return lang.T(ctx, "orders.payment.refund_to", "Payment", label)
 	}
 	return label
-}
-
-func unitsWord(n int) string {
-	if n == 1 {
-		return "1 item"
-	}
-	return fmt.Sprintf("%d items", n)
 }
 
 var orderStatusIDs = map[store.OrderStatus]string{

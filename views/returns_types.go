@@ -107,46 +107,48 @@ func returnReasonLabel(ctx context.Context, r string) string {
 	return r
 }
 
-func returnBadge(s store.ReturnStatus) statusBadge {
+// returnBadge is a return's status as staff read it, in the language of
+// ctx.
+func returnBadgeIn(ctx context.Context, s store.ReturnStatus) statusBadge {
 	switch s {
 	case store.ReturnRequested:
-		return statusBadge{"Requested", "mark"}
+		return statusBadge{lang.T(ctx, "admin.returnsx.badge.requested"), "mark"}
 	case store.ReturnReceived:
-		return statusBadge{"Received, to inspect", "mark"}
+		return statusBadge{lang.T(ctx, "admin.returnsx.badge.received"), "mark"}
 	case store.ReturnInspected:
-		return statusBadge{"Inspected, to refund", "mark"}
+		return statusBadge{lang.T(ctx, "admin.returnsx.badge.inspected"), "mark"}
 	case store.ReturnRefunded:
-		return statusBadge{"Refunded", "ins"}
+		return statusBadge{lang.T(ctx, "admin.returnsx.badge.refunded"), "ins"}
 	case store.ReturnRejected:
-		return statusBadge{"Rejected", "del"}
+		return statusBadge{lang.T(ctx, "admin.returnsx.badge.rejected"), "del"}
 	}
 	return statusBadge{string(s), ""}
 }
 
-func returnStatusTitle(s store.ReturnStatus) string {
-	switch s {
-	case store.ReturnRequested:
-		return "Requested"
-	case store.ReturnReceived:
-		return "Received"
-	case store.ReturnInspected:
-		return "Inspected"
-	case store.ReturnRefunded:
-		return "Refunded"
-	case store.ReturnRejected:
-		return "Rejected"
+// returnStatusTitles name the statuses of the returns list's tabs.
+var returnStatusTitles = map[store.ReturnStatus]string{
+	store.ReturnRequested: "admin.returnsx.title.requested",
+	store.ReturnReceived:  "admin.returnsx.title.received",
+	store.ReturnInspected: "admin.returnsx.title.inspected",
+	store.ReturnRefunded:  "admin.returnsx.title.refunded",
+	store.ReturnRejected:  "admin.returnsx.title.rejected",
+}
+
+func returnStatusTitleIn(ctx context.Context, s store.ReturnStatus) string {
+	if id, ok := returnStatusTitles[s]; ok {
+		return lang.T(ctx, id)
 	}
 	return string(s)
 }
 
-func verdictLabel(v store.ReturnVerdict) string {
+func verdictLabelIn(ctx context.Context, v store.ReturnVerdict) string {
 	switch v {
 	case store.VerdictAccepted:
-		return "Accepted"
+		return lang.T(ctx, "admin.returnsx.verdict.accepted")
 	case store.VerdictRejected:
-		return "Not accepted"
+		return lang.T(ctx, "admin.returnsx.verdict.rejected")
 	}
-	return "Not inspected yet"
+	return lang.T(ctx, "admin.returnsx.verdict.none")
 }
 
 func lineMoney(l store.ReturnLine, currency string) store.Money {

@@ -33,17 +33,17 @@ const (
 // next request does not start inside it.
 func bodyLimits() fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		limit, msg := smallBodyLimit, "What you sent is larger than 1 MB, more than this page takes."
+		limit, msg := smallBodyLimit, "web.body.too_large"
 		if c.Method() == fiber.MethodPost && photoUpload(c.Path()) {
-			limit, msg = photoBodyLimit, "That photo is larger than 10 MB. Make it smaller (2000 pixels wide is plenty) and upload it again."
+			limit, msg = photoBodyLimit, "web.body.photo_too_large"
 		}
 		switch n := c.Request().Header.ContentLength(); {
 		case n == -1:
 			c.Context().SetConnectionClose()
-			return &page.Error{Status: fiber.StatusLengthRequired, Message: "The request did not say how long it is."}
+			return page.Err(fiber.StatusLengthRequired, "web.body.no_length")
 		case n > limit:
 			c.Context().SetConnectionClose()
-			return &page.Error{Status: fiber.StatusRequestEntityTooLarge, Message: msg}
+			return page.Err(fiber.StatusRequestEntityTooLarge, msg)
 		}
 		err := c.Next()
 		if rest := c.Request().BodyStream(); rest != nil {

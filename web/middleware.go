@@ -208,8 +208,8 @@ func bodyToken(c *fiber.Ctx) string {
 	return ""
 }
 
-// staleTokenNote is the note on the reloaded page.
-const staleTokenNote = "This page had been open a long time (or you signed in or out in another tab), so we reloaded it. Nothing was done yet: please try again."
+// staleTokenNote is the note on the reloaded page, by its message id.
+const staleTokenNote = "web.csrf.reloaded"
 
 // staleToken answers a request whose token is not the visit's. Mostly that
 // is a page left open (its session ended, or the person signed in or out
@@ -221,10 +221,10 @@ const staleTokenNote = "This page had been open a long time (or you signed in or
 // ours says Sec-Fetch-Site: same-origin and is sent back to its page.
 // Anything else is refused as before.
 func staleToken(c *fiber.Ctx) error {
-	refused := page.Forbidden("This form has expired or did not come from this site. Go back, reload the page and try again.")
+	refused := page.Err(fiber.StatusForbidden, "web.csrf.refused")
 	switch {
 	case c.Get("HX-Request") == "true":
-		page.Flash(c, views.FlashInfo, staleTokenNote)
+		page.Flash(c, views.FlashInfo, page.T(c, staleTokenNote))
 		c.Set("HX-Refresh", "true")
 		c.Set("Shop-Page-Expired", "true")
 		return c.SendStatus(fiber.StatusForbidden)
@@ -233,7 +233,7 @@ func staleToken(c *fiber.Ctx) error {
 		if !ok {
 			return refused
 		}
-		page.Flash(c, views.FlashInfo, staleTokenNote)
+		page.Flash(c, views.FlashInfo, page.T(c, staleTokenNote))
 		return c.Redirect(back, fiber.StatusSeeOther)
 	}
 	return refused
@@ -272,13 +272,13 @@ func requireStaff(st StaffCheck) fiber.Handler {
 		v := page.Viewer(c)
 		if !v.SignedIn() {
 			if c.Method() != fiber.MethodGet {
-				return page.Forbidden("Sign in as staff first.")
+				return page.Err(fiber.StatusForbidden, "web.staff.sign_in")
 			}
 			return page.Redirect(c, paths.LoginThen(c.OriginalURL()))
 		}
 		cust, err := st.Customer(c.UserContext(), v.ID)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (!cust.Role.Staff() || cust.Deactivated)) {
-			return page.Forbidden("This part of the shop is for staff only.")
+			return page.Err(fiber.StatusForbidden, "web.staff.only")
 		}
 		if err != nil {
 			return err
