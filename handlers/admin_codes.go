@@ -20,6 +20,8 @@ import (
 // AdminCodeStore is what the gift card and discount code pages read and
 // write.
 type AdminCodeStore interface {
+	// Currency is the ISO 4217 code the shop prices in.
+	Currency() string
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
 	Location() *time.Location // the shop's time zone: a code's last day is its day
@@ -93,16 +95,17 @@ func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
 			f.Errors["code"] = page.T(c, "admin.giftcards.err.code")
 		}
 	}
-	amount, err := store.ParseMoney(f.Amount, store.DefaultCurrency)
+	cur := h.Store.Currency()
+	amount, err := store.ParseMoney(f.Amount, cur)
 	switch {
 	case f.Amount == "":
 		f.Errors["amount"] = page.T(c, "admin.giftcards.err.amount_empty")
 	case err != nil:
-		f.Errors["amount"] = page.T(c, "admin.giftcards.err.amount_bad", "Currency", store.DefaultCurrency)
+		f.Errors["amount"] = page.T(c, "admin.giftcards.err.amount_bad", "Currency", cur)
 	case amount.Amount == 0:
 		f.Errors["amount"] = page.T(c, "admin.codes.err.above_zero")
 	case amount.Amount > maxGiftCardCents:
-		f.Errors["amount"] = page.T(c, "admin.giftcards.err.too_much", "Max", lang.Money(c.UserContext(), store.Money{Amount: maxGiftCardCents, Currency: store.DefaultCurrency}))
+		f.Errors["amount"] = page.T(c, "admin.giftcards.err.too_much", "Max", lang.Money(c.UserContext(), store.Money{Amount: maxGiftCardCents, Currency: cur}))
 	}
 	if f.Errors.Any() {
 		return h.renderGiftCards(c, fiber.StatusUnprocessableEntity, f)
@@ -151,7 +154,7 @@ func (h *AdminCodes) renderDiscounts(c *fiber.Ctx, status int, f views.AdminDisc
 // of ctx; the code works through the
 // last day typed, a day in the shop's time zone loc, and expires at the
 // start of the next there.
-func discountFromForm(ctx context.Context, f *views.AdminDiscountForm, now time.Time, loc *time.Location) store.DiscountCode {
+func discountFromForm(ctx context.Context, f *views.AdminDiscountForm, currency string, now time.Time, loc *time.Location) store.DiscountCode {
 	f.Errors = views.FieldErrors{}
 	var d store.DiscountCode
 	code, err := store.NormalizeCode(f.Code)
@@ -169,10 +172,10 @@ func discountFromForm(ctx context.Context, f *views.AdminDiscountForm, now time.
 		d.Percent = n
 	case store.DiscountFixed:
 		d.Kind = store.DiscountFixed
-		m, err := store.ParseMoney(f.Value, store.DefaultCurrency)
+		m, err := store.ParseMoney(f.Value, currency)
 		switch {
 		case err != nil:
-			f.Errors["value"] = lang.T(ctx, "admin.codes.err.amount_bad", "Currency", store.DefaultCurrency)
+			f.Errors["value"] = lang.T(ctx, "admin.codes.err.amount_bad", "Currency", currency)
 		case m.Amount == 0:
 			f.Errors["value"] = lang.T(ctx, "admin.codes.err.above_zero")
 		}
@@ -215,7 +218,7 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 		Code: strings.TrimSpace(c.FormValue("code")), Kind: c.FormValue("kind"), Value: strings.TrimSpace(c.FormValue("value")),
 		Expires: strings.TrimSpace(c.FormValue("expires")), Limit: strings.TrimSpace(c.FormValue("limit")),
 	}
-	d := discountFromForm(c.UserContext(), &f, h.Store.Now(), h.Store.Location())
+	d := discountFromForm(c.UserContext(), &f, h.Store.Currency(), h.Store.Now(), h.Store.Location())
 	if !f.Errors.Any() {
 		created, err := h.Store.CreateDiscountCode(c.UserContext(), d)
 		switch {

@@ -28,7 +28,7 @@ func TestDiscountCodeEndsAtTheShopsMidnight(t *testing.T) {
 		{expires: "2027-03-28", wantEnd: "2027-03-28T22:00:00Z"}, // clocks go forward that night: midnight CEST
 	} {
 		f := views.AdminDiscountForm{Code: "SUMMER-25", Kind: "percent", Value: "10", Expires: tc.expires, Limit: "5"}
-		d := discountFromForm(context.Background(), &f, now, stockholm)
+		d := discountFromForm(context.Background(), &f, "EUR", now, stockholm)
 		if tc.wantErr != "" {
 			if msg := f.Errors["expires"]; msg == "" || !strings.Contains(msg, tc.wantErr) {
 				t.Errorf("%s: error %q, want one about %q", tc.expires, msg, tc.wantErr)

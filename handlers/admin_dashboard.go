@@ -19,6 +19,8 @@ import (
 
 // AdminDashboardStore is what the console's home reads.
 type AdminDashboardStore interface {
+	// Currency is the ISO 4217 code the shop prices in.
+	Currency() string
 	DayTotals(ctx context.Context, from, to time.Time) ([]store.DayTotal, error)
 	OrdersToShip(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
 	OrdersAwaitingStock(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
@@ -86,7 +88,7 @@ func (h *AdminDashboard) sales(ctx context.Context) (templ.Component, error) {
 		return nil, err
 	}
 	s := views.AdminSales{Days: days, Loc: h.Store.Location()}
-	s.Month.Revenue.Currency = store.DefaultCurrency
+	s.Month.Revenue.Currency = h.Store.Currency()
 	for _, d := range days {
 		s.Month.Orders += d.Orders
 		s.Month.Revenue = s.Month.Revenue.Add(d.Revenue)

@@ -23,6 +23,8 @@ import (
 
 // AdminDropStore is what the staff drop pages read and write.
 type AdminDropStore interface {
+	// Currency is the ISO 4217 code the shop prices in.
+	Currency() string
 	AllDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
 	Drop(ctx context.Context, id string) (store.Drop, error)
 	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
@@ -136,7 +138,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 		} else {
 			form.Errors["redeem"] = page.T(c, "admin.drops.err.redeem")
 		}
-		if m, err := store.ParseMoney(form.Price, store.DefaultCurrency); err == nil {
+		if m, err := store.ParseMoney(form.Price, h.Store.Currency()); err == nil {
 			nd.Price = m
 		} else {
 			form.Errors["price"] = page.T(c, "admin.drops.err.price")
@@ -182,7 +184,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 		case "product":
 			nd.ProductID = ""
 		case "price":
-			nd.Price = store.Money{Amount: 1, Currency: store.DefaultCurrency}
+			nd.Price = store.Money{Amount: 1, Currency: h.Store.Currency()}
 		case "redeem":
 			nd.RedeemWithin = store.DefaultRedeemWithin
 		}

@@ -20,6 +20,8 @@ import (
 
 // AdminProductStore is what the staff product pages read and write.
 type AdminProductStore interface {
+	// Currency is the ISO 4217 code the shop prices in.
+	Currency() string
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
 	Location() *time.Location // the shop's time zone: date filters pick its days
@@ -103,7 +105,7 @@ func (h *AdminProducts) New(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.AdminProductForm{Currency: store.DefaultCurrency, Categories: cats, CSRF: page.CSRFToken(c)}
+	f := views.AdminProductForm{Currency: h.Store.Currency(), Categories: cats, CSRF: page.CSRFToken(c)}
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.products.new"), Page: page.Full(views.AdminNewProductView, f)})
 }
 
@@ -173,7 +175,7 @@ func (h *AdminProducts) Create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.AdminProductForm{Currency: store.DefaultCurrency, Categories: cats}
+	f := views.AdminProductForm{Currency: h.Store.Currency(), Categories: cats}
 	var p store.Product
 	productFromForm(c, &f, &p)
 	if !f.Errors.Any() {

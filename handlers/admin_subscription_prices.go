@@ -19,6 +19,8 @@ import (
 // AdminSubscriptionSettingsStore is what staff's subscription settings and
 // price changes read and write.
 type AdminSubscriptionSettingsStore interface {
+	// Currency is the ISO 4217 code the shop prices in.
+	Currency() string
 	SubscriptionSettings(ctx context.Context) (store.SubscriptionSettings, error)
 	SaveSubscriptionSettings(ctx context.Context, set store.SubscriptionSettings) (store.SubscriptionSettings, error)
 	PriceChanges(ctx context.Context) ([]store.PriceChange, error)
@@ -109,9 +111,10 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	} else {
 		p = prod
 	}
-	price, err := store.ParseMoney(f.Price, store.DefaultCurrency)
+	cur := h.Store.Currency()
+	price, err := store.ParseMoney(f.Price, cur)
 	if err != nil || price.Amount <= 0 {
-		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_bad", "Currency", store.DefaultCurrency)
+		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_bad", "Currency", cur)
 	}
 	day, err := store.ParseDate(f.Date)
 	if err != nil {
