@@ -166,7 +166,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 			break
 		}
 		if _, seen := form.Errors[de.Field]; !seen {
-			form.Errors[de.Field] = sentence(errors.New(de.Msg))
+			form.Errors[de.Field] = dropProblem(c, de)
 		}
 		switch de.Field { // get past this field to find the next one's
 		case "title":
@@ -195,7 +195,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
 	var de *store.DropError
 	if errors.As(err, &de) { // the clock moved past the opening, no such product, too little stock
-		form.Errors[de.Field] = sentence(errors.New(de.Msg))
+		form.Errors[de.Field] = dropProblem(c, de)
 		return h.formAgain(c, form)
 	}
 	if err != nil {
@@ -394,4 +394,27 @@ func (h *AdminDrops) CSV(c *fiber.Ctx) error {
 			}
 			return p, err
 		})
+}
+
+// dropMessages are the words for each kind of bad drop field the store
+// names (store.DropError's Kind).
+var dropMessages = map[string]string{
+	"title":          "admin.dropsx.err.title",
+	"quantity":       "admin.dropsx.err.quantity",
+	"opens_missing":  "admin.dropsx.err.opens_missing",
+	"opens_past":     "admin.dropsx.err.opens_past",
+	"closes":         "admin.dropsx.err.closes",
+	"product":        "admin.dropsx.err.product",
+	"price":          "admin.dropsx.err.price",
+	"redeem":         "admin.dropsx.err.redeem",
+	"price_currency": "admin.dropsx.err.price_currency",
+	"quantity_short": "admin.dropsx.err.quantity_short",
+}
+
+// dropProblem says a bad drop field in the page's language.
+func dropProblem(c *fiber.Ctx, de *store.DropError) string {
+	if id, ok := dropMessages[de.Kind]; ok {
+		return page.T(c, id, de.Args...)
+	}
+	return sentence(errors.New(de.Msg))
 }

@@ -102,11 +102,14 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	case err == nil:
 		page.Flash(c, views.FlashSuccess, page.T(c, "admin.subrefunds.done", "Amount", lang.Money(c.UserContext(), done.Refunded()), "Card", done.Card.Label()))
 		return page.Redirect(c, paths.AdminCustomerReceipt(r.AccountID, r.Number))
-	case errors.Is(err, store.ErrAlreadyRefunded), errors.Is(err, store.ErrRefundUnderWay):
-		f.Errors[""] = sentence(err)
+	case errors.Is(err, store.ErrAlreadyRefunded):
+		f.Errors[""] = page.T(c, "admin.subrefundsx.already")
+		return h.render(c, fiber.StatusConflict, done, f)
+	case errors.Is(err, store.ErrRefundUnderWay):
+		f.Errors[""] = page.T(c, "admin.subrefundsx.under_way")
 		return h.render(c, fiber.StatusConflict, done, f)
 	case errors.Is(err, store.ErrRefundAmount):
-		f.Errors["amount"] = sentence(err)
+		f.Errors["amount"] = page.T(c, "admin.subrefundsx.amount")
 		return h.render(c, fiber.StatusUnprocessableEntity, done, f)
 	case errors.Is(err, store.ErrRefundRefused), errors.Is(err, store.ErrRefundExceedsCharge), errors.Is(err, store.ErrBadRefund), errors.Is(err, store.ErrNotFound):
 		f.Errors[""] = page.T(c, "admin.subrefunds.refused", "Reason", err.Error())

@@ -126,13 +126,13 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	pc, err := h.Store.SchedulePriceChange(ctx, p, price, day, page.Viewer(c).Name)
 	switch {
 	case errors.Is(err, store.ErrPriceTooSoon):
-		f.Errors["date"] = sentence(err)
+		f.Errors["date"] = page.T(c, "admin.subrefundsx.price_too_soon", "Days", store.PriceNoticeDays)
 	case errors.Is(err, store.ErrPriceSame), errors.Is(err, store.ErrBadMoney):
 		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_same", "Price", lang.Money(ctx, p.MonthlyPrice))
 	case errors.Is(err, store.ErrPriceNotSubscribed):
-		f.Errors["product"] = sentence(err)
+		f.Errors["product"] = page.T(c, "admin.subrefundsx.price_not_subscribed")
 	case errors.Is(err, store.ErrPriceAnnounced):
-		f.Errors[""] = sentence(err)
+		f.Errors[""] = page.T(c, "admin.subrefundsx.price_announced")
 		return h.renderPrices(c, fiber.StatusConflict, f)
 	case err != nil:
 		return err

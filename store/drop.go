@@ -192,6 +192,12 @@ type NewDrop struct {
 type DropError struct {
 	Field string // title, quantity, opens, closes, product, price, redeem
 	Msg   string
+	// Kind names the problem for a page that says it in its own words
+	// (title, quantity, opens_missing, opens_past, closes, product, price,
+	// redeem, price_currency, quantity_short); Args are its values as
+	// name, value pairs.
+	Kind string
+	Args []any
 }
 
 func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
@@ -200,15 +206,15 @@ func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
 func ValidateDrop(d NewDrop, now time.Time) error {
 	switch {
 	case strings.TrimSpace(d.Title) == "" || len(d.Title) > 200:
-		return &DropError{"title", "give the drop a title of at most 200 characters"}
+		return &DropError{Field: "title", Kind: "title", Msg: "give the drop a title of at most 200 characters"}
 	case d.Quantity < 1 || d.Quantity > MaxDropQuantity:
-		return &DropError{"quantity", fmt.Sprintf("the quantity is a whole number from 1 to %d", MaxDropQuantity)}
+		return &DropError{Field: "quantity", Kind: "quantity", Args: []any{"Max", MaxDropQuantity}, Msg: fmt.Sprintf("the quantity is a whole number from 1 to %d", MaxDropQuantity)}
 	case d.Opens.IsZero():
-		return &DropError{"opens", "say when the drop opens"}
+		return &DropError{Field: "opens", Kind: "opens_missing", Msg: "say when the drop opens"}
 	case d.Opens.Before(now.Add(-time.Minute)):
-		return &DropError{"opens", "the opening is in the past"}
+		return &DropError{Field: "opens", Kind: "opens_past", Msg: "the opening is in the past"}
 	case d.Closes.IsZero() || !d.Closes.After(d.Opens):
-		return &DropError{"closes", "the drop must close after it opens"}
+		return &DropError{Field: "closes", Kind: "closes", Msg: "the drop must close after it opens"}
 	}
 	return validateProductDrop(d)
 }

@@ -45,11 +45,11 @@ func validateProductDrop(d NewDrop) error {
 	}
 	switch {
 	case !ValidID(d.ProductID):
-		return &DropError{"product", "there is no product with that id"}
+		return &DropError{Field: "product", Kind: "product", Msg: "there is no product with that id"}
 	case d.Price.Amount <= 0 || d.Price.Currency == "":
-		return &DropError{"price", "give the drop a price above zero"}
+		return &DropError{Field: "price", Kind: "price", Msg: "give the drop a price above zero"}
 	case d.RedeemWithin < time.Hour || d.RedeemWithin > 90*24*time.Hour:
-		return &DropError{"redeem", "tickets are redeemed within 1 to 2160 hours"}
+		return &DropError{Field: "redeem", Kind: "redeem", Msg: "tickets are redeemed within 1 to 2160 hours"}
 	}
 	return nil
 }
@@ -102,13 +102,13 @@ func setAsidePlan(stock []StockLevel, quantity int) (plan []Allocation, availabl
 func (s *Store) setAsideItems(ctx context.Context, d Drop, staffID string, now time.Time) ([]Allocation, []types.TransactWriteItem, error) {
 	p, stock, err := s.ProductWithStock(ctx, d.ProductID)
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil, &DropError{"product", "there is no product with that id"}
+		return nil, nil, &DropError{Field: "product", Kind: "product", Msg: "there is no product with that id"}
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if p.Price.Currency != d.Price.Currency {
-		return nil, nil, &DropError{"price", "the price must be in the product's currency, " + p.Price.Currency}
+		return nil, nil, &DropError{Field: "price", Kind: "price_currency", Args: []any{"Currency", p.Price.Currency}, Msg: "the price must be in the product's currency, " + p.Price.Currency}
 	}
 	plan, available, ok := setAsidePlan(stock, d.Quantity)
 	if !ok {
@@ -119,7 +119,7 @@ func (s *Store) setAsideItems(ctx context.Context, d Drop, staffID string, now t
 }
 
 func shortForDrop(name string, available int) error {
-	return &DropError{"quantity", fmt.Sprintf("only %d of %s in stock to set aside", available, name)}
+	return &DropError{Field: "quantity", Kind: "quantity_short", Args: []any{"Available", available, "Product", name}, Msg: fmt.Sprintf("only %d of %s in stock to set aside", available, name)}
 }
 
 // setAsideShort is the quantity error of a create whose stock decrement

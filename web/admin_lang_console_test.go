@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"shop/store/demo"
 )
@@ -107,6 +108,16 @@ func TestStaffConsolePartTwoInKoreanAndIndonesian(t *testing.T) {
 		wantWord := map[string]string{"ko": "발행했습니다", "id": "diterbitkan"}[tc.lang]
 		if !strings.Contains(flash, wantAmount) || !strings.Contains(flash, wantWord) {
 			t.Errorf("%s: flash %q, want %q and %q", tc.lang, flash, wantAmount, wantWord)
+		}
+		// A bad field the store names (a drop closing before it opens)
+		// is said in the page's language too, not in the store's English.
+		b.get("/admin/drops")
+		opens := time.Now().Add(time.Hour).In(s.env.Store.Location())
+		p = b.post("/admin/drops", map[string][]string{"title": {"Spring"}, "quantity": {"10"},
+			"opens": {opens.Format("2006-01-02T15:04")}, "closes": {opens.Add(-30 * time.Minute).Format("2006-01-02T15:04")}})
+		wantStatus(t, tc.lang+" drop closing before it opens", p, http.StatusUnprocessableEntity)
+		if got := trim(p.testid("error-closes").Text()); !strings.Contains(got, map[string]string{"ko": "종료 시각은 시작 시각보다 뒤여야", "id": "harus ditutup setelah dibuka"}[tc.lang]) {
+			t.Errorf("%s: drop closes error %q", tc.lang, got)
 		}
 	}
 }
