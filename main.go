@@ -52,6 +52,7 @@ import (
 	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/store/photos"
+	"shop/views"
 	"shop/web"
 )
 
@@ -1115,11 +1116,11 @@ func booksArchive(ctx context.Context, cfg config, st *store.Store, log *slog.Lo
 }
 
 // archiveWhere says where the archive's files are kept, for staff.
-func archiveWhere(cfg config) string {
+func archiveWhere(cfg config) views.ArchivePlace {
 	if cfg.archiveBucket != "" {
-		return "in the S3 bucket " + cfg.archiveBucket
+		return views.ArchivePlace{Bucket: cfg.archiveBucket}
 	}
-	return "under " + filepath.Join(cfg.dataDir, "archive") + " (set SHOP_ARCHIVE_BUCKET for more than one replica)"
+	return views.ArchivePlace{Dir: filepath.Join(cfg.dataDir, "archive")}
 }
 
 // sessionKeys reads SHOP_SESSION_KEYS, or the key generated and kept under

@@ -37,7 +37,7 @@ type AdminArchive struct {
 	// Jobs is this replica's scheduler; nil when it runs no jobs.
 	Jobs JobScheduler
 	// Where says where the files are kept, for staff.
-	Where string
+	Where views.ArchivePlace
 	Log   *slog.Logger
 }
 

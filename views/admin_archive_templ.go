@@ -66,9 +66,9 @@ func AdminArchiveView(l Layout, p AdminArchivePage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var4 string
-			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.archive.lead", "Sections", archiveSectionWords(ctx, p.Sections), "Where", p.Where))
+			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.archive.lead", "Sections", archiveSectionWords(ctx, p.Sections), "Where", p.Where.Words(ctx)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_archive.templ`, Line: 14, Col: 101}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_archive.templ`, Line: 14, Col: 112}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {

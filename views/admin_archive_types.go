@@ -16,9 +16,9 @@ type AdminArchivePage struct {
 	Due      []store.Month // closed, not archived yet
 	Overdue  []AdminArchiveOverdue
 	Runs     []store.JobRun
-	Schedule string    // cron expression; "" when the scheduler is off here
-	NextRun  time.Time // on this replica
-	Where    string    // where the files are kept, in words
+	Schedule string       // cron expression; "" when the scheduler is off here
+	NextRun  time.Time    // on this replica
+	Where    ArchivePlace // where the files are kept
 	CSRF     string
 	Error    string // why "Run now" was refused
 	// SchedulerOff: this replica runs no jobs (SHOP_JOBS=false).
@@ -84,4 +84,20 @@ func archiveSectionTitle(ctx context.Context, s AdminArchiveSection) string {
 		return t(ctx, id)
 	}
 	return s.Title
+}
+
+// ArchivePlace is where the archive's files are kept: an S3 bucket, or a
+// directory on this machine.
+type ArchivePlace struct {
+	Bucket string
+	Dir    string
+}
+
+// Words says the place in the page's language, for the archive page's
+// lead sentence.
+func (a ArchivePlace) Words(ctx context.Context) string {
+	if a.Bucket != "" {
+		return t(ctx, "admin.archive.where_bucket", "Bucket", a.Bucket)
+	}
+	return t(ctx, "admin.archive.where_dir", "Dir", a.Dir)
 }

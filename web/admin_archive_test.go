@@ -19,6 +19,7 @@ import (
 	"shop/store/archive"
 	"shop/store/demo"
 	"shop/store/storetest"
+	"shop/views"
 	"shop/web"
 )
 
@@ -41,7 +42,7 @@ func withArchive(t *testing.T, dir string, sched **jobs.Scheduler) appOption {
 			}
 			time.Sleep(200 * time.Millisecond) // the lease is marked after the run
 		})
-		cfg.Jobs, cfg.Archive, cfg.ArchiveWhere = s, books, "under "+dir
+		cfg.Jobs, cfg.Archive, cfg.ArchiveWhere = s, books, views.ArchivePlace{Dir: dir}
 		*sched = s
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"shop/store/dropgate"
 	"shop/store/payment"
 	"shop/store/photos"
+	"shop/views"
 )
 
 // ReplicaHeader names the replica that answered (Config.Replica).
@@ -81,7 +82,7 @@ type Config struct {
 	// not kept on this replica (tests that need no archive).
 	Archive *archive.Archiver
 	// ArchiveWhere says where the archive's files are, for staff.
-	ArchiveWhere string
+	ArchiveWhere views.ArchivePlace
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
