@@ -419,7 +419,8 @@ func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.C
 	return lang.T(ctx, "checkout.address.saved")
 }
 
-// cardProblemIn is cardProblem in the language of ctx.
+// cardProblemIn is a card gateway's refusal at the field it is about, in
+// the language of ctx (checkout and subscriptions alike).
 func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
 	switch {
 	case errors.Is(err, payment.ErrInvalidNumber):

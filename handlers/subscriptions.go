@@ -166,7 +166,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrBadPeriod):
 		f.Errors["period"] = subsRefusal(c, err)
 	default:
-		field, msg, ok := subsCardProblem(c, err)
+		field, msg, ok := cardProblemIn(c.UserContext(), err)
 		if !ok {
 			return err
 		}
@@ -207,7 +207,7 @@ func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, err
 	}
 	card, err := h.Gateway.Tokenize(c.UserContext(), number, expiry, cvc)
 	if err != nil {
-		field, msg, ok := subsCardProblem(c, err)
+		field, msg, ok := cardProblemIn(c.UserContext(), err)
 		if !ok {
 			errs[""] = page.T(c, "subs.error.card_unchecked")
 			return store.Card{}, false
@@ -245,28 +245,6 @@ func parsePeriod(c *fiber.Ctx, s string) (int, string) {
 		return 0, page.T(c, "subs.error.choose_period")
 	}
 	return n, ""
-}
-
-// subsCardProblem is checkout's cardProblem in the request's language: a
-// gateway's refusal at the field it is about.
-func subsCardProblem(c *fiber.Ctx, err error) (field, msg string, ok bool) {
-	switch {
-	case errors.Is(err, payment.ErrInvalidNumber):
-		return "card_number", page.T(c, "subs.card_error.number"), true
-	case errors.Is(err, payment.ErrInvalidExpiry):
-		return "expiry", page.T(c, "subs.card_error.expiry"), true
-	case errors.Is(err, payment.ErrExpired):
-		return "expiry", page.T(c, "subs.card_error.expired"), true
-	case errors.Is(err, payment.ErrInvalidCVC):
-		return "cvc", page.T(c, "subs.card_error.cvc"), true
-	case errors.Is(err, payment.ErrDeclined):
-		return "card_number", page.T(c, "subs.card_error.declined"), true
-	case errors.Is(err, payment.ErrInsufficientFunds):
-		return "card_number", page.T(c, "subs.card_error.funds"), true
-	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
-		return "card_number", page.T(c, "subs.card_error.processing"), true
-	}
-	return "", "", false
 }
 
 // subsRefusal says in the request's language why a subscription cannot be
