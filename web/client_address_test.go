@@ -52,7 +52,7 @@ func TestClientAddressIsTheRightMostUntrustedHop(t *testing.T) {
 		for _, h := range tc.headers {
 			req.Header.Add("X-Forwarded-For", h)
 		}
-		resp, err := tc.app.Test(req)
+		resp, err := tc.app.Test(req, -1)
 		if err != nil {
 			t.Fatal(err)
 		}

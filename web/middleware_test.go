@@ -22,7 +22,7 @@ func TestPanicIsA500WithTheStackInTheLog(t *testing.T) {
 	app.Use(requestID(), recoverPanic(log))
 	app.Get("/boom", func(c *fiber.Ctx) error { panic("the scale broke") })
 
-	resp, err := app.Test(httptest.NewRequest("GET", "/boom", nil))
+	resp, err := app.Test(httptest.NewRequest("GET", "/boom", nil), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestRequestIDFromAProxyIsKeptWhenItLooksLikeOne(t *testing.T) {
 		if tc.sent != "" {
 			req.Header.Set(fiber.HeaderXRequestID, tc.sent)
 		}
-		resp, err := app.Test(req)
+		resp, err := app.Test(req, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
