@@ -56,7 +56,7 @@ func Endpoint(t testing.TB) string {
 			endpoint = ep
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 		defer cancel()
 		engine, startErr = dynamolocal.Start(ctx, dynamolocal.Options{})
 		if engine != nil {
