@@ -224,8 +224,12 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/media/drawn/:category/:file", media.Drawn)
 	app.Use("/media", func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
-	// Pages.
-	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect(), customerLanguage(cfg.Store))
+	// Pages. The console's staff check comes before the CSRF check, which
+	// reads the body: a customer's (or a visitor's) POST to /admin is
+	// refused on its head, not after the 10 MB a photo upload may send.
+	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log))
+	app.Use("/admin", requireStaff(cfg.Store))
+	app.Use(csrfProtect(), customerLanguage(cfg.Store))
 
 	app.Get("/", catalogue.List)
 	app.Get("/products", catalogue.List)
@@ -303,7 +307,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/tickets", drops.Tickets)
 	app.Post("/tickets/:id/buy", drops.Buy)
 
-	admin := app.Group("/admin", requireStaff(cfg.Store))
+	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
