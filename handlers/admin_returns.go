@@ -188,7 +188,7 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 	in := store.Inspection{}
 	errs := views.FieldErrors{}
 	for i := range r.Lines {
-		v := store.ReturnVerdict(page.Field(c, "verdict-" + strconv.Itoa(i)))
+		v := store.ReturnVerdict(page.Field(c, "verdict-"+strconv.Itoa(i)))
 		if v != store.VerdictAccepted && v != store.VerdictRejected {
 			errs[""] = page.T(c, "admin.returns.err.verdict")
 		}
