@@ -151,6 +151,16 @@ func New(cfg Config) (*fiber.App, error) {
 		BodyLimit:                    photoBodyLimit,
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
+		// UnescapePath stays off: routes match the path as sent, and a
+		// parameter keeps its %-escapes. The shop's ids, numbers and file
+		// names are letters, digits and - _ . (store.ValidID and each
+		// handler's own check), which no browser escapes and web/paths
+		// never has to, so unescaping gains nothing, and it would let one
+		// URL be read two ways: /%61dmin would be /admin to the shop but
+		// not to a proxy's rule or a log search, and %2F would split a
+		// segment in two. An escaped id is not an id: 404
+		// (TestEscapedPathsAreCleanRefusals).
+		UnescapePath: false,
 	})
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
