@@ -150,8 +150,8 @@ func emailProblem(c *fiber.Ctx, email string) string {
 // Signup creates the account and signs it in; on bad input the form comes
 // back with a message at each field and nothing is written.
 func (h *Account) Signup(c *fiber.Ctx) error {
-	f := views.SignupForm{Email: c.FormValue("email"), Name: c.FormValue("name"), Next: c.FormValue("next")}
-	password := c.FormValue("password")
+	f := views.SignupForm{Email: page.Field(c, "email"), Name: page.Field(c, "name"), Next: page.Field(c, "next")}
+	password := page.Field(c, "password")
 	validateSignup(c, &f, password)
 	status := fiber.StatusUnprocessableEntity
 	if !f.Errors.Any() {
@@ -215,9 +215,9 @@ func (h *Account) LoginForm(c *fiber.Ctx) error {
 // per client address and so many failures per email, and signs the visit in
 // under a new session id.
 func (h *Account) Login(c *fiber.Ctx) error {
-	f := views.LoginForm{Next: c.FormValue("next"), Errors: views.FieldErrors{}}
-	f.Email = formTextIn(c.UserContext(), f.Errors, "email", c.FormValue("email"), oneLine)
-	password := c.FormValue("password")
+	f := views.LoginForm{Next: page.Field(c, "next"), Errors: views.FieldErrors{}}
+	f.Email = formTextIn(c.UserContext(), f.Errors, "email", page.Field(c, "email"), oneLine)
+	password := page.Field(c, "password")
 	status := fiber.StatusUnprocessableEntity
 	switch {
 	case f.Errors.Has("email"):

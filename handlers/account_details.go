@@ -94,7 +94,7 @@ func (h *AccountDetails) Rename(c *fiber.Ctx) error {
 		return err
 	}
 	f := views.NameForm{Errors: views.FieldErrors{}}
-	f.Name = formTextIn(c.UserContext(), f.Errors, "name", c.FormValue("name"), oneLine)
+	f.Name = formTextIn(c.UserContext(), f.Errors, "name", page.Field(c, "name"), oneLine)
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
@@ -131,7 +131,7 @@ func (h *AccountDetails) ChangePassword(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	current, next, again := c.FormValue("current_password"), c.FormValue("new_password"), c.FormValue("new_password_again")
+	current, next, again := page.Field(c, "current_password"), page.Field(c, "new_password"), page.Field(c, "new_password_again")
 	f := views.PasswordForm{Errors: views.FieldErrors{}}
 	status := fiber.StatusUnprocessableEntity
 	switch {
@@ -220,9 +220,9 @@ func (h *AccountDetails) changePassword(c *fiber.Ctx, customerID, current, next 
 // readAddressForm reads an address form as typed and checks it; the
 // country must be a code of the list (a name from an older page is taken).
 func readAddressForm(c *fiber.Ctx) views.AddressForm {
-	f := views.AddressForm{Recipient: c.FormValue("recipient"), Street: c.FormValue("street"), Number: c.FormValue("number"),
-		ZipCode: c.FormValue("zip"), City: c.FormValue("city"), Country: c.FormValue("country"),
-		Default: c.FormValue("default") != "", Errors: views.FieldErrors{}}
+	f := views.AddressForm{Recipient: page.Field(c, "recipient"), Street: page.Field(c, "street"), Number: page.Field(c, "number"),
+		ZipCode: page.Field(c, "zip"), City: page.Field(c, "city"), Country: page.Field(c, "country"),
+		Default: page.Field(c, "default") != "", Errors: views.FieldErrors{}}
 	// The messages name each field in the request's language: the
 	// address book's own check (checkout's is checkAddressFields).
 	for _, fld := range []struct {

@@ -172,7 +172,7 @@ func (h *AccountLinks) ForgotForm(c *fiber.Ctx) error {
 // the email has an account.
 func (h *AccountLinks) Forgot(c *fiber.Ctx) error {
 	f := views.ForgotForm{Errors: views.FieldErrors{}}
-	f.Email = formTextIn(c.UserContext(), f.Errors, "email", c.FormValue("email"), oneLine)
+	f.Email = formTextIn(c.UserContext(), f.Errors, "email", page.Field(c, "email"), oneLine)
 	if msg := emailProblem(c, f.Email); msg != "" && !f.Errors.Has("email") {
 		f.Errors["email"] = msg
 	}
@@ -234,12 +234,12 @@ func (h *AccountLinks) ResetForm(c *fiber.Ctx) error {
 // Reset sets the new password (the rules of sign-up, typed twice), uses
 // the link up, and ends every session of the account.
 func (h *AccountLinks) Reset(c *fiber.Ctx) error {
-	token := c.FormValue("t")
+	token := page.Field(c, "t")
 	l, err := h.openLink(c, store.LinkResetPassword, token, resetAgain)
 	if err != nil {
 		return err
 	}
-	next, again := c.FormValue("new_password"), c.FormValue("new_password_again")
+	next, again := page.Field(c, "new_password"), page.Field(c, "new_password_again")
 	f := views.ResetForm{Token: token, Email: l.Email, Errors: views.FieldErrors{}}
 	switch {
 	case utf8.RuneCountInString(next) < minPasswordRunes:
@@ -284,7 +284,7 @@ func (h *AccountLinks) VerifyForm(c *fiber.Ctx) error {
 
 // Verify uses the link: the account is verified.
 func (h *AccountLinks) Verify(c *fiber.Ctx) error {
-	secret, ok := h.Signer.Open(store.LinkVerifyEmail, c.FormValue("t"))
+	secret, ok := h.Signer.Open(store.LinkVerifyEmail, page.Field(c, "t"))
 	if !ok {
 		return badLink(c)
 	}

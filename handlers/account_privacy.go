@@ -76,7 +76,7 @@ func (h *AccountPrivacy) Delete(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	f := views.DeleteAccountForm{Errors: views.FieldErrors{}}
-	password := c.FormValue("password")
+	password := page.Field(c, "password")
 	switch {
 	case password == "":
 		f.Errors["password"] = page.T(c, "account.delete.enter_password")

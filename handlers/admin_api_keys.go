@@ -46,7 +46,7 @@ func (h *AdminAPIKeys) render(c *fiber.Ctx, status int, f views.AdminAPIKeyForm,
 // Create makes a key and answers the list with its secret, this once: it
 // is not put in the session's flash, which is stored.
 func (h *AdminAPIKeys) Create(c *fiber.Ctx) error {
-	f := views.AdminAPIKeyForm{Name: strings.TrimSpace(c.FormValue("name")), Errors: views.FieldErrors{}}
+	f := views.AdminAPIKeyForm{Name: strings.TrimSpace(page.Field(c, "name")), Errors: views.FieldErrors{}}
 	if f.Name == "" {
 		f.Errors["name"] = page.T(c, "admin.apikeys.err.empty")
 		return h.render(c, fiber.StatusUnprocessableEntity, f, nil)

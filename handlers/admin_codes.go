@@ -87,7 +87,7 @@ func (h *AdminCodes) renderGiftCards(c *fiber.Ctx, status int, f views.AdminGift
 // typed or a new one. Bad input and a code in use come back at their field
 // with a 422.
 func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
-	f := views.AdminGiftCardForm{Code: strings.TrimSpace(c.FormValue("code")), Amount: strings.TrimSpace(c.FormValue("amount")), Errors: views.FieldErrors{}}
+	f := views.AdminGiftCardForm{Code: strings.TrimSpace(page.Field(c, "code")), Amount: strings.TrimSpace(page.Field(c, "amount")), Errors: views.FieldErrors{}}
 	code, generated := f.Code, f.Code == ""
 	if !generated {
 		var err error
@@ -215,8 +215,8 @@ func discountFromForm(ctx context.Context, f *views.AdminDiscountForm, currency 
 // back at their field with a 422.
 func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 	f := views.AdminDiscountForm{
-		Code: strings.TrimSpace(c.FormValue("code")), Kind: c.FormValue("kind"), Value: strings.TrimSpace(c.FormValue("value")),
-		Expires: strings.TrimSpace(c.FormValue("expires")), Limit: strings.TrimSpace(c.FormValue("limit")),
+		Code: strings.TrimSpace(page.Field(c, "code")), Kind: page.Field(c, "kind"), Value: strings.TrimSpace(page.Field(c, "value")),
+		Expires: strings.TrimSpace(page.Field(c, "expires")), Limit: strings.TrimSpace(page.Field(c, "limit")),
 	}
 	d := discountFromForm(c.UserContext(), &f, h.Store.Currency(), h.Store.Now(), h.Store.Location())
 	if !f.Errors.Any() {

@@ -276,7 +276,7 @@ func (h *AdminCustomers) ChangeRole(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	role := store.Role(c.FormValue("role"))
+	role := store.Role(page.Field(c, "role"))
 	if !store.ValidRole(role) {
 		return page.BadRequest(page.T(c, "admin.customers.choose_role"))
 	}

@@ -120,13 +120,13 @@ func parseLocal(s string, loc *time.Location) (time.Time, bool) {
 // its field and a 422.
 func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	loc := h.Store.Location()
-	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
 	form := views.AdminDropForm{
 		Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
 		ProductID: val("product_id"), Price: val("price"), RedeemHours: val("redeem_hours"),
-		Published: c.FormValue("published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+		Published: page.Field(c, "published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
 	}
-	form.Title = formTextIn(c.UserContext(), form.Errors, "title", c.FormValue("title"), oneLine)
+	form.Title = formTextIn(c.UserContext(), form.Errors, "title", page.Field(c, "title"), oneLine)
 	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published, StaffID: page.Viewer(c).ID}
 	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
 		nd.ProductID = form.ProductID

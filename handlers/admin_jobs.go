@@ -334,7 +334,7 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	form := views.AdminRunForm{Job: job, Date: strings.TrimSpace(c.FormValue("date")), Errors: views.FieldErrors{}}
+	form := views.AdminRunForm{Job: job, Date: strings.TrimSpace(page.Field(c, "date")), Errors: views.FieldErrors{}}
 	sched := h.scheduler()
 	if sched == nil {
 		form.Errors[""] = schedulerOffMessage(c)

@@ -272,7 +272,7 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	typ := c.FormValue("type")
+	typ := page.Field(c, "type")
 	known := false
 	for _, t := range shippingTypes {
 		known = known || t == typ

@@ -113,12 +113,12 @@ func (h *AdminProducts) New(c *fiber.Ctx) error {
 // what was typed and a message per field.
 func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) {
 	f.Errors = views.FieldErrors{}
-	f.Name = formTextIn(c.UserContext(), f.Errors, "name", c.FormValue("name"), oneLine)
-	f.Description = formTextIn(c.UserContext(), f.Errors, "description", c.FormValue("description"), multiLine)
-	f.Category = c.FormValue("category")
-	f.Price = strings.TrimSpace(c.FormValue("price"))
-	f.Subscribable = c.FormValue("subscribable") != ""
-	f.MonthlyPrice = strings.TrimSpace(c.FormValue("monthly_price"))
+	f.Name = formTextIn(c.UserContext(), f.Errors, "name", page.Field(c, "name"), oneLine)
+	f.Description = formTextIn(c.UserContext(), f.Errors, "description", page.Field(c, "description"), multiLine)
+	f.Category = page.Field(c, "category")
+	f.Price = strings.TrimSpace(page.Field(c, "price"))
+	f.Subscribable = page.Field(c, "subscribable") != ""
+	f.MonthlyPrice = strings.TrimSpace(page.Field(c, "monthly_price"))
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
@@ -275,7 +275,7 @@ func (h *AdminProducts) LowStock(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	typed := strings.TrimSpace(c.FormValue("low_stock_at"))
+	typed := strings.TrimSpace(page.Field(c, "low_stock_at"))
 	at, err := strconv.Atoi(typed)
 	if err == nil {
 		err = h.Store.SetLowStockAt(c.UserContext(), id, at)

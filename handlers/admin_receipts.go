@@ -68,10 +68,10 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 		return err
 	}
 	f := views.AdminRefundForm{
-		Key: strings.TrimSpace(c.FormValue("key")), Amount: strings.TrimSpace(c.FormValue("amount")),
-		Reason: strings.TrimSpace(c.FormValue("reason")), Errors: views.FieldErrors{},
+		Key: strings.TrimSpace(page.Field(c, "key")), Amount: strings.TrimSpace(page.Field(c, "amount")),
+		Reason: strings.TrimSpace(page.Field(c, "reason")), Errors: views.FieldErrors{},
 	}
-	finish := c.FormValue("finish") == "yes"
+	finish := page.Field(c, "finish") == "yes"
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest(formBroken)
 	}

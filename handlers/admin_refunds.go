@@ -106,8 +106,8 @@ func upperFirstText(s string) string {
 // into, if any.
 func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]string) (views.RefundForm, store.OrderRefundRequest, views.FieldErrors) {
 	form := views.RefundForm{
-		Key: c.FormValue("key"), Amount: strings.TrimSpace(c.FormValue("amount")), Reason: c.FormValue("reason"),
-		Restock: c.FormValue("restock"), Units: map[string]string{},
+		Key: page.Field(c, "key"), Amount: strings.TrimSpace(page.Field(c, "amount")), Reason: page.Field(c, "reason"),
+		Restock: page.Field(c, "restock"), Units: map[string]string{},
 	}
 	errs := views.FieldErrors{}
 	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock}
@@ -117,7 +117,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 	}
 	for _, it := range d.Items {
 		name := views.RefundUnitsField(it)
-		v := strings.TrimSpace(c.FormValue(name))
+		v := strings.TrimSpace(page.Field(c, name))
 		form.Units[name] = v
 		if v == "" || v == "0" {
 			continue

@@ -110,7 +110,7 @@ func (h *AdminReturns) step(c *fiber.Ctx) (by store.Customer, orderID, returnID 
 	if orderID, returnID, err = returnIDs(c); err != nil {
 		return by, "", "", 0, err
 	}
-	version, err = strconv.Atoi(c.FormValue("version"))
+	version, err = strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
 		return by, "", "", 0, page.BadRequest(page.T(c, "admin.returns.err.version"))
 	}
@@ -188,12 +188,12 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 	in := store.Inspection{}
 	errs := views.FieldErrors{}
 	for i := range r.Lines {
-		v := store.ReturnVerdict(c.FormValue("verdict-" + strconv.Itoa(i)))
+		v := store.ReturnVerdict(page.Field(c, "verdict-"+strconv.Itoa(i)))
 		if v != store.VerdictAccepted && v != store.VerdictRejected {
 			errs[""] = page.T(c, "admin.returns.err.verdict")
 		}
 		in.Verdicts = append(in.Verdicts, v)
-		note := formTextIn(c.UserContext(), errs, "note", c.FormValue("note-"+strconv.Itoa(i)), oneLine)
+		note := formTextIn(c.UserContext(), errs, "note", page.Field(c, "note-"+strconv.Itoa(i)), oneLine)
 		in.Notes = append(in.Notes, note)
 	}
 	if msg, ok := errs["note"]; ok {
@@ -221,7 +221,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	w := c.FormValue("warehouse")
+	w := page.Field(c, "warehouse")
 	if !store.ValidID(w) {
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.choose_warehouse")})
 	}

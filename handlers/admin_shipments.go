@@ -109,9 +109,9 @@ func (h *AdminShipments) render(c *fiber.Ctx, id string, status int, problem str
 
 // stepForm reads a change from its form.
 func stepForm(c *fiber.Ctx, orderID, shipmentID string) (views.ShipmentStepForm, error) {
-	f := views.ShipmentStepForm{OrderID: orderID, ShipmentID: shipmentID, To: store.ShipmentStatus(c.FormValue("status")),
-		Carrier: c.FormValue("carrier"), Tracking: c.FormValue("tracking"), Back: c.FormValue("back")}
-	v, err := strconv.Atoi(c.FormValue("version"))
+	f := views.ShipmentStepForm{OrderID: orderID, ShipmentID: shipmentID, To: store.ShipmentStatus(page.Field(c, "status")),
+		Carrier: page.Field(c, "carrier"), Tracking: page.Field(c, "tracking"), Back: page.Field(c, "back")}
+	v, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || v < 0 {
 		return f, page.BadRequest(page.T(c, "admin.shipments.err.version"))
 	}
@@ -166,7 +166,7 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	} else {
 		f.Carrier, f.Tracking = "", ""
 	}
-	if c.FormValue("confirm") != "yes" {
+	if page.Field(c, "confirm") != "yes" {
 		data := views.AdminShipmentConfirm{Shipment: sh, Step: f, CSRF: page.CSRFToken(c)}
 		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.shipments.confirm_title", "Shipment", sid), Page: page.Full(views.AdminShipmentConfirmView, data)})
 	}
@@ -269,7 +269,7 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	change := c.FormValue("change")
+	change := page.Field(c, "change")
 	if change == "" {
 		return page.BadRequest(page.T(c, "admin.shipments.err.which_undo"))
 	}

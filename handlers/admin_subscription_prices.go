@@ -52,8 +52,8 @@ func (h *AdminSubscriptionSettings) renderSettings(c *fiber.Ctx, status int, p v
 // SaveSettings saves the settings over the version the form showed; a
 // change by someone else meanwhile comes back as it is now, with a 409.
 func (h *AdminSubscriptionSettings) SaveSettings(c *fiber.Ctx) error {
-	version, err := strconv.Atoi(c.FormValue("version"))
-	refund := c.FormValue("refund_unused")
+	version, err := strconv.Atoi(page.Field(c, "version"))
+	refund := page.Field(c, "refund_unused")
 	if err != nil || version < 0 || (refund != "yes" && refund != "no") {
 		return page.BadRequest(formBroken)
 	}
@@ -98,7 +98,7 @@ func (h *AdminSubscriptionSettings) renderPrices(c *fiber.Ctx, status int, f vie
 // SchedulePrice schedules a product's new monthly price from a day at
 // least 30 days away. Bad input comes back at its field with a 422.
 func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
-	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
 	f := views.AdminPriceForm{ProductID: val("product"), Price: val("price"), Date: val("date"), Errors: views.FieldErrors{}}
 	ctx := c.UserContext()
 	var p store.Product

@@ -185,16 +185,16 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pid := c.FormValue("product_id")
+	pid := page.Field(c, "product_id")
 	if !store.ValidID(pid) {
 		return page.BadRequest(page.T(c, "admin.warehouses.err.product"))
 	}
 	on := views.StockOnWarehouse
-	if c.FormValue("on") == string(views.StockOnProduct) {
+	if page.Field(c, "on") == string(views.StockOnProduct) {
 		on = views.StockOnProduct
 	}
-	row := views.AdminStockRow{On: on, Delta: c.FormValue("delta"), CSRF: page.CSRFToken(c)}
-	delta, reason, errs := parseStockChange(c, row.Delta, c.FormValue("reason"))
+	row := views.AdminStockRow{On: on, Delta: page.Field(c, "delta"), CSRF: page.CSRFToken(c)}
+	delta, reason, errs := parseStockChange(c, row.Delta, page.Field(c, "reason"))
 	row.Reason, row.Errors = reason, errs
 
 	var (

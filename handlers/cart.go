@@ -53,8 +53,8 @@ func (h *Cart) Show(c *fiber.Ctx) error {
 // Add puts a product in the cart from its page. htmx gets the form back with
 // the outcome; a plain form goes to the cart.
 func (h *Cart) Add(c *fiber.Ctx) error {
-	productID := c.FormValue("product_id")
-	form := views.AddToCart{ProductID: productID, Quantity: c.FormValue("quantity"), CSRF: page.CSRFToken(c), Available: 1}
+	productID := page.Field(c, "product_id")
+	form := views.AddToCart{ProductID: productID, Quantity: page.Field(c, "quantity"), CSRF: page.CSRFToken(c), Available: 1}
 	if !store.ValidID(productID) {
 		return page.BadRequest("cart.cannot_add")
 	}
@@ -124,7 +124,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 	if owner == "" {
 		return page.NotFound("That cart line")
 	}
-	raw := c.FormValue("quantity")
+	raw := page.Field(c, "quantity")
 	qty, perr := store.ParseQuantity(raw)
 	if raw == "0" {
 		qty, perr = 0, nil

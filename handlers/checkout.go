@@ -156,12 +156,12 @@ func optionalCode(s string) (string, error) {
 // readCheckoutForm reads the form; the ship-to fields as typed, for
 // validateAddress to clean.
 func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
-	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
-	raw := func(k string) string { return c.FormValue(k) }
+	v := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
+	raw := func(k string) string { return page.Field(c, k) }
 	return views.CheckoutForm{
 		Key: v("key"), Name: raw("name"), Street: raw("street"), Number: raw("number"), ZipCode: raw("zip"),
 		City: raw("city"), Country: raw("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
-		Total: v("total"), SaveAddress: c.FormValue("save_address") != "", Errors: views.FieldErrors{},
+		Total: v("total"), SaveAddress: page.Field(c, "save_address") != "", Errors: views.FieldErrors{},
 	}
 }
 
@@ -316,7 +316,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// A card is asked for only when there is something left to pay by
 	// card: when codes cover the order, whatever is in the card fields
 	// (a browser's autofill, say) is ignored, not checked.
-	number, cvc := c.FormValue("card_number"), c.FormValue("cvc")
+	number, cvc := page.Field(c, "card_number"), page.Field(c, "cvc")
 	if summary.Tender.Card.Amount > 0 {
 		switch {
 		case strings.TrimSpace(number) == "":

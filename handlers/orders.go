@@ -117,7 +117,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	key := c.FormValue("key")
+	key := page.Field(c, "key")
 	if !store.ValidID(key) || len(key) > 36 {
 		return page.BadRequest(page.T(c, "orders.cancel.stale"))
 	}

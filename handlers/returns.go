@@ -103,7 +103,7 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	asks, perr := parseReturnLines(lines, qtys)
 	errs := views.FieldErrors{}
-	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(c.FormValue("reason")), Comment: formTextIn(c.UserContext(), errs, "comment", c.FormValue("comment"), multiLine)}
+	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(page.Field(c, "reason")), Comment: formTextIn(c.UserContext(), errs, "comment", page.Field(c, "comment"), multiLine)}
 	total := 0
 	for _, a := range asks {
 		total += a.Quantity

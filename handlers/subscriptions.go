@@ -78,7 +78,7 @@ const formBroken = "This form is broken. Reload the page and try again."
 // nothing is written or charged. The form's key makes a double submit one
 // subscription and one charge.
 func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
-	productID := c.FormValue("product_id")
+	productID := page.Field(c, "product_id")
 	if !page.Viewer(c).SignedIn() {
 		page.Flash(c, views.FlashInfo, page.T(c, "subs.flash.sign_in"))
 	}
@@ -91,7 +91,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	val := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
 	f := views.SubscribeForm{
 		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"), Expiry: val("expiry"),
 		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
@@ -184,7 +184,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 // customer's), or a new one tokenised by the gateway. Nothing is tokenised
 // while other fields are wrong. ok is false when errs has a problem.
 func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, errs views.FieldErrors) (store.Card, bool) {
-	number, expiry, cvc := c.FormValue("card_number"), c.FormValue("expiry"), c.FormValue("cvc")
+	number, expiry, cvc := page.Field(c, "card_number"), page.Field(c, "expiry"), page.Field(c, "cvc")
 	if choice != "new" && choice != "" {
 		for _, k := range kept {
 			if k.Token == choice {
@@ -356,7 +356,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	if err != nil {
 		return err
 	}
-	version, err := strconv.Atoi(c.FormValue("version"))
+	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
 		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	}
@@ -428,7 +428,7 @@ func dayText(ctx context.Context, d time.Time) string { return lang.Date(ctx, d)
 // ChangeDay moves the payment day.
 func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
 	return h.change(c, "day", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		card.Day = strings.TrimSpace(c.FormValue("day"))
+		card.Day = strings.TrimSpace(page.Field(c, "day"))
 		day, msg := parsePaymentDay(c, card.Day)
 		if msg != "" {
 			card.Errors["day"] = msg
@@ -447,7 +447,7 @@ func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
 // ChangePeriod bills every n months from the next payment on.
 func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
 	return h.change(c, "period", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		months, msg := parsePeriod(c, strings.TrimSpace(c.FormValue("period")))
+		months, msg := parsePeriod(c, strings.TrimSpace(page.Field(c, "period")))
 		if msg != "" {
 			card.Errors["period"] = msg
 			return nil, nil, nil
@@ -462,13 +462,13 @@ func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
 // ChangeCard pays from another card: a kept one or a new one.
 func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
 	return h.change(c, "card", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		card.Expiry = strings.TrimSpace(c.FormValue("expiry"))
+		card.Expiry = strings.TrimSpace(page.Field(c, "expiry"))
 		v := page.Viewer(c)
 		subs, err := h.Store.Subscriptions(c.UserContext(), v.ID)
 		if err != nil {
 			return nil, nil, err
 		}
-		chosen, ok := h.card(c, strings.TrimSpace(c.FormValue("card")), views.KeptCards(subs), card.Errors)
+		chosen, ok := h.card(c, strings.TrimSpace(page.Field(c, "card")), views.KeptCards(subs), card.Errors)
 		if !ok {
 			return nil, nil, nil
 		}
@@ -510,11 +510,11 @@ func (h *Subscriptions) Resume(c *fiber.Ctx) error {
 
 // Cancel ends the subscription now, or at the end of the paid period.
 func (h *Subscriptions) Cancel(c *fiber.Ctx) error {
-	if c.FormValue("when") == "now" {
+	if page.Field(c, "when") == "now" {
 		return h.cancelNow(c)
 	}
 	return h.change(c, "cancel", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		switch c.FormValue("when") {
+		switch page.Field(c, "when") {
 		case "period_end":
 			return store.CancelAtPeriodEnd(), func(s store.Subscription) string {
 				return page.T(c, "subs.done.ends", "Date", dayText(c.UserContext(), s.EndsOn))
@@ -545,7 +545,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	version, err := strconv.Atoi(c.FormValue("version"))
+	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
 		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	}

@@ -151,6 +151,16 @@ func New(cfg Config) (*fiber.App, error) {
 		BodyLimit:                    photoBodyLimit,
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
+		// UnescapePath stays off: routes match the path as sent, and a
+		// parameter keeps its %-escapes. The shop's ids, numbers and file
+		// names are letters, digits and - _ . (store.ValidID and each
+		// handler's own check), which no browser escapes and web/paths
+		// never has to, so unescaping gains nothing, and it would let one
+		// URL be read two ways: /%61dmin would be /admin to the shop but
+		// not to a proxy's rule or a log search, and %2F would split a
+		// segment in two. An escaped id is not an id: 404
+		// (TestEscapedPathsAreCleanRefusals).
+		UnescapePath: false,
 	})
 	app.Hooks().OnShutdown(func() error { stopBg(); return nil })
 
@@ -224,8 +234,12 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/media/drawn/:category/:file", media.Drawn)
 	app.Use("/media", func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 
-	// Pages.
-	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log), csrfProtect(), customerLanguage(cfg.Store))
+	// Pages. The console's staff check comes before the CSRF check, which
+	// reads the body: a customer's (or a visitor's) POST to /admin is
+	// refused on its head, not after the 10 MB a photo upload may send.
+	app.Use(deadline(cfg.RequestTimeout), sessionStore.middleware(cfg.Log))
+	app.Use("/admin", requireStaff(cfg.Store))
+	app.Use(csrfProtect(), customerLanguage(cfg.Store))
 
 	app.Get("/", catalogue.List)
 	app.Get("/products", catalogue.List)
@@ -303,7 +317,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/tickets", drops.Tickets)
 	app.Post("/tickets/:id/buy", drops.Buy)
 
-	admin := app.Group("/admin", requireStaff(cfg.Store))
+	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}

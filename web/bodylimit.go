@@ -30,7 +30,10 @@ const (
 // at most its first 8 KB with the head); the
 // connection is closed after the answer rather than read to its end. A body
 // a handler left unread is read to its end afterwards, so the connection's
-// next request does not start inside it.
+// next request does not start inside it; but not after a refusal (a 4xx or
+// 5xx): a customer's photo upload to the console is refused on its head,
+// and reading its 10 MB anyway would undo what the refusal saves. Such a
+// connection is closed instead.
 func bodyLimits() fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		limit, msg := smallBodyLimit, "web.body.too_large"
@@ -46,10 +49,16 @@ func bodyLimits() fiber.Handler {
 			return page.Err(fiber.StatusRequestEntityTooLarge, msg)
 		}
 		err := c.Next()
-		if rest := c.Request().BodyStream(); rest != nil {
-			if _, derr := io.Copy(io.Discard, io.LimitReader(rest, int64(limit))); derr != nil {
-				c.Context().SetConnectionClose()
-			}
+		rest := c.Request().BodyStream() // nil once a form parse read it all
+		if rest == nil {
+			return err
+		}
+		if err != nil || c.Response().StatusCode() >= fiber.StatusBadRequest {
+			c.Context().SetConnectionClose()
+			return err
+		}
+		if _, derr := io.Copy(io.Discard, io.LimitReader(rest, int64(limit))); derr != nil {
+			c.Context().SetConnectionClose()
 		}
 		return err
 	}

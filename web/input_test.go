@@ -305,3 +305,37 @@ func TestAPIDropTitleRefusesControlAndDirectionCharacters(t *testing.T) {
 		t.Fatalf("title %q, want it in NFC", d.Title)
 	}
 }
+
+// A POST's fields come from its body: a query string that says otherwise
+// (a link, a cross-site form's action) changes nothing.
+func TestPostFieldsComeFromTheBodyNotTheQuery(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+
+	b.get("/products/cf-light")
+	p := b.post("/cart/items?product_id=cf-decaf&quantity=99", url.Values{"product_id": {"cf-light"}, "quantity": {"1"}})
+	if p.status >= 400 {
+		t.Fatalf("add to cart: %d\n%s", p.status, trim(p.body))
+	}
+	wantCart := func(what, qty string) {
+		t.Helper()
+		cart := b.get("/cart")
+		lines := cart.testid("cart-line")
+		if lines.Length() != 1 || lines.AttrOr("data-product", "") != "cf-light" {
+			t.Fatalf("%s: the cart has %d lines (first %q), want cf-light alone", what, lines.Length(), lines.AttrOr("data-product", ""))
+		}
+		if got := lines.Find(`[data-testid="line-quantity"]`).AttrOr("value", ""); got != qty {
+			t.Fatalf("%s: quantity %q, want the body's %s", what, got, qty)
+		}
+	}
+	wantCart("added with ?quantity=99", "1")
+
+	// The query's 0 would remove the line.
+	p = b.post("/cart/items/cf-light?quantity=0", url.Values{"quantity": {"2"}})
+	if p.status >= 400 {
+		t.Fatalf("change the quantity: %d\n%s", p.status, trim(p.body))
+	}
+	wantCart("changed with ?quantity=0", "2")
+}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"shop/store/demo"
 	"shop/store/photos"
 )
 
@@ -361,4 +362,74 @@ func TestBodiesAreLimitedPerRouteBeforeTheyAreRead(t *testing.T) {
 	if !reused || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the next request on the connection: %d (reused %v), want 200 on the same connection", resp.StatusCode, reused)
 	}
+}
+
+// A photo upload is 10 MB at most, so only staff may make the shop read
+// one: anyone else is refused on the head of their request, before the
+// CSRF check reads the form. Each request here sends its head and the
+// first 16 KB of a 9 MB upload, then nothing: a shop that read on would
+// not answer before the deadline.
+func TestPhotoUploadRefusesNonStaffBeforeReadingTheBody(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	customer := s.browser(t)
+	customer.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	customer.get("/")
+	visitor := s.browser(t)
+	visitor.get("/login") // a visit with a session and a token
+	for _, c := range []struct {
+		who    string
+		b      *browser
+		status int
+	}{
+		{"a customer", customer, http.StatusForbidden},
+		{"a visitor", visitor, http.StatusForbidden},
+	} {
+		start := time.Now()
+		resp := startUpload(t, s.base, "/admin/products/cf-light/photo", c.b, 9<<20)
+		if resp.StatusCode != c.status || !resp.Close {
+			t.Errorf("%s's 9 MB upload: %d (close %v), want %d on its head and the connection closed", c.who, resp.StatusCode, resp.Close, c.status)
+		}
+		t.Logf("%s refused after %v", c.who, time.Since(start))
+	}
+
+	// Staff get through to the form (a photo cut short at the end).
+	staff := s.staff(t)
+	staff.get("/admin/products/cf-light")
+	p := staff.uploadPhoto("cf-light", "beans.png", "image/png", testPNG(t, 300, 200, 255)[:400])
+	wantStatus(t, "staff's damaged photo", p, http.StatusUnsupportedMediaType)
+}
+
+// startUpload sends a photo upload's head (with b's cookies) declaring a
+// body of size bytes, and the body's first 16 KB (the form's token, then
+// the file), and reads the answer without sending the rest.
+func startUpload(t *testing.T, base, path string, b *browser, size int) *http.Response {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	var cookies []string
+	for _, c := range b.cookies() {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	const boundary = "shopboundary"
+	body := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n" + b.csrf + "\r\n" +
+		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"big.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
+	body += strings.Repeat("a", 16<<10-len(body))
+	head := "POST " + path + " HTTP/1.1\r\nHost: shop\r\nContent-Type: multipart/form-data; boundary=" + boundary +
+		"\r\nContent-Length: " + strconv.Itoa(size) + "\r\nCookie: " + strings.Join(cookies, "; ") + "\r\n\r\n"
+	if _, err := io.WriteString(conn, head+body); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("POST %s: no answer before the body: %v", path, err)
+	}
+	_ = resp.Body.Close()
+	return resp
 }
