@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	netmail "net/mail"
 	"net/netip"
@@ -245,11 +246,20 @@ type DeliveryConfig struct {
 	KeepInOutbox bool
 
 	Batch       int           // mails per DeliverPending (default 50)
-	MaxAttempts int           // tries before a mail fails for good (default 5)
+	MaxAttempts int           // tries before a mail fails for good (default 30; GiveUpAfter too)
 	Timeout     time.Duration // SMTP connection and command timeout (default 30 s)
 	Replica     string        // this process, as the lease's owner (default a random id)
 	LeaseTTL    time.Duration // the delivery lease's life; renewed at a third of it (default 1 min)
 	Log         *slog.Logger  // default slog.Default()
+
+	// A refused mail is tried again after RetryDelay (1, 2, 4 … minutes,
+	// then hourly, jittered) until MaxAttempts tries or until its next try
+	// would fall more than GiveUpAfter (default 24 h) after it was
+	// written, whichever comes first: then it is failed for good.
+	GiveUpAfter time.Duration
+	// Jitter draws from [0, 1) for RetryDelay (default math/rand/v2's
+	// Float64); tests fix it.
+	Jitter func() float64
 }
 
 func (c DeliveryConfig) withDefaults() DeliveryConfig {
@@ -257,7 +267,13 @@ func (c DeliveryConfig) withDefaults() DeliveryConfig {
 		c.Batch = 50
 	}
 	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 5
+		c.MaxAttempts = 30
+	}
+	if c.GiveUpAfter <= 0 {
+		c.GiveUpAfter = 24 * time.Hour
+	}
+	if c.Jitter == nil {
+		c.Jitter = rand.Float64
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
@@ -367,10 +383,12 @@ func (d *Deliverer) Run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// DeliverPending sends up to a batch of the outbox's pending mails, oldest
-// first, and records each outcome: sent, or failed with the attempt counted
-// and the error kept (it stays queued and is retried on the next call,
-// until MaxAttempts: then it is failed for good and leaves the queue). An
+// DeliverPending sends up to a batch of the outbox's mails that are due,
+// longest due first, and records each outcome: sent, or failed with the
+// attempt counted, the error kept and its next try after RetryDelay (it
+// stays queued, out of sight of every replica's deliverer until then,
+// until MaxAttempts or GiveUpAfter: then it is failed for good and leaves
+// the queue). An
 // SMTP server that refuses or is down fails the mails, never the call: err
 // is a store error. With KeepInOutbox the mails are marked kept and sent
 // counts them. While another replica delivers (it holds the lease) this
@@ -498,17 +516,41 @@ const maxLastError = 1000
 func (d *Deliverer) outcome(m store.Mail, sendErr error) store.Mail {
 	m.Attempts++
 	if sendErr == nil {
-		m.Status, m.SentAt, m.LastError = store.MailSent, d.store.Now(), ""
+		m.Status, m.SentAt, m.LastError, m.NextAttemptAt = store.MailSent, d.store.Now(), "", time.Time{}
 		return m
 	}
 	m.Status, m.LastError = store.MailFailed, sendErr.Error()
 	if len(m.LastError) > maxLastError {
 		m.LastError = strings.ToValidUTF8(m.LastError[:maxLastError], "") + "…"
 	}
-	if m.Attempts >= d.cfg.MaxAttempts {
-		m.Status = store.MailFailedForGood
+	m.NextAttemptAt = d.store.Now().Add(RetryDelay(m.Attempts, d.cfg.Jitter()))
+	if m.Attempts >= d.cfg.MaxAttempts || m.NextAttemptAt.After(m.CreatedAt.Add(d.cfg.GiveUpAfter)) {
+		m.Status, m.NextAttemptAt = store.MailFailedForGood, time.Time{}
 	}
 	return m
+}
+
+// Retry delays of a refused mail: doubling from the first, at most the
+// last.
+const (
+	firstRetryDelay = time.Minute
+	maxRetryDelay   = time.Hour
+)
+
+// RetryDelay is how long a mail refused on its attempts-th try waits for
+// the next: 1 minute after the first, doubling (2, 4 … 32), then an hour
+// each. jitter, from [0, 1), takes up to a quarter off, so mails refused
+// together (a server down for a while) do not all come back at once.
+func RetryDelay(attempts int, jitter float64) time.Duration {
+	wait := maxRetryDelay
+	switch {
+	case attempts < 1:
+		wait = firstRetryDelay
+	case attempts <= 7: // beyond, the doubling is past the cap
+		wait = min(firstRetryDelay<<(attempts-1), maxRetryDelay)
+	}
+	jitter = min(max(jitter, 0), 1)
+	return wait - time.Duration(jitter*float64(wait)/4)
 }
 
 // message is the MIME message of a mail: plain text with an HTML
@@ -561,7 +603,7 @@ func (d *Deliverer) keepPending(ctx context.Context) (kept, failed int, err erro
 	}
 	var errs []error
 	for _, m := range mails {
-		m.Status = store.MailKept
+		m.Status, m.NextAttemptAt = store.MailKept, time.Time{}
 		if err := d.store.MarkMail(ctx, m); err != nil {
 			errs = append(errs, err)
 			continue

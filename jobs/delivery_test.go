@@ -138,7 +138,8 @@ func FuzzParseSMTPURL(f *testing.F) {
 // AUTH PLAIN and records what it accepts.
 type smtpServer struct {
 	addr   string
-	reject atomic.Bool // refuse every RCPT TO with a 550
+	reject atomic.Bool  // refuse every RCPT TO with a 550
+	rcpts  atomic.Int32 // RCPT TO commands seen, refused or not
 
 	mu   sync.Mutex
 	got  []received
@@ -223,6 +224,7 @@ func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.srv.rcpts.Add(1)
 	if s.srv.reject.Load() {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "mailbox unavailable"}
 	}
@@ -310,15 +312,37 @@ func testMail(id, to string, created time.Time) store.Mail {
 
 func newDeliverer(t *testing.T, st jobs.DeliveryStore, smtpURL string) *jobs.Deliverer {
 	t.Helper()
+	return newDelivererWith(t, st, smtpURL, func(*jobs.DeliveryConfig) {})
+}
+
+// newDelivererWith is newDeliverer with its configuration changed by set;
+// its retries are not jittered.
+func newDelivererWith(t *testing.T, st jobs.DeliveryStore, smtpURL string, set func(*jobs.DeliveryConfig)) *jobs.Deliverer {
+	t.Helper()
 	cfg, err := jobs.ParseSMTPURL(smtpURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := jobs.NewDeliverer(st, jobs.DeliveryConfig{From: mailFrom, SMTP: &cfg, Timeout: 5 * time.Second, Log: discardLog()})
+	c := jobs.DeliveryConfig{From: mailFrom, SMTP: &cfg, Timeout: 5 * time.Second, Log: discardLog(), Jitter: func() float64 { return 0 }}
+	set(&c)
+	d, err := jobs.NewDeliverer(st, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// newClockedDelivery is newDelivery on a table whose clock the test moves
+// (a millisecond a reading), its mails written now on that clock.
+func newClockedDelivery(t *testing.T, ms ...func(now time.Time) store.Mail) (storetest.Env, *storetest.Clock, *smtpServer, *jobs.Deliverer) {
+	t.Helper()
+	clock := storetest.NewClock(time.Now().UTC().Truncate(time.Second), time.Millisecond)
+	env := storetest.New(t, store.WithClock(clock.Now))
+	srv := startSMTP(t, "127.0.0.1:0")
+	for _, m := range ms {
+		putMails(t, env, m(clock.Now()))
+	}
+	return env, clock, srv, newDeliverer(t, env.Store, srv.URL())
 }
 
 func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -438,8 +462,11 @@ func TestDeliverPendingSendsTextAndHTML(t *testing.T) {
 
 func TestDeliverPendingRetriesRejectedMail(t *testing.T) {
 	t.Parallel()
-	m := testMail("payfail-s1-2026-05-01-a1", "ada@example.com", time.Now())
-	env, srv, d := newDelivery(t, m)
+	var m store.Mail
+	env, clock, srv, d := newClockedDelivery(t, func(now time.Time) store.Mail {
+		m = testMail("payfail-s1-2026-05-01-a1", "ada@example.com", now)
+		return m
+	})
 	srv.reject.Store(true)
 
 	deliver(t, d, 0, 1)
@@ -447,18 +474,25 @@ func TestDeliverPendingRetriesRejectedMail(t *testing.T) {
 	if o.Status != store.MailFailed || o.Attempts != 1 || !strings.Contains(o.LastError, "550") || !strings.Contains(o.LastError, "mailbox unavailable") {
 		t.Errorf("after a refused RCPT: status %s, %d attempts, error %q; want failed, 1, the server's 550", o.Status, o.Attempts, o.LastError)
 	}
-	if ids := pendingIDs(t, env); len(ids) != 1 || ids[0] != m.ID {
-		t.Errorf("pending after a refusal: %v, want [%s]", ids, m.ID)
+	if wait := o.NextAttemptAt.Sub(m.CreatedAt); wait < time.Minute || wait > time.Minute+time.Second {
+		t.Errorf("next attempt %v after the mail was written, want a minute", wait)
+	}
+	if ids := pendingIDs(t, env); len(ids) != 0 {
+		t.Errorf("due a moment after a refusal: %v, want none until its next attempt", ids)
 	}
 	if n := len(srv.Received()); n != 0 {
 		t.Fatalf("the server took %d messages while refusing", n)
 	}
 
 	srv.reject.Store(false)
+	clock.Set(o.NextAttemptAt.Add(time.Millisecond))
+	if ids := pendingIDs(t, env); len(ids) != 1 || ids[0] != m.ID {
+		t.Errorf("due at its next attempt: %v, want [%s]", ids, m.ID)
+	}
 	deliver(t, d, 1, 0)
 	o = outboxMail(t, env, m.ID)
-	if o.Status != store.MailSent || o.Attempts != 2 || o.SentAt.IsZero() || o.LastError != "" {
-		t.Errorf("after the retry: status %s, %d attempts, sent at %v, error %q; want sent on attempt 2", o.Status, o.Attempts, o.SentAt, o.LastError)
+	if o.Status != store.MailSent || o.Attempts != 2 || o.SentAt.IsZero() || o.LastError != "" || !o.NextAttemptAt.IsZero() {
+		t.Errorf("after the retry: status %s, %d attempts, sent at %v, error %q, next %v; want sent on attempt 2", o.Status, o.Attempts, o.SentAt, o.LastError, o.NextAttemptAt)
 	}
 	if ids := pendingIDs(t, env); len(ids) != 0 {
 		t.Errorf("still pending after the retry: %v", ids)
@@ -468,10 +502,95 @@ func TestDeliverPendingRetriesRejectedMail(t *testing.T) {
 	}
 }
 
+// A server that refuses a mail three times, then takes it: each retry
+// waits its backoff (1, 2, 4 minutes); no deliverer, this one or another
+// replica's, tries it before its time.
+func TestDeliverPendingBacksOffUntilTheServerTakesIt(t *testing.T) {
+	t.Parallel()
+	var m store.Mail
+	env, clock, srv, d := newClockedDelivery(t, func(now time.Time) store.Mail {
+		m = testMail("receipt-s1-R7", "ada@example.com", now)
+		return m
+	})
+	other := newDelivererWith(t, env.Store, srv.URL(), func(c *jobs.DeliveryConfig) { c.Replica = "other" })
+	srv.reject.Store(true)
+
+	deliver(t, d, 0, 1)
+	for i, wait := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute} {
+		o := outboxMail(t, env, m.ID)
+		if o.Status != store.MailFailed || o.Attempts != i+1 {
+			t.Fatalf("after try %d: %s, %d attempts", i+1, o.Status, o.Attempts)
+		}
+		last := clock.Now()
+		if got := o.NextAttemptAt.Sub(last); got > wait || got < wait-time.Second {
+			t.Errorf("after try %d: next in %v, want %v", i+1, got, wait)
+		}
+		clock.Set(o.NextAttemptAt.Add(-time.Second)) // a second early
+		tries := srv.rcpts.Load()
+		deliver(t, d, 0, 0)
+		deliver(t, other, 0, 0)
+		if srv.rcpts.Load() != tries {
+			t.Fatalf("after try %d: tried again before its next attempt", i+1)
+		}
+		clock.Set(o.NextAttemptAt.Add(time.Millisecond))
+		if i == 2 {
+			srv.reject.Store(false)
+			deliver(t, other, 1, 0) // any replica's deliverer, once it is due
+			break
+		}
+		deliver(t, d, 0, 1)
+	}
+	o := outboxMail(t, env, m.ID)
+	if o.Status != store.MailSent || o.Attempts != 4 || len(srv.Received()) != 1 {
+		t.Errorf("once taken: %s after %d attempts, %d messages received; want sent on the 4th, once", o.Status, o.Attempts, len(srv.Received()))
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	for _, c := range []struct {
+		attempts int
+		jitter   float64
+		want     time.Duration
+	}{
+		{0, 0, time.Minute},
+		{1, 0, time.Minute},
+		{2, 0, 2 * time.Minute},
+		{3, 0, 4 * time.Minute},
+		{4, 0, 8 * time.Minute},
+		{5, 0, 16 * time.Minute},
+		{6, 0, 32 * time.Minute},
+		{7, 0, time.Hour}, // 64 minutes, capped
+		{8, 0, time.Hour},
+		{30, 0, time.Hour},
+		{1000, 0, time.Hour},
+		{1, 0.5, 52*time.Second + 500*time.Millisecond}, // up to a quarter off
+		{3, 0.999999, 3 * time.Minute},                  // a quarter off 4 minutes, all but
+
+		{8, 0.5, 52*time.Minute + 30*time.Second},
+		{2, -1, 2 * time.Minute}, // out of range: clamped
+		{2, 2, 90 * time.Second},
+	} {
+		got := jobs.RetryDelay(c.attempts, c.jitter)
+		if d := got - c.want; d < -time.Millisecond || d > time.Millisecond {
+			t.Errorf("RetryDelay(%d, %v) = %v, want %v", c.attempts, c.jitter, got, c.want)
+		}
+	}
+	// Without jitter, the 30 tries of a mail refused every time span
+	// about the 24 hours after which it is given up.
+	var total time.Duration
+	for n := 1; n < 30; n++ {
+		total += jobs.RetryDelay(n, 0)
+	}
+	if total < 23*time.Hour || total > 25*time.Hour {
+		t.Errorf("30 tries span %v, want about a day", total)
+	}
+}
+
 // Not parallel: the port it frees must stay free until the server takes
 // it, and tests of its own package listening meanwhile could get it.
 func TestDeliverPendingServerDown(t *testing.T) {
-	env := storetest.New(t)
+	clock := storetest.NewClock(time.Now().UTC(), time.Millisecond)
+	env := storetest.New(t, store.WithClock(clock.Now))
 	// A port nobody listens on, until the server starts there.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -479,8 +598,8 @@ func TestDeliverPendingServerDown(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	a := testMail("receipt-s1-R1", "ada@example.com", time.Now().Add(-time.Minute))
-	b := testMail("receipt-s2-R2", "bea@example.org", time.Now())
+	a := testMail("receipt-s1-R1", "ada@example.com", clock.Now().Add(-time.Minute))
+	b := testMail("receipt-s2-R2", "bea@example.org", clock.Now())
 	putMails(t, env, a, b)
 	d := newDeliverer(t, env.Store, fmt.Sprintf("smtp://%s:%s@%s?starttls=none", smtpUser, "p%40ss%20word", addr))
 
@@ -491,8 +610,12 @@ func TestDeliverPendingServerDown(t *testing.T) {
 			t.Errorf("%s with the server down: status %s, %d attempts, error %q", m.ID, o.Status, o.Attempts, o.LastError)
 		}
 	}
+	if ids := pendingIDs(t, env); len(ids) != 0 {
+		t.Errorf("due right after the server was down: %v, want none until their next attempt", ids)
+	}
+	clock.Set(clock.Now().Add(time.Minute + time.Second))
 	if ids := pendingIDs(t, env); len(ids) != 2 {
-		t.Errorf("pending with the server down: %v, want both", ids)
+		t.Errorf("due a minute after the server was down: %v, want both", ids)
 	}
 
 	srv := startSMTP(t, addr)
@@ -509,13 +632,16 @@ func TestDeliverPendingGivesUpAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	m := testMail("reminder-s1-2026-05-01", "gone@example.com", time.Now())
 	m.Status, m.Attempts, m.LastError = store.MailFailed, 4, "550 earlier"
-	env, srv, d := newDelivery(t, m)
+	env := storetest.New(t)
+	srv := startSMTP(t, "127.0.0.1:0")
+	putMails(t, env, m)
+	d := newDelivererWith(t, env.Store, srv.URL(), func(c *jobs.DeliveryConfig) { c.MaxAttempts = 5 })
 	srv.reject.Store(true)
 
 	deliver(t, d, 0, 1)
 	o := outboxMail(t, env, m.ID)
-	if o.Status != store.MailFailedForGood || o.Attempts != 5 || !strings.Contains(o.LastError, "550") {
-		t.Errorf("after the 5th attempt: status %s, %d attempts, error %q; want failed for good after 5", o.Status, o.Attempts, o.LastError)
+	if o.Status != store.MailFailedForGood || o.Attempts != 5 || !strings.Contains(o.LastError, "550") || !o.NextAttemptAt.IsZero() {
+		t.Errorf("after the 5th attempt: status %s, %d attempts, error %q, next %v; want failed for good after 5", o.Status, o.Attempts, o.LastError, o.NextAttemptAt)
 	}
 	if ids := pendingIDs(t, env); len(ids) != 0 {
 		t.Errorf("a mail failed for good is still queued: %v", ids)
@@ -524,6 +650,23 @@ func TestDeliverPendingGivesUpAfterMaxAttempts(t *testing.T) {
 	deliver(t, d, 0, 0)
 	if n := len(srv.Received()); n != 0 {
 		t.Errorf("a mail failed for good was sent")
+	}
+}
+
+// A mail still refused a day after it was written is given up, whatever
+// its count of attempts.
+func TestDeliverPendingGivesUpAfterADay(t *testing.T) {
+	t.Parallel()
+	var m store.Mail
+	env, _, srv, d := newClockedDelivery(t, func(now time.Time) store.Mail {
+		m = testMail("reminder-s1-2026-05-02", "gone@example.com", now.Add(-23*time.Hour-30*time.Minute))
+		m.Status, m.Attempts, m.LastError = store.MailFailed, 9, "550 earlier"
+		return m
+	})
+	srv.reject.Store(true)
+	deliver(t, d, 0, 1)
+	if o := outboxMail(t, env, m.ID); o.Status != store.MailFailedForGood || o.Attempts != 10 {
+		t.Errorf("refused 23.5 hours after it was written, its next try an hour on: %s after %d attempts; want failed for good", o.Status, o.Attempts)
 	}
 }
 

@@ -70,6 +70,9 @@ type Store interface {
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
 	SettleCheckoutIntent(ctx context.Context, in store.CheckoutIntent, lookup func(chargeKey string) (store.GatewayCharge, error), void func(chargeID string) error) (store.CheckoutIntentStatus, error)
 	SaveRun(ctx context.Context, r store.JobRun) error
+	Runs(ctx context.Context, job string, limit int, cursor string) (store.Page[store.JobRun], error)
+	CloseStalledRun(ctx context.Context, run store.JobRun) error
+	LeaseOf(ctx context.Context, job string, day time.Time) (store.Lease, error)
 	AddRunFailure(ctx context.Context, f store.RunFailure) error
 	AcquireLease(ctx context.Context, job string, day time.Time, owner string, ttl time.Duration) (store.Lease, error)
 	RenewLease(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error)

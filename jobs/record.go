@@ -79,7 +79,7 @@ func (r *recorder) finish(cause error) (store.JobRun, error) {
 	case cause == nil:
 		r.run.Outcome = store.RunCompleted
 	case errors.Is(cause, ErrShutdown):
-		r.run.Outcome, r.run.Error = store.RunInterrupted, cause.Error()
+		r.run.Outcome, r.run.Error, r.run.Why = store.RunInterrupted, cause.Error(), store.RunWhyShutdown
 	case errors.Is(cause, context.Canceled), errors.Is(cause, context.DeadlineExceeded):
 		r.run.Outcome, r.run.Error = store.RunCancelled, cause.Error()
 	default:

@@ -111,6 +111,15 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("closed ended product drops, unclaimed stock returned", "drops", n)
 			}
+			// A replica that crashed or was killed mid-run left its run
+			// recorded running; its lease has run out by now.
+			for _, job := range []string{JobReminders, JobPayments, JobArchive} {
+				if n, err := runner.CloseStalledRuns(ctx, job); err != nil {
+					log.Error("close stalled runs", "job", job, "err", err)
+				} else if n > 0 {
+					log.Warn("closed runs their replica left running", "job", job, "runs", n)
+				}
+			}
 			// A deletion finishes in its request; one whose process died
 			// midway is finished here, the person's data not left half gone.
 			if n, err := st.FinishDeletions(ctx, st.Now().Add(-15*time.Minute)); err != nil {
@@ -237,6 +246,10 @@ func (s *Scheduler) tick(ctx context.Context, job string) {
 	defer cancel(nil)
 	defer context.AfterFunc(s.halt, func() { cancel(context.Cause(s.halt)) })()
 	h.onLost(func() { cancel(store.ErrLeaseLost) }) // another replica took over: stop
+	h.mu.Lock()
+	held := h.lease
+	h.mu.Unlock()
+	s.runner.sweepBeforeRun(runCtx, job, held)
 	run, err := s.runner.run(runCtx, job, h.lease.Date, TriggerSchedule, s.track)
 	if errors.Is(err, ErrShutdown) {
 		// Given back here rather than in gocron's unlock, so Shutdown's
@@ -474,6 +487,7 @@ func RunLeased(ctx context.Context, r *Runner, st Store, job string, date time.T
 	if err != nil {
 		return store.JobRun{}, err
 	}
+	r.sweepBeforeRun(ctx, job, lease)
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	renewed := make(chan struct{})

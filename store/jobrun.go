@@ -42,9 +42,19 @@ const (
 	RunFailed    = "failed"
 	RunCancelled = "cancelled"
 	// RunInterrupted: its replica shut down; it stopped between two
-	// subscriptions and gave its lease back.
+	// subscriptions and gave its lease back. Or its replica stopped
+	// without a word (crashed, killed) and another closed the run.
 	RunInterrupted = "interrupted"
 )
+
+// Why a run was interrupted (JobRun.Why): codes the staff page words.
+const (
+	RunWhyShutdown       = "shutdown"        // its replica shut down and said so
+	RunWhyReplicaStopped = "replica-stopped" // its replica stopped without recording the run's end
+)
+
+// runStoppedError is the Error of a run closed for its stopped replica.
+const runStoppedError = "the replica running it stopped"
 
 // JobRun is one run of a billing job, recorded as it goes.
 type JobRun struct {
@@ -57,7 +67,11 @@ type JobRun struct {
 	EndedAt   time.Time
 	Outcome   string
 	Error     string
+	Why       string // of an interrupted run: RunWhyShutdown, RunWhyReplicaStopped
 	Counts    RunCounts
+	// SavedAt is when the run's record was last written (its start, its
+	// progress, its end): the heartbeat that CloseStalledRun checks.
+	SavedAt time.Time
 }
 
 // Duration is how long the run took (so far).
@@ -89,7 +103,9 @@ type jobRunRecord struct {
 	EndedAt    string    `dynamodbav:"EndedAt,omitempty"`
 	Outcome    string    `dynamodbav:"Outcome"`
 	Error      string    `dynamodbav:"Error,omitempty"`
+	Why        string    `dynamodbav:"Why,omitempty"`
 	Counts     RunCounts `dynamodbav:"Counts"`
+	SavedAt    string    `dynamodbav:"SavedAt,omitempty"`
 	ExpiresAt  int64     `dynamodbav:"ExpiresAt"`
 }
 
@@ -111,7 +127,10 @@ func newJobRunRecord(r JobRun) jobRunRecord {
 	rec := jobRunRecord{
 		PK: runsKey(r.Job), SK: r.ID, EntityType: entityJobRun, Job: r.Job, Date: FormatDate(r.Date),
 		Trigger: r.Trigger, Replica: r.Replica, StartedAt: timestamp(r.StartedAt), Outcome: r.Outcome, Error: r.Error,
-		Counts: r.Counts, ExpiresAt: r.StartedAt.Add(runRetention).Unix(),
+		Why: r.Why, Counts: r.Counts, ExpiresAt: r.StartedAt.Add(runRetention).Unix(),
+	}
+	if !r.SavedAt.IsZero() {
+		rec.SavedAt = timestamp(r.SavedAt)
 	}
 	if !r.EndedAt.IsZero() {
 		rec.EndedAt = timestamp(r.EndedAt)
@@ -121,13 +140,48 @@ func newJobRunRecord(r JobRun) jobRunRecord {
 
 func (r jobRunRecord) run() JobRun {
 	return JobRun{ID: r.SK, Job: r.Job, Date: parseDate(r.Date), Trigger: r.Trigger, Replica: r.Replica,
-		StartedAt: parseTime(r.StartedAt), EndedAt: parseTime(r.EndedAt), Outcome: r.Outcome, Error: r.Error, Counts: r.Counts}
+		StartedAt: parseTime(r.StartedAt), EndedAt: parseTime(r.EndedAt), Outcome: r.Outcome, Error: r.Error, Why: r.Why,
+		Counts: r.Counts, SavedAt: parseTime(r.SavedAt)}
 }
 
-// SaveRun writes a run's record as it stands (start, progress, end).
+// SaveRun writes a run's record as it stands (start, progress, end), its
+// SavedAt now. It writes unconditionally: a run closed as stalled whose
+// replica was alive after all records what it did, the truth winning.
 func (s *Store) SaveRun(ctx context.Context, r JobRun) error {
+	r.SavedAt = s.now()
 	if err := s.putItem(ctx, newJobRunRecord(r)); err != nil {
 		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// CloseStalledRun records run, which its replica left running, as
+// interrupted because that replica stopped: ended now, its counts kept.
+// One conditional write: on condition the run is still running and its
+// record was not written since it was read (SavedAt), so a run that is in
+// fact alive and writing is not closed. ErrConflict if it ended or moved
+// meanwhile (another replica closed it, or it wrote its progress).
+func (s *Store) CloseStalledRun(ctx context.Context, run JobRun) error {
+	if run.Outcome != RunRunning {
+		return ErrConflict
+	}
+	now := s.now()
+	upd := expression.Set(expression.Name("Outcome"), expression.Value(RunInterrupted)).
+		Set(expression.Name("Why"), expression.Value(RunWhyReplicaStopped)).
+		Set(expression.Name("Error"), expression.Value(runStoppedError)).
+		Set(expression.Name("EndedAt"), expression.Value(timestamp(now))).
+		Set(expression.Name("SavedAt"), expression.Value(timestamp(now)))
+	unchanged := expression.AttributeNotExists(expression.Name("SavedAt"))
+	if !run.SavedAt.IsZero() {
+		unchanged = expression.Name("SavedAt").Equal(expression.Value(timestamp(run.SavedAt)))
+	}
+	err := s.updateIf(ctx, runsKey(run.Job), run.ID, upd,
+		expression.Name("Outcome").Equal(expression.Value(RunRunning)).And(unchanged))
+	if isConditionFailed(err) {
+		return ErrConflict
+	}
+	if err != nil {
+		return fmt.Errorf("close stalled run %s: %w", run.ID, err)
 	}
 	return nil
 }

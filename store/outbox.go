@@ -32,7 +32,7 @@ type MailStatus string
 const (
 	MailPending MailStatus = "pending" // waiting for the SMTP deliverer
 	MailSent    MailStatus = "sent"
-	MailFailed  MailStatus = "failed" // tried and refused; retried later
+	MailFailed  MailStatus = "failed" // tried and refused; retried at its NextAttemptAt
 	MailKept    MailStatus = "kept"   // no SMTP server configured: the outbox is the delivery
 )
 
@@ -51,6 +51,9 @@ type Mail struct {
 	Attempts       int
 	LastError      string
 	SentAt         time.Time
+	// NextAttemptAt is when a failed mail is tried again (the deliverer's
+	// backoff); the delivery queue holds it back until then.
+	NextAttemptAt time.Time
 }
 
 type mailRecord struct {
@@ -69,11 +72,12 @@ type mailRecord struct {
 	Attempts       int    `dynamodbav:"Attempts"`
 	LastError      string `dynamodbav:"LastError,omitempty"`
 	SentAt         string `dynamodbav:"SentAt,omitempty"`
+	NextAttemptAt  string `dynamodbav:"NextAttemptAt,omitempty"`
 	ExpiresAt      int64  `dynamodbav:"ExpiresAt"`
 	GSI1PK         string `dynamodbav:"GSI1-PK"` // outbox
 	GSI1SK         string `dynamodbav:"GSI1-SK"`
 	GSI2PK         string `dynamodbav:"GSI2-PK,omitempty"` // mail-pending while it waits
-	GSI2SK         string `dynamodbav:"GSI2-SK,omitempty"`
+	GSI2SK         string `dynamodbav:"GSI2-SK,omitempty"` // when it is due: created, or its next attempt; then the id
 }
 
 // mailRetention is how long the outbox keeps a mail.
@@ -91,7 +95,12 @@ func newMailRecord(m Mail) mailRecord {
 		r.SentAt = timestamp(m.SentAt)
 	}
 	if m.Status == MailPending || m.Status == MailFailed {
-		r.GSI2PK, r.GSI2SK = partitionMailQueue, createdKey(m.CreatedAt, m.ID)
+		due := m.CreatedAt
+		if !m.NextAttemptAt.IsZero() {
+			r.NextAttemptAt = timestamp(m.NextAttemptAt)
+			due = m.NextAttemptAt
+		}
+		r.GSI2PK, r.GSI2SK = partitionMailQueue, createdKey(due, m.ID)
 	}
 	return r
 }
@@ -101,6 +110,7 @@ func (r mailRecord) mail() Mail {
 		ID: trimPrefix(r.PK, prefixMail), To: r.To, Kind: MailKind(r.Kind), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
 		CustomerID: r.CustomerID, SubscriptionID: r.SubscriptionID, CreatedAt: parseTime(r.CreatedAt),
 		Status: MailStatus(r.Status), Attempts: r.Attempts, LastError: r.LastError, SentAt: parseTime(r.SentAt),
+		NextAttemptAt: parseTime(r.NextAttemptAt),
 	}
 }
 
@@ -129,10 +139,14 @@ func (s *Store) Outbox(ctx context.Context, limit int, cursor string) (Page[Mail
 	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionOutbox), backward: true}, limit, cursor, mailRecord.mail)
 }
 
-// PendingMail lists mails waiting for delivery or a retry, oldest first
-// (GSI2: GSI2-PK=mail-pending, sparse).
+// PendingMail lists mails due for delivery or a retry now, longest due
+// first (GSI2: GSI2-PK=mail-pending, sparse; GSI2-SK up to now, the sort
+// key being when each is due). A failed mail waiting out its backoff is
+// not read at all, so no replica's deliverer tries it before its time.
 func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
-	p, err := pagedQuery(ctx, s, querySpec{key: onGSI2.pkEquals(partitionMailQueue)}, limit, "", mailRecord.mail)
+	// Every key of this millisecond sorts below the next one's timestamp.
+	upTo := onGSI2.pkAndSKBelow(partitionMailQueue, timestamp(s.now().Add(time.Millisecond)))
+	p, err := pagedQuery(ctx, s, querySpec{key: upTo}, limit, "", mailRecord.mail)
 	return p.Items, err
 }
 

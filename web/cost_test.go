@@ -446,6 +446,9 @@ func TestMonthlyCost(t *testing.T) {
 			func() (int, error) { return runner.ReconcileCheckouts(ctx, 15*time.Minute) },
 			func() (int, error) { return runner.CloseEndedDrops(ctx) },
 			func() (int, error) { return st.FinishDeletions(ctx, st.Now().Add(-15*time.Minute)) },
+			func() (int, error) { return runner.CloseStalledRuns(ctx, jobs.JobReminders) },
+			func() (int, error) { return runner.CloseStalledRuns(ctx, jobs.JobPayments) },
+			func() (int, error) { return runner.CloseStalledRuns(ctx, jobs.JobArchive) },
 		} {
 			if _, err := f(); err != nil {
 				t.Fatal(err)
