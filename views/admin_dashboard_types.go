@@ -50,7 +50,7 @@ func (s AdminSales) baseline() int {
 	if bottom == 0 || top+bottom == 0 {
 		return chartH
 	}
-	return min(int(top*chartH/(top+bottom)), chartH-3) // room for a small refund's bar
+	return min(int(top*chartH/(top+bottom)), chartH-5) // room for a small refund's bar
 }
 
 // extent is the best day's revenue and the largest day's refunds.
@@ -83,7 +83,7 @@ func (s AdminSales) bars(ctx context.Context) []salesBar {
 			h = max(h, 2) // a day with orders shows, however small
 		}
 		if d.Refunded.Amount > 0 {
-			rh = max(rh, 2)
+			rh = max(rh, 4) // red on a thin line: a little taller to be seen
 		}
 		title := t(ctx, "admin.home.bar", "Day", lang.Date(ctx, d.Day), "Orders", tn(ctx, "admin.home.orders", d.Orders), "Revenue", money(ctx, d.Revenue))
 		if d.Refunded.Amount > 0 {
