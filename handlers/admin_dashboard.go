@@ -89,9 +89,11 @@ func (h *AdminDashboard) sales(ctx context.Context) (templ.Component, error) {
 	}
 	s := views.AdminSales{Days: days, Loc: h.Store.Location()}
 	s.Month.Revenue.Currency = h.Store.Currency()
+	s.Month.Refunded.Currency = h.Store.Currency()
 	for _, d := range days {
 		s.Month.Orders += d.Orders
 		s.Month.Revenue = s.Month.Revenue.Add(d.Revenue)
+		s.Month.Refunded = s.Month.Refunded.Add(d.Refunded)
 	}
 	if len(days) > 0 {
 		s.Today = days[len(days)-1]

@@ -144,6 +144,7 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 			withOrder := next
 			if so != nil {
 				withOrder = next.withOrder(so.periodOrder(period))
+				receipt.orderID = so.order.ID
 			}
 			items, err := s.receiptWrites(receipt)
 			if err != nil {

@@ -14,8 +14,15 @@ import (
 type DayTotal struct {
 	Day     time.Time // the day, as DateOf gives it
 	Orders  int
-	Revenue Money
+	Revenue Money // what the day's orders charged, refunds later or not
+	// Refunded is what was given back that day, on orders of any day: a
+	// cancelled order's revenue stays on the day it was placed.
+	Refunded Money
 }
+
+// Net is the day's revenue less what the day gave back (below zero on a
+// day that refunded more than it sold).
+func (d DayTotal) Net() Money { return d.Revenue.Add(d.Refunded.Negated()) }
 
 // Average is the average order of the day (zero with no orders).
 func (d DayTotal) Average() Money {
@@ -30,6 +37,7 @@ type dayTotalsRecord struct {
 	SK       string `dynamodbav:"SK"` // day#YYYY-MM-DD
 	Orders   int    `dynamodbav:"Orders"`
 	Revenue  int64  `dynamodbav:"Revenue"`
+	Refunded int64  `dynamodbav:"Refunded"` // absent before the day's first refund: zero
 	Currency string `dynamodbav:"Currency"`
 }
 
@@ -51,7 +59,25 @@ func (s *Store) dayTotalsUpdate(o Order, shards int) (types.TransactWriteItem, e
 	}}, nil
 }
 
-// DayTotals is each day's orders and revenue from the day of from to the
+// dayTotalsRefund adds money given back on an order to the totals of the
+// day it is given back (the shop's zone), in the shard of the order's id:
+// part of the refund's transaction, so the totals are the refunds'.
+func (s *Store) dayTotalsRefund(orderID string, at time.Time, amount Money, shards int) (types.TransactWriteItem, error) {
+	day := at.In(s.loc).Format(time.DateOnly)
+	expr, err := expression.NewBuilder().WithUpdate(
+		expression.Add(expression.Name("Refunded"), expression.Value(amount.Amount)).
+			Set(expression.Name("Currency"), expression.Value(amount.Currency)).
+			Set(expression.Name("EntityType"), expression.Value(entityDayTotals))).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.table), Key: itemKey(dayTotalsKey(shardOf(orderID, shards)), dayTotalsSortKey(day)),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
+// DayTotals is each day's orders, revenue and refunds from the day of from to the
 // day of to (shop's zone), oldest first, a day without orders included:
 // one Query per list shard, in parallel, summed.
 func (s *Store) DayTotals(ctx context.Context, from, to time.Time) ([]DayTotal, error) {
@@ -83,13 +109,14 @@ func (s *Store) DayTotals(ctx context.Context, from, to time.Time) ([]DayTotal, 
 			}
 			t.Orders += r.Orders
 			t.Revenue += r.Revenue
+			t.Refunded += r.Refunded
 		}
 	}
 	var out []DayTotal
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		t := DayTotal{Day: d, Revenue: Money{Currency: s.Currency()}} // a day without orders still reads "€0.00"
+		t := DayTotal{Day: d, Revenue: Money{Currency: s.Currency()}, Refunded: Money{Currency: s.Currency()}} // a day without orders still reads "€0.00"
 		if r, ok := sum[dayTotalsSortKey(d.Format(time.DateOnly))]; ok {
-			t.Orders, t.Revenue = r.Orders, Money{Amount: r.Revenue, Currency: r.Currency}
+			t.Orders, t.Revenue, t.Refunded = r.Orders, Money{Amount: r.Revenue, Currency: r.Currency}, Money{Amount: r.Refunded, Currency: r.Currency}
 		}
 		out = append(out, t)
 	}

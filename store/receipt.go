@@ -42,6 +42,10 @@ type Receipt struct {
 	VAT []VATLine
 	// category is its product's, whose rate it pays (NewReceipt).
 	category string
+	// orderID is the order its period made when the product ships: that
+	// order counts the receipt in its day's totals, so its refund counts
+	// there too. "" when nothing shipped (or on a receipt from before).
+	orderID string
 }
 
 type receiptRecord struct {
@@ -65,6 +69,7 @@ type receiptRecord struct {
 	ExpiresAt       int64       `dynamodbav:"ExpiresAt"` // the table's TTL attribute
 	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
 	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
+	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
 	GSI1PK          string      `dynamodbav:"GSI1-PK,omitempty"` // receipts#YYYY-MM#shard: the month's list (archive.go)
 	GSI1SK          string      `dynamodbav:"GSI1-SK,omitempty"` // <charged at>#number
 	// The receipt's one refund (receipt_refund.go), on the receipt itself
@@ -86,6 +91,7 @@ func (r receiptRecord) receipt() Receipt {
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
+		orderID: r.OrderID,
 	}
 }
 
@@ -134,7 +140,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
-		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT),
+		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID,
 	}
 }
 

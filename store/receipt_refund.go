@@ -232,6 +232,19 @@ func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Ref
 		return r, err
 	}
 	items := []types.TransactWriteItem{complete}
+	if r.orderID != "" {
+		// The receipt's order counted it in its day's totals: what goes
+		// back counts on today's, with the completion, so once.
+		shards, err := s.lists.count(ctx, s)
+		if err != nil {
+			return r, err
+		}
+		totals, err := s.dayTotalsRefund(r.orderID, refund.RefundedAt, refund.Amount, shards)
+		if err != nil {
+			return r, err
+		}
+		items = append(items, totals)
+	}
 	if mail != nil {
 		if m := mail(done); m != nil {
 			mp, err := s.mailPut(*m)

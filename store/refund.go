@@ -221,8 +221,8 @@ func lineValue(o Order, it OrderItem, n int) int64 {
 //
 // Cost: a consistent Query of the order's collection, a consistent GetItem
 // of the key's refund, (a Query of the warehouses to restock into), one
-// TransactWriteItems of 3 items + 1 per line (+2 per restocked line, +1
-// gift card, +1 mail), then for a card part a gateway refund and one
+// TransactWriteItems of 4 items (the day's totals among them) + 1 per line
+// (+2 per restocked line, +1 gift card, +1 mail), then for a card part a gateway refund and one
 // UpdateItem marking the refund done; each restocked level's low-stock
 // check after.
 func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Charger) (Refund, error) {
@@ -570,6 +570,17 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		}
 		tx = append(tx, dcUpd)
 	}
+	// The money given back counts on today's totals, in this transaction
+	// so the dashboard's refunds are the refund records'.
+	shards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	totals, err := s.dayTotalsRefund(o.ID, now, rf.Amount, shards)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tx = append(tx, totals)
 	if req.Mail != nil {
 		if m := req.Mail(rf.Refund, o); m != nil {
 			put, err := s.mailPut(*m)

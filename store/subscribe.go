@@ -246,6 +246,7 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 		err := s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
 			if so != nil {
 				sub.Orders = []PeriodOrder{so.periodOrder(today)}
+				receipt.orderID = so.order.ID
 			}
 			items, err := s.receiptWrites(receipt)
 			if err != nil {

@@ -20,43 +20,78 @@ var DashboardBlocks = []struct{ Name, Title string }{
 	{"drops", "admin.home.drops"},
 }
 
-// AdminSales is the sales block: today, the last 30 days, and a bar a day.
+// AdminSales is the sales block: today, the last 30 days, and a bar a day;
+// revenue is the days' orders as charged, refunds count on the day the
+// money went back.
 type AdminSales struct {
 	Today, Month store.DayTotal // Month: summed over the days, Day unset
 	Days         []store.DayTotal
 	Loc          *time.Location
 }
 
-// salesBar is one day's bar in the chart.
+// salesBar is one day's bars in the chart: its revenue rises from the
+// baseline, what it refunded hangs below it.
 type salesBar struct {
 	X, Y, W, H int
+	RefundH    int // the refunds' bar, from the baseline down
 	Title      string
 	Today      bool
 }
 
 const chartW, chartH = 600, 140
 
-// bars lays out the days' revenue as bars scaled to the best day.
+// refunded says whether the days gave anything back.
+func (s AdminSales) refunded() bool { return s.Month.Refunded.Amount > 0 }
+
+// baseline is the chart's zero line: the bottom without refunds, else
+// where revenue and refunds share the height on one scale.
+func (s AdminSales) baseline() int {
+	top, bottom := s.extent()
+	if bottom == 0 || top+bottom == 0 {
+		return chartH
+	}
+	return min(int(top*chartH/(top+bottom)), chartH-5) // room for a small refund's bar
+}
+
+// extent is the best day's revenue and the largest day's refunds.
+func (s AdminSales) extent() (top, bottom int64) {
+	for _, d := range s.Days {
+		top, bottom = max(top, d.Revenue.Amount), max(bottom, d.Refunded.Amount)
+	}
+	return top, bottom
+}
+
+// bars lays out the days' revenue above the baseline and their refunds
+// below it, on one scale, so a refund's bar compares with a sale's.
 func (s AdminSales) bars(ctx context.Context) []salesBar {
 	if len(s.Days) == 0 {
 		return nil
 	}
-	var top int64
-	for _, d := range s.Days {
-		top = max(top, d.Revenue.Amount)
+	top, bottom := s.extent()
+	base := s.baseline()
+	scale := func(v int64) int {
+		if top+bottom == 0 {
+			return 0
+		}
+		return int(v * (chartH - 2) / (top + bottom))
 	}
 	w := chartW / len(s.Days)
 	out := make([]salesBar, len(s.Days))
 	for i, d := range s.Days {
-		h := 0
-		if top > 0 {
-			h = int(d.Revenue.Amount * (chartH - 2) / top)
-		}
+		h, rh := scale(d.Revenue.Amount), scale(d.Refunded.Amount)
 		if d.Orders > 0 {
 			h = max(h, 2) // a day with orders shows, however small
 		}
-		out[i] = salesBar{X: i*w + 1, Y: chartH - h, W: w - 2, H: h, Today: i == len(s.Days)-1,
-			Title: t(ctx, "admin.home.bar", "Day", lang.Date(ctx, d.Day), "Orders", tn(ctx, "admin.home.orders", d.Orders), "Revenue", money(ctx, d.Revenue))}
+		if d.Refunded.Amount > 0 {
+			rh = max(rh, 4) // red on a thin line: a little taller to be seen
+		}
+		title := t(ctx, "admin.home.bar", "Day", lang.Date(ctx, d.Day), "Orders", tn(ctx, "admin.home.orders", d.Orders), "Revenue", money(ctx, d.Revenue))
+		if d.Refunded.Amount > 0 {
+			title = t(ctx, "admin.home.bar_refunded", "Day", lang.Date(ctx, d.Day), "Orders", tn(ctx, "admin.home.orders", d.Orders), "Revenue", money(ctx, d.Revenue),
+				"Refunded", money(ctx, d.Refunded), "Net", money(ctx, d.Net()))
+		}
+		h, rh = min(h, base), min(rh, chartH-base)
+		out[i] = salesBar{X: i*w + 1, Y: base - h, W: w - 2, H: h, RefundH: rh, Today: i == len(s.Days)-1, Title: title}
 	}
 	return out
 }
@@ -69,10 +104,16 @@ func (s AdminSales) chartSummary(ctx context.Context) string {
 			best = d
 		}
 	}
+	var says string
 	if best.Orders == 0 {
-		return t(ctx, "admin.home.chart_none")
+		says = t(ctx, "admin.home.chart_none")
+	} else {
+		says = t(ctx, "admin.home.chart_best", "Day", lang.Date(ctx, best.Day), "Revenue", money(ctx, best.Revenue))
 	}
-	return t(ctx, "admin.home.chart_best", "Day", lang.Date(ctx, best.Day), "Revenue", money(ctx, best.Revenue))
+	if s.refunded() {
+		says += " " + t(ctx, "admin.home.chart_refunded", "Refunded", money(ctx, s.Month.Refunded))
+	}
+	return says
 }
 
 // AdminToShip is the orders placed and not yet all shipped, oldest first.

@@ -14,7 +14,9 @@ import (
 	"shop/store/demo"
 	"shop/store/dropgate"
 	"shop/store/storetest"
+	"shop/views/lang"
 	"shop/web"
+	"shop/web/paths"
 )
 
 // The console's home is blocks that load on their own; each is a partial
@@ -174,4 +176,82 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 	customer := s.browser(t)
 	customer.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	wantStatus(t, "customers may not", customer.get("/admin/dashboard/sales"), http.StatusForbidden)
+}
+
+// The sales block shows money given back on the day it went back: a
+// partial refund of today's order and the cancel of an order from three
+// days ago add to today's Refunded, leave the days' revenue as it was, and
+// the net is what is left; refunds hang below the chart's line.
+func TestAdminDashboardSalesShowRefunds(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ctx := context.Background()
+	ada := s.customerID(t, demo.CustomerEmail)
+	now := time.Now()
+	older := m.place(s.storeAt(now.AddDate(0, 0, -3)), ada, line("kt-mug", 2))
+	newer := m.place(s.env.Store, ada, line("kt-mug", 1))
+	totals := func() []store.DayTotal {
+		t.Helper()
+		days, err := s.env.Store.DayTotals(ctx, now.AddDate(0, 0, -29), now)
+		if err != nil || len(days) != 30 {
+			t.Fatalf("day totals: %d days, %v", len(days), err)
+		}
+		return days
+	}
+	before := totals()
+	staffCred, err := s.env.Store.CredentialsByEmail(ctx, demo.StaffEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff, err := s.env.Store.Customer(ctx, staffCred.CustomerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := store.Money{Amount: 250, Currency: newer.Total.Currency}
+	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, m.gateway); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, m.gateway); err != nil {
+		t.Fatal(err)
+	}
+	after := totals()
+	today, was := after[29], before[29]
+	if got := today.Refunded.Amount - was.Refunded.Amount; got != part.Amount+older.Total.Amount {
+		t.Fatalf("today's refunds grew by %d, want %d + %d", got, part.Amount, older.Total.Amount)
+	}
+	var revenueBefore, revenueAfter, refunded int64
+	for i := range after {
+		revenueBefore, revenueAfter = revenueBefore+before[i].Revenue.Amount, revenueAfter+after[i].Revenue.Amount
+		refunded += after[i].Refunded.Amount
+	}
+	if revenueAfter != revenueBefore || today.Orders != was.Orders {
+		t.Fatalf("refunds moved revenue: %d, then %d", revenueBefore, revenueAfter)
+	}
+
+	en := func(m store.Money) string { return lang.MoneyIn(lang.English, m) }
+	sales := b.get(paths.AdminDashboardBlock("sales"), "HX-Request", "true")
+	wantStatus(t, "sales", sales, http.StatusOK)
+	wantText(t, "today's revenue", sales.testid("sales-today-revenue"), en(today.Revenue))
+	wantText(t, "today's refunds", sales.testid("sales-today-refunded"), en(today.Refunded))
+	wantText(t, "today's net", sales.testid("sales-today-net"), en(today.Net()))
+	month := store.Money{Amount: refunded, Currency: today.Refunded.Currency}
+	wantText(t, "30 days' refunds", sales.testid("sales-month-refunded"), en(month))
+	wantText(t, "30 days' net", sales.testid("sales-month-net"), en(store.Money{Amount: revenueAfter - refunded, Currency: month.Currency}))
+	wantText(t, "the note", sales.testid("sales-note"), "day the money went back")
+	if n := sales.testid("sales-refund-bar").Length(); n != 1 {
+		t.Errorf("%d refund bars, want today's", n)
+	}
+	if label, _ := sales.testid("sales-chart").Attr("aria-label"); !strings.Contains(label, en(month)+" was refunded") {
+		t.Errorf("the chart says %q", label)
+	}
+	if title := sales.testid("sales-refund-bar").Find("title").Text(); !strings.Contains(title, "refunded "+en(today.Refunded)) {
+		t.Errorf("today's refund bar says %q", title)
+	}
+
+	b.get(paths.Admin + "?lang=ko")
+	ko := b.get(paths.AdminDashboardBlock("sales"), "HX-Request", "true")
+	wantText(t, "refunds in Korean", ko.doc.Find(".sales-sums dt"), "환불액")
+	wantText(t, "net in Korean", ko.doc.Find(".sales-sums dt"), "순매출")
 }
