@@ -567,9 +567,18 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	// back into stock with a line in the warehouse's adjustment log.
 	var restocked []stockBack
 	for _, t := range takes {
+		lineCond := within("Refunded", int64(t.item.Quantity), int64(t.n))
+		if rf.unshipped {
+			// Which warehouse a unit goes back to follows the units refunded
+			// before: on condition they are still those read.
+			lineCond = expression.Name("Refunded").Equal(expression.Value(t.item.Refunded))
+			if t.item.Refunded == 0 {
+				lineCond = expression.AttributeNotExists(expression.Name("Refunded")).Or(lineCond)
+			}
+		}
 		lineUpd, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(t.item.ProductID, t.item.DropID),
 			plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", int64(t.n)),
-			within("Refunded", int64(t.item.Quantity), int64(t.n)))
+			lineCond)
 		if err != nil {
 			return plannedRefund{}, nil, nil, err
 		}
