@@ -65,8 +65,8 @@ type OrderRefundRequest struct {
 	RestockWarehouse string
 	By               Customer // the staff member
 	// SawPlaced: the form was made while the order was placed, saying its
-	// units go back where allocated. If it is shipping by now, the refund
-	// is ErrShippingStarted rather than one staff did not see.
+	// units go back where allocated. If it is shipping by now, a refund of
+	// units is ErrShippingStarted rather than one staff did not see.
 	SawPlaced bool
 	// Mail, if set, is the customer's mail of the refund, queued in the
 	// outbox in the refund's own transaction.
@@ -276,7 +276,7 @@ func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string
 
 func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Charger) (Refund, error) {
 	const attempts = 5
-	plannedUnshipped := req.SawPlaced
+	plannedUnshipped := req.SawPlaced && len(req.Lines) > 0 // an amount restocks nothing either way
 	for attempt := 1; ; attempt++ {
 		d, err := s.orderDetails(ctx, req.OrderID, true)
 		if err != nil {
