@@ -284,6 +284,8 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 	switch {
 	case errors.Is(err, store.ErrShipmentsExist):
 		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.shipments_exist"))
+	case errors.Is(err, store.ErrRefundedWhileShipping):
+		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.refunded_meanwhile"))
 	case errors.Is(err, store.ErrNothingToShip):
 		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, page.T(c, "admin.orders.err.nothing_to_ship"))
 	case err != nil:

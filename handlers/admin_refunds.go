@@ -17,7 +17,8 @@ import (
 
 // Refund gives money back on an order, from the refund form of the order's
 // staff page: units of its lines (back into the warehouse chosen, or
-// none) or an amount, with a reason. The form's key, made when it
+// none; of an order not shipping yet, back where they were allocated) or
+// an amount, with a reason. The form's key, made when it
 // rendered, makes the refund once however often it is sent; a form that
 // comes back with errors keeps its key, so that sending it again after a
 // card refund that did not go through finishes that same refund. Bad input
@@ -54,6 +55,8 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrRefundLines):
 		errs["lines"] = page.T(c, "admin.refunds.err.lines")
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
+	case errors.Is(err, store.ErrShippingStarted):
+		return h.renderRefund(c, id, fiber.StatusConflict, form, errs, page.T(c, "admin.refunds.err.shipping_started"))
 	case errors.Is(err, store.ErrRefundCard):
 		return h.renderRefund(c, id, fiber.StatusBadGateway, form, errs,
 			page.T(c, "admin.refunds.err.card"))
@@ -73,7 +76,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 func refundedText(c *fiber.Ctx, rf store.Refund) string {
 	ctx := c.UserContext()
 	amount, gift, card := lang.Money(ctx, rf.Amount), lang.Money(ctx, rf.GiftCard), lang.Money(ctx, rf.Card)
-	restock := rf.RestockWarehouse != ""
+	restock := rf.RestockWarehouse != "" || rf.BackWhereAllocated && len(rf.Lines) > 0
 	switch {
 	case rf.GiftCard.Amount > 0 && rf.Card.Amount > 0 && restock:
 		return page.T(c, "admin.refunds.done.both_restock", "Amount", amount, "GiftCard", gift, "Card", card)
@@ -103,14 +106,20 @@ func upperFirstText(s string) string {
 // readRefundForm checks the refund form against the order: per line a
 // number of units (at most those not refunded yet), or an amount (above
 // zero, at most what is left), a reason, and a known warehouse to restock
-// into, if any.
+// into, if any. A form made while the order was placed has no warehouse:
+// its units go back where they were allocated, and it says so (placed) so
+// that the store refuses it if the order is shipping by now.
 func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]string) (views.RefundForm, store.OrderRefundRequest, views.FieldErrors) {
 	form := views.RefundForm{
 		Key: page.Field(c, "key"), Amount: strings.TrimSpace(page.Field(c, "amount")), Reason: page.Field(c, "reason"),
 		Restock: page.Field(c, "restock"), Units: map[string]string{},
 	}
 	errs := views.FieldErrors{}
-	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock}
+	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock,
+		SawPlaced: c.FormValue("placed") == "1" || d.Order.Status == store.OrderPlaced}
+	if req.SawPlaced {
+		form.Restock, req.RestockWarehouse = "", ""
+	}
 	if !store.ValidID(form.Key) || len(form.Key) > 36 {
 		errs[""] = page.T(c, "admin.refunds.err.stale")
 		form.Key = store.NewID()

@@ -20,11 +20,18 @@ var (
 	ErrShipmentsExist = errors.New("this order's shipments are already created")
 	ErrBadTransition  = errors.New("a shipment goes pending, shipped, delivered, one step at a time, forward or back")
 	ErrNothingToShip  = errors.New("this order has no items allocated to a warehouse")
+	// ErrRefundedWhileShipping: units were refunded between the read and
+	// the write of the shipments; what is left to ship is to be seen again.
+	ErrRefundedWhileShipping = errors.New("units of this order were refunded while its shipments were made; look at it again")
 )
 
 // CreateShipments makes one shipment per warehouse the order was allocated
-// to, each with its items, and moves the order to "shipping", in one
-// transaction conditioned on the order still being "placed".
+// to, each with what is still to ship of its lines (OrderItem.ToShip: a
+// refunded unit is not shipped; a warehouse left with nothing gets no
+// shipment), and moves the order to "shipping", in one transaction
+// conditioned on the order still being "placed" with the refunds of units
+// read: a refund landing between the read and the write fails it
+// (ErrRefundedWhileShipping), so no unit is both restocked and shipped.
 func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType string) ([]Shipment, error) {
 	d, err := s.OrderDetails(ctx, orderID)
 	if err != nil {
@@ -37,7 +44,7 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 	byWarehouse := map[string]*Shipment{}
 	var order []string
 	for _, it := range d.Items {
-		for _, a := range it.Allocations {
+		for _, a := range it.ToShip() {
 			sh, ok := byWarehouse[a.WarehouseID]
 			if !ok {
 				sh = &Shipment{ID: NewID(), OrderID: orderID, WarehouseID: a.WarehouseID, Type: shippingType,
@@ -91,7 +98,15 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 		}
 		out = append(out, *sh)
 	}
-	statusUpdate, err := s.orderStatusUpdate(ctx, d.Order, OrderShipping)
+	upd, cond, err := s.orderStatusChange(ctx, d.Order, OrderShipping)
+	if err != nil {
+		return nil, err
+	}
+	refunds := expression.Name("UnitRefunds").Equal(expression.Value(d.Order.unitRefunds))
+	if d.Order.unitRefunds == 0 {
+		refunds = expression.AttributeNotExists(expression.Name("UnitRefunds")).Or(refunds)
+	}
+	statusUpdate, err := s.txUpdate(orderKey(orderID), customerKey(d.Order.CustomerID), upd, cond.And(refunds))
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +116,11 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 	}
 	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 	if reasons := cancellationReasons(err); reasons != nil && reasons[len(reasons)-1] == reasonConditionFailed {
+		// Which of the two conditions failed: only a read tells.
+		now, rerr := s.orderDetails(ctx, orderID, true)
+		if rerr == nil && now.Order.Status == OrderPlaced && len(now.Shipments) == 0 {
+			return nil, ErrRefundedWhileShipping
+		}
 		return nil, ErrShipmentsExist
 	}
 	if err != nil {
@@ -112,19 +132,28 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 // orderStatusUpdate moves an order from one status to another, on or off
 // the to-ship list with it.
 func (s *Store) orderStatusUpdate(ctx context.Context, o Order, to OrderStatus) (types.TransactWriteItem, error) {
+	upd, cond, err := s.orderStatusChange(ctx, o, to)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
+}
+
+// orderStatusChange is orderStatusUpdate's update and condition, for a
+// caller that adds conditions of its own.
+func (s *Store) orderStatusChange(ctx context.Context, o Order, to OrderStatus) (expression.UpdateBuilder, expression.ConditionBuilder, error) {
 	upd := expression.Set(expression.Name("Status"), expression.Value(string(to)))
 	if waitsToShip(to) {
 		shards, err := s.lists.count(ctx, s)
 		if err != nil {
-			return types.TransactWriteItem{}, err
+			return upd, expression.ConditionBuilder{}, err
 		}
 		upd = upd.Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shardOf(o.ID, shards)))).
 			Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID)))
 	} else {
 		upd = upd.Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
 	}
-	return s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd,
-		expression.Name("Status").Equal(expression.Value(string(o.Status))))
+	return upd, expression.Name("Status").Equal(expression.Value(string(o.Status))), nil
 }
 
 // UndoWindow is how long after a shipment change its maker, or other

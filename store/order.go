@@ -62,6 +62,10 @@ type Order struct {
 	// money is on the receipt ReceiptNumber (it has no invoice of its own).
 	SubscriptionID string
 	ReceiptNumber  string
+
+	// unitRefunds counts the refunds that took units back while the order
+	// was placed: CreateShipments ships on condition it is unchanged.
+	unitRefunds int
 }
 
 // Refundable is what is left to refund: the total less the refunds.
@@ -247,6 +251,7 @@ type orderRecord struct {
 	RefundedGiftCard int64   `dynamodbav:"RefundedGiftCard,omitempty"`
 	RefundedCard     int64   `dynamodbav:"RefundedCard,omitempty"`
 	LastRefundAt     string  `dynamodbav:"LastRefundAt,omitempty"`
+	UnitRefunds      int     `dynamodbav:"UnitRefunds,omitempty"` // refunds of units while placed, raised by each (refund.go)
 	// A subscription's order: the subscription and the receipt that paid it.
 	SubscriptionID string `dynamodbav:"SubscriptionID,omitempty"`
 	ReceiptNumber  string `dynamodbav:"ReceiptNumber,omitempty"`
@@ -276,7 +281,7 @@ func (r orderRecord) order() Order {
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
-		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber,
+		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
 	}
 }
 

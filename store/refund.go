@@ -59,9 +59,15 @@ type OrderRefundRequest struct {
 	Amount Money
 	Reason string
 	// RestockWarehouse takes the refunded lines back into this warehouse's
-	// stock; "" puts nothing back (a broken or kept item).
+	// stock; "" puts nothing back (a broken or kept item). Units of an order
+	// not shipping yet never left their warehouse: they go back there,
+	// whatever this says.
 	RestockWarehouse string
 	By               Customer // the staff member
+	// SawPlaced: the form was made while the order was placed, saying its
+	// units go back where allocated. If it is shipping by now, a refund of
+	// units is ErrShippingStarted rather than one staff did not see.
+	SawPlaced bool
 	// Mail, if set, is the customer's mail of the refund, queued in the
 	// outbox in the refund's own transaction.
 	Mail func(Refund, Order) *Mail
@@ -85,13 +91,18 @@ type Refund struct {
 	Card     Money // and back to the card
 	Lines    []RefundLine
 	Reason   string
-	// RestockWarehouse is where the lines went back into stock ("": nowhere;
-	// a cancellation puts each unit back where it was allocated).
+	// RestockWarehouse is where the lines went back into stock ("": nowhere,
+	// or where allocated, see BackWhereAllocated).
 	RestockWarehouse string
 	ByID, ByName     string
 	Cancel           bool // the customer's cancellation of an unshipped order
 	Status           RefundStatus
 	GatewayRefundID  string // the card's refund, once done
+
+	// BackWhereAllocated: the order was not shipping yet, so its units went
+	// back into the warehouses they were allocated from (as a cancellation's
+	// did before this was recorded).
+	BackWhereAllocated bool
 
 	chargeID string // the card's charge its card part refunds
 }
@@ -102,6 +113,9 @@ var (
 	ErrRefundLines   = errors.New("a line can give back at most the units not refunded yet")
 	ErrRefundKey     = errors.New("refund key must be an id of at most 36 characters")
 	ErrNotCancelable = errors.New("this order can no longer be cancelled: it is being shipped")
+	// ErrShippingStarted: units of a placed order were to go back where they
+	// were allocated, but its shipments were made first.
+	ErrShippingStarted = errors.New("the order started shipping meanwhile; look at it again")
 	// ErrRefundCard: the refund is in the books, but the card's part could
 	// not be made yet; the same refund sent again finishes it.
 	ErrRefundCard = errors.New("the refund is recorded but the card refund did not go through yet; send it again")
@@ -127,6 +141,8 @@ type refundRecord struct {
 	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
 	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
 	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
+
+	BackWhereAllocated bool `dynamodbav:"BackWhereAllocated,omitempty"`
 }
 
 type refundLineRecord struct {
@@ -142,7 +158,7 @@ func (r refundRecord) refund() Refund {
 	rf := Refund{
 		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
 		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
-		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
+		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
 		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID,
 	}
 	for _, l := range r.Lines {
@@ -260,6 +276,7 @@ func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string
 
 func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Charger) (Refund, error) {
 	const attempts = 5
+	plannedUnshipped := req.SawPlaced && len(req.Lines) > 0 // an amount restocks nothing either way
 	for attempt := 1; ; attempt++ {
 		d, err := s.orderDetails(ctx, req.OrderID, true)
 		if err != nil {
@@ -271,10 +288,16 @@ func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool,
 		if done, ok := d.refund(req.Key); ok {
 			return s.finishRefund(ctx, d.Order, done, charger)
 		}
+		if plannedUnshipped && d.Order.Status != OrderPlaced && d.Order.Status != OrderCancelled {
+			// Planned as units going back where allocated, which shipping
+			// has changed: staff look again rather than get another refund.
+			return Refund{}, ErrShippingStarted
+		}
 		rf, tx, restocked, err := s.refundItems(ctx, d, req, cancel)
 		if err != nil {
 			return Refund{}, err
 		}
+		plannedUnshipped = rf.unshipped
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 		if err == nil {
 			s.afterRestock(ctx, restocked)
@@ -323,7 +346,8 @@ type stockBack struct{ productID, warehouseID string }
 
 type plannedRefund struct {
 	Refund
-	mailed bool
+	mailed    bool
+	unshipped bool // units of a placed order, back where allocated
 }
 
 // refundItems plans a refund of d and builds its transaction: the refund's
@@ -429,9 +453,14 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		rf.Status = RefundCardPending
 	}
 
-	// Where the units go back.
+	// Where the units go back: units of an order not shipping yet never
+	// left their warehouses, so they go back there (cancel implies placed).
+	rf.unshipped = len(takes) > 0 && o.Status == OrderPlaced
+	if rf.unshipped {
+		rf.RestockWarehouse, rf.BackWhereAllocated = "", true
+	}
 	var warehouses map[string]Warehouse
-	restock := cancel || req.RestockWarehouse != ""
+	restock := rf.unshipped || rf.RestockWarehouse != ""
 	if restock && len(takes) > 0 {
 		list, err := s.Warehouses(ctx)
 		if err != nil {
@@ -441,7 +470,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		for _, w := range list {
 			warehouses[w.ID] = w
 		}
-		if !cancel {
+		if !rf.unshipped {
 			if _, ok := warehouses[req.RestockWarehouse]; !ok {
 				return plannedRefund{}, nil, nil, fmt.Errorf("warehouse %s: %w", req.RestockWarehouse, ErrNotFound)
 			}
@@ -452,7 +481,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	rec := refundRecord{
 		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
 		Amount: amount, GiftCard: gc, Card: card, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
-		ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
+		BackWhereAllocated: rf.BackWhereAllocated, ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
 	}
 	for _, l := range rf.Lines {
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})
@@ -486,14 +515,20 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	if card > 0 {
 		upd, cond = plus(upd, "RefundedCard", card), cond.And(within("RefundedCard", tend.card, card))
 	}
-	// Every unit of an order not shipping yet given back leaves nothing to
-	// ship: the order ends as a cancel does, off the to-ship list, on
-	// condition staff have not started shipping it meanwhile.
-	closes := cancel || len(takes) > 0 && unitsLeft == 0 && o.Status == OrderPlaced
-	if closes {
+	// Units of an order not shipping yet go back into stock on condition
+	// staff have not made its shipments meanwhile, and count a refund of
+	// units, on which CreateShipments writes: a unit is restocked or
+	// shipped, never both. Every unit given back leaves nothing to ship:
+	// the order ends as a cancel does, off the to-ship list.
+	if rf.unshipped || cancel {
+		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))
+	}
+	if rf.unshipped {
+		upd = plus(upd, "UnitRefunds", 1)
+	}
+	if cancel || rf.unshipped && unitsLeft == 0 {
 		upd = upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
 			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
-		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))
 	}
 	orderUpd, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
 	if err != nil {
@@ -532,9 +567,18 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	// back into stock with a line in the warehouse's adjustment log.
 	var restocked []stockBack
 	for _, t := range takes {
+		lineCond := within("Refunded", int64(t.item.Quantity), int64(t.n))
+		if rf.unshipped {
+			// Which warehouse a unit goes back to follows the units refunded
+			// before: on condition they are still those read.
+			lineCond = expression.Name("Refunded").Equal(expression.Value(t.item.Refunded))
+			if t.item.Refunded == 0 {
+				lineCond = expression.AttributeNotExists(expression.Name("Refunded")).Or(lineCond)
+			}
+		}
 		lineUpd, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(t.item.ProductID, t.item.DropID),
 			plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", int64(t.n)),
-			within("Refunded", int64(t.item.Quantity), int64(t.n)))
+			lineCond)
 		if err != nil {
 			return plannedRefund{}, nil, nil, err
 		}
@@ -542,9 +586,9 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		if !restock {
 			continue
 		}
-		into := []Allocation{{WarehouseID: req.RestockWarehouse, Quantity: t.n}}
-		if cancel {
-			into = t.item.Allocations
+		into := []Allocation{{WarehouseID: rf.RestockWarehouse, Quantity: t.n}}
+		if rf.unshipped {
+			into = backWhereAllocated(t.item, t.n)
 		}
 		for _, a := range into {
 			w, ok := warehouses[a.WarehouseID]

@@ -61,6 +61,19 @@ func RefundUnitsField(it store.OrderItem) string {
 	return "units-" + it.ProductID
 }
 
+// Unshipped says whether the order is placed and not shipping yet: its
+// refunded units go back where they were allocated and are not shipped.
+func (p AdminOrderPage) Unshipped() bool { return p.Details.Order.Status == store.OrderPlaced }
+
+// ShipsFrom is where a line leaves from: while the order is not shipping
+// yet, what is still to ship of it (its refunded units left out).
+func (p AdminOrderPage) ShipsFrom(it store.OrderItem) []store.Allocation {
+	if p.Unshipped() {
+		return it.ToShip()
+	}
+	return it.Allocations
+}
+
 // CanRefund says whether anything is left to refund.
 func (p AdminOrderPage) CanRefund() bool {
 	_, ok := p.Details.Invoice()

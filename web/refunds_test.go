@@ -40,8 +40,9 @@ func outboxOfKind(t *testing.T, st *store.Store, kind store.MailKind) []store.Ma
 	return out
 }
 
-// Staff refund an order from its page: bad input is a 422 naming each
-// field, with nothing written; then by line (back into a warehouse), by
+// Staff refund an order being shipped from its page: bad input is a 422
+// naming each field, with nothing written; then by line (back into a
+// warehouse), by
 // amount, and the rest in full; the same form sent twice refunds once;
 // the invoice and the customer's order page show each refund as a
 // negative payment, and each refund's mail is in the outbox.
@@ -52,6 +53,11 @@ func TestAdminRefundsAnOrder(t *testing.T) {
 	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
 	o := m.place(s.env.Store, ada, line("kt-mug", 2), line("cf-grinder", 1)) // €37.80 + €54.90
+	// Shipping: a placed order's units go back where allocated instead
+	// (TestAdminRefundsUnshippedUnits).
+	if _, err := s.env.Store.CreateShipments(context.Background(), o.ID, "Standard"); err != nil {
+		t.Fatal(err)
+	}
 	orderPage := paths.AdminOrder(o.ID)
 	refunds := paths.AdminOrderRefunds(o.ID)
 
