@@ -23,7 +23,7 @@ type Schedules struct {
 	// CardRefunds, default "*/15 * * * *": the card refunds the gateway
 	// did not take are tried again (each after its own backoff).
 	CardRefunds string
-	Seconds   bool   // the expressions have a seconds field (tests tick every few seconds)
+	Seconds     bool // the expressions have a seconds field (tests tick every few seconds)
 }
 
 // withSeconds says whether expr has a seconds field: every expression when
