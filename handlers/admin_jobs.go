@@ -53,7 +53,7 @@ type AdminJobs struct {
 	Jobs JobScheduler
 }
 
-var jobNames = []string{jobs.JobReminders, jobs.JobPayments}
+var jobNames = []string{jobs.JobReminders, jobs.JobPayments, jobs.JobCardRefunds}
 
 const (
 	jobRunsPageSize = 10  // runs of a job on the console
