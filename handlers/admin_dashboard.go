@@ -132,9 +132,9 @@ func (h *AdminDashboard) lowStock(ctx context.Context) (templ.Component, error) 
 }
 
 func (h *AdminDashboard) jobs(ctx context.Context) (templ.Component, error) {
-	b := views.AdminJobsBlock{Jobs: make([]views.AdminJobLast, len(jobNames))}
+	b := views.AdminJobsBlock{Jobs: make([]views.AdminJobLast, len(billingJobNames))}
 	g, gctx := errgroup.WithContext(ctx)
-	for i, name := range jobNames {
+	for i, name := range billingJobNames {
 		g.Go(func() error {
 			runs, err := h.Store.Runs(gctx, name, 1, "")
 			if err != nil {
