@@ -117,9 +117,15 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 	}
 
 	gw.fail(nil)
+	// What the README says it costs: the refund, the gateway's refund (a
+	// GetItem, a Query, a transaction) and the refund marked done.
+	f.env.Counter.Reset()
 	rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 	if err != nil || rf.Status != store.RefundDone || rf.GatewayRefundID == "" {
 		t.Fatalf("retry with the bank back: %+v %v", rf, err)
+	}
+	if ops := f.env.Counter.Ops(); ops["GetItem"] != 2 || ops["Query"] != 1 || ops["TransactWriteItems"] != 1 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 5 {
+		t.Fatalf("a retry that finished made %v", ops)
 	}
 	again, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 	if err != nil || again.GatewayRefundID != rf.GatewayRefundID {
