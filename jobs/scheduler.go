@@ -48,6 +48,9 @@ func (s Schedules) withDefaults() Schedules {
 	}
 	if s.CardRefunds == "" {
 		s.CardRefunds = "*/15 * * * *"
+		if s.Seconds {
+			s.CardRefunds = "0 " + s.CardRefunds // the same quarter hours, with a seconds field
+		}
 	}
 	return s
 }
