@@ -94,6 +94,8 @@ type config struct {
 	vatRates      string
 	archiveBucket string
 	archiveCron   string
+	// card refunds the gateway did not take, tried again
+	cardRefundsCron string
 	// jobs run, seed subscriptions
 	date      string
 	force     bool
@@ -366,6 +368,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.vatRates, "vat-rates", "SHOP_VAT_RATES", store.DefaultVATRates().String(), "VAT in percent: the standard rate, then category=rate"},
 		{&c.archiveBucket, "archive-bucket", "SHOP_ARCHIVE_BUCKET", "", "S3 bucket for the archive of the books (needed for more than one replica); unset keeps it under <data dir>/archive"},
 		{&c.archiveCron, "archive-cron", "SHOP_ARCHIVE_CRON", "0 5 * * *", "when the archive job looks for closed months to archive, cron in SHOP_TZ"},
+		{&c.cardRefundsCron, "card-refunds-cron", "SHOP_CARD_REFUNDS_CRON", "*/15 * * * *", "when the card refunds job tries again the card refunds the gateway did not take, cron in SHOP_TZ"},
 	}
 	for _, v := range strs {
 		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")
@@ -947,7 +950,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	if cfg.jobsOn {
 		loc, _ := time.LoadLocation(cfg.tz)
-		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron}, log)
+		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron, CardRefunds: cfg.cardRefundsCron}, log)
 		if err != nil {
 			return err
 		}
@@ -967,7 +970,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 				log.Info("archive at start", "why not", err)
 			}
 		}
-		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "tz", cfg.tz)
+		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "card refunds", cfg.cardRefundsCron, "tz", cfg.tz)
 
 		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
 		deliverer, err := jobs.NewDeliverer(st, delivery)

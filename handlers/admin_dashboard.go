@@ -25,6 +25,7 @@ type AdminDashboardStore interface {
 	OrdersToShip(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
 	OrdersAwaitingStock(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
 	LowStock(ctx context.Context) ([]store.StockLevel, error)
+	PendingCardRefunds(ctx context.Context) ([]store.PendingCardRefund, error)
 	Runs(ctx context.Context, job string, limit int, cursor string) (store.Page[store.JobRun], error)
 	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
 	Drop(ctx context.Context, id string) (store.Drop, error)
@@ -72,6 +73,8 @@ func (h *AdminDashboard) Block(c *fiber.Ctx) error {
 		block, err = h.jobs(ctx)
 	case "drops":
 		block, err = h.drops(ctx)
+	case "card-refunds":
+		block, err = h.cardRefunds(ctx, page.CSRFToken(c))
 	}
 	if err != nil {
 		return err
@@ -131,9 +134,9 @@ func (h *AdminDashboard) lowStock(ctx context.Context) (templ.Component, error) 
 }
 
 func (h *AdminDashboard) jobs(ctx context.Context) (templ.Component, error) {
-	b := views.AdminJobsBlock{Jobs: make([]views.AdminJobLast, len(jobNames))}
+	b := views.AdminJobsBlock{Jobs: make([]views.AdminJobLast, len(billingJobNames))}
 	g, gctx := errgroup.WithContext(ctx)
-	for i, name := range jobNames {
+	for i, name := range billingJobNames {
 		g.Go(func() error {
 			runs, err := h.Store.Runs(gctx, name, 1, "")
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,7 +54,12 @@ type AdminJobs struct {
 	Jobs JobScheduler
 }
 
-var jobNames = []string{jobs.JobReminders, jobs.JobPayments}
+// billingJobNames are the jobs the console's home follows (the card
+// refunds have a block of their own: the refunds waiting).
+var (
+	billingJobNames = []string{jobs.JobReminders, jobs.JobPayments}
+	jobNames        = append(slices.Clip(billingJobNames), jobs.JobCardRefunds)
+)
 
 const (
 	jobRunsPageSize = 10  // runs of a job on the console

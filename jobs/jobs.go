@@ -23,8 +23,12 @@ const (
 
 // ValidJob reports whether name is a job.
 func ValidJob(name string) bool {
-	return name == JobReminders || name == JobPayments || name == JobArchive
+	return name == JobReminders || name == JobPayments || name == JobArchive || name == JobCardRefunds
 }
+
+// rerunsDaily says a job's lease is given back after a run rather than
+// marked done: it runs many times a day (the card refunds).
+func rerunsDaily(job string) bool { return job == JobCardRefunds }
 
 // Triggers of a run.
 const (
@@ -121,7 +125,7 @@ func (c Config) withDefaults() Config {
 
 // Errors of a run request.
 var (
-	ErrUnknownJob = errors.New("unknown job: use reminders, payments or archive")
+	ErrUnknownJob = errors.New("unknown job: use reminders, payments, archive or card-refunds")
 	ErrFutureDate = errors.New("a run cannot process a date after today: nobody is charged early")
 )
 
@@ -181,6 +185,8 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 		err = r.payments(ctx, rec, date)
 	case JobArchive:
 		err = r.archive(ctx, rec)
+	case JobCardRefunds:
+		err = r.cardRefunds(ctx, rec)
 	}
 	if err != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
 		err = ErrShutdown // whatever the cancellation broke, the shutdown did it

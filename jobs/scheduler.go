@@ -20,7 +20,10 @@ type Schedules struct {
 	Payments  string // default "0 7 * * *"
 	Reconcile string // default "*/5 * * * *"
 	Archive   string // default "0 5 * * *": daily, so a failed run is retried the next day
-	Seconds   bool   // the expressions have a seconds field (tests tick every few seconds)
+	// CardRefunds, default "*/15 * * * *": the card refunds the gateway
+	// did not take are tried again (each after its own backoff).
+	CardRefunds string
+	Seconds     bool // the expressions have a seconds field (tests tick every few seconds)
 }
 
 // withSeconds says whether expr has a seconds field: every expression when
@@ -42,6 +45,12 @@ func (s Schedules) withDefaults() Schedules {
 	}
 	if s.Reconcile == "" {
 		s.Reconcile = "*/5 * * * *"
+	}
+	if s.CardRefunds == "" {
+		s.CardRefunds = "*/15 * * * *"
+		if s.Seconds {
+			s.CardRefunds = "0 " + s.CardRefunds // the same quarter hours, with a seconds field
+		}
 	}
 	return s
 }
@@ -80,7 +89,7 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 	}
 	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
-	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments}
+	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments, JobCardRefunds: sched.CardRefunds}
 	if runner.cfg.Archive != nil {
 		scheduled[JobArchive] = sched.Archive
 	}
@@ -214,6 +223,8 @@ func (s *Scheduler) Schedule(job string) string {
 		return s.sched.Reminders
 	case JobArchive:
 		return s.sched.Archive
+	case JobCardRefunds:
+		return s.sched.CardRefunds
 	}
 	return s.sched.Payments
 }
@@ -262,7 +273,10 @@ func (s *Scheduler) tick(ctx context.Context, job string) {
 			"due", run.Counts.Due, "done", run.Counts.Done(), "charged", run.Counts.Charged)
 		return
 	}
-	if err == nil {
+	switch {
+	case err == nil && rerunsDaily(job):
+		err = h.release(ctx) // the next tick today takes it again
+	case err == nil:
 		err = h.finish(ctx)
 	}
 	if err != nil {
@@ -474,7 +488,8 @@ func (s *Scheduler) track(job string, rec *recorder) func() {
 
 // RunLeased takes the lease of job and date, runs it, renews the lease as
 // it goes and marks the date done when the run completes (a run that fails
-// or is cancelled gives the lease back). onStart, if set, sees the run.
+// or is cancelled gives the lease back; so does a completed run of a job
+// that runs again the same day). onStart, if set, sees the run.
 func RunLeased(ctx context.Context, r *Runner, st Store, job string, date time.Time, trigger string, onStart func(string, *recorder) func()) (store.JobRun, error) {
 	if !ValidJob(job) {
 		return store.JobRun{}, ErrUnknownJob
@@ -514,7 +529,7 @@ func RunLeased(ctx context.Context, r *Runner, st Store, job string, date time.T
 	<-renewed
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer wcancel()
-	if runErr == nil {
+	if runErr == nil && !rerunsDaily(job) {
 		if err := st.FinishLease(wctx, lease); err != nil {
 			return run, fmt.Errorf("mark the tick done: %w", err)
 		}

@@ -23,16 +23,18 @@ type RunCounts struct {
 	Cancelled int `json:"cancelled" dynamodbav:"Cancelled"`
 	Attention int `json:"attention" dynamodbav:"Attention"` // beyond the catch-up window: for staff
 	Archived  int `json:"archived" dynamodbav:"Archived"`   // months of the books archived (the archive job)
+	Refunded  int `json:"refunded" dynamodbav:"Refunded"`   // card refunds finished (the card refunds job)
 }
 
 // Done is how many due subscriptions the run has finished with. A payment
-// run mails with each charge, decline and cancellation, so those mails are
+// run mails with each charge, decline and cancellation (the card refunds
+// job with a receipt's refund), so those mails are
 // no outcome of their own; a reminder run's mails are its outcome (it
 // charges, declines and cancels nothing). A subscription charged for
 // several missed periods in one run counts once per charge.
 func (c RunCounts) Done() int {
-	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Archived +
-		max(0, c.Mailed-(c.Charged+c.Declined+c.Cancelled))
+	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Archived + c.Refunded +
+		max(0, c.Mailed-(c.Charged+c.Declined+c.Cancelled+c.Refunded))
 }
 
 // Run outcomes.

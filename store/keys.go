@@ -506,6 +506,9 @@ func awaitingStockKey(shard int) string { return shardKey("awaiting-stock", shar
 
 const (
 	lowStockList = "low-stock"
+	// pendingCardRefundsList lists the card refunds the gateway has not
+	// confirmed yet, orders' and receipts' (refund_retry.go).
+	pendingCardRefundsList = "card-refunds-pending"
 	// attentionListed is the one-time step that lists, on a table from
 	// before the Attention index and the day totals, the orders waiting to
 	// ship, the low stock levels, and every order in its day's totals.

@@ -82,6 +82,7 @@ type receiptRecord struct {
 	RefundRequestedAt string `dynamodbav:"RefundRequestedAt,omitempty"`
 	RefundedAt        string `dynamodbav:"RefundedAt,omitempty"`
 	RefundID          string `dynamodbav:"RefundID,omitempty"`
+	cardTriesRecord          // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
 func (r receiptRecord) receipt() Receipt {

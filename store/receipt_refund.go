@@ -39,6 +39,8 @@ type ReceiptRefund struct {
 	RequestedAt time.Time
 	RefundedAt  time.Time
 	GatewayID   string // the gateway's id of the refund
+	// CardTries are the failed tries while pending (refund_retry.go).
+	CardTries CardRefundTries
 }
 
 func (r receiptRecord) refund() *ReceiptRefund {
@@ -48,7 +50,7 @@ func (r receiptRecord) refund() *ReceiptRefund {
 	return &ReceiptRefund{
 		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
 		Reason: r.RefundReason, By: r.RefundBy, RequestedAt: parseTime(r.RefundRequestedAt),
-		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID,
+		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID, CardTries: r.tries(),
 	}
 }
 
@@ -167,12 +169,16 @@ func (s *Store) RefundReceipt(ctx context.Context, req RefundRequest, refunder R
 
 // receiptRefundReservation is the update that reserves a refund on a receipt.
 func (s *Store) receiptRefundReservation(r Receipt, req RefundRequest) (types.TransactWriteItem, error) {
+	now := s.now()
+	listPK, listSK := pendingRefundKeys(now, receiptRefundListID(r))
 	upd := expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefundPending))).
+		Set(expression.Name(attrAttnPK), expression.Value(listPK)).
+		Set(expression.Name(attrAttnSK), expression.Value(listSK)).
 		Set(expression.Name("RefundKey"), expression.Value(req.Key)).
 		Set(expression.Name("RefundAmount"), expression.Value(req.Amount.Amount)).
 		Set(expression.Name("RefundReason"), expression.Value(req.Reason)).
 		Set(expression.Name("RefundBy"), expression.Value(req.By)).
-		Set(expression.Name("RefundRequestedAt"), expression.Value(timestamp(s.now())))
+		Set(expression.Name("RefundRequestedAt"), expression.Value(timestamp(now)))
 	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.AttributeNotExists(expression.Name("RefundStatus")))
 	return s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID), upd, cond)
 }
@@ -208,7 +214,9 @@ func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Ref
 	if refusedForGood(err) {
 		rel := s.updateIf(ctx, accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
 			expression.Remove(expression.Name("RefundStatus")).Remove(expression.Name("RefundKey")).Remove(expression.Name("RefundAmount")).
-				Remove(expression.Name("RefundReason")).Remove(expression.Name("RefundBy")).Remove(expression.Name("RefundRequestedAt")),
+				Remove(expression.Name("RefundReason")).Remove(expression.Name("RefundBy")).Remove(expression.Name("RefundRequestedAt")).
+				Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardTries")).
+				Remove(expression.Name("CardProblem")).Remove(expression.Name("CardTriedAt")).Remove(expression.Name("CardNextTryAt")),
 			expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
 		if rel != nil && !isConditionFailed(rel) {
 			slog.ErrorContext(ctx, "let go of a refused refund", "receipt", r.Number, "err", rel)
@@ -217,6 +225,12 @@ func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Ref
 		return r, err
 	}
 	if err != nil {
+		if ctx.Err() == nil { // a try our own caller stopped is not the gateway's failure
+			pending.CardTries = s.countCardTry(ctx, accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
+				expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))),
+				pending.CardTries, err)
+			r.Refund = &pending
+		}
 		return r, fmt.Errorf("refund of receipt %s is pending, the gateway did not answer: %w", r.Number, err)
 	}
 	done := r
@@ -226,7 +240,8 @@ func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Ref
 	complete, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
 		expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefunded))).
 			Set(expression.Name("RefundID"), expression.Value(id)).
-			Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))),
+			Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))).
+			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt")),
 		expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
 	if err != nil {
 		return r, err
@@ -271,6 +286,25 @@ func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Ref
 		return r, fmt.Errorf("complete refund of %s: %w", r.Number, err)
 	}
 	return done, nil
+}
+
+// receiptRefundListID is a receipt's id in the pending card refunds' list.
+func receiptRefundListID(r Receipt) string { return accountKey(r.AccountID) + "#" + r.Number }
+
+// RetryReceiptRefund tries again a receipt's pending refund, under the
+// receipt's gateway key (a retry never refunds twice), whoever's request
+// reserved it: the retry job. The refund's mail goes with its completion,
+// as in RefundReceipt. A receipt with no pending refund is returned as it
+// is.
+func (s *Store) RetryReceiptRefund(ctx context.Context, customerID, number string, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
+	r, err := s.receiptConsistent(ctx, customerID, number)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if r.Refund == nil || r.Refund.Status != ReceiptRefundPending {
+		return r, nil
+	}
+	return s.finishReceiptRefund(ctx, r, refunder, mail)
 }
 
 // CurrentReceipt is the receipt of the period a subscription paid last: its

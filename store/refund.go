@@ -98,6 +98,8 @@ type Refund struct {
 	Cancel           bool // the customer's cancellation of an unshipped order
 	Status           RefundStatus
 	GatewayRefundID  string // the card's refund, once done
+	// CardTries are the failed tries of its card part (refund_retry.go).
+	CardTries CardRefundTries
 
 	// BackWhereAllocated: the order was not shipping yet, so its units went
 	// back into the warehouses they were allocated from (as a cancellation's
@@ -141,6 +143,7 @@ type refundRecord struct {
 	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
 	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
 	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
+	cardTriesRecord                     // while the card part waits: its tries, and listed (refund_retry.go)
 
 	BackWhereAllocated bool `dynamodbav:"BackWhereAllocated,omitempty"`
 }
@@ -159,7 +162,7 @@ func (r refundRecord) refund() Refund {
 		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
 		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
-		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID,
+		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(),
 	}
 	for _, l := range r.Lines {
 		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
@@ -487,6 +490,9 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})
 	}
 	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, req.Key, now)
+	if rf.Status == RefundCardPending {
+		rec.AttentionListPK, rec.AttentionListSK = pendingRefundKeys(now, orderRefundListID(o.ID, req.Key))
+	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return plannedRefund{}, nil, nil, err
@@ -687,19 +693,25 @@ func (s *Store) afterRestock(ctx context.Context, levels []stockBack) {
 }
 
 // finishRefund makes a written refund's card part at the gateway, if it is
-// still pending, and marks the refund done.
-func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, charger Charger) (Refund, error) {
+// still pending, and marks the refund done, off the pending list. A failed
+// try is counted on the refund for the retry job (refund_retry.go).
+func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder Refunder) (Refund, error) {
 	if rf.Status != RefundCardPending {
 		return rf, nil
 	}
-	id, err := charger.Refund(ctx, rf.chargeID, rf.Card, refundGatewayKey(o.ID, rf.ID))
+	id, err := refunder.Refund(ctx, rf.chargeID, rf.Card, refundGatewayKey(o.ID, rf.ID))
 	if err != nil {
 		slog.Warn("refund recorded, its card part not made yet", "order", o.ID, "refund", rf.ID, "err", err)
+		if ctx.Err() == nil { // a try our own caller stopped is not the bank's failure
+			rf.CardTries = s.countCardTry(ctx, orderKey(o.ID), refundKey(rf.ID),
+				expression.Name("Status").Equal(expression.Value(string(RefundCardPending))), rf.CardTries, err)
+		}
 		return rf, fmt.Errorf("%w: %w", ErrRefundCard, err)
 	}
 	err = s.updateIf(ctx, orderKey(o.ID), refundKey(rf.ID),
 		expression.Set(expression.Name("Status"), expression.Value(string(RefundDone))).
-			Set(expression.Name("GatewayRefundID"), expression.Value(id)),
+			Set(expression.Name("GatewayRefundID"), expression.Value(id)).
+			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt")),
 		expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return rf, fmt.Errorf("mark refund %s done: %w", rf.ID, err)

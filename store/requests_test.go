@@ -246,6 +246,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		{"product drops to close", 1, func() error { _, err := st.EndedProductDrops(ctx); return err }},
 		{"a customer's tickets", 1, func() error { _, err := st.CustomerTickets(ctx, ada.CustomerID, 20, ""); return err }},
 		{"API keys", 1, func() error { _, err := st.APIKeys(ctx); return err }},
+		{"card refunds waiting for the gateway", 1, func() error { _, err := st.PendingCardRefunds(ctx); return err }},
 		// The name is checked against the keys there are, then the key put.
 		{"create an API key", 2, func() error { _, _, err := st.CreateAPIKey(ctx, "partner"); return err }},
 	}

@@ -18,6 +18,7 @@ var DashboardBlocks = []struct{ Name, Title string }{
 	{"low-stock", "admin.home.low_stock"},
 	{"jobs", "admin.home.jobs"},
 	{"drops", "admin.home.drops"},
+	{"card-refunds", "admin.home.card_refunds"},
 }
 
 // AdminSales is the sales block: today, the last 30 days, and a bar a day;

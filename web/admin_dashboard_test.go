@@ -38,7 +38,7 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 
 	home := b.get("/admin")
 	wantStatus(t, "home", home, http.StatusOK)
-	for _, block := range []string{"sales", "to-ship", "awaiting-stock", "low-stock", "jobs", "drops"} {
+	for _, block := range []string{"sales", "to-ship", "awaiting-stock", "low-stock", "jobs", "drops", "card-refunds"} {
 		sec := home.testid("dashboard-" + block)
 		if got, _ := sec.Attr("hx-get"); got != "/admin/dashboard/"+block {
 			t.Errorf("block %s loads from %q", block, got)

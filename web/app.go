@@ -345,6 +345,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/orders/:id", adminOrders.Show)
 	admin.Post("/orders/:id/shipments", adminOrders.CreateShipments)
 	admin.Post("/orders/:id/refunds", adminOrders.Refund)
+	admin.Post("/orders/:id/refunds/:key/retry", adminOrders.RetryCardRefund)
 	admin.Post("/orders/:id/allocate", adminOrders.Allocate)
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)

@@ -57,6 +57,11 @@ func AdminOrderShipments(orderID string) string { return under(AdminOrders, orde
 // AdminOrderRefunds refunds an order (POST).
 func AdminOrderRefunds(orderID string) string { return under(AdminOrders, orderID, "refunds") }
 
+// AdminOrderRefundRetry tries a refund's card part again (POST).
+func AdminOrderRefundRetry(orderID, key string) string {
+	return under(AdminOrders, orderID, "refunds", key, "retry")
+}
+
 // AdminOrderAllocate allocates an order awaiting stock (POST).
 func AdminOrderAllocate(orderID string) string { return under(AdminOrders, orderID, "allocate") }
 
