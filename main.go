@@ -7,7 +7,7 @@
 //	shop seed subscriptions --count N --due YYYY-MM-DD [--declining P]
 //	shop import-workbench FILE...
 //	               write the sample items of NoSQL Workbench models
-//	shop jobs run reminders|payments [--date YYYY-MM-DD] [--force]
+//	shop jobs run reminders|payments|archive|card-refunds [--date YYYY-MM-DD] [--force]
 //	shop api-keys create --name NAME
 //	               make an API key; its secret is the last line printed
 //	shop customers index
@@ -178,7 +178,7 @@ var commands = []command{
 			fs.IntVar(&c.declining, "declining", 0, "percent of them paying with the card that is declined")
 		}},
 	{name: "import-workbench", args: "FILE...", about: "write the sample items of NoSQL Workbench models", minArgs: 1, maxArgs: -1},
-	{name: "jobs run", args: "reminders|payments", about: "run one billing job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
+	{name: "jobs run", args: "reminders|payments|archive|card-refunds", about: "run one job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
 			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
@@ -504,7 +504,7 @@ func run(ctx context.Context, args []string) error {
 	switch cmd.name {
 	case "jobs run":
 		if !jobs.ValidJob(cfg.positional[0]) {
-			return usagef("jobs run: unknown job %q (want reminders, payments or archive)", cfg.positional[0])
+			return usagef("jobs run: unknown job %q (want reminders, payments, archive or card-refunds)", cfg.positional[0])
 		}
 		if cfg.date != "" {
 			if runDate, err = store.ParseDate(cfg.date); err != nil {

@@ -144,6 +144,9 @@ type refundRecord struct {
 	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
 	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
 	cardTriesRecord                     // while the card part waits: its tries, and listed (refund_retry.go)
+	// OrderLabel is the order's number, so the list of waiting card
+	// refunds names the order as staff know it without reading it.
+	OrderLabel string `dynamodbav:"OrderLabel,omitempty"`
 
 	BackWhereAllocated bool `dynamodbav:"BackWhereAllocated,omitempty"`
 }
@@ -484,7 +487,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	rec := refundRecord{
 		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
 		Amount: amount, GiftCard: gc, Card: card, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
-		BackWhereAllocated: rf.BackWhereAllocated, ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
+		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
 	}
 	for _, l := range rf.Lines {
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -60,6 +61,7 @@ func (t CardRefundTries) NeedsStaff() bool { return t.Count >= MaxCardRefundTrie
 // refund (OrderID and RefundID) or a receipt's (CustomerID and Number).
 type PendingCardRefund struct {
 	OrderID, RefundID  string
+	OrderLabel         string // the order's number (its id for refunds from before numbers were kept here)
 	CustomerID, Number string
 	Amount             Money // the card's part
 	At                 time.Time
@@ -127,7 +129,7 @@ func (s *Store) PendingCardRefunds(ctx context.Context) ([]PendingCardRefund, er
 				return nil, err
 			}
 			rf := r.refund()
-			out = append(out, PendingCardRefund{OrderID: rf.OrderID, RefundID: rf.ID, Amount: rf.Card, At: rf.At, Tries: rf.CardTries})
+			out = append(out, PendingCardRefund{OrderID: rf.OrderID, OrderLabel: cmp.Or(r.OrderLabel, rf.OrderID), RefundID: rf.ID, Amount: rf.Card, At: rf.At, Tries: rf.CardTries})
 		case entityReceipt:
 			var r receiptRecord
 			if err := attributevalue.UnmarshalMap(item, &r); err != nil {

@@ -258,9 +258,9 @@ func AdminCardRefundsBlock(p AdminCardRefunds) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var15 string
-					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.cardrefunds.order", "Order", r.OrderID))
+					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.cardrefunds.order", "Order", r.OrderLabel))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_card_refunds.templ`, Line: 49, Col: 164}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_card_refunds.templ`, Line: 49, Col: 167}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 					if templ_7745c5c3_Err != nil {

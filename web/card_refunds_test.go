@@ -56,6 +56,7 @@ func TestAdminSeesAndRetriesPendingCardRefunds(t *testing.T) {
 	if got, _ := row.Attr("data-order"); got != o.ID {
 		t.Fatalf("the listed refund is of order %q", got)
 	}
+	wantText(t, "the order, by its number", row.Find(`[data-testid="card-refund-order"]`), "Order "+o.Label())
 	wantText(t, "tries", row.Find(`[data-testid="card-refund-tries"]`), "Tries: 1 of 6")
 	wantText(t, "what the try met", row.Find(`[data-testid="card-refund-tries"]`), "the bank did not answer")
 
