@@ -974,7 +974,7 @@ func AdminReturnsView(l Layout, p AdminReturnList) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "</ul></nav><div class=\"table-scroll\"><table class=\"striped\" data-testid=\"admin-returns\"><thead><tr><th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "</ul></nav><div class=\"table-scroll\"><table class=\"striped compact\" data-testid=\"admin-returns\"><thead><tr><th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
