@@ -49,7 +49,7 @@ func TestAdminReturnsInKoreanAndIndonesian(t *testing.T) {
 	if b.get("/admin/orders/"+o.ID).testid("nav-orders").AttrOr("aria-current", "") != "page" {
 		t.Error("the order's page does not light Orders")
 	}
-	empty := b.get("/admin/returns?status=rejected")
+	empty := b.get("/admin/returns?status=rejected&lang=en")
 	wantText(t, "empty list", empty.testid("returns-empty"), "No returns in “Rejected”.")
 }
 
