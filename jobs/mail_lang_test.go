@@ -123,3 +123,47 @@ func TestOrderMailsInTheBuyersLanguage(t *testing.T) {
 		t.Errorf("Indonesian order mail: %q", p.Text)
 	}
 }
+
+// A customer who subscribed in English and then switched the shop to
+// Korean gets the next reminder in Korean: the change reached the
+// subscription the reminders job reads.
+func TestReminderAfterASwitchToKoreanIsKorean(t *testing.T) {
+	t.Parallel()
+	b := newBilling(t, "2026-03-08")
+	ctx := ctxT(t)
+	st := b.env.Store
+	c, err := st.CreateCustomer(ctx, store.NewCustomer{Email: "minji@example.com", Name: "Kim Minji", PasswordHash: "h", Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := day("2026-03-15")
+	sub := store.Subscription{
+		ID: store.NewID(), AccountID: c.ID, ProductID: "beans", ProductName: "Fika beans", Email: c.Email, Lang: c.Lang,
+		MonthlyPrice: eur(990), PeriodMonths: 1, PaymentDay: due.Day(), Status: store.SubscriptionActive, Card: b.good,
+		NextPaymentDate: due, NextReminderDate: due.AddDate(0, 0, -7), CreatedAt: due.AddDate(0, -1, 0), Version: 1,
+	}
+	if err := st.CreateSubscription(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetCustomerLanguage(ctx, c.ID, "ko"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.runner("r").Run(ctx, jobs.JobReminders, day("2026-03-08"), jobs.TriggerSchedule); err != nil {
+		t.Fatal(err)
+	}
+	var reminder *store.Mail
+	for _, m := range mailsOfKind(t, b.env, store.MailReminder) {
+		if m.SubscriptionID == sub.ID {
+			reminder = &m
+		}
+	}
+	if reminder == nil {
+		t.Fatal("no reminder")
+	}
+	if want := "2026년 3월 15일 Fika beans 정기 결제 안내"; reminder.Subject != want {
+		t.Errorf("reminder after the switch: subject %q, want %q", reminder.Subject, want)
+	}
+	if !strings.Contains(reminder.HTML, `<html lang="ko">`) || !strings.Contains(reminder.Text, "정기 결제 관리") {
+		t.Errorf("reminder after the switch is not Korean:\n%s", reminder.Text)
+	}
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -282,16 +283,88 @@ func (s *Store) RecordSignIn(ctx context.Context, email string, cred Credentials
 }
 
 // SetCustomerLanguage records the language the customer chose to read
-// the shop in, which their mail is written in: one UpdateItem, on
-// condition the customer exists (ErrNotFound otherwise).
+// the shop in, which their mail is written in, on the customer and on
+// each of their subscriptions that still mails them (every one not
+// cancelled): the billing jobs read a subscription's own Lang, never the
+// customer. Orders keep the language of their checkout.
+//
+// It costs one strongly consistent Query of the customer's subscriptions
+// (their collection under ACC#id) and one transaction writing the customer
+// and those subscriptions whose language differs (2 WCU each): two
+// requests whatever the number of subscriptions, up to 99 of them. A
+// change is rare (a choice on the language switcher), so the transaction's
+// price buys that the customer and their subscriptions never disagree
+// when two changes race.
+//
+// Each subscription's Version is bumped with its Lang: a job that read it
+// before the change then fails its conditional write, reads it again and
+// writes its mail in the new language, instead of putting the old Lang
+// back with the item. ErrNotFound if the customer is not there.
 func (s *Store) SetCustomerLanguage(ctx context.Context, customerID, lang string) error {
-	err := s.updateIf(ctx, customerKey(customerID), customerKey(customerID),
-		expression.Set(expression.Name("Lang"), expression.Value(lang)), expression.AttributeExists(expression.Name(attrPK)))
-	if isConditionFailed(err) {
-		return fmt.Errorf("set language: customer %s: %w", customerID, ErrNotFound)
+	const tries = 3 // a subscription that vanished meanwhile: read them again
+	for try := 1; ; try++ {
+		subs, err := s.Subscriptions(ctx, customerID)
+		if err != nil {
+			return fmt.Errorf("set language: customer %s: %w", customerID, err)
+		}
+		err = s.setLanguageOf(ctx, customerID, lang, subs)
+		if !errors.Is(err, ErrConflict) || try == tries {
+			return err
+		}
 	}
+}
+
+// setLanguageOf writes lang on the customer and on their subscriptions
+// subs that mail them and have another language.
+func (s *Store) setLanguageOf(ctx context.Context, customerID, lang string, subs []Subscription) error {
+	set := expression.Set(expression.Name("Lang"), expression.Value(lang))
+	exists := expression.AttributeExists(expression.Name(attrPK))
+	var writes []types.TransactWriteItem
+	for _, sub := range subs {
+		if sub.Status == SubscriptionCancelled || sub.Lang == lang {
+			continue
+		}
+		// A builder of its own: Set adds to the builder it is called on.
+		bump := expression.Set(expression.Name("Lang"), expression.Value(lang)).
+			Set(expression.Name("Version"), expression.Name("Version").Plus(expression.Value(1)))
+		w, err := s.txUpdate(accountKey(customerID), subscriptionSortKey(sub.ID, sub.ProductID), bump, exists)
+		if err != nil {
+			return err
+		}
+		writes = append(writes, w)
+	}
+	if len(writes) == 0 {
+		err := s.updateIf(ctx, customerKey(customerID), customerKey(customerID), set, exists)
+		if isConditionFailed(err) {
+			return fmt.Errorf("set language: customer %s: %w", customerID, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("set language: customer %s: %w", customerID, err)
+		}
+		return nil
+	}
+	customer, err := s.txUpdate(customerKey(customerID), customerKey(customerID), set, exists)
 	if err != nil {
-		return fmt.Errorf("set language: customer %s: %w", customerID, err)
+		return err
+	}
+	writes = append([]types.TransactWriteItem{customer}, writes...)
+	// More than fit one transaction (a customer with a hundred
+	// subscriptions) go in several, the customer in the first.
+	for first := true; len(writes) > 0; first = false {
+		n := min(len(writes), maxTransactItems)
+		err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: writes[:n]})
+		if reasons := cancellationReasons(err); reasons != nil {
+			if first && reasons[0] == reasonConditionFailed {
+				return fmt.Errorf("set language: customer %s: %w", customerID, ErrNotFound)
+			}
+			if slices.Contains(reasons, reasonConditionFailed) {
+				return fmt.Errorf("set language: customer %s: a subscription went meanwhile: %w", customerID, ErrConflict)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("set language: customer %s: %w", customerID, err)
+		}
+		writes = writes[n:]
 	}
 	return nil
 }

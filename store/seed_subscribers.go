@@ -50,7 +50,7 @@ func (s *Store) SeedSubscribers(ctx context.Context, subs []Subscriber) error {
 		finders := s.finderRecords(c)
 		for _, rec := range []any{
 			customerRecord{PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer, Email: c.Email, Name: c.Name,
-				Role: string(RoleCustomer), CreatedAt: timestamp(c.CreatedAt), GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID)},
+				Role: string(RoleCustomer), CreatedAt: timestamp(c.CreatedAt), Lang: c.Lang, GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID)},
 			emailRecord{PK: emailKey(c.Email), SK: emailKey(c.Email), EntityType: entityEmail, CustomerID: c.ID, Name: c.Name, Role: string(RoleCustomer)},
 			newSubscriptionRecord(sub.Subscription, shards),
 			finders[0], finders[1],

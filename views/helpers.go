@@ -42,10 +42,21 @@ type consoleLink struct {
 // home only at /admin, the others at their path and below it.
 func (s consoleLink) current(path string) bool {
 	path = strings.TrimSuffix(path, "/")
+	if isReturnPage(path) {
+		path = paths.AdminReturns
+	}
 	if s.href == paths.Admin {
 		return path == paths.Admin
 	}
 	return path == s.href || strings.HasPrefix(path, s.href+"/")
+}
+
+// isReturnPage reports whether path is a return's page, which sits under
+// its order (/admin/orders/:id/returns/:rid) but is worked from Returns.
+func isReturnPage(path string) bool {
+	rest, ok := strings.CutPrefix(path, paths.AdminOrders+"/")
+	_, rid, found := strings.Cut(rest, "/returns/")
+	return ok && found && rid != ""
 }
 
 var consoleLinks = []consoleLink{

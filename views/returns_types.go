@@ -90,8 +90,8 @@ func returnStatusLabel(ctx context.Context, s store.ReturnStatus) string {
 	return string(s)
 }
 
-// The reasons are kept in English (store.ReturnReasons, which staff read);
-// the form shows each in the customer's language.
+// The reasons are kept in English (store.ReturnReasons); the form shows
+// each in the customer's language, the console in the staff member's.
 var returnReasonIDs = map[string]string{
 	"Changed my mind":  "returns.reason.changed_mind",
 	"Arrived damaged":  "returns.reason.damaged",

@@ -105,6 +105,17 @@ var customers = []struct{ email, name, password string }{
 	{"samaneh@fikafield.example", "Samaneh Karimi", "customer-demo-password"},
 }
 
+// languageOf is the language a demo customer reads the shop in, which
+// their mail, subscriptions and orders carry: Samaneh reads it in
+// Indonesian (her pages and the reminder the demo has due today), the
+// others in English.
+func languageOf(email string) string {
+	if email == "samaneh@fikafield.example" {
+		return "id"
+	}
+	return "en"
+}
+
 // stockOf spreads stock over the warehouses in a fixed but uneven pattern,
 // so some products are in one warehouse only and a few are nearly gone.
 func stockOf(productIndex, warehouseIndex int) int {
@@ -225,7 +236,7 @@ func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {
 		if i == 0 {
 			role = store.RoleStaff
 		}
-		_, err = st.CreateCustomer(ctx, store.NewCustomer{Email: p.email, Name: p.name, PasswordHash: string(hash), Role: role})
+		_, err = st.CreateCustomer(ctx, store.NewCustomer{Email: p.email, Name: p.name, PasswordHash: string(hash), Role: role, Lang: languageOf(p.email)})
 		if err != nil && !errors.Is(err, store.ErrEmailTaken) {
 			return fmt.Errorf("demo customer %s: %w", p.email, err)
 		}

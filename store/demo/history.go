@@ -294,6 +294,7 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 		}
 	}
 	ids := make([]string, len(buyers()))
+	langs := make([]string, len(buyers()))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for i, b := range buyers() {
@@ -303,9 +304,9 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 				if !ok {
 					since = today.AddDate(0, 0, -HistoryDays)
 				}
-				c, err := at(st, since.Add(-time.Duration(3+i)*24*time.Hour)).CreateCustomer(gctx, store.NewCustomer{Email: b.email, Name: b.name})
+				c, err := at(st, since.Add(-time.Duration(3+i)*24*time.Hour)).CreateCustomer(gctx, store.NewCustomer{Email: b.email, Name: b.name, Lang: languageOf(b.email)})
 				if err == nil {
-					ids[i] = c.ID
+					ids[i], langs[i] = c.ID, c.Lang
 					return nil
 				}
 				if !errors.Is(err, store.ErrEmailTaken) {
@@ -316,7 +317,12 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 			if err != nil {
 				return fmt.Errorf("demo customer %s: %w", b.email, err)
 			}
-			ids[i] = cred.CustomerID
+			// Orders carry the language the customer has, as checkout copies it.
+			c, err := st.Customer(gctx, cred.CustomerID)
+			if err != nil {
+				return fmt.Errorf("demo customer %s: %w", b.email, err)
+			}
+			ids[i], langs[i] = c.ID, c.Lang
 			return nil
 		})
 	}
@@ -336,7 +342,7 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 	for i, o := range plan {
 		b := buyers()[o.customer]
 		past := store.PastOrder{
-			Number: o.number, CustomerID: ids[o.customer], Buyer: store.Buyer{Name: b.name, Email: b.email},
+			Number: o.number, CustomerID: ids[o.customer], Buyer: store.Buyer{Name: b.name, Email: b.email, Lang: langs[o.customer]},
 			PlacedAt: placed[i], ShipTo: b.address,
 			DiscountCode: o.discount, GiftCardCode: o.gift, Card: &demoCard, ShippingType: "Standard",
 			Carrier: "postnord", Tracking: func(parcel int) string { return postNordNumber(i*10 + parcel) }, By: staff,

@@ -99,10 +99,10 @@ func paidAt(day time.Time, loc *time.Location, now time.Time) time.Time {
 }
 
 // build makes the subscription and the receipts of its past periods.
-func (pl subscriptionPlan) build(customerID, productName string, loc *time.Location, now time.Time, lead int) (store.Subscription, []store.Receipt) {
+func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time.Location, now time.Time, lead int) (store.Subscription, []store.Receipt) {
 	created := paidAt(pl.first, loc, now)
 	sub := store.Subscription{
-		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Category: categoryOf(pl.product), Email: pl.email,
+		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Category: categoryOf(pl.product), Email: pl.email, Lang: lang,
 		MonthlyPrice: store.Money{Amount: monthlyPrices[pl.product], Currency: store.DefaultCurrency},
 		PeriodMonths: pl.months, PaymentDay: pl.day, Card: demoCard, CreatedAt: created, Version: 1,
 	}
@@ -159,6 +159,7 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 	}
 	now, lead := time.Now(), st.ReminderLead()
 	have := map[string]map[string]bool{} // customer id -> products subscribed
+	langs := map[string]string{}         // customer id -> their language
 	for _, pl := range subscriptionPlans(st.Today(), lead) {
 		name, ok := names[pl.product]
 		if !ok {
@@ -173,6 +174,12 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 		}
 		id := cred.CustomerID
 		if have[id] == nil {
+			// Its mails go in the customer's language, as Subscribe copies it.
+			c, err := st.Customer(ctx, id)
+			if err != nil {
+				return err
+			}
+			langs[id] = c.Lang
 			subs, err := st.Subscriptions(ctx, id)
 			if err != nil {
 				return err
@@ -185,7 +192,7 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 		if have[id][pl.product] {
 			continue
 		}
-		sub, receipts := pl.build(id, name, st.Location(), now, lead)
+		sub, receipts := pl.build(id, langs[id], name, st.Location(), now, lead)
 		if err := st.SeedSubscription(ctx, sub, receipts); err != nil && !errors.Is(err, store.ErrConflict) {
 			return fmt.Errorf("demo subscription %s to %s: %w", pl.email, pl.product, err)
 		}
