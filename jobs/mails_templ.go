@@ -10,6 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"shop/store"
+	"shop/views"
 	"shop/views/lang"
 )
 
@@ -44,7 +45,7 @@ func mailLayout(l lang.Lang, title string) templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(string(l))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 14, Col: 23}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 15, Col: 23}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
@@ -57,7 +58,7 @@ func mailLayout(l lang.Lang, title string) templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 15, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 16, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -78,7 +79,7 @@ func mailLayout(l lang.Lang, title string) templ.Component {
 		var templ_7745c5c3_Var4 string
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.footer.subscribed"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 19, Col: 83}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 20, Col: 83}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 		if templ_7745c5c3_Err != nil {
@@ -132,7 +133,7 @@ func reminderHTML(l lang.Lang, s store.Subscription, manage string) templ.Compon
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.reminder.heading", "Product", s.ProductName))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 26, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 27, Col: 95}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -142,7 +143,7 @@ func reminderHTML(l lang.Lang, s store.Subscription, manage string) templ.Compon
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.reminder.body", "Date", strong(longDateIn(l, s.NextPaymentDate)), "Amount", strong(lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Card", s.Card.Label(), "Product", s.ProductName).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.reminder.body", "Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate)), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Card", s.Card.Label(), "Product", s.ProductName).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -150,7 +151,7 @@ func reminderHTML(l lang.Lang, s store.Subscription, manage string) templ.Compon
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.reminder.manage_html", "Manage", anchor{manage, lang.In(l, "mail.reminder.manage_link")}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.reminder.manage_html", "Manage", views.Link(manage, "", lang.In(l, "mail.reminder.manage_link"))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -208,7 +209,7 @@ func receiptHTML(l lang.Lang, r store.Receipt, link string) templ.Component {
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.receipt.heading", "Number", r.Number))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 38, Col: 88}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 39, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
@@ -218,7 +219,7 @@ func receiptHTML(l lang.Lang, r store.Receipt, link string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.receipt.charged", "Amount", strong(lang.MoneyIn(l, r.Amount)), "Card", r.Card.Label(), "Product", r.ProductName, "From", longDateIn(l, r.PeriodStart), "To", longDateIn(l, r.PeriodEnd)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.receipt.charged", "Amount", views.Mark("strong", "", lang.MoneyIn(l, r.Amount)), "Card", r.Card.Label(), "Product", r.ProductName, "From", longDateIn(l, r.PeriodStart), "To", longDateIn(l, r.PeriodEnd)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -229,7 +230,7 @@ func receiptHTML(l lang.Lang, r store.Receipt, link string) templ.Component {
 			var templ_7745c5c3_Var11 templ.SafeURL
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(link))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 42, Col: 34}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 43, Col: 34}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -242,7 +243,7 @@ func receiptHTML(l lang.Lang, r store.Receipt, link string) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.receipt.see"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 42, Col: 69}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 43, Col: 69}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
@@ -302,7 +303,7 @@ func failedHTML(l lang.Lang, s store.Subscription, reason, link string) templ.Co
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.failed.heading", "Product", s.ProductName))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 48, Col: 93}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 49, Col: 93}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
@@ -315,7 +316,7 @@ func failedHTML(l lang.Lang, s store.Subscription, reason, link string) templ.Co
 			var templ_7745c5c3_Var16 string
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.failed.declined", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Reason", reason))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 49, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 50, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
@@ -325,7 +326,7 @@ func failedHTML(l lang.Lang, s store.Subscription, reason, link string) templ.Co
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.failed.retry_html", "Date", strong(longDateIn(l, s.RetryDate)), "Change", anchor{link, lang.In(l, "mail.failed.change_card")}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.failed.retry_html", "Date", views.Mark("strong", "", longDateIn(l, s.RetryDate)), "Change", views.Link(link, "", lang.In(l, "mail.failed.change_card"))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -383,7 +384,7 @@ func cancelledHTML(l lang.Lang, s store.Subscription, reason, link string) templ
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.cancelled.subject", "Product", s.ProductName))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 58, Col: 96}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 59, Col: 96}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -396,7 +397,7 @@ func cancelledHTML(l lang.Lang, s store.Subscription, reason, link string) templ
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(reason)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 59, Col: 13}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 60, Col: 13}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {
@@ -406,7 +407,7 @@ func cancelledHTML(l lang.Lang, s store.Subscription, reason, link string) templ
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.cancelled.again_html", "Subscribe", anchor{link, lang.In(l, "mail.cancelled.subscribe")}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.cancelled.again_html", "Subscribe", views.Link(link, "", lang.In(l, "mail.cancelled.subscribe"))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -464,7 +465,7 @@ func cardExpiringHTML(l lang.Lang, s store.Subscription, month, manage string) t
 			var templ_7745c5c3_Var23 string
 			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.cardexp.title"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 68, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 69, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 			if templ_7745c5c3_Err != nil {
@@ -474,7 +475,7 @@ func cardExpiringHTML(l lang.Lang, s store.Subscription, month, manage string) t
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", strong(month), "Amount", strong(lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Product", s.ProductName, "Date", strong(longDateIn(l, s.NextPaymentDate))).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", views.Mark("strong", "", month), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Product", s.ProductName, "Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -482,7 +483,7 @@ func cardExpiringHTML(l lang.Lang, s store.Subscription, month, manage string) t
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.cardexp.add_html", "Add", anchor{manage, lang.In(l, "mail.cardexp.add_link")}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.cardexp.add_html", "Add", views.Link(manage, "", lang.In(l, "mail.cardexp.add_link"))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -540,7 +541,7 @@ func priceChangeHTML(l lang.Lang, s store.Subscription, monthly, payment store.M
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.price.heading", "Product", s.ProductName))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 80, Col: 92}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 81, Col: 92}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
@@ -550,7 +551,7 @@ func priceChangeHTML(l lang.Lang, s store.Subscription, monthly, payment store.M
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.price.body", "Product", s.ProductName, "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", strong(lang.MoneyIn(l, monthly)), "Date", strong(from), "Payment", strong(lang.MoneyIn(l, payment))).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.price.body", "Product", s.ProductName, "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", views.Mark("strong", "", lang.MoneyIn(l, monthly)), "Date", views.Mark("strong", "", from), "Payment", views.Mark("strong", "", lang.MoneyIn(l, payment))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -558,7 +559,7 @@ func priceChangeHTML(l lang.Lang, s store.Subscription, monthly, payment store.M
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.price.change_html", "Change", anchor{manage, lang.In(l, "mail.price.change_link")}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.price.change_html", "Change", views.Link(manage, "", lang.In(l, "mail.price.change_link"))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -616,7 +617,7 @@ func receiptRefundHTML(l lang.Lang, r store.Receipt, link string) templ.Componen
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.subrefund.heading", "Amount", lang.MoneyIn(l, r.Refund.Amount)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 92, Col: 114}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 93, Col: 114}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -626,7 +627,7 @@ func receiptRefundHTML(l lang.Lang, r store.Receipt, link string) templ.Componen
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = rich(l, "mail.subrefund.body", "Refund", strong(lang.MoneyIn(l, r.Refund.Amount)), "Amount", lang.MoneyIn(l, r.Amount), "Product", r.ProductName, "Card", r.Card.Label(), "Reason", r.Refund.Reason).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.subrefund.body", "Refund", views.Mark("strong", "", lang.MoneyIn(l, r.Refund.Amount)), "Amount", lang.MoneyIn(l, r.Amount), "Product", r.ProductName, "Card", r.Card.Label(), "Reason", r.Refund.Reason).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -637,7 +638,7 @@ func receiptRefundHTML(l lang.Lang, r store.Receipt, link string) templ.Componen
 			var templ_7745c5c3_Var30 templ.SafeURL
 			templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(link))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 96, Col: 34}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 97, Col: 34}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 			if templ_7745c5c3_Err != nil {
@@ -650,7 +651,7 @@ func receiptRefundHTML(l lang.Lang, r store.Receipt, link string) templ.Componen
 			var templ_7745c5c3_Var31 string
 			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.subrefund.see", "Number", r.Number))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 96, Col: 91}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 97, Col: 91}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 			if templ_7745c5c3_Err != nil {

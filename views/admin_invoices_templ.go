@@ -234,7 +234,7 @@ func AdminInvoiceLookupView(l Layout, f AdminInvoiceLookup) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminHTML(ctx, "admin.invoices.by_day", "Page", adminLink(paths.AdminCustomers, "", t(ctx, "admin.invoices.their_page"))).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = tMarked(ctx, "admin.invoices.by_day", "Page", Link(paths.AdminCustomers, "", t(ctx, "admin.invoices.their_page"))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -294,7 +294,7 @@ func AdminInvoiceView(l Layout, p AdminInvoicePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminHTML(ctx, "admin.invoices.invoice", "Invoice", adminMark("code", "", p.Invoice.ID)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = tMarked(ctx, "admin.invoices.invoice", "Invoice", Mark("code", "", p.Invoice.ID)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -423,7 +423,7 @@ func AdminInvoiceView(l Layout, p AdminInvoicePage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.Invoice.DiscountCode != "" {
-				templ_7745c5c3_Err = adminHTML(ctx, "admin.invoices.discount_code", "Discount", adminMark("span", "invoice-discount", money(ctx, p.Invoice.Discount.Negated())), "Code", adminMark("code", "", p.Invoice.DiscountCode)).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = tMarked(ctx, "admin.invoices.discount_code", "Discount", Mark("span", "invoice-discount", money(ctx, p.Invoice.Discount.Negated())), "Code", Mark("code", "", p.Invoice.DiscountCode)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -58,7 +58,7 @@ func AdminShipmentView(l Layout, p AdminShipmentPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminHTML(ctx, "admin.shipments.shipment", "Shipment", adminMark("code", "", p.Shipment.ID)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = tMarked(ctx, "admin.shipments.shipment", "Shipment", Mark("code", "", p.Shipment.ID)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -2042,7 +2042,7 @@ func AdminPackingSlipView(l Layout, p AdminPackingSlip) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminHTML(ctx, "admin.shipments.slip_order", "Order", adminMark("strong", "slip-order", p.Order.Label())).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = tMarked(ctx, "admin.shipments.slip_order", "Order", Mark("strong", "slip-order", p.Order.Label())).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -2,7 +2,6 @@ package views
 
 import (
 	"context"
-	"html"
 	"time"
 
 	"github.com/a-h/templ"
@@ -175,13 +174,13 @@ func warehouseName(names map[string]string, id string) string {
 // adminConfirmWhat is the confirm page's sentence: what the change does, with the carrier and
 // tracking number when it ships, and how long it can be undone.
 func adminConfirmWhat(ctx context.Context, p AdminShipmentConfirm) templ.Component {
-	args := []any{"Shipment", html.EscapeString(p.Shipment.ID), "From", html.EscapeString(AdminShipmentWord(ctx, p.Shipment.Status)),
-		"To", html.EscapeString(AdminShipmentWord(ctx, p.Step.To)), "Minutes", undoMinutes()}
+	args := []any{"Shipment", p.Shipment.ID, "From", AdminShipmentWord(ctx, p.Shipment.Status),
+		"To", AdminShipmentWord(ctx, p.Step.To), "Minutes", undoMinutes()}
 	if p.Step.Tracking == "" {
-		return adminHTML(ctx, "admin.shipments.confirm_what", args...)
+		return tMarked(ctx, "admin.shipments.confirm_what", args...)
 	}
-	args = append(args, "Carrier", html.EscapeString(carrierName(p.Step.Carrier)), "Tracking", adminMark("code", "confirm-tracking", p.Step.Tracking))
-	return adminHTML(ctx, "admin.shipments.confirm_what_tracking", args...)
+	args = append(args, "Carrier", carrierName(p.Step.Carrier), "Tracking", Mark("code", "confirm-tracking", p.Step.Tracking))
+	return tMarked(ctx, "admin.shipments.confirm_what_tracking", args...)
 }
 
 // adminConfirmTitle is the confirm page's question.

@@ -54,18 +54,6 @@ const (
 	AdminPricesTab   = "prices"
 )
 
-// adminRefundWords is refundWords (shared with the customer's receipts) in
-// the page's language.
-func adminRefundWords(ctx context.Context, r *store.ReceiptRefund) string {
-	switch {
-	case r == nil:
-		return ""
-	case r.Status == store.ReceiptRefundPending:
-		return t(ctx, "admin.subrefunds.words.under_way", "Amount", money(ctx, r.Amount))
-	}
-	return t(ctx, "admin.subrefunds.words.refunded", "Amount", money(ctx, r.Amount))
-}
-
 // priceChangeState says where a price change is.
 func priceChangeState(ctx context.Context, c store.PriceChange, today time.Time) string {
 	switch {

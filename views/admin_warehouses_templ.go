@@ -1342,7 +1342,7 @@ func WarehouseView(l Layout, p AdminWarehouseInventory) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = adminHTML(ctx, "admin.warehouses.how_to_adjust", "In", "<code>10</code>", "Out", "<code>-2</code>").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = tMarked(ctx, "admin.warehouses.how_to_adjust", "In", Mark("code", "", "10"), "Out", Mark("code", "", "-2")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -2,10 +2,7 @@ package views
 
 import (
 	"context"
-	"html"
 	"strings"
-
-	"github.com/a-h/templ"
 
 	"shop/store"
 )
@@ -105,33 +102,6 @@ func adjustmentBy(ctx context.Context, a store.StockAdjustment) string {
 		return a.StaffName
 	}
 	return t(ctx, "admin.warehouses.by_staff")
-}
-
-// adminHTML is a message whose values are bits of markup (a link, a
-// <strong>): the sentence stays one message, in each language's word
-// order. The catalogue's text is the shop's own; every value must come
-// from adminMark or adminLink, which escape what they hold.
-func adminHTML(ctx context.Context, id string, args ...any) templ.Component {
-	return templ.Raw(t(ctx, id, args...))
-}
-
-// adminMark is text in an element for adminHTML: <strong>…</strong>,
-// with a data-testid when testid is set.
-func adminMark(tag, testid, text string) string {
-	open := "<" + tag
-	if testid != "" {
-		open += ` data-testid="` + html.EscapeString(testid) + `"`
-	}
-	return open + ">" + html.EscapeString(text) + "</" + tag + ">"
-}
-
-// adminLink is a link for adminHTML, with a data-testid when testid is set.
-func adminLink(href, testid, text string) string {
-	a := `<a href="` + html.EscapeString(href) + `"`
-	if testid != "" {
-		a += ` data-testid="` + html.EscapeString(testid) + `"`
-	}
-	return a + ">" + html.EscapeString(text) + "</a>"
 }
 
 // adminShippingTypes names the shipping types staff choose from; the type

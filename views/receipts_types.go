@@ -46,7 +46,8 @@ func receiptTime(ctx context.Context, t time.Time, loc *time.Location) string {
 	return lang.DateTime(ctx, InZone(t, loc))
 }
 
-// receiptRefundWords is a receipt's refund in the statement's row.
+// receiptRefundWords is a receipt's refund in a row of receipts: the
+// customer's statement and staff's list of a customer's receipts.
 func receiptRefundWords(ctx context.Context, r *store.ReceiptRefund) string {
 	switch {
 	case r == nil:

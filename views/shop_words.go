@@ -2,7 +2,6 @@ package views
 
 import (
 	"context"
-	"strings"
 
 	"shop/store"
 	"shop/views/lang"
@@ -32,15 +31,4 @@ func categoryDescription(ctx context.Context, c store.Category) string {
 		return t(ctx, ids[1])
 	}
 	return c.Description
-}
-
-// slot stands for an element inside a sentence while it is translated.
-const slot = "\x00"
-
-// around is the message id split where its value named by name stands,
-// so that an element (a link, a time) can go between the halves in the
-// language's word order. args are the message's other values.
-func around(ctx context.Context, id, name string, args ...any) (before, after string) {
-	before, after, _ = strings.Cut(t(ctx, id, append(args, name, slot)...), slot)
-	return before, after
 }
