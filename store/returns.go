@@ -259,12 +259,32 @@ func Returnable(d OrderDetails) map[string]int {
 	for _, it := range d.Items {
 		left[orderItemSortKey(it.ProductID, it.DropID)] += it.Quantity
 	}
+	for k, n := range refundedOutsideReturns(d) {
+		left[k] -= n
+	}
 	for _, r := range d.Returns {
 		for _, l := range r.Lines {
 			left[l.lineKey()] -= l.Quantity
 		}
 	}
 	return left
+}
+
+// refundedOutsideReturns counts per line the units staff refunded without
+// a return (kept, or never shipped): the customer has had their money for
+// them, so they cannot be sent back for it again. A return's own refund is
+// counted by the return.
+func refundedOutsideReturns(d OrderDetails) map[string]int {
+	n := map[string]int{}
+	for _, rf := range d.Refunds {
+		if strings.HasPrefix(rf.ID, ReturnRefundKey("")) {
+			continue
+		}
+		for _, l := range rf.Lines {
+			n[orderItemSortKey(l.ProductID, l.DropID)] += l.Quantity
+		}
+	}
+	return n
 }
 
 // ReturnableOf is Returnable of one order line.
@@ -333,11 +353,13 @@ func (s *Store) RequestReturn(ctx context.Context, orderID, customerID string, r
 	}
 	// The units a line has had returned live on one item per order, one
 	// attribute per line: the condition needs no arithmetic, as the most
-	// it may hold before this return is bought - asked.
+	// it may hold before this return is bought - refunded without a return -
+	// asked.
 	upd := expression.Set(expression.Name("EntityType"), expression.Value(entityReturnedUnits))
 	var cond expression.ConditionBuilder
+	refunded := refundedOutsideReturns(d)
 	for i, l := range r.Lines {
-		bought := 0
+		bought := -refunded[l.lineKey()]
 		for _, it := range d.Items {
 			if orderItemSortKey(it.ProductID, it.DropID) == l.lineKey() {
 				bought += it.Quantity

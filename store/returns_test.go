@@ -230,6 +230,47 @@ func TestReturnRejected(t *testing.T) {
 	}
 }
 
+// Units staff refunded without a return (the customer kept them) cannot be
+// asked back for money again; a return's own refund is counted once, by
+// the return.
+func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
+	t.Parallel()
+	clock := storetest.NewClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC), 0)
+	f := newFixture(t, map[string][2]int{"a": {20, -1}}, 1200, store.WithClock(clock.Now), store.WithListShards(2))
+	st, ctx := f.env.Store, ctxT(t)
+	d := deliveredOrder(t, f, "k1", 3)
+	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "kept", Reason: "Dented, kept", By: sam,
+		Lines: []store.RefundLine{{ProductID: "a", Quantity: 2}}}, f.gateway); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(2)); !errors.Is(err, store.ErrReturnTooMany) {
+		t.Fatalf("asking back 2 of the 1 unit not refunded: %v", err)
+	}
+	r, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mail := func(r store.Return) store.Mail {
+		return store.Mail{To: "c@example.com", Kind: store.MailReturnReceived, CreatedAt: r.ReceivedAt, Status: store.MailPending}
+	}
+	if r, err = st.ReceiveReturn(ctx, d.Order.ID, r.ID, 1, sam, mail); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = st.InspectReturn(ctx, d.Order.ID, r.ID, 2, sam, store.Inspection{Verdicts: []store.ReturnVerdict{store.VerdictAccepted}, Notes: []string{""}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.gateway, nil); err != nil {
+		t.Fatal(err)
+	}
+	after, err := st.OrderDetails(ctx, d.Order.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := store.ReturnableOf(after, after.Items[0]); left != 0 {
+		t.Fatalf("%d units left to return of 3 bought, 2 refunded and 1 returned", left)
+	}
+}
+
 // Ten asks race for a line of five units: exactly five units are asked
 // back however the asks interleave, and the returns' units add up.
 //
