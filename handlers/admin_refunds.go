@@ -116,7 +116,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 	}
 	errs := views.FieldErrors{}
 	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock,
-		SawPlaced: c.FormValue("placed") == "1" || d.Order.Status == store.OrderPlaced}
+		SawPlaced: page.Field(c, "placed") == "1" || d.Order.Status == store.OrderPlaced}
 	if req.SawPlaced {
 		form.Restock, req.RestockWarehouse = "", ""
 	}
