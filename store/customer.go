@@ -290,8 +290,8 @@ func (s *Store) RecordSignIn(ctx context.Context, email string, cred Credentials
 //
 // It costs one strongly consistent Query of the customer's subscriptions
 // (their collection under ACC#id) and one transaction writing the customer
-// and those subscriptions whose language differs (2 WCU each): two
-// requests whatever the number of subscriptions, up to 99 of them. A
+// and those subscriptions whose language differs (2 WCU each) and checking
+// the others' Version (1 RCU each): two requests whatever the number of subscriptions, up to 99 of them. A
 // change is rare (a choice on the language switcher), so the transaction's
 // price buys that the customer and their subscriptions never disagree
 // when two changes race.
@@ -301,7 +301,7 @@ func (s *Store) RecordSignIn(ctx context.Context, email string, cred Credentials
 // writes its mail in the new language, instead of putting the old Lang
 // back with the item. ErrNotFound if the customer is not there.
 func (s *Store) SetCustomerLanguage(ctx context.Context, customerID, lang string) error {
-	const tries = 3 // a subscription that vanished meanwhile: read them again
+	const tries = 5 // a subscription changed meanwhile (another change, a job): read them again
 	for try := 1; ; try++ {
 		subs, err := s.Subscriptions(ctx, customerID)
 		if err != nil {
@@ -315,19 +315,35 @@ func (s *Store) SetCustomerLanguage(ctx context.Context, customerID, lang string
 }
 
 // setLanguageOf writes lang on the customer and on their subscriptions
-// subs that mail them and have another language.
+// subs that mail them and have another language. Every such subscription
+// is written, or checked when it has lang already, on condition of the
+// Version read: a change racing this one bumps some Version first (or
+// finds its own checks failing), so the last change to commit is the
+// language of the customer and of every subscription alike.
 func (s *Store) setLanguageOf(ctx context.Context, customerID, lang string, subs []Subscription) error {
 	set := expression.Set(expression.Name("Lang"), expression.Value(lang))
 	exists := expression.AttributeExists(expression.Name(attrPK))
 	var writes []types.TransactWriteItem
 	for _, sub := range subs {
-		if sub.Status == SubscriptionCancelled || sub.Lang == lang {
+		if sub.Status == SubscriptionCancelled {
+			continue
+		}
+		unchanged := expression.Name("Version").Equal(expression.Value(sub.Version))
+		if sub.Lang == lang {
+			expr, err := expression.NewBuilder().WithCondition(unchanged).Build()
+			if err != nil {
+				return err
+			}
+			writes = append(writes, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+				TableName: aws.String(s.table), Key: itemKey(accountKey(customerID), subscriptionSortKey(sub.ID, sub.ProductID)),
+				ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			}})
 			continue
 		}
 		// A builder of its own: Set adds to the builder it is called on.
 		bump := expression.Set(expression.Name("Lang"), expression.Value(lang)).
 			Set(expression.Name("Version"), expression.Name("Version").Plus(expression.Value(1)))
-		w, err := s.txUpdate(accountKey(customerID), subscriptionSortKey(sub.ID, sub.ProductID), bump, exists)
+		w, err := s.txUpdate(accountKey(customerID), subscriptionSortKey(sub.ID, sub.ProductID), bump, unchanged)
 		if err != nil {
 			return err
 		}
@@ -358,7 +374,7 @@ func (s *Store) setLanguageOf(ctx context.Context, customerID, lang string, subs
 				return fmt.Errorf("set language: customer %s: %w", customerID, ErrNotFound)
 			}
 			if slices.Contains(reasons, reasonConditionFailed) {
-				return fmt.Errorf("set language: customer %s: a subscription went meanwhile: %w", customerID, ErrConflict)
+				return fmt.Errorf("set language: customer %s: a subscription changed meanwhile: %w", customerID, ErrConflict)
 			}
 		}
 		if err != nil {
