@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,7 +200,11 @@ func TestCookieWithRetiredKeyOrTamperedIsSignedOut(t *testing.T) {
 
 	// Tampered.
 	tampered := newBrowser(t, s.base)
-	c := *signedIn[0]
+	i := slices.IndexFunc(signedIn, func(c *http.Cookie) bool { return c.Name == "shop_session" })
+	if i < 0 {
+		t.Fatalf("signed in without a session cookie: %v", signedIn)
+	}
+	c := *signedIn[i]
 	c.Value = c.Value[:len(c.Value)-4] + "AAAA"
 	tampered.setCookies([]*http.Cookie{&c})
 	p = tampered.get("/")

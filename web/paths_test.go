@@ -246,6 +246,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminOrder", get, paths.AdminOrder(id)},
 		{"AdminOrderShipments", post, paths.AdminOrderShipments(id)},
 		{"AdminOrderRefunds", post, paths.AdminOrderRefunds(id)},
+		{"AdminOrderRefundRetry", post, paths.AdminOrderRefundRetry(id, id2)},
 		{"AdminOrderAllocate", post, paths.AdminOrderAllocate(id)},
 		{"AdminOrderShipment", post, paths.AdminOrderShipment(id, id2)},
 		{"AdminOrderShipmentUndo", post, paths.AdminOrderShipmentUndo(id, id2)},
