@@ -68,6 +68,7 @@ func TestShopPagesInKoreanAndIndonesian(t *testing.T) {
 			wantText(t, "missing product", p.testid("error-message"), tc.notFound)
 
 			b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+			b.get("/?lang=" + tc.lang) // sign-in read the shop in Ada's recorded English
 			b.addToCart("cf-grinder", "2")
 			p = b.get("/checkout")
 			wantStatus(t, "checkout", p, http.StatusOK)
