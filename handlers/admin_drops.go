@@ -356,7 +356,7 @@ func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []st
 // dropCancelledMail tells a ticket's holder the drop is off, in their
 // language (their record is read for the address anyway).
 func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now time.Time, loc *time.Location) store.Mail {
-	l := mailLang(cust.Lang)
+	l := lang.OrEnglish(cust.Lang)
 	claimed := t.CreatedAt.In(loc).Format("2 January 2006 at 15:04 MST")
 	if l != lang.English {
 		claimed = lang.DateTimeIn(l, t.CreatedAt.In(loc))

@@ -158,7 +158,7 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 // returnReceivedMail tells the customer their parcel arrived, in the
 // language of the order it came from.
 func returnReceivedMail(r store.Return, to string) store.Mail {
-	l := mailLang(r.Buyer.Lang)
+	l := lang.OrEnglish(r.Buyer.Lang)
 	var lines strings.Builder
 	for _, line := range r.Lines {
 		fmt.Fprintf(&lines, "  %d × %s\n", line.Quantity, line.ProductName)
@@ -252,7 +252,7 @@ func refundMail(rf store.Refund, o store.Order) *store.Mail {
 	if to == "" {
 		return nil
 	}
-	l := mailLang(o.Buyer.Lang)
+	l := lang.OrEnglish(o.Buyer.Lang)
 	amount := lang.MoneyIn(l, rf.Amount)
 	var where string
 	switch gift, card := lang.MoneyIn(l, rf.GiftCard), lang.MoneyIn(l, rf.Card); {

@@ -50,7 +50,7 @@ const mailSignature = "\nFika & Field\n"
 // OrderPlaced is the order's confirmation, in the buyer's language at
 // checkout; its id makes it once per order.
 func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail {
-	l := mailLang(o.Buyer.Lang)
+	l := lang.OrEnglish(o.Buyer.Lang)
 	link := m.link(paths.Order(o.ID))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", lang.In(l, "mail.hello_name", "Name", o.Buyer.Name), lang.In(l, "mail.order.thanks", "Order", o.Label()))
@@ -73,7 +73,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 // after it: shipped (carrier and tracking link) or delivered. Its id names
 // the shipment's version, so one change is mailed once.
 func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
-	l := mailLang(o.Buyer.Lang)
+	l := lang.OrEnglish(o.Buyer.Lang)
 	link := m.link(paths.Order(o.ID))
 	id := fmt.Sprintf("%s-v%d", sh.ID, sh.Version)
 	hello := lang.In(l, "mail.hello_name", "Name", o.Buyer.Name)
@@ -118,7 +118,7 @@ func linkUntil(l lang.Lang, t time.Time) string {
 // VerifyEmail mails the verification link (path holds the signed token),
 // in the new customer's language.
 func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string, loc *time.Location) store.Mail {
-	lg := mailLang(c.Lang)
+	lg := lang.OrEnglish(c.Lang)
 	link := m.link(path)
 	until := linkUntil(lg, l.ValidUntil.In(loc))
 	return store.Mail{
@@ -134,7 +134,7 @@ func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string
 // PasswordReset mails the reset link (path holds the signed token) in
 // language lg: the page's the person asked on (see MailLang).
 func (m ShopMail) PasswordReset(lg string, name string, l store.AccountLink, path string) store.Mail {
-	in := mailLang(lg)
+	in := lang.OrEnglish(lg)
 	link := m.link(path)
 	return store.Mail{
 		ID: "reset-" + l.CustomerID + "-" + l.CreatedAt.Format("20060102T150405.000"), To: l.Email, Kind: store.MailPasswordReset,

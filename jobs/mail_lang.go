@@ -9,16 +9,7 @@ import (
 
 // The mails are written in the customer's language, copied onto the
 // subscription, receipt or order like the email (see MailLang), so that
-// no mail reads the customer's record to know it.
-
-// mailLang is the language of a mail to a record's customer: English for a
-// record from before languages ("").
-func mailLang(code string) lang.Lang {
-	if l, ok := lang.Parse(code); ok {
-		return l
-	}
-	return lang.English
-}
+// no mail reads the customer's record to know it (lang.OrEnglish).
 
 // MailLang is the language to copy onto what a customer makes (an order,
 // a subscription), for its mails: the customer's own, or the language of

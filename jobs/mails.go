@@ -37,7 +37,7 @@ func mailText(l lang.Lang, paragraphs ...string) string {
 // mailReminder is the reminder of a subscription's next payment; its id
 // makes it once per payment.
 func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
-	l := mailLang(s.Lang)
+	l := lang.OrEnglish(s.Lang)
 	manage := r.link(paths.Subscriptions)
 	date, amount := longDateIn(l, s.NextPaymentDate), lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
 	return &store.Mail{
@@ -51,7 +51,7 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 }
 
 func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
-	l := mailLang(rec.Lang)
+	l := lang.OrEnglish(rec.Lang)
 	link := r.link(paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: "receipt-" + rec.SubscriptionID + "-" + rec.Number, To: rec.Email, Kind: store.MailReceipt,
@@ -67,7 +67,7 @@ func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
 // mailFailed tells of a decline: the retry date and a link to change the
 // card, or, after the last retry, that the subscription ended.
 func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
-	l := mailLang(s.Lang)
+	l := lang.OrEnglish(s.Lang)
 	if s.Status == store.SubscriptionCancelled {
 		return r.mailEnded(s, lang.In(l, "mail.failed.gave_up", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Tries", s.Attempt, "Reason", reason))
 	}
@@ -83,11 +83,11 @@ func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
 }
 
 func (r *Runner) mailCancelled(s store.Subscription) *store.Mail {
-	return r.mailEnded(s, lang.In(mailLang(s.Lang), "mail.cancelled.as_asked"))
+	return r.mailEnded(s, lang.In(lang.OrEnglish(s.Lang), "mail.cancelled.as_asked"))
 }
 
 func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
-	l := mailLang(s.Lang)
+	l := lang.OrEnglish(s.Lang)
 	link := r.link(paths.Product(s.ProductID))
 	return &store.Mail{
 		ID: "cancelled-" + s.ID, To: s.Email, Kind: store.MailCancelled,
@@ -102,7 +102,7 @@ func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
 // payment; its id names the subscription, the card and the payment, so it
 // goes once per card per payment.
 func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *store.Mail {
-	l := mailLang(s.Lang)
+	l := lang.OrEnglish(s.Lang)
 	manage := r.link(paths.Subscriptions)
 	month := monthYearIn(l, expires)
 	return &store.Mail{
@@ -118,7 +118,7 @@ func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *stor
 // mailPriceChange announces a product's new monthly price to a subscriber,
 // once per subscription and change (its id).
 func (r *Runner) mailPriceChange(s store.Subscription, c store.PriceChange, from time.Time) *store.Mail {
-	l := mailLang(s.Lang)
+	l := lang.OrEnglish(s.Lang)
 	manage := r.link(paths.Subscriptions)
 	sub := s
 	sub.NewPrice, sub.NewPriceFrom = c.New, from
@@ -142,7 +142,7 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	if baseURL == "" {
 		baseURL = Config{}.withDefaults().BaseURL
 	}
-	l := mailLang(rec.Lang)
+	l := lang.OrEnglish(rec.Lang)
 	link := link(baseURL, paths.Receipt(rec.Number))
 	refund := lang.MoneyIn(l, rec.Refund.Amount)
 	return &store.Mail{

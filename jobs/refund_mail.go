@@ -20,7 +20,7 @@ func RefundMail(baseURL string, now func() time.Time) func(store.Refund, store.O
 		if o.Buyer.Email == "" {
 			return nil // an order from before orders kept their buyer: no address to write to
 		}
-		l := mailLang(o.Buyer.Lang)
+		l := lang.OrEnglish(o.Buyer.Lang)
 		link := strings.TrimRight(baseURL, "/") + paths.Order(o.ID)
 		var lines strings.Builder
 		for _, line := range r.Lines {

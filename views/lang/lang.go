@@ -58,6 +58,16 @@ func Parse(s string) (Lang, bool) {
 	return "", false
 }
 
+// OrEnglish is the language of a code kept on a record (a customer's, an
+// order's, a subscription's), English for a record from before languages
+// were kept ("").
+func OrEnglish(code string) Lang {
+	if l, ok := Parse(code); ok {
+		return l
+	}
+	return English
+}
+
 var matcher = language.NewMatcher([]language.Tag{language.English, language.Korean, language.Indonesian})
 
 // FromAcceptLanguage is the shop's language closest to a browser's
