@@ -240,14 +240,14 @@ func (p *Provider) ExpireCheckout(ctx context.Context, id string) (payment.Check
 	}
 	var se *stripe.Error
 	if errors.As(err, &se) && se.Type == stripe.ErrorTypeInvalidRequest && se.HTTPStatusCode == http.StatusBadRequest {
-		now, rerr := p.RetrieveCheckout(ctx, id)
+		cur, rerr := p.RetrieveCheckout(ctx, id)
 		switch {
 		case rerr != nil:
 			return payment.CheckoutSession{}, rerr
-		case now.Status == payment.SessionComplete:
-			return now, payment.ErrCheckoutComplete
-		case now.Status == payment.SessionExpired:
-			return now, nil
+		case cur.Status == payment.SessionComplete:
+			return cur, payment.ErrCheckoutComplete
+		case cur.Status == payment.SessionExpired:
+			return cur, nil
 		}
 	}
 	return payment.CheckoutSession{}, mapError(err)
@@ -294,8 +294,8 @@ func (p *Provider) CreatePayment(ctx context.Context, req payment.PaymentRequest
 // asking for authentication gives a page to send the customer to.
 //
 // It reads the intent first: a payment already confirmed (a retry after a
-// crash) is answered as it stands rather than confirmed again, and the
-// return URL is read from it. The confirmation's idempotency key is the
+// crash, or after a confirmation whose answer was lost) is answered as it
+// stands rather than confirmed again, and the return URL is read from it. The confirmation's idempotency key is the
 // intent's id: a repeat within Stripe's 24 hours gets the first answer.
 func (p *Provider) ConfirmPayment(ctx context.Context, id string) (payment.PaymentIntent, error) {
 	rp := &stripe.PaymentIntentRetrieveParams{}
