@@ -145,11 +145,8 @@ func clusterFreePorts(t *testing.T) int {
 func startCluster(t *testing.T) *clusterRun {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "shop")
 	built := time.Now()
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildShop(t, dir)
 	t.Logf("built the shop in %s", time.Since(built).Round(time.Second))
 	port := clusterFreePorts(t)
 	cl := &clusterRun{dir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "cluster.log")}

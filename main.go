@@ -458,6 +458,12 @@ func main() {
 	ctx, shutdown := context.WithCancelCause(context.Background())
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// So does SIGHUP (the terminal that started the shop closed): left to
+	// Go, it ends the process at once without a log line, its engine and
+	// its run record with it. Ignored at start (nohup), it stays ignored.
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(signals, syscall.SIGHUP)
+	}
 	go func() {
 		sig := <-signals
 		shutdown(fmt.Errorf("%w (%s)", jobs.ErrShutdown, sig))

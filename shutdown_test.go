@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,10 +34,7 @@ import (
 func startShopOn(t *testing.T, env storetest.Env, more ...string) *soakShop {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "shop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildShop(t, dir)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +152,31 @@ func (v *visit) do(t *testing.T, method, path string, form url.Values) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+// A hangup (the terminal that started the shop closed) shuts it down as
+// SIGTERM does, saying so, rather than ending it at once without a line.
+func TestSIGHUPShutsDownAndSaysSo(t *testing.T) {
+	t.Parallel()
+	if signal.Ignored(syscall.SIGHUP) {
+		t.Skip("SIGHUP is ignored here (nohup): the shop started from this test would ignore it too")
+	}
+	env := storetest.New(t)
+	sh := startShopOn(t, env, "SHOP_JOBS=false")
+	sent := time.Now()
+	if err := sh.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	took, code := sh.exited(t, sent, 30*time.Second)
+	if code != 0 {
+		t.Fatalf("exit code %d after SIGHUP (%v), want 0:\n%s", code, sh.cmd.ProcessState, sh.logTail())
+	}
+	for _, want := range []string{"shutting down", "(hangup)", "shutdown: requests answered"} {
+		if !strings.Contains(sh.log(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, sh.logTail())
+		}
+	}
+	t.Logf("SIGHUP to exit: %v", took.Round(time.Millisecond))
 }
 
 // On SIGTERM, with a drain of two seconds: /healthz answers 503 while the

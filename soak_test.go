@@ -126,6 +126,16 @@ func TestSoak(t *testing.T) {
 	}
 }
 
+// buildShop builds the shop binary into dir and returns its path.
+func buildShop(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "shop")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // soakShop is the shop binary, serving on a free port of 127.0.0.1.
 type soakShop struct {
 	cmd     *exec.Cmd
@@ -136,10 +146,7 @@ type soakShop struct {
 
 func startSoakShop(t *testing.T, dir string) *soakShop {
 	t.Helper()
-	bin := filepath.Join(dir, "shop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildShop(t, dir)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

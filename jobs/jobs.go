@@ -94,7 +94,7 @@ type Config struct {
 	RetryDays    []int         // dunning: days after a decline to retry (default 1, 3, 7)
 	ProcessTries int           // tries of a charge the gateway could not process, within a run (default 3)
 	BaseURL      string        // for links in mails
-	LeaseTTL     time.Duration // a lease's life; renewed at a third of it (default 30 s)
+	LeaseTTL     time.Duration // a lease's life, renewed at a third of it like a run's heartbeat (default 30 s)
 	Archive      Archive       // the archive of the books; nil: the archive job is not scheduled
 }
 
@@ -174,6 +174,7 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	if onStart != nil {
 		defer onStart(job, rec)()
 	}
+	stopHeartbeat := rec.heartbeat(ctx, r.cfg.LeaseTTL/3) // as often as a lease is renewed
 	var err error
 	switch job {
 	case JobReminders:
@@ -191,6 +192,7 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	if err != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
 		err = ErrShutdown // whatever the cancellation broke, the shutdown did it
 	}
+	stopHeartbeat()
 	return rec.finish(err)
 }
 

@@ -44,7 +44,8 @@ type AdminJob struct {
 	Schedule string    // cron expression; "" when the scheduler is off here
 	NextRun  time.Time // on this replica; zero when not scheduled
 	Now      time.Time
-	// Lease is today's tick: who runs it until when; nil if nobody took it.
+	// Lease is the job's lease of today (every tick of the day takes the
+	// same one): who holds it until when; nil if no tick took it today.
 	Lease    *store.Lease
 	Form     AdminRunForm
 	Progress *AdminRunProgress // the run going now, if any
