@@ -97,4 +97,7 @@ type ErrorPage struct {
 	Status    int
 	Message   string
 	RequestID string
+	// Console: the error of a staff console page, shown in the console's
+	// layout and leading back to it.
+	Console bool
 }
