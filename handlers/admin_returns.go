@@ -264,7 +264,7 @@ func refundMail(rf store.Refund, o store.Order) *store.Mail {
 		where = lang.In(l, "mail.return_refund.card", "Card", card)
 	}
 	return &store.Mail{
-		ID: "refund-" + o.ID + "-" + rf.ID, To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
+		ID: store.MailID("refund", o.ID, rf.ID), To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
 		Subject: lang.In(l, "mail.return_refund.subject", "Amount", amount, "Order", o.Label()),
 		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, o.Buyer.Name),
 			lang.In(l, "mail.return_refund.body", "Amount", amount, "Order", o.Label(), "Where", where)),

@@ -489,7 +489,7 @@ func (s *Store) ReceiveReturn(ctx context.Context, orderID, returnID string, ver
 }
 
 // ReturnReceivedMailID is the outbox id of a return's "received" mail.
-func ReturnReceivedMailID(returnID string) string { return "return-received-" + returnID }
+func ReturnReceivedMailID(returnID string) string { return MailID("return-received", returnID) }
 
 // Inspection is staff's verdict on each line of a return, in its order.
 type Inspection struct {

@@ -222,6 +222,20 @@ func Flash(c *fiber.Ctx, kind views.FlashKind, msg string) {
 // flash message, so it is shown once.
 func Layout(c *fiber.Ctx, title string) views.Layout {
 	v := VisitOf(c)
+	l := ErrorLayout(c, title)
+	if msg := v.str(keyFlash); msg != "" {
+		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
+		delete(v.Session.Values, keyFlash)
+		delete(v.Session.Values, keyFlashKind)
+		v.Changed = true
+	}
+	return l
+}
+
+// ErrorLayout is Layout for an error page, which leaves the flash message
+// alone: the session was saved before the error became a page, so a flash
+// taken here would be lost unseen.
+func ErrorLayout(c *fiber.Ctx, title string) views.Layout {
 	l := views.Layout{
 		Title:     title,
 		Viewer:    Viewer(c),
@@ -232,12 +246,6 @@ func Layout(c *fiber.Ctx, title string) views.Layout {
 	}
 	if loc, ok := c.Locals(zoneKey).(*time.Location); ok {
 		l.Zone = loc.String()
-	}
-	if msg := v.str(keyFlash); msg != "" {
-		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
-		delete(v.Session.Values, keyFlash)
-		delete(v.Session.Values, keyFlashKind)
-		v.Changed = true
 	}
 	return l
 }
