@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"strings"
 	"time"
 
@@ -620,4 +621,25 @@ func (p *TestProvider) Refund(ctx context.Context, req RefundRequest) (Refund, e
 
 func refundOf(r store.TestPayRefund) Refund {
 	return Refund{ID: r.ID, PaymentRef: r.PaymentRef, Status: r.Status, Amount: r.Amount, Metadata: maps.Clone(r.Metadata)}
+}
+
+// Closed says whether a session can still be paid: nil while it can,
+// ErrCheckoutComplete once paid, ErrCheckoutExpired past its time.
+func (p *TestProvider) Closed(s store.TestPaySession) error { return p.closed(s) }
+
+// SuccessURL is where the holder goes once a session is paid: its success
+// URL, with {CHECKOUT_SESSION_ID} replaced by its id, as Stripe does.
+func SuccessURL(s store.TestPaySession) string {
+	return strings.ReplaceAll(s.SuccessURL, "{CHECKOUT_SESSION_ID}", s.ID)
+}
+
+// ReturnURL is where the bank's page sends the holder back to after a
+// payment's question: its ReturnURL with ?payment_intent=<id>, as Stripe
+// does.
+func ReturnURL(pi store.TestPayIntent) string {
+	sep := "?"
+	if strings.Contains(pi.ReturnURL, "?") {
+		sep = "&"
+	}
+	return pi.ReturnURL + sep + "payment_intent=" + url.QueryEscape(pi.ID)
 }
