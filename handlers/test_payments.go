@@ -86,6 +86,7 @@ func (h *TestPayments) Pay(c *fiber.Ctx) error {
 		if err := h.Provider.Closed(s); err != nil {
 			return h.closed(c, s, err)
 		}
+		s.Challenge = nil // a card form sent while a question waits: the form, with its errors
 		return h.render(c, fiber.StatusUnprocessableEntity, s, f)
 	}
 	s, err := h.Provider.PayCheckout(ctx, id, payment.CardForm{Number: number, Expiry: f.Expiry, CVC: cvc, Name: f.Name})

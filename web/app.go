@@ -86,7 +86,7 @@ type Config struct {
 	ArchiveWhere views.ArchivePlace
 	// TestPayments is the built-in test provider in test mode: its hosted
 	// pages (/test-payments/…) and its webhook (/webhooks/test) are
-	// served. Nil in Stripe mode, where neither is routed.
+	// served. Nil, or RefundsOnly (Stripe mode), and neither is routed.
 	TestPayments *payment.TestProvider
 	// PaymentEvents applies the card providers' verified events (the
 	// store); required with TestPayments.
@@ -232,7 +232,8 @@ func New(cfg Config) (*fiber.App, error) {
 	// Card providers' signed events: no session, no CSRF; the signature,
 	// checked over the raw body first, is the check. The test provider's
 	// only in test mode.
-	if cfg.TestPayments != nil {
+	testMode := cfg.TestPayments != nil && !cfg.TestPayments.RefundsOnly
+	if testMode {
 		if cfg.PaymentEvents == nil {
 			stopBg()
 			return nil, errors.New("web: test payments need PaymentEvents to apply their webhook's events")
@@ -341,7 +342,7 @@ func New(cfg Config) (*fiber.App, error) {
 	// The test provider's hosted pages, in test mode: a session's card
 	// form and the bank's question, as a provider's own site would serve
 	// them (marked as a test on every page).
-	if cfg.TestPayments != nil {
+	if testMode {
 		testPay := &handlers.TestPayments{Provider: cfg.TestPayments}
 		app.Get("/test-payments/checkout/:session", testPay.Checkout)
 		app.Post("/test-payments/checkout/:session", testPay.Pay)

@@ -492,3 +492,27 @@ func allEvents(t *testing.T, env storetest.Env) []store.TestPayEvent {
 }
 
 func eur(cents int64) store.Money { return store.Money{Amount: cents, Currency: "EUR"} }
+
+// Outside test mode (no test provider, or Stripe's mode, where it only
+// refunds) neither its pages nor its webhook are routed.
+func TestTestPaymentRoutesOnlyInTestMode(t *testing.T) {
+	t.Parallel()
+	env := storetest.New(t)
+	stripeMode := func(_ storetest.Env, cfg *web.Config) {
+		p, err := payment.NewTestProvider(context.Background(), cfg.Store, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.RefundsOnly = true
+		cfg.TestPayments = p // and no PaymentEvents: none is needed
+	}
+	for name, opts := range map[string][]appOption{"no provider": nil, "stripe mode": {stripeMode}} {
+		base, _ := startApp(t, env, env.Table, [][]byte{keyA}, opts...)
+		b := newBrowser(t, base)
+		wantStatus(t, name+": the page", b.get("/test-payments/checkout/cs_test_1"), http.StatusNotFound)
+		body := []byte(`{"ID":"evt_test_1","Type":"checkout.session.completed"}`)
+		if status, _ := postEvent(t, base, body, payment.SignWebhook("whsec_x", body, time.Now())); status != http.StatusNotFound {
+			t.Errorf("%s: the webhook answered %d, want 404", name, status)
+		}
+	}
+}
