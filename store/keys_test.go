@@ -52,6 +52,9 @@ func TestKeyBuilders(t *testing.T) {
 		{closedBy(at), "closes#2025-03-05T12:30:00.000Z#~"},
 		{ticketPartition("d1"), "subject#d1#ticket"},
 		{dropClaimsKey("d1"), "subject#d1#claims"},
+		{testPaySessionKey("cs_test_1"), "gwsession#cs_test_1"},
+		{testPayIdemKey("checkout-k1"), "gwkey#checkout-k1"},
+		{testPayDueKey("evt_test_1", 1), "testpay-due#0"},
 		{VisitorOwner("v1"), "v#v1"},
 		{CustomerOwner("c1"), "c#c1"},
 	} {

@@ -23,6 +23,7 @@ import (
 	"shop/store/payment"
 	"shop/store/photos"
 	"shop/views"
+	"shop/web/paths"
 )
 
 // ReplicaHeader names the replica that answered (Config.Replica).
@@ -83,6 +84,13 @@ type Config struct {
 	Archive *archive.Archiver
 	// ArchiveWhere says where the archive's files are, for staff.
 	ArchiveWhere views.ArchivePlace
+	// TestPayments is the built-in test provider in test mode: its hosted
+	// pages (/test-payments/…) and its webhook (/webhooks/test) are
+	// served. Nil, or RefundsOnly (Stripe mode), and neither is routed.
+	TestPayments *payment.TestProvider
+	// PaymentEvents applies the card providers' verified events (the
+	// store); required with TestPayments.
+	PaymentEvents handlers.PaymentEvents
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -221,6 +229,20 @@ func New(cfg Config) (*fiber.App, error) {
 	api.Get("/drops/:id/tickets", apiDrops.Tickets)
 	app.Use("/api", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown /api path
 
+	// Card providers' signed events: no session, no CSRF; the signature,
+	// checked over the raw body first, is the check. The test provider's
+	// only in test mode.
+	testMode := cfg.TestPayments != nil && !cfg.TestPayments.RefundsOnly
+	if testMode {
+		if cfg.PaymentEvents == nil {
+			stopBg()
+			return nil, errors.New("web: test payments need PaymentEvents to apply their webhook's events")
+		}
+		hook := &handlers.Webhook{Provider: cfg.TestPayments, Header: payment.TestSignatureHeader, Events: cfg.PaymentEvents, Log: cfg.Log}
+		app.Post(paths.WebhookTest, deadline(cfg.RequestTimeout), hook.Receive)
+	}
+	app.Use("/webhooks", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown webhook
+
 	// A drop's live count, polled every second by everyone on its page:
 	// no session (no cookie read or set) and no DynamoDB request (the
 	// gate's memory, refreshed every second).
@@ -316,6 +338,18 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/drops/:id/claim", drops.Claim)
 	app.Get("/tickets", drops.Tickets)
 	app.Post("/tickets/:id/buy", drops.Buy)
+
+	// The test provider's hosted pages, in test mode: a session's card
+	// form and the bank's question, as a provider's own site would serve
+	// them (marked as a test on every page).
+	if testMode {
+		testPay := &handlers.TestPayments{Provider: cfg.TestPayments}
+		app.Get("/test-payments/checkout/:session", testPay.Checkout)
+		app.Post("/test-payments/checkout/:session", testPay.Pay)
+		app.Post("/test-payments/checkout/:session/confirm", testPay.Confirm)
+		app.Get("/test-payments/payments/:id/confirm", testPay.Payment)
+		app.Post("/test-payments/payments/:id/confirm", testPay.AnswerPayment)
+	}
 
 	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -35,14 +36,20 @@ type route struct {
 // only a catch-all would take is no route.
 type routeTable []route
 
-// appRoutes builds the app over st, without serving it, and returns its
-// routes. The routes do not depend on the configuration.
+// appRoutes builds the app over st in test mode, without serving it, and
+// returns its routes. The routes do not depend on the configuration, but
+// for the test provider's, routed in test mode only.
 func appRoutes(t testing.TB, st *store.Store) routeTable {
 	t.Helper()
+	provider, err := payment.NewTestProvider(context.Background(), st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	app, err := web.New(web.Config{
 		Store: st, Gateway: payment.NewTestGateway(st), Log: discardLog(),
 		SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost,
-		Gate: dropgate.New(st, nil), // not refreshed: nothing is served
+		Gate:         dropgate.New(st, nil), // not refreshed: nothing is served
+		TestPayments: provider, PaymentEvents: &recordedEvents{},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -302,6 +309,13 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminReturnInspect", post, paths.AdminReturnInspect(id, id2)},
 		{"AdminReturnRefund", post, paths.AdminReturnRefund(id, id2)},
 		{"AdminMail", get, paths.AdminMail(id)},
+
+		{"TestPaymentCheckout", get, paths.TestPaymentCheckout(id)},
+		{"TestPaymentCheckout", post, paths.TestPaymentCheckout(id)},
+		{"TestPaymentCheckoutConfirm", post, paths.TestPaymentCheckoutConfirm(id)},
+		{"TestPaymentConfirm", get, paths.TestPaymentConfirm(id)},
+		{"TestPaymentConfirm", post, paths.TestPaymentConfirm(id)},
+		{"WebhookTest", post, paths.WebhookTest},
 
 		{"APIOpenAPI", get, paths.APIOpenAPI},
 		{"APIDrops", post, paths.APIDrops},
