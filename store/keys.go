@@ -428,6 +428,42 @@ func checkoutIntentSortKey(startedAt time.Time, checkoutKey string) string {
 	return createdKey(startedAt, checkoutKey)
 }
 
+// A checkout's order held for its card payment on a provider's page
+// (checkout_hold.go): listed on GSI1 by its deadline, in the list shard of
+// its id, while it waits; once expired it leaves its customer's orders
+// (GSI2 o#) for xo#. A provider's event applied is an item of its own,
+// written once, and a payment refunded because its hold was released has
+// a refund key made from the payment.
+const (
+	prefixAwaitingPayment = "awaiting-payment" // GSI1: awaiting-payment#shard / <until>#order
+	prefixExpiredOrder    = "xo#"              // GSI2 sort key of an expired order under c#customer
+	prefixPaymentEvent    = "event#"           // event#<provider>#<event id>
+	prefixLateRefund      = "late-"            // a refund's key: late-<hash of provider and payment>
+	entityPaymentEvent    = "paymentEvent"
+)
+
+func awaitingPaymentKey(shard int) string { return shardKey(prefixAwaitingPayment, shard) }
+
+// heldUntilKey sorts the awaiting-payment list by deadline, the order id
+// keeping equal deadlines apart.
+func heldUntilKey(until time.Time, orderID string) string { return createdKey(until, orderID) }
+
+// expiredOrderKey is an expired order's GSI2 sort key: under its customer,
+// outside the o# range CustomerOrders reads.
+func expiredOrderKey(placed time.Time) string { return datedKey(prefixExpiredOrder, placed) }
+
+func paymentEventKey(provider, eventID string) string {
+	return prefixPaymentEvent + provider + "#" + eventID
+}
+
+// lateRefundKey is the key of the refund of one payment that could not
+// place its order: the same for every event and reconcile that reports
+// that payment, so it is refunded once.
+func lateRefundKey(provider, paymentRef string) string {
+	h := sha256.Sum256([]byte(provider + "\x00" + paymentRef))
+	return prefixLateRefund + hex.EncodeToString(h[:12])
+}
+
 // CustomerOwner names the cart of a signed-in customer.
 func CustomerOwner(customerID string) string { return customerKey(customerID) }
 

@@ -17,6 +17,15 @@ const (
 	// OrderAwaitingStock is a subscription's order placed when no stock
 	// could fill it: nothing taken, waiting for staff to allocate it.
 	OrderAwaitingStock OrderStatus = "awaiting_stock"
+	// OrderAwaitingPayment is a checkout's order held while its card part
+	// is paid on the provider's hosted page (checkout_hold.go): its stock,
+	// codes, gift card and ticket are taken, but it is not sold yet (no
+	// invoice, not in the day's totals, nothing to ship) until its payment
+	// places it.
+	OrderAwaitingPayment OrderStatus = "awaiting_payment"
+	// OrderExpired is a held order whose payment never came: everything it
+	// held was given back, and it is in no list, total or figure.
+	OrderExpired OrderStatus = "expired"
 )
 
 // Buyer is who placed an order, as they were at checkout. The order, its
@@ -62,6 +71,10 @@ type Order struct {
 	// money is on the receipt ReceiptNumber (it has no invoice of its own).
 	SubscriptionID string
 	ReceiptNumber  string
+	// Hold is the card payment a checkout's order waited for on the
+	// provider's page (awaiting_payment, then placed or expired); nil for
+	// an order paid at checkout.
+	Hold *PaymentHold
 
 	// unitRefunds counts the refunds that took units back while the order
 	// was placed: CreateShipments ships on condition it is unchanged.
@@ -98,6 +111,8 @@ type OrderItem struct {
 	Refunded int
 	// VATRate is the rate of its product's category when it was sold.
 	VATRate VATRate
+	// Expired: its order's hold was released (the order is expired).
+	Expired bool
 	// redeemWithin is the drop's, for the ticket's condition at checkout.
 	redeemWithin time.Duration
 }
@@ -112,6 +127,10 @@ type Payment struct {
 	Type      string // "GiftCard", or the card brand
 	Amount    Money
 	Reference string // gift card code (masked) or charge id and last four digits
+	// Provider is the card payment provider that took a card's payment
+	// ("test", "stripe"); "" on a gift card's, and on a card payment
+	// recorded before providers had names (the test provider's: ProviderOf).
+	Provider string
 }
 
 // IsRefund tells a refund's negative payment from a payment.
@@ -257,11 +276,16 @@ type orderRecord struct {
 	ReceiptNumber  string `dynamodbav:"ReceiptNumber,omitempty"`
 	// DayCounted: the order is in its day's totals (the checkout adds it;
 	// the one-time step adds orders from before the totals).
-	DayCounted bool   `dynamodbav:"DayCounted,omitempty"`
-	GSI1PK     string `dynamodbav:"GSI1-PK"` // orders#YYYY-MM#shard
-	GSI1SK     string `dynamodbav:"GSI1-SK"` // date#id
-	GSI2PK     string `dynamodbav:"GSI2-PK"` // c#customer
-	GSI2SK     string `dynamodbav:"GSI2-SK"` // o#date
+	DayCounted bool `dynamodbav:"DayCounted,omitempty"`
+	// Hold: a checkout's order held for its card payment (checkout_hold.go).
+	Hold *holdRecord `dynamodbav:"Hold,omitempty"`
+	// GSI1: its month's orders once placed (orders#YYYY-MM#shard,
+	// date#id); while it awaits payment, the awaiting-payment list by its
+	// deadline (awaiting-payment#shard, until#id); none once expired.
+	GSI1PK string `dynamodbav:"GSI1-PK,omitempty"`
+	GSI1SK string `dynamodbav:"GSI1-SK,omitempty"`
+	GSI2PK string `dynamodbav:"GSI2-PK"` // c#customer
+	GSI2SK string `dynamodbav:"GSI2-SK"` // o#date; xo#date once expired, out of the customer's orders
 }
 
 func parseTime(s string) time.Time {
@@ -282,6 +306,7 @@ func (r orderRecord) order() Order {
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
 		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
+		Hold: r.Hold.hold(c),
 	}
 }
 
@@ -296,8 +321,13 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
+		Hold: newHoldRecord(o.Hold),
 	}
 	switch {
+	case o.Status == OrderAwaitingPayment && o.Hold != nil:
+		// Not sold yet: listed by its deadline for the reconcile step,
+		// and in its month's list only once its payment places it.
+		r.GSI1PK, r.GSI1SK = awaitingPaymentKey(shardOf(o.ID, listShards)), heldUntilKey(o.Hold.Until, o.ID)
 	case waitsToShip(o.Status):
 		r.AttnPK, r.AttnSK = toShipKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
 	case o.Status == OrderAwaitingStock:
@@ -322,10 +352,13 @@ type orderItemRecord struct {
 	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
 	Refunded    int          `dynamodbav:"Refunded,omitempty"` // units refunded, raised on condition of at most Quantity
-	GSI1PK      string       `dynamodbav:"GSI1-PK"`            // p#product
-	GSI1SK      string       `dynamodbav:"GSI1-SK"`            // date
-	GSI2PK      string       `dynamodbav:"GSI2-PK"`            // c#customer
-	GSI2SK      string       `dynamodbav:"GSI2-SK"`            // p#date
+	// Status is "expired" once its order's hold was released (its index
+	// keys go with it); "" otherwise: a line is as its order.
+	Status string `dynamodbav:"Status,omitempty"`
+	GSI1PK string `dynamodbav:"GSI1-PK,omitempty"` // p#product
+	GSI1SK string `dynamodbav:"GSI1-SK,omitempty"` // date
+	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"` // c#customer
+	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"` // p#date
 }
 
 func (r orderItemRecord) item() OrderItem {
@@ -333,7 +366,7 @@ func (r orderItemRecord) item() OrderItem {
 		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
 		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
 		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID, VATRate: VATRate(r.VATRate),
-		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, Refunded: r.Refunded,
+		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, Refunded: r.Refunded, Expired: r.Status == string(OrderExpired),
 	}
 }
 
@@ -352,6 +385,7 @@ type paymentRecord struct {
 	Type      string `dynamodbav:"Type"`
 	Amount    int64  `dynamodbav:"Amount"`
 	Reference string `dynamodbav:"Data"` // the AWS model calls it Data
+	Provider  string `dynamodbav:"Provider,omitempty"`
 }
 
 type invoiceRecord struct {
@@ -384,7 +418,7 @@ func (r invoiceRecord) invoice() Invoice {
 		DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, giftCardCode: r.GiftCardCode,
 	}
 	for _, p := range r.Detail.Payments {
-		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference})
+		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference, Provider: p.Provider})
 	}
 	inv.VAT = vatLines(r.Detail.VAT, r.Currency)
 	return inv
@@ -399,7 +433,7 @@ func newInvoiceRecord(inv Invoice) invoiceRecord {
 		GSI2PK: customerKey(inv.CustomerID), GSI2SK: datedKey(prefixInvoice, inv.Date),
 	}
 	for _, p := range inv.Payments {
-		r.Detail.Payments = append(r.Detail.Payments, paymentRecord{Type: p.Type, Amount: p.Amount.Amount, Reference: p.Reference})
+		r.Detail.Payments = append(r.Detail.Payments, paymentRecord{Type: p.Type, Amount: p.Amount.Amount, Reference: p.Reference, Provider: p.Provider})
 	}
 	r.Detail.VAT = vatRecords(inv.VAT)
 	return r

@@ -126,7 +126,7 @@ func allPages[T any](page func(cursor string) (Page[T], error)) ([]T, error) {
 // first: the customer's orders (GSI2), then each order's collection, a few
 // at once.
 func (s *Store) customerOrderDetails(ctx context.Context, customerID string) ([]OrderDetails, error) {
-	orders, err := allPages(func(cursor string) (Page[Order], error) { return s.CustomerOrders(ctx, customerID, 100, cursor) })
+	orders, err := s.everyCustomerOrder(ctx, customerID)
 	if err != nil {
 		return nil, err
 	}
@@ -239,15 +239,27 @@ func (s *Store) DeleteCustomer(ctx context.Context, customerID string) error {
 	return s.finishDeletion(ctx, rec)
 }
 
+// everyCustomerOrder is the customer's orders and, after them, the
+// expired ones: out of the customer's list, but holding their name and
+// address all the same (GSI2 c#id, xo#).
+func (s *Store) everyCustomerOrder(ctx context.Context, customerID string) ([]Order, error) {
+	orders, err := allPages(func(cursor string) (Page[Order], error) { return s.CustomerOrders(ctx, customerID, 100, cursor) })
+	if err != nil {
+		return nil, err
+	}
+	expired, err := queryAll(ctx, s, querySpec{key: onGSI2.pkAndSKPrefix(customerKey(customerID), prefixExpiredOrder), backward: true}, orderRecord.order)
+	return append(orders, expired...), err
+}
+
 // noOrderToShip refuses a deletion while one of the customer's orders has
-// not shipped.
+// not shipped, or awaits a payment that would make it one to ship.
 func (s *Store) noOrderToShip(ctx context.Context, customerID string) error {
 	orders, err := allPages(func(cursor string) (Page[Order], error) { return s.CustomerOrders(ctx, customerID, 100, cursor) })
 	if err != nil {
 		return err
 	}
 	for _, o := range orders {
-		if waitsToShip(o.Status) {
+		if waitsToShip(o.Status) || o.Status == OrderAwaitingPayment {
 			return &OrderToShipError{Number: o.Number}
 		}
 	}
@@ -446,7 +458,7 @@ func (s *Store) voidOpenTickets(ctx context.Context, customerID string) error {
 // the recipient they do not. An order still to ship (one placed in the
 // moment the deletion began) keeps its address until it ships.
 func (s *Store) anonymiseOrders(ctx context.Context, customerID string) error {
-	orders, err := allPages(func(cursor string) (Page[Order], error) { return s.CustomerOrders(ctx, customerID, 100, cursor) })
+	orders, err := s.everyCustomerOrder(ctx, customerID)
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,10 @@ type Refund struct {
 	Cancel           bool // the customer's cancellation of an unshipped order
 	Status           RefundStatus
 	GatewayRefundID  string // the card's refund, once done
+	// Provider is the card payment provider its card part goes back
+	// through: the one that took the payment ("" before records named
+	// theirs: the test provider, see ProviderOf).
+	Provider string
 	// CardTries are the failed tries of its card part (refund_retry.go).
 	CardTries CardRefundTries
 
@@ -141,6 +145,7 @@ type refundRecord struct {
 	Status           string             `dynamodbav:"Status"`
 	GatewayRefundID  string             `dynamodbav:"GatewayRefundID,omitempty"`
 	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
+	Provider         string             `dynamodbav:"Provider,omitempty"` // the provider of that charge
 	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
 	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
 	cardTriesRecord                     // while the card part waits: its tries, and listed (refund_retry.go)
@@ -165,7 +170,7 @@ func (r refundRecord) refund() Refund {
 		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
 		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
-		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(),
+		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(), Provider: r.Provider,
 	}
 	for _, l := range r.Lines {
 		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
@@ -184,6 +189,7 @@ type tenders struct {
 	giftCardCode           string
 	giftCardRef, cardRef   string // the payments' references, for the refund's lines
 	cardType, chargeID     string
+	provider               string // the card payment's
 }
 
 func tendersOf(o Order, inv Invoice) tenders {
@@ -197,7 +203,7 @@ func tendersOf(o Order, inv Invoice) tenders {
 			t.giftCardRef = p.Reference
 		default:
 			t.card += p.Amount.Amount
-			t.cardType, t.cardRef = p.Type, p.Reference
+			t.cardType, t.cardRef, t.provider = p.Type, p.Reference, p.Provider
 			t.chargeID, _, _ = strings.Cut(p.Reference, " · ")
 		}
 	}
@@ -488,6 +494,9 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
 		Amount: amount, GiftCard: gc, Card: card, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
 		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
+	}
+	if card > 0 {
+		rec.Provider, rf.Provider = tend.provider, tend.provider
 	}
 	for _, l := range rf.Lines {
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})

@@ -63,7 +63,8 @@ type PendingCardRefund struct {
 	OrderID, RefundID  string
 	OrderLabel         string // the order's number (its id for refunds from before numbers were kept here)
 	CustomerID, Number string
-	Amount             Money // the card's part
+	Amount             Money  // the card's part
+	Provider           string // the provider it goes back through ("": the test provider, ProviderOf)
 	At                 time.Time
 	Tries              CardRefundTries
 }
@@ -129,7 +130,7 @@ func (s *Store) PendingCardRefunds(ctx context.Context) ([]PendingCardRefund, er
 				return nil, err
 			}
 			rf := r.refund()
-			out = append(out, PendingCardRefund{OrderID: rf.OrderID, OrderLabel: cmp.Or(r.OrderLabel, rf.OrderID), RefundID: rf.ID, Amount: rf.Card, At: rf.At, Tries: rf.CardTries})
+			out = append(out, PendingCardRefund{OrderID: rf.OrderID, OrderLabel: cmp.Or(r.OrderLabel, rf.OrderID), RefundID: rf.ID, Amount: rf.Card, Provider: rf.Provider, At: rf.At, Tries: rf.CardTries})
 		case entityReceipt:
 			var r receiptRecord
 			if err := attributevalue.UnmarshalMap(item, &r); err != nil {

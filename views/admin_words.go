@@ -29,6 +29,10 @@ func orderBadge(ctx context.Context, s store.OrderStatus) statusBadge {
 		return statusBadge{t(ctx, "admin.common.order.cancelled"), "del"}
 	case store.OrderAwaitingStock:
 		return statusBadge{t(ctx, "admin.common.order.awaiting_stock"), "mark"}
+	case store.OrderAwaitingPayment:
+		return statusBadge{t(ctx, "admin.common.order.awaiting_payment"), "mark"}
+	case store.OrderExpired:
+		return statusBadge{t(ctx, "admin.common.order.expired"), "del"}
 	}
 	return statusBadge{string(s), "strong"}
 }

@@ -107,6 +107,10 @@ var orderStatusIDs = map[store.OrderStatus]string{
 	store.OrderDelivered:     "orders.status.delivered",
 	store.OrderCancelled:     "orders.status.cancelled",
 	store.OrderAwaitingStock: "orders.status.awaiting_stock",
+	// A card checkout held for the provider's page, and one whose
+	// payment never came.
+	store.OrderAwaitingPayment: "orders.status.awaiting_payment",
+	store.OrderExpired:         "orders.status.expired",
 }
 
 func orderStatusLabel(ctx context.Context, s store.OrderStatus) string {
