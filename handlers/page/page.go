@@ -50,6 +50,7 @@ type Visit struct {
 	Renew bool
 
 	tokens      *Tokens
+	written     []any  // what this request wrote for good, for the log (Written)
 	visitor     string // the visitor cookie's id, once read or made
 	visitorRead bool
 	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
@@ -75,6 +76,21 @@ func (v *Visit) str(key string) string {
 	s, _ := v.Session.Values[key].(string)
 	return s
 }
+
+// Written says the request has written something for good (an order
+// placed and charged, a refund given, a ticket claimed), named for the log
+// by key-value pairs ("order", id). From then on the handler's answer is
+// the answer: a failure after it, the session's save (and so its flash)
+// included, is logged as an error with these pairs, and never turns the
+// answer into an error page that would have the person do it again.
+func Written(c *fiber.Ctx, what ...any) {
+	v := VisitOf(c)
+	v.written = append(v.written, what...)
+}
+
+// WrittenFor is what Written named, nil when the request wrote nothing
+// for good.
+func (v *Visit) WrittenFor() []any { return v.written }
 
 // ClientAddressKey holds the address a request counts under (set by the
 // web middleware from the peer and a trusted proxy's header).
