@@ -303,7 +303,11 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 	if bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil {
 		return false, "", nil
 	}
-	// Right: the attempts were no failures.
+	// Right: the attempts were no failures. The address's too: fifty
+	// people behind one office's or carrier's address sign in all day.
+	if err := h.Store.ReturnAttempt(ctx, "login-ip", addr, loginWindow); err != nil {
+		return false, "", err
+	}
 	if err := h.Store.ReturnAttempt(ctx, "login-email-addr", emailAtAddr, loginWindow); err != nil {
 		return false, "", err
 	}
