@@ -54,13 +54,24 @@ type Visit struct {
 	visitor     string // the visitor cookie's id, once read or made
 	visitorRead bool
 	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
+	signedIn    bool // the request came signed in
 }
 
 // Start attaches the visit to the request; the session middleware calls it.
 func Start(c *fiber.Ctx, s *sessions.Session, tokens *Tokens) *Visit {
 	v := &Visit{Session: s, tokens: tokens}
+	v.signedIn = v.str(keyCustomerID) != ""
 	c.Locals(visitKey, v)
 	return v
+}
+
+// Private reports whether the answer to this request is the visitor's
+// own, for no shared cache to keep: the request came with a session
+// (signed in, a flash, a cart) or the answer carries a CSRF token. False
+// for a request the session middleware never saw.
+func Private(c *fiber.Ctx) bool {
+	v, ok := c.Locals(visitKey).(*Visit)
+	return ok && (v.signedIn || len(v.Session.Values) > 0 || v.tokenShown)
 }
 
 // VisitOf returns the visit of the request.
@@ -306,13 +317,10 @@ func Render(c *fiber.Ctx, status int, v View) error {
 	return Write(c, status, v.Page(l))
 }
 
-// Write sends a component as the HTML response. A page of a visit with a
-// session (a signed-in customer, a flash) or with a CSRF token is nobody
-// else's: no cache may keep it.
+// Write sends a component as the HTML response. (Whether a cache may keep
+// it is decided for every answer in one place, after it is made: see
+// Private.)
 func Write(c *fiber.Ctx, status int, comp templ.Component) error {
-	if v := VisitOf(c); len(v.Session.Values) > 0 || v.tokenShown {
-		c.Set(fiber.HeaderCacheControl, "private, no-store")
-	}
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
 	return comp.Render(c.UserContext(), c.Response().BodyWriter())
