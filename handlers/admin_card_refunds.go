@@ -40,6 +40,7 @@ func (h *AdminOrders) RetryCardRefund(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	default:
+		page.Written(c, "order", id, "refund", key)
 		page.Flash(c, views.FlashSuccess, page.T(c, "admin.cardrefunds.done", "Amount", lang.Money(ctx, rf.Card)))
 	}
 	return page.Redirect(c, paths.AdminOrder(id)+"#refunds")

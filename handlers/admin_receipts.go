@@ -100,6 +100,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	}, h.Refunder, h.Mail)
 	switch {
 	case err == nil:
+		page.Written(c, "customer", r.AccountID, "receipt", r.Number)
 		page.Flash(c, views.FlashSuccess, page.T(c, "admin.subrefunds.done", "Amount", lang.Money(c.UserContext(), done.Refunded()), "Card", done.Card.Label()))
 		return page.Redirect(c, paths.AdminCustomerReceipt(r.AccountID, r.Number))
 	case errors.Is(err, store.ErrAlreadyRefunded):

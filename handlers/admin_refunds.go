@@ -68,6 +68,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	case err != nil:
 		return notFoundAs(err, "That order")
 	}
+	page.Written(c, "order", id, "refund", rf.ID)
 	page.Flash(c, views.FlashSuccess, refundedText(c, rf))
 	return page.Redirect(c, paths.AdminOrder(id))
 }

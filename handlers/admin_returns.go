@@ -151,6 +151,7 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 	if _, err := h.Store.ReceiveReturn(ctx, orderID, returnID, version, by, func(r store.Return) store.Mail { return returnReceivedMail(r, to) }); err != nil {
 		return h.refused(c, err, nil)
 	}
+	page.Written(c, "order", orderID, "return", returnID)
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.received"))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
@@ -206,6 +207,7 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 	if err != nil {
 		return h.refused(c, err, views.FieldErrors{"": page.T(c, "admin.returns.err.verdicts")})
 	}
+	page.Written(c, "order", orderID, "return", returnID)
 	msg := page.T(c, "admin.returns.inspected_none")
 	if r.Status == store.ReturnInspected {
 		msg = page.T(c, "admin.returns.inspected", "Amount", lang.Money(c.UserContext(), r.Accepted()))
@@ -241,6 +243,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	case err != nil:
 		return h.refused(c, err, nil)
 	}
+	page.Written(c, "order", orderID, "return", returnID)
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.refunded", "Amount", lang.Money(c.UserContext(), r.Refunded)))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }

@@ -344,6 +344,9 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		req.Confirmation = h.Confirmation
 		order, err := h.Store.Checkout(ctx, req, h.Gateway)
 		if err == nil {
+			// Placed and charged: the answer is the order, whatever
+			// happens to the session after.
+			page.Written(c, "order", order.ID)
 			page.SetCartUnits(c, 0)
 			msg := page.T(c, "checkout.placed")
 			if f.SaveAddress {

@@ -246,6 +246,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	}
 	area := views.DropClaim{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(), SignedIn: true, CSRF: page.CSRFToken(c)}
 	if claimErr == nil {
+		page.Written(c, "drop", id, "customer", v.ID)
 		area.Ticket, area.Notice = &t, page.T(c, "drops.claim.claimed")
 		area.Offer = views.OfferOf(t, d, area.Now)
 		return h.answerClaim(c, fiber.StatusOK, area, back)

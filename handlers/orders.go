@@ -137,6 +137,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	case err != nil:
 		return notFoundAsSaying(c, err, "orders.not_found")
 	}
+	page.Written(c, "order", d.Order.ID, "refund", rf.ID)
 	msg := page.T(c, "orders.cancel.done")
 	if rf.Amount.Amount > 0 {
 		msg = page.T(c, "orders.cancel.done_refund", "Amount", lang.Money(c.UserContext(), rf.Amount), "Where", views.RefundWhere(c.UserContext(), rf))

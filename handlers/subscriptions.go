@@ -146,6 +146,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	}, h.Gateway)
 	switch {
 	case err == nil:
+		page.Written(c, "subscription", sub.ID, "receipt", receipt.Number)
 		msg := page.T(c, "subs.flash.subscribed_again", "Product", sub.ProductName)
 		if receipt.Number != "" {
 			msg = page.T(c, "subs.flash.subscribed", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount),
@@ -561,6 +562,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	case err != nil:
 		return notFoundAs(err, "That subscription")
 	}
+	page.Written(c, "subscription", id)
 	card.Notice = page.T(c, "subs.done.cancelled")
 	if r := res.Receipt; r != nil && r.Refund != nil {
 		amount := lang.Money(c.UserContext(), r.Refund.Amount)

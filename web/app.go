@@ -178,7 +178,7 @@ func New(cfg Config) (*fiber.App, error) {
 			return c.Next()
 		})
 	}
-	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
+	app.Use(privateAnswers(), requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
 		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()), language(cfg.SecureCookies))
 
 	// Machine endpoints: no session, no CSRF.

@@ -50,16 +50,28 @@ type Visit struct {
 	Renew bool
 
 	tokens      *Tokens
+	written     []any  // what this request wrote for good, for the log (Written)
 	visitor     string // the visitor cookie's id, once read or made
 	visitorRead bool
 	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
+	signedIn    bool // the request came signed in
 }
 
 // Start attaches the visit to the request; the session middleware calls it.
 func Start(c *fiber.Ctx, s *sessions.Session, tokens *Tokens) *Visit {
 	v := &Visit{Session: s, tokens: tokens}
+	v.signedIn = v.str(keyCustomerID) != ""
 	c.Locals(visitKey, v)
 	return v
+}
+
+// Private reports whether the answer to this request is the visitor's
+// own, for no shared cache to keep: the request came with a session
+// (signed in, a flash, a cart) or the answer carries a CSRF token. False
+// for a request the session middleware never saw.
+func Private(c *fiber.Ctx) bool {
+	v, ok := c.Locals(visitKey).(*Visit)
+	return ok && (v.signedIn || len(v.Session.Values) > 0 || v.tokenShown)
 }
 
 // VisitOf returns the visit of the request.
@@ -75,6 +87,21 @@ func (v *Visit) str(key string) string {
 	s, _ := v.Session.Values[key].(string)
 	return s
 }
+
+// Written says the request has written something for good (an order
+// placed and charged, a refund given, a ticket claimed), named for the log
+// by key-value pairs ("order", id). From then on the handler's answer is
+// the answer: a failure after it, the session's save (and so its flash)
+// included, is logged as an error with these pairs, and never turns the
+// answer into an error page that would have the person do it again.
+func Written(c *fiber.Ctx, what ...any) {
+	v := VisitOf(c)
+	v.written = append(v.written, what...)
+}
+
+// WrittenFor is what Written named, nil when the request wrote nothing
+// for good.
+func (v *Visit) WrittenFor() []any { return v.written }
 
 // ClientAddressKey holds the address a request counts under (set by the
 // web middleware from the peer and a trusted proxy's header).
@@ -298,13 +325,10 @@ func Render(c *fiber.Ctx, status int, v View) error {
 	return Write(c, status, v.Page(l))
 }
 
-// Write sends a component as the HTML response. A page of a visit with a
-// session (a signed-in customer, a flash) or with a CSRF token is nobody
-// else's: no cache may keep it.
+// Write sends a component as the HTML response. (Whether a cache may keep
+// it is decided for every answer in one place, after it is made: see
+// Private.)
 func Write(c *fiber.Ctx, status int, comp templ.Component) error {
-	if v := VisitOf(c); len(v.Session.Values) > 0 || v.tokenShown {
-		c.Set(fiber.HeaderCacheControl, "private, no-store")
-	}
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
 	return comp.Render(c.UserContext(), c.Response().BodyWriter())
