@@ -79,7 +79,7 @@ func TestCluster(t *testing.T) {
 	ctx := context.Background()
 	t.Logf("cluster up in %s: %s, replicas %d; shop cluster said:\n%s", time.Since(began).Round(time.Second), cl.state.Proxy, len(cl.state.Replicas), logLines(cl.logPath, "level=", 10))
 	// The API key first: each replica reloads keys every few seconds.
-	_, apiSecret, err := cl.st.CreateAPIKey(ctx, "cluster-check")
+	_, _, apiSecret, err := cl.st.CreateIntegration(ctx, "cluster-check")
 	if err != nil {
 		t.Fatal(err)
 	}

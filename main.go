@@ -75,6 +75,7 @@ type config struct {
 	bcryptCost  int
 	logLevel    string
 	returnDays  int // days after delivery a customer may ask to return
+	dropMaxDays int // days after its opening a drop may close at most
 	// Recurring payments and their jobs.
 	reminderDays   int
 	billingShards  int
@@ -190,9 +191,9 @@ var commands = []command{
 			fs.IntVar(&c.replicaPort, "replica-port", 0, "the first replica's port, the others' follow (default: the proxy's port + 1)")
 			fs.IntVar(&c.enginePort, "engine-port", 0, "DynamoDB Local's port (default: a free one)")
 		}},
-	{name: "api-keys create", about: "make a key for another system to use the JSON API; its secret is the last line printed, and is not shown again",
+	{name: "api-keys create", about: "add an integration (another system using the JSON API) and make its first key; the secret is the last line printed, and is not shown again (more keys: the console's API keys page)",
 		flags: func(fs *flag.FlagSet, c *config) {
-			fs.StringVar(&c.keyName, "name", "", "the system's name: 1 to 32 letters, digits, '-' and '_' (required)")
+			fs.StringVar(&c.keyName, "name", "", "the integration's name, taken for good: 1 to 32 letters, digits, '-' and '_' (required)")
 		}},
 }
 
@@ -294,6 +295,9 @@ func parseConfig(args []string) (config, command, error) {
 	}
 	if c.returnDays < 1 || c.returnDays > 365 {
 		return c, cmd, fmt.Errorf("SHOP_RETURN_DAYS %d: use 1 to 365 days", c.returnDays)
+	}
+	if c.dropMaxDays < 1 || c.dropMaxDays > 3650 {
+		return c, cmd, fmt.Errorf("SHOP_DROP_MAX_DAYS %d: use 1 to 3650 days", c.dropMaxDays)
 	}
 	if c.billingShards < 1 || c.billingShards > 64 {
 		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
@@ -403,6 +407,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.catchUpDays, "catch-up-days", "SHOP_CATCHUP_DAYS", 60, "how far back the payment job still charges a missed payment"},
 		{&c.jobConcurrency, "job-concurrency", "SHOP_JOB_CONCURRENCY", 16, "subscriptions a billing job works on at once"},
 		{&c.returnDays, "return-days", "SHOP_RETURN_DAYS", store.DefaultReturnDays, "days after delivery (or shipping, if never marked delivered) a customer may ask to return"},
+		{&c.dropMaxDays, "drop-max-days", "SHOP_DROP_MAX_DAYS", store.DefaultDropMaxDays, "days after its opening a drop may close at most (1 to 3650)"},
 	}
 	for _, i := range ints {
 		v, err := envInt(i.ev, i.def)
@@ -531,8 +536,8 @@ func run(ctx context.Context, args []string) error {
 		switch name := strings.TrimSpace(cfg.keyName); {
 		case name == "":
 			return usagef("api-keys create: --name is required")
-		case !store.ValidID(name) || len(name) > 32:
-			return usagef("api-keys create: --name %q: %v", cfg.keyName, store.ErrBadKeyName)
+		case !store.ValidIntegrationName(name):
+			return usagef("api-keys create: --name %q: %v", cfg.keyName, store.ErrBadIntegrationName)
 		}
 	}
 
@@ -715,17 +720,18 @@ func runJob(ctx context.Context, runner *jobs.Runner, st *store.Store, job strin
 	return err
 }
 
-// createAPIKey makes a key for a system and prints its secret alone on the
-// last line, for a script to take (| tail -n 1).
+// createAPIKey adds an integration with its first key and prints the
+// secret alone on the last line, for a script to take (| tail -n 1). A
+// name used before, even by a revoked integration, is refused.
 func createAPIKey(ctx context.Context, st *store.Store, name string, out io.Writer) error {
-	key, secret, err := st.CreateAPIKey(ctx, name)
-	if errors.Is(err, store.ErrBadKeyName) {
+	_, key, secret, err := st.CreateIntegration(ctx, name)
+	if errors.Is(err, store.ErrBadIntegrationName) {
 		return usagef("api-keys create: --name %q: %v", name, err)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "API key %q made (fingerprint %s). Copy it now: it is not shown again.\n", key.Name, key.ID[:12])
+	fmt.Fprintf(out, "Integration %q added with a key (fingerprint %s). Copy it now: it is not shown again.\n", key.Integration, key.ID[:12])
 	fmt.Fprintln(out, secret)
 	return nil
 }
@@ -886,6 +892,7 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 	}
 	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
 		store.WithReturnDays(cfg.returnDays),
+		store.WithDropMaxDays(cfg.dropMaxDays),
 		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards),
 		store.WithBookSeries(series), store.WithVATRates(vat), store.WithCurrency(cfg.currency)}
 	if cfg.endpoint == "aws" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,7 +28,12 @@ type AdminDropStore interface {
 	Currency() string
 	AllDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
 	Drop(ctx context.Context, id string) (store.Drop, error)
+	// ValidateDrop checks a new drop with the shop's bounds (how long a
+	// drop may last).
+	ValidateDrop(nd store.NewDrop) error
 	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
+	// APIAccess lists the integrations a drop can be made for.
+	APIAccess(ctx context.Context) (store.APIAccess, error)
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
 	VoidTickets(ctx context.Context, dropID string) ([]store.Ticket, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
@@ -72,14 +78,15 @@ func (h *AdminDrops) log() *slog.Logger {
 	return slog.Default()
 }
 
-// newForm is an empty form: opening at the next full hour, for a day, 100
-// tickets, published.
+// newForm is an empty form: for the customers, opening at the next full
+// hour, for a day, 100 tickets, published.
 func (h *AdminDrops) newForm(c *fiber.Ctx) views.AdminDropForm {
 	loc := h.Store.Location()
 	opens := h.Store.Now().In(loc).Truncate(time.Hour).Add(time.Hour)
 	return views.AdminDropForm{
 		Quantity: "100", Opens: opens.Format(datetimeLocal), Closes: opens.AddDate(0, 0, 1).Format(datetimeLocal),
-		RedeemHours: defaultRedeemHours, Published: true, Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+		RedeemHours: defaultRedeemHours, Published: true, Audience: store.DropAudienceShop,
+		Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
 	}
 }
 
@@ -88,7 +95,29 @@ func (h *AdminDrops) List(c *fiber.Ctx) error {
 	return h.renderList(c, fiber.StatusOK, h.newForm(c))
 }
 
+// withIntegrations gives the form the integrations a drop can be for:
+// those not revoked.
+func (h *AdminDrops) withIntegrations(c *fiber.Ctx, form *views.AdminDropForm) error {
+	access, err := h.Store.APIAccess(c.UserContext())
+	if err != nil {
+		return err
+	}
+	form.Integrations = nil
+	for _, in := range access.Integrations {
+		if !in.Revoked {
+			form.Integrations = append(form.Integrations, in.Name)
+		}
+	}
+	slices.Sort(form.Integrations)
+	return nil
+}
+
 func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropForm) error {
+	if c.Query("after") == "" { // "Show more" asks for rows, without the form
+		if err := h.withIntegrations(c, &form); err != nil {
+			return err
+		}
+	}
 	drops, err := h.Store.AllDrops(c.UserContext(), adminPageSize, c.Query("after"))
 	if err != nil {
 		return err
@@ -124,10 +153,15 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	form := views.AdminDropForm{
 		Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
 		ProductID: val("product_id"), Price: val("price"), RedeemHours: val("redeem_hours"),
-		Published: page.Field(c, "published") != "", Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+		Published: page.Field(c, "published") != "", Audience: val("audience"),
+		Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
+	}
+	if form.Audience == "" { // a form from before the choice: the customers'
+		form.Audience = store.DropAudienceShop
 	}
 	form.Title = formTextIn(c.UserContext(), form.Errors, "title", page.Field(c, "title"), oneLine)
-	nd := store.NewDrop{Title: form.Title, Owner: store.DropOwnerShop, Published: form.Published, StaffID: page.Viewer(c).ID}
+	staff := page.Viewer(c).ID
+	nd := store.NewDrop{Title: form.Title, Audience: form.Audience, CreatedBy: store.DropByStaff(staff), Published: form.Published, StaffID: staff}
 	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
 		nd.ProductID = form.ProductID
 		if form.RedeemHours == "" {
@@ -160,7 +194,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 	// that field made good, so the form shows each field's problem at once
 	// (a parse error above stays its field's message).
 	for range 8 {
-		err := store.ValidateDrop(nd, h.Store.Now())
+		err := h.Store.ValidateDrop(nd)
 		var de *store.DropError
 		if !errors.As(err, &de) {
 			break
@@ -169,6 +203,11 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 			form.Errors[de.Field] = dropProblem(c, de)
 		}
 		switch de.Field { // get past this field to find the next one's
+		case "audience":
+			if de.Kind == "audience" {
+				nd.Audience = store.DropAudienceShop
+			}
+			nd.Published, nd.ProductID = false, ""
 		case "title":
 			nd.Title = "x"
 		case "quantity":
@@ -210,6 +249,9 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 // the list for a plain form.
 func (h *AdminDrops) formAgain(c *fiber.Ctx, form views.AdminDropForm) error {
 	if page.IsHTMX(c) {
+		if err := h.withIntegrations(c, &form); err != nil {
+			return err
+		}
 		return page.Write(c, fiber.StatusUnprocessableEntity, views.AdminDropFormView(form))
 	}
 	return h.renderList(c, fiber.StatusUnprocessableEntity, form)
@@ -223,6 +265,23 @@ func (h *AdminDrops) drop(c *fiber.Ctx) (store.Drop, error) {
 	}
 	d, err := h.Store.Drop(c.UserContext(), id)
 	return d, notFoundAs(err, "That drop")
+}
+
+// createdBy names who made the drop: the staff member (their name, read
+// now: "" if their account is gone) or the integration.
+func (h *AdminDrops) createdBy(ctx context.Context, d store.Drop) (string, error) {
+	if name, ok := store.AudienceIntegration(d.CreatedBy); ok {
+		return lang.T(ctx, "admin.drops.for_integration", "Name", name), nil
+	}
+	id, ok := store.StaffCreator(d.CreatedBy)
+	if !ok {
+		return "", nil
+	}
+	cust, err := h.Store.Customer(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return cust.Name, err
 }
 
 func (h *AdminDrops) live(d store.Drop) views.AdminDropLive {
@@ -247,6 +306,11 @@ func (h *AdminDrops) renderDrop(c *fiber.Ctx, status int, problem string) error 
 		return err
 	}
 	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: paths.AdminDropTicketsCSV(d.ID), CSRF: page.CSRFToken(c), Error: problem}
+	if c.Query("after") == "" {
+		if data.CreatedBy, err = h.createdBy(c.UserContext(), d); err != nil {
+			return err
+		}
+	}
 	data.NextURL = paths.More(paths.AdminDrop(d.ID), tickets.Next)
 	v := page.View{Title: d.Title, Page: page.Full(views.AdminDropView, data)}
 	if c.Query("after") != "" {
@@ -399,16 +463,21 @@ func (h *AdminDrops) CSV(c *fiber.Ctx) error {
 // dropMessages are the words for each kind of bad drop field the store
 // names (store.DropError's Kind).
 var dropMessages = map[string]string{
-	"title":          "admin.dropsx.err.title",
-	"quantity":       "admin.dropsx.err.quantity",
-	"opens_missing":  "admin.dropsx.err.opens_missing",
-	"opens_past":     "admin.dropsx.err.opens_past",
-	"closes":         "admin.dropsx.err.closes",
-	"product":        "admin.dropsx.err.product",
-	"price":          "admin.dropsx.err.price",
-	"redeem":         "admin.dropsx.err.redeem",
-	"price_currency": "admin.dropsx.err.price_currency",
-	"quantity_short": "admin.dropsx.err.quantity_short",
+	"title":              "admin.dropsx.err.title",
+	"quantity":           "admin.dropsx.err.quantity",
+	"opens_missing":      "admin.dropsx.err.opens_missing",
+	"opens_past":         "admin.dropsx.err.opens_past",
+	"closes":             "admin.dropsx.err.closes",
+	"product":            "admin.dropsx.err.product",
+	"price":              "admin.dropsx.err.price",
+	"redeem":             "admin.dropsx.err.redeem",
+	"price_currency":     "admin.dropsx.err.price_currency",
+	"quantity_short":     "admin.dropsx.err.quantity_short",
+	"closes_too_late":    "admin.dropsx.err.closes_too_late",
+	"audience":           "admin.dropsx.err.audience",
+	"audience_published": "admin.dropsx.err.audience_published",
+	"audience_product":   "admin.dropsx.err.audience_product",
+	"audience_unknown":   "admin.dropsx.err.audience_unknown",
 }
 
 // dropProblem says a bad drop field in the page's language.

@@ -48,10 +48,14 @@ type Drop struct {
 	Opens     time.Time
 	Closes    time.Time
 	CreatedAt time.Time
-	// Owner is "shop" for staff's drops, or "api:<key name>" for a drop a
-	// system made through the API. Published drops are listed on /drops.
-	Owner     string
+	// Audience is who sees and claims the drop: DropAudienceShop, the
+	// customers (on /drops once Published), or "api:<integration>", that
+	// integration's keys alone (never published, never a product drop).
+	Audience  string
 	Published bool
+	// CreatedBy is who made it: "staff:<customer id>" or
+	// "api:<integration>" (empty on drops made before it was kept).
+	CreatedBy string
 	// ProductID ties the drop to a product: a ticket lets its holder buy
 	// one unit at Price within RedeemWithin of the claim.
 	ProductID    string
@@ -109,7 +113,9 @@ type dropRecord struct {
 	Opens        string `dynamodbav:"Opens"`
 	Closes       string `dynamodbav:"Closes"`
 	CreatedAt    string `dynamodbav:"CreatedAt"`
-	Owner        string `dynamodbav:"Owner"`
+	Audience     string `dynamodbav:"Audience,omitempty"`
+	Owner        string `dynamodbav:"Owner,omitempty"` // the audience of a drop made before Audience: "shop" or "api:<key name>"
+	CreatedBy    string `dynamodbav:"CreatedBy,omitempty"`
 	Published    bool   `dynamodbav:"Published"`
 	ProductID    string `dynamodbav:"ProductID,omitempty"`
 	Price        int64  `dynamodbav:"Price,omitempty"`
@@ -168,10 +174,23 @@ func (r dropRecord) drop() Drop {
 	return Drop{
 		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Quantity: r.Quantity, Claimed: r.Claimed,
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
-		Owner: r.Owner, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
+		Audience: r.audience(), CreatedBy: r.CreatedBy, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
 		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second, SetAside: r.SetAside,
 		uncounted: r.Counters > 0, // readDrop sums them
 	}
+}
+
+// audience reads a drop made before Audience from its Owner, whose values
+// were already the audiences: "shop", or "api:<key name>", and every key
+// name became the name of an integration (migrateAPIKeys).
+func (r dropRecord) audience() string {
+	switch {
+	case r.Audience != "":
+		return r.Audience
+	case r.Owner != "":
+		return r.Owner
+	}
+	return DropAudienceShop
 }
 
 // NewDrop is what creating a drop takes.
@@ -180,7 +199,8 @@ type NewDrop struct {
 	Quantity     int
 	Opens        time.Time
 	Closes       time.Time
-	Owner        string // "shop" or "api:<key name>"
+	Audience     string // DropAudienceShop (if empty) or IntegrationAudience(name)
+	CreatedBy    string // DropByStaff(id) or IntegrationAudience(name)
 	Published    bool
 	ProductID    string
 	Price        Money
@@ -190,20 +210,74 @@ type NewDrop struct {
 
 // DropError is a bad field of a new drop.
 type DropError struct {
-	Field string // title, quantity, opens, closes, product, price, redeem
+	Field string // title, quantity, opens, closes, product, price, redeem, audience
 	Msg   string
 	// Kind names the problem for a page that says it in its own words
-	// (title, quantity, opens_missing, opens_past, closes, product, price,
-	// redeem, price_currency, quantity_short); Args are its values as
-	// name, value pairs.
+	// (title, quantity, opens_missing, opens_past, closes, closes_too_late,
+	// product, price, redeem, price_currency, quantity_short, audience,
+	// audience_published, audience_product, audience_unknown); Args are its
+	// values as name, value pairs.
 	Kind string
 	Args []any
 }
 
 func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
 
-// ValidateDrop checks a new drop; now is the time it is made.
-func ValidateDrop(d NewDrop, now time.Time) error {
+// DefaultDropMaxDays is how long after its opening a drop may close at
+// most (WithDropMaxDays).
+const DefaultDropMaxDays = 365
+
+// DropAudienceShop is the audience of the customers' drops.
+const DropAudienceShop = "shop"
+
+// prefixAudienceAPI starts the audience of an integration's drops; the
+// same words name the integration that made a drop (CreatedBy).
+const prefixAudienceAPI = "api:"
+
+// IntegrationAudience is the audience of an integration's drops.
+func IntegrationAudience(name string) string { return prefixAudienceAPI + name }
+
+// DropByStaff is the CreatedBy of a drop a staff member made.
+func DropByStaff(customerID string) string { return "staff:" + customerID }
+
+// AudienceIntegration is the integration an audience (or a CreatedBy)
+// names, and false for the shop's customers (or a staff member).
+func AudienceIntegration(audience string) (string, bool) {
+	name, ok := strings.CutPrefix(audience, prefixAudienceAPI)
+	return name, ok && ValidIntegrationName(name)
+}
+
+// StaffCreator is the staff member a CreatedBy names, if one.
+func StaffCreator(createdBy string) (string, bool) {
+	id, ok := strings.CutPrefix(createdBy, "staff:")
+	return id, ok && ValidID(id)
+}
+
+// ValidateDrop checks a new drop made now, the store's bounds applied.
+func (s *Store) ValidateDrop(d NewDrop) error {
+	return validateDrop(d, s.now(), s.dropMaxLength())
+}
+
+func (s *Store) dropMaxLength() time.Duration {
+	days := s.dropMaxDays
+	if days <= 0 {
+		days = DefaultDropMaxDays
+	}
+	return time.Duration(days) * 24 * time.Hour
+}
+
+// validateDrop checks a new drop; now is the time it is made, maxLength
+// how long after its opening it may close at most.
+func validateDrop(d NewDrop, now time.Time, maxLength time.Duration) error {
+	_, toIntegration := AudienceIntegration(d.Audience)
+	switch {
+	case d.Audience != "" && d.Audience != DropAudienceShop && !toIntegration:
+		return &DropError{Field: "audience", Kind: "audience", Msg: "a drop is for the shop's customers or for one integration"}
+	case toIntegration && d.Published:
+		return &DropError{Field: "audience", Kind: "audience_published", Msg: "an integration's drop is never published to customers"}
+	case toIntegration && d.ProductID != "":
+		return &DropError{Field: "audience", Kind: "audience_product", Msg: "an integration's drop is never a product drop"}
+	}
 	switch {
 	case strings.TrimSpace(d.Title) == "" || len(d.Title) > 200:
 		return &DropError{Field: "title", Kind: "title", Msg: "give the drop a title of at most 200 characters"}
@@ -215,22 +289,27 @@ func ValidateDrop(d NewDrop, now time.Time) error {
 		return &DropError{Field: "opens", Kind: "opens_past", Msg: "the opening is in the past"}
 	case d.Closes.IsZero() || !d.Closes.After(d.Opens):
 		return &DropError{Field: "closes", Kind: "closes", Msg: "the drop must close after it opens"}
+	case d.Closes.Sub(d.Opens) > maxLength:
+		days := int(maxLength / (24 * time.Hour))
+		return &DropError{Field: "closes", Kind: "closes_too_late", Args: []any{"Days", days},
+			Msg: fmt.Sprintf("the drop must close within %d days of its opening", days)}
 	}
 	return validateProductDrop(d)
 }
 
 // CreateDrop writes a new drop (and, above the threshold, its counters) in
-// one transaction.
+// one transaction; an integration's drop on condition the integration
+// exists and is not revoked (a DropError at "audience" otherwise).
 func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
-	if err := ValidateDrop(nd, now); err != nil {
+	if err := validateDrop(nd, now, s.dropMaxLength()); err != nil {
 		return Drop{}, err
 	}
 	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Quantity: nd.Quantity, Status: DropOpen,
 		Opens: nd.Opens.UTC().Truncate(time.Millisecond), Closes: nd.Closes.UTC().Truncate(time.Millisecond), CreatedAt: now,
-		Owner: nd.Owner, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
-	if d.Owner == "" {
-		d.Owner = DropOwnerShop
+		Audience: nd.Audience, CreatedBy: nd.CreatedBy, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
+	if d.Audience == "" {
+		d.Audience = DropAudienceShop
 	}
 	if t := s.counterThreshold(); d.Quantity > t {
 		// One counter per threshold's worth, at least two: each item then
@@ -247,7 +326,7 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	rec := dropRecord{
 		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Quantity: d.Quantity,
 		Status: string(d.Status), Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), CreatedAt: timestamp(now),
-		Owner: d.Owner, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
+		Audience: d.Audience, CreatedBy: d.CreatedBy, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
 		RedeemWithin: int64(d.RedeemWithin / time.Second), Counters: len(d.Counters),
 		GSI2PK: partitionDrops, GSI2SK: createdKey(now, d.ID),
 	}
@@ -285,11 +364,22 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}})
 	}
+	if name, ok := AudienceIntegration(d.Audience); ok {
+		check, err := s.txCheck(integrationKey(name), integrationKey(name), integrationActive())
+		if err != nil {
+			return Drop{}, err
+		}
+		items = append(items, check)
+	}
 	dropItems := len(items)
 	items = append(items, setAside...)
 	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
-		if reasons := cancellationReasons(err); len(reasons) > dropItems && slices.Contains(reasons[dropItems:], reasonConditionFailed) {
+		reasons := cancellationReasons(err)
+		if len(reasons) > dropItems && slices.Contains(reasons[dropItems:], reasonConditionFailed) {
 			return Drop{}, s.setAsideShort(ctx, d) // the stock moved since it was read
+		}
+		if _, ok := AudienceIntegration(d.Audience); ok && len(reasons) == dropItems && reasons[dropItems-1] == reasonConditionFailed {
+			return Drop{}, &DropError{Field: "audience", Kind: "audience_unknown", Msg: "no such integration, or it is revoked"}
 		}
 		return Drop{}, fmt.Errorf("create drop: %w", err)
 	}
@@ -298,9 +388,6 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	}
 	return d, nil
 }
-
-// DropOwnerShop owns the drops staff make.
-const DropOwnerShop = "shop"
 
 func (s *Store) counterThreshold() int {
 	if s.dropCounterThreshold > 0 {

@@ -64,8 +64,9 @@ const (
 	infixTickets         = "#ticket"
 	infixClaims          = "#claims" // GSI1: a drop's tickets in claim order
 	prefixClient         = "client#"
-	prefixTicketDated    = "t#"      // GSI2 sort key of a customer's tickets
-	prefixAPIKey         = "apikey#" // an API key by the SHA-256 of its secret
+	prefixTicketDated    = "t#"           // GSI2 sort key of a customer's tickets
+	prefixAPIKey         = "apikey#"      // an API key by the SHA-256 of its secret
+	prefixIntegration    = "integration#" // a system using the API, by its name (taken forever)
 	prefixMail           = "mail#"
 	prefixAccountLink    = "link#" // a mailed account link by the SHA-256 of its secret
 	prefixLease          = "lease#"
@@ -107,7 +108,7 @@ const (
 	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by closing time
 	partitionDrops          = "drops-all"        // GSI2: every drop, newest first
 	partitionDropsToClose   = "drops-closing"    // GSI2: product drops not closed yet, by closing time (sparse)
-	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
+	partitionAPIKeys        = "apikeys"          // GSI1: API keys and their integrations, newest first
 	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
 	partitionPriceChanges   = "price-changes"    // GSI1: scheduled price changes, by the day they apply
@@ -164,6 +165,7 @@ const (
 	entityDropClosing    = "dropClosing"
 	entityTicket         = "ticket"
 	entityAPIKey         = "apiKey"
+	entityIntegration    = "integration"
 	entityLease          = "lease"
 	entityJobRun         = "jobRun"
 	entityRunFailure     = "runFailure"
@@ -333,6 +335,7 @@ func ticketSortKey(client string) string {
 func dropClaimsKey(id string) string    { return prefixDrop + id + infixClaims }
 func ticketDatedKey(t time.Time) string { return prefixTicketDated + timestamp(t) }
 func apiKeyKey(hash string) string      { return prefixAPIKey + hash }
+func integrationKey(name string) string { return prefixIntegration + name }
 
 // leaseKey is the lease of one job's tick: a job and the date it processes.
 func leaseKey(job string, day time.Time) string { return prefixLease + job + "#" + FormatDate(day) }

@@ -419,6 +419,11 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys", adminAPIKeys.Create)
 	admin.Get("/api-keys/:id/revoke", adminAPIKeys.ConfirmRevoke)
 	admin.Post("/api-keys/:id/revoke", adminAPIKeys.Revoke)
+	admin.Get("/api-keys/:id/rotate", adminAPIKeys.ConfirmRotate)
+	admin.Post("/api-keys/:id/rotate", adminAPIKeys.Rotate)
+	admin.Post("/api-keys/integrations/:name/keys", adminAPIKeys.Issue)
+	admin.Get("/api-keys/integrations/:name/revoke", adminAPIKeys.ConfirmRevokeIntegration)
+	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
 
 	// Limited drops for staff.
 	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log}
