@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -26,7 +27,8 @@ type Breaker struct {
 	// through to try the engine; default 5 s.
 	OpenFor time.Duration
 	// AttemptTimeout is how long one attempt waits for the engine's
-	// answer; default 5 s. Past it the engine does not answer, which
+	// answer; default 8 s (under the pages' 10 s, above what a busy
+	// machine's DynamoDB Local takes). Past it the engine does not answer, which
 	// counts against it. A caller's own deadline never does: a page
 	// that ran out of time (a busy replica) says nothing of the engine.
 	AttemptTimeout time.Duration
@@ -59,7 +61,7 @@ func NewHealth(cfg Breaker) *Health {
 		cfg.OpenFor = 5 * time.Second
 	}
 	if cfg.AttemptTimeout <= 0 {
-		cfg.AttemptTimeout = 5 * time.Second
+		cfg.AttemptTimeout = 8 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -189,7 +191,10 @@ func healthMiddleware(h *Health) func(*middleware.Stack) error {
 				if err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}
-				attempt, cancel := context.WithTimeout(ctx, h.cfg.AttemptTimeout)
+				attempt, cancel := ctx, context.CancelFunc(func() {})
+				if itemOperation(awsmiddleware.GetOperationName(ctx)) {
+					attempt, cancel = context.WithTimeout(ctx, h.cfg.AttemptTimeout)
+				}
 				out, md, err := next.HandleFinalize(attempt, in)
 				cancel()
 				o := attemptOutcome(err)
@@ -203,6 +208,20 @@ func healthMiddleware(h *Health) func(*middleware.Stack) error {
 				return out, md, err
 			}), "Retry", middleware.After)
 	}
+}
+
+// itemOperation tells the calls on items, which answer within milliseconds
+// when the engine is well, from the table's own (CreateTable, UpdateTable,
+// DescribeTable, TTL, backups), which migrate makes and which a busy
+// engine may take many seconds over: those wait for their caller's
+// deadline alone, or a slow start would be taken for a dead engine.
+func itemOperation(op string) bool {
+	switch op {
+	case "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+		"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems":
+		return true
+	}
+	return false
 }
 
 // unansweredMiddleware marks an operation that ended, after its retries,
