@@ -29,7 +29,7 @@ import (
 	"shop/web"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages) }
+func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages, stopChromium) }
 
 var (
 	keyA = bytes.Repeat([]byte{'a'}, 32)
