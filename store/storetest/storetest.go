@@ -57,7 +57,7 @@ func Endpoint(t testing.TB) string {
 			endpoint = ep
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // dynamolocal waits up to 4
 		defer cancel()
 		engine, startErr = dynamolocal.Start(ctx, dynamolocal.Options{})
 		if engine != nil {
