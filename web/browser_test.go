@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +19,33 @@ import (
 	"shop/store/demo"
 )
 
-// newChromium starts headless Chromium (Debian's) for a journey.
+// chromium is the package's one headless Chromium (Debian's), started by
+// the first journey and stopped once the tests have run (stopChromium in
+// TestMain): starting a browser for each journey cost a few seconds of two
+// busy cores each. Every journey gets a browser context of its own in it
+// (its own cookies and storage, as a fresh browser would have), so
+// journeys running side by side never see each other.
+var chromium struct {
+	sync.Mutex
+	ctx     context.Context // the browser's first tab, never navigated
+	cancel  func()
+	dataDir string
+}
+
+// newChromium opens a tab for a journey in a browser context of its own,
+// closed when the test ends.
 func newChromium(t *testing.T) context.Context {
+	t.Helper()
+	browser := startChromium(t)
+	ctx, cancelCtx := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx() })
+	return ctx
+}
+
+// startChromium starts the package's browser, or another if the last one
+// has gone away.
+func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
@@ -30,18 +56,58 @@ func newChromium(t *testing.T) context.Context {
 		}
 		t.Fatal("chromium is not installed (Debian: apt-get install chromium; .ci/run installs it), or set SHOP_NO_BROWSER=1 to leave the browser journeys out")
 	}
+	chromium.Lock()
+	defer chromium.Unlock()
+	if chromium.ctx != nil && chromium.ctx.Err() == nil {
+		return chromium.ctx
+	}
+	stopChromiumLocked()
+	dir, err := os.MkdirTemp("", "shop-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	chromium.ctx, chromium.cancel, chromium.dataDir = ctx, func() { cancelCtx(); cancelAlloc() }, dir
+	// Started here, with a minute to do it, rather than by the first
+	// journey's first step under that journey's deadline.
+	start, cancelStart := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelStart()
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(ctx) }()
+	select {
+	case err = <-errc:
+	case <-start.Done():
+		err = start.Err()
+	}
+	if err != nil {
+		stopChromiumLocked()
+		t.Fatalf("start chromium: %v", err)
+	}
 	return ctx
+}
+
+// stopChromium stops the package's browser once the tests have run.
+func stopChromium(code int) int {
+	chromium.Lock()
+	defer chromium.Unlock()
+	stopChromiumLocked()
+	return code
+}
+
+func stopChromiumLocked() {
+	if chromium.cancel != nil {
+		chromium.cancel()
+		_ = os.RemoveAll(chromium.dataDir)
+	}
+	chromium.ctx, chromium.cancel, chromium.dataDir = nil, nil, ""
 }
 
 // journey is one tab in Chromium going through the shop: each step fails

@@ -242,7 +242,7 @@ func TestStaffUploadProductPhotos(t *testing.T) {
 
 func TestStorefrontPicturesKeepTheirSpace(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	p := b.get("/")
 	wantStatus(t, "catalogue", p, http.StatusOK)

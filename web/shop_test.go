@@ -29,7 +29,7 @@ import (
 	"shop/web"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages) }
+func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages, stopChromium) }
 
 var (
 	keyA = bytes.Repeat([]byte{'a'}, 32)
@@ -115,6 +115,26 @@ func newShop(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
 	env := storetest.New(t)
 	loadDemo(t, env)
+	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
+	env.Counter.Reset()
+	return &shop{env: env, base: base, log: logs, gateway: gateway}
+}
+
+// sharedShop is newShop for a test that only reads the demo shop: the
+// app is the test's own (its caches, log, request counter and options),
+// the table under it is loaded once per test binary and shared by every
+// test that asks (storetest.Shared). Loading the demo shop into a table of
+// each test's own was most of what a short test cost.
+//
+// To adopt it, a test must leave the table as it found it for the tests
+// beside it: visitors browsing, searching, HTMX partials, static files,
+// 404s and refusals of bad input that write nothing. A test that signs in
+// (the customer's record and the sign-in limit are written), posts a form
+// that is accepted, changes the clock the store sees, or writes through
+// s.env.Store takes newShop. When in doubt, newShop.
+func sharedShop(t testing.TB, opts ...appOption) *shop {
+	t.Helper()
+	env := storetest.Shared(t, "demo", loadDemo)
 	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
 	return &shop{env: env, base: base, log: logs, gateway: gateway}
