@@ -86,7 +86,7 @@ type receiptRecord struct {
 	PeriodStart     string      `dynamodbav:"PeriodStart"`
 	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
 	Kind            string      `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
-	ExpiresAt       int64       `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	ExpiresAt       int64       `dynamodbav:"ExpiresAt"`      // the table's TTL attribute
 	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
 	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
 	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships

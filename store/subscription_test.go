@@ -70,10 +70,10 @@ func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 41, 25, 856e6, time.UTC))
 	ctx := ctxT(t)
 	for _, tc := range []struct {
-		day                   int
-		amount                int64
-		kind                  store.ReceiptKind
-		next, reminder        string
+		day                  int
+		amount               int64
+		kind                 store.ReceiptKind
+		next, reminder       string
 		wantCharges, wantSum int64
 	}{
 		{18, 1299, store.ReceiptWholePeriod, "2026-06-18", "2026-06-11", 1, 1299},
