@@ -210,14 +210,14 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
 		LastPaymentDate: today,
 	}
-	if pc := req.PriceChange; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
-		// Shown on the form: the new price applies to them on its day too.
-		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
-	}
-	// The first period (FirstPeriod): on a payment date a whole one; else
-	// the days up to the first payment date, prorated, or free below the
-	// smallest charge. The payments job charges whole periods from then on.
-	first := FirstPeriod(today, sub.PaymentDay, sub.PeriodMonths, sub.Amount())
+	// As the form's preview quoted it: the first period (FirstPeriod) is
+	// a whole one on a payment date, else the days up to the first payment
+	// date, prorated, or free below the smallest charge; the payments job
+	// charges whole periods from then on. A scheduled price applies to
+	// them on its day too.
+	quote := QuoteSubscription(today, req.Product, sub.PaymentDay, sub.PeriodMonths, req.PriceChange)
+	sub.NewPrice, sub.NewPriceFrom = quote.NewPrice, quote.NewPriceFrom
+	first := quote.First
 	sub.NextPaymentDate = first.Next
 	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, today, s.reminderLead)
 	receiptOf := func(charge GatewayCharge) Receipt {
