@@ -45,8 +45,16 @@ func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 	wantThen := "Then €12.50 on " + day(first) + " and every month after."
 	b, ada := s.newCustomer(t, "Ada Test")
 
-	// htmx asks for the preview alone as the day changes.
+	// htmx asks for the preview alone as the day changes; the product and
+	// its scheduled price come from the shop window's read of its page.
+	wantStatus(t, "product page", b.get("/products/"+boxID), http.StatusOK)
+	s.env.Counter.Reset()
 	p := b.get(previewPath(payday, "1"), "HX-Request", "true")
+	// The session's read, and the product's collection when the window's
+	// second has passed: never more (no price change read, no list).
+	if n := s.env.Counter.Total(); n > 2 || s.env.Counter.Ops()["GetItem"] > 1 {
+		t.Errorf("a preview made %d DynamoDB requests %v, want the session's and at most the product's Query", n, s.env.Counter.Ops())
+	}
 	wantStatus(t, "preview", p, http.StatusOK)
 	if strings.Contains(p.body, "<html") || p.testid("subscribe-preview").Length() != 1 {
 		t.Fatalf("htmx did not get the preview alone:\n%s", trim(p.body))
