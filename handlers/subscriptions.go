@@ -31,10 +31,19 @@ type SubscriptionStore interface {
 	Today() time.Time
 }
 
+// SubscribeWindow is what the subscribe form's preview reads through the
+// shop window (a second old at most: a preview, not a charge): the product,
+// its stock (whether it ships) and its scheduled price.
+type SubscribeWindow interface {
+	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
+	ProductPriceChange(ctx context.Context, id string) (store.PriceChange, error)
+}
+
 // Subscriptions serves /subscriptions: subscribing from a product's page,
 // and the customer's own subscriptions with everything they can change.
 type Subscriptions struct {
 	Store   SubscriptionStore
+	Window  SubscribeWindow
 	Gateway payment.Gateway
 	// Refunder gives back the unused days when cancelling now refunds
 	// them (staff's setting); Mail is the refund's mail.
@@ -51,7 +60,9 @@ type subscribeFormStore interface {
 // subscribeForm is a fresh subscribe form for a product, nil when it cannot
 // be subscribed to: the payment day defaults to today's (in the shop's time
 // zone), the period to a month, the card to the one kept most recently.
-func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string) (*views.SubscribeForm, error) {
+// Its preview quotes that day and period; the product's stock (whether it
+// ships) and scheduled price (nil for none) are the page's.
+func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string, ships bool, change *store.PriceChange) (*views.SubscribeForm, error) {
 	if !p.Subscribable {
 		return nil, nil
 	}
@@ -63,11 +74,100 @@ func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p
 	if err != nil {
 		return nil, err
 	}
-	f.Key, f.Day, f.Period, f.Card = store.NewID(), strconv.Itoa(st.Today().Day()), "1", "new"
+	today := st.Today()
+	f.Key, f.Day, f.Period, f.Card = store.NewID(), strconv.Itoa(today.Day()), "1", "new"
 	if f.Cards = views.KeptCards(subs); len(f.Cards) > 0 {
 		f.Card = f.Cards[0].Token
 	}
+	quoteForm(f, today, today.Day(), 1, ships, change)
 	return f, nil
+}
+
+// quoteForm sets the form's preview: what its day and period come to when
+// subscribing today (store.QuoteSubscription, what Subscribe charges by).
+func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships bool, change *store.PriceChange) {
+	q := store.QuoteSubscription(today, f.Product, day, months, change)
+	f.Quote, f.Ships = &q, ships
+}
+
+// quote sets the preview of a form whose day and period are valid, from
+// the shop window; a form with either wrong keeps none (its errors say
+// why).
+func (h *Subscriptions) quote(ctx context.Context, f *views.SubscribeForm) error {
+	day, derr := strconv.Atoi(f.Day)
+	months, perr := strconv.Atoi(f.Period)
+	if derr != nil || perr != nil || !store.ValidPaymentDay(day) || !store.ValidPeriod(months) || !f.Product.Subscribable || f.Product.MonthlyPrice.Amount <= 0 {
+		return nil
+	}
+	_, stock, err := h.Window.ProductWithStock(ctx, f.Product.ID)
+	if err != nil {
+		return err
+	}
+	var change *store.PriceChange
+	if pc, err := h.Window.ProductPriceChange(ctx, f.Product.ID); err == nil {
+		change = &pc
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	quoteForm(f, h.Store.Today(), day, months, len(stock) > 0, change)
+	return nil
+}
+
+// Preview is what a subscribe form's day and period come to, before the
+// customer confirms: the preview alone for htmx (the form asks as the day
+// or period changes), else the form with it on a page of its own. It
+// reads through the shop window and writes nothing.
+func (h *Subscriptions) Preview(c *fiber.Ctx) error {
+	productID := c.Query("product_id")
+	back := paths.Subscriptions
+	if store.ValidID(productID) {
+		back = paths.Product(productID)
+	}
+	v, err := signedInFor(c, back)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	if !store.ValidID(productID) {
+		return page.NotFound("That product")
+	}
+	ctx := c.UserContext()
+	p, _, err := h.Window.ProductWithStock(ctx, productID)
+	if err != nil {
+		return notFoundAs(err, "That product")
+	}
+	f := views.SubscribeForm{Product: p, SignedIn: true, Day: strings.TrimSpace(c.Query("day")), Period: strings.TrimSpace(c.Query("period")),
+		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c)}
+	if !p.Subscribable || p.MonthlyPrice.Amount <= 0 {
+		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
+	}
+	if _, msg := parsePaymentDay(c, f.Day); msg != "" {
+		f.Errors["day"] = msg
+	}
+	if _, msg := parsePeriod(c, f.Period); msg != "" {
+		f.Errors["period"] = msg
+	}
+	if err := h.quote(ctx, &f); err != nil {
+		return err
+	}
+	if page.IsHTMX(c) {
+		return page.Write(c, fiber.StatusOK, views.SubscribePreview(f))
+	}
+	// Without JavaScript: the whole form, with a key and the kept cards.
+	subs, err := h.Store.Subscriptions(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	f.Key, f.Card = store.NewID(), "new"
+	if f.Cards = views.KeptCards(subs); len(f.Cards) > 0 {
+		f.Card = f.Cards[0].Token
+	}
+	status := fiber.StatusOK
+	if f.Errors.Any() {
+		status = fiber.StatusUnprocessableEntity
+	}
+	return page.Render(c, status, page.View{
+		Title: page.T(c, "subs.page.title", "Product", p.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
+	})
 }
 
 const formBroken = "This form is broken. Reload the page and try again."
@@ -125,6 +225,11 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if periodErr != "" {
 		f.Errors["period"] = periodErr
 	}
+	if page.Field(c, "preview") != "" {
+		// "Show what I pay" without JavaScript: the form comes back with
+		// its preview; nothing is tokenised, charged or written.
+		return h.showQuote(c, f)
+	}
 	card, ok := h.card(c, f.Card, f.Cards, f.Errors)
 	if !ok {
 		return h.subscribeAgain(c, f)
@@ -148,7 +253,16 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	case err == nil:
 		page.Written(c, "subscription", sub.ID, "receipt", receipt.Number)
 		msg := page.T(c, "subs.flash.subscribed_again", "Product", sub.ProductName)
-		if receipt.Number != "" {
+		dates, next := lang.DateRange(ctx, receipt.PeriodStart, receipt.LastDay()), lang.Money(ctx, sub.AmountFor(sub.NextPaymentDate))
+		switch {
+		case receipt.Number == "":
+		case receipt.Kind == store.ReceiptFirstDays:
+			msg = page.T(c, "subs.flash.subscribed_part", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount), "Dates", dates,
+				"Receipt", receipt.Number, "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
+		case receipt.Kind == store.ReceiptFreeDays:
+			msg = page.T(c, "subs.flash.subscribed_free", "Product", sub.ProductName, "Dates", dates,
+				"Receipt", receipt.Number, "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
+		default:
 			msg = page.T(c, "subs.flash.subscribed", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount),
 				"Receipt", receipt.Number, "Date", dayText(ctx, sub.NextPaymentDate))
 		}
@@ -220,10 +334,30 @@ func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, err
 }
 
 // subscribeAgain brings the form back with its errors: in place for htmx,
-// on a page of its own for a plain form.
+// on a page of its own for a plain form; with its preview when its day and
+// period are right.
 func (h *Subscriptions) subscribeAgain(c *fiber.Ctx, f views.SubscribeForm) error {
 	page.CSRFToken(c)
+	if err := h.quote(c.UserContext(), &f); err != nil {
+		return err
+	}
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
+		Title: page.T(c, "subs.page.title", "Product", f.Product.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
+		Partial: views.SubscribePanel(f),
+	})
+}
+
+// showQuote brings a plain form back on a page of its own with what its day
+// and period come to (a 422 with the errors when either is wrong).
+func (h *Subscriptions) showQuote(c *fiber.Ctx, f views.SubscribeForm) error {
+	if err := h.quote(c.UserContext(), &f); err != nil {
+		return err
+	}
+	status := fiber.StatusOK
+	if f.Errors.Any() {
+		status = fiber.StatusUnprocessableEntity
+	}
+	return page.Render(c, status, page.View{
 		Title: page.T(c, "subs.page.title", "Product", f.Product.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
 		Partial: views.SubscribePanel(f),
 	})

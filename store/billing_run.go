@@ -126,7 +126,7 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 		next.Category = p.Category
 	}
 	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt)
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, sub.PeriodMonths)
 	if err != nil {
 		return sub, Receipt{}, err
 	}

@@ -16,8 +16,27 @@ import (
 // guide, and pattern 7 to read them), kept six months, each with the marker
 // of the period it paid.
 
+// ReceiptKind tells the receipt of a whole period from that of a new
+// subscriber's first days (FirstPeriod).
+type ReceiptKind string
+
+const (
+	// ReceiptWholePeriod pays a whole period (every receipt from before
+	// the kinds).
+	ReceiptWholePeriod ReceiptKind = ""
+	// ReceiptFirstDays pays the days from subscribing up to the first
+	// payment date, prorated.
+	ReceiptFirstDays ReceiptKind = "first_days"
+	// ReceiptFreeDays says those days were free: their share was below
+	// the smallest charge, and nothing was charged.
+	ReceiptFreeDays ReceiptKind = "free_days"
+)
+
 // Receipt is one payment of a subscription, kept six months.
 type Receipt struct {
+	// Kind says whether it pays a whole period or a new subscriber's first
+	// days.
+	Kind           ReceiptKind
 	Number         string // short, unique within the account; also its URL
 	AccountID      string
 	SubscriptionID string
@@ -66,7 +85,8 @@ type receiptRecord struct {
 	ChargeID        string      `dynamodbav:"ChargeID"`
 	PeriodStart     string      `dynamodbav:"PeriodStart"`
 	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
-	ExpiresAt       int64       `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	Kind            string      `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
+	ExpiresAt       int64       `dynamodbav:"ExpiresAt"`      // the table's TTL attribute
 	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
 	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
 	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
@@ -87,7 +107,7 @@ type receiptRecord struct {
 
 func (r receiptRecord) receipt() Receipt {
 	return Receipt{
-		Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
+		Kind: ReceiptKind(r.Kind), Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
 		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
@@ -140,7 +160,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang,
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
-		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
+		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
 		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID,
 	}
 }
@@ -152,6 +172,14 @@ type periodRecord struct {
 	ReceiptNumber string `dynamodbav:"ReceiptNumber"`
 	ExpiresAt     int64  `dynamodbav:"ExpiresAt"`
 }
+
+// LastDay is the last day a receipt pays (its period ends the day before
+// the next payment date).
+func (r Receipt) LastDay() time.Time { return r.PeriodEnd.AddDate(0, 0, -1) }
+
+// FirstDays reports whether it pays a new subscriber's first days, not a
+// whole period (charged or free).
+func (r Receipt) FirstDays() bool { return r.Kind == ReceiptFirstDays || r.Kind == ReceiptFreeDays }
 
 // NewReceipt is the receipt of a charge for a subscription's period.
 func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {

@@ -174,8 +174,10 @@ type subscribeKeyRecord struct {
 
 var ErrBadSubscribeKey = errors.New("subscribe key must be an id of at most 36 characters")
 
-// Subscribe takes the first payment and creates the subscription with its
-// first receipt, once per idempotency key: the charge uses a key derived
+// Subscribe takes the first payment (FirstPeriod: the days up to the first
+// payment date, prorated, or a whole period on a payment date; nothing
+// when the days are free) and creates the subscription with its first
+// receipt, once per idempotency key: the charge uses a key derived
 // from it, and one transaction writes the key, the subscription, the receipt
 // and its period marker (create subscription and create receipt, patterns 1
 // and 2 of the guide) and, when the product ships, the first period's order
@@ -208,28 +210,42 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
 		LastPaymentDate: today,
 	}
-	if pc := req.PriceChange; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
-		// Shown on the form: the new price applies to them on its day too.
-		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
-	}
-	// The first period runs from today to the payment day of the next period.
-	sub.NextPaymentDate = NextBillingDate(today, sub.PeriodMonths, sub.PaymentDay)
+	// As the form's preview quoted it: the first period (FirstPeriod) is
+	// a whole one on a payment date, else the days up to the first payment
+	// date, prorated, or free below the smallest charge; the payments job
+	// charges whole periods from then on. A scheduled price applies to
+	// them on its day too.
+	quote := QuoteSubscription(today, req.Product, sub.PaymentDay, sub.PeriodMonths, req.PriceChange)
+	sub.NewPrice, sub.NewPriceFrom = quote.NewPrice, quote.NewPriceFrom
+	first := quote.First
+	sub.NextPaymentDate = first.Next
 	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, today, s.reminderLead)
+	receiptOf := func(charge GatewayCharge) Receipt {
+		r := NewReceipt(sub, charge, today, first.Next)
+		switch {
+		case first.Free:
+			r.Kind = ReceiptFreeDays
+		case !first.Full:
+			r.Kind = ReceiptFirstDays
+		}
+		return r
+	}
 
 	// The order is planned before the charge (the receipt's number and
 	// time are the charge's, known now), so a failed read charges nothing.
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, NewReceipt(sub, GatewayCharge{Amount: sub.Amount(), At: now}, today, sub.NextPaymentDate))
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receiptOf(GatewayCharge{Amount: first.Charge, At: now}), first.Units())
 	if err != nil {
 		return Subscription{}, Receipt{}, err
 	}
-	chargeID, err := charger.Charge(ctx, req.Card.Token, sub.Amount(), key)
-	if err != nil {
-		return Subscription{}, Receipt{}, err
+	var chargeID string
+	if first.Charge.Amount > 0 { // free days ask nothing of the gateway
+		if chargeID, err = charger.Charge(ctx, req.Card.Token, first.Charge, key); err != nil {
+			return Subscription{}, Receipt{}, err
+		}
 	}
 	// A twin submission makes its own receipt key, but its transaction
 	// fails on the subscribe key, so the period is receipted once.
-	charge := GatewayCharge{Key: key, ID: chargeID, Amount: sub.Amount(), At: now}
-	receipt := NewReceipt(sub, charge, today, sub.NextPaymentDate)
+	receipt := receiptOf(GatewayCharge{Key: key, ID: chargeID, Amount: first.Charge, At: now})
 	var order *subscriptionOrder
 	if ships {
 		order = &so
@@ -285,8 +301,10 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	if twin, terr := s.subscriptionForKey(ctx, key, req.CustomerID); terr == nil {
 		return twin, Receipt{}, nil
 	}
-	if verr := charger.Void(ctx, chargeID); verr != nil {
-		slog.ErrorContext(ctx, "void subscription charge after a failed write", "charge", chargeID, "err", verr)
+	if chargeID != "" {
+		if verr := charger.Void(ctx, chargeID); verr != nil {
+			slog.ErrorContext(ctx, "void subscription charge after a failed write", "charge", chargeID, "err", verr)
+		}
 	}
 	return Subscription{}, Receipt{}, fmt.Errorf("create subscription: %w", err)
 }

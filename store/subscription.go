@@ -128,6 +128,32 @@ func (s Subscription) AmountFor(period time.Time) Money {
 	return Money{Amount: m.Amount * int64(s.PeriodMonths), Currency: m.Currency}
 }
 
+// SubscribeQuote is what subscribing today comes to, before the customer
+// confirms: the first period (FirstPeriod), then the first whole period's
+// payment on its date, and an announced price the subscriber would pay
+// from its day. Subscribe charges by the same quote, so the form's preview
+// and the charge never differ.
+type SubscribeQuote struct {
+	First Proration
+	// Then is the payment on First.Next and, until NewPriceFrom, each
+	// after it.
+	Then         Money
+	NewPrice     Money // the monthly price from NewPriceFrom, when one is scheduled
+	NewPriceFrom time.Time
+}
+
+// QuoteSubscription quotes a subscription to p taken out today with a
+// payment day and period; change is the product's scheduled price, if
+// any (the new subscriber pays it from its day, as everyone does).
+func QuoteSubscription(today time.Time, p Product, day, months int, change *PriceChange) SubscribeQuote {
+	sub := Subscription{MonthlyPrice: p.MonthlyPrice, PeriodMonths: months, PaymentDay: day}
+	if pc := change; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
+		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
+	}
+	first := FirstPeriod(today, day, months, sub.Amount())
+	return SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom}
+}
+
 // Ending reports whether the subscription stops at the end of its period.
 func (s Subscription) Ending() bool { return s.Status == SubscriptionActive && !s.EndsOn.IsZero() }
 

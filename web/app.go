@@ -140,7 +140,7 @@ func New(cfg Config) (*fiber.App, error) {
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
 	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway, Refunder: cfg.Gateway, Mail: refundMail}
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Gateway, Mail: refundMail}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -319,6 +319,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	app.Get("/subscriptions", subscriptions.List)
 	app.Post("/subscriptions", subscriptions.Subscribe)
+	app.Get("/subscriptions/preview", subscriptions.Preview)
 	app.Post("/subscriptions/:id/day", subscriptions.ChangeDay)
 	app.Post("/subscriptions/:id/period", subscriptions.ChangePeriod)
 	app.Post("/subscriptions/:id/card", subscriptions.ChangeCard)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"shop/store"
 	"shop/views/lang"
 )
 
@@ -58,8 +59,16 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	if got := j.text(sel("subscribe-submit")); got != "정기 결제 신청하고 지금 결제하기" {
 		t.Fatalf("subscribe button %q", got)
 	}
+	// The preview follows the day as it is typed (htmx): ten days ahead
+	// the first days' share, then on today's day a whole period.
+	ahead := today.AddDate(0, 0, 10)
+	share := store.FirstPeriod(today, ahead.Day(), 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
+	j.do("type a payment day ten days ahead", chromedp.SetValue(sel("field-day"), ""), chromedp.SendKeys(sel("field-day"), itoa(ahead.Day())))
+	j.waitText("the first days' share", sel("preview-today"), lang.MoneyIn(lang.Korean, share.Charge)+" (주기 "+itoa(share.Of)+"일 중 10일)")
+	j.waitText("then a whole period", sel("preview-then"), lang.DateIn(lang.Korean, ahead)+"에 €12.50")
+	j.do("type today's day", chromedp.SetValue(sel("field-day"), ""), chromedp.SendKeys(sel("field-day"), itoa(today.Day())))
+	j.waitText("a whole period today", sel("preview-today"), "오늘이 결제일입니다")
 	j.do("fill the subscribe form",
-		chromedp.SetValue(sel("field-day"), "15"),
 		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
 		chromedp.SendKeys(sel("field-expiry"), "12/30"),
 		chromedp.SendKeys(sel("field-cvc"), "123"),
@@ -73,7 +82,7 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	if got := j.text(card("sub-status")); got != "이용 중" {
 		t.Fatalf("status %q", got)
 	}
-	if got := j.text(card("sub-day")); got != "매월 15일" {
+	if got := j.text(card("sub-day")); !strings.HasPrefix(got, "매월 "+itoa(today.Day())+"일") {
 		t.Fatalf("payment day %q", got)
 	}
 	if got := j.text(card("sub-next-payment")); !strings.HasPrefix(got, "20") || !strings.Contains(got, "년 ") || !strings.HasSuffix(got, "일") {

@@ -190,6 +190,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"OrderCancel", post, paths.OrderCancel(id)},
 		{"Subscriptions", get, paths.Subscriptions},
 		{"Subscriptions", post, paths.Subscriptions},
+		{"SubscribePreview", get, paths.SubscribePreview},
 		{"SubscriptionDay", post, paths.SubscriptionDay(id)},
 		{"SubscriptionPeriod", post, paths.SubscriptionPeriod(id)},
 		{"SubscriptionCard", post, paths.SubscriptionCard(id)},

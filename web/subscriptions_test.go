@@ -14,6 +14,8 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views"
+	"shop/views/lang"
 )
 
 const (
@@ -137,8 +139,16 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 		t.Fatal("kept cards offered before any subscription")
 	}
 
-	// Subscribe: one charge, a subscription and its first receipt.
-	form := b.subscribeForm(boxID, "31", "1")
+	// The preview says what the default day and period come to: today is
+	// the payment day, so a whole period.
+	wantText(t, "preview today", p.testid("preview-today"), "Today: €12.50 for "+lang.DateRange(lang.With(ctx, lang.English), today, store.NextBillingDate(today, 1, today.Day()).AddDate(0, 0, -1)))
+	wantText(t, "preview today", p.testid("preview-today"), "today is your payment day")
+	wantText(t, "preview then", p.testid("preview-then"), "Then €12.50 on "+day(store.NextBillingDate(today, 1, today.Day()))+" and every month after.")
+
+	// Subscribe on today's day: one charge of a whole period, a
+	// subscription and its first receipt.
+	payday := today.Day()
+	form := b.subscribeForm(boxID, itoa(payday), "1")
 	s.env.Counter.Reset()
 	done := b.post("/subscriptions", form)
 	subscribeOps := s.env.Counter.Ops()
@@ -156,7 +166,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 		t.Fatalf("%d subscriptions", len(subs))
 	}
 	sub := subs[0]
-	next := store.NextBillingDate(today, 1, 31)
+	next := store.NextBillingDate(today, 1, payday)
 	card := list.testid("subscription")
 	if card.Length() != 1 {
 		t.Fatalf("%d subscription cards", card.Length())
@@ -165,7 +175,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantText(t, "status", card.Find(sel("sub-status")), "Active")
 	wantText(t, "amount", card.Find(sel("sub-amount")), "€12.50 every month")
 	wantText(t, "card", card.Find(sel("sub-card")), "Visa •••• 4242")
-	wantText(t, "day", card.Find(sel("sub-day")), "the 31st")
+	wantText(t, "day", card.Find(sel("sub-day")), "the "+views.Ordinal(payday))
 	wantText(t, "next payment", card.Find(sel("sub-next-payment")), day(next))
 	wantText(t, "reminder", card.Find(sel("sub-next-reminder")), day(sub.NextReminderDate))
 	wantText(t, "last paid", card.Find(sel("sub-last-payment")), day(today))
@@ -232,7 +242,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	}
 	wantText(t, "kept card", p.testid("kept-card").Parent(), "Visa •••• 4242")
 	key, _ := p.doc.Find(`[data-testid="subscribe-form"] input[name="key"]`).Attr("value")
-	kept := b.post("/subscriptions", url.Values{"key": {key}, "product_id": {boxID}, "day": {"1"}, "period": {"3"}, "card": {sub.Card.Token}}, "HX-Request", "true")
+	kept := b.post("/subscriptions", url.Values{"key": {key}, "product_id": {boxID}, "day": {itoa(payday)}, "period": {"3"}, "card": {sub.Card.Token}}, "HX-Request", "true")
 	if kept.status != http.StatusNoContent || kept.header.Get("HX-Redirect") != "/subscriptions" {
 		t.Fatalf("htmx subscribe with a kept card: %d, HX-Redirect %q\n%s", kept.status, kept.header.Get("HX-Redirect"), trim(kept.body))
 	}
@@ -255,8 +265,8 @@ func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
-	receiptsBefore := s.env.CountEntities(t, "receipt") // the demo's customers have some
-	form := b.subscribeForm(boxID, "15", "2")
+	receiptsBefore := s.env.CountEntities(t, "receipt")                  // the demo's customers have some
+	form := b.subscribeForm(boxID, itoa(s.env.Store.Today().Day()), "2") // a whole period
 	var wg sync.WaitGroup
 	statuses := make([]int, 2)
 	for i := range statuses {
@@ -379,12 +389,16 @@ func (s *shop) current(t *testing.T, customerID, id string) store.Subscription {
 }
 
 // subscribedShop is a shop with the coffee box and Ada, a new customer,
-// subscribed to it every month on day: her browser, id and subscription.
+// subscribed to it every month on day ("" for today's, a whole period
+// paid at once): her browser, id and subscription.
 func subscribedShop(t *testing.T, day string) (*shop, *browser, string, store.Subscription) {
 	t.Helper()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
+	if day == "" {
+		day = itoa(s.env.Store.Today().Day())
+	}
 	b.subscribe(boxID, day, "1")
 	return s, b, ada, s.subscriptionsOf(t, ada)[0]
 }

@@ -19,9 +19,13 @@ const (
 	CheckoutSummary = "/checkout/summary"
 	Orders          = "/orders"
 	Subscriptions   = "/subscriptions" // POST subscribes
-	Receipts        = "/receipts"
-	Drops           = "/drops"
-	Tickets         = "/tickets"
+	// SubscribePreview is what a subscribe form's day and period come to
+	// (?product_id=&day=&period=): the form's preview for htmx, the form
+	// with it on a page of its own otherwise.
+	SubscribePreview = "/subscriptions/preview"
+	Receipts         = "/receipts"
+	Drops            = "/drops"
+	Tickets          = "/tickets"
 	// Account is the customer's name, email, password and addresses.
 	Account = "/account"
 	// AccountName changes the customer's name (POST).
