@@ -3,16 +3,11 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/sync/errgroup"
 
 	"shop/handlers/page"
 	"shop/store"
@@ -135,128 +130,6 @@ func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropFo
 }
 
 // parseLocal reads a datetime-local value in the shop's time zone.
-func parseLocal(s string, loc *time.Location) (time.Time, bool) {
-	for _, layout := range []string{datetimeLocal, datetimeLocal + ":05"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// Create makes a drop from the form. Every field is checked before
-// anything is written: a problem brings the form back with a message at
-// its field and a 422.
-func (h *AdminDrops) Create(c *fiber.Ctx) error {
-	loc := h.Store.Location()
-	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
-	form := views.AdminDropForm{
-		Quantity: val("quantity"), Opens: val("opens"), Closes: val("closes"),
-		ProductID: val("product_id"), Price: val("price"), RedeemHours: val("redeem_hours"),
-		Published: page.Field(c, "published") != "", Audience: val("audience"),
-		Zone: loc.String(), CSRF: page.CSRFToken(c), Errors: views.FieldErrors{},
-	}
-	if form.Audience == "" { // a form from before the choice: the customers'
-		form.Audience = store.DropAudienceShop
-	}
-	form.Title = formTextIn(c.UserContext(), form.Errors, "title", page.Field(c, "title"), oneLine)
-	staff := page.Viewer(c).ID
-	nd := store.NewDrop{Title: form.Title, Audience: form.Audience, CreatedBy: store.DropByStaff(staff), Published: form.Published, StaffID: staff}
-	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
-		nd.ProductID = form.ProductID
-		if form.RedeemHours == "" {
-			form.RedeemHours = defaultRedeemHours
-		}
-		if hours, err := strconv.Atoi(form.RedeemHours); err == nil {
-			nd.RedeemWithin = time.Duration(hours) * time.Hour
-		} else {
-			form.Errors["redeem"] = page.T(c, "admin.drops.err.redeem")
-		}
-		if m, err := store.ParseMoney(form.Price, h.Store.Currency()); err == nil {
-			nd.Price = m
-		} else {
-			form.Errors["price"] = page.T(c, "admin.drops.err.price")
-		}
-	}
-	if n, err := strconv.Atoi(form.Quantity); err == nil {
-		nd.Quantity = n
-	} else {
-		form.Errors["quantity"] = page.T(c, "admin.drops.err.quantity", "Max", store.MaxDropQuantity)
-	}
-	var ok bool
-	if nd.Opens, ok = parseLocal(form.Opens, loc); !ok {
-		form.Errors["opens"] = page.T(c, "admin.drops.err.opens")
-	}
-	if nd.Closes, ok = parseLocal(form.Closes, loc); !ok {
-		form.Errors["closes"] = page.T(c, "admin.drops.err.closes")
-	}
-	// The store's own check. It names one field at a time: ask again with
-	// that field made good, so the form shows each field's problem at once
-	// (a parse error above stays its field's message).
-	for range 8 {
-		err := h.Store.ValidateDrop(nd)
-		var de *store.DropError
-		if !errors.As(err, &de) {
-			break
-		}
-		if _, seen := form.Errors[de.Field]; !seen {
-			form.Errors[de.Field] = dropProblem(c, de)
-		}
-		switch de.Field { // get past this field to find the next one's
-		case "audience":
-			if de.Kind == "audience" {
-				nd.Audience = store.DropAudienceShop
-			}
-			nd.Published, nd.ProductID = false, ""
-		case "title":
-			nd.Title = "x"
-		case "quantity":
-			nd.Quantity = 1
-		case "opens": // move the window to now, keeping its length
-			now := h.Store.Now()
-			if !nd.Opens.IsZero() && !nd.Closes.IsZero() {
-				nd.Closes = nd.Closes.Add(now.Sub(nd.Opens))
-			}
-			nd.Opens = now
-		case "closes":
-			nd.Closes = nd.Opens.Add(time.Hour)
-		case "product":
-			nd.ProductID = ""
-		case "price":
-			nd.Price = store.Money{Amount: 1, Currency: h.Store.Currency()}
-		case "redeem":
-			nd.RedeemWithin = store.DefaultRedeemWithin
-		}
-	}
-	if form.Errors.Any() {
-		return h.formAgain(c, form)
-	}
-	d, err := h.Store.CreateDrop(c.UserContext(), nd)
-	var de *store.DropError
-	if errors.As(err, &de) { // the clock moved past the opening, no such product, too little stock
-		form.Errors[de.Field] = dropProblem(c, de)
-		return h.formAgain(c, form)
-	}
-	if err != nil {
-		return err
-	}
-	h.Gate.Forget(d.ID)
-	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.created", "Title", d.Title))
-	return page.Redirect(c, paths.AdminDrop(d.ID))
-}
-
-// formAgain brings the form back with its errors: in place for htmx, on
-// the list for a plain form.
-func (h *AdminDrops) formAgain(c *fiber.Ctx, form views.AdminDropForm) error {
-	if page.IsHTMX(c) {
-		if err := h.withIntegrations(c, &form); err != nil {
-			return err
-		}
-		return page.Write(c, fiber.StatusUnprocessableEntity, views.AdminDropFormView(form))
-	}
-	return h.renderList(c, fiber.StatusUnprocessableEntity, form)
-}
-
 // drop reads the drop of the URL; an unknown one is a 404.
 func (h *AdminDrops) drop(c *fiber.Ctx) (store.Drop, error) {
 	id, err := pathID(c, "id", "That drop")
@@ -345,93 +218,6 @@ func (h *AdminDrops) Close(c *fiber.Ctx) error {
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.closed", "Title", d.Title))
 	return page.Redirect(c, paths.AdminDrop(d.ID))
-}
-
-// Cancel cancels a drop, voids its tickets and mails each customer who
-// held one (API clients are told by their own systems). The mail's id is
-// one per drop and holder, so cancelling a drop that is already cancelled
-// finishes a cancellation cut short (voids what is left, mails who was
-// not mailed) and mails nobody twice.
-func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
-	d, err := h.drop(c)
-	if err != nil {
-		return err
-	}
-	// Voiding and mailing outlive the request's deadline: a big drop has
-	// many holders.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), dropCancelTimeout)
-	defer cancel()
-	err = h.Store.SetDropStatus(ctx, d.ID, store.DropCancelled)
-	h.Gate.Forget(d.ID)
-	switch {
-	case errors.Is(err, store.ErrConflict):
-		if now, rerr := h.Store.Drop(ctx, d.ID); rerr != nil || now.Status != store.DropCancelled {
-			return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.closed_early"))
-		}
-	case err != nil:
-		return err
-	}
-	tickets, err := h.Store.VoidTickets(ctx, d.ID)
-	if err != nil {
-		return fmt.Errorf("cancel drop %s: void tickets: %w", d.ID, err)
-	}
-	mailed, err := h.mailHolders(ctx, d, tickets)
-	if err != nil {
-		return fmt.Errorf("cancel drop %s: mail holders: %w", d.ID, err)
-	}
-	h.log().Info("drop cancelled", "drop", d.ID, "void", len(tickets), "mailed", mailed, "request_id", page.RequestID(c))
-	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.cancelled", "Title", d.Title, "Void", len(tickets), "Mailed", mailed))
-	return page.Redirect(c, paths.AdminDrop(d.ID))
-}
-
-// mailHolders puts a cancellation mail into the outbox for each ticket a
-// customer held, a few at once; a mail put before (an earlier try) counts
-// as sent. It returns how many holders have their mail.
-func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []store.Ticket) (int, error) {
-	var mailed atomic.Int64
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(dropMailWorkers)
-	now := h.Store.Now()
-	loc := h.Store.Location()
-	for _, t := range tickets {
-		if t.CustomerID == "" {
-			continue // an API client's: no email here
-		}
-		g.Go(func() error {
-			cust, err := h.Store.Customer(ctx, t.CustomerID)
-			if errors.Is(err, store.ErrNotFound) {
-				return nil // the account is gone
-			}
-			if err != nil {
-				return err
-			}
-			err = h.Store.PutMail(ctx, dropCancelledMail(d, t, cust, now, loc))
-			if err != nil && !errors.Is(err, store.ErrConflict) {
-				return err
-			}
-			mailed.Add(1)
-			return nil
-		})
-	}
-	err := g.Wait()
-	return int(mailed.Load()), err
-}
-
-// dropCancelledMail tells a ticket's holder the drop is off, in their
-// language (their record is read for the address anyway).
-func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now time.Time, loc *time.Location) store.Mail {
-	l := lang.OrEnglish(cust.Lang)
-	claimed := t.CreatedAt.In(loc).Format("2 January 2006 at 15:04 MST")
-	if l != lang.English {
-		claimed = lang.DateTimeIn(l, t.CreatedAt.In(loc))
-	}
-	return store.Mail{
-		ID: store.DropCancelMailID(d.ID, t.Client), To: cust.Email, Kind: store.MailDropCancelled,
-		Subject: lang.In(l, "mail.drop.subject", "Drop", d.Title),
-		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, cust.Name),
-			lang.In(l, "mail.drop.body", "Drop", d.Title, "Claimed", claimed)),
-		CustomerID: cust.ID, CreatedAt: now, Status: store.MailPending,
-	}
 }
 
 func dropTicketsCSVHeader(loc *time.Location) []string {
