@@ -167,6 +167,7 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	}
 	return page.Render(c, status, page.View{
 		Title: page.T(c, "subs.page.title", "Product", p.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
+		Path: paths.Product(p.ID),
 	})
 }
 

@@ -298,8 +298,12 @@ func IsHTMX(c *fiber.Ctx) bool {
 type View struct {
 	Title       string
 	Description string // "" for one made from the title
-	Page        func(views.Layout) templ.Component
-	Partial     templ.Component
+	// Path is the page's address for its language links, when not the
+	// request's: a product's subscribe form on a page of its own switches
+	// language on the product's page, which has the form too.
+	Path    string
+	Page    func(views.Layout) templ.Component
+	Partial templ.Component
 }
 
 // List renders one page of a list: the whole page, or for htmx (its "show
@@ -322,6 +326,9 @@ func Render(c *fiber.Ctx, status int, v View) error {
 	}
 	l := Layout(c, v.Title)
 	l.Description = v.Description
+	if v.Path != "" {
+		l.Path = v.Path
+	}
 	return Write(c, status, v.Page(l))
 }
 

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -153,3 +154,9 @@ func PasswordResetLink(token string) string { return WithQuery(PasswordReset, "t
 
 // EmailVerifyLink is the verification page of a signed link token.
 func EmailVerifyLink(token string) string { return WithQuery(EmailVerify, "t", token) }
+
+// SubscribePreviewOf is the preview of a product's subscribe form, the
+// form's day and period to be added (htmx adds them).
+func SubscribePreviewOf(productID string) string {
+	return SubscribePreview + "?product_id=" + url.QueryEscape(productID)
+}
