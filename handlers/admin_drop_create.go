@@ -61,8 +61,9 @@ func (h *AdminDrops) readDropForm(c *fiber.Ctx) (views.AdminDropForm, store.NewD
 		form.Audience = store.DropAudienceShop
 	}
 	form.Title = formTextIn(c.UserContext(), form.Errors, "title", page.Field(c, "title"), oneLine)
+	form.Description = formTextIn(c.UserContext(), form.Errors, "description", page.Field(c, "description"), multiLine)
 	staff := page.Viewer(c).ID
-	nd := store.NewDrop{Title: form.Title, Audience: form.Audience, CreatedBy: store.DropByStaff(staff), Published: form.Published, StaffID: staff}
+	nd := store.NewDrop{Title: form.Title, Description: form.Description, Audience: form.Audience, CreatedBy: store.DropByStaff(staff), Published: form.Published, StaffID: staff}
 	if form.ProductID != "" { // a product drop: its price and how long a ticket buys
 		nd.ProductID = form.ProductID
 		if form.RedeemHours == "" {
@@ -115,6 +116,8 @@ func (h *AdminDrops) checkEveryField(c *fiber.Ctx, form *views.AdminDropForm, nd
 			nd.Published, nd.ProductID = false, ""
 		case "title":
 			nd.Title = "x"
+		case "description":
+			nd.Description = ""
 		case "quantity":
 			nd.Quantity = 1
 		case "opens": // move the window to now, keeping its length

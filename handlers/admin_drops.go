@@ -12,6 +12,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/store/dropgate"
+	"shop/store/photos"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -27,6 +28,8 @@ type AdminDropStore interface {
 	// drop may last).
 	ValidateDrop(nd store.NewDrop) error
 	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
+	SetDropDescription(ctx context.Context, dropID, description string) error
+	SetDropPhoto(ctx context.Context, dropID string, photo store.Photo) error
 	// APIAccess lists the integrations a drop can be made for.
 	APIAccess(ctx context.Context) (store.APIAccess, error)
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
@@ -52,6 +55,8 @@ type AdminDrops struct {
 	Store AdminDropStore
 	Gate  AdminDropGate
 	Log   *slog.Logger
+	// Shelf keeps the drops' photos (the products' shelf).
+	Shelf photos.Shelf
 }
 
 const (
@@ -170,6 +175,12 @@ func (h *AdminDrops) Show(c *fiber.Ctx) error {
 }
 
 func (h *AdminDrops) renderDrop(c *fiber.Ctx, status int, problem string) error {
+	return h.renderDropWith(c, status, problem, nil)
+}
+
+// renderDropWith is the drop's page; details, if given, is its details
+// form as typed, with its errors.
+func (h *AdminDrops) renderDropWith(c *fiber.Ctx, status int, problem string, details *views.AdminDropDetails) error {
 	d, err := h.drop(c)
 	if err != nil {
 		return err
@@ -178,7 +189,11 @@ func (h *AdminDrops) renderDrop(c *fiber.Ctx, status int, problem string) error 
 	if err != nil {
 		return err
 	}
-	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: paths.AdminDropTicketsCSV(d.ID), CSRF: page.CSRFToken(c), Error: problem}
+	data := views.AdminDropPage{Live: h.live(d), Tickets: tickets.Items, CSVURL: paths.AdminDropTicketsCSV(d.ID), CSRF: page.CSRFToken(c), Error: problem,
+		Details: views.AdminDropDetails{Description: d.Description, Errors: views.FieldErrors{}}}
+	if details != nil {
+		data.Details = *details
+	}
 	if c.Query("after") == "" {
 		if data.CreatedBy, err = h.createdBy(c.UserContext(), d); err != nil {
 			return err
@@ -250,6 +265,7 @@ func (h *AdminDrops) CSV(c *fiber.Ctx) error {
 // names (store.DropError's Kind).
 var dropMessages = map[string]string{
 	"title":              "admin.dropsx.err.title",
+	"description":        "admin.dropsx.err.description",
 	"quantity":           "admin.dropsx.err.quantity",
 	"opens_missing":      "admin.dropsx.err.opens_missing",
 	"opens_past":         "admin.dropsx.err.opens_past",

@@ -37,14 +37,18 @@ const (
 
 // Drop is a limited quantity claimed first come, first served.
 type Drop struct {
-	ID        string
-	Title     string
-	Quantity  int
-	Claimed   int // the sum over its counters
-	Status    DropStatus
-	Opens     time.Time
-	Closes    time.Time
-	CreatedAt time.Time
+	ID    string
+	Title string
+	// Description and Photo say what a drop that is not a product's gives
+	// (staff write and upload them); a product drop shows its product.
+	Description string
+	Photo       Photo
+	Quantity    int
+	Claimed     int // the sum over its counters
+	Status      DropStatus
+	Opens       time.Time
+	Closes      time.Time
+	CreatedAt   time.Time
 	// Audience is who sees and claims the drop: DropAudienceShop, the
 	// customers (on /drops once Published), or "api:<integration>", that
 	// integration's keys alone (never published, never a product drop).
@@ -104,6 +108,11 @@ type dropRecord struct {
 	SK           string `dynamodbav:"SK"` // info
 	EntityType   string `dynamodbav:"EntityType"`
 	Title        string `dynamodbav:"Title"`
+	Description  string `dynamodbav:"Description,omitempty"`
+	PhotoKey     string `dynamodbav:"PhotoKey,omitempty"`
+	PhotoFormat  string `dynamodbav:"PhotoFormat,omitempty"`
+	PhotoWidth   int    `dynamodbav:"PhotoWidth,omitempty"`
+	PhotoHeight  int    `dynamodbav:"PhotoHeight,omitempty"`
 	Quantity     int    `dynamodbav:"Quantity"`
 	Claimed      int    `dynamodbav:"Claimed"` // counted here when the drop has no counters
 	Status       string `dynamodbav:"Status"`
@@ -169,7 +178,8 @@ type dropCounterRecord struct {
 
 func (r dropRecord) drop() Drop {
 	return Drop{
-		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Quantity: r.Quantity, Claimed: r.Claimed,
+		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Description: r.Description, Quantity: r.Quantity, Claimed: r.Claimed,
+		Photo:  Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
 		Audience: r.audience(), CreatedBy: r.CreatedBy, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
 		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second, SetAside: r.SetAside,

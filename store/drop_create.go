@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -17,6 +18,7 @@ import (
 // NewDrop is what creating a drop takes.
 type NewDrop struct {
 	Title        string
+	Description  string // what the drop gives, for customers (not a product drop's)
 	Quantity     int
 	Opens        time.Time
 	Closes       time.Time
@@ -43,6 +45,9 @@ type DropError struct {
 }
 
 func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
+
+// MaxDropDescription is the longest description of a drop, in characters.
+const MaxDropDescription = 1000
 
 // DefaultDropMaxDays is how long after its opening a drop may close at
 // most (WithDropMaxDays).
@@ -102,6 +107,9 @@ func validateDrop(d NewDrop, now time.Time, maxLength time.Duration) error {
 	switch {
 	case strings.TrimSpace(d.Title) == "" || len(d.Title) > 200:
 		return &DropError{Field: "title", Kind: "title", Msg: "give the drop a title of at most 200 characters"}
+	case utf8.RuneCountInString(d.Description) > MaxDropDescription:
+		return &DropError{Field: "description", Kind: "description", Args: []any{"Max", MaxDropDescription},
+			Msg: fmt.Sprintf("the description has at most %d characters", MaxDropDescription)}
 	case d.Quantity < 1 || d.Quantity > MaxDropQuantity:
 		return &DropError{Field: "quantity", Kind: "quantity", Args: []any{"Max", MaxDropQuantity}, Msg: fmt.Sprintf("the quantity is a whole number from 1 to %d", MaxDropQuantity)}
 	case d.Opens.IsZero():
@@ -126,7 +134,7 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	if err := validateDrop(nd, now, s.dropMaxLength()); err != nil {
 		return Drop{}, err
 	}
-	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Quantity: nd.Quantity, Status: DropOpen,
+	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Description: strings.TrimSpace(nd.Description), Quantity: nd.Quantity, Status: DropOpen,
 		Opens: nd.Opens.UTC().Truncate(time.Millisecond), Closes: nd.Closes.UTC().Truncate(time.Millisecond), CreatedAt: now,
 		Audience: nd.Audience, CreatedBy: nd.CreatedBy, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
 	if d.Audience == "" {
@@ -145,7 +153,7 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		}
 	}
 	rec := dropRecord{
-		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Quantity: d.Quantity,
+		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Description: d.Description, Quantity: d.Quantity,
 		Status: string(d.Status), Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), CreatedAt: timestamp(now),
 		Audience: d.Audience, CreatedBy: d.CreatedBy, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
 		RedeemWithin: int64(d.RedeemWithin / time.Second), Counters: len(d.Counters),

@@ -427,7 +427,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
 
 	// Limited drops for staff.
-	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log}
+	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf}
 	admin.Get("/drops", adminDrops.List)
 	admin.Post("/drops", adminDrops.Create)
 	admin.Get("/drops/:id", adminDrops.Show)
@@ -435,6 +435,8 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/drops/:id/tickets.csv", adminDrops.CSV)
 	admin.Post("/drops/:id/close", adminDrops.Close)
 	admin.Post("/drops/:id/cancel", adminDrops.Cancel)
+	admin.Post("/drops/:id/description", adminDrops.Describe)
+	admin.Post("/drops/:id/photo", adminDrops.UploadPhoto)
 
 	// Billing jobs and the mail they send.
 	adminJobs := &handlers.AdminJobs{Store: cfg.Store, Jobs: cfg.Jobs}

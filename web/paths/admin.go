@@ -157,6 +157,12 @@ func AdminDropClose(id string) string { return under(AdminDrops, id, "close") }
 // AdminDropCancel cancels a drop (POST).
 func AdminDropCancel(id string) string { return under(AdminDrops, id, "cancel") }
 
+// AdminDropDescription replaces what a drop says it gives (POST).
+func AdminDropDescription(id string) string { return under(AdminDrops, id, "description") }
+
+// AdminDropPhoto takes a drop's photo (POST, multipart).
+func AdminDropPhoto(id string) string { return under(AdminDrops, id, "photo") }
+
 // AdminJobRunNow starts a billing job now (POST).
 func AdminJobRunNow(job string) string { return under(AdminJobs, job, "run") }
 
