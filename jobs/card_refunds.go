@@ -72,18 +72,22 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cardRefundTimeout)
 		var tries store.CardRefundTries
 		var err error
+		atProvider := false // made at the provider, which has not confirmed it yet
 		if p.IsReceipt() {
 			var rc store.Receipt
 			rc, err = st.RetryReceiptRefund(tctx, p.CustomerID, p.Number, refunder, mail)
 			if rc.Refund != nil {
-				tries = rc.Refund.CardTries
+				tries, atProvider = rc.Refund.CardTries, rc.Refund.Status == store.ReceiptRefundPending
 			}
 		} else {
 			var rf store.Refund
 			rf, err = st.RetryCardRefund(tctx, p.OrderID, p.RefundID, refunder)
-			tries = rf.CardTries
+			tries, atProvider = rf.CardTries, rf.Status == store.RefundCardPending
 		}
 		cancel()
+		if err == nil && atProvider {
+			continue // its event, or a run after, confirms it
+		}
 		if err == nil {
 			rec.count(ctx, func(c *store.RunCounts) { c.Refunded++ })
 			if p.IsReceipt() {
