@@ -33,11 +33,12 @@ import (
 // (on condition they stay within what each tender paid), the refunded
 // lines (within their quantities), the invoice's negative payments, the
 // gift card's balance, the stock put back with its adjustment log, and the
-// customer's mail in the outbox. Only then is the card refunded, under a
-// gateway key made from the refund's, and the record marked done: a card
-// refund that failed or was lost is finished by the same form sent again
-// (or FinishRefund), and the gateway answers a repeat with its first
-// refund. Money never leaves before the table holds the refund.
+// customer's mail in the outbox. Only then is the card refunded, at the
+// provider that took the payment (card_refund.go), under a key made from
+// the refund's, and the record marked done: a card refund that failed or
+// was lost is finished by the same form sent again (or RetryCardRefund),
+// and the provider answers a repeat with its first refund. Money never
+// leaves before the table holds the refund.
 
 // RefundLine is how many units of one order line a refund takes back.
 type RefundLine struct {
