@@ -26,7 +26,7 @@ type AdminOrderStore interface {
 	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
-	RefundOrder(ctx context.Context, req store.OrderRefundRequest, charger store.Charger) (store.Refund, error)
+	RefundOrder(ctx context.Context, req store.OrderRefundRequest, refunder store.Refunder) (store.Refund, error)
 	RetryCardRefund(ctx context.Context, orderID, key string, refunder store.Refunder) (store.Refund, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	OrderIDByNumber(ctx context.Context, number string) (string, error)
@@ -69,8 +69,8 @@ type AdminOrders struct {
 	Store AdminOrderStore
 	// Log receives the failure of an export cut short after it started.
 	Log *slog.Logger
-	// Gateway refunds the card part of a refund.
-	Gateway store.Charger
+	// Refunds makes a refund's card part at the provider that took it.
+	Refunds CardRefunds
 }
 
 func (h *AdminOrders) log() *slog.Logger {

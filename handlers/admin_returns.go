@@ -26,13 +26,13 @@ type AdminReturnStore interface {
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, mail func(store.Return) store.Mail) (store.Return, error)
 	InspectReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, in store.Inspection) (store.Return, error)
-	RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by store.Customer, charger store.Charger, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
+	RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by store.Customer, refunder store.Refunder, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
 }
 
 // AdminReturns serves /admin/returns and each return's page under its order.
 type AdminReturns struct {
 	Store   AdminReturnStore
-	Gateway store.Charger
+	Refunds CardRefunds // a return's card part, through the provider that took it
 }
 
 // List is the returns in one status (?status=, requested by default).
@@ -227,7 +227,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	if !store.ValidID(w) {
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.choose_warehouse")})
 	}
-	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Gateway, refundMail)
+	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Refunds, refundMail)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// A missing return is a 404; a return that is there means the

@@ -21,7 +21,7 @@ type OrderStore interface {
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	Location() *time.Location
 	Now() time.Time
-	CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(store.Refund, store.Order) *store.Mail, charger store.Charger) (store.Refund, error)
+	CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(store.Refund, store.Order) *store.Mail, refunder store.Refunder) (store.Refund, error)
 	ReturnStore
 }
 
@@ -30,8 +30,8 @@ const ordersPageSize = 20
 // Orders serves /orders: a customer's own orders only.
 type Orders struct {
 	Store OrderStore
-	// Gateway refunds the card of a cancelled order.
-	Gateway store.Charger
+	// Refunds gives a cancelled order's card part back through its provider.
+	Refunds CardRefunds
 }
 
 // List is the customer's orders, newest first.
@@ -121,7 +121,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	if !store.ValidID(key) || len(key) > 36 {
 		return page.BadRequest(page.T(c, "orders.cancel.stale"))
 	}
-	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Gateway)
+	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Refunds)
 	switch {
 	case errors.Is(err, store.ErrNotCancelable):
 		now, rerr := h.Store.OrderDetails(c.UserContext(), d.Order.ID)

@@ -96,6 +96,10 @@ type Config struct {
 	BaseURL      string        // for links in mails
 	LeaseTTL     time.Duration // a lease's life, renewed at a third of it like a run's heartbeat (default 30 s)
 	Archive      Archive       // the archive of the books; nil: the archive job is not scheduled
+	// Refunds makes waiting card refunds at the provider that took each
+	// payment (payment.CardRefunds). Nil: the gateway's, for the legacy
+	// test gateway's charges only.
+	Refunds store.Refunder
 }
 
 func (c Config) withDefaults() Config {

@@ -311,7 +311,7 @@ func TestPaymentPlacesTheHeldOrderOnce(t *testing.T) {
 	}
 	// A refund of the placed order goes back through the provider that
 	// took the card's payment.
-	rf, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-1", Amount: eur(4950), Reason: "test", By: store.Customer{ID: "staff"}}, failingRefunder{})
+	rf, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-1", Amount: eur(4950), Reason: "test", By: store.Customer{ID: "staff"}}, legacy(failingRefunder{}))
 	if !errors.Is(err, store.ErrRefundCard) || rf.Provider != payment.ProviderStripe || rf.Card != eur(3950) {
 		t.Fatalf("refund: %+v, %v", rf, err)
 	}

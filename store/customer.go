@@ -73,6 +73,11 @@ type Customer struct {
 	// "id"), which decides the language of their mail; "" for an account
 	// from before the shop spoke more than English.
 	Lang string
+	// ProviderCustomers are the customer's customers at the card providers
+	// (provider name → its id, e.g. "stripe" → "cus_…"), made the first
+	// time they pay by card there (SetProviderCustomer). Erasure deletes
+	// them at each provider (provider_customer.go).
+	ProviderCustomers map[string]string
 }
 
 // Deleted reports whether the account was deleted.
@@ -142,6 +147,10 @@ type customerRecord struct {
 	DeletedAt        string   `dynamodbav:"DeletedAt,omitempty"`
 	GSI2PK           string   `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK           string   `dynamodbav:"GSI2-SK,omitempty"`
+	// ProviderCustomers: provider name → the customer's id there. After
+	// erasure, only those a provider did not delete yet are left (listed
+	// on GSI2 provider-customers-left until they are).
+	ProviderCustomers map[string]string `dynamodbav:"ProviderCustomers,omitempty"`
 }
 
 // emailRecord makes an address unique and answers sign-in in one GetItem; it
@@ -164,7 +173,8 @@ func (r customerRecord) customer() Customer {
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
 		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
-		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang}
+		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang,
+		ProviderCustomers: r.ProviderCustomers}
 
 }
 

@@ -345,11 +345,17 @@ func (s *Store) finishDeletion(ctx context.Context, rec customerRecord) error {
 			return fmt.Errorf("delete customer %s: %s: %w", id, step.what, err)
 		}
 	}
-	upd := expression.Set(expression.Name("DeletedAt"), expression.Value(timestamp(s.now()))).
+	// The customers at the card providers last, each deleted there or left
+	// listed to be (provider_customer.go): a provider down does not stop
+	// the erasure.
+	left := s.eraseProviderCustomers(ctx, rec)
+	now := s.now()
+	upd := expression.Set(expression.Name("DeletedAt"), expression.Value(timestamp(now))).
 		Set(expression.Name("Name"), expression.Value(""))
-	for _, attr := range []string{"Email", "PasswordHash", "LastSignInAt", "LastSignInAddress", "Lang", "ClosingAddresses", "Links", attrGSI2PK, attrGSI2SK} {
+	for _, attr := range []string{"Email", "PasswordHash", "LastSignInAt", "LastSignInAddress", "Lang", "ClosingAddresses", "Links"} {
 		upd = upd.Remove(expression.Name(attr))
 	}
+	upd = leftListed(upd, left, id, now)
 	err := s.updateIf(ctx, rec.PK, rec.SK, upd, expression.AttributeExists(expression.Name("ClosingAt")))
 	if err != nil {
 		return fmt.Errorf("delete customer %s: %w", id, err)
@@ -576,7 +582,9 @@ func (s *Store) deleteLinks(ctx context.Context, keys []string) error {
 }
 
 // FinishDeletions finishes the deletions begun before `before` that
-// stopped midway (the accounts-closing list, GSI2), and says how many.
+// stopped midway (the accounts-closing list, GSI2), and says how many;
+// then it deletes the customers at card providers erasures left
+// (provider-customers-left, GSI2).
 func (s *Store) FinishDeletions(ctx context.Context, before time.Time) (int, error) {
 	q := querySpec{key: onGSI2.pkAndSKBelow(partitionClosing, timestamp(before))}
 	page, err := pagedQuery(ctx, s, q, 100, "", asRecord[customerRecord])
@@ -590,5 +598,6 @@ func (s *Store) FinishDeletions(ctx context.Context, before time.Time) (int, err
 		}
 		done++
 	}
-	return done, nil
+	// And the customers at card providers an erasure could not delete.
+	return done, s.retryProviderCustomers(ctx)
 }

@@ -48,9 +48,13 @@ type Receipt struct {
 	Amount         Money
 	Card           Card // brand and last four; no token
 	ChargeID       string
-	PeriodStart    time.Time // billing dates: the period paid, [start, end)
-	PeriodEnd      time.Time
-	ExpiresAt      time.Time
+	// Provider took the charge ("": the test provider's records from
+	// before providers had names, see ProviderOf); its refund goes back
+	// through it.
+	Provider    string
+	PeriodStart time.Time // billing dates: the period paid, [start, end)
+	PeriodEnd   time.Time
+	ExpiresAt   time.Time
 	// Refund is the one refund of this receipt, nil while it has none.
 	Refund *ReceiptRefund
 	// BookNumber is its number in the books ("R2026-000045", see
@@ -65,6 +69,8 @@ type Receipt struct {
 	// order counts the receipt in its day's totals, so its refund counts
 	// there too. "" when nothing shipped (or on a receipt from before).
 	orderID string
+	// refundRound is its card refund's round (card_refund.go).
+	refundRound int
 }
 
 type receiptRecord struct {
@@ -83,6 +89,7 @@ type receiptRecord struct {
 	CardBrand       string      `dynamodbav:"CardBrand"`
 	CardLast4       string      `dynamodbav:"CardLast4"`
 	ChargeID        string      `dynamodbav:"ChargeID"`
+	Provider        string      `dynamodbav:"Provider,omitempty"` // the charge's provider ("": the test provider's)
 	PeriodStart     string      `dynamodbav:"PeriodStart"`
 	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
 	Kind            string      `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
@@ -101,7 +108,8 @@ type receiptRecord struct {
 	RefundBy          string `dynamodbav:"RefundBy,omitempty"`
 	RefundRequestedAt string `dynamodbav:"RefundRequestedAt,omitempty"`
 	RefundedAt        string `dynamodbav:"RefundedAt,omitempty"`
-	RefundID          string `dynamodbav:"RefundID,omitempty"`
+	RefundID          string `dynamodbav:"RefundID,omitempty"`  // the provider's refund: once done, or while it answered pending
+	CardRound         int    `dynamodbav:"CardRound,omitempty"` // card_refund.go's round, kept when a failed refund is let go
 	cardTriesRecord          // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
@@ -112,7 +120,7 @@ func (r receiptRecord) receipt() Receipt {
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
-		orderID: r.OrderID,
+		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound,
 	}
 }
 
@@ -159,7 +167,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
 		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang,
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
-		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
+		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID, Provider: r.Provider,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
 		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID,
 	}

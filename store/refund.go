@@ -33,11 +33,12 @@ import (
 // (on condition they stay within what each tender paid), the refunded
 // lines (within their quantities), the invoice's negative payments, the
 // gift card's balance, the stock put back with its adjustment log, and the
-// customer's mail in the outbox. Only then is the card refunded, under a
-// gateway key made from the refund's, and the record marked done: a card
-// refund that failed or was lost is finished by the same form sent again
-// (or FinishRefund), and the gateway answers a repeat with its first
-// refund. Money never leaves before the table holds the refund.
+// customer's mail in the outbox. Only then is the card refunded, at the
+// provider that took the payment (card_refund.go), under a key made from
+// the refund's, and the record marked done: a card refund that failed or
+// was lost is finished by the same form sent again (or RetryCardRefund),
+// and the provider answers a repeat with its first refund. Money never
+// leaves before the table holds the refund.
 
 // RefundLine is how many units of one order line a refund takes back.
 type RefundLine struct {
@@ -110,7 +111,8 @@ type Refund struct {
 	// did before this was recorded).
 	BackWhereAllocated bool
 
-	chargeID string // the card's charge its card part refunds
+	chargeID  string // the card's charge its card part refunds
+	cardRound int    // the card part's round: a new one after the provider reported a failure
 }
 
 var (
@@ -144,10 +146,11 @@ type refundRecord struct {
 	Cancel           bool               `dynamodbav:"Cancel,omitempty"`
 	Status           string             `dynamodbav:"Status"`
 	GatewayRefundID  string             `dynamodbav:"GatewayRefundID,omitempty"`
-	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
-	Provider         string             `dynamodbav:"Provider,omitempty"` // the provider of that charge
-	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
-	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
+	ChargeID         string             `dynamodbav:"ChargeID,omitempty"`  // the card charge its card part refunds
+	Provider         string             `dynamodbav:"Provider,omitempty"`  // the provider of that charge
+	CardRound        int                `dynamodbav:"CardRound,omitempty"` // card_refund.go's round
+	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`   // refunds#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`   // <at>#order#key
 	cardTriesRecord                     // while the card part waits: its tries, and listed (refund_retry.go)
 	// OrderLabel is the order's number, so the list of waiting card
 	// refunds names the order as staff know it without reading it.
@@ -171,6 +174,7 @@ func (r refundRecord) refund() Refund {
 		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
 		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(), Provider: r.Provider,
+		cardRound: r.CardRound,
 	}
 	for _, l := range r.Lines {
 		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
@@ -253,7 +257,7 @@ func lineValue(o Order, it OrderItem, n int) int64 {
 // (+2 per restocked line, +1 gift card, +1 mail), then for a card part a gateway refund and one
 // UpdateItem marking the refund done; each restocked level's low-stock
 // check after.
-func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Charger) (Refund, error) {
+func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Refunder) (Refund, error) {
 	if !ValidID(req.Key) || len(req.Key) > 36 {
 		return Refund{}, ErrRefundKey
 	}
@@ -278,7 +282,7 @@ func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger
 // "cancelled" and off the to-ship list. One transaction, on condition the
 // order is still placed: staff creating its shipments at the same moment
 // either win (ErrNotCancelable) or find it cancelled. Exactly once per key.
-func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(Refund, Order) *Mail, charger Charger) (Refund, error) {
+func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(Refund, Order) *Mail, charger Refunder) (Refund, error) {
 	if !ValidID(key) || len(key) > 36 {
 		return Refund{}, ErrRefundKey
 	}
@@ -286,7 +290,7 @@ func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string
 	return s.refund(ctx, req, true, charger)
 }
 
-func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Charger) (Refund, error) {
+func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Refunder) (Refund, error) {
 	const attempts = 5
 	plannedUnshipped := req.SawPlaced && len(req.Lines) > 0 // an amount restocks nothing either way
 	for attempt := 1; ; attempt++ {
@@ -702,32 +706,4 @@ func (s *Store) afterRestock(ctx context.Context, levels []stockBack) {
 			slog.Warn("stock put back, its low mark not updated; its next change does", "product", l.productID, "warehouse", l.warehouseID, "err", err)
 		}
 	}
-}
-
-// finishRefund makes a written refund's card part at the gateway, if it is
-// still pending, and marks the refund done, off the pending list. A failed
-// try is counted on the refund for the retry job (refund_retry.go).
-func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder Refunder) (Refund, error) {
-	if rf.Status != RefundCardPending {
-		return rf, nil
-	}
-	id, err := refunder.Refund(ctx, rf.chargeID, rf.Card, refundGatewayKey(o.ID, rf.ID))
-	if err != nil {
-		slog.Warn("refund recorded, its card part not made yet", "order", o.ID, "refund", rf.ID, "err", err)
-		if ctx.Err() == nil { // a try our own caller stopped is not the bank's failure
-			rf.CardTries = s.countCardTry(ctx, orderKey(o.ID), refundKey(rf.ID),
-				expression.Name("Status").Equal(expression.Value(string(RefundCardPending))), rf.CardTries, err)
-		}
-		return rf, fmt.Errorf("%w: %w", ErrRefundCard, err)
-	}
-	err = s.updateIf(ctx, orderKey(o.ID), refundKey(rf.ID),
-		expression.Set(expression.Name("Status"), expression.Value(string(RefundDone))).
-			Set(expression.Name("GatewayRefundID"), expression.Value(id)).
-			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt")),
-		expression.AttributeExists(expression.Name(attrPK)))
-	if err != nil {
-		return rf, fmt.Errorf("mark refund %s done: %w", rf.ID, err)
-	}
-	rf.Status, rf.GatewayRefundID = RefundDone, id
-	return rf, nil
 }

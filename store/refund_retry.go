@@ -154,13 +154,17 @@ func (s *Store) OrderRefund(ctx context.Context, orderID, key string) (Refund, e
 	return getItemConsistent(ctx, s, orderKey(orderID), refundKey(key), "refund "+key, refundRecord.refund)
 }
 
-// RetryCardRefund tries again the card part of an order's refund, under
-// the gateway key of its first try (so a retry never refunds twice): the
-// job's retries and staff's "Retry now". A refund done already is returned
-// as it is; one still failing is ErrRefundCard, its try counted.
+// RetryCardRefund tries again the card part of an order's refund at the
+// provider that took the payment, under the key of its first try (so a
+// retry never refunds twice; one the provider answered pending is read
+// there, not made again): the job's retries, staff's "Retry now", and a
+// late payment's refund after its event. A refund done already is returned
+// as it is; one still failing is ErrRefundCard, its try counted; one still
+// pending at the provider is returned pending, without an error.
 //
-// Cost: a consistent GetItem of the refund, the gateway's refund, and one
-// UpdateItem (marked done, or the try counted).
+// Cost: a consistent GetItem of the refund, the provider's refund (or its
+// read), and one UpdateItem (marked done, the try counted, or the
+// provider's refund id kept).
 func (s *Store) RetryCardRefund(ctx context.Context, orderID, key string, refunder Refunder) (Refund, error) {
 	rf, err := s.OrderRefund(ctx, orderID, key)
 	if err != nil {

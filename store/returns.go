@@ -530,7 +530,7 @@ func (s *Store) InspectReturn(ctx context.Context, orderID, returnID string, ver
 // through (the return's write failed, the form was sent twice, the card's
 // part was left pending) finds the first refund and refunds nothing twice.
 // Cost: RefundOrder's, then the return's read and one TransactWriteItems.
-func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by Customer, charger Charger, mail func(Refund, Order) *Mail) (Return, error) {
+func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Return, error) {
 	r, err := s.returnAt(ctx, orderID, returnID, ReturnInspected, version)
 	if err != nil {
 		return Return{}, err
@@ -552,7 +552,7 @@ func ReturnRefundKey(returnID string) string { return "ret-" + returnID }
 
 // refundReturnedLines is the refund of a return's accepted lines: the one
 // call into the order refunds.
-func (s *Store) refundReturnedLines(ctx context.Context, r Return, warehouseID string, by Customer, charger Charger, mail func(Refund, Order) *Mail) (Refund, error) {
+func (s *Store) refundReturnedLines(ctx context.Context, r Return, warehouseID string, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Refund, error) {
 	req := OrderRefundRequest{OrderID: r.OrderID, Key: ReturnRefundKey(r.ID), Reason: "Return: " + r.Reason,
 		RestockWarehouse: warehouseID, By: by, Mail: mail}
 	for _, l := range r.Lines {

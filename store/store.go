@@ -44,6 +44,10 @@ type Store struct {
 	// currency is the one the shop prices in (currency.go).
 	currency string
 
+	// providerEraser deletes an erased customer's customers at the card
+	// providers (provider_customer.go).
+	providerEraser ProviderCustomerEraser
+
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
 }

@@ -210,10 +210,10 @@ func TestAdminDashboardSalesShowRefunds(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := store.Money{Amount: 250, Currency: newer.Total.Currency}
-	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, m.gateway); err != nil {
+	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, legacy(m.gateway)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, m.gateway); err != nil {
+	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, legacy(m.gateway)); err != nil {
 		t.Fatal(err)
 	}
 	after := totals()

@@ -91,6 +91,11 @@ type Config struct {
 	// PaymentEvents applies the card providers' verified events (the
 	// store); required with TestPayments.
 	PaymentEvents handlers.PaymentEvents
+	// Refunds makes every refund's card part at the provider that took
+	// the payment (payment.CardRefunds over the shop's providers and the
+	// legacy test gateway). Nil: New makes one of TestPayments (if set)
+	// and Gateway, for the legacy gateway's charges.
+	Refunds store.Refunder
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -124,6 +129,9 @@ func New(cfg Config) (*fiber.App, error) {
 	if cfg.Gateway == nil {
 		return nil, errors.New("web: no payment gateway")
 	}
+	if cfg.Refunds == nil {
+		cfg.Refunds = defaultRefunds(cfg)
+	}
 	trusted, err := parseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
 		return nil, err
@@ -138,9 +146,9 @@ func New(cfg Config) (*fiber.App, error) {
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
-	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
+	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Gateway, Mail: refundMail}
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Refunds, Mail: refundMail}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -354,7 +362,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
-	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Refunds: cfg.Refunds}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep}
@@ -385,7 +393,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
 	admin.Get("/orders/:id/shipments/:sid/slip", adminShipments.Slip)
-	adminReturns := &handlers.AdminReturns{Store: cfg.Store, Gateway: cfg.Gateway}
+	adminReturns := &handlers.AdminReturns{Store: cfg.Store, Refunds: cfg.Refunds}
 	admin.Get("/returns", adminReturns.List)
 	admin.Get("/orders/:id/returns/:rid", adminReturns.Show)
 	admin.Post("/orders/:id/returns/:rid/receive", adminReturns.Receive)
@@ -404,7 +412,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/subscriptions/settings", adminSubSettings.SaveSettings)
 	admin.Get("/subscriptions/prices", adminSubSettings.Prices)
 	admin.Post("/subscriptions/prices", adminSubSettings.SchedulePrice)
-	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Gateway, Mail: refundMail}
+	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Refunds, Mail: refundMail}
 	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
 	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
 	admin.Get("/invoices", adminInvoices.Lookup)
@@ -463,4 +471,15 @@ func New(cfg Config) (*fiber.App, error) {
 
 	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return app, nil
+}
+
+// defaultRefunds is the card refunds of a Config that names none: through
+// the test provider (TestPayments, also when refunds-only) and, for its
+// own charges, the legacy test gateway.
+func defaultRefunds(cfg Config) store.Refunder {
+	var providers payment.Providers
+	if cfg.TestPayments != nil {
+		providers = payment.NewProviders(cfg.TestPayments)
+	}
+	return payment.NewCardRefunds(providers, cfg.Gateway)
 }

@@ -33,6 +33,7 @@ type ProviderLedger interface {
 	TestPayIntent(ctx context.Context, id string) (store.TestPayIntent, error)
 	MoveTestPayIntent(ctx context.Context, p store.TestPayIntent, from string, ev *store.TestPayEvent) (store.TestPayIntent, error)
 	PutTestPayRefund(ctx context.Context, r store.TestPayRefund, ev store.TestPayEvent) (store.TestPayRefund, error)
+	TestPayRefund(ctx context.Context, id string) (store.TestPayRefund, error)
 }
 
 // TestSignatureHeader carries the test provider's webhook signature.
