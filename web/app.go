@@ -91,6 +91,10 @@ type Config struct {
 	// PaymentEvents applies the card providers' verified events (the
 	// store); required with TestPayments.
 	PaymentEvents handlers.PaymentEvents
+	// StripeDashboard is the Stripe Dashboard's address for the shop's key,
+	// where staff's links to a payment go: https://dashboard.stripe.com/test
+	// for a test key; "" is the live one (handlers.StripeDashboard).
+	StripeDashboard string
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -354,7 +358,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
-	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway, StripeDashboard: cfg.StripeDashboard}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep}
