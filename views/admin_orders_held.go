@@ -97,3 +97,21 @@ func heldIntentURL(h *store.PaymentHold, dashboard string) string {
 	}
 	return strings.TrimSuffix(dashboard, "/") + "/payments/" + h.PaymentRef
 }
+
+// shortRef is a provider's reference short enough for a table cell: a
+// Stripe Checkout session id is some 66 characters, so its start and end
+// ("cs_test_a1B2…6789"); the whole one is the link's title.
+func shortRef(ref string) string {
+	if len(ref) <= 20 {
+		return ref
+	}
+	return ref[:12] + "…" + ref[len(ref)-4:]
+}
+
+// refText is ref as a cell shows it: shortened in a list.
+func refText(ref string, short bool) string {
+	if short {
+		return shortRef(ref)
+	}
+	return ref
+}
