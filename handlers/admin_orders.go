@@ -290,6 +290,8 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 	}
 	shipments, err := h.Store.CreateShipments(c.UserContext(), id, typ)
 	switch {
+	case errors.Is(err, store.ErrNotPaid):
+		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.not_paid"))
 	case errors.Is(err, store.ErrShipmentsExist):
 		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.shipments_exist"))
 	case errors.Is(err, store.ErrRefundedWhileShipping):

@@ -121,8 +121,10 @@ func TestHeldAndExpiredOrdersInEveryList(t *testing.T) {
 	}
 	// 12, 13: shipments: none until staff make them, and the held order
 	// cannot have them.
-	if _, err := st.CreateShipments(ctx, f.held.ID, "Standard"); err == nil {
-		t.Error("shipments made for an order awaiting payment")
+	for _, o := range []store.Order{f.held, f.gone} {
+		if _, err := st.CreateShipments(ctx, o.ID, "Standard"); !errors.Is(err, store.ErrNotPaid) {
+			t.Errorf("shipments of order %s (%s): %v", o.ID, o.Status, err)
+		}
 	}
 	if p := must(st.WarehouseShipments(ctx, "w1", 20, "")); len(p.Items) != 0 {
 		t.Errorf("w1's shipments %+v", p.Items)

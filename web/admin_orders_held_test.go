@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -148,6 +149,9 @@ func TestStaffSeeOrdersAwaitingPayment(t *testing.T) {
 	if p.testid("create-shipments-form").Length() != 0 || p.testid("refund-form").Length() != 0 {
 		t.Error("an order awaiting payment offers shipments or a refund")
 	}
+	p = b.post("/admin/orders/"+stripe.ID+"/shipments", url.Values{"type": {"Standard"}})
+	wantStatus(t, "ship an order awaiting payment", p, http.StatusConflict)
+	wantText(t, "ship an order awaiting payment", p.testid("form-error"), "not paid")
 	p = b.get("/admin/orders/" + paid.ID)
 	if href, _ := p.testid("hold-payment-link").Attr("href"); href != "https://dashboard.stripe.com/test/payments/pi_test_paid" {
 		t.Errorf("a paid order's payment links to %q", href)
