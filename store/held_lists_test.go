@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -182,6 +183,27 @@ func TestHeldAndExpiredOrdersInEveryList(t *testing.T) {
 	}
 	if rf := must(st.RefundsOfMonth(ctx, month)); len(rf) != 0 {
 		t.Errorf("the books' refunds hold a late payment's %+v", rf)
+	}
+
+	// The awaiting-payment list pages by deadline across its shards.
+	var later []string
+	for i, d := range []time.Duration{2 * time.Hour, time.Hour, 3 * time.Hour} {
+		req := request(fmt.Sprintf("later-%d", i), "ada", store.CheckoutLine{ProductID: "tea", Quantity: 1})
+		req.HoldFor = d
+		later = append(later, must(st.HoldCheckout(ctx, req)).ID)
+	}
+	var paged []string
+	for cursor, pages := "", 0; ; pages++ {
+		p := must(st.HeldOrders(ctx, 2, cursor))
+		for _, o := range p.Items {
+			paged = append(paged, o.ID)
+		}
+		if cursor = p.Next; cursor == "" || pages > 3 {
+			break
+		}
+	}
+	if want := []string{later[1], later[0], later[2]}; !slices.Equal(paged, want) {
+		t.Errorf("awaiting payment by pages of 2: %q, want %q", paged, want)
 	}
 }
 
