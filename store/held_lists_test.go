@@ -164,7 +164,16 @@ func TestHeldAndExpiredOrdersInEveryList(t *testing.T) {
 	if _, err := st.PlaceHeldOrder(ctx, f.held.ID, paymentOf(f.held, "evt_paid")); err != nil {
 		t.Fatal(err)
 	}
-	paidAt := must(st.OrderDetails(ctx, f.held.ID)).Order.PlacedAt
+	paidDetails := must(st.OrderDetails(ctx, f.held.ID))
+	paidAt := paidDetails.Order.PlacedAt
+	// 10-11: its invoice, by its number, with the card's payment at its provider.
+	if inv, ok := paidDetails.Invoice(); !ok {
+		t.Error("the paid order has no invoice")
+	} else if byID := must(st.Invoice(ctx, inv.ID)); byID.OrderID != f.held.ID || !slices.ContainsFunc(byID.Payments, func(p store.Payment) bool {
+		return p.Provider == payment.ProviderTest && p.Amount == f.held.Hold.Card
+	}) {
+		t.Errorf("the paid order's invoice %+v", byID)
+	}
 	if _, err := st.PlaceHeldOrder(ctx, f.gone.ID, paymentOf(f.gone, "evt_late")); !errors.Is(err, store.ErrHoldReleased) {
 		t.Fatalf("a late payment: %v", err)
 	}
