@@ -182,3 +182,48 @@ func TestStaffSeeOrdersAwaitingPayment(t *testing.T) {
 		wantText(t, lang, customer.get("/orders?lang="+lang).testid("order-pay-by").First(), words)
 	}
 }
+
+// A drop's ticket taken by an order awaiting payment shows as redeemed
+// with a link to that order (which says it awaits payment); released, the
+// ticket is valid again and links nowhere.
+func TestDropTicketOfAnOrderAwaitingPayment(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	ctx := context.Background()
+	st := s.env.Store
+	ada := s.customerID(t, demo.CustomerEmail)
+	now := time.Now()
+	drop, err := st.CreateDrop(ctx, store.NewDrop{Title: "Grinder drop", Quantity: 2, Opens: now.Add(-time.Minute), Closes: now.Add(24 * time.Hour),
+		Published: true, ProductID: "cf-grinder", Price: store.Money{Amount: 4000, Currency: "EUR"}, RedeemWithin: store.DefaultRedeemWithin, StaffID: "staff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Claim(ctx, store.ClaimRequest{DropID: drop.ID, Client: ada, CustomerID: ada, DropTitle: drop.Title}, false); err != nil {
+		t.Fatal(err)
+	}
+	held, err := st.HoldCheckout(ctx, store.CheckoutRequest{Key: "held-ticket", CustomerID: ada, HoldFor: 30 * time.Minute,
+		Lines:  []store.CheckoutLine{{ProductID: "cf-grinder", Quantity: 1, DropID: drop.ID}},
+		ShipTo: store.Address{Name: "Ada Lindqvist", Street: "Storgatan", Number: "1", ZipCode: "50330", City: "Borås", Country: "Sweden"}})
+	if err != nil || held.Status != store.OrderAwaitingPayment {
+		t.Fatalf("hold the ticket's unit: %+v, %v", held, err)
+	}
+	b := s.staff(t)
+	ticket := func() *goquerySelection {
+		return b.get("/admin/drops/" + drop.ID).doc.Find(`[data-testid="admin-ticket-row"][data-client="` + ada + `"]`)
+	}
+	row := ticket()
+	if row.AttrOr("data-status", "") != string(store.TicketRedeemed) {
+		t.Fatalf("the held ticket's row: %q", row.AttrOr("data-status", ""))
+	}
+	link, _ := row.Find(`[data-testid="admin-ticket-order"]`).Attr("href")
+	if link != "/admin/orders/"+held.ID {
+		t.Fatalf("the held ticket links to %q", link)
+	}
+	wantText(t, "its order", b.get(link).testid("order-status"), "Awaiting card payment")
+	if _, err := st.ReleaseHeldOrder(ctx, held.ID, store.ReleaseCancelled, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if row := ticket(); row.AttrOr("data-status", "") != string(store.TicketValid) || row.Find(`[data-testid="admin-ticket-order"]`).Length() != 0 {
+		t.Fatalf("the released ticket's row: %q", row.AttrOr("data-status", ""))
+	}
+}
