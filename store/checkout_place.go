@@ -52,7 +52,8 @@ type PaymentApplied struct {
 // PlaceHeldOrder applies the payment of a held order: one TransactWriteItems
 // holding only what completion needs, on condition the order still awaits
 // payment: the order placed (into its month's list and the to-ship list,
-// its date the payment's), its invoice with the gift card's and the card's
+// its date the payment's), its lines into their product's and customer's
+// order lines (held_items.go), its invoice with the gift card's and the card's
 // payments (the card's with its provider and reference), the invoice's
 // number from its series' counter, the day's totals, the confirmation mail
 // and the event's item (attribute_not_exists). An event applied before,
@@ -160,7 +161,8 @@ func (s *Store) placeHeld(ctx context.Context, d OrderDetails, res PaymentResult
 // placeItems builds the placing transaction: the order first (its
 // failure: no longer awaiting payment), the event second (its failure:
 // applied already), then the invoice, its number's counter, the day's
-// totals and the mail.
+// totals, the mail and the lines into their product's and customer's
+// order lines (held_items.go).
 func (s *Store) placeItems(o Order, items []OrderItem, inv Invoice, book bookNumber, res PaymentResult, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
 	b := &txItems{s: s}
 	shard := shardOf(o.ID, listShards)
@@ -204,16 +206,20 @@ func (s *Store) placeItems(o Order, items []OrderItem, inv Invoice, book bookNum
 		}
 		b.add(mail, itemRole{})
 	}
+	if err := soldLines(b, o, items, now); err != nil {
+		return nil, nil, err
+	}
 	return b.tx, b.roles, nil
 }
 
 // placeWrites counts the items of the placing transaction: the order, the
-// event, the invoice, its number's counter, the day's totals and the mail.
-func placeWrites(res PaymentResult) int {
+// event, the invoice, its number's counter, the day's totals, the mail and
+// each of its lines. At most 6 + 15 = 21.
+func placeWrites(res PaymentResult, lines int) int {
 	if res.Confirmation != nil {
-		return 6
+		return 6 + lines
 	}
-	return 5
+	return 5 + lines
 }
 
 // moved says a held order's transaction was cancelled because the order

@@ -389,7 +389,11 @@ func newOrderNumberRecord(o Order) orderNumberRecord {
 func (s *Store) checkoutTakes(b *txItems, req CheckoutRequest, q Quote, order Order, now time.Time) error {
 	for _, it := range q.Items {
 		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer
-		if err := b.put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
+		rec := newOrderItemRecord(it)
+		if order.Status == OrderAwaitingPayment {
+			rec = rec.unsold() // a sale once paid (held_items.go)
+		}
+		if err := b.put(rec, nil, itemRole{}); err != nil {
 			return err
 		}
 		if it.DropID != "" {

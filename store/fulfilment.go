@@ -18,8 +18,11 @@ import (
 
 var (
 	ErrShipmentsExist = errors.New("this order's shipments are already created")
-	ErrBadTransition  = errors.New("a shipment goes pending, shipped, delivered, one step at a time, forward or back")
-	ErrNothingToShip  = errors.New("this order has no items allocated to a warehouse")
+	// ErrNotPaid: the order awaits its card payment, or expired unpaid;
+	// nothing of it ships.
+	ErrNotPaid       = errors.New("this order is not paid: it awaits its card payment or expired unpaid")
+	ErrBadTransition = errors.New("a shipment goes pending, shipped, delivered, one step at a time, forward or back")
+	ErrNothingToShip = errors.New("this order has no items allocated to a warehouse")
 	// ErrRefundedWhileShipping: units were refunded between the read and
 	// the write of the shipments; what is left to ship is to be seen again.
 	ErrRefundedWhileShipping = errors.New("units of this order were refunded while its shipments were made; look at it again")
@@ -36,6 +39,9 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 	d, err := s.OrderDetails(ctx, orderID)
 	if err != nil {
 		return nil, err
+	}
+	if st := d.Order.Status; st == OrderAwaitingPayment || st == OrderExpired {
+		return nil, ErrNotPaid
 	}
 	if len(d.Shipments) > 0 || d.Order.Status != OrderPlaced {
 		return nil, ErrShipmentsExist

@@ -96,6 +96,10 @@ type Config struct {
 	// legacy test gateway). Nil: New makes one of TestPayments (if set)
 	// and Gateway, for the legacy gateway's charges.
 	Refunds store.Refunder
+	// StripeDashboard is the Stripe Dashboard's address for the shop's key,
+	// where staff's links to a payment go: https://dashboard.stripe.com/test
+	// for a test key; "" is the live one (handlers.StripeDashboard).
+	StripeDashboard string
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -362,7 +366,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
-	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Refunds: cfg.Refunds}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Refunds: cfg.Refunds, StripeDashboard: cfg.StripeDashboard}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep}
