@@ -73,6 +73,10 @@ type Customer struct {
 	// "id"), which decides the language of their mail; "" for an account
 	// from before the shop spoke more than English.
 	Lang string
+	// ProviderCustomers are the card providers' customers made for this
+	// one, by provider name (provider_customer.go): kept from the first
+	// card payment on, deleted at the provider with the account.
+	ProviderCustomers map[string]string
 }
 
 // Deleted reports whether the account was deleted.
@@ -142,6 +146,9 @@ type customerRecord struct {
 	DeletedAt        string   `dynamodbav:"DeletedAt,omitempty"`
 	GSI2PK           string   `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK           string   `dynamodbav:"GSI2-SK,omitempty"`
+	// The card providers' customers (provider_customer.go).
+	TestCustomer   string `dynamodbav:"TestCustomer,omitempty"`
+	StripeCustomer string `dynamodbav:"StripeCustomer,omitempty"`
 }
 
 // emailRecord makes an address unique and answers sign-in in one GetItem; it
@@ -164,7 +171,8 @@ func (r customerRecord) customer() Customer {
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
 		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
-		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang}
+		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang,
+		ProviderCustomers: r.providerCustomers()}
 
 }
 

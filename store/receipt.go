@@ -48,9 +48,12 @@ type Receipt struct {
 	Amount         Money
 	Card           Card // brand and last four; no token
 	ChargeID       string
-	PeriodStart    time.Time // billing dates: the period paid, [start, end)
-	PeriodEnd      time.Time
-	ExpiresAt      time.Time
+	// Provider is the card provider that took the charge (ChargeID is its
+	// payment's id): a refund goes there. "" for the old gateway's charge.
+	Provider    string
+	PeriodStart time.Time // billing dates: the period paid, [start, end)
+	PeriodEnd   time.Time
+	ExpiresAt   time.Time
 	// Refund is the one refund of this receipt, nil while it has none.
 	Refund *ReceiptRefund
 	// BookNumber is its number in the books ("R2026-000045", see
@@ -83,6 +86,7 @@ type receiptRecord struct {
 	CardBrand       string      `dynamodbav:"CardBrand"`
 	CardLast4       string      `dynamodbav:"CardLast4"`
 	ChargeID        string      `dynamodbav:"ChargeID"`
+	Provider        string      `dynamodbav:"Provider,omitempty"`
 	PeriodStart     string      `dynamodbav:"PeriodStart"`
 	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
 	Kind            string      `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
@@ -110,7 +114,7 @@ func (r receiptRecord) receipt() Receipt {
 		Kind: ReceiptKind(r.Kind), Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
 		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
-		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
+		ChargeID: r.ChargeID, Provider: r.Provider, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
 		orderID: r.OrderID,
 	}
@@ -159,7 +163,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
 		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang,
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
-		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
+		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID, Provider: r.Provider,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
 		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID,
 	}
@@ -186,7 +190,7 @@ func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd t
 	return Receipt{
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
 		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
-		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
+		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID, Provider: charge.Provider,
 		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}
 }
