@@ -218,3 +218,21 @@ func (r *Runner) ReconcileSubscribes(ctx context.Context, age time.Duration) (in
 	sp := &SubscriptionPayments{Store: st, Providers: r.cfg.Payments, BaseURL: r.cfg.BaseURL}
 	return sp.ReconcileSubscribes(ctx, age)
 }
+
+// savedCardWarning is what the reminder of a card a provider saved carries:
+// the link to add a card when no active provider charges it (the same mail,
+// by its id, as the payment day's: sent once), the warning when it expires
+// before the payment (its expiry is the provider's), else nothing.
+func (r *Runner) savedCardWarning(sub store.Subscription) *store.Mail {
+	if act := r.cfg.Payments.Active(); act == nil || act.Name() != sub.Card.Provider {
+		return r.mailCardNeeded(sub)
+	}
+	if sub.Card.ExpYear == 0 {
+		return nil
+	}
+	expires := time.Date(sub.Card.ExpYear, time.Month(sub.Card.ExpMonth)+1, 1, 0, 0, 0, 0, time.UTC)
+	if store.Date(expires.Date()).After(sub.NextPaymentDate) {
+		return nil
+	}
+	return r.mailCardExpiring(sub, expires)
+}

@@ -436,6 +436,15 @@ func TestRenewalAsksTheHolderAndACardElsewhereIsNotCharged(t *testing.T) {
 	c := b.customer(t)
 	asks := b.seedSaved(t, c, 1, "2026-03-15", b.savedCard(t, c, payment.CardAuthenticationRequired))[0]
 	elsewhere := b.seedSaved(t, c, 1, "2026-03-15", store.Card{Token: "pm_1", Brand: "Visa", Last4: "1111", Provider: payment.ProviderStripe, Customer: "cus_1"})[0]
+	// One more, due in a week, whose reminder (today) carries the link.
+	ahead := elsewhere
+	ahead.ID, ahead.NextPaymentDate, ahead.NextReminderDate, ahead.PaymentDay = store.NewID(), day("2026-03-22"), day("2026-03-15"), 22
+	if err := b.env.Store.CreateSubscription(ctx, ahead); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.runner("r").Run(ctx, jobs.JobReminders, day("2026-03-15"), jobs.TriggerCommandLine); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 2 {
 		run, err := b.runner("r").Run(ctx, jobs.JobPayments, day("2026-03-15"), jobs.TriggerCommandLine)
 		if err != nil {
@@ -460,7 +469,7 @@ func TestRenewalAsksTheHolderAndACardElsewhereIsNotCharged(t *testing.T) {
 	for _, m := range b.outbox(t) {
 		mails[m.SubscriptionID+" "+m.ID[:min(len(m.ID), 10)]]++
 	}
-	if mails[asks.ID+" payconfirm"] != 1 || mails[elsewhere.ID+" cardneeded"] != 1 {
+	if mails[asks.ID+" payconfirm"] != 1 || mails[elsewhere.ID+" cardneeded"] != 1 || mails[ahead.ID+" cardneeded"] != 1 {
 		t.Fatalf("mails %v: want one payconfirm and one cardneeded", mails)
 	}
 	url, err := b.sp.PayWaitingPeriod(ctx, waiting)
@@ -495,4 +504,38 @@ func (b *subBench) outbox(t *testing.T) []store.Mail {
 		t.Fatal(err)
 	}
 	return p.Items
+}
+
+// A new card for a subscription is saved on the provider's page in setup
+// mode (nothing charged) and replaces the subscription's card when the
+// session's event comes, once however often it comes.
+func TestANewCardForASubscriptionIsSavedOnThePage(t *testing.T) {
+	t.Parallel()
+	b := newSubBench(t, "2026-03-15")
+	ctx := ctxT(t)
+	c := b.customer(t)
+	sub := b.seedSaved(t, c, 1, "2026-04-15", b.savedCard(t, c, payment.CardSucceeds))[0]
+	url, err := b.sp.NewCard(ctx, sub, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.pay(t, url, payment.CardSucceedsMC)
+	var evs []payment.Event
+	for _, ev := range b.events(t, payment.EventCheckoutCompleted) {
+		if ev.Session.Metadata[payment.MetaFor] == payment.ForCard {
+			evs = append(evs, ev)
+		}
+	}
+	if len(evs) != 1 || evs[0].Session.PaymentRef != "" {
+		t.Fatalf("card events %+v: want one, charging nothing", evs)
+	}
+	for range 2 {
+		if err := b.sp.ApplySubscriptionEvent(ctx, evs[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now, err := b.env.Store.SubscriptionConsistent(ctx, c.ID, sub.ID)
+	if err != nil || now.Card.Last4 != "4444" || now.Card.Provider != payment.ProviderTest || now.Version != sub.Version+1 {
+		t.Fatalf("after the new card: %+v, %v", now, err)
+	}
 }
