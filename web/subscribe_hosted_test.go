@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
@@ -214,4 +216,32 @@ func TestRenewalTheBankAsksAboutIsPaidOnThePage(t *testing.T) {
 	if again, _ := runner.Run(context.Background(), jobs.JobPayments, store.DateOf(today, time.UTC), jobs.TriggerCommandLine); again.Counts.Charged != 0 {
 		t.Fatalf("a run after it charged %d", again.Counts.Charged)
 	}
+}
+
+// captured counts the payments the test provider took, and their sum in
+// cents: what the old gateway's Captured said of its charges.
+func (h *hostedShop) captured(t *testing.T) (n int, total int64) {
+	t.Helper()
+	for _, it := range h.env.Items(t) {
+		kind, _ := it["EntityType"].(*types.AttributeValueMemberS)
+		status, _ := it["Status"].(*types.AttributeValueMemberS)
+		amount, _ := it["Amount"].(*types.AttributeValueMemberN)
+		if kind == nil || kind.Value != "testPayIntent" || status == nil || status.Value != payment.PaymentSucceeded || amount == nil {
+			continue
+		}
+		cents, _ := strconv.ParseInt(amount.Value, 10, 64)
+		n, total = n+1, total+cents
+	}
+	return n, total
+}
+
+// hostedForm is a subscribe form with a new card, as the hosted flow's
+// form is sent: no card fields.
+func (b *browser) hostedForm(productID, day, period string) url.Values {
+	b.t.Helper()
+	form := b.subscribeForm(productID, day, period)
+	form.Del("card_number")
+	form.Del("expiry")
+	form.Del("cvc")
+	return form
 }
