@@ -289,24 +289,6 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	return h.subscribeAgain(c, f)
 }
 
-// subscriber is the customer subscribing and the product's scheduled price
-// change (nil for none): it applies to a new subscriber on its day too, and
-// the confirmation and the subscription's card say so.
-func (h *Subscriptions) subscriber(ctx context.Context, customerID, productID string) (store.Customer, *store.PriceChange, error) {
-	cust, err := h.Store.Customer(ctx, customerID)
-	if err != nil {
-		return store.Customer{}, nil, err
-	}
-	pc, err := h.Store.ProductPriceChange(ctx, productID)
-	switch {
-	case err == nil:
-		return cust, &pc, nil
-	case errors.Is(err, store.ErrNotFound):
-		return cust, nil, nil
-	}
-	return store.Customer{}, nil, err
-}
-
 // card is the card a form chose: a kept one (which must be among the
 // customer's), or a new one tokenised by the gateway. Nothing is tokenised
 // while other fields are wrong. ok is false when errs has a problem.

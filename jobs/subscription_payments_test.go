@@ -539,3 +539,36 @@ func TestANewCardForASubscriptionIsSavedOnThePage(t *testing.T) {
 		t.Fatalf("after the new card: %+v, %v", now, err)
 	}
 }
+
+// A subscription waiting on its holder's answer to the bank gets a new
+// card: the new card is charged at once (a new attempt, a key of its
+// own), and the old payment stays unpaid.
+func TestANewCardEndsTheWaitOnTheBank(t *testing.T) {
+	t.Parallel()
+	b := newSubBench(t, "2026-03-15")
+	ctx := ctxT(t)
+	c := b.customer(t)
+	sub := b.seedSaved(t, c, 1, "2026-03-15", b.savedCard(t, c, payment.CardAuthenticationRequired))[0]
+	if _, err := b.runner("r").Run(ctx, jobs.JobPayments, day("2026-03-15"), jobs.TriggerCommandLine); err != nil {
+		t.Fatal(err)
+	}
+	waiting, _ := b.env.Store.SubscriptionConsistent(ctx, c.ID, sub.ID)
+	if waiting.Intent == nil || !waiting.Intent.Waiting {
+		t.Fatalf("not waiting: %+v", waiting)
+	}
+	good := b.savedCard(t, c, payment.CardSucceeds)
+	if _, err := b.env.Store.ChangeSubscription(ctx, c.ID, sub.ID, waiting.Version, store.ChangeCard(good)); err != nil {
+		t.Fatal(err)
+	}
+	run, err := b.runner("r").Run(ctx, jobs.JobPayments, day("2026-03-15"), jobs.TriggerCommandLine)
+	if err != nil || run.Counts.Charged != 1 {
+		t.Fatalf("the run after the new card: %+v, %v", run.Counts, err)
+	}
+	paid, _ := b.env.Store.SubscriptionConsistent(ctx, c.ID, sub.ID)
+	if paid.Status != store.SubscriptionActive || paid.Intent != nil || store.FormatDate(paid.NextPaymentDate) != "2026-04-15" || paid.Attempt != 0 {
+		t.Fatalf("after the new card's payment: %+v", paid)
+	}
+	if got := len(b.events(t, payment.EventPaymentSucceeded)); got != 1 {
+		t.Fatalf("%d payments succeeded, want the new card's", got)
+	}
+}

@@ -251,6 +251,11 @@ func ChangeCard(c Card) SubscriptionChange {
 		if s.Status == SubscriptionPastDue {
 			s.RetryDate = today
 		}
+		if in := s.Intent; in != nil && in.Waiting {
+			// The bank asked about the old card's payment: the new card
+			// is tried afresh, as a new attempt with a key of its own.
+			s.Attempt, s.Intent = in.Attempt, nil
+		}
 		return s, nil
 	}
 }

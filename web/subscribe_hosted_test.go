@@ -166,6 +166,25 @@ func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 	if got := h.subscriptionsOf(t, id); len(got) != 2 {
 		t.Fatalf("%d subscriptions after the kept card, want 2", len(got))
 	}
+	// A new card for the first one is saved on the page (setup mode,
+	// nothing charged) and replaces its card once the event came.
+	paid, _ := h.captured(t)
+	first := subs[0]
+	p = b.post("/subscriptions/"+first.ID+"/card", url.Values{"version": {strconv.Itoa(first.Version)}, "card": {"new"}})
+	wantStatus(t, "a new card", p, http.StatusSeeOther)
+	setup := h.local(t, p.header.Get("Location"))
+	if !strings.HasPrefix(setup, "/test-payments/checkout/") {
+		t.Fatalf("a new card went to %q", setup)
+	}
+	h.payOnPage(t, b, setup, payment.CardSucceedsMC)
+	h.deliverEvents(t)
+	now, err := h.env.Store.SubscriptionConsistent(context.Background(), id, first.ID)
+	if err != nil || now.Card.Last4 != "4444" || now.Card.Provider != payment.ProviderTest {
+		t.Fatalf("after the new card: %+v, %v", now.Card, err)
+	}
+	if again, _ := h.captured(t); again != paid {
+		t.Fatalf("saving a card took %d payments", again-paid)
+	}
 }
 
 // A payment the bank asks its holder to confirm at renewal: the customer
