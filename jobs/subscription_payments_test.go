@@ -572,3 +572,55 @@ func TestANewCardEndsTheWaitOnTheBank(t *testing.T) {
 		t.Fatalf("%d payments succeeded, want the new card's", got)
 	}
 }
+
+// What a subscribe through the provider and a renewal there cost in
+// DynamoDB requests, logged for the cost notes. The test provider keeps
+// its records in the same table, so its requests are counted too (with
+// Stripe they are HTTP calls instead): its items are named in Ops.
+func TestSubscriptionPaymentsRequestCounts(t *testing.T) {
+	t.Parallel()
+	b := newSubBench(t, "2026-03-15")
+	ctx := ctxT(t)
+	c := b.customer(t)
+	count := func(what string, bound int, fn func()) {
+		t.Helper()
+		b.env.Counter.Reset()
+		fn()
+		n := b.env.Counter.Total()
+		t.Logf("%s: %d DynamoDB requests %v", what, n, b.env.Counter.Ops())
+		if n > bound {
+			t.Errorf("%s: %d requests, want at most %d", what, n, bound)
+		}
+	}
+	plan := b.plan(t, c, 990, 15)
+	var st jobs.Started
+	count("subscribe with a new card (provider customer made, page opened, subscribe pending)", 12, func() {
+		var err error
+		if st, err = b.sp.SubscribeWithNewCard(ctx, plan, c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	b.pay(t, st.Redirect, payment.CardSucceeds)
+	ev := b.events(t, payment.EventCheckoutCompleted)[0]
+	count("the page's event starts the subscription", 8, func() {
+		if err := b.sp.ApplySubscriptionEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	})
+	count("the same event again", 3, func() {
+		if err := b.sp.ApplySubscriptionEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sub := b.subscriptionsOf(t, c)[0]
+	sub.NextPaymentDate = day("2026-03-15").AddDate(0, 0, -1) // due yesterday: today's period is paid
+	if _, err := b.env.Store.UpdateSubscription(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	count("a payment run renewing it at the provider", 30, func() {
+		run, err := b.runner("r").Run(ctx, jobs.JobPayments, day("2026-03-15"), jobs.TriggerCommandLine)
+		if err != nil || run.Counts.Charged != 1 {
+			t.Fatalf("run %+v, %v", run.Counts, err)
+		}
+	})
+}
