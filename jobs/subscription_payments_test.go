@@ -314,9 +314,10 @@ func (b *subBench) seedSaved(t *testing.T, c store.Customer, n int, due string, 
 	return subs
 }
 
-// Renewals at the provider: two runs at once and a third after charge
-// each subscription once (one payment at the provider, one receipt naming
-// it), and the payment's event applied beside them pays nothing more.
+// Renewals at the provider: two runs at once, with the payments' events
+// (each twice) and the reconcile beside them, and a third run after,
+// charge each subscription once: one payment at the provider, one receipt
+// naming it.
 func TestRenewalsThroughTheProviderChargeOnce(t *testing.T) {
 	b := newSubBench(t, "2026-03-15")
 	ctx := ctxT(t)
@@ -327,6 +328,30 @@ func TestRenewalsThroughTheProviderChargeOnce(t *testing.T) {
 	var g errgroup.Group
 	var mu sync.Mutex
 	charged := 0
+	// Beside the runs, the payments' events come (each twice) and the
+	// reconcile reads the open intents by their saved ids, until both
+	// runs are done.
+	done := make(chan struct{})
+	var beside errgroup.Group
+	beside.Go(func() error {
+		for {
+			for _, ev := range b.events(t, payment.EventPaymentSucceeded) {
+				for range 2 {
+					if err := b.sp.ApplySubscriptionEvent(ctx, ev); err != nil {
+						return err
+					}
+				}
+			}
+			if _, err := b.runner("reconcile").Reconcile(ctx, 0); err != nil {
+				return err
+			}
+			select {
+			case <-done:
+				return nil
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
 	for i := range 2 {
 		g.Go(func() error {
 			run, err := b.runner("replica-"+string(rune('a'+i))).Run(ctx, jobs.JobPayments, day("2026-03-15"), jobs.TriggerCommandLine)
@@ -339,6 +364,10 @@ func TestRenewalsThroughTheProviderChargeOnce(t *testing.T) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
+	close(done)
+	if err := beside.Wait(); err != nil {
+		t.Fatal(err)
+	}
 	for _, ev := range b.events(t, payment.EventPaymentSucceeded) {
 		if err := b.sp.ApplySubscriptionEvent(ctx, ev); err != nil {
 			t.Fatal(err)
@@ -348,8 +377,10 @@ func TestRenewalsThroughTheProviderChargeOnce(t *testing.T) {
 	if err != nil || again.Counts.Charged != 0 {
 		t.Fatalf("a third run charged %d (%v)", again.Counts.Charged, err)
 	}
-	if charged != n {
-		t.Fatalf("the runs charged %d, want %d", charged, n)
+	// What the events or the reconcile recorded first, a run counts as
+	// done by another.
+	if charged > n {
+		t.Fatalf("the runs charged %d, want at most %d", charged, n)
 	}
 	if got := b.env.CountEntities(t, "receipt"); got != n {
 		t.Fatalf("%d receipts, want %d", got, n)
