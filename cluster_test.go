@@ -864,7 +864,11 @@ func (cl *clusterRun) newBillingDay(t *testing.T) {
 // seedDue makes n subscriptions due today.
 func (cl *clusterRun) seedDue(t *testing.T, n int) []store.Subscriber {
 	t.Helper()
-	subs, err := seedSubscriptions(context.Background(), cl.st, payment.NewTestGateway(cl.st), n, cl.st.Today(), 0, io.Discard)
+	testPay, err := payment.NewTestProvider(context.Background(), cl.st, "http://shop.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := seedSubscriptions(context.Background(), cl.st, testPay, n, cl.st.Today(), 0, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -575,13 +575,19 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	gateway := payment.NewTestGateway(st) // the built-in test gateway: no real payments yet
+	// The built-in test provider: subscriptions whose card it saved (the
+	// seeded ones, and those subscribed on its page) renew through it.
+	testPay, err := payment.NewTestProvider(ctx, st, cfg.mailBaseURL())
+	if err != nil {
+		return err
+	}
 	books, err := booksArchive(ctx, cfg, st, log)
 	if err != nil {
 		return err
 	}
 	runner := jobs.NewRunner(st, gateway, jobs.Config{
 		Concurrency: cfg.jobConcurrency, CatchUpDays: cfg.catchUpDays, RetryDays: retryDays, BaseURL: cfg.mailBaseURL(),
-		Replica: cfg.replicaName(), Archive: books, LeaseTTL: cfg.leaseTTL,
+		Replica: cfg.replicaName(), Archive: books, LeaseTTL: cfg.leaseTTL, Payments: payment.NewProviders(testPay),
 	})
 	switch cmd.name {
 	case "migrate":
@@ -599,7 +605,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	case "seed subscriptions":
 		due, _ := store.ParseDate(cfg.due)
-		_, err := seedSubscriptions(ctx, st, gateway, cfg.count, due, cfg.declining, os.Stdout)
+		_, err := seedSubscriptions(ctx, st, testPay, cfg.count, due, cfg.declining, os.Stdout)
 		return err
 	case "import-workbench":
 		return importWorkbench(ctx, st, cfg.positional, os.Stdout)
@@ -738,10 +744,12 @@ func createAPIKey(ctx context.Context, st *store.Store, name string, out io.Writ
 
 // seedSubscriptions makes count customers, each with one active monthly
 // subscription to a subscribable product (made if the shop has none), due
-// on the date, paid by the test card that succeeds or, for the declining
-// percent, the one that is declined. It charges nothing and writes no
-// receipts. It returns the subscribers it made.
-func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGateway, count int, due time.Time, declining int, out io.Writer) ([]store.Subscriber, error) {
+// on the date, paid by a card the test provider saved that pays or, for the
+// declining percent, one short of funds (its charges are declined). The
+// cards are saved once, for one customer of the provider's that every
+// seeded subscriber shares (seeded load, not people). It charges nothing
+// and writes no receipts. It returns the subscribers it made.
+func seedSubscriptions(ctx context.Context, st *store.Store, p *payment.TestProvider, count int, due time.Time, declining int, out io.Writer) ([]store.Subscriber, error) {
 	product, err := st.FirstSubscribableProduct(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		product = store.Product{ID: "seed-coffee", Name: "Seeded coffee subscription", Category: "coffee",
@@ -755,11 +763,15 @@ func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGat
 	if err != nil {
 		return nil, err
 	}
-	good, err := gw.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
+	ref, err := p.EnsureCustomer(ctx, payment.CustomerRequest{CustomerID: "seed", Email: "subscribers@seed.example", Name: "Seeded subscribers", Key: "seed-subscribers"})
 	if err != nil {
 		return nil, err
 	}
-	bad, err := gw.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
+	good, err := saveTestCard(ctx, p, ref, payment.CardSucceeds)
+	if err != nil {
+		return nil, err
+	}
+	bad, err := saveTestCard(ctx, p, ref, payment.CardInsufficientFunds)
 	if err != nil {
 		return nil, err
 	}
@@ -792,6 +804,23 @@ func seedSubscriptions(ctx context.Context, st *store.Store, gw *payment.TestGat
 		fmt.Fprintf(out, "seeded %d of %d subscriptions due %s\n", done, count, store.FormatDate(due))
 	}
 	return seeded, nil
+}
+
+// saveTestCard saves a test card for the provider's customer ref, as its
+// setup page does, and returns it as a subscription keeps it.
+func saveTestCard(ctx context.Context, p *payment.TestProvider, ref, number string) (store.Card, error) {
+	cs, err := p.StartCheckout(ctx, payment.CheckoutRequest{Mode: payment.ModeSetup, Amount: store.Money{Currency: store.DefaultCurrency},
+		CustomerRef: ref, SuccessURL: p.BaseURL + "/subscriptions", Key: "seed-card-" + store.NewID()})
+	if err != nil {
+		return store.Card{}, err
+	}
+	if _, err := p.PayCheckout(ctx, cs.ID, payment.CardForm{Number: number, Expiry: "12/99", CVC: "123", Name: "Seeded subscriber"}); err != nil {
+		return store.Card{}, fmt.Errorf("save test card: %w", err)
+	}
+	if cs, err = p.RetrieveCheckout(ctx, cs.ID); err != nil || cs.Card == nil {
+		return store.Card{}, fmt.Errorf("save test card: %v", err)
+	}
+	return jobs.CardOf(*cs.Card, ref), nil
 }
 
 // engine is what openStore connected to: its health, which every request

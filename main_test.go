@@ -190,9 +190,13 @@ func TestJobsRunCommand(t *testing.T) {
 	env := storetest.New(t)
 	ctx := context.Background()
 	gw := payment.NewTestGateway(env.Store)
+	testPay, err := payment.NewTestProvider(ctx, env.Store, "http://shop.test")
+	if err != nil {
+		t.Fatal(err)
+	}
 	today := env.Store.Today()
 	var out strings.Builder
-	seeded, err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out)
+	seeded, err := seedSubscriptions(ctx, env.Store, testPay, 12, today, 25, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +206,7 @@ func TestJobsRunCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "seeded 12 of 12") {
 		t.Fatalf("seed output: %s", out.String())
 	}
-	runner := jobs.NewRunner(env.Store, gw, jobs.Config{Replica: "test"})
+	runner := jobs.NewRunner(env.Store, gw, jobs.Config{Replica: "test", Payments: payment.NewProviders(testPay)})
 	last := func(s string) map[string]any {
 		t.Helper()
 		lines := strings.Split(strings.TrimSpace(s), "\n")

@@ -38,6 +38,9 @@ type Catalogue struct {
 	// Store answers what is personal: the subscribe form of a subscribable
 	// product.
 	Store subscribeFormStore
+	// CardProvider is the card provider new cards are typed at ("": the
+	// old gateway's card form on the page).
+	CardProvider string
 }
 
 // List is /products (and the home page): one category or all, in the
@@ -157,7 +160,7 @@ func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage) error {
 			return err
 		}
 	}
-	f, err := subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change)
+	f, err := subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
 	data.Subscribe = f
 	return err
 }

@@ -25,6 +25,10 @@ type SubscriptionStore interface {
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	Subscription(ctx context.Context, customerID, id string) (store.Subscription, error)
 	Subscribe(ctx context.Context, req store.SubscribeRequest, charger store.Charger) (store.Subscription, store.Receipt, error)
+	PlanSubscribe(req store.SubscribeRequest) (store.PendingSubscribe, error)
+	PendingSubscribe(ctx context.Context, customerID, key string) (store.PendingSubscribe, error)
+	SubscriptionConsistent(ctx context.Context, customerID, id string) (store.Subscription, error)
+	CurrentReceipt(ctx context.Context, sub store.Subscription) (store.Receipt, error)
 	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
 	CancelSubscriptionNow(ctx context.Context, customerID, id string, version int, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.CancelledNow, error)
 	ProductPriceChange(ctx context.Context, productID string) (store.PriceChange, error)
@@ -49,6 +53,10 @@ type Subscriptions struct {
 	// them (staff's setting); Mail is the refund's mail.
 	Refunder store.Refunder
 	Mail     func(store.Receipt) *store.Mail
+	// Payer, when set, takes cards through the card provider: a new card
+	// is typed on the provider's page, never posted here. Nil: the old
+	// gateway tokenises the form's card (until every caller has moved).
+	Payer SubscriptionPayer
 }
 
 // subscribeFormStore is what a product page needs for its subscribe form.
@@ -62,11 +70,15 @@ type subscribeFormStore interface {
 // zone), the period to a month, the card to the one kept most recently.
 // Its preview quotes that day and period; the product's stock (whether it
 // ships) and scheduled price (nil for none) are the page's.
-func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string, ships bool, change *store.PriceChange) (*views.SubscribeForm, error) {
+//
+// provider is the card provider new cards go to ("": the old gateway's
+// form): then only its kept cards are offered, and a new card is typed on
+// its page.
+func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string, ships bool, change *store.PriceChange, provider string) (*views.SubscribeForm, error) {
 	if !p.Subscribable {
 		return nil, nil
 	}
-	f := &views.SubscribeForm{Product: p, SignedIn: v.SignedIn(), Errors: views.FieldErrors{}, CSRF: csrf}
+	f := &views.SubscribeForm{Product: p, SignedIn: v.SignedIn(), Errors: views.FieldErrors{}, CSRF: csrf, Hosted: provider != ""}
 	if !v.SignedIn() {
 		return f, nil
 	}
@@ -76,7 +88,7 @@ func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p
 	}
 	today := st.Today()
 	f.Key, f.Day, f.Period, f.Card = store.NewID(), strconv.Itoa(today.Day()), "1", "new"
-	if f.Cards = views.KeptCards(subs); len(f.Cards) > 0 {
+	if f.Cards = cardsOf(views.KeptCards(subs), provider); len(f.Cards) > 0 {
 		f.Card = f.Cards[0].Token
 	}
 	quoteForm(f, today, today.Day(), 1, ships, change)
@@ -157,8 +169,8 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f.Key, f.Card = store.NewID(), "new"
-	if f.Cards = views.KeptCards(subs); len(f.Cards) > 0 {
+	f.Key, f.Card, f.Hosted = store.NewID(), "new", h.hosted()
+	if f.Cards = h.keptCards(subs); len(f.Cards) > 0 {
 		f.Card = f.Cards[0].Token
 	}
 	status := fiber.StatusOK
@@ -195,7 +207,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
 	f := views.SubscribeForm{
 		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"), Expiry: val("expiry"),
-		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
+		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c), Hosted: h.hosted(),
 	}
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest(page.T(c, "subs.error.form_broken"))
@@ -216,7 +228,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f.Cards = views.KeptCards(subs)
+	f.Cards = h.keptCards(subs)
 
 	day, dayErr := parsePaymentDay(c, f.Day)
 	if dayErr != "" {
@@ -231,20 +243,20 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		// its preview; nothing is tokenised, charged or written.
 		return h.showQuote(c, f)
 	}
+	if h.hosted() {
+		cust, change, err := h.subscriber(ctx, v.ID, p.ID)
+		if err != nil {
+			return err
+		}
+		return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
+			Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change}, cust)
+	}
 	card, ok := h.card(c, f.Card, f.Cards, f.Errors)
 	if !ok {
 		return h.subscribeAgain(c, f)
 	}
-	cust, err := h.Store.Customer(ctx, v.ID)
+	cust, change, err := h.subscriber(ctx, v.ID, p.ID)
 	if err != nil {
-		return err
-	}
-	// A scheduled price change applies to a new subscriber on its day too;
-	// the confirmation and the subscription's card say so.
-	var change *store.PriceChange
-	if pc, err := h.Store.ProductPriceChange(ctx, p.ID); err == nil {
-		change = &pc
-	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	sub, receipt, err := h.Store.Subscribe(ctx, store.SubscribeRequest{
@@ -253,25 +265,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	switch {
 	case err == nil:
 		page.Written(c, "subscription", sub.ID, "receipt", receipt.Number)
-		msg := page.T(c, "subs.flash.subscribed_again", "Product", sub.ProductName)
-		dates, next := lang.DateRange(ctx, receipt.PeriodStart, receipt.LastDay()), lang.Money(ctx, sub.AmountFor(sub.NextPaymentDate))
-		switch {
-		case receipt.Number == "":
-		case receipt.Kind == store.ReceiptFirstDays:
-			msg = page.T(c, "subs.flash.subscribed_part", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount), "Dates", dates,
-				"Receipt", receipt.Number, "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
-		case receipt.Kind == store.ReceiptFreeDays:
-			msg = page.T(c, "subs.flash.subscribed_free", "Product", sub.ProductName, "Dates", dates,
-				"Receipt", receipt.Number, "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
-		default:
-			msg = page.T(c, "subs.flash.subscribed", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount),
-				"Receipt", receipt.Number, "Date", dayText(ctx, sub.NextPaymentDate))
-		}
-		if !sub.NewPriceFrom.IsZero() {
-			msg += " " + page.T(c, "subs.flash.new_price", "Price", lang.Money(ctx, sub.NewPrice), "Date", dayText(ctx, sub.NewPriceFrom),
-				"Amount", lang.Money(ctx, sub.AmountFor(sub.NewPriceFrom)))
-		}
-		page.Flash(c, views.FlashSuccess, msg)
+		page.Flash(c, views.FlashSuccess, subscribedMessage(c, sub, receipt))
 		return page.Redirect(c, paths.Subscriptions)
 	case errors.Is(err, store.ErrBadSubscribeKey):
 		return page.BadRequest(page.T(c, "subs.error.form_broken"))
@@ -415,6 +409,9 @@ func (h *Subscriptions) List(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
+	if err := h.confirming(c, v.ID); err != nil {
+		return err
+	}
 	data, err := h.list(c, v, nil)
 	if err != nil {
 		return err
@@ -429,13 +426,13 @@ func (h *Subscriptions) list(c *fiber.Ctx, v views.Viewer, changed *views.Subscr
 	if err != nil {
 		return views.SubscriptionsPage{}, err
 	}
-	kept, today, csrf := views.KeptCards(subs), h.Store.Today(), page.CSRFToken(c)
+	kept, today, csrf := h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
 	var data views.SubscriptionsPage
 	for _, s := range subs {
-		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf}
+		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf, Hosted: h.hosted()}
 		if changed != nil && changed.Sub.ID == s.ID {
 			card = *changed
-			card.Cards, card.Today, card.CSRF = kept, today, csrf
+			card.Cards, card.Today, card.CSRF, card.Hosted = kept, today, csrf, h.hosted()
 		}
 		data.Cards = append(data.Cards, card)
 	}
@@ -548,7 +545,7 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 		if err != nil {
 			return err
 		}
-		card.Cards, card.Today, card.CSRF = views.KeptCards(subs), h.Store.Today(), page.CSRFToken(c)
+		card.Cards, card.Today, card.CSRF, card.Hosted = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c), h.hosted()
 		return page.Write(c, status, views.SubscriptionCardView(card))
 	}
 	data, err := h.list(c, v, &card)
@@ -597,6 +594,9 @@ func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
 
 // ChangeCard pays from another card: a kept one or a new one.
 func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
+	if h.hosted() {
+		return h.changeCardHosted(c)
+	}
 	return h.change(c, "card", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		card.Expiry = strings.TrimSpace(page.Field(c, "expiry"))
 		v := page.Viewer(c)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"shop/store"
+	"shop/store/payment"
 )
 
 // Job names, also the names of the gocron jobs and of their leases.
@@ -69,6 +70,10 @@ type Store interface {
 	MarkPriceChangeAnnounced(ctx context.Context, c store.PriceChange, day time.Time, told int) error
 	ApplyPriceChange(ctx context.Context, c store.PriceChange, day time.Time) error
 	OpenIntents(ctx context.Context, before time.Time, limit int) ([]store.Subscription, error)
+	RecordProviderIntent(ctx context.Context, sub store.Subscription, provider, ref string) (store.Subscription, error)
+	AwaitCustomerPayment(ctx context.Context, sub store.Subscription, mail *store.Mail) (store.Subscription, error)
+	CompleteProviderPayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail, eventID string) (store.Subscription, store.Receipt, error)
+	MailCardNeeded(ctx context.Context, sub store.Subscription, mail *store.Mail) (store.Subscription, error)
 	OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]store.CheckoutIntent, error)
 	EndedProductDrops(ctx context.Context) ([]store.Drop, error)
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
@@ -100,6 +105,10 @@ type Config struct {
 	// payment (payment.CardRefunds). Nil: the gateway's, for the legacy
 	// test gateway's charges only.
 	Refunds store.Refunder
+	// Payments are the card providers: renewals of a card a provider saved
+	// are paid there. Without them (and for the old gateway's cards while
+	// the test provider is the active one) the gateway charges.
+	Payments payment.Providers
 }
 
 func (c Config) withDefaults() Config {

@@ -51,8 +51,13 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 }
 
 func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
+	return receiptMail(r.cfg.BaseURL, r.store.Now(), rec)
+}
+
+// receiptMail is a receipt's mail, once per receipt (its id).
+func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 	l := lang.OrEnglish(rec.Lang)
-	link := r.link(paths.Receipt(rec.Number))
+	link := link(base, paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: store.MailID("receipt", rec.SubscriptionID, rec.Number), To: rec.Email, Kind: store.MailReceipt,
 		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.Number, "Product", rec.ProductName),
@@ -60,7 +65,7 @@ func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
 			"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
 			lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),
 		HTML:       render(receiptHTML(l, rec, link)),
-		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: r.store.Now(), Status: store.MailPending,
+		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
 }
 

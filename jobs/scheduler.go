@@ -110,6 +110,11 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("reconciled payment intents", "settled", n)
 			}
+			if n, err := runner.ReconcileSubscribes(ctx, 5*time.Minute); err != nil {
+				log.Error("reconcile pending subscribes", "err", err)
+			} else if n > 0 {
+				log.Info("reconciled pending subscribes", "settled", n)
+			}
 			if n, err := runner.ReconcileCheckouts(ctx, 15*time.Minute); err != nil {
 				log.Error("reconcile checkout intents", "err", err)
 			} else if n > 0 {

@@ -103,15 +103,16 @@ const (
 	partitionCustomerFinder = "customer-finder" // GSI1: customers by folded name and email (customer_find.go)
 	partitionGiftCards      = "giftcards"
 	partitionDiscounts      = "discounts"
-	partitionIntents        = "payment-intents"  // GSI2: open payment intents, oldest first
-	partitionCheckouts      = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse; sharded)
-	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by closing time
-	partitionDrops          = "drops-all"        // GSI2: every drop, newest first
-	partitionDropsToClose   = "drops-closing"    // GSI2: product drops not closed yet, by closing time (sparse)
-	partitionAPIKeys        = "apikeys"          // GSI1: API keys and their integrations, newest first
-	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
-	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
-	partitionPriceChanges   = "price-changes"    // GSI1: scheduled price changes, by the day they apply
+	partitionIntents        = "payment-intents"    // GSI2: open payment intents, oldest first
+	partitionSubscribes     = "subscribes-pending" // GSI2: subscribes waiting on their first payment, oldest first
+	partitionCheckouts      = "checkout-intents"   // GSI2: checkouts charging a card, oldest first (sparse; sharded)
+	partitionPublishedDrops = "drops"              // GSI1: drops on /drops, by closing time
+	partitionDrops          = "drops-all"          // GSI2: every drop, newest first
+	partitionDropsToClose   = "drops-closing"      // GSI2: product drops not closed yet, by closing time (sparse)
+	partitionAPIKeys        = "apikeys"            // GSI1: API keys and their integrations, newest first
+	partitionOutbox         = "outbox"             // GSI1: every mail, newest first
+	partitionMailQueue      = "mail-pending"       // GSI2: mails waiting for delivery
+	partitionPriceChanges   = "price-changes"      // GSI1: scheduled price changes, by the day they apply
 
 	attrPK     = "PK"
 	attrSK     = "SK"

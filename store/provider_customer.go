@@ -150,3 +150,26 @@ func leftListed(upd expression.UpdateBuilder, left map[string]string, id string,
 	return upd.Set(expression.Name(attrGSI2PK), expression.Value(partitionProviderCustomersLeft)).
 		Set(expression.Name(attrGSI2SK), expression.Value(createdKey(now, id)))
 }
+
+// KeepProviderCustomer is SetProviderCustomer for a payment about to use
+// the customer: a customer who has one at provider already keeps it, and
+// that one is the answer. (Two first card payments at once ask the
+// provider with the same idempotency key, so they name the same customer
+// anyway.)
+func (s *Store) KeepProviderCustomer(ctx context.Context, customerID, provider, ref string) (string, error) {
+	err := s.SetProviderCustomer(ctx, customerID, provider, ref)
+	switch {
+	case err == nil:
+		return ref, nil
+	case !errors.Is(err, ErrConflict):
+		return "", err
+	}
+	c, err := getItemConsistent(ctx, s, customerKey(customerID), customerKey(customerID), "customer "+customerID, customerRecord.customer)
+	if err != nil {
+		return "", err
+	}
+	if kept := c.ProviderCustomers[provider]; kept != "" {
+		return kept, nil
+	}
+	return "", fmt.Errorf("customer %s: %w", customerID, ErrNotFound)
+}

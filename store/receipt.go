@@ -194,7 +194,7 @@ func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd t
 	return Receipt{
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
 		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
-		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
+		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID, Provider: charge.Provider,
 		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}
 }

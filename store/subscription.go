@@ -99,6 +99,17 @@ type PaymentIntent struct {
 	Period  time.Time // the period's first day: the payment date it pays
 	Attempt int       // 1 for the first try of the period, then one more per retry
 	At      time.Time // when it was recorded
+	// Provider and Ref are its payment at the card provider, saved before
+	// the payment is confirmed, so a run after a crash confirms (or reads)
+	// that one instead of making another. "" for the old gateway's charge.
+	Provider string
+	Ref      string
+	// Waiting: the bank asked the card holder to confirm the payment, so
+	// it is not tried again blindly; the customer was mailed a link to pay
+	// the period on the provider's page, whose session (once opened) is
+	// Session.
+	Waiting bool
+	Session string
 }
 
 // Key is the gateway's idempotency key of the charge: subscription, period
@@ -239,6 +250,11 @@ func ChangeCard(c Card) SubscriptionChange {
 		s.Card = c
 		if s.Status == SubscriptionPastDue {
 			s.RetryDate = today
+		}
+		if in := s.Intent; in != nil && in.Waiting {
+			// The bank asked about the old card's payment: the new card
+			// is tried afresh, as a new attempt with a key of its own.
+			s.Attempt, s.Intent = in.Attempt, nil
 		}
 		return s, nil
 	}

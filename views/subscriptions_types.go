@@ -28,6 +28,9 @@ type SubscribeForm struct {
 	// Ships: the product ships, so the preview says when the first
 	// delivery goes when the first days pay for none.
 	Ships bool
+	// Hosted: a new card is typed on the card provider's page, not here
+	// (the form has no card fields).
+	Hosted bool
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".
@@ -60,6 +63,9 @@ type SubscriptionCard struct {
 	Day    string      // as typed, when it comes back
 	Expiry string
 	CSRF   string
+	// Hosted: a new card is saved on the card provider's page, not typed
+	// here.
+	Hosted bool
 }
 
 // SubscriptionsPage lists a customer's subscriptions.

@@ -100,6 +100,10 @@ type Config struct {
 	// where staff's links to a payment go: https://dashboard.stripe.com/test
 	// for a test key; "" is the live one (handlers.StripeDashboard).
 	StripeDashboard string
+	// SubscriptionPayments, when set, moves subscriptions' card payments
+	// through the card providers (a new card is typed on the provider's
+	// page); nil keeps the old gateway's card form.
+	SubscriptionPayments *jobs.SubscriptionPayments
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -148,11 +152,17 @@ func New(cfg Config) (*fiber.App, error) {
 		go cfg.Gate.Run(bg, time.Second)
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
+	if sp := cfg.SubscriptionPayments; sp != nil {
+		catalogue.CardProvider = sp.ActiveProvider()
+	}
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
 	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Refunds, Mail: refundMail}
+	if cfg.SubscriptionPayments != nil {
+		subscriptions.Payer = cfg.SubscriptionPayments
+	}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -340,6 +350,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/subscriptions/:id/resume", subscriptions.Resume)
 	app.Post("/subscriptions/:id/cancel", subscriptions.Cancel) // when=now|period_end
 	app.Post("/subscriptions/:id/keep", subscriptions.Keep)
+	app.Post("/subscriptions/:id/pay", subscriptions.Pay)
 	app.Get("/receipts", receipts.List)
 	app.Get("/receipts/:number", receipts.Show)
 

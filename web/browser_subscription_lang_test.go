@@ -32,7 +32,7 @@ func (j journey) inKorean(step string) {
 // subscription page does not scroll sideways.
 func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	today := s.env.Store.Today()
 	j := newJourney(t, s.base)
@@ -68,13 +68,20 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	j.waitText("then a whole period", sel("preview-then"), lang.DateIn(lang.Korean, ahead)+"에 €12.50")
 	j.do("type today's day", chromedp.SetValue(sel("field-day"), ""), chromedp.SendKeys(sel("field-day"), itoa(today.Day())))
 	j.waitText("a whole period today", sel("preview-today"), "오늘이 결제일입니다")
-	j.do("fill the subscribe form",
+	j.shot("k2-subscribe-form")
+	// The card is typed on the test payment page, in Korean too.
+	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("test-payment-form")))
+	j.inKorean("test payment page")
+	j.do("the card on the test payment page",
 		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
 		chromedp.SendKeys(sel("field-expiry"), "12/30"),
 		chromedp.SendKeys(sel("field-cvc"), "123"),
+		chromedp.SendKeys(sel("field-name"), "Minji"),
+		chromedp.Click(sel("test-payment-submit")),
+		chromedp.WaitVisible(sel("flash")),
 	)
-	j.shot("k2-subscribe-form")
-	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("subscription")))
+	s.deliverEvents(t)
+	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
 	j.inKorean("subscriptions")
 	if flash := j.text(sel("flash")); !strings.Contains(flash, "정기 결제를 시작했습니다") || !strings.Contains(flash, "€12.50") || !strings.Contains(flash, "영수증 번호는 R") {
 		t.Fatalf("flash after subscribing: %q", flash)

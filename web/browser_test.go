@@ -397,13 +397,15 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 	j.shot("15-customer-sees-shipped")
 }
 
-// A customer subscribes from a product page with payment day 31, sees the
-// first receipt and the next dates, changes the day, pauses, resumes and
-// cancels at the end of the period; each step swaps the subscription's card
-// in place.
+// A customer subscribes from a product page with payment day 31, types the
+// card on the test payment page (one whose bank asks the holder, who
+// approves), comes back to "we are confirming your payment" and, once the
+// provider's event came, sees the first receipt and the next dates;
+// changes the day, pauses, resumes and cancels at the end of the period;
+// each step swaps the subscription's card in place.
 func TestBrowserJourneySubscription(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("a long enough password"), bcrypt.MinCost)
 	if err != nil {
@@ -418,15 +420,31 @@ func TestBrowserJourneySubscription(t *testing.T) {
 
 	j.signInAt("/login", "greta@example.com", "a long enough password", "nav-subscriptions")
 	j.do("product page", chromedp.Navigate(s.base+"/products/"+boxID), chromedp.WaitVisible(sel("subscribe-form")))
-	j.do("fill the subscribe form",
-		chromedp.SetValue(sel("field-day"), "31"),
-		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
-		chromedp.SendKeys(sel("field-expiry"), "12/30"),
-		chromedp.SendKeys(sel("field-cvc"), "123"),
-	)
+	j.do("fill the subscribe form", chromedp.SetValue(sel("field-day"), "31"))
+	if n := j.count(sel("field-card_number")); n != 0 {
+		t.Fatal("the subscribe form asks for the card number")
+	}
 	j.shot("20-subscribe-form")
-	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("subscription")))
-	first := store.FirstPeriod(today, 31, 1, store.Money{}).Next // the first whole period's payment
+	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("test-payment-form")))
+	j.do("the card on the test payment page",
+		chromedp.SendKeys(sel("field-card_number"), "4000 0027 6000 3184"),
+		chromedp.SendKeys(sel("field-expiry"), "12/40"),
+		chromedp.SendKeys(sel("field-cvc"), "123"),
+		chromedp.SendKeys(sel("field-name"), "Greta Journey"),
+		chromedp.Click(sel("test-payment-submit")),
+		chromedp.WaitVisible(sel("test-payment-challenge")),
+	)
+	j.shot("20b-the-bank-asks")
+	j.do("approve", chromedp.Click(sel("challenge-approve")), chromedp.WaitVisible(sel("flash")))
+	if flash := j.text(sel("flash")); !strings.Contains(flash, "confirming") {
+		t.Fatalf("back from the payment page before the event: %q", flash)
+	}
+	s.deliverEvents(t)
+	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
+	// The first payment date on the 31st (the month's last day when it has
+	// no 31st): the days up to it were paid prorated (#28).
+	firstDays := store.FirstPeriod(today, 31, 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
+	first := firstDays.Next
 	flash := j.text(sel("flash"))
 	if !strings.Contains(flash, "receipt R") || !strings.Contains(flash, "€12.50") || !strings.Contains(flash, first.Format("2 Jan 2006")) {
 		t.Fatalf("flash after subscribing: %q", flash)
@@ -497,10 +515,8 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	j.do("receipts", chromedp.Click(sel("nav-receipts")), chromedp.WaitVisible(sel("receipt-row")))
 	j.shot("25-receipts")
 	j.do("receipt", chromedp.Click(sel("receipt-link")), chromedp.WaitVisible(sel("receipt-number")))
-	// The first receipt is the first days', prorated (a whole period on
-	// the payment day itself).
-	if got, want := j.text(sel("receipt-amount")), store.FirstPeriod(today, 31, 1, store.Money{Amount: 1250, Currency: "EUR"}).Charge.String(); got != want {
-		t.Fatalf("receipt amount %q, want %q", got, want)
+	if got, want := j.text(sel("receipt-amount")), firstDays.Charge.String(); got != want {
+		t.Fatalf("receipt amount %q, want the first days' %s", got, want)
 	}
 	j.shot("26-receipt")
 

@@ -200,6 +200,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"SubscriptionResume", post, paths.SubscriptionResume(id)},
 		{"SubscriptionCancel", post, paths.SubscriptionCancel(id)},
 		{"SubscriptionKeep", post, paths.SubscriptionKeep(id)},
+		{"SubscriptionPay", post, paths.SubscriptionPay(id)},
 		{"Receipts", get, paths.Receipts},
 		{"Receipt", get, paths.Receipt(id)},
 		{"Drops", get, paths.Drops},

@@ -102,7 +102,7 @@ func (s *shop) subscriptionsOf(t *testing.T, customerID string) []store.Subscrip
 
 func TestSubscribeFromTheProductPage(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	ctx := context.Background()
 	today := s.env.Store.Today()
@@ -145,16 +145,18 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantText(t, "preview today", p.testid("preview-today"), "today is your payment day")
 	wantText(t, "preview then", p.testid("preview-then"), "Then €12.50 on "+day(store.NextBillingDate(today, 1, today.Day()))+" and every month after.")
 
-	// Subscribe on today's day: one charge of a whole period, a
-	// subscription and its first receipt.
+	// Subscribe on today's day: one charge of a whole period on the test
+	// payment page, a subscription and its first receipt.
 	payday := today.Day()
-	form := b.subscribeForm(boxID, itoa(payday), "1")
+	form := b.hostedForm(boxID, itoa(payday), "1")
 	s.env.Counter.Reset()
 	done := b.post("/subscriptions", form)
 	subscribeOps := s.env.Counter.Ops()
 	wantStatus(t, "subscribe", done, http.StatusSeeOther)
 	t.Logf("POST /subscriptions: %d DynamoDB requests %v", s.env.Counter.Total(), subscribeOps)
-	list := b.get("/subscriptions")
+	back := s.payOnPage(t, b, s.local(t, done.header.Get("Location")), payment.CardSucceeds)
+	s.deliverEvents(t)
+	list := b.get(back)
 	wantStatus(t, "subscriptions", list, http.StatusOK)
 	flash := text(list.testid("flash"))
 	number := regexp.MustCompile(`receipt (R[0-9a-z]{12})`).FindStringSubmatch(flash)
@@ -182,8 +184,8 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	if v, _ := card.Find(`input[name="version"]`).First().Attr("value"); v != "1" {
 		t.Fatalf("forms carry version %q, want 1", v)
 	}
-	if n, total, attempts := s.gateway.Captured(); n != 1 || total != boxPerMon || attempts != 1 {
-		t.Fatalf("gateway: %d charges of %d, %d attempts", n, total, attempts)
+	if n, total := s.captured(t); n != 1 || total != boxPerMon {
+		t.Fatalf("test provider: %d payments of %d", n, total)
 	}
 
 	// The same form again: the same subscription, nothing more charged.
@@ -195,8 +197,8 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	if n := len(s.subscriptionsOf(t, ada)); n != 1 {
 		t.Fatalf("double submit made %d subscriptions", n)
 	}
-	if n, _, attempts := s.gateway.Captured(); n != 1 || attempts != 1 {
-		t.Fatalf("double submit: %d charges, %d attempts", n, attempts)
+	if n, _ := s.captured(t); n != 1 {
+		t.Fatalf("double submit: %d payments", n)
 	}
 
 	// The receipt is on /receipts and has a page of its own.
@@ -250,8 +252,8 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	if len(subs) != 2 || subs[0].Card.Token != sub.Card.Token || subs[0].PeriodMonths != 3 || subs[0].Amount().Amount != 3*boxPerMon {
 		t.Fatalf("subscriptions after the second: %+v", subs)
 	}
-	if n, total, _ := s.gateway.Captured(); n != 2 || total != 4*boxPerMon {
-		t.Fatalf("gateway: %d charges of %d", n, total)
+	if n, total := s.captured(t); n != 2 || total != 4*boxPerMon {
+		t.Fatalf("test provider: %d payments of %d", n, total)
 	}
 	if n := b.get("/subscriptions").testid("subscription").Length(); n != 2 {
 		t.Fatalf("%d cards", n)
@@ -259,16 +261,18 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	_ = ctx
 }
 
-// Two submissions of one form at once: one subscription, one charge.
+// Two submissions of one form at once: one page, one subscription, one
+// charge.
 func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
-	receiptsBefore := s.env.CountEntities(t, "receipt")                  // the demo's customers have some
-	form := b.subscribeForm(boxID, itoa(s.env.Store.Today().Day()), "2") // a whole period
+	receiptsBefore := s.env.CountEntities(t, "receipt")               // the demo's customers have some
+	form := b.hostedForm(boxID, itoa(s.env.Store.Today().Day()), "2") // a whole period
 	var wg sync.WaitGroup
 	statuses := make([]int, 2)
+	pages := make([]string, 2)
 	for i := range statuses {
 		wg.Add(1)
 		go func() {
@@ -277,7 +281,8 @@ func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 			for k, v := range form {
 				f[k] = v
 			}
-			statuses[i] = b.post("/subscriptions", f).status
+			p := b.post("/subscriptions", f)
+			statuses[i], pages[i] = p.status, p.header.Get("Location")
 		}()
 	}
 	wg.Wait()
@@ -286,11 +291,16 @@ func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 			t.Fatalf("statuses %v", statuses)
 		}
 	}
+	if pages[0] != pages[1] {
+		t.Fatalf("two pages for one form: %v", pages)
+	}
+	s.payOnPage(t, b, s.local(t, pages[0]), payment.CardSucceeds)
+	s.deliverEvents(t)
 	if n := len(s.subscriptionsOf(t, ada)); n != 1 {
 		t.Fatalf("%d subscriptions", n)
 	}
-	if n, total, _ := s.gateway.Captured(); n != 1 || total != 2*boxPerMon {
-		t.Fatalf("gateway holds %d charges of %d", n, total)
+	if n, total := s.captured(t); n != 1 || total != 2*boxPerMon {
+		t.Fatalf("the test provider took %d payments of %d", n, total)
 	}
 	if n := s.env.CountEntities(t, "receipt") - receiptsBefore; n != 1 {
 		t.Fatalf("%d receipts written", n)

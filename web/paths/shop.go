@@ -105,6 +105,10 @@ func SubscriptionResume(id string) string { return under(Subscriptions, id, "res
 func SubscriptionCancel(id string) string { return under(Subscriptions, id, "cancel") }
 func SubscriptionKeep(id string) string   { return under(Subscriptions, id, "keep") }
 
+// SubscriptionPay opens the card provider's page to pay a period whose
+// payment the bank asked the holder to confirm (POST).
+func SubscriptionPay(id string) string { return under(Subscriptions, id, "pay") }
+
 // Receipt is a subscription payment's receipt, by its number.
 func Receipt(number string) string { return under(Receipts, number) }
 
