@@ -96,6 +96,9 @@ type Config struct {
 	BaseURL      string        // for links in mails
 	LeaseTTL     time.Duration // a lease's life, renewed at a third of it like a run's heartbeat (default 30 s)
 	Archive      Archive       // the archive of the books; nil: the archive job is not scheduled
+	// Holds settles, on the reconcile tick, the held orders whose payment
+	// webhook was missed; nil: none are (no card provider).
+	Holds HoldSettler
 }
 
 func (c Config) withDefaults() Config {

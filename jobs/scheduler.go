@@ -115,6 +115,13 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("reconciled checkout intents", "settled", n)
 			}
+			if runner.cfg.Holds != nil {
+				if n, err := runner.cfg.Holds.SettleDue(ctx); err != nil {
+					log.Error("settle held orders past their deadline", "settled", n, "err", err)
+				} else if n > 0 {
+					log.Info("settled held orders whose payment event was missed", "settled", n)
+				}
+			}
 			if n, err := runner.CloseEndedDrops(ctx); err != nil {
 				log.Error("close ended drops", "err", err)
 			} else if n > 0 {
