@@ -27,17 +27,23 @@ type CheckoutStore interface {
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
 	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
+	HoldCheckout(ctx context.Context, req store.CheckoutRequest) (store.Order, error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	Addresses(ctx context.Context, customerID string) (store.AddressBook, error)
 	AddAddress(ctx context.Context, customerID string, a store.Address, asDefault bool) (store.SavedAddress, error)
 }
 
-// Checkout serves /checkout: the address, the codes, the card, and placing
-// the order.
+// Checkout serves /checkout: the address, the codes, and placing the
+// order. With a card provider (Pages) the card is typed on the provider's
+// page: the order is held and the customer sent there. Without one, the
+// card is typed here and charged through Gateway in the request.
 type Checkout struct {
 	Store   CheckoutStore
 	Gateway payment.Gateway
-	Log     *slog.Logger // an address that could not be saved after an order
+	Pages   *PaymentPages
+	// Hold is how long a held order waits for its card payment.
+	Hold time.Duration
+	Log  *slog.Logger // an address that could not be saved after an order
 	// Confirmation is the order's confirmation mail, written with the
 	// order (nil: none).
 	Confirmation func(store.Order, []store.OrderItem) store.Mail
@@ -231,7 +237,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 	}
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full()})})
+		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full(), CardHere: !h.Pages.Active()})})
 }
 
 // Summary re-prices the order as the codes change (htmx).
@@ -317,7 +323,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// card: when codes cover the order, whatever is in the card fields
 	// (a browser's autofill, say) is ignored, not checked.
 	number, cvc := page.Field(c, "card_number"), page.Field(c, "cvc")
-	if summary.Tender.Card.Amount > 0 {
+	if summary.Tender.Card.Amount > 0 && !h.Pages.Active() {
 		switch {
 		case strings.TrimSpace(number) == "":
 			f.Errors["card_number"] = lang.T(ctx, "checkout.card.enter_remaining", "Amount", lang.Money(ctx, summary.Tender.Card))
@@ -342,7 +348,10 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		}
 		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email, Lang: jobs.MailLang(ctx, buyer.Lang)}
 		req.Confirmation = h.Confirmation
-		order, err := h.Store.Checkout(ctx, req, h.Gateway)
+		order, err := h.place(ctx, req)
+		if err == nil && order.Status == store.OrderAwaitingPayment {
+			return h.toPayment(c, order, f)
+		}
 		if err == nil {
 			// Placed and charged: the answer is the order, whatever
 			// happens to the session after.
@@ -392,7 +401,39 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	f.Key = store.NewID()
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
+		views.CheckoutPage{Form: f, Summary: summary, CanSave: true, CardHere: !h.Pages.Active()})})
+}
+
+// place holds the order for the provider's page (placed at once when the
+// codes cover it), or without a provider charges the card in the request.
+func (h *Checkout) place(ctx context.Context, req store.CheckoutRequest) (store.Order, error) {
+	if !h.Pages.Active() {
+		return h.Store.Checkout(ctx, req, h.Gateway)
+	}
+	req.HoldFor = h.Hold
+	return h.Store.HoldCheckout(ctx, req)
+}
+
+// toPayment sends the customer of a held order to the provider's page.
+// The hold is written: whatever fails now, the answer is the page or the
+// order (which offers to open the page again, or to cancel; the reconcile
+// step releases it at its deadline).
+func (h *Checkout) toPayment(c *fiber.Ctx, order store.Order, f views.CheckoutForm) error {
+	ctx := c.UserContext()
+	page.Written(c, "order", order.ID)
+	page.SetCartUnits(c, 0)
+	if f.SaveAddress {
+		page.Flash(c, views.FlashInfo, h.saveAddress(ctx, order.CustomerID, f))
+	}
+	url, err := h.Pages.Start(c, order)
+	if err != nil {
+		if h.Log != nil {
+			h.Log.Warn("payment page did not open after the hold", "order", order.ID, "err", err)
+		}
+		page.Flash(c, views.FlashError, page.T(c, "orders.pay.not_started"))
+		return page.Redirect(c, paths.Order(order.ID))
+	}
+	return page.Redirect(c, url)
 }
 
 // saveAddress keeps the address of an order just placed in the customer's

@@ -88,10 +88,27 @@ type Config struct {
 	// pages (/test-payments/…) and its webhook (/webhooks/test) are
 	// served. Nil, or RefundsOnly (Stripe mode), and neither is routed.
 	TestPayments *payment.TestProvider
-	// PaymentEvents applies the card providers' verified events (the
-	// store); required with TestPayments.
+	// PaymentEvents applies the card providers' verified events; nil:
+	// Settler does.
 	PaymentEvents handlers.PaymentEvents
+	// Payments are the card providers: the active one takes the card on
+	// its hosted page (checkout holds the order and sends the customer
+	// there), and its webhook is routed (/webhooks/test in test mode,
+	// /webhooks/stripe with Stripe). A test provider active and no
+	// TestPayments: it is TestPayments. Zero: no provider, and checkout
+	// charges the card typed on its own form through Gateway.
+	Payments payment.Providers
+	// PaymentHold is how long checkout holds an order for its card
+	// payment (SHOP_PAYMENT_HOLD; default 30 minutes).
+	PaymentHold time.Duration
+	// Settler settles held orders from the providers' events and when a
+	// customer cancels one; nil: one over Store and Payments.
+	Settler *jobs.PaymentSettler
 }
+
+// DefaultPaymentHold is how long checkout holds an order for its card
+// payment unless told otherwise.
+const DefaultPaymentHold = 30 * time.Minute
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
 // paths with web/paths; paths_test.go holds each builder to a route here.
@@ -111,10 +128,24 @@ func New(cfg Config) (*fiber.App, error) {
 		return nil, err
 	}
 	account.SecureCookies = cfg.SecureCookies
+	returnBase := cfg.BaseURL // where a provider's page sends the customer back; "" is the request's own
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://localhost"
 	}
 	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
+	if cfg.PaymentHold == 0 {
+		cfg.PaymentHold = DefaultPaymentHold
+	}
+	if tp, ok := cfg.Payments.Active().(*payment.TestProvider); ok && cfg.TestPayments == nil {
+		cfg.TestPayments = tp
+	}
+	if cfg.Payments.Active() != nil && cfg.Settler == nil {
+		cfg.Settler = &jobs.PaymentSettler{Store: cfg.Store, Payments: cfg.Payments, Mail: mail, Log: cfg.Log}
+	}
+	if cfg.PaymentEvents == nil && cfg.Settler != nil {
+		cfg.PaymentEvents = cfg.Settler
+	}
+	pages := &handlers.PaymentPages{Payments: cfg.Payments, Store: cfg.Store, BaseURL: returnBase, Log: cfg.Log}
 	signer, err := handlers.NewLinkSigner(cfg.SessionKeys)
 	if err != nil {
 		return nil, err
@@ -137,8 +168,15 @@ func New(cfg Config) (*fiber.App, error) {
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log}
+	if cfg.Settler != nil {
+		orderPayment.Held = cfg.Settler
+	}
 	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
+	if pages.Active() {
+		orders.Payment = orderPayment
+	}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Gateway, Mail: refundMail}
 	receipts := &handlers.Receipts{Store: cfg.Store}
@@ -241,6 +279,10 @@ func New(cfg Config) (*fiber.App, error) {
 		hook := &handlers.Webhook{Provider: cfg.TestPayments, Header: payment.TestSignatureHeader, Events: cfg.PaymentEvents, Log: cfg.Log}
 		app.Post(paths.WebhookTest, deadline(cfg.RequestTimeout), hook.Receive)
 	}
+	if pr := cfg.Payments.Active(); pr != nil && pr.Name() == payment.ProviderStripe {
+		hook := &handlers.Webhook{Provider: pr, Header: "Stripe-Signature", Events: cfg.PaymentEvents, Log: cfg.Log}
+		app.Post(paths.WebhookStripe, deadline(cfg.RequestTimeout), hook.Receive)
+	}
 	app.Use("/webhooks", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown webhook
 
 	// A drop's live count, polled every second by everyone on its page:
@@ -315,6 +357,8 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders/:id", orders.Show)
 	app.Get("/orders/:id/cancel", orders.ConfirmCancel)
 	app.Post("/orders/:id/cancel", orders.Cancel)
+	app.Get("/orders/:id/payment", orderPayment.Poll)
+	app.Post("/orders/:id/pay", orderPayment.Pay)
 	app.Post("/orders/:id/returns", orders.RequestReturn)
 
 	app.Get("/subscriptions", subscriptions.List)
