@@ -81,14 +81,31 @@ func paymentsFromEnv() (paymentsConfig, error) {
 
 // shortDuration writes 1m0s as 1m and 24h0m0s as 24h.
 func shortDuration(d time.Duration) string {
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	return strings.TrimSuffix(s, "0m")
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
 }
 
 // errLiveKeyOnDemo refuses real money on a table with the demo shop.
 var errLiveKeyOnDemo = errors.New("STRIPE_SECRET_KEY is a live key (sk_live_…) and this table holds the demo shop (published passwords, made-up orders): " +
 	"use a test key (sk_test_…) to try Stripe on the demo, or a table without demo data (SHOP_DEMO=false) to take real payments")
+
+// liveKey says whether a Stripe key moves real money.
+func liveKey(key string) bool {
+	return strings.HasPrefix(key, "sk_live_") || strings.HasPrefix(key, "rk_live_")
+}
+
+// checkLive refuses a live Stripe key on a table with the demo shop.
+func (pc paymentsConfig) checkLive(demoData bool) error {
+	if pc.mode == paymentsStripe && liveKey(pc.stripe.SecretKey) && demoData {
+		return errLiveKeyOnDemo
+	}
+	return nil
+}
 
 // providers builds the card providers: in test mode the test provider
 // takes new payments; with Stripe, Stripe does, and the test provider
@@ -102,16 +119,14 @@ func (pc paymentsConfig) providers(ctx context.Context, st *store.Store, baseURL
 	if pc.mode != paymentsStripe {
 		return payment.NewProviders(test), test, nil
 	}
-	if strings.HasPrefix(pc.stripe.SecretKey, "sk_live_") || strings.HasPrefix(pc.stripe.SecretKey, "rk_live_") {
-		if !demoData {
-			var err error
-			if demoData, err = demo.Present(ctx, st); err != nil {
-				return payment.Providers{}, nil, err
-			}
+	if liveKey(pc.stripe.SecretKey) && !demoData {
+		var err error
+		if demoData, err = demo.Present(ctx, st); err != nil {
+			return payment.Providers{}, nil, err
 		}
-		if demoData {
-			return payment.Providers{}, nil, errLiveKeyOnDemo
-		}
+	}
+	if err := pc.checkLive(demoData); err != nil {
+		return payment.Providers{}, nil, err
 	}
 	sp, err := stripepay.New(pc.stripe)
 	if err != nil {
