@@ -172,5 +172,7 @@ func (p *payments) deliverTestEvents(sched *jobs.Scheduler, st *store.Store, add
 	if err != nil {
 		return err
 	}
-	return sched.DeliverTestPaymentEvents(&jobs.TestPaymentEvents{Store: st, Provider: p.test, URL: base + paths.WebhookTest, Log: log}, "")
+	d := &jobs.TestPaymentEvents{Store: st, Provider: p.test, URL: base + paths.WebhookTest, Log: log}
+	p.test.OnEvent = d.Wake // a payment on its page is delivered at the next tick, not after the idle rest
+	return sched.DeliverTestPaymentEvents(d, "")
 }
