@@ -785,7 +785,7 @@ func (c costModel) render() string {
 		{"cart first line", "cart: its first line"},
 		{"cart another line", "cart: another line"},
 		{"sign-in", "sign-in (the visitor's cart joins the account's)"},
-		{"checkout card", "checkout by card, with its confirmation page"},
+		{"checkout card", "checkout by card: the hold, the webhook, the order page"},
 		{"checkout split", "checkout by gift card and card"},
 		{"order list", "order list"},
 		{"shipping", "shipping: create, ship, deliver (staff's pages too)"},
