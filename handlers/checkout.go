@@ -404,38 +404,6 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		views.CheckoutPage{Form: f, Summary: summary, CanSave: true, CardHere: !h.Pages.Active()})})
 }
 
-// place holds the order for the provider's page (placed at once when the
-// codes cover it), or without a provider charges the card in the request.
-func (h *Checkout) place(ctx context.Context, req store.CheckoutRequest) (store.Order, error) {
-	if !h.Pages.Active() {
-		return h.Store.Checkout(ctx, req, h.Gateway)
-	}
-	req.HoldFor = h.Hold
-	return h.Store.HoldCheckout(ctx, req)
-}
-
-// toPayment sends the customer of a held order to the provider's page.
-// The hold is written: whatever fails now, the answer is the page or the
-// order (which offers to open the page again, or to cancel; the reconcile
-// step releases it at its deadline).
-func (h *Checkout) toPayment(c *fiber.Ctx, order store.Order, f views.CheckoutForm) error {
-	ctx := c.UserContext()
-	page.Written(c, "order", order.ID)
-	page.SetCartUnits(c, 0)
-	if f.SaveAddress {
-		page.Flash(c, views.FlashInfo, h.saveAddress(ctx, order.CustomerID, f))
-	}
-	url, err := h.Pages.Start(c, order)
-	if err != nil {
-		if h.Log != nil {
-			h.Log.Warn("payment page did not open after the hold", "order", order.ID, "err", err)
-		}
-		page.Flash(c, views.FlashError, page.T(c, "orders.pay.not_started"))
-		return page.Redirect(c, paths.Order(order.ID))
-	}
-	return page.Redirect(c, url)
-}
-
 // saveAddress keeps the address of an order just placed in the customer's
 // address book, unless it is there already, and says what it did. The
 // order is placed whatever happens here, so a failure is said and logged,
@@ -461,26 +429,4 @@ func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.C
 		return lang.T(ctx, "checkout.address.not_saved")
 	}
 	return lang.T(ctx, "checkout.address.saved")
-}
-
-// cardProblemIn is a card gateway's refusal at the field it is about, in
-// the language of ctx (checkout and subscriptions alike).
-func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
-	switch {
-	case errors.Is(err, payment.ErrInvalidNumber):
-		return "card_number", lang.T(ctx, "checkout.card.invalid_number"), true
-	case errors.Is(err, payment.ErrInvalidExpiry):
-		return "expiry", lang.T(ctx, "checkout.card.invalid_expiry"), true
-	case errors.Is(err, payment.ErrExpired):
-		return "expiry", lang.T(ctx, "checkout.card.expired"), true
-	case errors.Is(err, payment.ErrInvalidCVC):
-		return "cvc", lang.T(ctx, "checkout.card.invalid_cvc"), true
-	case errors.Is(err, payment.ErrDeclined):
-		return "card_number", lang.T(ctx, "checkout.card.declined"), true
-	case errors.Is(err, payment.ErrInsufficientFunds):
-		return "card_number", lang.T(ctx, "checkout.card.insufficient"), true
-	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
-		return "card_number", lang.T(ctx, "checkout.card.processing"), true
-	}
-	return "", "", false
 }

@@ -23,7 +23,6 @@ import (
 	"shop/store/payment"
 	"shop/store/photos"
 	"shop/views"
-	"shop/web/paths"
 )
 
 // ReplicaHeader names the replica that answered (Config.Replica).
@@ -106,10 +105,6 @@ type Config struct {
 	Settler *jobs.PaymentSettler
 }
 
-// DefaultPaymentHold is how long checkout holds an order for its card
-// payment unless told otherwise.
-const DefaultPaymentHold = 30 * time.Minute
-
 // New builds the shop's Fiber app. Links, forms and redirects build their
 // paths with web/paths; paths_test.go holds each builder to a route here.
 func New(cfg Config) (*fiber.App, error) {
@@ -133,19 +128,7 @@ func New(cfg Config) (*fiber.App, error) {
 		cfg.BaseURL = "http://localhost"
 	}
 	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
-	if cfg.PaymentHold == 0 {
-		cfg.PaymentHold = DefaultPaymentHold
-	}
-	if tp, ok := cfg.Payments.Active().(*payment.TestProvider); ok && cfg.TestPayments == nil {
-		cfg.TestPayments = tp
-	}
-	if cfg.Payments.Active() != nil && cfg.Settler == nil {
-		cfg.Settler = &jobs.PaymentSettler{Store: cfg.Store, Payments: cfg.Payments, Mail: mail, Log: cfg.Log}
-	}
-	if cfg.PaymentEvents == nil && cfg.Settler != nil {
-		cfg.PaymentEvents = cfg.Settler
-	}
-	pages := &handlers.PaymentPages{Payments: cfg.Payments, Store: cfg.Store, BaseURL: returnBase, Log: cfg.Log}
+	pages := cfg.paymentDefaults(mail, returnBase)
 	signer, err := handlers.NewLinkSigner(cfg.SessionKeys)
 	if err != nil {
 		return nil, err
@@ -271,17 +254,9 @@ func New(cfg Config) (*fiber.App, error) {
 	// checked over the raw body first, is the check. The test provider's
 	// only in test mode.
 	testMode := cfg.TestPayments != nil && !cfg.TestPayments.RefundsOnly
-	if testMode {
-		if cfg.PaymentEvents == nil {
-			stopBg()
-			return nil, errors.New("web: test payments need PaymentEvents to apply their webhook's events")
-		}
-		hook := &handlers.Webhook{Provider: cfg.TestPayments, Header: payment.TestSignatureHeader, Events: cfg.PaymentEvents, Log: cfg.Log}
-		app.Post(paths.WebhookTest, deadline(cfg.RequestTimeout), hook.Receive)
-	}
-	if pr := cfg.Payments.Active(); pr != nil && pr.Name() == payment.ProviderStripe {
-		hook := &handlers.Webhook{Provider: pr, Header: "Stripe-Signature", Events: cfg.PaymentEvents, Log: cfg.Log}
-		app.Post(paths.WebhookStripe, deadline(cfg.RequestTimeout), hook.Receive)
+	if err := cfg.webhooks(app, testMode); err != nil {
+		stopBg()
+		return nil, err
 	}
 	app.Use("/webhooks", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown webhook
 
