@@ -585,10 +585,26 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	runner := jobs.NewRunner(st, gateway, jobs.Config{
+	var pay *payments
+	if cmd.name == "serve" {
+		if pay, err = setUpPayments(ctx, st, cfg.mailBaseURL(), cfg.demo, log); err != nil {
+			return err
+		}
+	}
+	jobsCfg := jobs.Config{
 		Concurrency: cfg.jobConcurrency, CatchUpDays: cfg.catchUpDays, RetryDays: retryDays, BaseURL: cfg.mailBaseURL(),
-		Replica: cfg.replicaName(), Archive: books, LeaseTTL: cfg.leaseTTL, Payments: payment.NewProviders(testPay),
-	})
+		Replica: cfg.replicaName(), Archive: books, LeaseTTL: cfg.leaseTTL,
+	}
+	// Renewals and refunds go to the providers: the serving shop's as
+	// configured; a command's, the test provider (the seeded cards are its).
+	providers := payment.NewProviders(testPay)
+	if pay != nil {
+		providers = pay.providers
+		jobsCfg.Holds = pay.settler
+	}
+	jobsCfg.Payments, jobsCfg.Refunds = providers, payment.NewCardRefunds(providers, gateway)
+	st.EraseProviderCustomersWith(providers)
+	runner := jobs.NewRunner(st, gateway, jobsCfg)
 	switch cmd.name {
 	case "migrate":
 		log.Info("table ready", "table", cfg.table)
@@ -621,7 +637,7 @@ func run(ctx context.Context, args []string) error {
 		log.Info("customer finders", "customers", n.Customers, "written", n.Written, "changed_meanwhile", n.Changed)
 		return err
 	}
-	return serve(ctx, cfg, st, eng, gateway, runner, delivery, log, metrics)
+	return serve(ctx, cfg, st, eng, gateway, pay, runner, delivery, log, metrics)
 }
 
 func (c config) mailBaseURL() string {
@@ -634,14 +650,11 @@ func (c config) mailBaseURL() string {
 // healthcheck asks the shop listening on addr for /healthz; a wildcard
 // listen address is asked on loopback.
 func healthcheck(ctx context.Context, addr string, out io.Writer) error {
-	host, port, err := net.SplitHostPort(addr)
+	base, err := loopbackURL(addr)
 	if err != nil {
-		return usagef("healthcheck: SHOP_ADDR %q: %v", addr, err)
+		return usagef("healthcheck: %v", err)
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-	}
-	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
+	url := base + "/healthz"
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -658,6 +671,19 @@ func healthcheck(ctx context.Context, addr string, out io.Writer) error {
 	}
 	_, err = fmt.Fprintf(out, "%s: %s\n", url, resp.Status)
 	return err
+}
+
+// loopbackURL is the shop listening on addr as this machine reaches it: a
+// wildcard listen address on loopback.
+func loopbackURL(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("SHOP_ADDR %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port), nil
 }
 
 // printPlan prints what migrate would change, one step a line.
@@ -957,7 +983,15 @@ func engineLog(log *slog.Logger) io.Writer {
 	return io.Discard
 }
 
-func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gateway *payment.TestGateway, runner *jobs.Runner, delivery jobs.DeliveryConfig, log *slog.Logger, metrics *web.Metrics) error {
+// serve runs the shop; pay nil: the payment settings are read here (the
+// runner then settles no held orders: tests that start serve themselves).
+func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gateway *payment.TestGateway, pay *payments, runner *jobs.Runner, delivery jobs.DeliveryConfig, log *slog.Logger, metrics *web.Metrics) error {
+	if pay == nil {
+		var err error
+		if pay, err = setUpPayments(ctx, st, cfg.mailBaseURL(), cfg.demo, log); err != nil {
+			return err
+		}
+	}
 	if cfg.demo {
 		if st.Currency() != store.DefaultCurrency {
 			return fmt.Errorf("the demo shop is priced in %s: start it with SHOP_CURRENCY=%s, or without demo data (-demo=false)", store.DefaultCurrency, store.DefaultCurrency)
@@ -994,6 +1028,9 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		loc, _ := time.LoadLocation(cfg.tz)
 		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron, CardRefunds: cfg.cardRefundsCron}, log)
 		if err != nil {
+			return err
+		}
+		if err := pay.deliverTestEvents(sched, st, cfg.addr, log); err != nil {
 			return err
 		}
 		sched.Start()
@@ -1042,6 +1079,8 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost, ShuttingDown: &shuttingDown,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Replica: cfg.replica, Jobs: scheduler, Health: eng.health,
 		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),
+		Payments: pay.providers, PaymentHold: pay.hold, Settler: pay.settler, SubscriptionPayments: pay.subscriptions,
+		Refunds: payment.NewCardRefunds(pay.providers, gateway), StripeDashboard: pay.dashboard,
 	})
 	if err != nil {
 		return err

@@ -32,6 +32,9 @@ type Orders struct {
 	Store OrderStore
 	// Refunds gives a cancelled order's card part back through its provider.
 	Refunds CardRefunds
+	// Payment serves an order awaiting its card payment (nil: no card
+	// provider; no order awaits one).
+	Payment *OrderPayment
 }
 
 // List is the customer's orders, newest first.
@@ -82,6 +85,10 @@ func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, err
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
 	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil)}
+	if d.Order.Status == store.OrderAwaitingPayment {
+		data.CSRF = page.CSRFToken(c)
+		data.PayURL, data.Paid = h.Payment.openPage(c.UserContext(), d.Order)
+	}
 	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, data)})
 }
 
@@ -116,6 +123,9 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	d, err := h.ownOrder(c, v)
 	if err != nil {
 		return err
+	}
+	if d.Order.Status == store.OrderAwaitingPayment && h.Payment != nil {
+		return h.Payment.Cancel(c, d)
 	}
 	key := page.Field(c, "key")
 	if !store.ValidID(key) || len(key) > 36 {

@@ -109,6 +109,9 @@ type Config struct {
 	// are paid there. Without them (and for the old gateway's cards while
 	// the test provider is the active one) the gateway charges.
 	Payments payment.Providers
+	// Holds settles, on the reconcile tick, the held orders whose payment
+	// webhook was missed; nil: none are (no card provider).
+	Holds HoldSettler
 }
 
 func (c Config) withDefaults() Config {

@@ -78,7 +78,13 @@ type Scheduler struct {
 	running  map[string]*recorder // job -> the run this replica is making
 	jobs     map[string]gocron.Job
 	held     map[string]*heldLease // job -> the tick's lease gocron's locker took
+	// resting, per job, says a tick at that time has nothing to do: it
+	// takes no lease and runs not (the test provider's idle delivery).
+	resting map[string]func(time.Time) bool
 }
+
+// errResting: the job rests this tick (nothing to do); not an error.
+var errResting = errors.New("the job rests: nothing is due")
 
 // NewScheduler builds the scheduler; Start starts it.
 func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules, log *slog.Logger) (*Scheduler, error) {
@@ -87,7 +93,7 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}}
+	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}, resting: map[string]func(time.Time) bool{}}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
 	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments, JobCardRefunds: sched.CardRefunds}
 	if runner.cfg.Archive != nil {
@@ -119,6 +125,13 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 				log.Error("reconcile checkout intents", "err", err)
 			} else if n > 0 {
 				log.Info("reconciled checkout intents", "settled", n)
+			}
+			if runner.cfg.Holds != nil {
+				if n, err := runner.cfg.Holds.SettleDue(ctx); err != nil {
+					log.Error("settle held orders past their deadline", "settled", n, "err", err)
+				} else if n > 0 {
+					log.Info("settled held orders whose payment event was missed", "settled", n)
+				}
 			}
 			if n, err := runner.CloseEndedDrops(ctx); err != nil {
 				log.Error("close ended drops", "err", err)
@@ -304,6 +317,12 @@ func (l leaseLocker) Lock(ctx context.Context, job string) (gocron.Lock, error) 
 	s.mu.Unlock()
 	if stopping {
 		return nil, ErrShuttingDown // gocron does not run the job
+	}
+	s.mu.Lock()
+	rest := s.resting[job]
+	s.mu.Unlock()
+	if rest != nil && rest(time.Now()) {
+		return nil, errResting // no lease taken: no request at all
 	}
 	lease, err := s.store.AcquireLease(ctx, job, s.store.Today(), s.runner.cfg.Replica, s.runner.cfg.LeaseTTL)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-co-op/gocron/v2"
@@ -72,6 +73,43 @@ type TestPaymentEvents struct {
 	Jitter      func() float64 // for RetryDelay; default math/rand/v2's Float64
 	// Filter, when set, says what happens to each due event (tests).
 	Filter func(store.TestPayEvent) EventDelivery
+	// IdleEvery: once a scheduled run finds nothing due, the next ticks
+	// rest (read nothing) until this long has passed, or the provider made
+	// an event (Wake) (default 1 minute). Each run reads every shard of the
+	// due list: 32 Queries every 5 s on an idle shop without the rest.
+	IdleEvery time.Duration
+
+	mu        sync.Mutex
+	restUntil time.Time // no scheduled run before this, unless woken
+	wokeAt    time.Time
+}
+
+// wakeMargin is how long after a Wake the job does not rest: the event
+// is written just after Wake, and may land after a run that began.
+const wakeMargin = 15 * time.Second
+
+// Wake ends the idle rest: the provider is making an event (its OnEvent).
+func (d *TestPaymentEvents) Wake() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.wokeAt, d.restUntil = time.Now(), time.Time{}
+}
+
+// resting says whether a scheduled tick at now reads nothing.
+func (d *TestPaymentEvents) resting(now time.Time) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return now.Before(d.restUntil)
+}
+
+// ranIdle rests the job after a run at now that found nothing due,
+// unless it was woken lately.
+func (d *TestPaymentEvents) ranIdle(now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if now.Sub(d.wokeAt) > wakeMargin {
+		d.restUntil = now.Add(d.IdleEvery)
+	}
 }
 
 // EventCounts is what one run did.
@@ -94,6 +132,9 @@ func (d *TestPaymentEvents) withDefaults() {
 	}
 	if d.Jitter == nil {
 		d.Jitter = rand.Float64
+	}
+	if d.IdleEvery <= 0 {
+		d.IdleEvery = time.Minute
 	}
 }
 
@@ -204,7 +245,10 @@ const DefaultTestPaymentEventsSchedule = "*/5 * * * * *"
 // DeliverTestPaymentEvents schedules the test provider's event delivery
 // (test mode) at expr, cron with a seconds field (default every five
 // seconds): each tick under the job's lease, taken through gocron's
-// locker like the other jobs, so one replica delivers at a time.
+// locker like the other jobs, so one replica delivers at a time. After a
+// run that found nothing due, ticks rest (no lease, no read) for
+// IdleEvery, unless the provider makes an event meanwhile (d.Wake, its
+// OnEvent).
 func (s *Scheduler) DeliverTestPaymentEvents(d *TestPaymentEvents, expr string) error {
 	if expr == "" {
 		expr = DefaultTestPaymentEventsSchedule
@@ -216,8 +260,10 @@ func (s *Scheduler) DeliverTestPaymentEvents(d *TestPaymentEvents, expr string) 
 	if err != nil {
 		return fmt.Errorf("schedule %s %q: %w", JobTestPaymentEvents, expr, err)
 	}
+	d.withDefaults()
 	s.mu.Lock()
 	s.jobs[JobTestPaymentEvents] = j
+	s.resting[JobTestPaymentEvents] = d.resting
 	s.mu.Unlock()
 	return nil
 }
@@ -236,7 +282,11 @@ func (s *Scheduler) deliverTestPaymentEvents(ctx context.Context, d *TestPayment
 	if h != nil {
 		h.onLost(func() { cancel(store.ErrLeaseLost) })
 	}
+	started := time.Now()
 	n, err := d.DeliverDue(runCtx)
+	if err == nil && n == (EventCounts{}) {
+		d.ranIdle(started)
+	}
 	switch {
 	case err != nil && runCtx.Err() == nil:
 		s.log.Error("test payment events", "delivered", n.Delivered, "failed", n.Failed, "expired", n.Expired, "err", err)

@@ -299,3 +299,69 @@ func TestTwoSchedulersDeliverEachTestPaymentEventOnce(t *testing.T) {
 		t.Fatalf("still due: %v, %v", events, err)
 	}
 }
+
+// An idle shop's delivery rests: after a run that found nothing due, its
+// ticks take no lease and read nothing until the provider makes an event
+// (Wake), which is then delivered at the next tick. Without the rest every
+// tick took the lease and read every shard of the due list.
+func TestIdleTestPaymentEventsRestUntilWoken(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("ticks for several seconds")
+	}
+	env := storetest.New(t, store.WithListShards(4))
+	ctx := ctxT(t)
+	p, err := payment.NewTestProvider(ctx, env.Store, "http://shop.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newWebhookReceiver(t, p)
+	idleFor := func(every time.Duration) (requests int, d *jobs.TestPaymentEvents, stop func()) {
+		s, err := jobs.NewScheduler(jobs.NewRunner(env.Store, payment.NewTestGateway(env.Store), jobs.Config{Replica: "one"}), env.Store, time.UTC,
+			jobs.Schedules{Reminders: "0 6 * * *", Payments: "0 7 * * *", Reconcile: "0 0 0 1 1 *"}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = &jobs.TestPaymentEvents{Store: env.Store, Provider: p, URL: r.srv.URL, Log: slog.New(slog.DiscardHandler), IdleEvery: every}
+		if err := s.DeliverTestPaymentEvents(d, "* * * * * *"); err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		// The first tick runs and finds nothing (on a busy machine gocron's
+		// first tick may come a second or two late).
+		time.Sleep(4 * time.Second)
+		env.Counter.Reset()
+		time.Sleep(3 * time.Second)
+		return env.Counter.Total(), d, func() {
+			if err := s.Stop(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	busy, _, stop := idleFor(time.Nanosecond) // as before: no rest
+	stop()
+	resting, d, stop := idleFor(time.Hour)
+	defer stop()
+	t.Logf("3 idle seconds of ticks: %d requests without the rest, %d with it", busy, resting)
+	if busy < 3*4 || resting != 0 {
+		t.Fatalf("idle ticks made %d requests resting (want 0), %d not (want every shard each tick)", resting, busy)
+	}
+	p.OnEvent = d.Wake
+	s, err := p.StartCheckout(ctx, payment.CheckoutRequest{Mode: payment.ModePayment, Amount: store.Money{Amount: 100, Currency: "EUR"}, SuccessURL: "http://shop.test/ok", Key: "wake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.PayCheckout(ctx, s.ID, payment.CardForm{Number: payment.CardSucceeds, Expiry: "12/40", CVC: "123"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if tries, _ := r.received(); tries == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the event made while resting was not delivered within 5 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

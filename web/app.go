@@ -23,7 +23,6 @@ import (
 	"shop/store/payment"
 	"shop/store/photos"
 	"shop/views"
-	"shop/web/paths"
 )
 
 // ReplicaHeader names the replica that answered (Config.Replica).
@@ -88,8 +87,8 @@ type Config struct {
 	// pages (/test-payments/…) and its webhook (/webhooks/test) are
 	// served. Nil, or RefundsOnly (Stripe mode), and neither is routed.
 	TestPayments *payment.TestProvider
-	// PaymentEvents applies the card providers' verified events (the
-	// store); required with TestPayments.
+	// PaymentEvents applies the card providers' verified events; nil:
+	// Settler does.
 	PaymentEvents handlers.PaymentEvents
 	// Refunds makes every refund's card part at the provider that took
 	// the payment (payment.CardRefunds over the shop's providers and the
@@ -104,6 +103,19 @@ type Config struct {
 	// through the card providers (a new card is typed on the provider's
 	// page); nil keeps the old gateway's card form.
 	SubscriptionPayments *jobs.SubscriptionPayments
+	// Payments are the card providers: the active one takes the card on
+	// its hosted page (checkout holds the order and sends the customer
+	// there), and its webhook is routed (/webhooks/test in test mode,
+	// /webhooks/stripe with Stripe). A test provider active and no
+	// TestPayments: it is TestPayments. Zero: no provider, and checkout
+	// charges the card typed on its own form through Gateway.
+	Payments payment.Providers
+	// PaymentHold is how long checkout holds an order for its card
+	// payment (SHOP_PAYMENT_HOLD; default 30 minutes).
+	PaymentHold time.Duration
+	// Settler settles held orders from the providers' events and when a
+	// customer cancels one; nil: one over Store and Payments.
+	Settler *jobs.PaymentSettler
 }
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
@@ -124,10 +136,12 @@ func New(cfg Config) (*fiber.App, error) {
 		return nil, err
 	}
 	account.SecureCookies = cfg.SecureCookies
+	returnBase := cfg.BaseURL // where a provider's page sends the customer back; "" is the request's own
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://localhost"
 	}
 	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
+	pages := cfg.paymentDefaults(mail, returnBase)
 	signer, err := handlers.NewLinkSigner(cfg.SessionKeys)
 	if err != nil {
 		return nil, err
@@ -156,8 +170,15 @@ func New(cfg Config) (*fiber.App, error) {
 		catalogue.CardProvider = sp.ActiveProvider()
 	}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log}
+	if cfg.Settler != nil {
+		orderPayment.Held = cfg.Settler
+	}
 	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds}
+	if pages.Active() {
+		orders.Payment = orderPayment
+	}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Refunds, Mail: refundMail}
 	if cfg.SubscriptionPayments != nil {
@@ -255,13 +276,9 @@ func New(cfg Config) (*fiber.App, error) {
 	// checked over the raw body first, is the check. The test provider's
 	// only in test mode.
 	testMode := cfg.TestPayments != nil && !cfg.TestPayments.RefundsOnly
-	if testMode {
-		if cfg.PaymentEvents == nil {
-			stopBg()
-			return nil, errors.New("web: test payments need PaymentEvents to apply their webhook's events")
-		}
-		hook := &handlers.Webhook{Provider: cfg.TestPayments, Header: payment.TestSignatureHeader, Events: cfg.PaymentEvents, Log: cfg.Log}
-		app.Post(paths.WebhookTest, deadline(cfg.RequestTimeout), hook.Receive)
+	if err := cfg.webhooks(app, testMode); err != nil {
+		stopBg()
+		return nil, err
 	}
 	app.Use("/webhooks", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown webhook
 
@@ -337,6 +354,8 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders/:id", orders.Show)
 	app.Get("/orders/:id/cancel", orders.ConfirmCancel)
 	app.Post("/orders/:id/cancel", orders.Cancel)
+	app.Get("/orders/:id/payment", orderPayment.Poll)
+	app.Post("/orders/:id/pay", orderPayment.Pay)
 	app.Post("/orders/:id/returns", orders.RequestReturn)
 
 	app.Get("/subscriptions", subscriptions.List)

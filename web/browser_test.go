@@ -342,11 +342,8 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 		chromedp.Click(sel("field-giftcard")), // leaving a code field refreshes the summary
 		chromedp.WaitVisible(sel("summary-discount")),
 		chromedp.SendKeys(sel("field-giftcard"), "gift-jour-ney1"),
-		chromedp.Click(sel("field-card_number")),
+		chromedp.Click(sel("field-discount")),
 		chromedp.WaitVisible(sel("summary-giftcard")),
-		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
-		chromedp.SendKeys(sel("field-expiry"), "12/30"),
-		chromedp.SendKeys(sel("field-cvc"), "123"),
 	)
 	// €74.80 less 10 % (€7.48) is €67.32; the gift card pays €10.00.
 	if got := j.rawText(sel("summary-card")); !strings.Contains(got, "€57.32") {
@@ -363,9 +360,26 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 		t.Fatalf("paid by gift card %q, want −€10.00", got)
 	}
 	j.shot("12-checkout")
-	j.do("place order", chromedp.Click(sel("place-order")), chromedp.WaitVisible(sel("order-status")))
-	if got := j.rawText(sel("flash")); !strings.Contains(got, "order is placed") {
-		t.Fatalf("flash %q", got)
+	// The order is held and the card typed on the test provider's page;
+	// back on the order, it says the payment is being confirmed until the
+	// provider's event places it (htmx polls, then loads the page again).
+	j.do("place order", chromedp.Click(sel("place-order")), chromedp.WaitVisible(sel("test-payment-form")))
+	if got := j.rawText(sel("test-payment-amount")); !strings.Contains(got, "€57.32") {
+		t.Fatalf("the payment page asks %q, want €57.32", got)
+	}
+	j.do("pay on the test payment page",
+		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
+		chromedp.SendKeys(sel("field-expiry"), "12/30"),
+		chromedp.SendKeys(sel("field-cvc"), "123"),
+		chromedp.SendKeys(sel("field-name"), "Ada Lindqvist"),
+		chromedp.Click(sel("test-payment-submit")),
+		chromedp.WaitVisible(sel("payment-confirming")),
+	)
+	j.shot("13-order-confirming-payment")
+	s.deliverEvents(t, nil)
+	j.do("placed by the provider's event", chromedp.WaitVisible(sel("invoice")))
+	if got := j.rawText(sel("order-status")); got != "Placed, being packed" {
+		t.Fatalf("order status %q after its payment", got)
 	}
 	orderURL, err := chromedp.Run(j.ctx, chromedp.Evaluate[string](`location.pathname`))
 	if err != nil {

@@ -57,11 +57,18 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 
 	// An order through checkout (its confirmation), shipped and delivered
 	// from the console (two mails), a return received (a mail) and refunded
-	// (a refund mail).
+	// (a refund mail). A gift card pays it, so its refund goes back to the
+	// gift card: a card's refund is its provider's (the test provider's
+	// pages and webhook are TestCheckoutWithGiftCardAndCard's).
+	if _, err := st.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-OUTBOX-01", Balance: store.Money{Amount: 50000, Currency: "EUR"}}); err != nil {
+		t.Fatal(err)
+	}
 	ada := s.browser(t)
 	ada.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	ada.addToCart("cf-grinder", "1")
-	p := ada.post("/checkout", ada.freshCheckoutForm())
+	form := ada.freshCheckoutForm()
+	form.Set("giftcard", "GIFT-OUTBOX-01")
+	p := s.placeOrder(t, ada, form)
 	wantStatus(t, "checkout", p, http.StatusSeeOther)
 	orderPath := p.header.Get("Location")
 	orderID := strings.TrimPrefix(orderPath, "/orders/")

@@ -20,6 +20,7 @@ import (
 	"shop/store"
 	"shop/store/dropgate"
 	"shop/store/payment"
+	stripepay "shop/store/payment/stripe"
 	"shop/store/storetest"
 	"shop/web"
 	"shop/web/paths"
@@ -36,31 +37,42 @@ type route struct {
 // only a catch-all would take is no route.
 type routeTable []route
 
-// appRoutes builds the app over st in test mode, without serving it, and
-// returns its routes. The routes do not depend on the configuration, but
-// for the test provider's, routed in test mode only.
+// appRoutes builds the app over st in test mode and in Stripe's mode,
+// without serving it, and returns their routes. The routes do not depend
+// on the configuration, but for the card providers' (the test provider's
+// pages and webhook in test mode, Stripe's webhook in its mode).
 func appRoutes(t testing.TB, st *store.Store) routeTable {
 	t.Helper()
 	provider, err := payment.NewTestProvider(context.Background(), st, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := web.New(web.Config{
-		Store: st, Gateway: payment.NewTestGateway(st), Log: discardLog(),
-		SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost,
-		Gate:         dropgate.New(st, nil), // not refreshed: nothing is served
-		TestPayments: provider, PaymentEvents: &recordedEvents{},
-	})
+	sp, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_routes", WebhookSecret: "whsec_routes"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = app.Shutdown() }) // stops the API key cache
+	refundsOnly := *provider
+	refundsOnly.RefundsOnly = true
 	var rt routeTable
-	for _, r := range app.GetRoutes(true) {
-		if r.Method == fiber.MethodHead {
-			continue // Fiber adds one for every GET
+	for _, providers := range []payment.Providers{payment.NewProviders(provider), payment.NewProviders(sp, &refundsOnly)} {
+		app, err := web.New(web.Config{
+			Store: st, Gateway: payment.NewTestGateway(st), Log: discardLog(),
+			SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost,
+			Gate:     dropgate.New(st, nil), // not refreshed: nothing is served
+			Payments: providers, PaymentEvents: &recordedEvents{},
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		rt = append(rt, route{method: r.Method, pattern: r.Path, re: fiberPattern(r.Path)})
+		t.Cleanup(func() { _ = app.Shutdown() }) // stops the API key cache
+		for _, r := range app.GetRoutes(true) {
+			if r.Method == fiber.MethodHead {
+				continue // Fiber adds one for every GET
+			}
+			if !slices.ContainsFunc(rt, func(had route) bool { return had.method == r.Method && had.pattern == r.Path }) {
+				rt = append(rt, route{method: r.Method, pattern: r.Path, re: fiberPattern(r.Path)})
+			}
+		}
 	}
 	if len(rt) < 50 {
 		t.Fatalf("only %d routes: %v", len(rt), rt)
@@ -326,6 +338,9 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"TestPaymentConfirm", get, paths.TestPaymentConfirm(id)},
 		{"TestPaymentConfirm", post, paths.TestPaymentConfirm(id)},
 		{"WebhookTest", post, paths.WebhookTest},
+		{"WebhookStripe", post, paths.WebhookStripe},
+		{"OrderPayment", get, paths.OrderPayment(id)},
+		{"OrderPay", post, paths.OrderPay(id)},
 
 		{"APIOpenAPI", get, paths.APIOpenAPI},
 		{"APIDrops", post, paths.APIDrops},

@@ -324,7 +324,7 @@ func TestTestPaymentConfirmPageForAnOffSessionPayment(t *testing.T) {
 
 // postEvent sends body to the webhook with a signature header (none when
 // sig is empty).
-func postEvent(t *testing.T, base string, body []byte, sig string) (int, string) {
+func postEvent(t testing.TB, base string, body []byte, sig string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/test", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -505,8 +505,10 @@ func TestTestPaymentRoutesOnlyInTestMode(t *testing.T) {
 		}
 		p.RefundsOnly = true
 		cfg.TestPayments = p // and no PaymentEvents: none is needed
+		cfg.Payments = payment.Providers{}
 	}
-	for name, opts := range map[string][]appOption{"no provider": nil, "stripe mode": {stripeMode}} {
+	noProvider := func(_ storetest.Env, cfg *web.Config) { cfg.Payments = payment.Providers{} }
+	for name, opts := range map[string][]appOption{"no provider": {noProvider}, "stripe mode": {stripeMode}} {
 		base, _ := startApp(t, env, env.Table, [][]byte{keyA}, opts...)
 		b := newBrowser(t, base)
 		wantStatus(t, name+": the page", b.get("/test-payments/checkout/cs_test_1"), http.StatusNotFound)

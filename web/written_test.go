@@ -112,13 +112,13 @@ func TestAWriteThatStandsIsTheAnswerWhenTheSessionIsNotSaved(t *testing.T) {
 		return p
 	}
 
-	// Checkout: the order's page, and the order is there.
+	// Checkout: the order is held, and the answer is its payment page.
 	wantStatus(t, "add to cart", customer.addToCart("cf-grinder", "1"), http.StatusSeeOther)
 	form := customer.freshCheckoutForm()
-	p := faulty("checkout", customer, "/checkout", form, "/orders/")
+	p := faulty("checkout", customer, "/checkout", form, s.base+"/test-payments/checkout/")
 	placed, err := st.OrderForKey(ctx, form.Get("key"), ada)
-	if err != nil || p.header.Get("Location") != paths.Order(placed.ID) {
-		t.Fatalf("placed %+v, %v; sent to %s", placed, err, p.header.Get("Location"))
+	if err != nil || placed.Status != store.OrderAwaitingPayment {
+		t.Fatalf("held %+v, %v; sent to %s", placed, err, p.header.Get("Location"))
 	}
 	if !strings.Contains(s.log.String(), "order="+placed.ID) {
 		t.Fatalf("the log does not name the order %s:\n%s", placed.ID, s.log.String())

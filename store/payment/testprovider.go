@@ -67,6 +67,9 @@ type TestProvider struct {
 	// payment (ErrTestProviderClosed); refunds of earlier test payments
 	// still go here, the provider that took the money.
 	RefundsOnly bool
+	// OnEvent, if set, is told each time the provider makes an event (just
+	// before it is written): the delivery job wakes from its idle rest.
+	OnEvent func()
 
 	ledger ProviderLedger
 	secret string
@@ -228,6 +231,9 @@ func savedMethod(id string, c store.TestPayCard) *SavedMethod {
 // event is an event of type typ at at: its body is the Event as JSON.
 func (p *TestProvider) event(typ string, at time.Time, ev Event) (store.TestPayEvent, error) {
 	ev.ID, ev.Type, ev.Created = ref("evt"), typ, at
+	if p.OnEvent != nil {
+		p.OnEvent()
+	}
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return store.TestPayEvent{}, err

@@ -91,6 +91,14 @@ func CartTicketRemove(dropID string) string { return under("/cart/tickets", drop
 // Order is one of the customer's orders.
 func Order(id string) string { return under(Orders, id) }
 
+// OrderPayment is the payment status of an order awaiting its card
+// payment, polled by htmx (GET).
+func OrderPayment(id string) string { return under(Orders, id, "payment") }
+
+// OrderPay opens the provider's page of an order awaiting payment again
+// (POST).
+func OrderPay(id string) string { return under(Orders, id, "pay") }
+
 // OrderCancel asks to confirm cancelling an order (GET), and cancels it (POST).
 func OrderCancel(id string) string { return under(Orders, id, "cancel") }
 

@@ -7,6 +7,8 @@ const (
 	testPayments = "/test-payments"
 	// WebhookTest receives the test provider's signed events (POST).
 	WebhookTest = "/webhooks/test"
+	// WebhookStripe receives Stripe's signed events (POST), with Stripe.
+	WebhookStripe = "/webhooks/stripe"
 )
 
 // TestPaymentCheckout is a hosted checkout session's page (GET) and its
