@@ -87,10 +87,10 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 }
 
 // settled says whether a settling transaction failed on one of the items
-// at the given places (the subscribe's key, an event's item).
+// at the given places (the subscribe's key, an event's item; a place below 0 is no item).
 func settled(reasons []string, at ...int) bool {
 	for _, i := range at {
-		if i < len(reasons) && reasons[i] == reasonConditionFailed {
+		if i >= 0 && i < len(reasons) && reasons[i] == reasonConditionFailed {
 			return true
 		}
 	}
