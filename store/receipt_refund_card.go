@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -154,7 +153,3 @@ func (s *Store) completeReceiptRefund(ctx context.Context, r Receipt, ref string
 	}
 	return done, nil
 }
-
-// errNoSuchRefund: a refund event names no refund of the shop's waiting
-// on it.
-var errNoSuchRefund = errors.New("no refund of the shop's waits on this provider refund")
