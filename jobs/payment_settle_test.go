@@ -26,9 +26,12 @@ func (a *appliedEvents) ApplyPaymentEvent(_ context.Context, ev payment.Event) e
 func TestPaymentSettlerPassesSubscriptionsAndRefundsOn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	sub := map[string]string{payment.MetaSubscription: "s1"}
+	// A period's payment names its subscription; a new subscription's
+	// first page has none yet, only what it is for and its key.
+	sub := map[string]string{payment.MetaFor: payment.ForPeriod, payment.MetaSubscription: "s1"}
+	subscribe := map[string]string{payment.MetaFor: payment.ForSubscribe, payment.MetaSubscribeKey: "k1"}
 	events := []payment.Event{
-		{ID: "evt_sub_session", Type: payment.EventCheckoutCompleted, Session: &payment.CheckoutSession{ID: "cs_1", Metadata: sub}},
+		{ID: "evt_sub_session", Type: payment.EventCheckoutCompleted, Session: &payment.CheckoutSession{ID: "cs_1", Metadata: subscribe}},
 		{ID: "evt_sub_expired", Type: payment.EventCheckoutExpired, Session: &payment.CheckoutSession{ID: "cs_2", Metadata: sub}},
 		{ID: "evt_sub_paid", Type: payment.EventPaymentSucceeded, Payment: &payment.PaymentIntent{ID: "pi_1", Metadata: sub}},
 		{ID: "evt_sub_failed", Type: payment.EventPaymentFailed, Payment: &payment.PaymentIntent{ID: "pi_2", Metadata: sub}},
