@@ -91,6 +91,9 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 	switch {
 	case errors.Is(err, jobs.ErrCardElsewhere):
 		f.Errors["card"] = page.T(c, "subs.error.card_elsewhere")
+	case errors.Is(err, payment.ErrProviderUnavailable):
+		// Nothing was taken: the form again, to try in a moment.
+		f.Errors[""] = page.T(c, "subs.error.payment_page")
 	case err != nil && kept != nil && keptCardProblem(ctx, err) != "":
 		f.Errors["card"] = keptCardProblem(ctx, err)
 	case err != nil:
