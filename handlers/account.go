@@ -187,6 +187,7 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 				break
 			}
 			f.Errors["email"] = page.T(c, "auth.signup.taken")
+			f.EmailTaken = true
 		case err != nil:
 			return err
 		default:

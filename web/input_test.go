@@ -120,6 +120,10 @@ func TestSignupEmailNFDAndNFCAreOneAccount(t *testing.T) {
 	p = b.post("/signup", url.Values{"email": {nfc}, "name": {"Other"}, "password": {password}})
 	wantStatus(t, "sign-up in NFC with the NFD address taken", p, http.StatusUnprocessableEntity)
 	wantText(t, "taken address", p.testid("error-email"), "already exists")
+	// Signing in instead is a link, not a question in the error.
+	if href := attr(p.testid("signup-sign-in-instead"), "href"); href != "/login" {
+		t.Fatalf("the taken address offers sign-in at %q, want a link to /login", href)
+	}
 
 	for _, email := range []string{nfc, nfd} {
 		c := s.browser(t)
