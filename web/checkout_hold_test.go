@@ -437,6 +437,9 @@ func TestPendingOrderPagePollsAndCancels(t *testing.T) {
 	wantStatus(t, "the pending order", p, http.StatusOK)
 	wantText(t, "status", p.testid("order-status"), "Awaiting your card payment")
 	wantText(t, "confirming", p.testid("payment-confirming"), "We are confirming your payment.")
+	if w := p.testid("order-when").Text(); !strings.Contains(w, "Ordered") || strings.Contains(w, "Placed") {
+		t.Fatalf("a held order's page says %q: it is ordered, not placed, until paid", strings.TrimSpace(w))
+	}
 	if href := p.testid("pay-now").AttrOr("href", ""); href != s.base+s.paymentPage(held) {
 		t.Fatalf("pay now links to %q", href)
 	}
