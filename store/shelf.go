@@ -77,16 +77,22 @@ func (w *Window) allProducts(ctx context.Context) ([]Product, error) {
 // buys, with no read of its own once the catalogue is warm. ErrNotFound
 // when the catalogue has no such product.
 func (w *Window) CatalogueProduct(ctx context.Context, id string) (Product, error) {
-	all, err := w.allProducts(ctx)
+	byID, err := windowGet(ctx, w, "products-by-id", windowListTTL, &w.lists, func(ctx context.Context) (map[string]Product, error) {
+		all, err := w.allProducts(ctx)
+		m := make(map[string]Product, len(all))
+		for _, p := range all {
+			m[p.ID] = p
+		}
+		return m, err
+	})
 	if err != nil {
 		return Product{}, err
 	}
-	for _, p := range all {
-		if p.ID == id {
-			return p, nil
-		}
+	p, ok := byID[id]
+	if !ok {
+		return Product{}, fmt.Errorf("product %s: %w", id, ErrNotFound)
 	}
-	return Product{}, fmt.Errorf("product %s: %w", id, ErrNotFound)
+	return p, nil
 }
 
 // sortedShelf is a new list of the products of category ("" all) in
