@@ -29,6 +29,11 @@ import (
 //go:embed Launcher.java
 var launcherSource []byte
 
+// SharedEndpointVariable names the environment variable through which a
+// test run (store/storetest/testengine) hands its one engine to every test
+// binary; storetest reads it, the shop itself does not.
+const SharedEndpointVariable = "SHOP_TEST_DYNAMODB_ENDPOINT"
+
 // Options says where DynamoDB Local keeps its data and where to find it.
 type Options struct {
 	// DataDir holds the database files; empty means in memory.

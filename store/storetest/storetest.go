@@ -53,9 +53,13 @@ func Main(m *testing.M, after ...func(code int) int) {
 func Endpoint(t testing.TB) string {
 	t.Helper()
 	startOnce.Do(func() {
-		if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
-			endpoint = ep
-			return
+		// A test run's one engine (testengine), or one a developer keeps
+		// running between runs.
+		for _, name := range []string{dynamolocal.SharedEndpointVariable, "DYNAMODB_ENDPOINT"} {
+			if ep := os.Getenv(name); ep != "" {
+				endpoint = ep
+				return
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // dynamolocal waits up to 4
 		defer cancel()
