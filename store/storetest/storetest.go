@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"shop/store"
 	"shop/store/dynamolocal"
@@ -140,6 +138,17 @@ type Env struct {
 // its requests.
 func New(t testing.TB, opts ...store.Option) Env {
 	t.Helper()
+	// Registered before the test's own cleanups, so it runs after them (an
+	// app or scheduler over the table stops first). DynamoDB Local slows
+	// down as tables pile up in it.
+	return newTable(t, func(env Env) { t.Cleanup(func() { dropTable(t, env.Client, env.Table) }) }, opts...)
+}
+
+// newTable creates a table named for no one else and migrates it; made
+// sees it before it is created, to register what becomes of it when the
+// test ends.
+func newTable(t testing.TB, made func(Env), opts ...store.Option) Env {
+	t.Helper()
 	ep := Endpoint(t)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -152,15 +161,13 @@ func New(t testing.TB, opts ...store.Option) Env {
 		t.Fatalf("client: %v", err)
 	}
 	st := store.New(client, table, opts...)
-	// Registered before the test's own cleanups, so it runs after them (an
-	// app or scheduler over the table stops first). DynamoDB Local slows
-	// down as tables pile up in it.
-	t.Cleanup(func() { dropTable(t, client, table) })
+	env := Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
+	made(env)
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrate %s: %v", table, err)
 	}
 	counter.Reset()
-	return Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
+	return env
 }
 
 // shared are the tables Shared made, by name, each filled once per test
@@ -264,6 +271,7 @@ func dropSharedTables() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	dropPooledTables(ctx, client)
 	for _, st := range shared.tables {
 		if st.table != "" {
 			_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.table)})
@@ -336,29 +344,11 @@ func (e Env) PutItems(t testing.TB, items []map[string]types.AttributeValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	for batch := range slices.Chunk(items, 25) {
-		g.Go(func() error {
-			var writes []types.WriteRequest
-			for _, it := range batch {
-				writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
-			}
-			pending := map[string][]types.WriteRequest{e.Table: writes}
-			for len(pending) > 0 {
-				out, err := e.Client.BatchWriteItem(gctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
-				if err != nil {
-					return fmt.Errorf("batch write: %w", err)
-				}
-				pending = out.UnprocessedItems
-				if len(pending) > 0 {
-					time.Sleep(20 * time.Millisecond) // the engine is busy: let it catch up
-				}
-			}
-			return nil
-		})
+	writes := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		writes[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
 	}
-	if err := g.Wait(); err != nil {
+	if err := batchWrite(ctx, e.Client, e.Table, writes); err != nil {
 		t.Fatal(err)
 	}
 }
