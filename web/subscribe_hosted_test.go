@@ -29,7 +29,9 @@ type hostedShop struct {
 	deliver  *jobs.TestPaymentEvents
 }
 
-func newHostedShop(t *testing.T) *hostedShop {
+// newHostedShop serves it. through, if given, is the provider subscriptions
+// pay through: the test provider as it is wrapped (to fail, say).
+func newHostedShop(t *testing.T, through ...func(*payment.TestProvider) payment.Provider) *hostedShop {
 	t.Helper()
 	h := &hostedShop{}
 	h.shop = newShop(t, func(env storetest.Env, cfg *web.Config) {
@@ -38,7 +40,11 @@ func newHostedShop(t *testing.T) *hostedShop {
 			t.Fatal(err)
 		}
 		h.provider = p
-		h.subs = &jobs.SubscriptionPayments{Store: cfg.Store, Providers: payment.NewProviders(p)}
+		var active payment.Provider = p
+		for _, wrap := range through {
+			active = wrap(p)
+		}
+		h.subs = &jobs.SubscriptionPayments{Store: cfg.Store, Providers: payment.NewProviders(active)}
 		cfg.TestPayments, cfg.PaymentEvents, cfg.SubscriptionPayments = p, h.subs, h.subs
 	})
 	h.provider.BaseURL, h.subs.BaseURL = h.base, h.base
