@@ -44,16 +44,14 @@ func TestBrowserCheckoutWithoutJavaScript(t *testing.T) {
 			chromedp.WaitVisible(sel("flash")), // the page loaded again, saying so
 		)
 	}
-	j.do("checkout with the codes",
+	j.do("to the checkout",
 		chromedp.Navigate(s.base+"/cart"),
 		chromedp.WaitVisible(sel("to-checkout")),
 		chromedp.Click(sel("to-checkout")),
 		chromedp.WaitVisible(sel("checkout-form")),
-		chromedp.SendKeys(sel("field-street"), "Storgatan"),
-		chromedp.SendKeys(sel("field-number"), "12"),
-		chromedp.SendKeys(sel("field-zip"), "41101"),
-		chromedp.SendKeys(sel("field-city"), "Göteborg"),
-		chromedp.SetValue(sel("field-country"), "SE"),
+	)
+	j.do("address and codes", storgatanAddress()...)
+	j.do("place the order with the codes",
 		chromedp.SendKeys(sel("field-discount"), "noscript10"),
 		chromedp.SendKeys(sel("field-giftcard"), "gift-no-script"),
 		chromedp.Click(sel("place-order")),
@@ -72,14 +70,7 @@ func TestBrowserCheckoutWithoutJavaScript(t *testing.T) {
 	if got := j.rawText(sel("test-payment-amount")); !strings.Contains(got, "€57.32") {
 		t.Fatalf("the payment page asks %q, want €57.32", got)
 	}
-	j.do("pay on the test payment page",
-		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
-		chromedp.SendKeys(sel("field-expiry"), "12/30"),
-		chromedp.SendKeys(sel("field-cvc"), "123"),
-		chromedp.SendKeys(sel("field-name"), "Ada Lindqvist"),
-		chromedp.Click(sel("test-payment-submit")),
-		chromedp.WaitVisible(sel("payment-refresh")),
-	)
+	j.payOnTestPage("Ada Lindqvist", "payment-refresh")
 	j.shot("nojs-2-order-confirming")
 	s.deliverEvents(t, nil)
 	j.do("reload by the link", chromedp.Click(sel("payment-refresh")), chromedp.WaitVisible(sel("invoice")))
@@ -90,4 +81,30 @@ func TestBrowserCheckoutWithoutJavaScript(t *testing.T) {
 		t.Fatalf("the placed order still says it is confirming the payment (%d)", n)
 	}
 	j.shot("nojs-3-order-placed")
+}
+
+// payOnTestPage types a card that pays on the test provider's page, in
+// holder's name, sends it and waits for the page it leads to to show
+// landed.
+func (j journey) payOnTestPage(holder, landed string) {
+	j.t.Helper()
+	j.do("pay on the test payment page",
+		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
+		chromedp.SendKeys(sel("field-expiry"), "12/30"),
+		chromedp.SendKeys(sel("field-cvc"), "123"),
+		chromedp.SendKeys(sel("field-name"), holder),
+		chromedp.Click(sel("test-payment-submit")),
+		chromedp.WaitVisible(sel(landed)),
+	)
+}
+
+// storgatanAddress types the journeys' shipping address into the checkout.
+func storgatanAddress() []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.SendKeys(sel("field-street"), "Storgatan"),
+		chromedp.SendKeys(sel("field-number"), "12"),
+		chromedp.SendKeys(sel("field-zip"), "41101"),
+		chromedp.SendKeys(sel("field-city"), "Göteborg"),
+		chromedp.SetValue(sel("field-country"), "SE"),
+	}
 }

@@ -72,14 +72,7 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	// The card is typed on the test payment page, in Korean too.
 	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("test-payment-form")))
 	j.inKorean("test payment page")
-	j.do("the card on the test payment page",
-		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
-		chromedp.SendKeys(sel("field-expiry"), "12/30"),
-		chromedp.SendKeys(sel("field-cvc"), "123"),
-		chromedp.SendKeys(sel("field-name"), "Minji"),
-		chromedp.Click(sel("test-payment-submit")),
-		chromedp.WaitVisible(sel("flash")),
-	)
+	j.payOnTestPage("Minji", "flash")
 	s.deliverEvents(t)
 	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
 	j.inKorean("subscriptions")

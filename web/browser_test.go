@@ -333,11 +333,9 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 	j.do("checkout",
 		chromedp.Click(sel("to-checkout")),
 		chromedp.WaitVisible(sel("checkout-form")),
-		chromedp.SendKeys(sel("field-street"), "Storgatan"),
-		chromedp.SendKeys(sel("field-number"), "12"),
-		chromedp.SendKeys(sel("field-zip"), "41101"),
-		chromedp.SendKeys(sel("field-city"), "Göteborg"),
-		chromedp.SetValue(sel("field-country"), "SE"),
+	)
+	j.do("address", storgatanAddress()...)
+	j.do("codes",
 		chromedp.SendKeys(sel("field-discount"), "journey10"),
 		chromedp.Click(sel("field-giftcard")), // leaving a code field refreshes the summary
 		chromedp.WaitVisible(sel("summary-discount")),
@@ -367,14 +365,7 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 	if got := j.rawText(sel("test-payment-amount")); !strings.Contains(got, "€57.32") {
 		t.Fatalf("the payment page asks %q, want €57.32", got)
 	}
-	j.do("pay on the test payment page",
-		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
-		chromedp.SendKeys(sel("field-expiry"), "12/30"),
-		chromedp.SendKeys(sel("field-cvc"), "123"),
-		chromedp.SendKeys(sel("field-name"), "Ada Lindqvist"),
-		chromedp.Click(sel("test-payment-submit")),
-		chromedp.WaitVisible(sel("payment-confirming")),
-	)
+	j.payOnTestPage("Ada Lindqvist", "payment-confirming")
 	j.shot("13-order-confirming-payment")
 	s.deliverEvents(t, nil)
 	j.do("placed by the provider's event", chromedp.WaitVisible(sel("invoice")))
