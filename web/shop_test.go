@@ -139,10 +139,11 @@ func serve(t testing.TB, app *fiber.App) string {
 
 // newShop serves the app over a table of the test's own holding the demo
 // shop (from storetest's pool: a table another test used, put back as the
-// demo left it).
+// demo left it). The demo's dates follow its day: a pool a day.
 func newShop(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
-	env := storetest.Reused(t, "demo", demoOfToday(t))
+	day := store.FormatDate(store.DateOf(time.Now(), time.UTC)) // a new store's Today
+	env := storetest.Reused(t, "demo "+day, loadDemo)
 	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
 	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
@@ -233,24 +234,6 @@ func demoItems(t testing.TB, env storetest.Env) []map[string]types.AttributeValu
 	}
 	demoShop.day, demoShop.items = day, env.Items(t)
 	return nil
-}
-
-// demoOfToday is the demo shop's items of the day, loaded into a table of
-// the test's own the first time.
-func demoOfToday(t testing.TB) []map[string]types.AttributeValue {
-	t.Helper()
-	demoShop.Lock()
-	items, day := demoShop.items, demoShop.day
-	demoShop.Unlock()
-	if items != nil && day == store.FormatDate(store.DateOf(time.Now(), time.UTC)) { // the default store's Today
-		return items
-	}
-	if items := demoItems(t, storetest.New(t)); items != nil {
-		return items // another test loaded it meanwhile
-	}
-	demoShop.Lock()
-	defer demoShop.Unlock()
-	return demoShop.items
 }
 
 // browser is one visitor: a cookie jar, no automatic redirects.

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -22,40 +21,43 @@ var pools = struct {
 	byName map[string]*tablePool
 }{byName: map[string]*tablePool{}}
 
-// tablePool holds tables made with items, free for the next test.
+// tablePool holds a name's tables free for the next test.
 type tablePool struct {
-	items []map[string]types.AttributeValue
-	free  []pooledTable
+	free []pooledTable
 }
 
-// pooledTable is a table and what it held when its first test began:
-// items and what Migrate wrote, by primary key.
+// pooledTable is a table and what it held when its first test began (what
+// fill and Migrate wrote), by primary key.
 type pooledTable struct {
 	name  string
 	start map[string]map[string]types.AttributeValue
 }
 
 // Reused is New for tests that each start from the same items (the demo
-// shop, say): the test gets a table of its own holding exactly items,
-// taken from a pool, and gives it back when it ends with what it wrote
-// undone. Finding a test's writes (one consistent scan) and undoing them
-// (a few writes) costs DynamoDB Local about a tenth of writing a thousand
-// items into a new table, which was most of what a short test cost.
+// shop, say): the test gets a table of its own, filled by fill the first
+// time and taken from a pool after that, and gives it back when it ends
+// with what it wrote undone. Finding a test's writes (one consistent scan)
+// and undoing them (a few writes) costs DynamoDB Local about a tenth of
+// writing a thousand items into a new table, which was most of what a
+// short test cost.
 //
 // The table is the test's alone while it runs, as with New, and it is
 // given back after the test's own cleanups (an app or scheduler over it
 // stops first). A table that cannot be put back as it was is dropped.
-// items must not change once passed: the pool keeps them; a call with
-// another slice under the same name (a new day's demo) starts a new pool.
-func Reused(t testing.TB, name string, items []map[string]types.AttributeValue) Env {
+// Every fill under one name must write the same items: a name for each
+// (the demo of a day, say).
+func Reused(t testing.TB, name string, fill func(t testing.TB, env Env)) Env {
 	t.Helper()
 	ep := Endpoint(t)
-	pool, table := takeTable(name, items)
+	pool, table := takeTable(name)
 	if table.name == "" {
 		// Until it is filled and read, the table is dropped when the test
 		// ends, as New's are.
 		env := newTable(t, func(env Env) { keepTable(t, env, pool, &table) })
-		env.PutItems(t, items)
+		fill(t, env)
+		if t.Failed() {
+			t.FailNow()
+		}
 		table.name, table.start = env.Table, byKey(env.Items(t))
 		env.Counter.Reset()
 		return env
@@ -65,17 +67,14 @@ func Reused(t testing.TB, name string, items []map[string]types.AttributeValue) 
 	return env
 }
 
-// takeTable finds name's pool (a new one for new items) and a free table
-// in it; "" means none is free.
-func takeTable(name string, items []map[string]types.AttributeValue) (*tablePool, pooledTable) {
+// takeTable finds name's pool and a free table in it; a table without a
+// name means none is free.
+func takeTable(name string) (*tablePool, pooledTable) {
 	pools.Lock()
 	defer pools.Unlock()
 	pool := pools.byName[name]
-	if pool == nil || !sameItems(pool.items, items) {
-		if pool != nil {
-			stale = append(stale, pool.free...)
-		}
-		pool = &tablePool{items: items}
+	if pool == nil {
+		pool = &tablePool{}
 		pools.byName[name] = pool
 	}
 	if n := len(pool.free); n > 0 {
@@ -92,14 +91,6 @@ func byKey(items []map[string]types.AttributeValue) map[string]map[string]types.
 		m[itemKey(it)] = it
 	}
 	return m
-}
-
-// stale are pooled tables of items no longer asked for, dropped with the
-// rest once the tests have run.
-var stale []pooledTable
-
-func sameItems(a, b []map[string]types.AttributeValue) bool {
-	return len(a) == len(b) && (len(a) == 0 || reflect.ValueOf(a[0]).UnsafePointer() == reflect.ValueOf(b[0]).UnsafePointer())
 }
 
 // keepTable registers the table's return to pool when the test ends (in
@@ -191,19 +182,13 @@ func batchWrite(ctx context.Context, client *dynamodb.Client, table string, writ
 }
 
 // dropPooledTables drops the pools' tables, for an engine that outlives
-// the tests.
+// the tests. A table it cannot drop goes with the engine at the run's end.
 func dropPooledTables(ctx context.Context, client *dynamodb.Client) {
 	pools.Lock()
 	defer pools.Unlock()
-	tables := slices.Clone(stale)
 	for _, pool := range pools.byName {
-		tables = append(tables, pool.free...)
-	}
-	for _, table := range tables {
-		_, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.name)})
-		var gone *types.ResourceNotFoundException
-		if err != nil && !errors.As(err, &gone) {
-			continue // the engine ends with the run anyway
+		for _, table := range pool.free {
+			_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.name)})
 		}
 	}
 }
