@@ -12,10 +12,8 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
-	"shop/store/dropgate"
 	"shop/store/storetest"
 	"shop/views/lang"
-	"shop/web"
 	"shop/web/paths"
 )
 
@@ -25,8 +23,7 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 	t.Parallel()
 	var counter storetest.Counter
 	// No background reads in the counts (see the storefront's budget test).
-	quiet := func(env storetest.Env, cfg *web.Config) { cfg.Gate = dropgate.New(cfg.Store, nil) }
-	s := newShop(t, withStore(&counter), quiet, withAPIKeysEvery(time.Hour))
+	s := newShop(t, withStore(&counter), withoutBackgroundReads)
 	b := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)

@@ -20,7 +20,7 @@ import (
 func TestCardCheckoutKeepsItsRequestBudget(t *testing.T) {
 	t.Parallel()
 	var counter storetest.Counter // the shop's requests only
-	s := newShop(t, withStore(&counter))
+	s := newShop(t, withStore(&counter), withoutBackgroundReads)
 	b := s.browser(t)
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	b.addToCart("cf-grinder", "1")
