@@ -94,7 +94,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	var refused *refusal
 	switch {
 	case err == nil:
-		card.Sub, card.Notice, card.Open, card.Expiry = sub, done(sub), "", ""
+		card.Sub, card.Notice, card.Open = sub, done(sub), ""
 		if !page.IsHTMX(c) {
 			page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", card.Notice))
 			return page.Redirect(c, paths.Subscriptions)
@@ -122,7 +122,7 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 		if err != nil {
 			return err
 		}
-		card.Cards, card.Today, card.CSRF, card.Hosted = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c), h.hosted()
+		card.Cards, card.Today, card.CSRF = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
 		return page.Write(c, status, views.SubscriptionCardView(card))
 	}
 	data, err := h.list(c, v, &card)
@@ -165,31 +165,6 @@ func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
 		return store.ChangePeriod(months), func(s store.Subscription) string {
 			ctx := c.UserContext()
 			return page.T(c, "subs.done.period", "Amount", lang.Money(ctx, s.Amount()), "Period", views.PeriodWord(ctx, months))
-		}, nil
-	})
-}
-
-// ChangeCard pays from another card: a kept one or a new one.
-func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
-	if h.hosted() {
-		return h.changeCardHosted(c)
-	}
-	return h.change(c, "card", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		card.Expiry = strings.TrimSpace(page.Field(c, "expiry"))
-		v := page.Viewer(c)
-		subs, err := h.Store.Subscriptions(c.UserContext(), v.ID)
-		if err != nil {
-			return nil, nil, err
-		}
-		chosen, ok := h.card(c, strings.TrimSpace(page.Field(c, "card")), views.KeptCards(subs), card.Errors)
-		if !ok {
-			return nil, nil, nil
-		}
-		return store.ChangeCard(chosen), func(s store.Subscription) string {
-			if s.Status == store.SubscriptionPastDue {
-				return page.T(c, "subs.done.card_retry", "Card", chosen.Label())
-			}
-			return page.T(c, "subs.done.card", "Card", chosen.Label())
 		}, nil
 	})
 }

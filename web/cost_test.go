@@ -387,12 +387,21 @@ func TestMonthlyCost(t *testing.T) {
 	}
 	drain("split order", 1)
 
-	// A subscription taken on the product page.
+	// A subscription taken on the product page with a new card: the form
+	// that opens the provider's page, the webhook that starts the
+	// subscription, and the page the customer comes back to; the card's
+	// page between is the provider's, as for a checkout.
 	form := shopper.subscribeForm(box.ID, itoa(s.env.Store.Today().Day()), "1") // a whole period, as every later payment
 	snapshot()
-	m["subscribe"] = meter.measure(func() {
-		wantStatus(t, "subscribe", shopper.post("/subscriptions", form), http.StatusSeeOther)
-	})
+	var started page
+	subscribe := meter.measure(func() { started = shopper.post("/subscriptions", form) })
+	wantStatus(t, "subscribe", started, http.StatusSeeOther)
+	back := s.payOnPage(t, shopper, s.local(t, started.header.Get("Location")), payment.CardSucceeds)
+	events := s.dueEvents(t)
+	complete := meter.measure(func() { s.postEvents(t, events) })
+	s.markDelivered(t, events)
+	returned := meter.measure(func() { wantStatus(t, "back to the subscriptions", shopper.get(back), http.StatusOK) })
+	m["subscribe"] = subscribe.add(complete).add(returned)
 	written("subscription", 1)
 	drain("subscribe", 1)
 
@@ -789,7 +798,7 @@ func (c costModel) render() string {
 		{"checkout split", "checkout by gift card and card"},
 		{"order list", "order list"},
 		{"shipping", "shipping: create, ship, deliver (staff's pages too)"},
-		{"subscribe", "subscribe (first payment and receipt)"},
+		{"subscribe", "subscribe with a new card: the form, the webhook, the page"},
 		{"reminder", "a reminder (the job, per subscription)"},
 		{"payment", "a payment (the job, per subscription)"},
 		{"reminders run", "the reminders job's day, nothing due"},
