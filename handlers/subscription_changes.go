@@ -94,7 +94,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	var refused *refusal
 	switch {
 	case err == nil:
-		card.Sub, card.Notice, card.Open = sub, done(sub), ""
+		card.Sub, card.Notice, card.Open, card.Until = sub, done(sub), "", ""
 		if !page.IsHTMX(c) {
 			page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", card.Notice))
 			return page.Redirect(c, paths.Subscriptions)
@@ -179,10 +179,27 @@ func (h *Subscriptions) Skip(c *fiber.Ctx) error {
 }
 
 // Pause stops payments until the customer resumes.
+// With a day ("until", YYYY-MM-DD, the date input's value) it is active
+// again on that day, which must come after today and within a year.
 func (h *Subscriptions) Pause(c *fiber.Ctx) error {
-	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		return store.Pause(), func(store.Subscription) string {
-			return page.T(c, "subs.done.paused")
+	raw := strings.TrimSpace(page.Field(c, "until"))
+	open := ""
+	if raw != "" {
+		open = "pause"
+	}
+	return h.change(c, open, func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		if raw == "" {
+			return store.Pause(), func(store.Subscription) string { return page.T(c, "subs.done.paused") }, nil
+		}
+		card.Until = raw
+		until, err := store.ParseDate(raw)
+		today := h.Store.Today()
+		if err != nil || !until.After(today) || until.After(today.AddDate(0, 0, store.MaxPauseDays)) {
+			card.Errors["until"] = page.T(c, "subs.error.until")
+			return nil, nil, nil
+		}
+		return store.PauseUntil(until), func(store.Subscription) string {
+			return page.T(c, "subs.done.paused_until", "Date", dayText(c.UserContext(), until))
 		}, nil
 	})
 }

@@ -316,6 +316,8 @@ func subsRefusal(c *fiber.Ctx, err error) string {
 		return page.T(c, "subs.error.same")
 	case errors.Is(err, store.ErrPaymentOutstanding):
 		return page.T(c, "subs.error.outstanding")
+	case errors.Is(err, store.ErrBadResumeDate):
+		return page.T(c, "subs.error.until")
 	}
 	return sentence(err)
 }

@@ -57,6 +57,7 @@ type SubscriptionCard struct {
 	Errors FieldErrors // at the fields of the open form
 	Open   string      // the action form shown open: "day", "period", "card", "cancel"
 	Day    string      // as typed, when it comes back
+	Until  string      // the pause's end as typed, when it comes back
 	CSRF   string
 }
 
