@@ -420,7 +420,9 @@ func TestMonthlyCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := jobs.NewRunner(st, gateway, jobs.Config{Replica: "cost", Concurrency: 1}) // one at a time: no conflicts to retry, the same figure each run
+	// One at a time: no conflicts to retry, the same figure each run. The
+	// demo's cards are the test provider's.
+	runner := jobs.NewRunner(st, gateway, jobs.Config{Replica: "cost", Concurrency: 1, Payments: payment.NewProviders(s.provider)})
 	today := st.Today()
 	run := func(job string) units {
 		return meter.measure(func() {

@@ -219,6 +219,7 @@ var demoShop struct {
 	sync.Mutex
 	day   string
 	items []map[string]types.AttributeValue
+	keys  map[string]bool // of items, once asked (fromDemo)
 }
 
 // loadDemo puts the demo shop into env's table.
@@ -251,8 +252,44 @@ func demoItems(t testing.TB, env storetest.Env) []map[string]types.AttributeValu
 	if _, err := env.Store.TestPaySecret(ctx); err != nil {
 		t.Fatalf("test provider secret: %v", err)
 	}
-	demoShop.day, demoShop.items = day, env.Items(t)
+	demoShop.day, demoShop.items, demoShop.keys = day, env.Items(t), nil
 	return nil
+}
+
+// fromDemo says whether an item is one of the demo shop's own, as loaded
+// (by its keys): the demo's past payments are the test provider's, so a
+// test counting the provider's records it made leaves them out.
+func fromDemo(it map[string]types.AttributeValue) bool {
+	pk, _ := it["PK"].(*types.AttributeValueMemberS)
+	sk, _ := it["SK"].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return false
+	}
+	demoShop.Lock()
+	defer demoShop.Unlock()
+	if demoShop.keys == nil {
+		demoShop.keys = map[string]bool{}
+		for _, d := range demoShop.items {
+			if p, ok := d["PK"].(*types.AttributeValueMemberS); ok {
+				s, _ := d["SK"].(*types.AttributeValueMemberS)
+				demoShop.keys[p.Value+"\x00"+s.Value] = true
+			}
+		}
+	}
+	return demoShop.keys[pk.Value+"\x00"+sk.Value]
+}
+
+// madeHere counts the items of an entity type in s's table that are not
+// the demo shop's own: those the test made.
+func (s *shop) madeHere(t testing.TB, entity string) int {
+	t.Helper()
+	n := 0
+	for _, it := range s.env.Items(t) {
+		if kind, ok := it["EntityType"].(*types.AttributeValueMemberS); ok && kind.Value == entity && !fromDemo(it) {
+			n++
+		}
+	}
+	return n
 }
 
 // browser is one visitor: a cookie jar, no automatic redirects.

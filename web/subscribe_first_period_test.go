@@ -86,7 +86,7 @@ func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 	if got := attr(p.testid("field-day"), "value"); got != payday {
 		t.Fatalf("the day comes back as %q, want %s", got, payday)
 	}
-	if n, _ := s.cardPayments(t); n != 0 || s.env.CountEntities(t, "testPaySession") != 0 || len(s.subscriptionsOf(t, ada)) != 0 {
+	if n, _ := s.cardPayments(t); n != 0 || s.madeHere(t, "testPaySession") != 0 || len(s.subscriptionsOf(t, ada)) != 0 {
 		t.Fatalf("a preview charged %d, opened a payment page or subscribed", n)
 	}
 	// A plain GET of the preview is the form with it, on a page of its own.
