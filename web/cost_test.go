@@ -415,13 +415,17 @@ func TestMonthlyCost(t *testing.T) {
 
 	// The billing jobs: a day's runs with nothing due, then with due
 	// subscriptions; what each subscription adds is the difference.
-	gateway := payment.NewTestGateway(s.env.Store) // the provider's ledger: not the shop's cost
-	card, err := gateway.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
+	// The subscriptions made due pay with a card the test provider saved
+	// (a demo subscriber's), as every renewal now does: the payment made,
+	// its id saved, then confirmed (the provider's ledger is not the
+	// shop's cost).
+	gateway := payment.NewTestGateway(s.env.Store) // the legacy gateway: no card of it is charged here
+	demoSubs, err := s.env.Store.Subscriptions(ctx, s.customerID(t, demo.CustomerEmail))
+	if err != nil || len(demoSubs) == 0 || !demoSubs[0].Card.Saved() {
+		t.Fatalf("no saved card of a demo subscriber: %+v, %v", demoSubs, err)
 	}
-	// One at a time: no conflicts to retry, the same figure each run. The
-	// demo's cards are the test provider's.
+	card := demoSubs[0].Card
+	// One at a time: no conflicts to retry, the same figure each run.
 	runner := jobs.NewRunner(st, gateway, jobs.Config{Replica: "cost", Concurrency: 1, Payments: payment.NewProviders(s.provider)})
 	today := st.Today()
 	run := func(job string) units {
@@ -802,7 +806,7 @@ func (c costModel) render() string {
 		{"shipping", "shipping: create, ship, deliver (staff's pages too)"},
 		{"subscribe", "subscribe with a new card: the form, the webhook, the page"},
 		{"reminder", "a reminder (the job, per subscription)"},
-		{"payment", "a payment (the job, per subscription)"},
+		{"payment", "a renewal (the payments job, per subscription, through the card's provider)"},
 		{"reminders run", "the reminders job's day, nothing due"},
 		{"payments run", "the payments job's day, nothing due"},
 		{"claim", "drop claim"},
