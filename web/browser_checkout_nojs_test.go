@@ -74,7 +74,7 @@ func TestBrowserCheckoutWithoutJavaScript(t *testing.T) {
 	j.shot("nojs-2-order-confirming")
 	s.deliverEvents(t, nil)
 	j.do("reload by the link", chromedp.Click(sel("payment-refresh")), chromedp.WaitVisible(sel("invoice")))
-	if got := j.rawText(sel("order-status")); got != "Placed, being packed" {
+	if got := j.rawText(sel("order-status")); got != "Placed, to be packed" {
 		t.Fatalf("order status %q after its payment", got)
 	}
 	if n := j.count(sel("payment-confirming")); n != 0 {
