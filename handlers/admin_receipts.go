@@ -55,7 +55,7 @@ func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 func (h *AdminReceipts) render(c *fiber.Ctx, status int, r store.Receipt, f views.AdminRefundForm) error {
 	f.CSRF = page.CSRFToken(c)
 	data := views.AdminReceiptPage{Receipt: r, Form: f, Loc: h.Store.Location()}
-	return page.Render(c, status, page.View{Title: page.T(c, "admin.subrefunds.receipt_n", "Number", r.Number), Page: page.Full(views.AdminReceiptView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.subrefunds.receipt_n", "Number", r.NumberInBooks()), Page: page.Full(views.AdminReceiptView, data)})
 }
 
 // Refund gives back the amount typed (the whole payment, or part of it)

@@ -60,10 +60,10 @@ func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 	link := link(base, paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: store.MailID("receipt", rec.SubscriptionID, rec.Number), To: rec.Email, Kind: store.MailReceipt,
-		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.Number, "Product", rec.ProductName),
+		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.NumberInBooks(), "Product", rec.ProductName),
 		Text: mailText(l, lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
 			"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
-			lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),
+			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)),
 		HTML:       render(receiptHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
@@ -152,9 +152,9 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	refund := lang.MoneyIn(l, rec.Refund.Amount)
 	return &store.Mail{
 		ID: store.MailID("subrefund", rec.Number), To: rec.Email, Kind: store.MailReceiptRefund,
-		Subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.Number),
+		Subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.NumberInBooks()),
 		Text: mailText(l, lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
-			"Card", rec.Card.Label(), "Reason", rec.Refund.Reason), lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),
+			"Card", rec.Card.Label(), "Reason", rec.Refund.Reason), lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)),
 		HTML:       render(receiptRefundHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}

@@ -290,7 +290,7 @@ func CancelNow() SubscriptionChange {
 		}
 		s.Status = SubscriptionCancelled
 		s.CancelledOn = today
-		s.EndsOn, s.RetryDate, s.PausedOn = time.Time{}, time.Time{}, time.Time{}
+		s.EndsOn, s.RetryDate, s.PausedOn, s.ResumesOn = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 		s.NextPaymentDate, s.NextReminderDate = time.Time{}, time.Time{}
 		return s, nil
 	}

@@ -67,8 +67,19 @@ func ResumeAsPlanned() SubscriptionChange {
 		case s.Status != SubscriptionPaused || s.ResumesOn.IsZero() || s.ResumesOn.After(today):
 			return s, ErrSubscriptionNotPaused
 		}
-		return resumed(s, FirstBillingDateAfter(s.ResumesOn.AddDate(0, 0, -1), s.PaymentDay), today, lead), nil
+		return resumed(s, s.PaymentAfterPause(), today, lead), nil
 	}
+}
+
+// PaymentAfterPause is the first payment of a subscription paused until a
+// day: its first payment day on or after it, never before the end of the
+// period already paid (resumed keeps the later of the two).
+func (s Subscription) PaymentAfterPause() time.Time {
+	next := FirstBillingDateAfter(s.ResumesOn.AddDate(0, 0, -1), s.PaymentDay)
+	if s.NextPaymentDate.After(next) {
+		return s.NextPaymentDate
+	}
+	return next
 }
 
 // resumed is s active again, its next payment on next (or at the end of

@@ -53,11 +53,13 @@ func adminSubscriptionState(ctx context.Context, s store.Subscription) string {
 }
 
 // adminDueAction is what the payment job does with a subscription that is
-// due: charge it, retry it, or end it.
+// due: charge it, retry it, end it, or resume it after its pause.
 func adminDueAction(ctx context.Context, s store.Subscription) string {
 	switch {
 	case s.Ending():
 		return t(ctx, "admin.subs.due.end")
+	case s.Status == store.SubscriptionPaused:
+		return t(ctx, "admin.subs.due.resume", "Day", adminDate(s.PaymentAfterPause()))
 	case s.Status == store.SubscriptionPastDue:
 		return t(ctx, "admin.subs.due.retry", "Amount", money(ctx, s.Amount()))
 	}

@@ -1680,8 +1680,6 @@ func subscriptionFacts(c SubscriptionCard) templ.Component {
 	})
 }
 
-// SubscriptionCardView is one subscription with its actions; each action
-// swaps it whole (outerHTML).
 // SubscriptionCardAnswer is a card as the answer to an htmx action: the
 // card, and the page's flash of an earlier action taken away.
 func SubscriptionCardAnswer(c SubscriptionCard) templ.Component {
@@ -1717,6 +1715,8 @@ func SubscriptionCardAnswer(c SubscriptionCard) templ.Component {
 	})
 }
 
+// SubscriptionCardView is one subscription with its actions; each action
+// swaps it whole (outerHTML).
 func SubscriptionCardView(c SubscriptionCard) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -205,7 +205,7 @@ func TestDropClaimOutcomesThroughThePage(t *testing.T) {
 // view are measured (and logged) here too.
 func TestDropCountFragmentNeedsNoSessionNorDynamoDB(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newShop(t, withoutBackgroundReads) // the gate's own refresh (a Query a second) out of the counts
 	d := s.openDrop(t, "Counted", 10)
 	visitor := s.browser(t)
 	ada := s.browser(t)

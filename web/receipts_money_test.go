@@ -37,7 +37,7 @@ func TestReceiptsSayWhatARefundGaveBack(t *testing.T) {
 			t.Errorf("paid with %q, want the card once", with)
 		}
 		wantText(t, "net amount", row.Find(sel("invoice-row-amount")), "€49.90")
-		wantText(t, "the refund", row.Find(sel("invoice-row-refund")), "refunded €5.00 of €54.90")
+		wantText(t, "the refund", row.Find(sel("invoice-row-refund")), "less a refund of €5.00 (was €54.90)")
 	})
 	if !found {
 		t.Fatalf("no row of the order on /receipts:\n%s", trim(list.testid("receipts").Text()))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"shop/store"
+	"shop/web/paths"
 )
 
 // A customer pauses until a day, with htmx and without: the card says
@@ -52,6 +53,11 @@ func TestPauseUntilADay(t *testing.T) {
 	if !sub.ResumesOn.Equal(until) || sub.Status != store.SubscriptionPaused {
 		t.Fatalf("after pausing: %s until %s", sub.Status, store.FormatDate(sub.ResumesOn))
 	}
+
+	// Staff's list of that day's payments says the job resumes it then.
+	due := s.staff(t).get(paths.AdminDue + "?date=" + store.FormatDate(until))
+	wantStatus(t, "staff's due list", due, http.StatusOK)
+	wantText(t, "staff's due list", due.testid("payments-due"), "resume (paused until this day); pays next on")
 
 	// Resumed by hand before the day, without JavaScript: the day is gone.
 	wantStatus(t, "resume", s.act(t, b, sub, "resume", nil), http.StatusSeeOther)

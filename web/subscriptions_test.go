@@ -234,7 +234,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantStatus(t, "receipt page", rp, http.StatusOK)
 	wantText(t, "receipt number", rp.testid("receipt-number"), number[1])
 	wantText(t, "receipt amount", rp.testid("receipt-amount"), "€12.50")
-	if n := strings.TrimSpace(rp.testid("receipt-book-number").Text()); !regexp.MustCompile(`^R\d{4}-\d{6}$`).MatchString(n) {
+	if n := strings.TrimSpace(rp.testid("receipt-number").Text()); !regexp.MustCompile(`^R\d{4}-\d{6}$`).MatchString(n) {
 		t.Fatalf("receipt's number in the books %q, want like R2026-000045", n)
 	}
 	if rp.testid("vat-row").Length() != 1 {

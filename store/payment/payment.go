@@ -21,14 +21,6 @@ import (
 // Card is what the shop may keep of a card: token, brand, last four.
 type Card = store.Card
 
-// Gateway turns cards into tokens and charges them, once per idempotency key.
-type Gateway interface {
-	Tokenize(ctx context.Context, number, expiry, cvc string) (Card, error)
-	Charge(ctx context.Context, token string, amount store.Money, idempotencyKey string) (chargeID string, err error)
-	Void(ctx context.Context, chargeID string) error
-	Refund(ctx context.Context, chargeID string, amount store.Money, idempotencyKey string) (refundID string, err error)
-}
-
 // Errors about the card as typed: the person can fix these.
 var (
 	ErrInvalidNumber = errors.New("card number is not valid")
