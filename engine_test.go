@@ -114,7 +114,7 @@ func TestShopRestartsItsEngineAndStopsWhenItCannot(t *testing.T) {
 	runner := jobs.NewRunner(st, gateway, jobs.Config{Concurrency: 1, CatchUpDays: 60, RetryDays: []int{1}, BaseURL: "http://" + addr, Replica: "test"})
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(ctx, cfg, st, eng, gateway, runner, jobs.DeliveryConfig{Log: log, KeepInOutbox: true}, log, metrics)
+		served <- serve(ctx, cfg, st, eng, gateway, nil, runner, jobs.DeliveryConfig{Log: log, KeepInOutbox: true}, log, metrics)
 	}()
 	base := "http://" + addr
 	page := base + "/products/no-such-product/stock" // read from the table on every request

@@ -85,6 +85,17 @@ func TestParseConfig(t *testing.T) {
 			t.Errorf("%v: %v, want refused", args, err)
 		}
 	}
+	if cfg.dropMaxDays != 365 {
+		t.Fatalf("a drop lasts at most %d days by default, want 365", cfg.dropMaxDays)
+	}
+	if cfg, _, err := parseConfig([]string{"-drop-max-days", "30"}); err != nil || cfg.dropMaxDays != 30 {
+		t.Fatalf("-drop-max-days 30: %d, %v", cfg.dropMaxDays, err)
+	}
+	for _, days := range []string{"0", "3651"} {
+		if _, _, err := parseConfig([]string{"-drop-max-days", days}); err == nil || !strings.Contains(err.Error(), "SHOP_DROP_MAX_DAYS") {
+			t.Errorf("-drop-max-days %s: %v, want refused", days, err)
+		}
+	}
 	cfg, cmd, err = parseConfig([]string{"jobs", "run", "payments", "--date", "2026-03-15", "--force"})
 	if err != nil || cmd.name != "jobs run" || cfg.positional[0] != "payments" || cfg.date != "2026-03-15" || !cfg.force {
 		t.Fatalf("jobs run: %+v %q %v", cfg, cmd.name, err)
@@ -179,9 +190,13 @@ func TestJobsRunCommand(t *testing.T) {
 	env := storetest.New(t)
 	ctx := context.Background()
 	gw := payment.NewTestGateway(env.Store)
+	testPay, err := payment.NewTestProvider(ctx, env.Store, "http://shop.test")
+	if err != nil {
+		t.Fatal(err)
+	}
 	today := env.Store.Today()
 	var out strings.Builder
-	seeded, err := seedSubscriptions(ctx, env.Store, gw, 12, today, 25, &out)
+	seeded, err := seedSubscriptions(ctx, env.Store, testPay, 12, today, 25, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +206,7 @@ func TestJobsRunCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "seeded 12 of 12") {
 		t.Fatalf("seed output: %s", out.String())
 	}
-	runner := jobs.NewRunner(env.Store, gw, jobs.Config{Replica: "test"})
+	runner := jobs.NewRunner(env.Store, gw, jobs.Config{Replica: "test", Payments: payment.NewProviders(testPay)})
 	last := func(s string) map[string]any {
 		t.Helper()
 		lines := strings.Split(strings.TrimSpace(s), "\n")
@@ -277,8 +292,8 @@ func TestIAMPolicyCommand(t *testing.T) {
 	}
 }
 
-// shop api-keys create prints the key's secret alone on its last line; the
-// store keeps only its hash. --name is required and checked before anything
+// shop api-keys create adds an integration and prints its key's secret
+// alone on its last line; the store keeps only its hash. --name is required and checked before anything
 // starts.
 func TestAPIKeysCreateCommand(t *testing.T) {
 	t.Parallel()
@@ -296,13 +311,21 @@ func TestAPIKeysCreateCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "not shown again") {
 		t.Fatalf("no warning that the key is shown once: %q", out.String())
 	}
-	keys, err := env.Store.APIKeys(ctx)
-	if err != nil || len(keys) != 1 || keys[0].Name != "partner-1" || keys[0].ID != store.HashAPIKey(secret) {
-		t.Fatalf("stored keys %+v, %v", keys, err)
+	access, err := env.Store.APIAccess(ctx)
+	if err != nil || len(access.Keys) != 1 || access.Keys[0].Integration != "partner-1" || access.Keys[0].ID != store.HashAPIKey(secret) ||
+		len(access.Integrations) != 1 || access.Integrations[0].Name != "partner-1" {
+		t.Fatalf("stored %+v, %v", access, err)
 	}
-	// A second key of the same name while the first stands is refused.
+	// The name is taken for good: a second integration of it is refused,
+	// and so it is once the first is revoked.
 	if err := createAPIKey(ctx, env.Store, "partner-1", &out); !errors.Is(err, store.ErrConflict) {
-		t.Fatalf("second key named partner-1: %v", err)
+		t.Fatalf("second integration named partner-1: %v", err)
+	}
+	if err := env.Store.RevokeIntegration(ctx, "partner-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := createAPIKey(ctx, env.Store, "partner-1", &out); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("integration named partner-1 after the first was revoked: %v", err)
 	}
 
 	cfg, cmd, err := parseConfig([]string{"api-keys", "create", "--name", "partner-2"})

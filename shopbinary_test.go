@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,10 +52,7 @@ func startShopBinary(t *testing.T, dir string) *shopBinary {
 // closes the log.
 func launchShop(t *testing.T, dir string, env []string) (*shopBinary, *os.File) {
 	t.Helper()
-	bin := filepath.Join(dir, "shop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildShop(t, dir)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +72,36 @@ func launchShop(t *testing.T, dir string, env []string) (*shopBinary, *os.File) 
 		t.Fatal(err)
 	}
 	return sh, logFile
+}
+
+// buildShop builds the shop binary into dir and returns its path.
+func buildShop(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "shop")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// killEngine kills -9 every Java process under the shop: its DynamoDB
+// Local.
+func (sh *shopBinary) killEngine() error {
+	pids := descendants(sh.cmd.Process.Pid)
+	killed := 0
+	for _, pid := range pids {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if strings.TrimSpace(string(comm)) != "java" {
+			continue
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err == nil {
+			killed++
+		}
+	}
+	if killed == 0 {
+		return fmt.Errorf("no java process under the shop (pid %d; children %v)", sh.cmd.Process.Pid, pids)
+	}
+	return nil
 }
 
 func (sh *shopBinary) waitReady(within time.Duration) error {

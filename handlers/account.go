@@ -57,6 +57,7 @@ const (
 	maxPasswordBytes     = 72 // bcrypt ignores the rest
 	maxNameRunes         = 100
 	maxEmailBytes        = 254
+	giveBackTimeout      = 5 * time.Second // a right password's counts, given back
 )
 
 // Account serves sign-up, sign-in and sign-out.
@@ -186,6 +187,7 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 				break
 			}
 			f.Errors["email"] = page.T(c, "auth.signup.taken")
+			f.EmailTaken = true
 		case err != nil:
 			return err
 		default:
@@ -303,12 +305,21 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 	if bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil {
 		return false, "", nil
 	}
-	// Right: the attempts were no failures.
-	if err := h.Store.ReturnAttempt(ctx, "login-email-addr", emailAtAddr, loginWindow); err != nil {
+	// Right: the attempts were no failures. The address's too: fifty
+	// people behind one office's or carrier's address sign in all day.
+	// They are given back on a time of their own: a sign-in whose page
+	// ran out of time (a busy replica, a slow hash) must not leave a
+	// right password counted as a guess.
+	back, cancel := context.WithTimeout(context.WithoutCancel(ctx), giveBackTimeout)
+	defer cancel()
+	if err := h.Store.ReturnAttempt(back, "login-ip", addr, loginWindow); err != nil {
+		return false, "", err
+	}
+	if err := h.Store.ReturnAttempt(back, "login-email-addr", emailAtAddr, loginWindow); err != nil {
 		return false, "", err
 	}
 	if spaced {
-		if err := h.Store.ReturnAttempt(ctx, "login-email", email, loginEmailWindow); err != nil {
+		if err := h.Store.ReturnAttempt(back, "login-email", email, loginEmailWindow); err != nil {
 			return false, "", err
 		}
 	}

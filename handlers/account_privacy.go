@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -150,6 +151,9 @@ type (
 		CreatedAt   time.Time `json:"createdAt"`
 		Deactivated bool      `json:"deactivated"`
 		Language    string    `json:"language,omitempty"`
+		// CardProviderCustomers: the customer's id at each card provider
+		// (provider → id), where the provider keeps their cards.
+		CardProviderCustomers map[string]string `json:"cardProviderCustomers"`
 	}
 	exportSignIns struct {
 		LastAt          *time.Time `json:"lastAt"`
@@ -316,7 +320,8 @@ func exportOf(d store.CustomerData, thisSession string, now time.Time) exportDoc
 	c := d.Customer
 	doc := exportDoc{
 		Shop: "Fika & Field", ExportedAt: now.UTC(),
-		Account: exportAccount{ID: c.ID, Email: c.Email, Name: c.Name, Role: string(c.Role), CreatedAt: c.CreatedAt, Deactivated: c.Deactivated, Language: c.Lang},
+		Account: exportAccount{ID: c.ID, Email: c.Email, Name: c.Name, Role: string(c.Role), CreatedAt: c.CreatedAt, Deactivated: c.Deactivated, Language: c.Lang,
+			CardProviderCustomers: providerCustomersOf(c)},
 		SignIns: exportSignIns{LastAt: timeOrNil(c.LastSignInAt), LastFrom: c.LastSignInAddress, RecentAddresses: append([]string{}, d.SignInAddresses...)},
 		// Non-nil lists: an empty part reads [] rather than null.
 		Addresses: []exportAddress{}, Cart: []exportCartLine{}, Orders: []exportOrder{}, Subscriptions: []exportSub{},
@@ -379,4 +384,12 @@ func exportOf(d store.CustomerData, thisSession string, now time.Time) exportDoc
 		doc.AccountChanges = append(doc.AccountChanges, exportRoleChange{At: ch.At, Action: string(ch.Action), From: string(ch.From), To: string(ch.To)})
 	}
 	return doc
+}
+
+// providerCustomersOf is the customer's customers at card providers, {}
+// when none.
+func providerCustomersOf(c store.Customer) map[string]string {
+	out := map[string]string{}
+	maps.Copy(out, c.ProviderCustomers)
+	return out
 }

@@ -141,6 +141,5 @@ func (h *AdminArchive) Download(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, archive.ContentType(format))
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="fikafield-`+section+"-"+month.String()+"."+format+`"`)
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	return c.Status(fiber.StatusOK).Send(data)
 }

@@ -16,8 +16,10 @@ import (
 
 // RetryCardRefund tries a refund's card part again now, whatever the
 // job's backoff ("Retry now" on the order's page and the console's home):
-// under the gateway key of its first try, so it never refunds twice. Either
-// way staff are sent back to the order's refunds, with what happened.
+// at the provider that took the payment, under the key of its first try,
+// so it never refunds twice (one the provider answered pending is read
+// there). Either way staff are sent back to the order's refunds, with what
+// happened.
 func (h *AdminOrders) RetryCardRefund(c *fiber.Ctx) error {
 	if _, ok := page.StaffMember(c); !ok {
 		return page.Forbidden(page.T(c, "admin.refunds.err.staff_only"))
@@ -31,7 +33,7 @@ func (h *AdminOrders) RetryCardRefund(c *fiber.Ctx) error {
 		return page.NotFound("That refund")
 	}
 	ctx := c.UserContext()
-	rf, err := h.Store.RetryCardRefund(ctx, id, key, h.Gateway)
+	rf, err := h.Store.RetryCardRefund(ctx, id, key, h.Refunds)
 	switch {
 	case errors.Is(err, store.ErrRefundCard):
 		page.Flash(c, views.FlashError, page.T(c, "admin.cardrefunds.still_failing", "Problem", views.CardRefundProblemText(ctx, rf.CardTries.Problem)))
@@ -39,7 +41,10 @@ func (h *AdminOrders) RetryCardRefund(c *fiber.Ctx) error {
 		return page.NotFound("That refund")
 	case err != nil:
 		return err
+	case rf.Status == store.RefundCardPending:
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.cardrefunds.provider_pending", "Amount", lang.Money(ctx, rf.Card)))
 	default:
+		page.Written(c, "order", id, "refund", key)
 		page.Flash(c, views.FlashSuccess, page.T(c, "admin.cardrefunds.done", "Amount", lang.Money(ctx, rf.Card)))
 	}
 	return page.Redirect(c, paths.AdminOrder(id)+"#refunds")

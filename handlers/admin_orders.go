@@ -26,17 +26,18 @@ type AdminOrderStore interface {
 	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
-	RefundOrder(ctx context.Context, req store.OrderRefundRequest, charger store.Charger) (store.Refund, error)
+	RefundOrder(ctx context.Context, req store.OrderRefundRequest, refunder store.Refunder) (store.Refund, error)
 	RetryCardRefund(ctx context.Context, orderID, key string, refunder store.Refunder) (store.Refund, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	OrderIDByNumber(ctx context.Context, number string) (string, error)
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
+	HeldOrders(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	AllocateOrder(ctx context.Context, orderID string) (store.Order, error)
 }
 
 // orderStatuses are the statuses the list can show alone.
-var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered), string(store.OrderCancelled), string(store.OrderAwaitingStock)}
+var orderStatuses = []string{string(store.OrderPlaced), string(store.OrderShipping), string(store.OrderShipped), string(store.OrderDelivered), string(store.OrderCancelled), string(store.OrderAwaitingStock), statusAwaitingPayment}
 
 // statusPagesRead bounds the pages of the range one screen of a status
 // reads (each a Query per list shard): a rare status in a busy range
@@ -69,8 +70,12 @@ type AdminOrders struct {
 	Store AdminOrderStore
 	// Log receives the failure of an export cut short after it started.
 	Log *slog.Logger
-	// Gateway refunds the card part of a refund.
-	Gateway store.Charger
+	// Refunds makes a refund's card part at the provider that took it.
+	Refunds CardRefunds
+	// StripeDashboard is the Stripe Dashboard's address for the shop's
+	// key (https://dashboard.stripe.com/test for a test key); default the
+	// live one (StripeDashboard).
+	StripeDashboard string
 }
 
 func (h *AdminOrders) log() *slog.Logger {
@@ -119,6 +124,8 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 		return h.customerOrders(c, id, data)
 	}
 	switch {
+	case f.Status == statusAwaitingPayment:
+		return h.heldOrders(c, data)
 	case f.Status != "" && !slices.Contains(orderStatuses, f.Status):
 		status = fiber.StatusUnprocessableEntity
 		data.Filter.Errors = views.FieldErrors{"": page.T(c, "admin.orders.err.status")}
@@ -245,7 +252,7 @@ func (h *AdminOrders) orderPage(c *fiber.Ctx, id string) (views.AdminOrderPage, 
 	}
 	slices.SortFunc(ws, func(a, b store.Warehouse) int { return strings.Compare(a.Name, b.Name) })
 	return views.AdminOrderPage{Details: d, Warehouses: names, WarehouseList: ws, ShippingTypes: shippingTypes, CSRF: page.CSRFToken(c),
-		Refund: views.RefundForm{Key: store.NewID()}}, nil
+		Refund: views.RefundForm{Key: store.NewID()}, StripeDashboard: h.stripeDashboard()}, nil
 }
 
 func (h *AdminOrders) renderOrder(c *fiber.Ctx, id string, status int, problem string) error {
@@ -283,6 +290,8 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 	}
 	shipments, err := h.Store.CreateShipments(c.UserContext(), id, typ)
 	switch {
+	case errors.Is(err, store.ErrNotPaid):
+		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.not_paid"))
 	case errors.Is(err, store.ErrShipmentsExist):
 		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.shipments_exist"))
 	case errors.Is(err, store.ErrRefundedWhileShipping):

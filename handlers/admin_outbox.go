@@ -36,9 +36,11 @@ func (h *AdminOutbox) List(c *fiber.Ctx) error {
 
 // Show is one mail: envelope, status, text and HTML (sandboxed).
 func (h *AdminOutbox) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That mail")
-	if err != nil {
-		return err
+	// Not pathID: an account mail of before has a dot in its id, and the
+	// outbox still holds those (store.OutboxID).
+	id := c.Params("id")
+	if !store.OutboxID(id) {
+		return page.NotFound("That mail")
 	}
 	m, err := h.Store.Mail(c.UserContext(), id)
 	if err != nil {

@@ -99,7 +99,13 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 		CustomerID: r.AccountID, Number: r.Number, Amount: amount, Reason: f.Reason, By: page.Viewer(c).Name, Key: f.Key, Finish: finish,
 	}, h.Refunder, h.Mail)
 	switch {
+	case err == nil && done.Refund != nil && done.Refund.Status == store.ReceiptRefundPending:
+		// The provider took it and confirms it later (its event, the job).
+		page.Written(c, "customer", r.AccountID, "receipt", r.Number)
+		page.Flash(c, views.FlashSuccess, page.T(c, "admin.cardrefunds.provider_pending", "Amount", lang.Money(c.UserContext(), done.Refund.Amount)))
+		return page.Redirect(c, paths.AdminCustomerReceipt(r.AccountID, r.Number))
 	case err == nil:
+		page.Written(c, "customer", r.AccountID, "receipt", r.Number)
 		page.Flash(c, views.FlashSuccess, page.T(c, "admin.subrefunds.done", "Amount", lang.Money(c.UserContext(), done.Refunded()), "Card", done.Card.Label()))
 		return page.Redirect(c, paths.AdminCustomerReceipt(r.AccountID, r.Number))
 	case errors.Is(err, store.ErrAlreadyRefunded):

@@ -43,7 +43,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 		data.Refund, data.Refund.Errors = form, errs
 		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "admin.orders.order", "Order", d.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
 	}
-	rf, err := h.Store.RefundOrder(c.UserContext(), req, h.Gateway)
+	rf, err := h.Store.RefundOrder(c.UserContext(), req, h.Refunds)
 	field := "amount"
 	if len(req.Lines) > 0 {
 		field = "lines"
@@ -68,6 +68,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	case err != nil:
 		return notFoundAs(err, "That order")
 	}
+	page.Written(c, "order", id, "refund", rf.ID)
 	page.Flash(c, views.FlashSuccess, refundedText(c, rf))
 	return page.Redirect(c, paths.AdminOrder(id))
 }

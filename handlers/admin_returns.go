@@ -26,13 +26,13 @@ type AdminReturnStore interface {
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, mail func(store.Return) store.Mail) (store.Return, error)
 	InspectReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, in store.Inspection) (store.Return, error)
-	RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by store.Customer, charger store.Charger, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
+	RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by store.Customer, refunder store.Refunder, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
 }
 
 // AdminReturns serves /admin/returns and each return's page under its order.
 type AdminReturns struct {
 	Store   AdminReturnStore
-	Gateway store.Charger
+	Refunds CardRefunds // a return's card part, through the provider that took it
 }
 
 // List is the returns in one status (?status=, requested by default).
@@ -151,6 +151,7 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 	if _, err := h.Store.ReceiveReturn(ctx, orderID, returnID, version, by, func(r store.Return) store.Mail { return returnReceivedMail(r, to) }); err != nil {
 		return h.refused(c, err, nil)
 	}
+	page.Written(c, "order", orderID, "return", returnID)
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.received"))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
@@ -206,6 +207,7 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 	if err != nil {
 		return h.refused(c, err, views.FieldErrors{"": page.T(c, "admin.returns.err.verdicts")})
 	}
+	page.Written(c, "order", orderID, "return", returnID)
 	msg := page.T(c, "admin.returns.inspected_none")
 	if r.Status == store.ReturnInspected {
 		msg = page.T(c, "admin.returns.inspected", "Amount", lang.Money(c.UserContext(), r.Accepted()))
@@ -225,7 +227,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	if !store.ValidID(w) {
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.choose_warehouse")})
 	}
-	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Gateway, refundMail)
+	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Refunds, refundMail)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// A missing return is a 404; a return that is there means the
@@ -241,6 +243,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	case err != nil:
 		return h.refused(c, err, nil)
 	}
+	page.Written(c, "order", orderID, "return", returnID)
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.refunded", "Amount", lang.Money(c.UserContext(), r.Refunded)))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
 }
@@ -264,7 +267,7 @@ func refundMail(rf store.Refund, o store.Order) *store.Mail {
 		where = lang.In(l, "mail.return_refund.card", "Card", card)
 	}
 	return &store.Mail{
-		ID: "refund-" + o.ID + "-" + rf.ID, To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
+		ID: store.MailID("refund", o.ID, rf.ID), To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
 		Subject: lang.In(l, "mail.return_refund.subject", "Amount", amount, "Order", o.Label()),
 		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, o.Buyer.Name),
 			lang.In(l, "mail.return_refund.body", "Amount", amount, "Order", o.Label(), "Where", where)),

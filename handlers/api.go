@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,8 +66,10 @@ func apiNotFound(what string) error {
 }
 
 // apiDecode reads the request's body, one JSON object of the shape of into
-// and nothing else: a body that is not JSON, has a field into does not
-// know, or has anything after the object is a 400.
+// and nothing else (decodeStrict): a body that is not JSON, has a key
+// twice, a key in the wrong case or one into does not know, or anything
+// after the object, is a 400 naming the key. Every API handler that reads
+// JSON reads it here.
 func apiDecode(c *fiber.Ctx, into any) error {
 	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if err != nil || mt != fiber.MIMEApplicationJSON {
@@ -80,13 +81,8 @@ func apiDecode(c *fiber.Ctx, into any) error {
 	if !utf8.Valid(c.Body()) {
 		return apiBadRequest("", "the body is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(c.Body()))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
+	if err := decodeStrict(c.Body(), into); err != nil {
 		return apiJSONError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return apiBadRequest("", "the body is one JSON object with nothing after it")
 	}
 	return nil
 }
@@ -105,7 +101,10 @@ func apiText(field, s string) (string, error) {
 func apiJSONError(err error) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var fault *jsonFault
 	switch {
+	case errors.As(err, &fault):
+		return apiBadRequest(fault.Field, fault.Msg)
 	case errors.Is(err, io.EOF):
 		return apiBadRequest("", "the body is empty: send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -18,6 +18,9 @@ import (
 type APIDropStore interface {
 	// Now is the shop's clock (the store's, set in tests).
 	Now() time.Time
+	// ValidateDrop checks a new drop with the shop's bounds (how long a
+	// drop may last).
+	ValidateDrop(nd store.NewDrop) error
 	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
 }
@@ -30,8 +33,10 @@ type APIDropGate interface {
 	Count(ctx context.Context, id string) (store.Drop, error)
 }
 
-// APIDrops serves /api/v1/drops: other systems make drops and claim
-// tickets for their own clients.
+// APIDrops serves /api/v1/drops: integrations make drops and claim
+// tickets for their own clients. Every route of one drop answers 404
+// unless the drop's audience is the key's integration, the same 404 as a
+// drop that does not exist, so ids of others' drops cannot be probed.
 type APIDrops struct {
 	Store APIDropStore
 	Gate  APIDropGate
@@ -92,8 +97,8 @@ func apiTicketOf(t store.Ticket) APITicket {
 	return APITicket{Drop: t.DropID, Client: t.Client, Created: t.CreatedAt.UTC(), Status: string(t.Status)}
 }
 
-// APIDropOwner is the owner of the drops a key makes.
-func APIDropOwner(keyName string) string { return "api:" + keyName }
+// apiAudience is the audience of the drops the request's key may see.
+func apiAudience(c *fiber.Ctx) string { return store.IntegrationAudience(APIKeyOf(c).Integration) }
 
 // apiDropInput is the body of POST /api/v1/drops. Times are strings so
 // that a malformed one is named in the answer.
@@ -115,8 +120,8 @@ func apiTime(field, s string) (time.Time, error) {
 	return t, nil
 }
 
-// Create makes a drop owned by the key, not published: 201 with the drop,
-// or 400 naming the field at fault, with nothing written.
+// Create makes a drop for the key's integration, never published: 201
+// with the drop, or 400 naming the field at fault, with nothing written.
 func (h *APIDrops) Create(c *fiber.Ctx) error {
 	var in apiDropInput
 	if err := apiDecode(c, &in); err != nil {
@@ -134,8 +139,8 @@ func (h *APIDrops) Create(c *fiber.Ctx) error {
 		return err
 	}
 	nd := store.NewDrop{Title: in.Title, Quantity: in.Quantity, Opens: opens, Closes: closes,
-		Owner: APIDropOwner(APIKeyOf(c).Name)}
-	if err := store.ValidateDrop(nd, h.Store.Now()); err != nil {
+		Audience: apiAudience(c), CreatedBy: apiAudience(c)}
+	if err := h.Store.ValidateDrop(nd); err != nil {
 		return apiDropError(err)
 	}
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
@@ -163,18 +168,24 @@ func apiDropID(c *fiber.Ctx) (string, error) {
 	return id, nil
 }
 
-// apiDrop is the drop as this replica's gate knows it: its count at most a
-// refresh (about a second) behind DynamoDB.
+// apiDrop is the drop as this replica's gate knows it (its count at most a
+// refresh, about a second, behind DynamoDB), if it is for the key's
+// integration: any other drop is not found.
 func (h *APIDrops) apiDrop(c *fiber.Ctx) (store.Drop, error) {
 	id, err := apiDropID(c)
 	if err != nil {
 		return store.Drop{}, err
 	}
 	d, err := h.Gate.Count(c.UserContext(), id)
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Drop{}, apiNotFound("the drop")
+	case err != nil:
+		return store.Drop{}, err
+	case d.Audience != apiAudience(c): // the customers' or another integration's: as if none
 		return store.Drop{}, apiNotFound("the drop")
 	}
-	return d, err
+	return d, nil
 }
 
 // Show answers the drop with its live count, from the gate's memory.
@@ -202,9 +213,9 @@ func ValidAPIClient(s string) bool {
 	return true
 }
 
-// Claim claims a ticket for one of the key's clients: 201 with the ticket;
-// 409 with the reason a claim was refused; 429 when the client claims more
-// than the gate allows a second.
+// Claim claims a ticket of one of the integration's drops for one of its
+// clients: 201 with the ticket; 409 with the reason a claim was refused;
+// 429 when the client claims more than the gate allows a second.
 func (h *APIDrops) Claim(c *fiber.Ctx) error {
 	id, err := apiDropID(c)
 	if err != nil {
@@ -219,7 +230,9 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 	if !ValidAPIClient(in.Client) {
 		return apiBadRequest("client", fmt.Sprintf("client: 1 to %d letters, digits, '-', '_', '.' and ':'", apiClientMax))
 	}
-	client := APIKeyOf(c).Name + ":" + in.Client
+	// The integration's name, not the key's: a rotated key's clients keep
+	// their tickets.
+	client := APIKeyOf(c).Integration + ":" + in.Client
 	if !h.Gate.Allow(client) {
 		c.Set(fiber.HeaderRetryAfter, "1")
 		return &APIError{Status: fiber.StatusTooManyRequests, Reason: ReasonRateLimited,
@@ -246,7 +259,7 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 }
 
 // Tickets lists a drop's tickets in claim order, a page at a time, to the
-// key that made the drop.
+// drop's integration.
 func (h *APIDrops) Tickets(c *fiber.Ctx) error {
 	d, err := h.apiDrop(c)
 	if err != nil {
@@ -259,10 +272,6 @@ func (h *APIDrops) Tickets(c *fiber.Ctx) error {
 			return apiBadRequest("limit", fmt.Sprintf("limit: a whole number from 1 to %d", apiTicketsMaxLimit))
 		}
 		limit = n
-	}
-	if d.Owner != APIDropOwner(APIKeyOf(c).Name) {
-		return &APIError{Status: fiber.StatusForbidden, Reason: ReasonForbidden,
-			Message: "only the key that made a drop (by its name) lists its tickets"}
 	}
 	after := strings.TrimSpace(c.Query("after"))
 	page, err := h.Store.DropTickets(c.UserContext(), d.ID, limit, after)

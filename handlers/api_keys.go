@@ -15,13 +15,14 @@ import (
 
 // APIKeyStore is what the API's key cache reads.
 type APIKeyStore interface {
-	APIKeys(ctx context.Context) ([]store.APIKey, error)
+	APIAccess(ctx context.Context) (store.APIAccess, error)
 }
 
 // APIKeys checks the API's bearer keys against an in-memory copy of the
-// keys that are not revoked, reloaded every few seconds: a revoked key
-// stops working on every replica within one interval. Only hashes are
-// held and compared; secrets never are.
+// keys that work (neither they nor their integration revoked), reloaded
+// every few seconds: a revoked key or integration stops working on every
+// replica within one interval. Only hashes are held and compared; secrets
+// never are.
 type APIKeys struct {
 	store APIKeyStore
 	every time.Duration
@@ -65,13 +66,13 @@ func (k *APIKeys) Load(ctx context.Context) error {
 
 func (k *APIKeys) loadLocked(ctx context.Context) error {
 	at := time.Now()
-	keys, err := k.store.APIKeys(ctx)
+	access, err := k.store.APIAccess(ctx)
 	if err != nil {
 		return err
 	}
-	set := &apiKeySet{byHash: make(map[string]store.APIKey, len(keys)), at: at}
-	for _, key := range keys {
-		if !key.Revoked {
+	set := &apiKeySet{byHash: make(map[string]store.APIKey, len(access.Keys)), at: at}
+	for _, key := range access.Keys {
+		if access.Works(key) {
 			set.byHash[key.ID] = key
 		}
 	}
@@ -153,7 +154,8 @@ func (k *APIKeys) Require() fiber.Handler {
 	}
 }
 
-// APIKeyOf is the key a request of the API came with.
+// APIKeyOf is the key a request of the API came with; its Integration is
+// whose drops and clients the request may touch.
 func APIKeyOf(c *fiber.Ctx) store.APIKey {
 	k, _ := c.Locals(apiKeyLocal{}).(store.APIKey)
 	return k

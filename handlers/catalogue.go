@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -18,6 +19,9 @@ type CatalogueWindow interface {
 	Categories(ctx context.Context) ([]store.Category, error)
 	Shelf(ctx context.Context, category string, order store.CatalogueOrder, from, limit int) (store.Shelf, error)
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
+	// ProductPriceChange is the product's scheduled price, from the same
+	// read as its page (the subscribe form's preview).
+	ProductPriceChange(ctx context.Context, id string) (store.PriceChange, error)
 }
 
 const (
@@ -34,6 +38,9 @@ type Catalogue struct {
 	// Store answers what is personal: the subscribe form of a subscribable
 	// product.
 	Store subscribeFormStore
+	// CardProvider is the card provider new cards are typed at ("": the
+	// old gateway's card form on the page).
+	CardProvider string
 }
 
 // List is /products (and the home page): one category or all, in the
@@ -134,10 +141,28 @@ func (h *Catalogue) Show(c *fiber.Ctx) error {
 		return err
 	}
 	data.Add.CSRF = page.CSRFToken(c)
-	if data.Subscribe, err = subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF); err != nil {
+	if err := h.subscribeForm(c, &data); err != nil {
 		return err
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, data)})
+}
+
+// subscribeForm puts the product's subscribe form on its page, its preview
+// quoting the product's scheduled price from the window's read of the page.
+func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage) error {
+	var change *store.PriceChange
+	if data.Product.Subscribable && page.Viewer(c).SignedIn() {
+		pc, err := h.Window.ProductPriceChange(c.UserContext(), data.Product.ID)
+		switch {
+		case err == nil:
+			change = &pc
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	f, err := subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
+	data.Subscribe = f
+	return err
 }
 
 // Stock is the product page's stock panel alone, for its htmx refresh (and
@@ -149,7 +174,7 @@ func (h *Catalogue) Stock(c *fiber.Ctx) error {
 	}
 	if !page.IsHTMX(c) {
 		data.Add.CSRF = page.CSRFToken(c)
-		if data.Subscribe, err = subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF); err != nil {
+		if err := h.subscribeForm(c, &data); err != nil {
 			return err
 		}
 	}

@@ -27,17 +27,23 @@ type CheckoutStore interface {
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
 	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
+	HoldCheckout(ctx context.Context, req store.CheckoutRequest) (store.Order, error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	Addresses(ctx context.Context, customerID string) (store.AddressBook, error)
 	AddAddress(ctx context.Context, customerID string, a store.Address, asDefault bool) (store.SavedAddress, error)
 }
 
-// Checkout serves /checkout: the address, the codes, the card, and placing
-// the order.
+// Checkout serves /checkout: the address, the codes, and placing the
+// order. With a card provider (Pages) the card is typed on the provider's
+// page: the order is held and the customer sent there. Without one, the
+// card is typed here and charged through Gateway in the request.
 type Checkout struct {
 	Store   CheckoutStore
 	Gateway payment.Gateway
-	Log     *slog.Logger // an address that could not be saved after an order
+	Pages   *PaymentPages
+	// Hold is how long a held order waits for its card payment.
+	Hold time.Duration
+	Log  *slog.Logger // an address that could not be saved after an order
 	// Confirmation is the order's confirmation mail, written with the
 	// order (nil: none).
 	Confirmation func(store.Order, []store.OrderItem) store.Mail
@@ -231,7 +237,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 	}
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full()})})
+		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full(), CardHere: !h.Pages.Active()})})
 }
 
 // Summary re-prices the order as the codes change (htmx).
@@ -317,7 +323,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// card: when codes cover the order, whatever is in the card fields
 	// (a browser's autofill, say) is ignored, not checked.
 	number, cvc := page.Field(c, "card_number"), page.Field(c, "cvc")
-	if summary.Tender.Card.Amount > 0 {
+	if summary.Tender.Card.Amount > 0 && !h.Pages.Active() {
 		switch {
 		case strings.TrimSpace(number) == "":
 			f.Errors["card_number"] = lang.T(ctx, "checkout.card.enter_remaining", "Amount", lang.Money(ctx, summary.Tender.Card))
@@ -342,8 +348,14 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		}
 		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email, Lang: jobs.MailLang(ctx, buyer.Lang)}
 		req.Confirmation = h.Confirmation
-		order, err := h.Store.Checkout(ctx, req, h.Gateway)
+		order, err := h.place(ctx, req)
+		if err == nil && order.Status == store.OrderAwaitingPayment {
+			return h.toPayment(c, order, f)
+		}
 		if err == nil {
+			// Placed and charged: the answer is the order, whatever
+			// happens to the session after.
+			page.Written(c, "order", order.ID)
 			page.SetCartUnits(c, 0)
 			msg := page.T(c, "checkout.placed")
 			if f.SaveAddress {
@@ -389,7 +401,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	f.Key = store.NewID()
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
+		views.CheckoutPage{Form: f, Summary: summary, CanSave: true, CardHere: !h.Pages.Active()})})
 }
 
 // saveAddress keeps the address of an order just placed in the customer's
@@ -417,26 +429,4 @@ func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.C
 		return lang.T(ctx, "checkout.address.not_saved")
 	}
 	return lang.T(ctx, "checkout.address.saved")
-}
-
-// cardProblemIn is a card gateway's refusal at the field it is about, in
-// the language of ctx (checkout and subscriptions alike).
-func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
-	switch {
-	case errors.Is(err, payment.ErrInvalidNumber):
-		return "card_number", lang.T(ctx, "checkout.card.invalid_number"), true
-	case errors.Is(err, payment.ErrInvalidExpiry):
-		return "expiry", lang.T(ctx, "checkout.card.invalid_expiry"), true
-	case errors.Is(err, payment.ErrExpired):
-		return "expiry", lang.T(ctx, "checkout.card.expired"), true
-	case errors.Is(err, payment.ErrInvalidCVC):
-		return "cvc", lang.T(ctx, "checkout.card.invalid_cvc"), true
-	case errors.Is(err, payment.ErrDeclined):
-		return "card_number", lang.T(ctx, "checkout.card.declined"), true
-	case errors.Is(err, payment.ErrInsufficientFunds):
-		return "card_number", lang.T(ctx, "checkout.card.insufficient"), true
-	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
-		return "card_number", lang.T(ctx, "checkout.card.processing"), true
-	}
-	return "", "", false
 }

@@ -33,7 +33,6 @@ func streamCSV(c *fiber.Ctx, log *slog.Logger, filename string, header []string,
 	requestID := page.RequestID(c)
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+filename+`"`)
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	c.Status(fiber.StatusOK)
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer cancel()

@@ -27,6 +27,9 @@ type DropStore interface {
 // DropsWindow is /drops read through the store's shop window (a second).
 type DropsWindow interface {
 	PublishedDrops(ctx context.Context, limit int, cursor string) (store.Page[store.Drop], error)
+	// CatalogueProduct is what a product drop's ticket buys, from the
+	// window's copy of the catalogue (no read of its own once warm).
+	CatalogueProduct(ctx context.Context, id string) (store.Product, error)
 }
 
 // DropGate answers claims and counts from this replica's memory, asking
@@ -92,6 +95,16 @@ func (h *Drops) List(c *fiber.Ctx) error {
 			}
 		}
 		data.Drops = append(data.Drops, d)
+		prod, ok, err := h.product(ctx, d)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if data.Products == nil {
+				data.Products = map[string]store.Product{}
+			}
+			data.Products[d.ProductID] = prod
+		}
 	}
 	data.NextURL = paths.More(paths.Drops, drops.Next)
 	return page.List(c, page.T(c, "drops.title"), views.DropsView, views.DropCards, data)
@@ -131,19 +144,53 @@ func (h *Drops) areaOf(c *fiber.Ctx) (views.DropClaim, error) {
 	return h.claimArea(c, d)
 }
 
-func dropView(area views.DropClaim) page.View {
-	data := views.DropPage{Live: views.DropLive{Drop: area.Drop, Now: area.Now}, Claim: area}
-	return page.View{Title: area.Drop.Title, Page: page.Full(views.DropView, data)}
+// product is what a product drop's ticket buys; false for another drop
+// or a product gone from the catalogue (the page then says the drop's own).
+func (h *Drops) product(ctx context.Context, d store.Drop) (store.Product, bool, error) {
+	if d.ProductID == "" {
+		return store.Product{}, false, nil
+	}
+	p, err := h.Window.CatalogueProduct(ctx, d.ProductID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Product{}, false, nil
+	case err != nil:
+		return store.Product{}, false, err
+	}
+	return p, true, nil
 }
 
-// Show is a drop's page: the countdown to its opening or what is left,
-// and the claim area.
+// liveOf is the live part of a drop's page for this visit: a holder's
+// says so.
+func liveOf(area views.DropClaim) views.DropLive {
+	return views.DropLive{Drop: area.Drop, Now: area.Now, Holder: area.Ticket != nil}
+}
+
+// dropView is a drop's whole page.
+func (h *Drops) dropView(ctx context.Context, area views.DropClaim) (page.View, error) {
+	prod, ok, err := h.product(ctx, area.Drop)
+	if err != nil {
+		return page.View{}, err
+	}
+	data := views.DropPage{Live: liveOf(area), Claim: area}
+	if ok {
+		data.Product = &prod
+	}
+	return page.View{Title: area.Drop.Title, Page: page.Full(views.DropView, data)}, nil
+}
+
+// Show is a drop's page: what a ticket gets, the countdown to its opening
+// or what is left, and the claim area.
 func (h *Drops) Show(c *fiber.Ctx) error {
 	area, err := h.areaOf(c)
 	if err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, dropView(area))
+	v, err := h.dropView(c.UserContext(), area)
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, v)
 }
 
 // ClaimArea is the claim area alone, which htmx fetches at the opening
@@ -154,7 +201,10 @@ func (h *Drops) ClaimArea(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := dropView(area)
+	v, err := h.dropView(c.UserContext(), area)
+	if err != nil {
+		return err
+	}
 	v.Partial = views.DropClaimView(area)
 	return page.Render(c, fiber.StatusOK, v)
 }
@@ -173,7 +223,7 @@ func (h *Drops) Count(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	live := views.DropLive{Drop: d, Now: h.Store.Now()}
+	live := views.DropLive{Drop: d, Now: h.Store.Now(), Holder: c.Query("holder") == "1"}
 	if live.Phase().Final() && page.IsHTMX(c) {
 		c.Set("HX-Trigger", "drop-final")
 	}
@@ -246,6 +296,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	}
 	area := views.DropClaim{Drop: d, Now: h.Store.Now(), Loc: h.Store.Location(), SignedIn: true, CSRF: page.CSRFToken(c)}
 	if claimErr == nil {
+		page.Written(c, "drop", id, "customer", v.ID)
 		area.Ticket, area.Notice = &t, page.T(c, "drops.claim.claimed")
 		area.Offer = views.OfferOf(t, d, area.Now)
 		return h.answerClaim(c, fiber.StatusOK, area, back)
@@ -263,7 +314,9 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 // page with the outcome as a flash.
 func (h *Drops) answerClaim(c *fiber.Ctx, status int, area views.DropClaim, back string) error {
 	if page.IsHTMX(c) {
-		return page.Write(c, status, views.DropClaimView(area))
+		live := liveOf(area)
+		live.OOB = true
+		return page.Write(c, status, views.DropClaimAnswer(area, live))
 	}
 	if area.Error != "" {
 		page.Flash(c, views.FlashError, area.Error)

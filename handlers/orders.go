@@ -21,7 +21,7 @@ type OrderStore interface {
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	Location() *time.Location
 	Now() time.Time
-	CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(store.Refund, store.Order) *store.Mail, charger store.Charger) (store.Refund, error)
+	CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(store.Refund, store.Order) *store.Mail, refunder store.Refunder) (store.Refund, error)
 	ReturnStore
 }
 
@@ -30,8 +30,11 @@ const ordersPageSize = 20
 // Orders serves /orders: a customer's own orders only.
 type Orders struct {
 	Store OrderStore
-	// Gateway refunds the card of a cancelled order.
-	Gateway store.Charger
+	// Refunds gives a cancelled order's card part back through its provider.
+	Refunds CardRefunds
+	// Payment serves an order awaiting its card payment (nil: no card
+	// provider; no order awaits one).
+	Payment *OrderPayment
 }
 
 // List is the customer's orders, newest first.
@@ -82,6 +85,10 @@ func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, err
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
 	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil)}
+	if d.Order.Status == store.OrderAwaitingPayment {
+		data.CSRF = page.CSRFToken(c)
+		data.PayURL, data.Paid = h.Payment.openPage(c.UserContext(), d.Order)
+	}
 	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, data)})
 }
 
@@ -117,11 +124,14 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if d.Order.Status == store.OrderAwaitingPayment && h.Payment != nil {
+		return h.Payment.Cancel(c, d)
+	}
 	key := page.Field(c, "key")
 	if !store.ValidID(key) || len(key) > 36 {
 		return page.BadRequest(page.T(c, "orders.cancel.stale"))
 	}
-	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Gateway)
+	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Refunds)
 	switch {
 	case errors.Is(err, store.ErrNotCancelable):
 		now, rerr := h.Store.OrderDetails(c.UserContext(), d.Order.ID)
@@ -137,6 +147,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	case err != nil:
 		return notFoundAsSaying(c, err, "orders.not_found")
 	}
+	page.Written(c, "order", d.Order.ID, "refund", rf.ID)
 	msg := page.T(c, "orders.cancel.done")
 	if rf.Amount.Amount > 0 {
 		msg = page.T(c, "orders.cancel.done_refund", "Amount", lang.Money(c.UserContext(), rf.Amount), "Where", views.RefundWhere(c.UserContext(), rf))

@@ -121,9 +121,10 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	status := fiber.StatusUnprocessableEntity
 	if len(errs) == 0 {
-		_, err = h.Store.RequestReturn(c.UserContext(), id, v.ID, req)
+		ret, err := h.Store.RequestReturn(c.UserContext(), id, v.ID, req)
 		switch {
 		case err == nil:
+			page.Written(c, "order", id, "return", ret.ID)
 			page.Flash(c, views.FlashSuccess, page.T(c, "returns.requested"))
 			return page.Redirect(c, paths.Order(id)+"#returns")
 		case errors.Is(err, store.ErrReturnWindowClosed):

@@ -63,7 +63,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 	fmt.Fprintf(&b, "  %s  %s\n\n%s\n\n%s\n%s", lang.In(l, "mail.order.total"), lang.MoneyIn(l, o.Total),
 		lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, "mail.order.link", "Link", link), mailSignature)
 	return store.Mail{
-		ID: "order-" + o.ID, To: o.Buyer.Email, Kind: store.MailOrderPlaced,
+		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
 		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
 	}
@@ -75,7 +75,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 	l := lang.OrEnglish(o.Buyer.Lang)
 	link := m.link(paths.Order(o.ID))
-	id := fmt.Sprintf("%s-v%d", sh.ID, sh.Version)
+	version := fmt.Sprintf("v%d", sh.Version)
 	hello := lang.In(l, "mail.hello_name", "Name", o.Buyer.Name)
 	switch sh.Status {
 	case store.ShipmentShipped:
@@ -85,7 +85,7 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 			follow = lang.In(l, "mail.shipped.follow", "Carrier", name, "Link", tracking) + "\n"
 		}
 		return &store.Mail{
-			ID: "shipped-" + id, To: o.Buyer.Email, Kind: store.MailOrderShipped,
+			ID: store.MailID("shipped", sh.ID, version), To: o.Buyer.Email, Kind: store.MailOrderShipped,
 			Subject: lang.In(l, "mail.shipped.subject", "Order", o.Label()),
 			Text: fmt.Sprintf("%s\n\n%s\n%s\n%s\n%s", hello,
 				lang.In(l, "mail.shipped.body", "Parcel", shipmentLine(l, sh), "Carrier", name, "Tracking", sh.Tracking), follow,
@@ -95,7 +95,7 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 		}
 	case store.ShipmentDelivered:
 		return &store.Mail{
-			ID: "delivered-" + id, To: o.Buyer.Email, Kind: store.MailDelivered,
+			ID: store.MailID("delivered", sh.ID, version), To: o.Buyer.Email, Kind: store.MailDelivered,
 			Subject: lang.In(l, "mail.delivered.subject", "Order", o.Label()),
 			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s", hello,
 				lang.In(l, "mail.delivered.body", "Parcel", shipmentLine(l, sh), "Date", longDateIn(l, sh.DeliveredAt)),
@@ -115,6 +115,14 @@ func linkUntil(l lang.Lang, t time.Time) string {
 	return lang.DateTimeIn(l, t)
 }
 
+// linkStamp is when an account link was made, to the millisecond, for its
+// mail's id: digits only (20261128T011055808). Ids with the dot of
+// "20261128T011055.808" could not be opened in the outbox; the outbox's
+// page still accepts those of before (store.OutboxID).
+func linkStamp(t time.Time) string {
+	return t.UTC().Format("20060102T150405") + fmt.Sprintf("%03d", t.Nanosecond()/1e6)
+}
+
 // VerifyEmail mails the verification link (path holds the signed token),
 // in the new customer's language.
 func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string, loc *time.Location) store.Mail {
@@ -122,7 +130,7 @@ func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string
 	link := m.link(path)
 	until := linkUntil(lg, l.ValidUntil.In(loc))
 	return store.Mail{
-		ID: "verify-" + l.CustomerID + "-" + l.CreatedAt.Format("20060102T150405.000"), To: l.Email, Kind: store.MailVerifyEmail,
+		ID: store.MailID("verify", l.CustomerID, linkStamp(l.CreatedAt)), To: l.Email, Kind: store.MailVerifyEmail,
 		Subject: lang.In(lg, "mail.verify.subject"),
 		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(lg, "mail.verify.welcome", "Name", c.Name), lang.In(lg, "mail.verify.confirm"),
 			link, lang.In(lg, "mail.verify.until", "Until", until), mailSignature),
@@ -137,7 +145,7 @@ func (m ShopMail) PasswordReset(lg string, name string, l store.AccountLink, pat
 	in := lang.OrEnglish(lg)
 	link := m.link(path)
 	return store.Mail{
-		ID: "reset-" + l.CustomerID + "-" + l.CreatedAt.Format("20060102T150405.000"), To: l.Email, Kind: store.MailPasswordReset,
+		ID: store.MailID("reset", l.CustomerID, linkStamp(l.CreatedAt)), To: l.Email, Kind: store.MailPasswordReset,
 		Subject: lang.In(in, "mail.reset.subject"),
 		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(in, "mail.hello_name", "Name", name), lang.In(in, "mail.reset.asked"),
 			link, lang.In(in, "mail.reset.once"), mailSignature),

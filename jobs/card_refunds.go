@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/payment"
 )
 
-// JobCardRefunds finishes card refunds the gateway did not take when staff
-// (or a cancellation) made them: every pending one whose backoff has
-// ended is tried again under its first try's gateway key, so a retry never
-// refunds twice. One that fails MaxCardRefundTries times stays listed for
+// JobCardRefunds finishes card refunds the provider did not take (or
+// answered pending) when staff, a cancellation or a late payment made
+// them: every pending one whose backoff has ended is tried again at the
+// provider that took the payment, under its first try's key, so a retry
+// never refunds twice; one the provider answered pending is read there,
+// and confirmed if its refund event has not done so first. One that fails MaxCardRefundTries times stays listed for
 // staff. Its lease is the job's and today's like the others', but given
 // back after each run rather than marked done, so the next tick (every
 // 15 minutes by default) runs again.
@@ -37,9 +40,13 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 	if !ok {
 		return errors.New("this store cannot list pending card refunds")
 	}
-	refunder, ok := r.gateway.(store.Refunder)
-	if !ok {
-		return errors.New("this replica's gateway cannot refund")
+	refunder := r.cfg.Refunds
+	if refunder == nil {
+		legacy, ok := r.gateway.(payment.LegacyRefunder)
+		if !ok {
+			return errors.New("this replica has no card refunds configured")
+		}
+		refunder = payment.CardRefunds{Legacy: legacy}
 	}
 	pending, err := st.PendingCardRefunds(ctx)
 	if err != nil {
@@ -65,18 +72,22 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cardRefundTimeout)
 		var tries store.CardRefundTries
 		var err error
+		atProvider := false // made at the provider, which has not confirmed it yet
 		if p.IsReceipt() {
 			var rc store.Receipt
 			rc, err = st.RetryReceiptRefund(tctx, p.CustomerID, p.Number, refunder, mail)
 			if rc.Refund != nil {
-				tries = rc.Refund.CardTries
+				tries, atProvider = rc.Refund.CardTries, rc.Refund.Status == store.ReceiptRefundPending
 			}
 		} else {
 			var rf store.Refund
 			rf, err = st.RetryCardRefund(tctx, p.OrderID, p.RefundID, refunder)
-			tries = rf.CardTries
+			tries, atProvider = rf.CardTries, rf.Status == store.RefundCardPending
 		}
 		cancel()
+		if err == nil && atProvider {
+			continue // its event, or a run after, confirms it
+		}
 		if err == nil {
 			rec.count(ctx, func(c *store.RunCounts) { c.Refunded++ })
 			if p.IsReceipt() {

@@ -40,7 +40,7 @@ func TestCardRefundsJobFinishesPendingRefunds(t *testing.T) {
 	down := refundFunc(func(context.Context, string, store.Money, string) (string, error) {
 		return "", errors.New("bank: connection reset")
 	})
-	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, down, nil); err == nil {
+	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, legacy(down), nil); err == nil {
 		t.Fatal("the refund went through a gateway that is down")
 	}
 

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"shop/store"
+	"shop/store/payment"
 )
 
 // Job names, also the names of the gocron jobs and of their leases.
@@ -69,6 +70,10 @@ type Store interface {
 	MarkPriceChangeAnnounced(ctx context.Context, c store.PriceChange, day time.Time, told int) error
 	ApplyPriceChange(ctx context.Context, c store.PriceChange, day time.Time) error
 	OpenIntents(ctx context.Context, before time.Time, limit int) ([]store.Subscription, error)
+	RecordProviderIntent(ctx context.Context, sub store.Subscription, provider, ref string) (store.Subscription, error)
+	AwaitCustomerPayment(ctx context.Context, sub store.Subscription, mail *store.Mail) (store.Subscription, error)
+	CompleteProviderPayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail, eventID string) (store.Subscription, store.Receipt, error)
+	MailCardNeeded(ctx context.Context, sub store.Subscription, mail *store.Mail) (store.Subscription, error)
 	OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]store.CheckoutIntent, error)
 	EndedProductDrops(ctx context.Context) ([]store.Drop, error)
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
@@ -94,8 +99,19 @@ type Config struct {
 	RetryDays    []int         // dunning: days after a decline to retry (default 1, 3, 7)
 	ProcessTries int           // tries of a charge the gateway could not process, within a run (default 3)
 	BaseURL      string        // for links in mails
-	LeaseTTL     time.Duration // a lease's life; renewed at a third of it (default 30 s)
+	LeaseTTL     time.Duration // a lease's life, renewed at a third of it like a run's heartbeat (default 30 s)
 	Archive      Archive       // the archive of the books; nil: the archive job is not scheduled
+	// Refunds makes waiting card refunds at the provider that took each
+	// payment (payment.CardRefunds). Nil: the gateway's, for the legacy
+	// test gateway's charges only.
+	Refunds store.Refunder
+	// Payments are the card providers: renewals of a card a provider saved
+	// are paid there. Without them (and for the old gateway's cards while
+	// the test provider is the active one) the gateway charges.
+	Payments payment.Providers
+	// Holds settles, on the reconcile tick, the held orders whose payment
+	// webhook was missed; nil: none are (no card provider).
+	Holds HoldSettler
 }
 
 func (c Config) withDefaults() Config {
@@ -174,6 +190,7 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	if onStart != nil {
 		defer onStart(job, rec)()
 	}
+	stopHeartbeat := rec.heartbeat(ctx, r.cfg.LeaseTTL/3) // as often as a lease is renewed
 	var err error
 	switch job {
 	case JobReminders:
@@ -191,6 +208,7 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger st
 	if err != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
 		err = ErrShutdown // whatever the cancellation broke, the shutdown did it
 	}
+	stopHeartbeat()
 	return rec.finish(err)
 }
 

@@ -41,7 +41,7 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 	manage := r.link(paths.Subscriptions)
 	date, amount := longDateIn(l, s.NextPaymentDate), lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
 	return &store.Mail{
-		ID: "reminder-" + s.ID + "-" + store.FormatDate(s.NextPaymentDate), To: s.Email, Kind: store.MailReminder,
+		ID: store.MailID("reminder", s.ID, store.FormatDate(s.NextPaymentDate)), To: s.Email, Kind: store.MailReminder,
 		Subject: lang.In(l, "mail.reminder.subject", "Product", s.ProductName, "Date", date),
 		Text: mailText(l, lang.In(l, "mail.reminder.body", "Date", date, "Amount", amount, "Card", s.Card.Label(), "Product", s.ProductName),
 			lang.In(l, "mail.reminder.manage", "Link", manage)),
@@ -51,16 +51,21 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 }
 
 func (r *Runner) mailReceipt(rec store.Receipt) *store.Mail {
+	return receiptMail(r.cfg.BaseURL, r.store.Now(), rec)
+}
+
+// receiptMail is a receipt's mail, once per receipt (its id).
+func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 	l := lang.OrEnglish(rec.Lang)
-	link := r.link(paths.Receipt(rec.Number))
+	link := link(base, paths.Receipt(rec.Number))
 	return &store.Mail{
-		ID: "receipt-" + rec.SubscriptionID + "-" + rec.Number, To: rec.Email, Kind: store.MailReceipt,
+		ID: store.MailID("receipt", rec.SubscriptionID, rec.Number), To: rec.Email, Kind: store.MailReceipt,
 		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.Number, "Product", rec.ProductName),
 		Text: mailText(l, lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
 			"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
 			lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),
 		HTML:       render(receiptHTML(l, rec, link)),
-		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: r.store.Now(), Status: store.MailPending,
+		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
 }
 
@@ -73,7 +78,7 @@ func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
 	}
 	link := r.link(paths.Subscriptions)
 	return &store.Mail{
-		ID: fmt.Sprintf("payfail-%s-%s-a%d", s.ID, store.FormatDate(s.NextPaymentDate), s.Attempt), To: s.Email, Kind: store.MailPaymentFailed,
+		ID: store.MailID("payfail", s.ID, store.FormatDate(s.NextPaymentDate), fmt.Sprintf("a%d", s.Attempt)), To: s.Email, Kind: store.MailPaymentFailed,
 		Subject: lang.In(l, "mail.failed.subject", "Product", s.ProductName),
 		Text: mailText(l, lang.In(l, "mail.failed.declined", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Reason", reason)+"\n"+
 			lang.In(l, "mail.failed.retry", "Date", longDateIn(l, s.RetryDate), "Link", link)),
@@ -90,7 +95,7 @@ func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
 	l := lang.OrEnglish(s.Lang)
 	link := r.link(paths.Product(s.ProductID))
 	return &store.Mail{
-		ID: "cancelled-" + s.ID, To: s.Email, Kind: store.MailCancelled,
+		ID: store.MailID("cancelled", s.ID), To: s.Email, Kind: store.MailCancelled,
 		Subject:    lang.In(l, "mail.cancelled.subject", "Product", s.ProductName),
 		Text:       mailText(l, reason, lang.In(l, "mail.cancelled.again", "Link", link)),
 		HTML:       render(cancelledHTML(l, s, reason, link)),
@@ -106,7 +111,7 @@ func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *stor
 	manage := r.link(paths.Subscriptions)
 	month := monthYearIn(l, expires)
 	return &store.Mail{
-		ID: "cardexp-" + s.ID + "-" + s.Card.Last4 + "-" + store.FormatDate(s.NextPaymentDate), To: s.Email, Kind: store.MailCardExpiring,
+		ID: store.MailID("cardexp", s.ID, s.Card.Last4, store.FormatDate(s.NextPaymentDate)), To: s.Email, Kind: store.MailCardExpiring,
 		Subject: lang.In(l, "mail.cardexp.subject", "Card", s.Card.Label(), "Product", s.ProductName),
 		Text: mailText(l, lang.In(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", month, "Amount", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate)),
 			"Product", s.ProductName, "Date", longDateIn(l, s.NextPaymentDate))+"\n"+lang.In(l, "mail.cardexp.add", "Link", manage)),
@@ -124,7 +129,7 @@ func (r *Runner) mailPriceChange(s store.Subscription, c store.PriceChange, from
 	sub.NewPrice, sub.NewPriceFrom = c.New, from
 	date := longDateIn(l, from)
 	return &store.Mail{
-		ID: "price-" + c.ProductID + "-" + store.FormatDate(c.EffectiveOn) + "-" + s.ID, To: s.Email, Kind: store.MailPriceChange,
+		ID: store.MailID("price", c.ProductID, store.FormatDate(c.EffectiveOn), s.ID), To: s.Email, Kind: store.MailPriceChange,
 		Subject: lang.In(l, "mail.price.subject", "Product", s.ProductName, "Date", date),
 		Text: mailText(l, lang.In(l, "mail.price.body", "Product", s.ProductName, "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", lang.MoneyIn(l, c.New),
 			"Date", date, "Payment", lang.MoneyIn(l, sub.AmountFor(from)))+"\n"+lang.In(l, "mail.price.change", "Link", manage)),
@@ -146,7 +151,7 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	link := link(baseURL, paths.Receipt(rec.Number))
 	refund := lang.MoneyIn(l, rec.Refund.Amount)
 	return &store.Mail{
-		ID: "subrefund-" + rec.Number, To: rec.Email, Kind: store.MailReceiptRefund,
+		ID: store.MailID("subrefund", rec.Number), To: rec.Email, Kind: store.MailReceiptRefund,
 		Subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.Number),
 		Text: mailText(l, lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
 			"Card", rec.Card.Label(), "Reason", rec.Refund.Reason), lang.In(l, "mail.receipt.link", "Number", rec.Number, "Link", link)),

@@ -34,7 +34,8 @@ const (
 	outcomeCancelled
 	outcomeAttention
 	outcomeFailed
-	outcomeReread // it moved under us: read it again
+	outcomeReread     // it moved under us: read it again
+	outcomeCardNeeded // its card's provider takes no new payments: not charged, its holder mailed
 )
 
 func (r *Runner) pay(ctx context.Context, rec *recorder, sub store.Subscription, date time.Time) {
@@ -55,6 +56,8 @@ func (r *Runner) pay(ctx context.Context, rec *recorder, sub store.Subscription,
 			rec.count(ctx, func(c *store.RunCounts) { c.Declined++; c.Mailed++ })
 		case outcomeCancelled:
 			rec.count(ctx, func(c *store.RunCounts) { c.Cancelled++; c.Mailed++ })
+		case outcomeCardNeeded:
+			rec.count(ctx, func(c *store.RunCounts) { c.Skipped++; c.Mailed++ })
 		case outcomeAttention:
 			rec.fail(ctx, sub, err.Error(), true)
 		case outcomeFailed:
@@ -107,6 +110,9 @@ func (r *Runner) payOnce(ctx context.Context, sub store.Subscription, date time.
 	}
 	if sub.Card.Token == "" {
 		return r.decline(ctx, sub, date, "no card that can be charged")
+	}
+	if r.byProvider(sub) {
+		return r.payByProvider(ctx, sub, date)
 	}
 	// The intent comes before the charge; one left by a crashed (or a
 	// parallel) run for this very period and attempt is charged again with
@@ -183,6 +189,14 @@ func (r *Runner) Reconcile(ctx context.Context, age time.Duration) (settled int,
 		return 0, err
 	}
 	for _, sub := range open {
+		if sub.Intent.Provider != "" {
+			if err := r.reconcileAtProvider(ctx, sub); err != nil {
+				slog.WarnContext(ctx, "reconcile payment intent", "subscription", sub.ID, "payment", sub.Intent.Ref, "err", err)
+				continue
+			}
+			settled++
+			continue
+		}
 		charge, err := r.gateway.Lookup(ctx, sub.Intent.Key(sub.ID))
 		switch {
 		case err == nil && charge.ID != "" && !charge.Voided:

@@ -47,6 +47,43 @@ func (r *recorder) count(ctx context.Context, change func(c *store.RunCounts)) {
 	}
 }
 
+// heartbeat saves the record every interval in which nothing else saved
+// it, until the returned stop: the heartbeat (SavedAt) by which a run that
+// holds no lease (`shop jobs run --force`), or is stuck on one
+// subscription, is known alive. stop waits for a save under way, so none
+// lands after the run's end.
+func (r *recorder) heartbeat(ctx context.Context, every time.Duration) (stop func()) {
+	quit, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			r.mu.Lock()
+			due := time.Since(r.saved) >= every
+			if due {
+				r.saved = time.Now()
+			}
+			run := r.run
+			r.mu.Unlock()
+			if !due {
+				continue
+			}
+			if err := r.store.SaveRun(ctx, run); err != nil && ctx.Err() == nil {
+				slog.WarnContext(ctx, "save run heartbeat", "run", run.ID, "err", err)
+			}
+		}
+	}()
+	return func() { close(quit); <-stopped }
+}
+
 func (r *recorder) addDue(n int) {
 	r.count(context.Background(), func(c *store.RunCounts) { c.Due += n })
 }

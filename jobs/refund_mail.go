@@ -27,7 +27,7 @@ func RefundMail(baseURL string, now func() time.Time) func(store.Refund, store.O
 			fmt.Fprintf(&lines, "- %d × %s\n", line.Quantity, line.ProductName)
 		}
 		return &store.Mail{
-			ID: "refund-" + o.ID + "-" + r.ID, To: o.Buyer.Email, Kind: store.MailRefund,
+			ID: store.MailID("refund", o.ID, r.ID), To: o.Buyer.Email, Kind: store.MailRefund,
 			Subject: refundSubject(l, r, o),
 			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\n%s\n\nFika & Field\n", lang.In(l, "mail.hello"), refundOpening(l, r, o), lines.String(),
 				refundWhere(l, r), lang.In(l, "mail.refund.see", "Link", link)),

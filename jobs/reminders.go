@@ -72,6 +72,9 @@ func (r *Runner) cardExpiring(ctx context.Context, sub store.Subscription) (*sto
 	if sub.Card.Token == "" {
 		return nil, nil
 	}
+	if r.byProvider(sub) {
+		return r.savedCardWarning(sub), nil
+	}
 	expires, err := r.gateway.CardExpires(ctx, sub.Card.Token)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil // a card the gateway never knew: the payment will decline and say so

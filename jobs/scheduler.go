@@ -78,7 +78,13 @@ type Scheduler struct {
 	running  map[string]*recorder // job -> the run this replica is making
 	jobs     map[string]gocron.Job
 	held     map[string]*heldLease // job -> the tick's lease gocron's locker took
+	// resting, per job, says a tick at that time has nothing to do: it
+	// takes no lease and runs not (the test provider's idle delivery).
+	resting map[string]func(time.Time) bool
 }
+
+// errResting: the job rests this tick (nothing to do); not an error.
+var errResting = errors.New("the job rests: nothing is due")
 
 // NewScheduler builds the scheduler; Start starts it.
 func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules, log *slog.Logger) (*Scheduler, error) {
@@ -87,7 +93,7 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}}
+	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}, resting: map[string]func(time.Time) bool{}}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
 	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments, JobCardRefunds: sched.CardRefunds}
 	if runner.cfg.Archive != nil {
@@ -110,10 +116,22 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("reconciled payment intents", "settled", n)
 			}
+			if n, err := runner.ReconcileSubscribes(ctx, 5*time.Minute); err != nil {
+				log.Error("reconcile pending subscribes", "err", err)
+			} else if n > 0 {
+				log.Info("reconciled pending subscribes", "settled", n)
+			}
 			if n, err := runner.ReconcileCheckouts(ctx, 15*time.Minute); err != nil {
 				log.Error("reconcile checkout intents", "err", err)
 			} else if n > 0 {
 				log.Info("reconciled checkout intents", "settled", n)
+			}
+			if runner.cfg.Holds != nil {
+				if n, err := runner.cfg.Holds.SettleDue(ctx); err != nil {
+					log.Error("settle held orders past their deadline", "settled", n, "err", err)
+				} else if n > 0 {
+					log.Info("settled held orders whose payment event was missed", "settled", n)
+				}
 			}
 			if n, err := runner.CloseEndedDrops(ctx); err != nil {
 				log.Error("close ended drops", "err", err)
@@ -285,137 +303,6 @@ func (s *Scheduler) tick(ctx context.Context, job string) {
 	}
 	s.log.Info("job run", "job", job, "run", run.ID, "took", run.Duration().Round(time.Millisecond), "due", run.Counts.Due,
 		"charged", run.Counts.Charged, "declined", run.Counts.Declined, "skipped", run.Counts.Skipped, "failed", run.Counts.Failed, "mailed", run.Counts.Mailed)
-}
-
-// leaseLocker is gocron's distributed locker over the lease item: the key
-// is the job's name, the lease is the job's and today's, so a slower
-// replica cannot run a tick another already ran (the lease is then done).
-type leaseLocker struct{ s *Scheduler }
-
-func (l leaseLocker) Lock(ctx context.Context, job string) (gocron.Lock, error) {
-	s := l.s
-	s.mu.Lock()
-	stopping := s.stopping
-	s.mu.Unlock()
-	if stopping {
-		return nil, ErrShuttingDown // gocron does not run the job
-	}
-	lease, err := s.store.AcquireLease(ctx, job, s.store.Today(), s.runner.cfg.Replica, s.runner.cfg.LeaseTTL)
-	if err != nil {
-		s.log.Info("tick taken by another replica", "job", job, "why", err)
-		return nil, err // gocron does not run the job
-	}
-	h := &heldLease{store: s.store, lease: lease, ttl: s.runner.cfg.LeaseTTL, stop: make(chan struct{}), done: make(chan struct{})}
-	go h.renew()
-	s.mu.Lock()
-	s.held[job] = h
-	s.mu.Unlock()
-	return lockRelease{s: s, job: job, h: h}, nil
-}
-
-type lockRelease struct {
-	s   *Scheduler
-	job string
-	h   *heldLease
-}
-
-// Unlock stops renewing; a tick that did not run to its end gives the
-// lease back at once.
-func (l lockRelease) Unlock(ctx context.Context) error {
-	l.s.mu.Lock()
-	if l.s.held[l.job] == l.h {
-		delete(l.s.held, l.job)
-	}
-	l.s.mu.Unlock()
-	return l.h.release(ctx)
-}
-
-// heldLease is a lease this replica holds, renewed at a third of its life.
-type heldLease struct {
-	store Store
-	ttl   time.Duration
-	stop  chan struct{}
-	done  chan struct{}
-
-	mu       sync.Mutex
-	lease    store.Lease
-	finished bool
-	released bool
-	lost     func()
-}
-
-func (h *heldLease) renew() {
-	defer close(h.done)
-	t := time.NewTicker(h.ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-t.C:
-			h.mu.Lock()
-			l := h.lease
-			h.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), h.ttl/3)
-			next, err := h.store.RenewLease(ctx, l, h.ttl)
-			cancel()
-			h.mu.Lock()
-			if err != nil {
-				if h.lost != nil {
-					h.lost()
-				}
-				h.mu.Unlock()
-				return
-			}
-			h.lease = next
-			h.mu.Unlock()
-		}
-	}
-}
-
-func (h *heldLease) onLost(f func()) {
-	h.mu.Lock()
-	h.lost = f
-	h.mu.Unlock()
-}
-
-func (h *heldLease) stopRenewing() {
-	select {
-	case <-h.stop:
-	default:
-		close(h.stop)
-	}
-	<-h.done
-}
-
-// finish marks the tick done: no replica runs this job and date again.
-func (h *heldLease) finish(ctx context.Context) error {
-	h.stopRenewing()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := h.store.FinishLease(wctx, h.lease); err != nil {
-		return fmt.Errorf("mark the tick done: %w", err)
-	}
-	h.finished = true
-	return nil
-}
-
-func (h *heldLease) release(ctx context.Context) error {
-	h.stopRenewing()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.finished || h.released {
-		return nil
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := h.store.ReleaseLease(wctx, h.lease); err != nil && !errors.Is(err, store.ErrLeaseLost) {
-		return err
-	}
-	h.released = true
-	return nil
 }
 
 // ErrRunning says this replica is already running the job.

@@ -14,7 +14,7 @@ import (
 // or check (minutes later) closes it.
 const stalledLookback = 20
 
-// CloseStalledRuns closes the runs of job recorded running whose replica
+// CloseStalledRuns closes the runs of job recorded running whose process
 // stopped without recording their end (crashed, killed): interrupted, why
 // "the replica running it stopped", counts kept. It returns how many it
 // closed. The reconcile step calls it on every replica; a replica taking a
@@ -24,10 +24,14 @@ func (r *Runner) CloseStalledRuns(ctx context.Context, job string) (int, error) 
 	return r.closeStalledRuns(ctx, job, nil)
 }
 
-// closeStalledRuns closes job's stalled runs. held, if set, is the lease
-// the caller just took for a new run: every run of its date still running
-// is then stalled, whoever it names (the lease was free, so its holder
-// lost it; a replica restarted under the same name included).
+// closeStalledRuns closes job's stalled runs: a run is stalled when its
+// process no longer holds the lease of its date (none, another's, run out
+// or done) and its heartbeat is older than a lease's life, whoever started
+// it: a replica's tick, staff, or `shop jobs run` (whose --force run holds
+// no lease and is known alive by its heartbeat alone). held, if set, is
+// the lease the caller just took for a new run: every run of its date is
+// then without its lease, whoever it names (the lease was free, so its
+// holder lost it; a replica restarted under the same name included).
 func (r *Runner) closeStalledRuns(ctx context.Context, job string, held *store.Lease) (int, error) {
 	runs, err := r.store.Runs(ctx, job, stalledLookback, "")
 	if err != nil {
@@ -36,8 +40,8 @@ func (r *Runner) closeStalledRuns(ctx context.Context, job string, held *store.L
 	closed := 0
 	var errs []error
 	for _, run := range runs.Items {
-		if run.Outcome != store.RunRunning || run.Trigger == TriggerCommandLine {
-			continue // a command-line run holds no lease to judge it by
+		if run.Outcome != store.RunRunning || r.store.Now().Sub(run.SavedAt) < r.cfg.LeaseTTL {
+			continue // ended, or its heartbeat is fresh: alive
 		}
 		if held == nil || !run.Date.Equal(held.Date) {
 			alive, err := r.leaseAlive(ctx, run)
@@ -57,7 +61,7 @@ func (r *Runner) closeStalledRuns(ctx context.Context, job string, held *store.L
 			errs = append(errs, err)
 		default:
 			closed++
-			slog.WarnContext(ctx, "closed a run its replica left running", "job", job, "run", run.ID,
+			slog.WarnContext(ctx, "closed a run its replica left running", "job", job, "run", run.ID, "trigger", run.Trigger,
 				"replica", run.Replica, "date", store.FormatDate(run.Date), "done", run.Counts.Done())
 		}
 	}

@@ -157,7 +157,11 @@ func (s *Store) listOlderAttention(ctx context.Context) (orders, levels int, err
 	if err != nil {
 		return 0, 0, err
 	}
-	isOrder := expression.Name("EntityType").Equal(expression.Value(entityOrder)).And(expression.AttributeNotExists(expression.Name("DayCounted")))
+	// A held or expired order is in no day's totals: a held one is counted
+	// when its payment places it.
+	isOrder := expression.Name("EntityType").Equal(expression.Value(entityOrder)).And(expression.AttributeNotExists(expression.Name("DayCounted")),
+		expression.Name("Status").NotEqual(expression.Value(string(OrderAwaitingPayment))),
+		expression.Name("Status").NotEqual(expression.Value(string(OrderExpired))))
 	isLevel := expression.Name("EntityType").Equal(expression.Value(entityWarehouseItem)).And(expression.AttributeNotExists(expression.Name(attrAttnPK)))
 	expr, err := expression.NewBuilder().WithFilter(isOrder.Or(isLevel)).Build()
 	if err != nil {

@@ -103,6 +103,13 @@ func (s *Store) RecordPaymentIntent(ctx context.Context, sub Subscription) (Subs
 // no second order. ErrAlreadyPaid if the period has its receipt;
 // ErrConflict if the subscription moved.
 func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge GatewayCharge, today time.Time, mail func(Receipt) *Mail) (Subscription, Receipt, error) {
+	return s.completePayment(ctx, sub, charge, today, mail, "")
+}
+
+// completePayment is CompletePayment, with the item of the provider's
+// event that reported the payment (eventID, if any) in its transaction: an
+// event applied already is ErrAlreadyPaid too.
+func (s *Store) completePayment(ctx context.Context, sub Subscription, charge GatewayCharge, today time.Time, mail func(Receipt) *Mail, eventID string) (Subscription, Receipt, error) {
 	if sub.Intent == nil {
 		return sub, Receipt{}, errors.New("complete payment: no intent recorded")
 	}
@@ -126,7 +133,7 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 		next.Category = p.Category
 	}
 	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt)
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, sub.PeriodMonths)
 	if err != nil {
 		return sub, Receipt{}, err
 	}
@@ -135,6 +142,7 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 		order = &so
 	}
 	var saved Subscription
+	eventAt := -1
 	// The receipt's number is taken in the same transaction (books.go), its
 	// counter the last of the receipt's items, before the order's.
 	err = s.numbered(ctx, bookReceipts, sub.ID, charge.At, 1, func(n bookNumber) error {
@@ -164,6 +172,13 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 					items = append(items, mp)
 				}
 			}
+			if eventID != "" {
+				b := &txItems{s: s}
+				if err := s.eventItem(b, ProviderOf(charge.Provider), eventID, sub.ID, eventPaid, charge.At); err != nil {
+					return nil, err
+				}
+				eventAt, items = len(items), append(items, b.tx...)
+			}
 			counter, err := s.bookCounterWrite(n)
 			if err != nil {
 				return nil, err
@@ -180,7 +195,7 @@ func (s *Store) CompletePayment(ctx context.Context, sub Subscription, charge Ga
 	switch {
 	case err == nil:
 		return saved, receipt, nil
-	case len(reasons) > 1 && reasons[1] == reasonConditionFailed:
+	case len(reasons) > 1 && reasons[1] == reasonConditionFailed, settled(reasons, eventAt):
 		return sub, Receipt{}, fmt.Errorf("subscription %s period %s: %w", sub.ID, FormatDate(period), ErrAlreadyPaid)
 	case len(reasons) > 0:
 		return sub, Receipt{}, fmt.Errorf("subscription %s: %w", sub.ID, ErrConflict)

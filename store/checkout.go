@@ -47,6 +47,9 @@ type CheckoutRequest struct {
 	// outbox by the order's own transaction (one item more): never an
 	// order without its mail, nor a mail without its order.
 	Confirmation func(Order, []OrderItem) Mail
+	// HoldFor is how long HoldCheckout holds the order for its card
+	// payment on the provider's page (Checkout does not read it).
+	HoldFor time.Duration
 }
 
 var (

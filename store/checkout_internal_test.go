@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -127,5 +128,82 @@ func TestCheckoutAllocationCapsWarehousesPerLine(t *testing.T) {
 	lines[0].Quantity = 11
 	if _, err := allocateOrder(lines); !errors.As(err, &short) || short.ProductID != "a" || short.Available != 10 {
 		t.Fatalf("a fifth warehouse: %v", err)
+	}
+}
+
+// The card checkout paid on a hosted page writes in two transactions: the
+// hold takes what the checkout's own transaction takes, the payment places
+// the order with only what completion needs, and a release gives back what
+// the hold took. For the largest order, each of the three (a release with
+// a mismatched payment's refund and mail the largest of its kind) leaves
+// at least 10 of DynamoDB's 100 items.
+func TestLargestHoldPlaceAndReleaseLeaveRoomInTheirTransactions(t *testing.T) {
+	allocations, err := allocateOrder(spreadLines(MaxLineQty, 8, 25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	full := Quote{
+		Discount: &DiscountCode{Code: "TEN", Kind: DiscountPercent, Percent: 10},
+		GiftCard: &GiftCard{Code: "GIFT-0001"},
+		Tender:   Tender{Subtotal: Money{148500, "EUR"}, Total: Money{100500, "EUR"}, GiftCard: Money{500, "EUR"}, Card: Money{100000, "EUR"}},
+	}
+	for i, a := range allocations {
+		full.Items = append(full.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
+	}
+	// A ticket line in place of one: its redemption on the hold, the
+	// ticket given back on the release.
+	ticket := full
+	ticket.Items = append(slices.Clone(full.Items[:MaxCartLines-1]), OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1,
+		DropID: "d1", redeemWithin: time.Hour, Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
+	mail := func(o Order, _ []OrderItem) Mail {
+		return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending}
+	}
+	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"), HoldFor: 30 * time.Minute}
+	s := &Store{table: "shop", loc: time.UTC, now: func() time.Time { return now }}
+	res := PaymentResult{Provider: "stripe", EventID: "evt_1", PaymentRef: "pi_1", Brand: "Visa", Last4: "4242", Amount: full.Tender.Card, Confirmation: mail}
+
+	for name, q := range map[string]Quote{"15 lines of 4 warehouses": full, "14 lines and a ticket": ticket} {
+		order, _ := newOrder(req, q, "o1", "", "FF-AAAAAA", now)
+		order.Status = OrderAwaitingPayment
+		order.Hold = &PaymentHold{Until: now.Add(req.HoldFor), Card: q.Tender.Card, CheckoutKey: req.Key, giftCard: q.Tender.GiftCard,
+			giftCardCode: q.GiftCard.Code, discountCode: q.Discount.Code, cartOwner: req.CartOwner}
+		hold, roles, err := s.holdItems(req, q, order, now, DefaultListShards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hold) != len(roles) || len(hold) != holdWrites(req, q) {
+			t.Fatalf("%s: the hold built %d items (%d roles), holdWrites counts %d", name, len(hold), len(roles), holdWrites(req, q))
+		}
+		inv := newInvoice(order, q.Items, order.heldTender(), "TEN", "GIFT-0001", "2026-000001", now)
+		place, _, err := s.placeItems(order, q.Items, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, res, now, DefaultListShards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(place) != placeWrites(res, len(q.Items)) {
+			t.Fatalf("%s: the payment built %d items, placeWrites counts %d", name, len(place), placeWrites(res, len(q.Items)))
+		}
+		b := &txItems{s: s}
+		cart := s.newCart(req.CartOwner)
+		d := OrderDetails{Order: order, Items: q.Items}
+		if _, err := s.releaseItems(b, d, ReleaseMismatch, &cart, true, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.eventItem(b, res.Provider, res.EventID, order.ID, eventReleased, now); err != nil {
+			t.Fatal(err)
+		}
+		if len(b.tx) != releaseWrites(order, q.Items, res.EventID) {
+			t.Fatalf("%s: the release built %d items, releaseWrites counts %d", name, len(b.tx), releaseWrites(order, q.Items, res.EventID))
+		}
+		released := len(b.tx) + 2 // a mismatched payment's refund and its mail
+		for _, tc := range []struct {
+			what string
+			n    int
+		}{{"hold", len(hold)}, {"place", len(place)}, {"release with a refund", released}} {
+			if margin := maxTransactItems - tc.n; margin < 10 {
+				t.Errorf("%s: the largest %s writes %d items, a margin of %d under %d; want at least 10", name, tc.what, tc.n, margin, maxTransactItems)
+			}
+			t.Logf("%s: %s, %d items of %d", name, tc.what, tc.n, maxTransactItems)
+		}
 	}
 }

@@ -7,11 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // maxTransactItems is DynamoDB's limit on the items of one transaction.
@@ -45,10 +41,16 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	if err != nil {
 		return Order{}, err
 	}
+	return s.checkout(ctx, req, charger, cur, found)
+}
+
+// checkout is Checkout once the key's item is read (cur, if found).
+func (s *Store) checkout(ctx context.Context, req CheckoutRequest, charger Charger, cur idempotencyRecord, found bool) (Order, error) {
 	if found && (cur.CustomerID != req.CustomerID || cur.status() == CheckoutPlaced) {
 		return s.placedOrder(ctx, cur, true, req.CustomerID) // a double submit, or someone else's key
 	}
 	var q Quote
+	var err error
 	if req.Quote != nil {
 		q = *req.Quote
 	} else if q, err = s.QuoteCheckout(ctx, req); err != nil {
@@ -94,10 +96,7 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return s.failCheckout(ctx, charger, req, intent, chargeID, cause)
 	}
 
-	// A stock condition can fail because the allocation was read before a
-	// warehouse ran out while another still has enough: read again and
-	// allocate afresh, a few times, before telling the customer.
-	for attempt := 1; ; attempt++ {
+	q, err = s.writeCheckout(ctx, req, q, &order, func(q Quote) ([]itemRole, error) {
 		// The invoice's number is the next of its series, taken in the
 		// order's transaction (books.go): another process taking it first
 		// cancels the transaction, which is made again with the next.
@@ -116,16 +115,35 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 			}
 			return err
 		})
+		return roles, err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	s.markLowAfter(ctx, q)
+	return order, nil
+}
+
+// writeCheckout runs write, which makes an order's transaction of q (its
+// checkout key's item first) and says what each item guards, and makes it
+// again while its failure can be mended: an order number taken meanwhile
+// is drawn again, and a stock condition that failed because the allocation
+// was read before a warehouse ran out while another still has enough is
+// read and allocated afresh, a few times, before telling the customer. It
+// returns the quote the transaction was made of, or why there is no order
+// (for the caller's fail).
+func (s *Store) writeCheckout(ctx context.Context, req CheckoutRequest, q Quote, order *Order, write func(Quote) ([]itemRole, error)) (Quote, error) {
+	for attempt := 1; ; attempt++ {
+		roles, err := write(q)
 		if err == nil {
-			s.markLowAfter(ctx, q)
-			return order, nil
+			return q, nil
 		}
 		reasons := cancellationReasons(err)
 		if reasons == nil {
-			return fail(fmt.Errorf("place order: %w", err)) // outcome unknown: the key tells
+			return q, fmt.Errorf("place order: %w", err) // outcome unknown: the key tells
 		}
 		if reasons[0] == reasonConditionFailed {
-			return fail(fmt.Errorf("checkout key used meanwhile: %w", ErrConflict)) // finds the twin's order
+			return q, fmt.Errorf("checkout key used meanwhile: %w", ErrConflict) // finds the twin's order
 		}
 		cause := s.explainCancel(ctx, reasons, roles)
 		if errors.Is(cause, errOrderNumberTaken) && attempt < 3 {
@@ -134,21 +152,21 @@ func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		}
 		var short *StockShortError
 		if !errors.As(cause, &short) {
-			return fail(cause)
+			return q, cause
 		}
 		if attempt == 3 {
 			if short.Available >= short.Wanted {
 				// There is enough, but it kept moving under us.
-				return fail(fmt.Errorf("stock of %s kept changing while ordering; try again: %w", short.ProductName, ErrConflict))
+				return q, fmt.Errorf("stock of %s kept changing while ordering; try again: %w", short.ProductName, ErrConflict)
 			}
-			return fail(cause)
+			return q, cause
 		}
 		again, err := s.QuoteCheckout(ctx, req)
 		if err != nil {
-			return fail(err)
+			return q, err
 		}
 		if again.Tender != q.Tender {
-			return fail(ErrTotalChanged)
+			return q, ErrTotalChanged
 		}
 		q = again
 	}
@@ -163,20 +181,32 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
 		ShipTo: req.ShipTo, Lines: len(q.Items),
 	}
-	invoice := Invoice{ID: invoiceID, OrderID: order.ID, CustomerID: req.CustomerID, Buyer: req.Buyer, Date: now, Amount: q.Tender.Total, Discount: q.Tender.Discount}
+	discountCode, giftCardCode := "", ""
 	if q.Discount != nil {
-		invoice.DiscountCode = q.Discount.Code
+		discountCode = q.Discount.Code
 	}
+	if q.GiftCard != nil {
+		giftCardCode = q.GiftCard.Code
+	}
+	return order, newInvoice(order, q.Items, q.Tender, discountCode, giftCardCode, invoiceID, now)
+}
+
+// newInvoice is the invoice of order dated at, with its VAT per rate and
+// the gift card's payment; a card's is added by the caller. A checkout
+// makes it with its order, a held order's payment when it places it.
+func newInvoice(order Order, items []OrderItem, t Tender, discountCode, giftCardCode, invoiceID string, at time.Time) Invoice {
+	invoice := Invoice{ID: invoiceID, OrderID: order.ID, CustomerID: order.CustomerID, Buyer: order.Buyer, Date: at, Amount: t.Total, Discount: t.Discount,
+		DiscountCode: discountCode}
 	var taxed []Taxed
-	for _, it := range q.Items {
+	for _, it := range items {
 		taxed = append(taxed, Taxed{Rate: it.VATRate, Gross: it.LineTotal()})
 	}
-	invoice.VAT = VATBreakdown(taxed, q.Tender.Discount)
-	if q.Tender.GiftCard.Amount > 0 {
-		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: q.Tender.GiftCard, Reference: "gift card ••••" + last4(q.GiftCard.Code)})
-		invoice.giftCardCode = q.GiftCard.Code
+	invoice.VAT = VATBreakdown(taxed, t.Discount)
+	if t.GiftCard.Amount > 0 {
+		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: t.GiftCard, Reference: "gift card ••••" + last4(giftCardCode)})
+		invoice.giftCardCode = giftCardCode
 	}
-	return order, invoice
+	return invoice
 }
 
 // cardPayment is the invoice's payment by a charged card.
@@ -193,16 +223,23 @@ func orderOrZero(o *Order) Order {
 
 // checkoutWrites counts the items of an order's transaction: the checkout
 // key, the order, its number, the invoice and its series' counter, the
-// day's totals, per line its item and its stock decrements (at most
-// MaxLineWarehouses), the cart, and the gift card and discount code, a
-// ticket line's redemption (at most one per order, within the 15 lines),
-// and the confirmation mail. At most 6 + 15 × (1 + 4) + 1 + 2 + 1 = 85 of
-// DynamoDB's 100.
+// day's totals, the confirmation mail, and what the order takes
+// (takesWrites). At most 6 + 1 + 78 = 85 of DynamoDB's 100.
 func checkoutWrites(req CheckoutRequest, q Quote) int {
 	n := 6 // the key, the order, its number, its invoice, its number's counter, its day's totals
 	if req.Confirmation != nil {
 		n++ // the confirmation mail
 	}
+	return n + takesWrites(req, q)
+}
+
+// takesWrites counts what an order takes (checkoutTakes): per line its
+// item and its stock decrements (at most MaxLineWarehouses), or a ticket
+// line's redemption (at most one per order, within the 15 lines), the
+// cart, and the gift card and discount code. At most 15 × (1 + 4) + 1 + 2
+// = 78.
+func takesWrites(req CheckoutRequest, q Quote) int {
+	n := 0
 	for _, it := range q.Items {
 		if it.DropID != "" {
 			n += 2 // its item and the ticket's redemption; no stock taken
@@ -220,172 +257,4 @@ func checkoutWrites(req CheckoutRequest, q Quote) int {
 		n++
 	}
 	return n
-}
-
-// itemRole says what a transaction item guards, to explain a cancellation.
-type itemRole struct {
-	kind      string // "stock", "giftcard", "discount", "cart", "day-totals", or ""
-	productID string
-	name      string
-	wanted    int
-}
-
-// checkoutItems builds the order's transaction; the checkout key's item
-// comes first (its failure means "placed already, or settled meanwhile").
-func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, book bookNumber, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
-	var tx []types.TransactWriteItem
-	var roles []itemRole
-	notExists := expression.AttributeNotExists(expression.Name(attrPK))
-	put := func(rec any, cond *expression.ConditionBuilder, role itemRole) error {
-		item, err := attributevalue.MarshalMap(rec)
-		if err != nil {
-			return err
-		}
-		p := &types.Put{TableName: aws.String(s.table), Item: item}
-		if cond != nil {
-			expr, err := expression.NewBuilder().WithCondition(*cond).Build()
-			if err != nil {
-				return err
-			}
-			p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
-		}
-		tx, roles = append(tx, types.TransactWriteItem{Put: p}), append(roles, role)
-		return nil
-	}
-	update := func(pk, sk string, upd expression.UpdateBuilder, cond expression.ConditionBuilder, role itemRole) error {
-		expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
-		if err != nil {
-			return err
-		}
-		tx = append(tx, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(s.table), Key: itemKey(pk, sk),
-			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}})
-		roles = append(roles, role)
-		return nil
-	}
-
-	placed := idempotencyRecord{
-		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency, Status: string(CheckoutPlaced),
-		OrderID: order.ID, CustomerID: req.CustomerID, ExpiresAt: now.Add(idempotencyTTL).Unix(),
-	}
-	mine := expression.Name("CustomerID").Equal(expression.Value(req.CustomerID))
-	// Without a card: a new key, or one whose earlier try was settled (a
-	// charging intent might hold a charge: that try must be settled first).
-	keyCond := expression.Or(notExists, mine.And(statusIn(CheckoutVoided, CheckoutAbandoned)))
-	if intent != nil {
-		placed.Attempt, placed.ChargeKey, placed.ChargeID = intent.Attempt, intent.ChargeKey, chargeID
-		placed.Amount, placed.Currency, placed.StartedAt = intent.Amount, intent.Currency, intent.StartedAt
-		keyCond = mine.And(expression.Name("Status").Equal(expression.Value(CheckoutCharging)),
-			expression.Name("Attempt").Equal(expression.Value(intent.Attempt)))
-	}
-	if err := put(placed, &keyCond, itemRole{}); err != nil {
-		return nil, nil, err
-	}
-	orderRec := newOrderRecord(order, listShards)
-	orderRec.DayCounted = true // by the totals' update below
-	if err := put(orderRec, &notExists, itemRole{}); err != nil {
-		return nil, nil, err
-	}
-	totals, err := s.dayTotalsUpdate(order, listShards)
-	if err != nil {
-		return nil, nil, err
-	}
-	tx, roles = append(tx, totals), append(roles, itemRole{kind: "day-totals"})
-	number := orderNumberRecord{PK: orderNumberKey(order.Number), SK: orderNumberKey(order.Number), EntityType: entityOrderNumber, OrderID: order.ID}
-	if err := put(number, &notExists, itemRole{kind: "number"}); err != nil {
-		return nil, nil, err
-	}
-	if err := put(newInvoiceRecord(inv), &notExists, itemRole{}); err != nil {
-		return nil, nil, err
-	}
-	if req.Confirmation != nil {
-		// Built per attempt: a retry may have drawn another order number.
-		mail, err := s.mailPut(req.Confirmation(order, q.Items))
-		if err != nil {
-			return nil, nil, err
-		}
-		tx, roles = append(tx, mail), append(roles, itemRole{})
-	}
-	counter, err := s.bookCounterWrite(book)
-	if err != nil {
-		return nil, nil, err
-	}
-	tx, roles = append(tx, counter), append(roles, itemRole{kind: "books"})
-	for _, it := range q.Items {
-		it.OrderID, it.PlacedAt, it.Buyer = order.ID, order.PlacedAt, order.Buyer
-		if err := put(newOrderItemRecord(it), nil, itemRole{}); err != nil {
-			return nil, nil, err
-		}
-		if it.DropID != "" {
-			// The ticket is redeemed by this order: on condition it is
-			// valid and within its time (claimed after now - RedeemWithin).
-			err := update(ticketPartition(it.DropID), ticketSortKey(req.CustomerID),
-				expression.Set(expression.Name("Status"), expression.Value(string(TicketRedeemed))).
-					Set(expression.Name("OrderID"), expression.Value(order.ID)).
-					Set(expression.Name("RedeemedAt"), expression.Value(timestamp(now))),
-				expression.Name("Status").Equal(expression.Value(string(TicketValid))).
-					And(expression.Name("CreatedAt").GreaterThan(expression.Value(timestamp(now.Add(-it.redeemWithin))))),
-				itemRole{kind: "ticket", productID: it.ProductID, name: it.ProductName, wanted: 1})
-			if err != nil {
-				return nil, nil, err
-			}
-		}
-		for _, a := range it.Allocations {
-			if it.DropID != "" {
-				break // a ticket's unit was set aside when its drop was made
-			}
-			err := update(productKey(it.ProductID), warehouseKey(a.WarehouseID),
-				expression.Set(expression.Name("Quantity"), expression.Name("Quantity").Minus(expression.Value(a.Quantity))),
-				expression.Name("Quantity").GreaterThanEqual(expression.Value(a.Quantity)),
-				itemRole{kind: "stock", productID: it.ProductID, name: it.ProductName, wanted: it.Quantity})
-			if err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	if req.CartOwner != "" && len(q.Items) > 0 {
-		// One write takes the ordered lines out of the cart item, on
-		// condition each still has the quantity ordered: a line changed in
-		// another tab meanwhile cancels the order instead of vanishing; a
-		// line added meanwhile stays in the cart.
-		upd := expression.Add(expression.Name("Version"), expression.Value(1))
-		var cond expression.ConditionBuilder
-		for i, it := range q.Items {
-			path := cartLinePath(cartLineKey(it.ProductID, it.DropID))
-			upd = upd.Remove(expression.Name(path))
-			c := expression.Name(path + ".Quantity").Equal(expression.Value(it.Quantity))
-			if i == 0 {
-				cond = c
-			} else {
-				cond = cond.And(c)
-			}
-		}
-		if err := update(cartKey(req.CartOwner), sortKeyCart, upd, cond, itemRole{kind: "cart"}); err != nil {
-			return nil, nil, err
-		}
-	}
-	if amt := q.Tender.GiftCard.Amount; amt > 0 {
-		err := update(giftCardKey(q.GiftCard.Code), giftCardKey(q.GiftCard.Code),
-			expression.Set(expression.Name("Balance"), expression.Name("Balance").Minus(expression.Value(amt))),
-			expression.Name("Balance").GreaterThanEqual(expression.Value(amt)), itemRole{kind: "giftcard"})
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if d := q.Discount; d != nil {
-		err := update(discountKey(d.Code), discountKey(d.Code),
-			expression.Add(expression.Name("Used"), expression.Value(1)),
-			expression.Name("Used").LessThan(expression.Name("UsageLimit")).
-				And(expression.Name("ExpiresOn").GreaterThan(expression.Value(timestamp(now)))),
-			itemRole{kind: "discount"})
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if len(tx) > maxTransactItems {
-		return nil, nil, ErrOrderTooLarge
-	}
-	return tx, roles, nil
 }

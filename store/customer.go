@@ -73,6 +73,11 @@ type Customer struct {
 	// "id"), which decides the language of their mail; "" for an account
 	// from before the shop spoke more than English.
 	Lang string
+	// ProviderCustomers are the customer's customers at the card providers
+	// (provider name → its id, e.g. "stripe" → "cus_…"), made the first
+	// time they pay by card there (SetProviderCustomer). Erasure deletes
+	// them at each provider (provider_customer.go).
+	ProviderCustomers map[string]string
 }
 
 // Deleted reports whether the account was deleted.
@@ -142,6 +147,10 @@ type customerRecord struct {
 	DeletedAt        string   `dynamodbav:"DeletedAt,omitempty"`
 	GSI2PK           string   `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK           string   `dynamodbav:"GSI2-SK,omitempty"`
+	// ProviderCustomers: provider name → the customer's id there. After
+	// erasure, only those a provider did not delete yet are left (listed
+	// on GSI2 provider-customers-left until they are).
+	ProviderCustomers map[string]string `dynamodbav:"ProviderCustomers,omitempty"`
 }
 
 // emailRecord makes an address unique and answers sign-in in one GetItem; it
@@ -164,7 +173,8 @@ func (r customerRecord) customer() Customer {
 	return Customer{ID: trimPrefix(r.PK, prefixCustomer), Email: r.Email, Name: r.Name, Role: Role(r.Role), CreatedAt: created,
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
 		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
-		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang}
+		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang,
+		ProviderCustomers: r.ProviderCustomers}
 
 }
 
@@ -381,62 +391,6 @@ func (s *Store) setLanguageOf(ctx context.Context, customerID, lang string, subs
 			return fmt.Errorf("set language: customer %s: %w", customerID, err)
 		}
 		writes = writes[n:]
-	}
-	return nil
-}
-
-// Customers lists customers, newest first (GSI1 PK=customers), for staff.
-func (s *Store) Customers(ctx context.Context, limit int, cursor string) (Page[Customer], error) {
-	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionCustomers), backward: true}, limit, cursor, customerRecord.customer)
-}
-
-// RenameCustomer changes the customer's name on the customer item, on the
-// email item's copy that sign-in reads and in the finder items staff
-// search, in one transaction (the customer and email items on condition
-// they are there and still the customer's): ErrNotFound otherwise.
-func (s *Store) RenameCustomer(ctx context.Context, customerID, email, name string) error {
-	set := expression.Set(expression.Name("Name"), expression.Value(name))
-	finders, err := s.customerFinders(Customer{ID: customerID, Email: email, Name: name})
-	if err != nil {
-		return err
-	}
-	return s.updateCustomerAndEmail(ctx, customerID, email, "rename customer", set,
-		expression.Name("CustomerID").Equal(expression.Value(customerID)), finders...)
-}
-
-// ChangePassword replaces the password hash on the customer and email
-// items in one transaction, on condition the email item still has the
-// hash the current password was checked against: a change made meanwhile
-// elsewhere is ErrConflict, not silently overwritten.
-func (s *Store) ChangePassword(ctx context.Context, customerID, email, checkedHash, newHash string) error {
-	set := expression.Set(expression.Name("PasswordHash"), expression.Value(newHash))
-	return s.updateCustomerAndEmail(ctx, customerID, email, "change password", set,
-		expression.Name("CustomerID").Equal(expression.Value(customerID)).
-			And(expression.Name("PasswordHash").Equal(expression.Value(checkedHash))))
-}
-
-// updateCustomerAndEmail applies set to the customer item (on condition it
-// exists) and to its email item (on condition emailCond), together.
-func (s *Store) updateCustomerAndEmail(ctx context.Context, customerID, email, what string, set expression.UpdateBuilder, emailCond expression.ConditionBuilder, also ...types.TransactWriteItem) error {
-	customer, err := s.txUpdate(customerKey(customerID), customerKey(customerID), set, expression.AttributeExists(expression.Name(attrPK)))
-	if err != nil {
-		return err
-	}
-	emailItem, err := s.txUpdate(emailKey(email), emailKey(email), set, emailCond)
-	if err != nil {
-		return err
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{customer, emailItem}, also...)})
-	if reasons := cancellationReasons(err); reasons != nil {
-		switch {
-		case reasons[0] == reasonConditionFailed:
-			return fmt.Errorf("%s: customer %s: %w", what, customerID, ErrNotFound)
-		case reasons[1] == reasonConditionFailed:
-			return fmt.Errorf("%s: %w", what, ErrConflict)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }

@@ -7,11 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Limited drops: a quantity of something that opens at a time and closes at
@@ -40,18 +37,26 @@ const (
 
 // Drop is a limited quantity claimed first come, first served.
 type Drop struct {
-	ID        string
-	Title     string
-	Quantity  int
-	Claimed   int // the sum over its counters
-	Status    DropStatus
-	Opens     time.Time
-	Closes    time.Time
-	CreatedAt time.Time
-	// Owner is "shop" for staff's drops, or "api:<key name>" for a drop a
-	// system made through the API. Published drops are listed on /drops.
-	Owner     string
+	ID    string
+	Title string
+	// Description and Photo say what a drop that is not a product's gives
+	// (staff write and upload them); a product drop shows its product.
+	Description string
+	Photo       Photo
+	Quantity    int
+	Claimed     int // the sum over its counters
+	Status      DropStatus
+	Opens       time.Time
+	Closes      time.Time
+	CreatedAt   time.Time
+	// Audience is who sees and claims the drop: DropAudienceShop, the
+	// customers (on /drops once Published), or "api:<integration>", that
+	// integration's keys alone (never published, never a product drop).
+	Audience  string
 	Published bool
+	// CreatedBy is who made it: "staff:<customer id>" or
+	// "api:<integration>" (empty on drops made before it was kept).
+	CreatedBy string
 	// ProductID ties the drop to a product: a ticket lets its holder buy
 	// one unit at Price within RedeemWithin of the claim.
 	ProductID    string
@@ -103,13 +108,20 @@ type dropRecord struct {
 	SK           string `dynamodbav:"SK"` // info
 	EntityType   string `dynamodbav:"EntityType"`
 	Title        string `dynamodbav:"Title"`
+	Description  string `dynamodbav:"Description,omitempty"`
+	PhotoKey     string `dynamodbav:"PhotoKey,omitempty"`
+	PhotoFormat  string `dynamodbav:"PhotoFormat,omitempty"`
+	PhotoWidth   int    `dynamodbav:"PhotoWidth,omitempty"`
+	PhotoHeight  int    `dynamodbav:"PhotoHeight,omitempty"`
 	Quantity     int    `dynamodbav:"Quantity"`
 	Claimed      int    `dynamodbav:"Claimed"` // counted here when the drop has no counters
 	Status       string `dynamodbav:"Status"`
 	Opens        string `dynamodbav:"Opens"`
 	Closes       string `dynamodbav:"Closes"`
 	CreatedAt    string `dynamodbav:"CreatedAt"`
-	Owner        string `dynamodbav:"Owner"`
+	Audience     string `dynamodbav:"Audience,omitempty"`
+	Owner        string `dynamodbav:"Owner,omitempty"` // the audience of a drop made before Audience: "shop" or "api:<key name>"
+	CreatedBy    string `dynamodbav:"CreatedBy,omitempty"`
 	Published    bool   `dynamodbav:"Published"`
 	ProductID    string `dynamodbav:"ProductID,omitempty"`
 	Price        int64  `dynamodbav:"Price,omitempty"`
@@ -166,147 +178,26 @@ type dropCounterRecord struct {
 
 func (r dropRecord) drop() Drop {
 	return Drop{
-		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Quantity: r.Quantity, Claimed: r.Claimed,
+		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Description: r.Description, Quantity: r.Quantity, Claimed: r.Claimed,
+		Photo:  Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
-		Owner: r.Owner, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
+		Audience: r.audience(), CreatedBy: r.CreatedBy, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
 		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second, SetAside: r.SetAside,
 		uncounted: r.Counters > 0, // readDrop sums them
 	}
 }
 
-// NewDrop is what creating a drop takes.
-type NewDrop struct {
-	Title        string
-	Quantity     int
-	Opens        time.Time
-	Closes       time.Time
-	Owner        string // "shop" or "api:<key name>"
-	Published    bool
-	ProductID    string
-	Price        Money
-	RedeemWithin time.Duration
-	StaffID      string // who made it, for the stock adjustments of a product drop
-}
-
-// DropError is a bad field of a new drop.
-type DropError struct {
-	Field string // title, quantity, opens, closes, product, price, redeem
-	Msg   string
-	// Kind names the problem for a page that says it in its own words
-	// (title, quantity, opens_missing, opens_past, closes, product, price,
-	// redeem, price_currency, quantity_short); Args are its values as
-	// name, value pairs.
-	Kind string
-	Args []any
-}
-
-func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
-
-// ValidateDrop checks a new drop; now is the time it is made.
-func ValidateDrop(d NewDrop, now time.Time) error {
+// audience reads a drop made before Audience from its Owner, whose values
+// were already the audiences: "shop", or "api:<key name>", and every key
+// name became the name of an integration (migrateAPIKeys).
+func (r dropRecord) audience() string {
 	switch {
-	case strings.TrimSpace(d.Title) == "" || len(d.Title) > 200:
-		return &DropError{Field: "title", Kind: "title", Msg: "give the drop a title of at most 200 characters"}
-	case d.Quantity < 1 || d.Quantity > MaxDropQuantity:
-		return &DropError{Field: "quantity", Kind: "quantity", Args: []any{"Max", MaxDropQuantity}, Msg: fmt.Sprintf("the quantity is a whole number from 1 to %d", MaxDropQuantity)}
-	case d.Opens.IsZero():
-		return &DropError{Field: "opens", Kind: "opens_missing", Msg: "say when the drop opens"}
-	case d.Opens.Before(now.Add(-time.Minute)):
-		return &DropError{Field: "opens", Kind: "opens_past", Msg: "the opening is in the past"}
-	case d.Closes.IsZero() || !d.Closes.After(d.Opens):
-		return &DropError{Field: "closes", Kind: "closes", Msg: "the drop must close after it opens"}
+	case r.Audience != "":
+		return r.Audience
+	case r.Owner != "":
+		return r.Owner
 	}
-	return validateProductDrop(d)
-}
-
-// CreateDrop writes a new drop (and, above the threshold, its counters) in
-// one transaction.
-func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
-	now := s.now().UTC().Truncate(time.Millisecond)
-	if err := ValidateDrop(nd, now); err != nil {
-		return Drop{}, err
-	}
-	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Quantity: nd.Quantity, Status: DropOpen,
-		Opens: nd.Opens.UTC().Truncate(time.Millisecond), Closes: nd.Closes.UTC().Truncate(time.Millisecond), CreatedAt: now,
-		Owner: nd.Owner, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
-	if d.Owner == "" {
-		d.Owner = DropOwnerShop
-	}
-	if t := s.counterThreshold(); d.Quantity > t {
-		// One counter per threshold's worth, at least two: each item then
-		// takes a share of the claims' writes.
-		n := min(maxDropCounters, max(2, (d.Quantity+t-1)/t))
-		for i := range n {
-			share := d.Quantity / n
-			if i < d.Quantity%n {
-				share++
-			}
-			d.Counters = append(d.Counters, DropCounter{N: i, Quantity: share})
-		}
-	}
-	rec := dropRecord{
-		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Quantity: d.Quantity,
-		Status: string(d.Status), Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), CreatedAt: timestamp(now),
-		Owner: d.Owner, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
-		RedeemWithin: int64(d.RedeemWithin / time.Second), Counters: len(d.Counters),
-		GSI2PK: partitionDrops, GSI2SK: createdKey(now, d.ID),
-	}
-	if d.Published {
-		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, closesKey(d.Closes, d.ID)
-	}
-	// A product drop sets its quantity aside from stock in the same
-	// transaction: the stock items and their adjustments follow the drop's.
-	var setAside []types.TransactWriteItem
-	if d.ProductID != "" {
-		defer s.forgetStock(d.ProductID)
-		var err error
-		if d.SetAside, setAside, err = s.setAsideItems(ctx, d, nd.StaffID, now); err != nil {
-			return Drop{}, err
-		}
-		rec.SetAside = d.SetAside
-	}
-	recs := []any{rec}
-	if d.ProductID != "" {
-		recs = append(recs, newDropClosing(d))
-	}
-	for _, c := range d.Counters {
-		recs = append(recs, dropCounterRecord{PK: dropKey(d.ID), SK: dropCounterKey(c.N), EntityType: entityDropCounter, Quantity: c.Quantity})
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return Drop{}, err
-	}
-	var items []types.TransactWriteItem
-	for _, r := range recs {
-		item, err := attributevalue.MarshalMap(r)
-		if err != nil {
-			return Drop{}, err
-		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}})
-	}
-	dropItems := len(items)
-	items = append(items, setAside...)
-	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
-		if reasons := cancellationReasons(err); len(reasons) > dropItems && slices.Contains(reasons[dropItems:], reasonConditionFailed) {
-			return Drop{}, s.setAsideShort(ctx, d) // the stock moved since it was read
-		}
-		return Drop{}, fmt.Errorf("create drop: %w", err)
-	}
-	if d.Published {
-		s.forgetDrops()
-	}
-	return d, nil
-}
-
-// DropOwnerShop owns the drops staff make.
-const DropOwnerShop = "shop"
-
-func (s *Store) counterThreshold() int {
-	if s.dropCounterThreshold > 0 {
-		return s.dropCounterThreshold
-	}
-	return DefaultCounterThreshold
+	return DropAudienceShop
 }
 
 // Drop reads a drop with its counters: one Query (PK=subject#id; the info

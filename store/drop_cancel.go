@@ -9,7 +9,7 @@ const MailDropCancelled MailKind = "drop_cancelled"
 
 // DropCancelMailID is the outbox id of the cancellation mail to one
 // holder: one mail per drop and client, however often staff cancel.
-func DropCancelMailID(dropID, client string) string { return "dropcancel-" + dropID + "-" + client }
+func DropCancelMailID(dropID, client string) string { return MailID("dropcancel", dropID, client) }
 
 // ListedClaimed reports whether a drop read from a list (PublishedDrops,
 // AllDrops) carries its claimed count: a drop with counters counts on its

@@ -20,7 +20,21 @@ type Card struct {
 	Token string
 	Brand string
 	Last4 string
+	// Provider is the card provider that saved it (payment.ProviderTest,
+	// payment.ProviderStripe), whose payment method Token then is; "" for
+	// a card the old test gateway tokenised, which only it can charge.
+	Provider string
+	// ExpMonth and ExpYear are the card's expiry as its provider saved it
+	// (zero for a gateway card: the gateway knows it).
+	ExpMonth, ExpYear int
+	// Customer is the provider's customer the card was saved for, whom
+	// its off-session payments name.
+	Customer string
 }
+
+// Saved reports whether a card provider saved the card (a payment
+// method of Provider's), as opposed to the old gateway's token.
+func (c Card) Saved() bool { return c.Provider != "" }
 
 // Label is how a card is shown: "Visa •••• 4242".
 func (c Card) Label() string {
@@ -70,6 +84,9 @@ type GatewayCharge struct {
 	Voided  bool
 	// Refunded is the sum of the charge's refunds so far.
 	Refunded Money
+	// Provider is the card provider that took it (its payment's id is
+	// ID); "" for the old gateway's own charge.
+	Provider string
 }
 
 // GatewayRefund is one refund in the gateway's ledger, by idempotency key.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -25,6 +26,12 @@ type Breaker struct {
 	// OpenFor is how long requests then fail at once before one is let
 	// through to try the engine; default 5 s.
 	OpenFor time.Duration
+	// AttemptTimeout is how long one attempt waits for the engine's
+	// answer; default 8 s (under the pages' 10 s, above what a busy
+	// machine's DynamoDB Local takes). Past it the engine does not answer, which
+	// counts against it. A caller's own deadline never does: a page
+	// that ran out of time (a busy replica) says nothing of the engine.
+	AttemptTimeout time.Duration
 	// Log receives the breaker opening and closing; nil discards.
 	Log *slog.Logger
 }
@@ -52,6 +59,9 @@ func NewHealth(cfg Breaker) *Health {
 	}
 	if cfg.OpenFor <= 0 {
 		cfg.OpenFor = 5 * time.Second
+	}
+	if cfg.AttemptTimeout <= 0 {
+		cfg.AttemptTimeout = 8 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -161,7 +171,7 @@ func attemptOutcome(err error) outcome {
 	case errors.Is(err, context.Canceled):
 		return unknown
 	case errors.Is(err, context.DeadlineExceeded):
-		return unanswered
+		return unanswered // the attempt's own timeout (the middleware tells the caller's apart)
 	}
 	var conn interface{ ConnectionError() bool }
 	if errors.As(err, &conn) && conn.ConnectionError() {
@@ -181,11 +191,37 @@ func healthMiddleware(h *Health) func(*middleware.Stack) error {
 				if err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}
-				out, md, err := next.HandleFinalize(ctx, in)
-				h.record(probe, attemptOutcome(err))
+				attempt, cancel := ctx, context.CancelFunc(func() {})
+				if itemOperation(awsmiddleware.GetOperationName(ctx)) {
+					attempt, cancel = context.WithTimeout(ctx, h.cfg.AttemptTimeout)
+				}
+				out, md, err := next.HandleFinalize(attempt, in)
+				cancel()
+				o := attemptOutcome(err)
+				if err != nil && ctx.Err() != nil {
+					// The caller's deadline passed or it gave up: its
+					// time, not the engine's failure. Only the attempt's
+					// own timeout says the engine does not answer.
+					o = unknown
+				}
+				h.record(probe, o)
 				return out, md, err
 			}), "Retry", middleware.After)
 	}
+}
+
+// itemOperation tells the calls on items, which answer within milliseconds
+// when the engine is well, from the table's own (CreateTable, UpdateTable,
+// DescribeTable, TTL, backups), which migrate makes and which a busy
+// engine may take many seconds over: those wait for their caller's
+// deadline alone, or a slow start would be taken for a dead engine.
+func itemOperation(op string) bool {
+	switch op {
+	case "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+		"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems":
+		return true
+	}
+	return false
 }
 
 // unansweredMiddleware marks an operation that ended, after its retries,

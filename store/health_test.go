@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"syscall"
 	"testing"
@@ -32,9 +33,9 @@ func pingWithin(st *store.Store, timeout time.Duration) (time.Duration, error) {
 	return time.Since(start), err
 }
 
-// An engine that hangs (here frozen) costs each request its whole timeout
-// only until the breaker opens; then requests fail at once, and when the
-// engine answers again, so does the shop.
+// An engine that hangs (here frozen) costs each request an attempt's
+// timeout only until the breaker opens; then requests fail at once, and
+// when the engine answers again, so does the shop.
 func TestBreakerFailsFastWhileTheEngineHangs(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	e, err := dynamolocal.Start(context.Background(), dynamolocal.Options{})
@@ -42,11 +43,13 @@ func TestBreakerFailsFastWhileTheEngineHangs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Stop()
-	h := store.NewHealth(store.Breaker{Failures: 3, OpenFor: time.Second})
-	st := healthyStore(t, e.Endpoint, "breaker", h)
-	if err := st.Migrate(ctxT(t)); err != nil {
+	// Migrated without the breaker: on a busy machine making the table
+	// may take longer than the short attempts below.
+	if err := healthyStore(t, e.Endpoint, "breaker", nil).Migrate(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
+	h := store.NewHealth(store.Breaker{Failures: 3, OpenFor: time.Second, AttemptTimeout: 300 * time.Millisecond})
+	st := healthyStore(t, e.Endpoint, "breaker", h)
 
 	if err := e.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -58,8 +61,9 @@ func TestBreakerFailsFastWhileTheEngineHangs(t *testing.T) {
 		}
 	}()
 	for i := range 3 {
-		if _, err := pingWithin(st, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("request %d to the frozen engine: %v, want its timeout", i+1, err)
+		took, err := pingWithin(st, 10*time.Second)
+		if !errors.Is(err, store.ErrEngineDown) || took < 300*time.Millisecond || took > 5*time.Second {
+			t.Fatalf("request %d to the frozen engine: %v after %v, want ErrEngineDown after the attempt's timeout", i+1, err, took)
 		}
 	}
 	for i := range 10 {
@@ -89,6 +93,58 @@ func TestBreakerFailsFastWhileTheEngineHangs(t *testing.T) {
 			t.Fatalf("after the engine is back: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// silentEngine takes connections and reads requests but never answers:
+// an engine that hangs. Its address is returned.
+func silentEngine(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+// A caller whose own deadline passes (a page out of time on a busy
+// replica) is no failure of the engine, however many: the breaker stays
+// closed, and each caller waits out its own time. The attempt's own
+// timeout is the engine not answering: those open it.
+func TestBreakerCountsTheAttemptsTimeoutNotTheCallers(t *testing.T) {
+	t.Parallel()
+	endpoint := silentEngine(t)
+	h := store.NewHealth(store.Breaker{Failures: 2, AttemptTimeout: time.Minute})
+	st := healthyStore(t, endpoint, "silent", h)
+	for i := range 6 {
+		took, err := pingWithin(st, 100*time.Millisecond)
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, store.ErrEngineDown) || took < 100*time.Millisecond {
+			t.Fatalf("request %d out of its own time: %v after %v, want its deadline, the breaker closed", i+1, err, took)
+		}
+	}
+
+	h = store.NewHealth(store.Breaker{Failures: 2, AttemptTimeout: 200 * time.Millisecond})
+	st = healthyStore(t, endpoint, "silent", h)
+	for i := range 2 {
+		took, err := pingWithin(st, time.Minute)
+		if !errors.Is(err, store.ErrEngineDown) || took < 200*time.Millisecond || took > 10*time.Second {
+			t.Fatalf("request %d to the silent engine: %v after %v, want ErrEngineDown after the attempt's timeout", i+1, err, took)
+		}
+	}
+	took, err := pingWithin(st, time.Minute)
+	if !errors.Is(err, store.ErrEngineDown) || took > 100*time.Millisecond {
+		t.Fatalf("with the breaker open: %v after %v, want ErrEngineDown at once", err, took)
 	}
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
 	"strings"
@@ -39,12 +40,36 @@ func ValidID(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-		default:
+		if !idByte(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// idByte reports whether c may be in an id.
+func idByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
+// MailID is the outbox id of a mail: its reason's parts joined by '-'
+// (MailID("receipt", subscriptionID, number)), the same for the same reason
+// so that a rerun cannot mail twice. It is always a ValidID, since staff
+// open every mail at /admin/outbox/<id>: parts should be ids, dates and
+// digits, and should one hold a byte ValidID refuses (a timestamp's '.') or
+// make the id too long, that byte becomes '-' and the id is cut to 50 bytes
+// and ends in a hash of the whole, so that two reasons still differ.
+func MailID(parts ...string) string {
+	id := strings.Join(parts, "-")
+	if ValidID(id) {
+		return id
+	}
+	clean := []byte(id)
+	for i, c := range clean {
+		if !idByte(c) {
+			clean[i] = '-'
+		}
+	}
+	sum := sha256.Sum256([]byte(id))
+	return string(clean[:min(len(clean), 50)]) + "-" + idEncoding.EncodeToString(sum[:8])
 }

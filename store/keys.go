@@ -64,8 +64,9 @@ const (
 	infixTickets         = "#ticket"
 	infixClaims          = "#claims" // GSI1: a drop's tickets in claim order
 	prefixClient         = "client#"
-	prefixTicketDated    = "t#"      // GSI2 sort key of a customer's tickets
-	prefixAPIKey         = "apikey#" // an API key by the SHA-256 of its secret
+	prefixTicketDated    = "t#"           // GSI2 sort key of a customer's tickets
+	prefixAPIKey         = "apikey#"      // an API key by the SHA-256 of its secret
+	prefixIntegration    = "integration#" // a system using the API, by its name (taken forever)
 	prefixMail           = "mail#"
 	prefixAccountLink    = "link#" // a mailed account link by the SHA-256 of its secret
 	prefixLease          = "lease#"
@@ -102,15 +103,16 @@ const (
 	partitionCustomerFinder = "customer-finder" // GSI1: customers by folded name and email (customer_find.go)
 	partitionGiftCards      = "giftcards"
 	partitionDiscounts      = "discounts"
-	partitionIntents        = "payment-intents"  // GSI2: open payment intents, oldest first
-	partitionCheckouts      = "checkout-intents" // GSI2: checkouts charging a card, oldest first (sparse; sharded)
-	partitionPublishedDrops = "drops"            // GSI1: drops on /drops, by closing time
-	partitionDrops          = "drops-all"        // GSI2: every drop, newest first
-	partitionDropsToClose   = "drops-closing"    // GSI2: product drops not closed yet, by closing time (sparse)
-	partitionAPIKeys        = "apikeys"          // GSI1: API keys, newest first
-	partitionOutbox         = "outbox"           // GSI1: every mail, newest first
-	partitionMailQueue      = "mail-pending"     // GSI2: mails waiting for delivery
-	partitionPriceChanges   = "price-changes"    // GSI1: scheduled price changes, by the day they apply
+	partitionIntents        = "payment-intents"    // GSI2: open payment intents, oldest first
+	partitionSubscribes     = "subscribes-pending" // GSI2: subscribes waiting on their first payment, oldest first
+	partitionCheckouts      = "checkout-intents"   // GSI2: checkouts charging a card, oldest first (sparse; sharded)
+	partitionPublishedDrops = "drops"              // GSI1: drops on /drops, by closing time
+	partitionDrops          = "drops-all"          // GSI2: every drop, newest first
+	partitionDropsToClose   = "drops-closing"      // GSI2: product drops not closed yet, by closing time (sparse)
+	partitionAPIKeys        = "apikeys"            // GSI1: API keys and their integrations, newest first
+	partitionOutbox         = "outbox"             // GSI1: every mail, newest first
+	partitionMailQueue      = "mail-pending"       // GSI2: mails waiting for delivery
+	partitionPriceChanges   = "price-changes"      // GSI1: scheduled price changes, by the day they apply
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -164,6 +166,7 @@ const (
 	entityDropClosing    = "dropClosing"
 	entityTicket         = "ticket"
 	entityAPIKey         = "apiKey"
+	entityIntegration    = "integration"
 	entityLease          = "lease"
 	entityJobRun         = "jobRun"
 	entityRunFailure     = "runFailure"
@@ -333,226 +336,10 @@ func ticketSortKey(client string) string {
 func dropClaimsKey(id string) string    { return prefixDrop + id + infixClaims }
 func ticketDatedKey(t time.Time) string { return prefixTicketDated + timestamp(t) }
 func apiKeyKey(hash string) string      { return prefixAPIKey + hash }
+func integrationKey(name string) string { return prefixIntegration + name }
 
 // leaseKey is the lease of one job's tick: a job and the date it processes.
 func leaseKey(job string, day time.Time) string { return prefixLease + job + "#" + FormatDate(day) }
 
 func runsKey(job string) string          { return prefixRuns + job }
 func runFailuresKey(runID string) string { return prefixRunFailures + runID }
-
-func gatewayChargeKey(idempotencyKey string) string { return prefixGateway + idempotencyKey }
-func gatewayCardKey(token string) string            { return prefixGatewayCard + token }
-func gatewayIDKey(chargeID string) string           { return prefixGatewayID + chargeID }
-
-// cartKey is the partition of a cart; owner is CustomerOwner or VisitorOwner.
-// The cart is one item in it, SK=sortKeyCart; carts written before that
-// kept one item per line, SK=p#<product id> (legacyCartLinePrefix).
-func cartKey(owner string) string { return prefixCart + owner }
-
-// legacyCartLinePrefix is the sort-key prefix of the old one-item-per-line
-// cart lines, read only to migrate them.
-const legacyCartLinePrefix = prefixProduct
-
-// cartLinePath is the document path of a product's line inside the cart
-// item's Lines map (product ids are ValidID: no dots or brackets).
-func cartLinePath(productID string) string { return "Lines." + productID }
-
-// addressPath is the document path of a saved address inside the address
-// book's Addresses map (address ids are ValidID: no dots or brackets).
-func addressPath(id string) string { return "Addresses." + id }
-
-// A drop's ticket line sits in the Lines map under ticket#<drop id>, apart
-// from the product's own line ('#' is in no product id).
-const prefixCartTicket = "ticket#"
-
-func cartTicketKey(dropID string) string { return prefixCartTicket + dropID }
-func isCartTicketKey(k string) bool      { return strings.HasPrefix(k, prefixCartTicket) }
-
-// cartLineKey is the key of a line: its product, or its drop's ticket.
-func cartLineKey(productID, dropID string) string {
-	if dropID != "" {
-		return cartTicketKey(dropID)
-	}
-	return productID
-}
-
-// checkoutIntentSortKey sorts the checkout intents of the sparse GSI2
-// partition by when they started, the checkout key keeping equal times apart.
-func checkoutIntentSortKey(startedAt time.Time, checkoutKey string) string {
-	return createdKey(startedAt, checkoutKey)
-}
-
-// CustomerOwner names the cart of a signed-in customer.
-func CustomerOwner(customerID string) string { return customerKey(customerID) }
-
-// VisitorOwner names the cart of a visitor who has not signed in.
-func VisitorOwner(visitorID string) string { return prefixVisitor + visitorID }
-
-func isVisitorOwner(owner string) bool { return strings.HasPrefix(owner, prefixVisitor) }
-
-func orderNumberKey(number string) string { return prefixOrderNo + number }
-
-// shardKey is the partition of one shard of a write-sharded list.
-func shardKey(list string, shard int) string { return list + "#" + strconv.Itoa(shard) }
-
-// ordersMonthKey splits the all-orders list by month (staff read it by
-// date range, and no list grows without bound); each month is spread over
-// the table's list shards (shardKey).
-func ordersMonthKey(t time.Time) string { return prefixOrdersOf + t.UTC().Format("2006-01") }
-
-// The archive of the books (archive.go): a month's receipts and refunds
-// in lists of their own, and the archived months' records.
-const (
-	prefixReceiptsOf    = "receipts#" // GSI1 partitions of a month's receipts (the books' month): receipts#YYYY-MM#shard
-	prefixRefundsOf     = "refunds#"  // GSI1 partitions of a month's order refunds: refunds#YYYY-MM#shard
-	prefixArchivedMonth = "month#"    // under partitionArchive: a month of the books, archived
-	partitionArchive    = "archive"
-	entityArchivedMonth = "archivedMonth"
-)
-
-// receiptsMonthKey is the list of a month of the books' receipts (each
-// month spread over receiptsMonthShards).
-func receiptsMonthKey(m Month) string { return prefixReceiptsOf + m.String() }
-
-// refundsMonthKey is the list of a month of the books' order refunds.
-func refundsMonthKey(m Month) string { return prefixRefundsOf + m.String() }
-
-// ordersMonthKeys are the month partitions of the orders placed from..to,
-// newest first; none if from is after to.
-func ordersMonthKeys(from, to time.Time) []string {
-	if from.After(to) {
-		return nil
-	}
-	month := func(t time.Time) time.Time {
-		t = t.UTC()
-		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	}
-	var out []string
-	for m, first := month(to), month(from); !m.Before(first); m = m.AddDate(0, -1, 0) {
-		out = append(out, ordersMonthKey(m))
-	}
-	return out
-}
-
-// orderItemSortKey is p#<product>, or p#<product>#drop#<drop id> for a line
-// bought with a ticket (beside the product's own line in the same order).
-func orderItemSortKey(productID, dropID string) string {
-	if dropID != "" {
-		return productKey(productID) + infixDrop + dropID
-	}
-	return productKey(productID)
-}
-
-func productOfOrderItemKey(sk string) string {
-	id, _, _ := strings.Cut(trimPrefix(sk, prefixProduct), infixDrop)
-	return id
-}
-
-// InvoiceID is the invoice id in what staff typed: the id, or the
-// invoice's key as copied from the table (i#<id>).
-func InvoiceID(typed string) string { return strings.TrimPrefix(typed, prefixInvoice) }
-
-// datedKey sorts an item of a customer's GSI2 collection by date:
-// i#<timestamp> (invoices), p#<timestamp> (ordered products), o#<timestamp>.
-func datedKey(prefix string, t time.Time) string { return prefix + timestamp(t) }
-
-// createdKey sorts the items of a list by when they were made, the id
-// keeping equal times apart (customers, gift cards, discount codes, a
-// month's orders).
-func createdKey(t time.Time, id string) string { return timestamp(t) + "#" + id }
-
-// adjustmentKey sorts a warehouse's stock adjustments by time.
-func adjustmentKey(t time.Time, id string) string { return prefixAdjust + createdKey(t, id) }
-
-// dayRange is the inclusive key range of the days from..to (YYYY-MM-DD)
-// under prefix: "~" sorts after every timestamp of the last day.
-func dayRange(prefix, from, to string) (string, string) {
-	return prefix + from, prefix + to + sortsLast
-}
-
-// timeRange is the inclusive key range of the timestamps from..to.
-func timeRange(from, to time.Time) (string, string) {
-	return datedRange("", from, to)
-}
-
-// datedRange is the inclusive key range of the dated keys from..to under
-// prefix: the instants of a range of days in the shop's time zone, which
-// need not start at a UTC midnight.
-func datedRange(prefix string, from, to time.Time) (string, string) {
-	return datedKey(prefix, from), datedKey(prefix, to) + sortsLast
-}
-
-// sinceRange is the key range of the timestamps from since on, under prefix.
-func sinceRange(prefix string, since time.Time) (string, string) {
-	return datedKey(prefix, since), prefix + sortsLast
-}
-
-// trimPrefix returns the id inside a key, or "" if the key has another prefix.
-func trimPrefix(key, prefix string) string {
-	if !strings.HasPrefix(key, prefix) {
-		return ""
-	}
-	return key[len(prefix):]
-}
-
-// What needs staff, in the sparse Attention index: an order waiting to
-// ship sits in its list shard, oldest first; a stock level under its
-// threshold in one partition (there are few), by product and warehouse.
-func toShipKey(shard int) string { return shardKey("to-ship", shard) }
-
-// awaitingStockKey lists a subscription's order that found no stock, in
-// its list shard, oldest first, until staff allocate it.
-func awaitingStockKey(shard int) string { return shardKey("awaiting-stock", shard) }
-
-const (
-	lowStockList = "low-stock"
-	// pendingCardRefundsList lists the card refunds the gateway has not
-	// confirmed yet, orders' and receipts' (refund_retry.go).
-	pendingCardRefundsList = "card-refunds-pending"
-	// attentionListed is the one-time step that lists, on a table from
-	// before the Attention index and the day totals, the orders waiting to
-	// ship, the low stock levels, and every order in its day's totals.
-	attentionListed = "attention-listed"
-)
-
-func lowStockSortKey(productID, warehouseID string) string {
-	return productKey(productID) + warehouseKey(warehouseID)
-}
-
-// A day's order totals, the day in the shop's zone, in each list shard:
-// every order adds to one shard's item, so a busy day has no hot item.
-func dayTotalsKey(shard int) string      { return shardKey("day-totals", shard) }
-func dayTotalsSortKey(day string) string { return "day#" + day }
-
-// Shipment changes and the shipments-by-status list (fulfilment.go).
-const (
-	prefixShipChange     = "shev#"      // a change of a shipment's status, under its order and its sh#id
-	prefixShipmentsIn    = "shipments#" // ShipmentsByStatus: shipments#<status>#shard
-	entityShipmentChange = "shipmentChange"
-	shipmentsListed      = "shipments-listed" // the one-time step of listing older shipments by status
-)
-
-// shipmentChangeKey sorts a shipment's changes together under its order,
-// oldest first (change ids are time-ordered).
-func shipmentChangeKey(shipmentID, changeID string) string {
-	return prefixShipChange + shipmentID + "#" + changeID
-}
-
-// shipmentsInKey is the list shard of a status.
-func shipmentsInKey(status ShipmentStatus, shard int) string {
-	return shardKey(prefixShipmentsIn+string(status), shard)
-}
-
-// Returns (returns.go): a return in its order's collection, the units each
-// line has had asked back on one item per order, and the returns of a
-// status on GSI1.
-const (
-	prefixReturn         = "ret#"     // a return, under its order
-	prefixReturnsIn      = "returns#" // GSI1: returns#<status>
-	sortKeyReturnedUnits = "returned-units"
-	entityReturn         = "return"
-	entityReturnedUnits  = "returnedUnits"
-)
-
-func returnKey(id string) string              { return prefixReturn + id }
-func returnsInKey(status ReturnStatus) string { return prefixReturnsIn + string(status) }

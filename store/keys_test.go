@@ -52,12 +52,32 @@ func TestKeyBuilders(t *testing.T) {
 		{closedBy(at), "closes#2025-03-05T12:30:00.000Z#~"},
 		{ticketPartition("d1"), "subject#d1#ticket"},
 		{dropClaimsKey("d1"), "subject#d1#claims"},
+		{testPaySessionKey("cs_test_1"), "gwsession#cs_test_1"},
+		{testPayIdemKey("checkout-k1"), "gwkey#checkout-k1"},
+		{testPayDueKey("evt_test_1", 1), "testpay-due#0"},
 		{VisitorOwner("v1"), "v#v1"},
 		{CustomerOwner("c1"), "c#c1"},
+		{awaitingPaymentKey(3), "awaiting-payment#3"},
+		{heldUntilKey(at, "o1"), "2025-03-05T12:30:00.000Z#o1"},
+		{expiredOrderKey(at), "xo#2025-03-05T12:30:00.000Z"},
+		{paymentEventKey("stripe", "evt_1"), "event#stripe#evt_1"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// A payment refunded because it could not place its order has one refund
+// key, whichever event reports it; the key is a refund key like any other.
+func TestLateRefundKey(t *testing.T) {
+	k := lateRefundKey("stripe", "pi_1")
+	if k != lateRefundKey("stripe", "pi_1") || k == lateRefundKey("test", "pi_1") || k == lateRefundKey("stripe", "pi_2") ||
+		!strings.HasPrefix(k, prefixLateRefund) || !ValidID(k) || len(k) > 36 {
+		t.Fatalf("late refund key %q", k)
+	}
+	if !strings.HasPrefix(expiredOrderKey(time.Now()), "xo#") || strings.HasPrefix(expiredOrderKey(time.Now()), prefixOrder) {
+		t.Fatal("an expired order's key must sort outside the customer's orders (o#)")
 	}
 }
 

@@ -27,22 +27,40 @@ type Currency struct {
 	Symbol string
 	// SymbolAfter writes the sign after the number ("12.50 kr").
 	SymbolAfter bool
+	// MinCharge is the smallest card payment the provider takes, in
+	// minor units: Stripe's minimum charge amounts
+	// (docs.stripe.com/currencies), set by the settlement currency: USD
+	// and EUR 0.50, GBP 0.30, SEK 3.00, JPY 50. KRW and IDR are not
+	// settlement currencies there: a charge in them must meet the
+	// account's minimum after conversion, which only Stripe knows, so
+	// the floor is one minor unit. Less than this is not charged (see
+	// FirstPeriod); the Stripe adapter refuses it too.
+	MinCharge int64
 }
 
 var currencies = map[string]Currency{
-	"EUR": {Code: "EUR", Digits: 2, Shown: 2, Symbol: "€"},
-	"USD": {Code: "USD", Digits: 2, Shown: 2, Symbol: "$"},
-	"GBP": {Code: "GBP", Digits: 2, Shown: 2, Symbol: "£"},
-	"SEK": {Code: "SEK", Digits: 2, Shown: 2, Symbol: "kr", SymbolAfter: true},
-	"KRW": {Code: "KRW", Digits: 0, Shown: 0, Symbol: "₩"},
-	"IDR": {Code: "IDR", Digits: 2, Shown: 0, Symbol: "Rp"},
-	"JPY": {Code: "JPY", Digits: 0, Shown: 0, Symbol: "¥"},
+	"EUR": {Code: "EUR", Digits: 2, Shown: 2, Symbol: "€", MinCharge: 50},
+	"USD": {Code: "USD", Digits: 2, Shown: 2, Symbol: "$", MinCharge: 50},
+	"GBP": {Code: "GBP", Digits: 2, Shown: 2, Symbol: "£", MinCharge: 30},
+	"SEK": {Code: "SEK", Digits: 2, Shown: 2, Symbol: "kr", SymbolAfter: true, MinCharge: 300},
+	"KRW": {Code: "KRW", Digits: 0, Shown: 0, Symbol: "₩", MinCharge: 1},
+	"IDR": {Code: "IDR", Digits: 2, Shown: 0, Symbol: "Rp", MinCharge: 1},
+	"JPY": {Code: "JPY", Digits: 0, Shown: 0, Symbol: "¥", MinCharge: 50},
 }
 
 // CurrencyOf is the currency of an ISO 4217 code the shop knows.
 func CurrencyOf(code string) (Currency, bool) {
 	c, ok := currencies[code]
 	return c, ok
+}
+
+// MinimumCharge is the smallest card payment in a currency (its
+// MinCharge); one minor unit in a currency the shop does not know.
+func MinimumCharge(currency string) Money {
+	if c, ok := currencies[currency]; ok && c.MinCharge > 0 {
+		return Money{Amount: c.MinCharge, Currency: currency}
+	}
+	return Money{Amount: 1, Currency: currency}
 }
 
 // Currencies are the codes the shop can price in, for a message that lists

@@ -38,7 +38,7 @@ const (
 
 // Mail is one message to a customer, kept in the outbox (the table).
 type Mail struct {
-	ID             string // deterministic per reason, so a rerun cannot send twice
+	ID             string // MailID: deterministic per reason, so a rerun cannot send twice
 	To             string
 	Kind           MailKind
 	Subject        string

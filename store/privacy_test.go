@@ -105,10 +105,10 @@ func TestCustomerDataHoldsEverythingAboutTheCustomer(t *testing.T) {
 	st, ctx := f.env.Store, ctxT(t)
 	var d store.CustomerData
 	// The customer, then in parallel: the email item, the address book, the
-	// cart, the orders and each of the six orders' collections, the
-	// subscriptions, the receipts, the tickets, the sessions, the mails and
-	// the role changes.
-	f.env.Costs(t, "Ada's data", 17, func() {
+	// cart, the orders, the expired ones and each of the six orders'
+	// collections, the subscriptions, the receipts, the tickets, the
+	// sessions, the mails and the role changes.
+	f.env.Costs(t, "Ada's data", 18, func() {
 		var err error
 		if d, err = st.CustomerData(ctx, f.ada.ID); err != nil {
 			t.Fatal(err)

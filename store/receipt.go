@@ -16,8 +16,27 @@ import (
 // guide, and pattern 7 to read them), kept six months, each with the marker
 // of the period it paid.
 
+// ReceiptKind tells the receipt of a whole period from that of a new
+// subscriber's first days (FirstPeriod).
+type ReceiptKind string
+
+const (
+	// ReceiptWholePeriod pays a whole period (every receipt from before
+	// the kinds).
+	ReceiptWholePeriod ReceiptKind = ""
+	// ReceiptFirstDays pays the days from subscribing up to the first
+	// payment date, prorated.
+	ReceiptFirstDays ReceiptKind = "first_days"
+	// ReceiptFreeDays says those days were free: their share was below
+	// the smallest charge, and nothing was charged.
+	ReceiptFreeDays ReceiptKind = "free_days"
+)
+
 // Receipt is one payment of a subscription, kept six months.
 type Receipt struct {
+	// Kind says whether it pays a whole period or a new subscriber's first
+	// days.
+	Kind           ReceiptKind
 	Number         string // short, unique within the account; also its URL
 	AccountID      string
 	SubscriptionID string
@@ -29,9 +48,13 @@ type Receipt struct {
 	Amount         Money
 	Card           Card // brand and last four; no token
 	ChargeID       string
-	PeriodStart    time.Time // billing dates: the period paid, [start, end)
-	PeriodEnd      time.Time
-	ExpiresAt      time.Time
+	// Provider took the charge ("": the test provider's records from
+	// before providers had names, see ProviderOf); its refund goes back
+	// through it.
+	Provider    string
+	PeriodStart time.Time // billing dates: the period paid, [start, end)
+	PeriodEnd   time.Time
+	ExpiresAt   time.Time
 	// Refund is the one refund of this receipt, nil while it has none.
 	Refund *ReceiptRefund
 	// BookNumber is its number in the books ("R2026-000045", see
@@ -46,6 +69,8 @@ type Receipt struct {
 	// order counts the receipt in its day's totals, so its refund counts
 	// there too. "" when nothing shipped (or on a receipt from before).
 	orderID string
+	// refundRound is its card refund's round (card_refund.go).
+	refundRound int
 }
 
 type receiptRecord struct {
@@ -64,9 +89,11 @@ type receiptRecord struct {
 	CardBrand       string      `dynamodbav:"CardBrand"`
 	CardLast4       string      `dynamodbav:"CardLast4"`
 	ChargeID        string      `dynamodbav:"ChargeID"`
+	Provider        string      `dynamodbav:"Provider,omitempty"` // the charge's provider ("": the test provider's)
 	PeriodStart     string      `dynamodbav:"PeriodStart"`
 	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
-	ExpiresAt       int64       `dynamodbav:"ExpiresAt"` // the table's TTL attribute
+	Kind            string      `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
+	ExpiresAt       int64       `dynamodbav:"ExpiresAt"`      // the table's TTL attribute
 	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
 	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
 	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
@@ -81,18 +108,19 @@ type receiptRecord struct {
 	RefundBy          string `dynamodbav:"RefundBy,omitempty"`
 	RefundRequestedAt string `dynamodbav:"RefundRequestedAt,omitempty"`
 	RefundedAt        string `dynamodbav:"RefundedAt,omitempty"`
-	RefundID          string `dynamodbav:"RefundID,omitempty"`
+	RefundID          string `dynamodbav:"RefundID,omitempty"`  // the provider's refund: once done, or while it answered pending
+	CardRound         int    `dynamodbav:"CardRound,omitempty"` // card_refund.go's round, kept when a failed refund is let go
 	cardTriesRecord          // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
 func (r receiptRecord) receipt() Receipt {
 	return Receipt{
-		Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
+		Kind: ReceiptKind(r.Kind), Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
 		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
-		orderID: r.OrderID,
+		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound,
 	}
 }
 
@@ -139,8 +167,8 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
 		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang,
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
-		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID,
-		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), ExpiresAt: r.ExpiresAt.Unix(),
+		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID, Provider: r.Provider,
+		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
 		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID,
 	}
 }
@@ -153,12 +181,20 @@ type periodRecord struct {
 	ExpiresAt     int64  `dynamodbav:"ExpiresAt"`
 }
 
+// LastDay is the last day a receipt pays (its period ends the day before
+// the next payment date).
+func (r Receipt) LastDay() time.Time { return r.PeriodEnd.AddDate(0, 0, -1) }
+
+// FirstDays reports whether it pays a new subscriber's first days, not a
+// whole period (charged or free).
+func (r Receipt) FirstDays() bool { return r.Kind == ReceiptFirstDays || r.Kind == ReceiptFreeDays }
+
 // NewReceipt is the receipt of a charge for a subscription's period.
 func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {
 	return Receipt{
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
 		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
-		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID,
+		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID, Provider: charge.Provider,
 		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}
 }

@@ -62,12 +62,6 @@ func (r Receipt) Refunded() Money {
 	return r.Refund.Amount
 }
 
-// Refunder gives money back on a charge, at most once per idempotency key:
-// the refund half of Charger (the card gateway, store/payment).
-type Refunder interface {
-	Refund(ctx context.Context, chargeID string, amount Money, idempotencyKey string) (refundID string, err error)
-}
-
 // ErrRefundRefused wraps a gateway's final no: the reservation is let go.
 // ErrRefundExceedsCharge, ErrBadRefund and a charge the gateway does not
 // know (ErrNotFound) are final too.
@@ -202,90 +196,6 @@ func (s *Store) reserveReceiptRefund(ctx context.Context, r Receipt, req RefundR
 		return fmt.Errorf("reserve refund of %s: %w", r.Number, err)
 	}
 	return nil
-}
-
-// finishReceiptRefund asks the gateway for the pending refund and records its
-// answer. A final no lets the reservation go; an unknown outcome (the
-// gateway unreachable) leaves it pending, to be finished by a later try
-// with the same gateway key.
-func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Refunder, mail func(Receipt) *Mail) (Receipt, error) {
-	pending := *r.Refund
-	id, err := refunder.Refund(ctx, r.ChargeID, pending.Amount, receiptRefundKey(r.Number))
-	if refusedForGood(err) {
-		rel := s.updateIf(ctx, accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
-			expression.Remove(expression.Name("RefundStatus")).Remove(expression.Name("RefundKey")).Remove(expression.Name("RefundAmount")).
-				Remove(expression.Name("RefundReason")).Remove(expression.Name("RefundBy")).Remove(expression.Name("RefundRequestedAt")).
-				Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardTries")).
-				Remove(expression.Name("CardProblem")).Remove(expression.Name("CardTriedAt")).Remove(expression.Name("CardNextTryAt")),
-			expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
-		if rel != nil && !isConditionFailed(rel) {
-			slog.ErrorContext(ctx, "let go of a refused refund", "receipt", r.Number, "err", rel)
-		}
-		r.Refund = nil
-		return r, err
-	}
-	if err != nil {
-		if ctx.Err() == nil { // a try our own caller stopped is not the gateway's failure
-			pending.CardTries = s.countCardTry(ctx, accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
-				expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))),
-				pending.CardTries, err)
-			r.Refund = &pending
-		}
-		return r, fmt.Errorf("refund of receipt %s is pending, the gateway did not answer: %w", r.Number, err)
-	}
-	done := r
-	refund := pending
-	refund.Status, refund.GatewayID, refund.RefundedAt = ReceiptRefunded, id, s.now()
-	done.Refund = &refund
-	complete, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
-		expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefunded))).
-			Set(expression.Name("RefundID"), expression.Value(id)).
-			Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))).
-			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt")),
-		expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefundPending))).And(expression.Name("RefundKey").Equal(expression.Value(pending.Key))))
-	if err != nil {
-		return r, err
-	}
-	items := []types.TransactWriteItem{complete}
-	if r.orderID != "" {
-		// The receipt's order counted it in its day's totals: what goes
-		// back counts on today's, with the completion, so once.
-		shards, err := s.lists.count(ctx, s)
-		if err != nil {
-			return r, err
-		}
-		totals, err := s.dayTotalsRefund(r.orderID, refund.RefundedAt, refund.Amount, shards)
-		if err != nil {
-			return r, err
-		}
-		items = append(items, totals)
-	}
-	if mail != nil {
-		if m := mail(done); m != nil {
-			mp, err := s.mailPut(*m)
-			if err != nil {
-				return r, err
-			}
-			items = append(items, mp)
-		}
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if reasons := cancellationReasons(err); len(reasons) > 0 {
-		// A twin finished it first (the gateway gave both the one refund):
-		// the receipt as it is now is the answer.
-		now, rerr := s.receiptConsistent(ctx, r.AccountID, r.Number)
-		if rerr != nil {
-			return r, rerr
-		}
-		if now.Refund != nil && now.Refund.Status == ReceiptRefunded {
-			return now, nil
-		}
-		return now, fmt.Errorf("complete refund of %s: %w", r.Number, ErrConflict)
-	}
-	if err != nil {
-		return r, fmt.Errorf("complete refund of %s: %w", r.Number, err)
-	}
-	return done, nil
 }
 
 // receiptRefundListID is a receipt's id in the pending card refunds' list.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,11 +32,12 @@ import (
 // (on condition they stay within what each tender paid), the refunded
 // lines (within their quantities), the invoice's negative payments, the
 // gift card's balance, the stock put back with its adjustment log, and the
-// customer's mail in the outbox. Only then is the card refunded, under a
-// gateway key made from the refund's, and the record marked done: a card
-// refund that failed or was lost is finished by the same form sent again
-// (or FinishRefund), and the gateway answers a repeat with its first
-// refund. Money never leaves before the table holds the refund.
+// customer's mail in the outbox. Only then is the card refunded, at the
+// provider that took the payment (card_refund.go), under a key made from
+// the refund's, and the record marked done: a card refund that failed or
+// was lost is finished by the same form sent again (or RetryCardRefund),
+// and the provider answers a repeat with its first refund. Money never
+// leaves before the table holds the refund.
 
 // RefundLine is how many units of one order line a refund takes back.
 type RefundLine struct {
@@ -98,6 +98,10 @@ type Refund struct {
 	Cancel           bool // the customer's cancellation of an unshipped order
 	Status           RefundStatus
 	GatewayRefundID  string // the card's refund, once done
+	// Provider is the card payment provider its card part goes back
+	// through: the one that took the payment ("" before records named
+	// theirs: the test provider, see ProviderOf).
+	Provider string
 	// CardTries are the failed tries of its card part (refund_retry.go).
 	CardTries CardRefundTries
 
@@ -106,7 +110,8 @@ type Refund struct {
 	// did before this was recorded).
 	BackWhereAllocated bool
 
-	chargeID string // the card's charge its card part refunds
+	chargeID  string // the card's charge its card part refunds
+	cardRound int    // the card part's round: a new one after the provider reported a failure
 }
 
 var (
@@ -140,9 +145,11 @@ type refundRecord struct {
 	Cancel           bool               `dynamodbav:"Cancel,omitempty"`
 	Status           string             `dynamodbav:"Status"`
 	GatewayRefundID  string             `dynamodbav:"GatewayRefundID,omitempty"`
-	ChargeID         string             `dynamodbav:"ChargeID,omitempty"` // the card charge its card part refunds
-	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`  // refunds#YYYY-MM#shard: the month's list (archive.go)
-	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`  // <at>#order#key
+	ChargeID         string             `dynamodbav:"ChargeID,omitempty"`  // the card charge its card part refunds
+	Provider         string             `dynamodbav:"Provider,omitempty"`  // the provider of that charge
+	CardRound        int                `dynamodbav:"CardRound,omitempty"` // card_refund.go's round
+	GSI1PK           string             `dynamodbav:"GSI1-PK,omitempty"`   // refunds#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK           string             `dynamodbav:"GSI1-SK,omitempty"`   // <at>#order#key
 	cardTriesRecord                     // while the card part waits: its tries, and listed (refund_retry.go)
 	// OrderLabel is the order's number, so the list of waiting card
 	// refunds names the order as staff know it without reading it.
@@ -165,7 +172,8 @@ func (r refundRecord) refund() Refund {
 		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
 		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
-		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(),
+		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(), Provider: r.Provider,
+		cardRound: r.CardRound,
 	}
 	for _, l := range r.Lines {
 		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
@@ -184,6 +192,7 @@ type tenders struct {
 	giftCardCode           string
 	giftCardRef, cardRef   string // the payments' references, for the refund's lines
 	cardType, chargeID     string
+	provider               string // the card payment's
 }
 
 func tendersOf(o Order, inv Invoice) tenders {
@@ -197,7 +206,7 @@ func tendersOf(o Order, inv Invoice) tenders {
 			t.giftCardRef = p.Reference
 		default:
 			t.card += p.Amount.Amount
-			t.cardType, t.cardRef = p.Type, p.Reference
+			t.cardType, t.cardRef, t.provider = p.Type, p.Reference, p.Provider
 			t.chargeID, _, _ = strings.Cut(p.Reference, " · ")
 		}
 	}
@@ -247,7 +256,7 @@ func lineValue(o Order, it OrderItem, n int) int64 {
 // (+2 per restocked line, +1 gift card, +1 mail), then for a card part a gateway refund and one
 // UpdateItem marking the refund done; each restocked level's low-stock
 // check after.
-func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Charger) (Refund, error) {
+func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Refunder) (Refund, error) {
 	if !ValidID(req.Key) || len(req.Key) > 36 {
 		return Refund{}, ErrRefundKey
 	}
@@ -272,7 +281,7 @@ func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger
 // "cancelled" and off the to-ship list. One transaction, on condition the
 // order is still placed: staff creating its shipments at the same moment
 // either win (ErrNotCancelable) or find it cancelled. Exactly once per key.
-func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(Refund, Order) *Mail, charger Charger) (Refund, error) {
+func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(Refund, Order) *Mail, charger Refunder) (Refund, error) {
 	if !ValidID(key) || len(key) > 36 {
 		return Refund{}, ErrRefundKey
 	}
@@ -280,7 +289,7 @@ func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string
 	return s.refund(ctx, req, true, charger)
 }
 
-func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Charger) (Refund, error) {
+func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool, charger Refunder) (Refund, error) {
 	const attempts = 5
 	plannedUnshipped := req.SawPlaced && len(req.Lines) > 0 // an amount restocks nothing either way
 	for attempt := 1; ; attempt++ {
@@ -347,308 +356,6 @@ func (d OrderDetails) refund(key string) (Refund, bool) {
 	return Refund{}, false
 }
 
-// stockBack is a stock level a refund put units back into.
-type stockBack struct{ productID, warehouseID string }
-
-type plannedRefund struct {
-	Refund
-	mailed    bool
-	unshipped bool // units of a placed order, back where allocated
-}
-
-// refundItems plans a refund of d and builds its transaction: the refund's
-// record first (its failure: the key is taken), the order second (its
-// failure on a cancel: no longer placed), the mail last.
-func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefundRequest, cancel bool) (plannedRefund, []types.TransactWriteItem, []stockBack, error) {
-	o := d.Order
-	inv, ok := d.Invoice()
-	if !ok {
-		return plannedRefund{}, nil, nil, fmt.Errorf("order %s has no invoice: %w", o.ID, ErrBadRefund)
-	}
-	if cancel && o.Status != OrderPlaced {
-		if o.Status == OrderCancelled {
-			return plannedRefund{}, nil, nil, fmt.Errorf("order %s is cancelled already: %w", o.ID, ErrNotCancelable)
-		}
-		return plannedRefund{}, nil, nil, ErrNotCancelable
-	}
-	now := s.now().UTC().Truncate(time.Millisecond)
-	rf := plannedRefund{Refund: Refund{
-		ID: req.Key, OrderID: o.ID, At: now, Reason: req.Reason, RestockWarehouse: req.RestockWarehouse,
-		ByID: req.By.ID, ByName: req.By.Buyer().Label(req.By.ID), Cancel: cancel, Status: RefundDone,
-	}}
-	cur := o.Total.Currency
-	left := refundable(o)
-
-	// Which units go back, and what they give.
-	type lineTake struct {
-		item OrderItem
-		n    int
-	}
-	var takes []lineTake
-	switch {
-	case cancel:
-		for _, it := range d.Items {
-			if n := it.Quantity - it.Refunded; n > 0 {
-				takes = append(takes, lineTake{it, n})
-			}
-		}
-	case len(req.Lines) > 0:
-		if req.Amount.Amount != 0 {
-			return plannedRefund{}, nil, nil, fmt.Errorf("refund by lines or by amount, not both: %w", ErrBadRefund)
-		}
-		seen := map[string]bool{}
-		for _, l := range req.Lines {
-			key := orderItemSortKey(l.ProductID, l.DropID)
-			if seen[key] {
-				return plannedRefund{}, nil, nil, fmt.Errorf("line %s twice: %w", l.ProductID, ErrBadRefund)
-			}
-			seen[key] = true
-			i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == l.ProductID && it.DropID == l.DropID })
-			if i < 0 {
-				return plannedRefund{}, nil, nil, fmt.Errorf("product %s is not on order %s: %w", l.ProductID, o.ID, ErrRefundLines)
-			}
-			if l.Quantity < 1 || l.Quantity > d.Items[i].Quantity-d.Items[i].Refunded {
-				return plannedRefund{}, nil, nil, fmt.Errorf("%s: %w", d.Items[i].ProductName, ErrRefundLines)
-			}
-			takes = append(takes, lineTake{d.Items[i], l.Quantity})
-		}
-	}
-	var amount int64
-	unitsLeft := 0
-	for _, it := range d.Items {
-		unitsLeft += it.Quantity - it.Refunded
-	}
-	for _, t := range takes {
-		v := lineValue(o, t.item, t.n)
-		rf.Lines = append(rf.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Quantity: t.n, Amount: Money{v, cur}})
-		amount += v
-		unitsLeft -= t.n
-	}
-	if len(takes) > 0 && unitsLeft == 0 {
-		amount = left.Amount // the last units give the rest: no cent lost to rounding
-	}
-	if len(takes) == 0 {
-		if cancel {
-			amount = left.Amount
-		} else {
-			if req.Amount.Currency != cur {
-				return plannedRefund{}, nil, nil, fmt.Errorf("the order is in %s: %w", cur, ErrBadRefund)
-			}
-			amount = req.Amount.Amount
-		}
-	}
-	if amount > left.Amount {
-		return plannedRefund{}, nil, nil, fmt.Errorf("%w: %s is left to refund", ErrRefundExceedsCharge, left)
-	}
-	if amount <= 0 && !cancel {
-		return plannedRefund{}, nil, nil, ErrRefundNothing
-	}
-	tend := tendersOf(o, inv)
-	gc, card, err := tend.split(amount)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	if gc > 0 && tend.giftCardCode == "" {
-		return plannedRefund{}, nil, nil, fmt.Errorf("this order's gift card is not on its invoice (an order from before refunds): %w", ErrBadRefund)
-	}
-	if card > 0 && tend.chargeID == "" {
-		return plannedRefund{}, nil, nil, fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
-	}
-	rf.Amount, rf.GiftCard, rf.Card, rf.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, tend.chargeID
-	if card > 0 {
-		rf.Status = RefundCardPending
-	}
-
-	// Where the units go back: units of an order not shipping yet never
-	// left their warehouses, so they go back there (cancel implies placed).
-	rf.unshipped = len(takes) > 0 && o.Status == OrderPlaced
-	if rf.unshipped {
-		rf.RestockWarehouse, rf.BackWhereAllocated = "", true
-	}
-	var warehouses map[string]Warehouse
-	restock := rf.unshipped || rf.RestockWarehouse != ""
-	if restock && len(takes) > 0 {
-		list, err := s.Warehouses(ctx)
-		if err != nil {
-			return plannedRefund{}, nil, nil, err
-		}
-		warehouses = map[string]Warehouse{}
-		for _, w := range list {
-			warehouses[w.ID] = w
-		}
-		if !rf.unshipped {
-			if _, ok := warehouses[req.RestockWarehouse]; !ok {
-				return plannedRefund{}, nil, nil, fmt.Errorf("warehouse %s: %w", req.RestockWarehouse, ErrNotFound)
-			}
-		}
-	}
-
-	var tx []types.TransactWriteItem
-	rec := refundRecord{
-		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
-		Amount: amount, GiftCard: gc, Card: card, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
-		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
-	}
-	for _, l := range rf.Lines {
-		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})
-	}
-	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, req.Key, now)
-	if rf.Status == RefundCardPending {
-		rec.AttentionListPK, rec.AttentionListSK = pendingRefundKeys(now, orderRefundListID(o.ID, req.Key))
-	}
-	item, err := attributevalue.MarshalMap(rec)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	isNew, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-		ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}})
-
-	// The order's sums, each within what its tender paid: a refund racing
-	// this one with another key fails here and reads again.
-	within := func(attr string, paid, add int64) expression.ConditionBuilder {
-		return expression.Or(expression.AttributeNotExists(expression.Name(attr)),
-			expression.Name(attr).LessThanEqual(expression.Value(paid-add)))
-	}
-	plus := func(upd expression.UpdateBuilder, attr string, add int64) expression.UpdateBuilder {
-		return upd.Set(expression.Name(attr), expression.Plus(expression.IfNotExists(expression.Name(attr), expression.Value(0)), expression.Value(add)))
-	}
-	upd := plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", amount)
-	cond := within("Refunded", o.Total.Amount, amount)
-	if gc > 0 {
-		upd, cond = plus(upd, "RefundedGiftCard", gc), cond.And(within("RefundedGiftCard", tend.giftCard, gc))
-	}
-	if card > 0 {
-		upd, cond = plus(upd, "RefundedCard", card), cond.And(within("RefundedCard", tend.card, card))
-	}
-	// Units of an order not shipping yet go back into stock on condition
-	// staff have not made its shipments meanwhile, and count a refund of
-	// units, on which CreateShipments writes: a unit is restocked or
-	// shipped, never both. Every unit given back leaves nothing to ship:
-	// the order ends as a cancel does, off the to-ship list.
-	if rf.unshipped || cancel {
-		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))
-	}
-	if rf.unshipped {
-		upd = plus(upd, "UnitRefunds", 1)
-	}
-	if cancel || rf.unshipped && unitsLeft == 0 {
-		upd = upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
-			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
-	}
-	orderUpd, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	tx = append(tx, orderUpd)
-
-	// The invoice's negative payments, one per tender given back.
-	var back []paymentRecord
-	if gc > 0 {
-		back = append(back, paymentRecord{Type: "GiftCard", Amount: -gc, Reference: "refund " + req.Key + " · " + tend.giftCardRef})
-	}
-	if card > 0 {
-		back = append(back, paymentRecord{Type: tend.cardType, Amount: -card, Reference: "refund " + req.Key + " · " + tend.cardRef})
-	}
-	if len(back) > 0 {
-		invUpd, err := s.txUpdate(orderKey(o.ID), invoiceKey(inv.ID),
-			expression.Set(expression.Name("Detail.Payments"), expression.ListAppend(expression.Name("Detail.Payments"), expression.Value(back))),
-			expression.AttributeExists(expression.Name(attrPK)))
-		if err != nil {
-			return plannedRefund{}, nil, nil, err
-		}
-		tx = append(tx, invUpd)
-	}
-	if gc > 0 {
-		gcUpd, err := s.txUpdate(giftCardKey(tend.giftCardCode), giftCardKey(tend.giftCardCode),
-			expression.Set(expression.Name("Balance"), expression.Name("Balance").Plus(expression.Value(gc))),
-			expression.AttributeExists(expression.Name(attrPK)))
-		if err != nil {
-			return plannedRefund{}, nil, nil, err
-		}
-		tx = append(tx, gcUpd)
-	}
-
-	// The lines: refunded units counted within what was bought, and put
-	// back into stock with a line in the warehouse's adjustment log.
-	var restocked []stockBack
-	for _, t := range takes {
-		lineCond := within("Refunded", int64(t.item.Quantity), int64(t.n))
-		if rf.unshipped {
-			// Which warehouse a unit goes back to follows the units refunded
-			// before: on condition they are still those read.
-			lineCond = expression.Name("Refunded").Equal(expression.Value(t.item.Refunded))
-			if t.item.Refunded == 0 {
-				lineCond = expression.AttributeNotExists(expression.Name("Refunded")).Or(lineCond)
-			}
-		}
-		lineUpd, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(t.item.ProductID, t.item.DropID),
-			plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", int64(t.n)),
-			lineCond)
-		if err != nil {
-			return plannedRefund{}, nil, nil, err
-		}
-		tx = append(tx, lineUpd)
-		if !restock {
-			continue
-		}
-		into := []Allocation{{WarehouseID: rf.RestockWarehouse, Quantity: t.n}}
-		if rf.unshipped {
-			into = backWhereAllocated(t.item, t.n)
-		}
-		for _, a := range into {
-			w, ok := warehouses[a.WarehouseID]
-			if !ok || a.Quantity <= 0 {
-				continue // a warehouse closed since: staff count it by hand
-			}
-			items, err := s.restockItems(t.item, w, a.Quantity, fmt.Sprintf("%s, order %s: %s", refundWord(cancel), o.Label(), req.Reason), req.By, now)
-			if err != nil {
-				return plannedRefund{}, nil, nil, err
-			}
-			tx = append(tx, items...)
-			restocked = append(restocked, stockBack{t.item.ProductID, w.ID})
-		}
-	}
-	if cancel && inv.DiscountCode != "" {
-		// The code's use back (codes are never deleted; Used counts this
-		// order's use, so it is above zero).
-		dcUpd, err := s.txUpdate(discountKey(inv.DiscountCode), discountKey(inv.DiscountCode),
-			expression.Add(expression.Name("Used"), expression.Value(-1)),
-			expression.Name("Used").GreaterThan(expression.Value(0)))
-		if err != nil {
-			return plannedRefund{}, nil, nil, err
-		}
-		tx = append(tx, dcUpd)
-	}
-	// The money given back counts on today's totals, in this transaction
-	// so the dashboard's refunds are the refund records'.
-	shards, err := s.lists.count(ctx, s)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	totals, err := s.dayTotalsRefund(o.ID, now, rf.Amount, shards)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	tx = append(tx, totals)
-	if req.Mail != nil {
-		if m := req.Mail(rf.Refund, o); m != nil {
-			put, err := s.mailPut(*m)
-			if err != nil {
-				return plannedRefund{}, nil, nil, err
-			}
-			tx, rf.mailed = append(tx, put), true
-		}
-	}
-	if len(tx) > maxTransactItems {
-		return plannedRefund{}, nil, nil, fmt.Errorf("this refund needs more writes than one transaction takes; refund fewer lines at a time: %w", ErrBadRefund)
-	}
-	return rf, tx, restocked, nil
-}
-
 func refundWord(cancel bool) string {
 	if cancel {
 		return "Cancelled"
@@ -693,32 +400,4 @@ func (s *Store) afterRestock(ctx context.Context, levels []stockBack) {
 			slog.Warn("stock put back, its low mark not updated; its next change does", "product", l.productID, "warehouse", l.warehouseID, "err", err)
 		}
 	}
-}
-
-// finishRefund makes a written refund's card part at the gateway, if it is
-// still pending, and marks the refund done, off the pending list. A failed
-// try is counted on the refund for the retry job (refund_retry.go).
-func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder Refunder) (Refund, error) {
-	if rf.Status != RefundCardPending {
-		return rf, nil
-	}
-	id, err := refunder.Refund(ctx, rf.chargeID, rf.Card, refundGatewayKey(o.ID, rf.ID))
-	if err != nil {
-		slog.Warn("refund recorded, its card part not made yet", "order", o.ID, "refund", rf.ID, "err", err)
-		if ctx.Err() == nil { // a try our own caller stopped is not the bank's failure
-			rf.CardTries = s.countCardTry(ctx, orderKey(o.ID), refundKey(rf.ID),
-				expression.Name("Status").Equal(expression.Value(string(RefundCardPending))), rf.CardTries, err)
-		}
-		return rf, fmt.Errorf("%w: %w", ErrRefundCard, err)
-	}
-	err = s.updateIf(ctx, orderKey(o.ID), refundKey(rf.ID),
-		expression.Set(expression.Name("Status"), expression.Value(string(RefundDone))).
-			Set(expression.Name("GatewayRefundID"), expression.Value(id)).
-			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt")),
-		expression.AttributeExists(expression.Name(attrPK)))
-	if err != nil {
-		return rf, fmt.Errorf("mark refund %s done: %w", rf.ID, err)
-	}
-	rf.Status, rf.GatewayRefundID = RefundDone, id
-	return rf, nil
 }

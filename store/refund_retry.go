@@ -63,7 +63,8 @@ type PendingCardRefund struct {
 	OrderID, RefundID  string
 	OrderLabel         string // the order's number (its id for refunds from before numbers were kept here)
 	CustomerID, Number string
-	Amount             Money // the card's part
+	Amount             Money  // the card's part
+	Provider           string // the provider it goes back through ("": the test provider, ProviderOf)
 	At                 time.Time
 	Tries              CardRefundTries
 }
@@ -129,7 +130,7 @@ func (s *Store) PendingCardRefunds(ctx context.Context) ([]PendingCardRefund, er
 				return nil, err
 			}
 			rf := r.refund()
-			out = append(out, PendingCardRefund{OrderID: rf.OrderID, OrderLabel: cmp.Or(r.OrderLabel, rf.OrderID), RefundID: rf.ID, Amount: rf.Card, At: rf.At, Tries: rf.CardTries})
+			out = append(out, PendingCardRefund{OrderID: rf.OrderID, OrderLabel: cmp.Or(r.OrderLabel, rf.OrderID), RefundID: rf.ID, Amount: rf.Card, Provider: rf.Provider, At: rf.At, Tries: rf.CardTries})
 		case entityReceipt:
 			var r receiptRecord
 			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
@@ -153,13 +154,17 @@ func (s *Store) OrderRefund(ctx context.Context, orderID, key string) (Refund, e
 	return getItemConsistent(ctx, s, orderKey(orderID), refundKey(key), "refund "+key, refundRecord.refund)
 }
 
-// RetryCardRefund tries again the card part of an order's refund, under
-// the gateway key of its first try (so a retry never refunds twice): the
-// job's retries and staff's "Retry now". A refund done already is returned
-// as it is; one still failing is ErrRefundCard, its try counted.
+// RetryCardRefund tries again the card part of an order's refund at the
+// provider that took the payment, under the key of its first try (so a
+// retry never refunds twice; one the provider answered pending is read
+// there, not made again): the job's retries, staff's "Retry now", and a
+// late payment's refund after its event. A refund done already is returned
+// as it is; one still failing is ErrRefundCard, its try counted; one still
+// pending at the provider is returned pending, without an error.
 //
-// Cost: a consistent GetItem of the refund, the gateway's refund, and one
-// UpdateItem (marked done, or the try counted).
+// Cost: a consistent GetItem of the refund, the provider's refund (or its
+// read), and one UpdateItem (marked done, the try counted, or the
+// provider's refund id kept).
 func (s *Store) RetryCardRefund(ctx context.Context, orderID, key string, refunder Refunder) (Refund, error) {
 	rf, err := s.OrderRefund(ctx, orderID, key)
 	if err != nil {

@@ -68,7 +68,7 @@ func pendingCardRefund(t *testing.T, clock *storetest.Clock) (shopFixture, *flak
 	d := orderWithGiftCard(t, f)
 	gw := &flakyGateway{TestGateway: f.gateway}
 	gw.fail(errBankDown)
-	_, err := f.env.Store.RefundOrder(ctxT(t), store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-down", Reason: "Arrived broken", By: refunder, Amount: eur(2000)}, gw)
+	_, err := f.env.Store.RefundOrder(ctxT(t), store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-down", Reason: "Arrived broken", By: refunder, Amount: eur(2000)}, legacy(gw))
 	if !errors.Is(err, store.ErrRefundCard) {
 		t.Fatalf("refund while the bank is down: %v, want ErrRefundCard", err)
 	}
@@ -107,7 +107,7 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 
 	now = now.Add(15 * time.Minute)
 	clock.Set(now)
-	rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
+	rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
 	if !errors.Is(err, store.ErrRefundCard) || rf.CardTries.Count != 2 || rf.Status != store.RefundCardPending {
 		t.Fatalf("retry while down: %+v %v", rf, err)
 	}
@@ -120,14 +120,14 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 	// What the README says it costs: the refund, the gateway's refund (a
 	// GetItem, a Query, a transaction) and the refund marked done.
 	f.env.Counter.Reset()
-	rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
+	rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
 	if err != nil || rf.Status != store.RefundDone || rf.GatewayRefundID == "" {
 		t.Fatalf("retry with the bank back: %+v %v", rf, err)
 	}
 	if ops := f.env.Counter.Ops(); ops["GetItem"] != 2 || ops["Query"] != 1 || ops["TransactWriteItems"] != 1 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 5 {
 		t.Fatalf("a retry that finished made %v", ops)
 	}
-	again, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
+	again, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
 	if err != nil || again.GatewayRefundID != rf.GatewayRefundID {
 		t.Fatalf("a retry of a done refund: %+v %v", again, err)
 	}
@@ -137,7 +137,7 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 	if n, sum := gatewayRefunds(t, f.env); n != 1 || sum != 1500 {
 		t.Fatalf("the gateway refunded %d times, %d cents", n, sum)
 	}
-	if _, err := st.RetryCardRefund(ctx, o.ID, "no-such", gw); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RetryCardRefund(ctx, o.ID, "no-such", legacy(gw)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("retry of an unknown refund: %v", err)
 	}
 }
@@ -153,7 +153,7 @@ func TestRefundCardPendingNeedsStaffAfterMaxTries(t *testing.T) {
 	for range store.MaxCardRefundTries - 1 {
 		now = now.Add(24 * time.Hour)
 		clock.Set(now)
-		if _, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw); !errors.Is(err, store.ErrRefundCard) {
+		if _, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw)); !errors.Is(err, store.ErrRefundCard) {
 			t.Fatal(err)
 		}
 	}
@@ -185,7 +185,7 @@ func TestRefundCardRetriesRaceRefundOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
+			rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
 			ids[i], errs[i] = rf.GatewayRefundID, err
 		}()
 	}
@@ -220,7 +220,7 @@ func TestRefundReceiptPendingListedAndRetried(t *testing.T) {
 	f.subscribe(t, "ada", 18, 1)
 	rec := firstReceipt(t, f, "ada")
 	gw.failing = errBankDown
-	_, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, gw, refundMail)
+	_, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, legacy(gw), refundMail)
 	if err == nil {
 		t.Fatal("a refund the gateway did not answer went through")
 	}
@@ -231,7 +231,7 @@ func TestRefundReceiptPendingListedAndRetried(t *testing.T) {
 	if p := list[0]; !p.IsReceipt() || p.CustomerID != "ada" || p.Number != rec.Number || p.Amount != eur(500) || p.Tries.Count != 1 {
 		t.Fatalf("listed %+v", p)
 	}
-	if r, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, gw, refundMail); err == nil || r.Refund.CardTries.Count != 2 {
+	if r, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, legacy(gw), refundMail); err == nil || r.Refund.CardTries.Count != 2 {
 		t.Fatalf("retry while down: %+v %v", r.Refund, err)
 	}
 	gw.failing = nil
@@ -240,7 +240,7 @@ func TestRefundReceiptPendingListedAndRetried(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, gw, refundMail); err != nil {
+			if _, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, legacy(gw), refundMail); err != nil {
 				t.Error(err)
 			}
 		}()

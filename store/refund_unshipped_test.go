@@ -82,7 +82,7 @@ func TestRefundOfUnshippedUnitsRestocksWhereAllocated(t *testing.T) {
 	before := levelsOf(t, f, "p")
 
 	rf, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-u", Reason: "Changed their mind",
-		RestockWarehouse: allocs[0].WarehouseID, By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}, f.gateway)
+		RestockWarehouse: allocs[0].WarehouseID, By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}, legacy(f.gateway))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestRefundOfUnshippedUnitsRestocksWhereAllocated(t *testing.T) {
 	// Shipping now: a refund of a unit is as before, nowhere unless a
 	// warehouse is chosen, and not back where allocated.
 	rf, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-s", Reason: "Broken",
-		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, f.gateway)
+		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, legacy(f.gateway))
 	if err != nil || rf.BackWhereAllocated {
 		t.Fatalf("refund of a shipping order: %+v, %v", rf, err)
 	}
@@ -146,7 +146,7 @@ func TestRefundOfUnshippedUnitsRestocksWhereAllocated(t *testing.T) {
 	}
 	// A form made while the order was placed is refused now it ships.
 	_, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-late", Reason: "Broken", SawPlaced: true,
-		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, f.gateway)
+		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, legacy(f.gateway))
 	if !errors.Is(err, store.ErrShippingStarted) {
 		t.Fatalf("a refund seen while placed, sent while shipping: %v", err)
 	}
@@ -162,7 +162,7 @@ func TestCreateShipmentsLeavesOutRefundedLines(t *testing.T) {
 	req.Card = f.card
 	d := f.checkoutInOneTransaction(t, req)
 	if _, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-q", Reason: "Out of fashion",
-		By: refunder, Lines: []store.RefundLine{{ProductID: "q", Quantity: 1}}}, f.gateway); err != nil {
+		By: refunder, Lines: []store.RefundLine{{ProductID: "q", Quantity: 1}}}, legacy(f.gateway)); err != nil {
 		t.Fatal(err)
 	}
 	if got := levelsOf(t, f, "q"); got["w2"] != 5 {
@@ -214,7 +214,7 @@ func TestRefundOfUnshippedUnitsRacesShipping(t *testing.T) {
 				defer wg.Done()
 				<-start
 				_, refundErrs[i] = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: fmt.Sprintf("r%d-%d", round, i),
-					Reason: "Race", By: refunder, SawPlaced: i%2 == 0, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, f.gateway)
+					Reason: "Race", By: refunder, SawPlaced: i%2 == 0, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, legacy(f.gateway))
 			}()
 		}
 		for i := range shippers {

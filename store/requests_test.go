@@ -66,6 +66,7 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 	run := store.JobRun{ID: "run-1", Job: "payments", Date: now, Trigger: "staff", Replica: "test", StartedAt: now}
 	var lease store.Lease
 	var home, work string // saved addresses' ids
+	var key store.APIKey
 
 	rows := []struct {
 		pattern string
@@ -245,10 +246,17 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		{"every drop", 1, func() error { _, err := st.AllDrops(ctx, 20, ""); return err }},
 		{"product drops to close", 1, func() error { _, err := st.EndedProductDrops(ctx); return err }},
 		{"a customer's tickets", 1, func() error { _, err := st.CustomerTickets(ctx, ada.CustomerID, 20, ""); return err }},
-		{"API keys", 1, func() error { _, err := st.APIKeys(ctx); return err }},
+		{"API keys and their integrations", 1, func() error { _, err := st.APIAccess(ctx); return err }},
 		{"card refunds waiting for the gateway", 1, func() error { _, err := st.PendingCardRefunds(ctx); return err }},
-		// The name is checked against the keys there are, then the key put.
-		{"create an API key", 2, func() error { _, _, err := st.CreateAPIKey(ctx, "partner"); return err }},
+		// The integration and its first key in one transaction, on
+		// condition the name was never taken.
+		{"add an integration with its key", 1, func() error { _, k, _, err := st.CreateIntegration(ctx, "partner"); key = k; return err }},
+		{"issue another key", 1, func() error { _, _, err := st.IssueAPIKey(ctx, "partner"); return err }},
+		// The key read, then its revocation, the new key and the
+		// integration's check in one transaction.
+		{"rotate a key", 2, func() error { _, _, err := st.RotateAPIKey(ctx, key.ID); return err }},
+		{"revoke a key", 1, func() error { return st.RevokeAPIKey(ctx, key.ID) }},
+		{"revoke an integration", 1, func() error { return st.RevokeIntegration(ctx, "partner") }},
 	}
 	for _, r := range rows {
 		var err error

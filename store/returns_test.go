@@ -162,10 +162,10 @@ func TestReturnLifecycle(t *testing.T) {
 	// Refunded: the accepted units' money back to the card, their stock
 	// back in the warehouse staff chose, the return closed.
 	before := stockIn(t, st, "a", "w2")
-	if _, err := st.RefundReturn(ctx, id, r.ID, 3, "nowhere", sam, f.gateway, nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RefundReturn(ctx, id, r.ID, 3, "nowhere", sam, legacy(f.gateway), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown warehouse: %v", err)
 	}
-	r, err = st.RefundReturn(ctx, id, r.ID, 3, "w2", sam, f.gateway, nil)
+	r, err = st.RefundReturn(ctx, id, r.ID, 3, "w2", sam, legacy(f.gateway), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestReturnLifecycle(t *testing.T) {
 	if got := stockIn(t, st, "a", "w2"); got != before+2 {
 		t.Fatalf("stock in w2 %d, want %d", got, before+2)
 	}
-	if _, err := st.RefundReturn(ctx, id, r.ID, 4, "w2", sam, f.gateway, nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, id, r.ID, 4, "w2", sam, legacy(f.gateway), nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refunded twice: %v", err)
 	}
 	d, err = st.OrderDetails(ctx, id)
@@ -225,7 +225,7 @@ func TestReturnRejected(t *testing.T) {
 	if err != nil || r.Status != store.ReturnRejected || r.Accepted().Amount != 0 {
 		t.Fatalf("rejected: %+v %v", r, err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.gateway, nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, legacy(f.gateway), nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refund of a rejected return: %v", err)
 	}
 }
@@ -240,7 +240,7 @@ func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
 	st, ctx := f.env.Store, ctxT(t)
 	d := deliveredOrder(t, f, "k1", 3)
 	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "kept", Reason: "Dented, kept", By: sam,
-		Lines: []store.RefundLine{{ProductID: "a", Quantity: 2}}}, f.gateway); err != nil {
+		Lines: []store.RefundLine{{ProductID: "a", Quantity: 2}}}, legacy(f.gateway)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(2)); !errors.Is(err, store.ErrReturnTooMany) {
@@ -259,7 +259,7 @@ func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
 	if r, err = st.InspectReturn(ctx, d.Order.ID, r.ID, 2, sam, store.Inspection{Verdicts: []store.ReturnVerdict{store.VerdictAccepted}, Notes: []string{""}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.gateway, nil); err != nil {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, legacy(f.gateway), nil); err != nil {
 		t.Fatal(err)
 	}
 	after, err := st.OrderDetails(ctx, d.Order.ID)

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -69,6 +70,29 @@ func (w *Window) Shelf(ctx context.Context, category string, order CatalogueOrde
 // the shelves are cut from and the search index is built from.
 func (w *Window) allProducts(ctx context.Context) ([]Product, error) {
 	return windowGet(ctx, w, "all-products", windowListTTL, &w.lists, w.s.AllProducts)
+}
+
+// CatalogueProduct is a product from the whole catalogue's copy, at most
+// a minute old: what a drop's page and card show of the product a ticket
+// buys, with no read of its own once the catalogue is warm. ErrNotFound
+// when the catalogue has no such product.
+func (w *Window) CatalogueProduct(ctx context.Context, id string) (Product, error) {
+	byID, err := windowGet(ctx, w, "products-by-id", windowListTTL, &w.lists, func(ctx context.Context) (map[string]Product, error) {
+		all, err := w.allProducts(ctx)
+		m := make(map[string]Product, len(all))
+		for _, p := range all {
+			m[p.ID] = p
+		}
+		return m, err
+	})
+	if err != nil {
+		return Product{}, err
+	}
+	p, ok := byID[id]
+	if !ok {
+		return Product{}, fmt.Errorf("product %s: %w", id, ErrNotFound)
+	}
+	return p, nil
 }
 
 // sortedShelf is a new list of the products of category ("" all) in

@@ -20,6 +20,7 @@ type Store struct {
 	loc          *time.Location
 	reminderLead int
 	returnDays   int // days after delivery a return may be asked (0: DefaultReturnDays)
+	dropMaxDays  int // days after its opening a drop may close at most (0: DefaultDropMaxDays)
 	// The shard counts of the billing-due indexes and of the lists every
 	// order writes (shards.go).
 	billing, lists shardCount
@@ -42,6 +43,10 @@ type Store struct {
 	vat        VATRates
 	// currency is the one the shop prices in (currency.go).
 	currency string
+
+	// providerEraser deletes an erased customer's customers at the card
+	// providers (provider_customer.go).
+	providerEraser ProviderCustomerEraser
 
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
@@ -71,6 +76,10 @@ func WithReminderLead(days int) Option { return func(s *Store) { s.reminderLead 
 // WithReturnDays sets how many days after delivery a customer may ask to
 // return an order's lines.
 func WithReturnDays(days int) Option { return func(s *Store) { s.returnDays = days } }
+
+// WithDropMaxDays sets how many days after its opening a drop may close
+// at most.
+func WithDropMaxDays(days int) Option { return func(s *Store) { s.dropMaxDays = days } }
 
 // WithBillingShards sets the shard count of the billing-due indexes for a
 // table Migrate creates; on an existing table it must match.

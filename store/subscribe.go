@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -37,6 +36,10 @@ type subscriptionRecord struct {
 	CardToken        string `dynamodbav:"CardToken"`
 	CardBrand        string `dynamodbav:"CardBrand"`
 	CardLast4        string `dynamodbav:"CardLast4"`
+	CardProvider     string `dynamodbav:"CardProvider,omitempty"` // "": the old gateway's token
+	CardExpMonth     int    `dynamodbav:"CardExpMonth,omitempty"`
+	CardExpYear      int    `dynamodbav:"CardExpYear,omitempty"`
+	CardCustomer     string `dynamodbav:"CardCustomer,omitempty"`
 	NextPaymentDate  string `dynamodbav:"NextPaymentDate,omitempty"`
 	NextReminderDate string `dynamodbav:"NextReminderDate,omitempty"`
 	LastPaymentDate  string `dynamodbav:"LastPaymentDate,omitempty"`
@@ -51,6 +54,11 @@ type subscriptionRecord struct {
 	IntentPeriod     string `dynamodbav:"IntentPeriod,omitempty"`
 	IntentAttempt    int    `dynamodbav:"IntentAttempt,omitempty"`
 	IntentAt         string `dynamodbav:"IntentAt,omitempty"`
+	// The intent's payment at its card provider (billing_provider.go).
+	IntentProvider string `dynamodbav:"IntentProvider,omitempty"`
+	IntentRef      string `dynamodbav:"IntentRef,omitempty"`
+	IntentSession  string `dynamodbav:"IntentSession,omitempty"`
+	IntentWaiting  bool   `dynamodbav:"IntentWaiting,omitempty"`
 	// The orders of its last paid periods, newest first (a shipping product).
 	Orders          []periodOrderDoc `dynamodbav:"Orders,omitempty"`
 	NewMonthlyPrice int64            `dynamodbav:"NewMonthlyPrice,omitempty"` // a price change the subscriber was told of
@@ -82,7 +90,8 @@ func parseDate(s string) time.Time {
 func (r subscriptionRecord) subscription() Subscription {
 	var intent *PaymentIntent
 	if r.IntentPeriod != "" {
-		intent = &PaymentIntent{Period: parseDate(r.IntentPeriod), Attempt: r.IntentAttempt, At: parseTime(r.IntentAt)}
+		intent = &PaymentIntent{Period: parseDate(r.IntentPeriod), Attempt: r.IntentAttempt, At: parseTime(r.IntentAt),
+			Provider: r.IntentProvider, Ref: r.IntentRef, Session: r.IntentSession, Waiting: r.IntentWaiting}
 	}
 	var orders []PeriodOrder
 	for _, o := range r.Orders {
@@ -91,7 +100,8 @@ func (r subscriptionRecord) subscription() Subscription {
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
 		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email, Lang: r.Lang,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
-		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4},
+		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4,
+			Provider: r.CardProvider, ExpMonth: r.CardExpMonth, ExpYear: r.CardExpYear, Customer: r.CardCustomer},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
 		LastPaymentDate: parseDate(r.LastPaymentDate), LastReminderDate: parseDate(r.LastReminderDate),
 		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn),
@@ -111,6 +121,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
 		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
+		CardProvider: s.Card.Provider, CardExpMonth: s.Card.ExpMonth, CardExpYear: s.Card.ExpYear, CardCustomer: s.Card.Customer,
 		NextPaymentDate: FormatDate(s.NextPaymentDate), NextReminderDate: FormatDate(s.NextReminderDate),
 		LastPaymentDate: FormatDate(s.LastPaymentDate), LastReminderDate: FormatDate(s.LastReminderDate),
 		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn),
@@ -126,6 +137,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	}
 	if s.Intent != nil {
 		r.IntentPeriod, r.IntentAttempt, r.IntentAt = FormatDate(s.Intent.Period), s.Intent.Attempt, timestamp(s.Intent.At)
+		r.IntentProvider, r.IntentRef, r.IntentSession, r.IntentWaiting = s.Intent.Provider, s.Intent.Ref, s.Intent.Session, s.Intent.Waiting
 		r.GSI2PK, r.GSI2SK = partitionIntents, createdKey(s.Intent.At, s.ID)
 	}
 	shard := shardOf(s.ID, shards)
@@ -170,12 +182,15 @@ type subscribeKeyRecord struct {
 	CustomerID     string `dynamodbav:"CustomerID"`
 	SubscriptionID string `dynamodbav:"SubscriptionID"`
 	ExpiresAt      int64  `dynamodbav:"ExpiresAt"`
+	pendingDoc            // a subscribe waiting on its first payment (subscribe_pending.go)
 }
 
 var ErrBadSubscribeKey = errors.New("subscribe key must be an id of at most 36 characters")
 
-// Subscribe takes the first payment and creates the subscription with its
-// first receipt, once per idempotency key: the charge uses a key derived
+// Subscribe takes the first payment (FirstPeriod: the days up to the first
+// payment date, prorated, or a whole period on a payment date; nothing
+// when the days are free) and creates the subscription with its first
+// receipt, once per idempotency key: the charge uses a key derived
 // from it, and one transaction writes the key, the subscription, the receipt
 // and its period marker (create subscription and create receipt, patterns 1
 // and 2 of the guide) and, when the product ships, the first period's order
@@ -196,8 +211,9 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	if sub, err := s.subscriptionForKey(ctx, key, req.CustomerID); err == nil || !errors.Is(err, ErrNotFound) {
 		return sub, Receipt{}, err
 	}
-	shards, err := s.billingShards(ctx)
-	if err != nil {
+	// The table's shards are read before the charge: a failed read
+	// charges nothing.
+	if _, err := s.billingShards(ctx); err != nil {
 		return Subscription{}, Receipt{}, err
 	}
 	now := s.now()
@@ -208,75 +224,50 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
 		LastPaymentDate: today,
 	}
-	if pc := req.PriceChange; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
-		// Shown on the form: the new price applies to them on its day too.
-		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
-	}
-	// The first period runs from today to the payment day of the next period.
-	sub.NextPaymentDate = NextBillingDate(today, sub.PeriodMonths, sub.PaymentDay)
+	// As the form's preview quoted it: the first period (FirstPeriod) is
+	// a whole one on a payment date, else the days up to the first payment
+	// date, prorated, or free below the smallest charge; the payments job
+	// charges whole periods from then on. A scheduled price applies to
+	// them on its day too.
+	quote := QuoteSubscription(today, req.Product, sub.PaymentDay, sub.PeriodMonths, req.PriceChange)
+	sub.NewPrice, sub.NewPriceFrom = quote.NewPrice, quote.NewPriceFrom
+	first := quote.First
+	sub.NextPaymentDate = first.Next
 	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, today, s.reminderLead)
+	receiptOf := func(charge GatewayCharge) Receipt {
+		r := NewReceipt(sub, charge, today, first.Next)
+		switch {
+		case first.Free:
+			r.Kind = ReceiptFreeDays
+		case !first.Full:
+			r.Kind = ReceiptFirstDays
+		}
+		return r
+	}
 
 	// The order is planned before the charge (the receipt's number and
 	// time are the charge's, known now), so a failed read charges nothing.
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, NewReceipt(sub, GatewayCharge{Amount: sub.Amount(), At: now}, today, sub.NextPaymentDate))
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receiptOf(GatewayCharge{Amount: first.Charge, At: now}), first.Units())
 	if err != nil {
 		return Subscription{}, Receipt{}, err
 	}
-	chargeID, err := charger.Charge(ctx, req.Card.Token, sub.Amount(), key)
-	if err != nil {
-		return Subscription{}, Receipt{}, err
+	var chargeID string
+	if first.Charge.Amount > 0 { // free days ask nothing of the gateway
+		if chargeID, err = charger.Charge(ctx, req.Card.Token, first.Charge, key); err != nil {
+			return Subscription{}, Receipt{}, err
+		}
 	}
 	// A twin submission makes its own receipt key, but its transaction
 	// fails on the subscribe key, so the period is receipted once.
-	charge := GatewayCharge{Key: key, ID: chargeID, Amount: sub.Amount(), At: now}
-	receipt := NewReceipt(sub, charge, today, sub.NextPaymentDate)
+	receipt := receiptOf(GatewayCharge{Key: key, ID: chargeID, Amount: first.Charge, At: now})
 	var order *subscriptionOrder
 	if ships {
 		order = &so
 	}
-	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return Subscription{}, Receipt{}, err
-	}
-	// The receipt's number is taken in the same transaction (books.go), its
-	// counter the last of the receipt's items, before the order's.
-	err = s.numbered(ctx, bookReceipts, sub.ID, now, 1, func(n bookNumber) error {
-		s.numberReceipt(&receipt, n, 0)
-		counterAt := -1
-		err := s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
-			if so != nil {
-				sub.Orders = []PeriodOrder{so.periodOrder(today)}
-				receipt.orderID = so.order.ID
-			}
-			items, err := s.receiptWrites(receipt)
-			if err != nil {
-				return nil, err
-			}
-			for _, rec := range []any{
-				subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
-					CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()},
-				newSubscriptionRecord(sub, shards),
-			} {
-				item, err := attributevalue.MarshalMap(rec)
-				if err != nil {
-					return nil, err
-				}
-				items = append(items, types.TransactWriteItem{Put: &types.Put{
-					TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-				}})
-			}
-			counter, err := s.bookCounterWrite(n)
-			if err != nil {
-				return nil, err
-			}
-			counterAt = len(items)
-			return append(items, counter), nil
-		})
-		if counterAt >= 0 && bookNumberTaken(err, counterAt) {
-			return errBookNumberTaken
-		}
-		return err
-	})
+	keyRec := subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
+		CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()}
+	isNew := expression.AttributeNotExists(expression.Name(attrPK))
+	err = s.writeSubscribe(ctx, &sub, &receipt, order, today, now, keyRec, isNew, nil)
 	if err == nil {
 		return sub, receipt, nil
 	}
@@ -285,8 +276,10 @@ func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Cha
 	if twin, terr := s.subscriptionForKey(ctx, key, req.CustomerID); terr == nil {
 		return twin, Receipt{}, nil
 	}
-	if verr := charger.Void(ctx, chargeID); verr != nil {
-		slog.ErrorContext(ctx, "void subscription charge after a failed write", "charge", chargeID, "err", verr)
+	if chargeID != "" {
+		if verr := charger.Void(ctx, chargeID); verr != nil {
+			slog.ErrorContext(ctx, "void subscription charge after a failed write", "charge", chargeID, "err", verr)
+		}
 	}
 	return Subscription{}, Receipt{}, fmt.Errorf("create subscription: %w", err)
 }

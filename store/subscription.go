@@ -99,6 +99,17 @@ type PaymentIntent struct {
 	Period  time.Time // the period's first day: the payment date it pays
 	Attempt int       // 1 for the first try of the period, then one more per retry
 	At      time.Time // when it was recorded
+	// Provider and Ref are its payment at the card provider, saved before
+	// the payment is confirmed, so a run after a crash confirms (or reads)
+	// that one instead of making another. "" for the old gateway's charge.
+	Provider string
+	Ref      string
+	// Waiting: the bank asked the card holder to confirm the payment, so
+	// it is not tried again blindly; the customer was mailed a link to pay
+	// the period on the provider's page, whose session (once opened) is
+	// Session.
+	Waiting bool
+	Session string
 }
 
 // Key is the gateway's idempotency key of the charge: subscription, period
@@ -126,6 +137,32 @@ func (s Subscription) MonthlyPriceFor(period time.Time) Money {
 func (s Subscription) AmountFor(period time.Time) Money {
 	m := s.MonthlyPriceFor(period)
 	return Money{Amount: m.Amount * int64(s.PeriodMonths), Currency: m.Currency}
+}
+
+// SubscribeQuote is what subscribing today comes to, before the customer
+// confirms: the first period (FirstPeriod), then the first whole period's
+// payment on its date, and an announced price the subscriber would pay
+// from its day. Subscribe charges by the same quote, so the form's preview
+// and the charge never differ.
+type SubscribeQuote struct {
+	First Proration
+	// Then is the payment on First.Next and, until NewPriceFrom, each
+	// after it.
+	Then         Money
+	NewPrice     Money // the monthly price from NewPriceFrom, when one is scheduled
+	NewPriceFrom time.Time
+}
+
+// QuoteSubscription quotes a subscription to p taken out today with a
+// payment day and period; change is the product's scheduled price, if
+// any (the new subscriber pays it from its day, as everyone does).
+func QuoteSubscription(today time.Time, p Product, day, months int, change *PriceChange) SubscribeQuote {
+	sub := Subscription{MonthlyPrice: p.MonthlyPrice, PeriodMonths: months, PaymentDay: day}
+	if pc := change; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
+		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
+	}
+	first := FirstPeriod(today, day, months, sub.Amount())
+	return SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom}
 }
 
 // Ending reports whether the subscription stops at the end of its period.
@@ -213,6 +250,11 @@ func ChangeCard(c Card) SubscriptionChange {
 		s.Card = c
 		if s.Status == SubscriptionPastDue {
 			s.RetryDate = today
+		}
+		if in := s.Intent; in != nil && in.Waiting {
+			// The bank asked about the old card's payment: the new card
+			// is tried afresh, as a new attempt with a key of its own.
+			s.Attempt, s.Intent = in.Attempt, nil
 		}
 		return s, nil
 	}

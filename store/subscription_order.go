@@ -58,8 +58,14 @@ func (so *subscriptionOrder) awaitStock() {
 // ships: most subscriptions' products may not) one GetItem of the
 // customer's address book. It ships to the default address, else the
 // first; with an empty book, where their latest order went (one Query
-// more); with none, staff see an order without an address.
-func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, receipt Receipt) (subscriptionOrder, bool, error) {
+// more); with none, staff see an order without an address. It carries
+// `units`: a whole period's months, or what a new subscriber's first days
+// paid for (Proration.Units); none, and nothing is read or shipped (the
+// first delivery comes with the first whole period).
+func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, receipt Receipt, units int) (subscriptionOrder, bool, error) {
+	if units <= 0 {
+		return subscriptionOrder{}, false, nil
+	}
 	_, levels, err := s.ProductWithStock(ctx, sub.ProductID)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -89,6 +95,11 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 	}
 	at := receipt.ProcessedAt.UTC().Truncate(time.Millisecond)
 	amount := receipt.Amount
+	price := sub.MonthlyPrice
+	if receipt.FirstDays() {
+		// A part of a period: its unit costs what was paid for it.
+		price = Money{Amount: amount.Amount / int64(units), Currency: amount.Currency}
+	}
 	so := subscriptionOrder{
 		order: Order{
 			ID: NewIDAt(at), Number: s.orderNumbers(), CustomerID: sub.AccountID,
@@ -98,7 +109,7 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 		},
 		// One unit for each month paid: a three-month period ships three.
 		item: OrderItem{CustomerID: sub.AccountID, ProductID: sub.ProductID, ProductName: sub.ProductName,
-			Price: sub.MonthlyPrice, Quantity: sub.PeriodMonths, PlacedAt: at},
+			Price: price, Quantity: units, PlacedAt: at},
 	}
 	so.item.OrderID, so.item.Buyer = so.order.ID, so.order.Buyer
 	so.allocateFrom(levels)

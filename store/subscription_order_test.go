@@ -48,7 +48,7 @@ func (f billingFixture) details(t *testing.T, orderID string) store.OrderDetails
 func TestSubscriptionOfAProductNotStockedMakesNoOrder(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
-	sub := f.subscribe(t, "cust1", 28, 1)
+	sub := f.subscribe(t, "cust1", 18, 1)
 	if len(sub.Orders) != 0 || f.env.CountEntities(t, "order") != 0 {
 		t.Fatalf("orders %v, %d order items: want none", sub.Orders, f.env.CountEntities(t, "order"))
 	}
@@ -65,7 +65,7 @@ func TestSubscribingToAStockedProductPlacesAnAllocatedOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub, rec, err := f.env.Store.Subscribe(ctxT(t), store.SubscribeRequest{
-		Key: store.NewID(), CustomerID: "cust1", Email: "cust1@example.com", Product: f.product, PaymentDay: 28, PeriodMonths: 3, Card: f.card,
+		Key: store.NewID(), CustomerID: "cust1", Email: "cust1@example.com", Product: f.product, PaymentDay: 18, PeriodMonths: 3, Card: f.card,
 	}, f.gateway)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestWithoutStockTheOrderAwaitsStockUntilStaffAllocateIt(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
 	f.stock(t, map[string]int{"gbg": 0})
-	sub := f.subscribe(t, "cust1", 28, 1)
+	sub := f.subscribe(t, "cust1", 18, 1)
 	id := sub.Orders[0].OrderID
 	d := f.details(t, id)
 	if d.Order.ShipTo != (store.Address{}) {
@@ -167,7 +167,7 @@ func TestAllocatingOrdersAwaitingStockRaceNeverOversells(t *testing.T) {
 	f.stock(t, map[string]int{"gbg": 0, "sto": 0})
 	ids := make([]string, orders)
 	for i := range ids {
-		ids[i] = f.subscribe(t, "cust"+string(rune('a'+i)), 28, 1).Orders[0].OrderID
+		ids[i] = f.subscribe(t, "cust"+string(rune('a'+i)), 18, 1).Orders[0].OrderID
 	}
 	f.stock(t, map[string]int{"gbg": 3, "sto": units - 3})
 	var (
@@ -238,8 +238,8 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	if _, err := f.env.Store.AddAddress(ctxT(t), "cust1", store.Address{Name: "Ada Lindqvist", Street: "Hamngatan", Number: "1", ZipCode: "41111", City: "Göteborg", Country: "SE"}, true); err != nil {
 		t.Fatal(err)
 	}
-	sub := f.subscribe(t, "cust1", 28, 1)
-	f.clock.Set(time.Date(2026, 6, 28, 7, 0, 0, 0, time.UTC))
+	sub := f.subscribe(t, "cust1", 18, 1)
+	f.clock.Set(time.Date(2026, 6, 18, 7, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
 	due, err := f.env.Store.RecordPaymentIntent(ctx, sub)
 	if err != nil {
@@ -259,7 +259,7 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	if got := f.env.Counter.Ops(); got["Query"] != 1 || got["GetItem"] != 1 || got["TransactWriteItems"] != 1 || f.env.Counter.Total() > 5 {
 		t.Errorf("a paid period with its order cost %v", got)
 	}
-	if len(next.Orders) != 2 || next.Orders[0].PeriodStart.Format(time.DateOnly) != "2026-06-28" {
+	if len(next.Orders) != 2 || next.Orders[0].PeriodStart.Format(time.DateOnly) != "2026-06-18" {
 		t.Fatalf("orders %+v", next.Orders)
 	}
 	if d := f.details(t, next.Orders[0].OrderID); d.Order.ReceiptNumber != rec.Number || d.Order.Status != store.OrderPlaced {

@@ -60,37 +60,57 @@ func (f billingFixture) subscribe(t *testing.T, customer string, day, period int
 	return sub
 }
 
-// The AWS sample: created 18 May with day 28, the first payment is taken at
-// once and the next falls on 28 June, its reminder on 21 June.
+// Subscribing on the payment day pays a whole period at once (created 18
+// May with day 18: next payment 18 June, reminder 11 June). The AWS
+// sample, created 18 May with day 28, pays the days up to the first payment
+// day: 10 of the 30 days from 28 April to 28 May of €12.99, €4.33, then a
+// whole period on 28 May, its reminder on 21 May.
 func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 41, 25, 856e6, time.UTC))
 	ctx := ctxT(t)
-	sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: "k1", CustomerID: "123", Email: "s@s.com", Product: f.product, PaymentDay: 28, PeriodMonths: 1, Card: f.card,
+	for _, tc := range []struct {
+		day                  int
+		amount               int64
+		kind                 store.ReceiptKind
+		next, reminder       string
+		wantCharges, wantSum int64
+	}{
+		{18, 1299, store.ReceiptWholePeriod, "2026-06-18", "2026-06-11", 1, 1299},
+		{28, 433, store.ReceiptFirstDays, "2026-05-28", "2026-05-21", 2, 1299 + 433},
+	} {
+		sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
+			Key: store.NewID(), CustomerID: "123", Email: "s@s.com", Product: f.product, PaymentDay: tc.day, PeriodMonths: 1, Card: f.card,
+		}, f.gateway)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := store.FormatDate(sub.NextPaymentDate); got != tc.next {
+			t.Errorf("day %d: next payment %s, want %s", tc.day, got, tc.next)
+		}
+		if got := store.FormatDate(sub.NextReminderDate); got != tc.reminder {
+			t.Errorf("day %d: next reminder %s, want %s", tc.day, got, tc.reminder)
+		}
+		if rec.Amount != eur(tc.amount) || rec.Kind != tc.kind || store.FormatDate(rec.PeriodStart) != "2026-05-18" || store.FormatDate(rec.PeriodEnd) != tc.next {
+			t.Errorf("day %d: first receipt %+v", tc.day, rec)
+		}
+		if rec.Card.Last4 != "4242" || rec.Card.Token != "" {
+			t.Errorf("receipt card %+v: brand and last four, no token", rec.Card)
+		}
+		if n, total, _ := f.gateway.Captured(); int64(n) != tc.wantCharges || total != tc.wantSum {
+			t.Errorf("day %d: gateway captured %d charges, %d cents", tc.day, n, total)
+		}
+	}
+	// A six-month period costs six months; its first days are a share of
+	// the six months from 3 December to 3 June: 16 of 182 days.
+	six, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
+		Key: store.NewID(), CustomerID: "123", Product: f.product, PaymentDay: 3, PeriodMonths: 6, Card: f.card,
 	}, f.gateway)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := store.FormatDate(sub.NextPaymentDate); got != "2026-06-28" {
-		t.Errorf("next payment %s, want 2026-06-28", got)
-	}
-	if got := store.FormatDate(sub.NextReminderDate); got != "2026-06-21" {
-		t.Errorf("next reminder %s, want 2026-06-21", got)
-	}
-	if rec.Amount != eur(1299) || store.FormatDate(rec.PeriodStart) != "2026-05-18" || store.FormatDate(rec.PeriodEnd) != "2026-06-28" {
-		t.Errorf("first receipt %+v", rec)
-	}
-	if rec.Card.Last4 != "4242" || rec.Card.Token != "" {
-		t.Errorf("receipt card %+v: brand and last four, no token", rec.Card)
-	}
-	if n, total, _ := f.gateway.Captured(); n != 1 || total != 1299 {
-		t.Errorf("gateway captured %d charges, %d cents", n, total)
-	}
-	// Every six-month period costs six months.
-	six := f.subscribe(t, "123", 3, 6)
-	if six.Amount() != eur(6*1299) || store.FormatDate(six.NextPaymentDate) != "2026-11-03" {
-		t.Errorf("six-monthly: amount %v, next %s", six.Amount(), store.FormatDate(six.NextPaymentDate))
+	if six.Amount() != eur(6*1299) || store.FormatDate(six.NextPaymentDate) != "2026-06-03" || rec.Amount != eur(6*1299*16/182) {
+		t.Errorf("six-monthly: amount %v, next %s, first receipt %v", six.Amount(), store.FormatDate(six.NextPaymentDate), rec.Amount)
 	}
 }
 
@@ -374,7 +394,7 @@ func TestDueIndexesFollowTheStatus(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
-	sub := f.subscribe(t, "acc", 20, 1) // next payment 20 Feb, reminder 13 Feb
+	sub := f.subscribe(t, "acc", 20, 1) // the first days to 20 Jan, reminder today
 	far := d("2027-01-01")
 	inIndexes := func() (rem, pay bool) {
 		t.Helper()

@@ -79,7 +79,8 @@ var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2
 // older table lacks (table_plan.go), and moves items of an older shape to
 // the keys the code reads (drops, drop_migrate.go; orders and checkout
 // intents to their list shards, list_shards.go; customers' finder items,
-// customer_find.go). It is idempotent and waits until the table is usable.
+// customer_find.go; API keys to their integrations, apikey.go). It is
+// idempotent and waits until the table is usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	steps, created, err := s.tableSteps(ctx)
 	if err != nil {
@@ -109,7 +110,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.settleCustomerFinders(ctx, created); err != nil {
 		return err
 	}
-	return s.migrateDrops(ctx)
+	if err := s.migrateDrops(ctx); err != nil {
+		return err
+	}
+	return s.migrateAPIKeys(ctx)
 }
 
 func (s *Store) createTable(ctx context.Context) error {

@@ -152,34 +152,49 @@ func (s *Store) ProductStock(ctx context.Context, productID string) ([]StockLeve
 // Query of its item collection (PK=p#id): the product item sorts before its
 // w# items.
 func (s *Store) ProductWithStock(ctx context.Context, productID string) (Product, []StockLevel, error) {
+	v, err := s.productCollection(ctx, productID)
+	return v.product, v.stock, err
+}
+
+// productCollection is that Query's product, stock and scheduled price
+// change (its pricechange item is in the same collection, so the shop
+// window's product page knows it at no extra read).
+func (s *Store) productCollection(ctx context.Context, productID string) (productWithStock, error) {
 	items, err := s.query(ctx, querySpec{key: onTable.pkEquals(productKey(productID))})
 	if err != nil {
-		return Product{}, nil, err
+		return productWithStock{}, err
 	}
 	var (
 		products []Product
 		stock    []StockLevel
+		changes  []PriceChange
 	)
 	for _, item := range items {
 		var head struct{ EntityType string }
 		if err := attributevalue.UnmarshalMap(item, &head); err != nil {
-			return Product{}, nil, err
+			return productWithStock{}, err
 		}
 		switch head.EntityType {
 		case entityProduct:
 			err = appendItem(&products, item, productRecord.product)
 		case entityWarehouseItem:
 			err = appendItem(&stock, item, warehouseItemRecord.stockLevel)
+		case entityPriceChange:
+			err = appendItem(&changes, item, priceChangeRecord.change)
 		}
 		if err != nil {
-			return Product{}, nil, err
+			return productWithStock{}, err
 		}
 	}
 	if len(products) == 0 {
-		return Product{}, nil, fmt.Errorf("product %s: %w", productID, ErrNotFound)
+		return productWithStock{}, fmt.Errorf("product %s: %w", productID, ErrNotFound)
 	}
 	slices.SortFunc(stock, func(a, b StockLevel) int { return b.Quantity - a.Quantity })
-	return products[0], stock, nil
+	v := productWithStock{product: products[0], stock: stock}
+	if len(changes) > 0 {
+		v.change = &changes[0]
+	}
+	return v, nil
 }
 
 // WarehouseInventory is the whole inventory of one warehouse, every page of

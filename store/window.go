@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -55,6 +56,7 @@ type windowEntry struct {
 type productWithStock struct {
 	product Product
 	stock   []StockLevel
+	change  *PriceChange // its scheduled price change, if any
 }
 
 // Window is the store's shop window (one per Store, so one per replica).
@@ -71,11 +73,28 @@ func (w *Window) Categories(ctx context.Context) ([]Category, error) {
 
 // ProductWithStock is a product and its stock, at most a second old.
 func (w *Window) ProductWithStock(ctx context.Context, id string) (Product, []StockLevel, error) {
-	v, err := windowGet(ctx, w, "product\x00"+id, windowStockTTL, nil, func(ctx context.Context) (productWithStock, error) {
-		p, stock, err := w.s.ProductWithStock(ctx, id)
-		return productWithStock{p, stock}, err
-	})
+	v, err := w.product(ctx, id)
 	return v.product, slices.Clone(v.stock), err
+}
+
+// ProductPriceChange is a product's scheduled price change, at most a
+// second old, from the same read as its page (the subscribe form's
+// preview); ErrNotFound when none is scheduled.
+func (w *Window) ProductPriceChange(ctx context.Context, id string) (PriceChange, error) {
+	v, err := w.product(ctx, id)
+	switch {
+	case err != nil:
+		return PriceChange{}, err
+	case v.change == nil:
+		return PriceChange{}, fmt.Errorf("price change of %s: %w", id, ErrNotFound)
+	}
+	return *v.change, nil
+}
+
+func (w *Window) product(ctx context.Context, id string) (productWithStock, error) {
+	return windowGet(ctx, w, "product\x00"+id, windowStockTTL, nil, func(ctx context.Context) (productWithStock, error) {
+		return w.s.productCollection(ctx, id)
+	})
 }
 
 // PublishedDrops is a page of /drops (open and coming drops, closing

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -150,4 +151,41 @@ func TestWindowKeepsDropsASecond(t *testing.T) {
 	if got := list(); len(got) != 0 {
 		t.Fatalf("after cancelling %s here: %v", second.ID, ids(got))
 	}
+}
+
+// The subscribe form's preview needs the product's scheduled price: it is
+// in the product's collection, so the window's read of the page has it and
+// asking costs nothing more.
+func TestWindowKnowsAProductsPriceChangeFromItsPageRead(t *testing.T) {
+	t.Parallel()
+	clock := storetest.NewClock(time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC), 0)
+	env := storetest.New(t, store.WithClock(clock.Now))
+	st, ctx := env.Store, ctxT(t)
+	tea := store.Product{ID: "tea", Name: "Tea", Category: "coffee", Price: eur(900), Subscribable: true, MonthlyPrice: eur(1290)}
+	plain := store.Product{ID: "mug", Name: "Mug", Category: "kitchen", Price: eur(900)}
+	for _, p := range []store.Product{tea, plain} {
+		if err := st.PutProduct(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.SchedulePriceChange(ctx, tea, eur(1390), store.DateOf(clock.Now(), time.UTC).AddDate(0, 0, 40), "staff"); err != nil {
+		t.Fatal(err)
+	}
+	win := st.Window()
+	env.Costs(t, "a product page with a price change, cold", 1, func() {
+		if _, _, err := win.ProductWithStock(ctx, tea.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+	env.Costs(t, "its price change", 0, func() {
+		c, err := win.ProductPriceChange(ctx, tea.ID)
+		if err != nil || c.New != eur(1390) || store.FormatDate(c.EffectiveOn) != "2031-04-10" {
+			t.Fatalf("price change %+v, %v", c, err)
+		}
+	})
+	env.Costs(t, "a product without one", 1, func() {
+		if _, err := win.ProductPriceChange(ctx, plain.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("no price change: %v, want ErrNotFound", err)
+		}
+	})
 }

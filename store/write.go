@@ -125,3 +125,15 @@ func (s *Store) batchWrite(ctx context.Context, writes []types.WriteRequest) err
 	}
 	return nil
 }
+
+// txCheck is a transaction's check that pk/sk meets cond, writing nothing.
+func (s *Store) txCheck(pk, sk string, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(s.table), Key: itemKey(pk, sk), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}

@@ -8,6 +8,9 @@ type SignupForm struct {
 	Name   string
 	Next   string
 	Errors FieldErrors
+	// EmailTaken: an account has the email; the form offers to sign in
+	// with it, or to reset its password, as links.
+	EmailTaken bool
 }
 
 // LoginForm is the sign-in form, as typed (never the password).

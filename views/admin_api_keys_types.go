@@ -1,32 +1,65 @@
 package views
 
-import "shop/store"
+import (
+	"time"
 
-// AdminAPIKeys is the API keys page: every key, the form to make one,
-// and, right after making one, its secret (shown this once).
+	"shop/store"
+)
+
+// AdminAPIKeys is the API keys page: every integration with its keys, the
+// form to add one, and, right after a key is made, its secret (shown this
+// once).
 type AdminAPIKeys struct {
-	Keys    []store.APIKey
-	Form    AdminAPIKeyForm
-	Created *AdminCreatedAPIKey
+	Integrations []AdminIntegration
+	Form         AdminAPIKeyForm
+	Created      *AdminCreatedAPIKey
+	CSRF         string
 }
 
-// AdminAPIKeyForm is the form that makes a key, as typed.
+// AdminIntegration is an integration and its keys, newest first.
+type AdminIntegration struct {
+	Integration store.Integration
+	Keys        []store.APIKey
+}
+
+// Works reports whether requests with k are let in.
+func (i AdminIntegration) Works(k store.APIKey) bool { return !k.Revoked && !i.Integration.Revoked }
+
+// AdminAPIKeyForm is the form that adds an integration, as typed.
 type AdminAPIKeyForm struct {
 	Name   string
 	Errors FieldErrors
 	CSRF   string
 }
 
-// AdminCreatedAPIKey is a key just made, with its secret.
+// AdminCreatedAPIKey is a key just made, with its secret; Replaces is the
+// key a rotation revoked (no ID: none).
 type AdminCreatedAPIKey struct {
-	Key    store.APIKey
-	Secret string
+	Key      store.APIKey
+	Secret   string
+	Replaces store.APIKey
 }
 
-// AdminAPIKeyRevoke asks staff to confirm revoking a key.
-type AdminAPIKeyRevoke struct {
-	Key  store.APIKey
-	CSRF string
+// AdminAPIKeyConfirm asks staff to confirm revoking or rotating a key.
+type AdminAPIKeyConfirm struct {
+	Key         store.APIKey
+	Integration store.Integration
+	CSRF        string
+}
+
+// RevokedAt is when the key stopped working: its own revocation, or its
+// integration's.
+func (p AdminAPIKeyConfirm) RevokedAt() time.Time {
+	if p.Key.Revoked {
+		return p.Key.RevokedAt
+	}
+	return p.Integration.RevokedAt
+}
+
+// AdminIntegrationRevoke asks staff to confirm revoking an integration.
+type AdminIntegrationRevoke struct {
+	Integration AdminIntegration
+	CSRF        string
 }
 
 // apiKeyFingerprint is a short, public handle of a key: the start of the

@@ -23,6 +23,12 @@ type AdminOrderList struct {
 	// The find-by-number form.
 	Number      string
 	NumberError string
+	// Held: the orders are those awaiting a card payment, whatever their
+	// dates (the status "awaiting_payment"), soonest deadline first.
+	Held bool
+	// StripeDashboard is the Stripe Dashboard's address the links to a
+	// payment start with.
+	StripeDashboard string
 }
 
 // AdminOrderPage is one order with everything staff act on.
@@ -34,6 +40,8 @@ type AdminOrderPage struct {
 	Refund        RefundForm
 	Error         string // why the last action was refused
 	CSRF          string
+	// StripeDashboard: as AdminOrderList's, for the hold's links.
+	StripeDashboard string
 }
 
 func allocationText(ctx context.Context, a store.Allocation, name string) string {

@@ -70,6 +70,16 @@ func adminPeriod(ctx context.Context, from, to time.Time) string {
 	return t(ctx, "admin.subs.period", "From", adminDate(from), "To", adminDate(to))
 }
 
+// adminReceiptPeriod is what a receipt paid for: its period, or a new
+// subscriber's first days (up to the day before the first payment date)
+// and what they were.
+func adminReceiptPeriod(ctx context.Context, r store.Receipt) string {
+	if !r.FirstDays() {
+		return adminPeriod(ctx, r.PeriodStart, r.PeriodEnd)
+	}
+	return adminPeriod(ctx, r.PeriodStart, r.LastDay()) + " · " + receiptKindWords(ctx, r)
+}
+
 var adminSubscriptionStatusIDs = map[store.SubscriptionStatus]string{
 	store.SubscriptionActive:    "admin.subs.status.active",
 	store.SubscriptionPaused:    "admin.subs.status.paused",

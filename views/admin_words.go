@@ -29,6 +29,10 @@ func orderBadge(ctx context.Context, s store.OrderStatus) statusBadge {
 		return statusBadge{t(ctx, "admin.common.order.cancelled"), "del"}
 	case store.OrderAwaitingStock:
 		return statusBadge{t(ctx, "admin.common.order.awaiting_stock"), "mark"}
+	case store.OrderAwaitingPayment:
+		return statusBadge{t(ctx, "admin.common.order.awaiting_payment"), "mark"}
+	case store.OrderExpired:
+		return statusBadge{t(ctx, "admin.common.order.expired"), "del"}
 	}
 	return statusBadge{string(s), "strong"}
 }
@@ -36,12 +40,13 @@ func orderBadge(ctx context.Context, s store.OrderStatus) statusBadge {
 // adminOrderStatusWords names the statuses of the orders list's filter, by the
 // value the filter sends.
 var adminOrderStatusWords = map[string]string{
-	string(store.OrderPlaced):        "admin.common.order.placed",
-	string(store.OrderShipping):      "admin.common.order.shipping",
-	string(store.OrderShipped):       "admin.common.order.shipped",
-	string(store.OrderDelivered):     "admin.common.order.delivered",
-	string(store.OrderCancelled):     "admin.common.order.cancelled",
-	string(store.OrderAwaitingStock): "admin.common.order.awaiting_stock",
+	string(store.OrderPlaced):          "admin.common.order.placed",
+	string(store.OrderShipping):        "admin.common.order.shipping",
+	string(store.OrderShipped):         "admin.common.order.shipped",
+	string(store.OrderDelivered):       "admin.common.order.delivered",
+	string(store.OrderCancelled):       "admin.common.order.cancelled",
+	string(store.OrderAwaitingStock):   "admin.common.order.awaiting_stock",
+	string(store.OrderAwaitingPayment): "admin.common.order.awaiting_payment",
 }
 
 // adminFilterStatus is a status of a date filter's list in words; the

@@ -44,4 +44,7 @@ type CheckoutPage struct {
 	Chosen string
 	// CanSave offers to save the typed address (the book has room).
 	CanSave bool
+	// CardHere: the card is typed on this form (no card provider). With a
+	// provider it is typed on the provider's page after "Place order".
+	CardHere bool
 }

@@ -22,6 +22,13 @@ type OrderPage struct {
 	Loc     *time.Location
 	Error   string // why the last action was refused
 	Returns OrderReturns
+	// An order awaiting its card payment: the provider's page while it is
+	// open ("" when it could not be opened, or is no longer open), and the
+	// token of the cancel and "try again" forms.
+	PayURL string
+	CSRF   string
+	// Paid: the provider's page was paid and its event is on its way.
+	Paid bool
 }
 
 // OrderCancelPage asks to confirm cancelling an order.
@@ -107,6 +114,10 @@ var orderStatusIDs = map[store.OrderStatus]string{
 	store.OrderDelivered:     "orders.status.delivered",
 	store.OrderCancelled:     "orders.status.cancelled",
 	store.OrderAwaitingStock: "orders.status.awaiting_stock",
+	// A card checkout held for the provider's page, and one whose
+	// payment never came.
+	store.OrderAwaitingPayment: "orders.status.awaiting_payment",
+	store.OrderExpired:         "orders.status.expired",
 }
 
 func orderStatusLabel(ctx context.Context, s store.OrderStatus) string {

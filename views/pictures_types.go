@@ -3,6 +3,7 @@ package views
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"shop/store"
 	"shop/store/photos"
@@ -31,13 +32,18 @@ const (
 
 // ProductPicture is the picture of a product.
 func ProductPicture(p store.Product) Picture {
-	pic := Picture{Category: p.Category}
 	ph := p.Photo
 	if ph.Key == "" || ph.Width <= 0 || ph.Height <= 0 {
-		pic.Src = paths.DrawnPicture(p.Category, photos.DrawnSeed(p.Category, p.Name))
-		pic.Width, pic.Height = photos.DrawnWidth, photos.DrawnHeight
-		return pic
+		return Picture{Category: p.Category, Src: paths.DrawnPicture(p.Category, photos.DrawnSeed(p.Category, p.Name)),
+			Width: photos.DrawnWidth, Height: photos.DrawnHeight}
 	}
+	return PhotoPicture(ph, p.Category)
+}
+
+// PhotoPicture is an uploaded photo (a product's, a drop's) as an <img>
+// draws it: its resized copies in srcset.
+func PhotoPicture(ph store.Photo, category string) Picture {
+	pic := Picture{Category: category}
 	ext := photos.Extension(ph.Format)
 	var set []string
 	for _, w := range ph.Widths() {
@@ -52,3 +58,18 @@ func ProductPicture(p store.Product) Picture {
 	pic.Width, pic.Height = ph.Width, ph.Height
 	return pic
 }
+
+// dropCardPicture is a drop's picture on its card: its product's, else
+// the photo staff gave it; none for a drop with neither.
+func dropCardPicture(d store.Drop, products map[string]store.Product) (Picture, bool) {
+	if prod, ok := products[d.ProductID]; ok && d.ProductID != "" {
+		return ProductPicture(prod), true
+	}
+	if d.Photo.Key != "" && d.Photo.Width > 0 && d.Photo.Height > 0 {
+		return PhotoPicture(d.Photo, ""), true
+	}
+	return Picture{}, false
+}
+
+// redeemHours is how many hours a product drop's ticket buys its unit.
+func redeemHours(d store.Drop) int { return int(d.RedeemWithin / time.Hour) }

@@ -46,6 +46,18 @@ func receiptTime(ctx context.Context, t time.Time, loc *time.Location) string {
 	return lang.DateTime(ctx, InZone(t, loc))
 }
 
+// receiptKindWords says what a receipt of a new subscriber's first days
+// paid for; "" for a whole period.
+func receiptKindWords(ctx context.Context, r store.Receipt) string {
+	switch r.Kind {
+	case store.ReceiptFirstDays:
+		return lang.T(ctx, "receipts.kind.first_days")
+	case store.ReceiptFreeDays:
+		return lang.T(ctx, "receipts.kind.free_days")
+	}
+	return ""
+}
+
 // receiptRefundWords is a receipt's refund in a row of receipts: the
 // customer's statement and staff's list of a customer's receipts.
 func receiptRefundWords(ctx context.Context, r *store.ReceiptRefund) string {

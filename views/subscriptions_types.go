@@ -22,6 +22,26 @@ type SubscribeForm struct {
 	Cards    []store.Card // cards kept from the customer's subscriptions
 	Errors   FieldErrors
 	CSRF     string
+	// Quote is what the day and period come to, shown before the customer
+	// confirms (SubscribePreview); nil while either is not valid.
+	Quote *store.SubscribeQuote
+	// Ships: the product ships, so the preview says when the first
+	// delivery goes when the first days pay for none.
+	Ships bool
+	// Hosted: a new card is typed on the card provider's page, not here
+	// (the form has no card fields).
+	Hosted bool
+}
+
+// quoteDates are the days the first payment pays: "28–30 Nov 2026".
+func quoteDates(ctx context.Context, p store.Proration) string {
+	return lang.DateRange(ctx, p.From, p.To)
+}
+
+// shipsLater: the first days pay for no unit of a product that ships, so
+// the first delivery comes with the first whole period.
+func (f SubscribeForm) shipsLater() bool {
+	return f.Ships && f.Quote != nil && f.Quote.First.Units() == 0
 }
 
 // SubscribePage is the subscribe form on a page of its own: where a plain
@@ -43,6 +63,9 @@ type SubscriptionCard struct {
 	Day    string      // as typed, when it comes back
 	Expiry string
 	CSRF   string
+	// Hosted: a new card is saved on the card provider's page, not typed
+	// here.
+	Hosted bool
 }
 
 // SubscriptionsPage lists a customer's subscriptions.

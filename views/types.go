@@ -5,6 +5,9 @@ package views
 import (
 	"context"
 	"encoding/json"
+	"html"
+	"strings"
+	"unicode/utf8"
 
 	"shop/store"
 )
@@ -69,6 +72,29 @@ func (l Layout) MetaDescription(ctx context.Context) string {
 	return t(ctx, "layout.description", "Title", l.Title, "Shop", ShopName)
 }
 
+// titleMax is the most characters a page's <title> holds as written in
+// the HTML, the shop's name included (html-validate's long-title: search
+// results and tabs cut longer ones).
+const titleMax = 70
+
+// DocumentTitle is the page's <title>: its title, cut short with "…" when
+// it would not fit (a mail's subject in the outbox, a long product name),
+// then the shop's name.
+func (l Layout) DocumentTitle() string {
+	const suffix = " · " + ShopName
+	title := []rune(l.Title)
+	for cut := false; ; cut = true {
+		t := string(title)
+		if cut {
+			t = strings.TrimSpace(t) + "…"
+		}
+		if len(title) == 0 || utf8.RuneCountInString(html.EscapeString(t+suffix)) <= titleMax {
+			return t + suffix
+		}
+		title = title[:len(title)-1]
+	}
+}
+
 // csrfHeaders is the hx-headers value that sends the CSRF token with every
 // htmx request of the page.
 func csrfHeaders(token string) string {
@@ -97,4 +123,7 @@ type ErrorPage struct {
 	Status    int
 	Message   string
 	RequestID string
+	// Console: the error of a staff console page, shown in the console's
+	// layout and leading back to it.
+	Console bool
 }

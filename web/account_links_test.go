@@ -229,7 +229,7 @@ func TestOrderMailsFromCheckoutAndShipping(t *testing.T) {
 	b := s.browser(t)
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	b.addToCart("cf-grinder", "1")
-	p := b.post("/checkout", b.freshCheckoutForm())
+	p := s.placeOrder(t, b, b.freshCheckoutForm())
 	wantStatus(t, "checkout", p, http.StatusSeeOther)
 	orderID := strings.TrimPrefix(p.header.Get("Location"), "/orders/")
 	placed := outboxMails(t, s, store.MailOrderPlaced, demo.CustomerEmail)

@@ -27,6 +27,10 @@ func TestAccountDataDownloadsAsJSON(t *testing.T) {
 		t.Fatalf("the download link goes to %q", href)
 	}
 
+	// Her customer at Stripe, kept by her first card payment there.
+	if err := s.env.Store.SetProviderCustomer(context.Background(), s.customerID(t, demo.CustomerEmail), "stripe", "cus_ada_test"); err != nil {
+		t.Fatal(err)
+	}
 	p = b.get("/account/data")
 	wantStatus(t, "data", p, http.StatusOK)
 	if ct := p.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
@@ -36,7 +40,10 @@ func TestAccountDataDownloadsAsJSON(t *testing.T) {
 		t.Errorf("content disposition %q", cd)
 	}
 	var doc struct {
-		Account   struct{ Email, Name string }
+		Account struct {
+			Email, Name           string
+			CardProviderCustomers map[string]string
+		}
 		SignIns   struct{ RecentAddresses []string }
 		Addresses []any
 		Orders    []struct {
@@ -56,7 +63,8 @@ func TestAccountDataDownloadsAsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(p.body), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, trim(p.body))
 	}
-	if doc.Account.Email != demo.CustomerEmail || doc.Account.Name != "Ada Lindqvist" || len(doc.SignIns.RecentAddresses) == 0 {
+	if doc.Account.Email != demo.CustomerEmail || doc.Account.Name != "Ada Lindqvist" || len(doc.SignIns.RecentAddresses) == 0 ||
+		doc.Account.CardProviderCustomers["stripe"] != "cus_ada_test" {
 		t.Errorf("account %+v, sign-ins %+v", doc.Account, doc.SignIns)
 	}
 	if len(doc.Orders) != 6 {

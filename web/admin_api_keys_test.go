@@ -11,9 +11,28 @@ import (
 	"shop/store/demo"
 )
 
-// Staff make a key (its secret shown once), see it listed, and revoke it
-// after a confirmation; the API refuses it within seconds. Not parallel:
-// the parallel races would slow the app past those seconds.
+// waitForStatus asks GET path with the key until it is answered status,
+// for at most within.
+func waitForStatus(t *testing.T, c *apiClient, path string, status int, within time.Duration) time.Duration {
+	t.Helper()
+	began := time.Now()
+	for {
+		r := c.do(http.MethodGet, path, "")
+		if r.status == status {
+			return time.Since(began)
+		}
+		if time.Since(began) > within {
+			t.Fatalf("GET %s still answers %d after %v, want %d: %s", path, r.status, within, status, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Staff add an integration (its first key's secret shown once), see it
+// listed, issue another key, rotate one, revoke one after a confirmation,
+// and revoke the integration; the API follows within seconds, and the
+// name is never used again. Not parallel: the parallel races would slow
+// the app past those seconds.
 func TestAdminApiKeys(t *testing.T) {
 	s := newShop(t, withAPIKeysEvery(300*time.Millisecond))
 	b := s.staff(t)
@@ -28,7 +47,7 @@ func TestAdminApiKeys(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ name, want string }{
-		{"", "Name the system"},
+		{"", "Name the integration"},
 		{"has space", "1 to 32 letters"},
 		{strings.Repeat("x", 33), "1 to 32 letters"},
 	} {
@@ -40,10 +59,10 @@ func TestAdminApiKeys(t *testing.T) {
 	}
 
 	p = b.post("/admin/api-keys", url.Values{"name": {"partner"}})
-	wantStatus(t, "make a key", p, http.StatusCreated)
-	secret, _ := p.testid("apikey-secret").Attr("value")
-	if !strings.HasPrefix(secret, "shop_") {
-		t.Fatalf("secret %q", secret)
+	wantStatus(t, "add an integration", p, http.StatusCreated)
+	first, _ := p.testid("apikey-secret").Attr("value")
+	if !strings.HasPrefix(first, "shop_") {
+		t.Fatalf("secret %q", first)
 	}
 	if got := p.testid("apikey-created").Text(); !strings.Contains(got, "copy it now, it is not shown again") {
 		t.Fatalf("no warning that the secret is shown once: %q", got)
@@ -51,40 +70,49 @@ func TestAdminApiKeys(t *testing.T) {
 	if cc := p.header.Get("Cache-Control"); !strings.Contains(cc, "no-store") {
 		t.Fatalf("the page with the secret may be cached: %q", cc)
 	}
-	if p.testid("apikey-row").Length() != 1 || p.testid("apikey-name").Text() != "partner" {
-		t.Fatalf("the new key is not listed")
+	if p.testid("integration").Length() != 1 || p.testid("integration-name").Text() != "partner" || p.testid("apikey-row").Length() != 1 {
+		t.Fatalf("the new integration and its key are not listed")
 	}
 
 	// The secret works on the API, and is never shown again.
-	api := newAPIClient(t, s.base, secret)
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		r := api.do(http.MethodGet, "/api/v1/drops/no-such-drop", "")
-		if r.status == http.StatusNotFound {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new key does not work: %d %s", r.status, r.body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	api := newAPIClient(t, s.base, first)
+	waitForKey(t, api)
+	d := api.makeDrop(dropBody("Partner's", 5))
+	api.claim(d.ID, "c1").want(t, "claim", http.StatusCreated, "")
 	p = b.get("/admin/api-keys")
-	if strings.Contains(p.body, secret) || p.testid("apikey-created").Length() != 0 {
+	if strings.Contains(p.body, first) || p.testid("apikey-created").Length() != 0 {
 		t.Fatal("the list shows the secret again")
 	}
 	if got := p.testid("apikey-state").Text(); got != "active" {
 		t.Fatalf("state %q", got)
 	}
 	p = b.post("/admin/api-keys", url.Values{"name": {"partner"}})
-	wantStatus(t, "a second key of one name", p, http.StatusUnprocessableEntity)
-	if !strings.Contains(p.testid("error-name").Text(), "in use") {
-		t.Fatalf("duplicate name: %q", p.testid("error-name").Text())
-	}
+	wantStatus(t, "a second integration of one name", p, http.StatusUnprocessableEntity)
+	wantText(t, "duplicate name", p.testid("error-name"), "exists or existed")
 
-	// Revoking asks first.
+	// Another key of the integration: both work, on the same drops.
 	p = b.get("/admin/api-keys")
-	href, ok := p.testid("apikey-revoke").Attr("href")
-	if !ok || href != "/admin/api-keys/"+store.HashAPIKey(secret)+"/revoke" {
+	issue, _ := p.testid("integration-issue").Parents().Filter("form").Attr("action")
+	if issue != "/admin/api-keys/integrations/partner/keys" {
+		t.Fatalf("issue form posts to %q", issue)
+	}
+	p = b.post(issue, url.Values{})
+	wantStatus(t, "issue another key", p, http.StatusCreated)
+	second, _ := p.testid("apikey-secret").Attr("value")
+	if !strings.HasPrefix(second, "shop_") || second == first || p.testid("apikey-row").Length() != 2 {
+		t.Fatalf("second secret %q, %d keys listed", second, p.testid("apikey-row").Length())
+	}
+	api2 := newAPIClient(t, s.base, second)
+	waitForKey(t, api2)
+	api2.do(http.MethodGet, "/api/v1/drops/"+d.ID, "").want(t, "the second key reads the integration's drop", http.StatusOK, "")
+
+	// Revoking the first asks first.
+	rowOf := func(p page, secret string) *goquerySelection {
+		return p.doc.Find(`[data-testid="apikey-row"][data-id="` + store.HashAPIKey(secret) + `"]`)
+	}
+	p = b.get("/admin/api-keys")
+	href, ok := rowOf(p, first).Find(`[data-testid="apikey-revoke"]`).Attr("href")
+	if !ok || href != "/admin/api-keys/"+store.HashAPIKey(first)+"/revoke" {
 		t.Fatalf("revoke link %q", href)
 	}
 	confirm := b.get(href)
@@ -94,7 +122,6 @@ func TestAdminApiKeys(t *testing.T) {
 	}
 	// Still active: looking at the confirmation revokes nothing.
 	api.do(http.MethodGet, "/api/v1/drops/no-such-drop", "").want(t, "before the revoke", http.StatusNotFound, "not_found")
-
 	bad := b.post(href, url.Values{"_csrf": {"forged"}})
 	wantStatus(t, "revoke without the form's token", bad, http.StatusForbidden)
 	p = b.post(href, url.Values{})
@@ -103,31 +130,75 @@ func TestAdminApiKeys(t *testing.T) {
 		t.Fatalf("redirect to %q", loc)
 	}
 	p = b.get("/admin/api-keys")
-	if !strings.Contains(p.testid("flash").Text(), "Revoked the key of partner") {
-		t.Fatalf("flash %q", p.testid("flash").Text())
-	}
-	if got := p.testid("apikey-state").Text(); !strings.HasPrefix(got, "revoked") || p.testid("apikey-revoke").Length() != 0 {
+	wantText(t, "flash", p.testid("flash"), "Revoked the key of partner")
+	if got := rowOf(p, first).Find(`[data-testid="apikey-state"]`).Text(); !strings.HasPrefix(got, "revoked") || rowOf(p, first).Find(`[data-testid="apikey-revoke"]`).Length() != 0 {
 		t.Fatalf("state %q after revoking", got)
 	}
-	revoked := time.Now()
-	for {
-		r := api.do(http.MethodGet, "/api/v1/drops/no-such-drop", "")
-		if r.status == http.StatusUnauthorized {
-			break
-		}
-		if time.Since(revoked) > 3*time.Second {
-			t.Fatal("the revoked key works 3 s later")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	t.Logf("a revoked key refused after %v", waitForStatus(t, api, "/api/v1/drops/no-such-drop", http.StatusUnauthorized, 3*time.Second))
+	api2.do(http.MethodGet, "/api/v1/drops/"+d.ID, "").want(t, "the other key after the first was revoked", http.StatusOK, "")
 	// Revoking again, or an unknown key, changes nothing.
+	wantStatus(t, "revoke again", b.post(href, url.Values{}), http.StatusSeeOther)
+	wantStatus(t, "unknown key", b.get("/admin/api-keys/"+strings.Repeat("0", 64)+"/revoke"), http.StatusNotFound)
+
+	// Rotating the second: a new secret at once, the old one refused, the
+	// drop and its client's ticket carry on.
+	p = b.get("/admin/api-keys")
+	href, _ = rowOf(p, second).Find(`[data-testid="apikey-rotate"]`).Attr("href")
+	if href != "/admin/api-keys/"+store.HashAPIKey(second)+"/rotate" {
+		t.Fatalf("rotate link %q", href)
+	}
+	confirm = b.get(href)
+	wantStatus(t, "confirm rotate", confirm, http.StatusOK)
+	if confirm.testid("apikey-rotate-form").Length() != 1 {
+		t.Fatal("no confirmation form")
+	}
 	p = b.post(href, url.Values{})
-	wantStatus(t, "revoke again", p, http.StatusSeeOther)
-	p = b.get("/admin/api-keys/" + strings.Repeat("0", 64) + "/revoke")
-	wantStatus(t, "unknown key", p, http.StatusNotFound)
-	// A new key of the revoked one's name may be made.
+	wantStatus(t, "rotate", p, http.StatusCreated)
+	third, _ := p.testid("apikey-secret").Attr("value")
+	wantText(t, "rotated", p.testid("apikey-created"), "in place of "+store.HashAPIKey(second)[:12])
+	api3 := newAPIClient(t, s.base, third)
+	waitForKey(t, api3)
+	var got struct {
+		Claimed int `json:"claimed"`
+	}
+	api3.do(http.MethodGet, "/api/v1/drops/"+d.ID, "").decode(t, &got)
+	if got.Claimed != 1 {
+		t.Fatalf("the rotated key sees %d claimed, want 1", got.Claimed)
+	}
+	api3.claim(d.ID, "c1").want(t, "the client's ticket kept", http.StatusConflict, "already_claimed")
+	waitForStatus(t, api2, "/api/v1/drops/no-such-drop", http.StatusUnauthorized, 3*time.Second)
+	wantStatus(t, "rotate a revoked key", b.post(href, url.Values{}), http.StatusSeeOther)
+
+	// Revoking the integration: every key of it refused, no new key, and
+	// its name taken for good.
+	p = b.get("/admin/api-keys")
+	href, _ = p.testid("integration-revoke").Attr("href")
+	if href != "/admin/api-keys/integrations/partner/revoke" {
+		t.Fatalf("revoke integration link %q", href)
+	}
+	confirm = b.get(href)
+	wantStatus(t, "confirm revoke integration", confirm, http.StatusOK)
+	if confirm.testid("integration-revoke-form").Length() != 1 {
+		t.Fatal("no confirmation form")
+	}
+	p = b.post(href, url.Values{})
+	wantStatus(t, "revoke integration", p, http.StatusSeeOther)
+	p = b.get("/admin/api-keys")
+	wantText(t, "flash", p.testid("flash"), "Revoked partner")
+	if got := p.testid("integration-state").Text(); !strings.HasPrefix(got, "revoked") || p.testid("integration-issue").Length() != 0 || p.testid("apikey-rotate").Length() != 0 {
+		t.Fatalf("integration state %q after revoking", got)
+	}
+	waitForStatus(t, api3, "/api/v1/drops/no-such-drop", http.StatusUnauthorized, 3*time.Second)
+	p = b.post(issue, url.Values{})
+	wantStatus(t, "issue a key of a revoked integration", p, http.StatusSeeOther)
+	wantText(t, "flash", b.get("/admin/api-keys").testid("flash"), "partner is revoked")
+	if n := s.env.CountEntities(t, "apiKey"); n != 3 {
+		t.Fatalf("%d keys, want 3", n)
+	}
 	p = b.post("/admin/api-keys", url.Values{"name": {"partner"}})
-	wantStatus(t, "a new key of a revoked name", p, http.StatusCreated)
+	wantStatus(t, "a revoked integration's name", p, http.StatusUnprocessableEntity)
+	wantText(t, "reused name", p.testid("error-name"), "exists or existed")
+	wantStatus(t, "unknown integration", b.get("/admin/api-keys/integrations/nobody/revoke"), http.StatusNotFound)
 }
 
 // The keys page is for staff only.
@@ -141,8 +212,8 @@ func TestAdminApiKeysForStaffOnly(t *testing.T) {
 	customer.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	wantStatus(t, "customer", customer.get("/admin/api-keys"), http.StatusForbidden)
 	customer.get("/")
-	wantStatus(t, "customer makes a key", customer.post("/admin/api-keys", url.Values{"name": {"mine"}}), http.StatusForbidden)
-	if n := s.env.CountEntities(t, "apiKey"); n != 0 {
-		t.Fatalf("%d keys made by non-staff", n)
+	wantStatus(t, "customer adds an integration", customer.post("/admin/api-keys", url.Values{"name": {"mine"}}), http.StatusForbidden)
+	if n := s.env.CountEntities(t, "apiKey") + s.env.CountEntities(t, "integration"); n != 0 {
+		t.Fatalf("%d keys and integrations made by non-staff", n)
 	}
 }

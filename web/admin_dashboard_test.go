@@ -12,10 +12,8 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
-	"shop/store/dropgate"
 	"shop/store/storetest"
 	"shop/views/lang"
-	"shop/web"
 	"shop/web/paths"
 )
 
@@ -25,8 +23,7 @@ func TestAdminDashboardShowsWhatNeedsStaff(t *testing.T) {
 	t.Parallel()
 	var counter storetest.Counter
 	// No background reads in the counts (see the storefront's budget test).
-	quiet := func(env storetest.Env, cfg *web.Config) { cfg.Gate = dropgate.New(cfg.Store, nil) }
-	s := newShop(t, withStore(&counter), quiet, withAPIKeysEvery(time.Hour))
+	s := newShop(t, withStore(&counter), withoutBackgroundReads)
 	b := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
 	ada := s.customerID(t, demo.CustomerEmail)
@@ -210,10 +207,10 @@ func TestAdminDashboardSalesShowRefunds(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := store.Money{Amount: 250, Currency: newer.Total.Currency}
-	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, m.gateway); err != nil {
+	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, legacy(m.gateway)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, m.gateway); err != nil {
+	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, legacy(m.gateway)); err != nil {
 		t.Fatal(err)
 	}
 	after := totals()

@@ -38,7 +38,7 @@ func TestStaffConsolePartTwoInKoreanAndIndonesian(t *testing.T) {
 				"/admin/outbox":                 {"outbox": "생성"},
 				"/admin/giftcards":              {"giftcard-submit": "기프트 카드 발행"},
 				"/admin/discounts":              {"discount-submit": "할인 코드 만들기"},
-				"/admin/api-keys":               {"apikey-submit": "키 만들기"},
+				"/admin/api-keys":               {"apikey-submit": "연동 추가하고 첫 키 만들기"},
 			},
 			money: map[string]map[string]string{
 				"/admin/giftcards": {"giftcard-balance": "€50.00"},
@@ -60,7 +60,7 @@ func TestStaffConsolePartTwoInKoreanAndIndonesian(t *testing.T) {
 				"/admin/outbox":                 {"outbox": "Dibuat"},
 				"/admin/giftcards":              {"giftcard-submit": "Terbitkan kartu hadiah"},
 				"/admin/discounts":              {"discount-submit": "Buat kode diskon"},
-				"/admin/api-keys":               {"apikey-submit": "Buat kunci"},
+				"/admin/api-keys":               {"apikey-submit": "Tambah integrasi dan buat kunci pertamanya"},
 			},
 			money: map[string]map[string]string{
 				"/admin/giftcards": {"giftcard-balance": "€50,00"},

@@ -20,7 +20,9 @@ func TestAdminJobsShowsAStalledRunInterrupted(t *testing.T) {
 		Job: jobs.JobPayments, Date: s.env.Store.Today().AddDate(0, 0, -1), Trigger: jobs.TriggerSchedule, Replica: "killed",
 		StartedAt: time.Now().UTC().Add(-time.Hour), Outcome: store.RunRunning, Counts: store.RunCounts{Due: 12, Charged: 5, Mailed: 5},
 	})
-	runner := jobs.NewRunner(s.env.Store, nil, jobs.Config{Replica: "checker"})
+	// The killed replica's heartbeat is older than the checker's lease life.
+	runner := jobs.NewRunner(s.env.Store, nil, jobs.Config{Replica: "checker", LeaseTTL: 50 * time.Millisecond})
+	time.Sleep(100 * time.Millisecond)
 	if n, err := runner.CloseStalledRuns(ctx, jobs.JobPayments); err != nil || n != 1 {
 		t.Fatalf("CloseStalledRuns = %d, %v; want 1", n, err)
 	}

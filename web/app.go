@@ -6,9 +6,7 @@ package web
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -21,69 +19,10 @@ import (
 	"shop/store/archive"
 	"shop/store/dropgate"
 	"shop/store/payment"
-	"shop/store/photos"
-	"shop/views"
 )
 
 // ReplicaHeader names the replica that answered (Config.Replica).
 const ReplicaHeader = "X-Shop-Replica"
-
-// Config wires the app.
-type Config struct {
-	Store          *store.Store
-	Gateway        payment.Gateway
-	Log            *slog.Logger
-	Metrics        *Metrics
-	SessionKeys    [][]byte
-	SecureCookies  bool
-	RequestTimeout time.Duration
-	BcryptCost     int
-	// ProxyHeader names the header a reverse proxy puts the client address
-	// in (X-Forwarded-For); it is believed only from TrustedProxies.
-	ProxyHeader    string
-	TrustedProxies []string
-	// Replica, when set (SHOP_REPLICA), names this process in every
-	// answer's X-Shop-Replica header: behind a proxy one can tell which
-	// replica served a request. Empty: no header.
-	Replica string
-	// Jobs is this replica's billing jobs scheduler (a *jobs.Scheduler);
-	// nil when it runs none (SHOP_JOBS=false): the jobs pages still show
-	// the runs, and "Run now" is refused.
-	Jobs handlers.JobScheduler
-	// Gate answers drop claims from memory when it can; the customer pages
-	// and the API share it (one per process). Nil: New makes one over
-	// Store and refreshes it every second until the app shuts down.
-	Gate *dropgate.Gate
-	// Health is the engine's health (the watcher of the shop's own
-	// DynamoDB Local sets it, the store's client reads it): /healthz
-	// answers 503 while the shop has no engine, and pages refused while
-	// the engine is down say when to retry. Nil: /healthz always answers.
-	Health *store.Health
-	// ShuttingDown is set when the replica begins to shut down: /healthz
-	// and /readyz then answer 503, for a proxy to stop sending it
-	// requests, while pages are still served. Nil: never.
-	ShuttingDown *atomic.Bool
-	// APIKeysEvery is how often the API's key cache reloads the keys
-	// (default 3 s): a revoked key stops within about that long.
-	APIKeysEvery time.Duration
-	// ExtraPages adds routes behind the same middleware as every page
-	// (deadline, session, CSRF), after the shop's own. Only the benchmark
-	// sets it, for its bare page; the shop never does.
-	ExtraPages func(fiber.Router)
-	// Shelf keeps the product photos (a directory, or an S3 bucket for
-	// more than one replica). Nil: uploads fail and only the drawn
-	// pictures are served (tests that need no photos).
-	Shelf photos.Shelf
-	// BaseURL starts the links in mails the pages write (an order's, a
-	// password reset's); default http://localhost.
-	BaseURL string
-	// Archive is the archive of the books (the files of archived months).
-	// Nil: the page shows the records, and a download says the files are
-	// not kept on this replica (tests that need no archive).
-	Archive *archive.Archiver
-	// ArchiveWhere says where the archive's files are, for staff.
-	ArchiveWhere views.ArchivePlace
-}
 
 // New builds the shop's Fiber app. Links, forms and redirects build their
 // paths with web/paths; paths_test.go holds each builder to a route here.
@@ -103,10 +42,12 @@ func New(cfg Config) (*fiber.App, error) {
 		return nil, err
 	}
 	account.SecureCookies = cfg.SecureCookies
+	returnBase := cfg.BaseURL // where a provider's page sends the customer back; "" is the request's own
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://localhost"
 	}
 	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
+	pages := cfg.paymentDefaults(mail, returnBase)
 	signer, err := handlers.NewLinkSigner(cfg.SessionKeys)
 	if err != nil {
 		return nil, err
@@ -115,6 +56,9 @@ func New(cfg Config) (*fiber.App, error) {
 	account.VerifyMail = links.VerifyMail
 	if cfg.Gateway == nil {
 		return nil, errors.New("web: no payment gateway")
+	}
+	if cfg.Refunds == nil {
+		cfg.Refunds = defaultRefunds(cfg)
 	}
 	trusted, err := parseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
@@ -128,11 +72,24 @@ func New(cfg Config) (*fiber.App, error) {
 		go cfg.Gate.Run(bg, time.Second)
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
+	if sp := cfg.SubscriptionPayments; sp != nil {
+		catalogue.CardProvider = sp.ActiveProvider()
+	}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Log: cfg.Log, Confirmation: mail.OrderPlaced}
-	orders := &handlers.Orders{Store: cfg.Store, Gateway: cfg.Gateway}
+	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log}
+	if cfg.Settler != nil {
+		orderPayment.Held = cfg.Settler
+	}
+	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds}
+	if pages.Active() {
+		orders.Payment = orderPayment
+	}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Gateway: cfg.Gateway, Refunder: cfg.Gateway, Mail: refundMail}
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Refunds, Mail: refundMail}
+	if cfg.SubscriptionPayments != nil {
+		subscriptions.Payer = cfg.SubscriptionPayments
+	}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -170,7 +127,7 @@ func New(cfg Config) (*fiber.App, error) {
 			return c.Next()
 		})
 	}
-	app.Use(requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
+	app.Use(privateAnswers(), requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
 		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()), language(cfg.SecureCookies))
 
 	// Machine endpoints: no session, no CSRF.
@@ -220,6 +177,16 @@ func New(cfg Config) (*fiber.App, error) {
 	api.Post("/drops/:id/claims", apiDrops.Claim)
 	api.Get("/drops/:id/tickets", apiDrops.Tickets)
 	app.Use("/api", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown /api path
+
+	// Card providers' signed events: no session, no CSRF; the signature,
+	// checked over the raw body first, is the check. The test provider's
+	// only in test mode.
+	testMode := cfg.TestPayments != nil && !cfg.TestPayments.RefundsOnly
+	if err := cfg.webhooks(app, testMode); err != nil {
+		stopBg()
+		return nil, err
+	}
+	app.Use("/webhooks", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown webhook
 
 	// A drop's live count, polled every second by everyone on its page:
 	// no session (no cookie read or set) and no DynamoDB request (the
@@ -293,10 +260,13 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders/:id", orders.Show)
 	app.Get("/orders/:id/cancel", orders.ConfirmCancel)
 	app.Post("/orders/:id/cancel", orders.Cancel)
+	app.Get("/orders/:id/payment", orderPayment.Poll)
+	app.Post("/orders/:id/pay", orderPayment.Pay)
 	app.Post("/orders/:id/returns", orders.RequestReturn)
 
 	app.Get("/subscriptions", subscriptions.List)
 	app.Post("/subscriptions", subscriptions.Subscribe)
+	app.Get("/subscriptions/preview", subscriptions.Preview)
 	app.Post("/subscriptions/:id/day", subscriptions.ChangeDay)
 	app.Post("/subscriptions/:id/period", subscriptions.ChangePeriod)
 	app.Post("/subscriptions/:id/card", subscriptions.ChangeCard)
@@ -305,6 +275,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/subscriptions/:id/resume", subscriptions.Resume)
 	app.Post("/subscriptions/:id/cancel", subscriptions.Cancel) // when=now|period_end
 	app.Post("/subscriptions/:id/keep", subscriptions.Keep)
+	app.Post("/subscriptions/:id/pay", subscriptions.Pay)
 	app.Get("/receipts", receipts.List)
 	app.Get("/receipts/:number", receipts.Show)
 
@@ -317,9 +288,21 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/tickets", drops.Tickets)
 	app.Post("/tickets/:id/buy", drops.Buy)
 
+	// The test provider's hosted pages, in test mode: a session's card
+	// form and the bank's question, as a provider's own site would serve
+	// them (marked as a test on every page).
+	if testMode {
+		testPay := &handlers.TestPayments{Provider: cfg.TestPayments}
+		app.Get("/test-payments/checkout/:session", testPay.Checkout)
+		app.Post("/test-payments/checkout/:session", testPay.Pay)
+		app.Post("/test-payments/checkout/:session/confirm", testPay.Confirm)
+		app.Get("/test-payments/payments/:id/confirm", testPay.Payment)
+		app.Post("/test-payments/payments/:id/confirm", testPay.AnswerPayment)
+	}
+
 	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
-	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Gateway: cfg.Gateway}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Refunds: cfg.Refunds, StripeDashboard: cfg.StripeDashboard}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep}
@@ -350,7 +333,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
 	admin.Get("/orders/:id/shipments/:sid/slip", adminShipments.Slip)
-	adminReturns := &handlers.AdminReturns{Store: cfg.Store, Gateway: cfg.Gateway}
+	adminReturns := &handlers.AdminReturns{Store: cfg.Store, Refunds: cfg.Refunds}
 	admin.Get("/returns", adminReturns.List)
 	admin.Get("/orders/:id/returns/:rid", adminReturns.Show)
 	admin.Post("/orders/:id/returns/:rid/receive", adminReturns.Receive)
@@ -369,7 +352,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/subscriptions/settings", adminSubSettings.SaveSettings)
 	admin.Get("/subscriptions/prices", adminSubSettings.Prices)
 	admin.Post("/subscriptions/prices", adminSubSettings.SchedulePrice)
-	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Gateway, Mail: refundMail}
+	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Refunds, Mail: refundMail}
 	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
 	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
 	admin.Get("/invoices", adminInvoices.Lookup)
@@ -385,9 +368,14 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys", adminAPIKeys.Create)
 	admin.Get("/api-keys/:id/revoke", adminAPIKeys.ConfirmRevoke)
 	admin.Post("/api-keys/:id/revoke", adminAPIKeys.Revoke)
+	admin.Get("/api-keys/:id/rotate", adminAPIKeys.ConfirmRotate)
+	admin.Post("/api-keys/:id/rotate", adminAPIKeys.Rotate)
+	admin.Post("/api-keys/integrations/:name/keys", adminAPIKeys.Issue)
+	admin.Get("/api-keys/integrations/:name/revoke", adminAPIKeys.ConfirmRevokeIntegration)
+	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
 
 	// Limited drops for staff.
-	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log}
+	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf}
 	admin.Get("/drops", adminDrops.List)
 	admin.Post("/drops", adminDrops.Create)
 	admin.Get("/drops/:id", adminDrops.Show)
@@ -395,6 +383,8 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/drops/:id/tickets.csv", adminDrops.CSV)
 	admin.Post("/drops/:id/close", adminDrops.Close)
 	admin.Post("/drops/:id/cancel", adminDrops.Cancel)
+	admin.Post("/drops/:id/description", adminDrops.Describe)
+	admin.Post("/drops/:id/photo", adminDrops.UploadPhoto)
 
 	// Billing jobs and the mail they send.
 	adminJobs := &handlers.AdminJobs{Store: cfg.Store, Jobs: cfg.Jobs}
@@ -421,4 +411,15 @@ func New(cfg Config) (*fiber.App, error) {
 
 	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 	return app, nil
+}
+
+// defaultRefunds is the card refunds of a Config that names none: through
+// the test provider (TestPayments, also when refunds-only) and, for its
+// own charges, the legacy test gateway.
+func defaultRefunds(cfg Config) store.Refunder {
+	var providers payment.Providers
+	if cfg.TestPayments != nil {
+		providers = payment.NewProviders(cfg.TestPayments)
+	}
+	return payment.NewCardRefunds(providers, cfg.Gateway)
 }

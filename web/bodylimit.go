@@ -20,6 +20,8 @@ const (
 	smallBodyLimit = 1 << 20
 	// photoBodyLimit is a 10 MB photo and the form around it.
 	photoBodyLimit = photos.MaxBytes + 64<<10
+	// webhookBodyLimit is a card provider's event: a few KB, with room.
+	webhookBodyLimit = 64 << 10
 	// photoUploadTimeout is a photo upload's deadline, longer than a page's.
 	photoUploadTimeout = time.Minute
 )
@@ -37,8 +39,11 @@ const (
 func bodyLimits() fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		limit, msg := smallBodyLimit, "web.body.too_large"
-		if c.Method() == fiber.MethodPost && photoUpload(c.Path()) {
+		switch {
+		case c.Method() == fiber.MethodPost && photoUpload(c.Path()):
 			limit, msg = photoBodyLimit, "web.body.photo_too_large"
+		case strings.HasPrefix(strings.ToLower(c.Path()), "/webhooks/"):
+			limit = webhookBodyLimit
 		}
 		switch n := c.Request().Header.ContentLength(); {
 		case n == -1:

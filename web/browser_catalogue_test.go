@@ -19,7 +19,7 @@ import (
 // a reload and going back show the lists they had.
 func TestBrowserCatalogueSortsAndShowsMore(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	all, err := s.env.Store.AllProducts(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -75,8 +75,8 @@ func TestBrowserDropCountdownTurnsIntoTheClaimButton(t *testing.T) {
 	ada.shot("drops-03-claimed")
 }
 
-// Two customers on a drop of one: Ada claims it and finds the ticket under
-// Tickets; Bo, whose page was open all along, sees it sell out without a
+// Two customers on a drop of one: Ada claims it (reading it is hers, not
+// "Sold out") and finds the ticket under Tickets; Bo, whose page was open all along, sees it sell out without a
 // reload, and a claim from a stale page is told "sold out".
 func TestBrowserDropClaimTicketsAndSoldOut(t *testing.T) {
 	t.Parallel()
@@ -96,6 +96,13 @@ func TestBrowserDropClaimTicketsAndSoldOut(t *testing.T) {
 	ada.shot("drops-10-list")
 	ada.do("Ada opens it", chromedp.Click(`[data-drop="`+d.ID+`"] `+sel("drop-link")), chromedp.WaitVisible(sel("claim-button")))
 	ada.do("Ada claims", chromedp.Click(sel("claim-button")), chromedp.WaitVisible(sel("my-ticket")))
+	// She took the last one: her page says it is hers, never "Sold out"
+	// beside her ticket, and stays so (the live part stops polling).
+	ada.waitFor("Ada reads the last ticket is hers", `!!document.querySelector('`+sel("drop-soldout-yours")+`')`, 3*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	if n := ada.count(sel("drop-soldout")); n != 0 {
+		t.Fatalf("Ada, who holds the last ticket, is shown %d 'Sold out'", n)
+	}
 	ada.shot("drops-11-claimed")
 	ada.do("Ada's tickets", chromedp.Click(sel("my-tickets-link")), chromedp.WaitVisible(sel("ticket-row")))
 	if got := ada.text(sel("ticket-drop")); got != d.Title {

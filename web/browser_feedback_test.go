@@ -260,9 +260,13 @@ func TestBrowserFeedbackAndFocus(t *testing.T) {
 			t.Errorf("amount %d of the checkout is on %d lines", i, n)
 		}
 	}
+	// The card is typed on the test provider's page, which leads with the
+	// same summary.
+	j.do("place order", chromedp.Click(sel("place-order")), chromedp.WaitVisible(sel("test-payment-form")))
 	j.do("declined card", chromedp.SendKeys(sel("field-card_number"), "4000 0000 0000 0002"),
 		chromedp.SendKeys(sel("field-expiry"), "12/30"), chromedp.SendKeys(sel("field-cvc"), "123"),
-		chromedp.Click(sel("place-order")), chromedp.WaitVisible(sel("error-summary")))
+		chromedp.SendKeys(sel("field-name"), "Ada Lindqvist"),
+		chromedp.Click(sel("test-payment-submit")), chromedp.WaitVisible(sel("error-summary")))
 	if got := j.text(sel("error-summary")); !strings.Contains(got, "declined") {
 		t.Fatalf("the summary says %q", got)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"shop/store"
 	"shop/views/lang"
 )
 
@@ -31,7 +32,7 @@ func (j journey) inKorean(step string) {
 // subscription page does not scroll sideways.
 func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	today := s.env.Store.Today()
 	j := newJourney(t, s.base)
@@ -58,14 +59,22 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	if got := j.text(sel("subscribe-submit")); got != "정기 결제 신청하고 지금 결제하기" {
 		t.Fatalf("subscribe button %q", got)
 	}
-	j.do("fill the subscribe form",
-		chromedp.SetValue(sel("field-day"), "15"),
-		chromedp.SendKeys(sel("field-card_number"), "4242 4242 4242 4242"),
-		chromedp.SendKeys(sel("field-expiry"), "12/30"),
-		chromedp.SendKeys(sel("field-cvc"), "123"),
-	)
+	// The preview follows the day as it is typed (htmx): ten days ahead
+	// the first days' share, then on today's day a whole period.
+	ahead := today.AddDate(0, 0, 10)
+	share := store.FirstPeriod(today, ahead.Day(), 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
+	j.do("type a payment day ten days ahead", chromedp.SetValue(sel("field-day"), ""), chromedp.SendKeys(sel("field-day"), itoa(ahead.Day())))
+	j.waitText("the first days' share", sel("preview-today"), lang.MoneyIn(lang.Korean, share.Charge)+" (주기 "+itoa(share.Of)+"일 중 10일)")
+	j.waitText("then a whole period", sel("preview-then"), lang.DateIn(lang.Korean, ahead)+"에 €12.50")
+	j.do("type today's day", chromedp.SetValue(sel("field-day"), ""), chromedp.SendKeys(sel("field-day"), itoa(today.Day())))
+	j.waitText("a whole period today", sel("preview-today"), "오늘이 결제일입니다")
 	j.shot("k2-subscribe-form")
-	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("subscription")))
+	// The card is typed on the test payment page, in Korean too.
+	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("test-payment-form")))
+	j.inKorean("test payment page")
+	j.payOnTestPage("Minji", "flash")
+	s.deliverEvents(t)
+	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
 	j.inKorean("subscriptions")
 	if flash := j.text(sel("flash")); !strings.Contains(flash, "정기 결제를 시작했습니다") || !strings.Contains(flash, "€12.50") || !strings.Contains(flash, "영수증 번호는 R") {
 		t.Fatalf("flash after subscribing: %q", flash)
@@ -73,7 +82,7 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	if got := j.text(card("sub-status")); got != "이용 중" {
 		t.Fatalf("status %q", got)
 	}
-	if got := j.text(card("sub-day")); got != "매월 15일" {
+	if got := j.text(card("sub-day")); !strings.HasPrefix(got, "매월 "+itoa(today.Day())+"일") {
 		t.Fatalf("payment day %q", got)
 	}
 	if got := j.text(card("sub-next-payment")); !strings.HasPrefix(got, "20") || !strings.Contains(got, "년 ") || !strings.HasSuffix(got, "일") {

@@ -7,9 +7,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
-	"shop/store/dropgate"
 	"shop/store/storetest"
-	"shop/web"
 )
 
 // What one view of each storefront page costs in DynamoDB requests: for a
@@ -23,12 +21,7 @@ func TestEveryStorefrontPageKeepsItsRequestBudget(t *testing.T) {
 	t.Parallel()
 	var counter storetest.Counter
 	clock := storetest.NewClock(time.Now(), 0)
-	// No background reads in the count: a drop gate that does not refresh
-	// itself (it re-reads the drops in use every second) and API keys
-	// reloaded hourly. (Their ticks made /drops and /receipts count more
-	// in some runs.)
-	quiet := func(env storetest.Env, cfg *web.Config) { cfg.Gate = dropgate.New(cfg.Store, nil) }
-	s := newShop(t, withStore(&counter, store.WithClock(clock.Now)), quiet, withAPIKeysEvery(time.Hour))
+	s := newShop(t, withStore(&counter, store.WithClock(clock.Now)), withoutBackgroundReads)
 	drop := s.openDrop(t, "Budget roast", 5)
 	clock.Set(time.Now().Add(time.Second)) // the drop is open, and the clock stands still again
 	ada := s.browser(t)

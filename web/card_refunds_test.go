@@ -38,7 +38,7 @@ func TestAdminSeesAndRetriesPendingCardRefunds(t *testing.T) {
 	o := m.place(s.env.Store, ada, line("kt-mug", 2)) // €37.80 by card
 	ctx := context.Background()
 	_, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-down", Reason: "Arrived chipped",
-		By: store.Customer{ID: "staff", Name: "Sam", Role: store.RoleStaff}, Amount: store.Money{Amount: 500, Currency: "EUR"}}, bankDown{s.gateway})
+		By: store.Customer{ID: "staff", Name: "Sam", Role: store.RoleStaff}, Amount: store.Money{Amount: 500, Currency: "EUR"}}, legacy(bankDown{s.gateway}))
 	if !errors.Is(err, store.ErrRefundCard) {
 		t.Fatalf("refund while the bank is down: %v", err)
 	}

@@ -27,7 +27,7 @@ func cardIDs(p page) []string {
 // plain previous and next links to full pages.
 func TestCataloguePagesThroughEveryProduct(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	all, err := s.env.Store.AllProducts(context.Background())
 	if err != nil {
@@ -267,7 +267,7 @@ func TestCatalogueSortsByNamePriceAndNewest(t *testing.T) {
 // A sort or page that is no such thing is a clear 400, never a 500.
 func TestCatalogueRefusesBadSortAndPage(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	for _, q := range []string{"sort=cheapest", "sort=Price", "page=0", "page=-1", "page=abc", "page=1.5", "page=99999999999999999999", "category=coffee&sort=%00"} {
 		for _, htmx := range []bool{false, true} {

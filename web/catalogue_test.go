@@ -19,7 +19,7 @@ import (
 
 func TestProductPageShowsStockAcrossWarehouses(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	ctx := context.Background()
 	_, stock, err := s.env.Store.ProductWithStock(ctx, "cf-grinder")
@@ -141,7 +141,7 @@ func TestDynamoDBFailureIs500WithRequestID(t *testing.T) {
 
 func TestHeadersHealthAndMetrics(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	p := b.get("/products")
 	csp := p.header.Get("Content-Security-Policy")

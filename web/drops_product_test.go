@@ -70,7 +70,7 @@ func TestProductDropTicketBuysThroughCheckout(t *testing.T) {
 	if total != "4000" {
 		t.Fatalf("checkout total %q, want 4000", total)
 	}
-	p = ada.post("/checkout", checkoutForm(key, total))
+	p = s.placeOrder(t, ada, checkoutForm(key, total))
 	wantStatus(t, "place the order", p, http.StatusSeeOther)
 	orderID := strings.TrimPrefix(p.header.Get("Location"), "/orders/")
 	items, err := s.env.Store.OrderItems(ctx, orderID)

@@ -19,7 +19,7 @@ import (
 func (s *shop) newDrop(t testing.TB, title string, quantity int, opens, closes time.Time, published bool) store.Drop {
 	t.Helper()
 	d, err := s.env.Store.CreateDrop(context.Background(), store.NewDrop{
-		Title: title, Quantity: quantity, Opens: opens, Closes: closes, Owner: store.DropOwnerShop, Published: published,
+		Title: title, Quantity: quantity, Opens: opens, Closes: closes, Audience: store.DropAudienceShop, Published: published,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -335,12 +335,12 @@ func TestDropsShowTheOpenDropBehindMoreThanAPageOfPastOnes(t *testing.T) {
 	st := store.New(s.env.Client, s.env.Table, store.WithClock(clock.Now))
 	for i := range 13 { // a page is 12
 		if _, err := st.CreateDrop(context.Background(), store.NewDrop{Title: fmt.Sprintf("Past %d", i), Quantity: 3,
-			Opens: t0, Closes: t0.Add(time.Hour), Owner: store.DropOwnerShop, Published: true}); err != nil {
+			Opens: t0, Closes: t0.Add(time.Hour), Audience: store.DropAudienceShop, Published: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	open, err := st.CreateDrop(context.Background(), store.NewDrop{Title: "Still open", Quantity: 3,
-		Opens: t0.Add(90 * time.Minute), Closes: now.Add(24 * time.Hour), Owner: store.DropOwnerShop, Published: true})
+		Opens: t0.Add(90 * time.Minute), Closes: now.Add(24 * time.Hour), Audience: store.DropAudienceShop, Published: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +475,7 @@ func TestAdminDropCreate(t *testing.T) {
 		t.Fatalf("created and sent to %q", p.header.Get("Location"))
 	}
 	d, err := s.env.Store.Drop(context.Background(), id)
-	if err != nil || d.Quantity != 25 || d.Published || d.Owner != store.DropOwnerShop || d.Title != "Staff's drop" {
+	if err != nil || d.Quantity != 25 || d.Published || d.Audience != store.DropAudienceShop || d.Title != "Staff's drop" {
 		t.Fatalf("stored %+v, %v", d, err)
 	}
 	if want := time.Now().Add(time.Hour).In(loc).Format("2006-01-02T15:04"); d.Opens.In(loc).Format("2006-01-02T15:04") != want {
@@ -488,6 +488,101 @@ func TestAdminDropCreate(t *testing.T) {
 	wantText(t, "claimed", p.testid("admin-drop-claimed").First(), "0 / 25")
 	if s.browser(t).get("/drops").doc.Find(`[data-drop="`+id+`"]`).Length() != 0 {
 		t.Fatal("an unpublished drop is on /drops")
+	}
+}
+
+// Staff choose who a drop is for: the customers or one integration not
+// revoked. An integration's drop is never published nor a product drop
+// (the form says so at "For", writing nothing); made, it is the
+// integration's alone: off /drops, a 404 to customers, reached by the
+// integration's key, and its page says who it is for and who made it.
+func TestAdminDropForAnIntegration(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	ctx := context.Background()
+	secret := newAPIKey(t, s.env.Store, "partner")
+	newAPIKey(t, s.env.Store, "gone")
+	if err := s.env.Store.RevokeIntegration(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	staff := s.staff(t)
+	p := staff.get("/admin/drops")
+	var options []string
+	p.testid("field-audience").Find("option").Each(func(_ int, o *goquerySelection) { options = append(options, attr(o, "value")) })
+	if strings.Join(options, ",") != "shop,api:partner" {
+		t.Fatalf("audiences offered: %v, want the customers and partner (gone is revoked)", options)
+	}
+	if _, ok := p.testid("field-audience").Find(`option[value="shop"]`).Attr("selected"); !ok {
+		t.Fatal("the customers are not the audience by default")
+	}
+	loc := s.env.Store.Location()
+	at := func(d time.Duration) string { return time.Now().Add(d).In(loc).Format("2006-01-02T15:04") }
+	form := func(audience string) url.Values {
+		return url.Values{"title": {"For partner"}, "quantity": {"10"}, "opens": {at(time.Hour)}, "closes": {at(2 * time.Hour)}, "audience": {audience}}
+	}
+	drops := s.env.CountEntities(t, "drop")
+	published, product, revoked, bogus, tooLong := form("api:partner"), form("api:partner"), form("api:gone"), form("partner"), form("shop")
+	published.Set("published", "on")
+	product.Set("product_id", "cf-light")
+	product.Set("price", "9.90")
+	tooLong.Set("closes", at(366*24*time.Hour))
+	for _, tc := range []struct {
+		name, field, msg string
+		form             url.Values
+	}{
+		{"published", "audience", "never published to customers", published},
+		{"a product drop", "audience", "never a product drop", product},
+		{"a revoked integration", "audience", "does not exist or is revoked", revoked},
+		{"no such audience", "audience", "customers or one integration", bogus},
+		{"closing after a year", "closes", "within 365 days", tooLong},
+	} {
+		p := staff.post("/admin/drops", tc.form, "HX-Request", "true")
+		wantStatus(t, tc.name, p, http.StatusUnprocessableEntity)
+		wantText(t, tc.name, p.testid("error-"+tc.field), tc.msg)
+		if n := p.testid("field-audience").Find("option").Length(); n != 2 {
+			t.Fatalf("%s: the form came back with %d audiences", tc.name, n)
+		}
+	}
+	if n := s.env.CountEntities(t, "drop"); n != drops {
+		t.Fatalf("refused forms wrote %d drops", n-drops)
+	}
+
+	p = staff.post("/admin/drops", form("api:partner"))
+	wantStatus(t, "create", p, http.StatusSeeOther)
+	id := strings.TrimPrefix(p.header.Get("Location"), "/admin/drops/")
+	d, err := s.env.Store.Drop(ctx, id)
+	staffID := s.customerID(t, demo.StaffEmail)
+	if err != nil || d.Audience != "api:partner" || d.Published || d.CreatedBy != "staff:"+staffID {
+		t.Fatalf("stored %+v, %v", d, err)
+	}
+	p = staff.get("/admin/drops/" + id)
+	wantText(t, "for", p.testid("admin-drop-audience"), "for integration partner")
+	me, err := s.env.Store.Customer(ctx, staffID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantText(t, "made by", p.testid("admin-drop-created-by"), "made by "+me.Name)
+	list := staff.get("/admin/drops")
+	wantText(t, "listed for", list.doc.Find(`[data-testid="admin-drop-row"][data-drop="`+id+`"] [data-testid="admin-drop-audience"]`), "integration partner")
+
+	visitor := s.browser(t)
+	if strings.Contains(visitor.get("/drops").body, id) {
+		t.Fatal("/drops lists an integration's drop")
+	}
+	wantStatus(t, "the drop's page to a visitor", visitor.get("/drops/"+id), http.StatusNotFound)
+	api := newAPIClient(t, s.base, secret)
+	waitForKey(t, api)
+	api.do(http.MethodGet, "/api/v1/drops/"+id, "").want(t, "the integration reads its drop", http.StatusOK, "")
+	api.claim(id, "c1").want(t, "the integration claims on it (before it opens)", http.StatusConflict, "not_open")
+	// The demo's drops are the customers', made by its staff member.
+	listed, err := s.env.Store.PublishedDrops(ctx, 10, "")
+	if err != nil || len(listed.Items) == 0 {
+		t.Fatalf("the demo's drops: %v", err)
+	}
+	for _, d := range listed.Items {
+		if d.Audience != store.DropAudienceShop || d.CreatedBy != "staff:"+staffID {
+			t.Fatalf("a demo drop %+v", d)
+		}
 	}
 }
 

@@ -93,10 +93,12 @@ func errorHandler(log *slog.Logger, health *store.Health) fiber.ErrorHandler {
 		// The request's own context may be over (that can be the error); the
 		// error page must still render.
 		c.SetUserContext(context.WithoutCancel(c.UserContext()))
-		// No page.Layout here: the session was already saved, so the error
-		// page must not take the flash message.
-		l := views.Layout{Title: views.ErrorTitle(c.UserContext(), status), Viewer: page.Viewer(c), CSRF: page.LayoutToken(c), Path: c.Path(), RequestID: page.RequestID(c)}
-		e := views.ErrorPage{Status: status, Message: msg, RequestID: page.RequestID(c)}
+		l := page.ErrorLayout(c, views.ErrorTitle(c.UserContext(), status))
+		// A console page's error is shown in the console, to staff only: the
+		// staff check let the request through (every /admin path is behind
+		// it); a visitor's or a customer's refusal there stays in the shop's.
+		_, console := page.StaffMember(c)
+		e := views.ErrorPage{Status: status, Message: msg, RequestID: page.RequestID(c), Console: console}
 		c.Vary("HX-Request")
 		if page.IsHTMX(c) {
 			return page.Write(c, status, views.ErrorPanel(e))

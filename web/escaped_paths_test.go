@@ -28,6 +28,7 @@ func TestEscapedPathsAreCleanRefusals(t *testing.T) {
 		staff: {"/admin/products/{}", "/admin/orders/{}", "/admin/orders/o/shipments/{}/slip", "/admin/orders/{}/returns/{}",
 			"/admin/customers/{}", "/admin/customers/c/receipts/{}", "/admin/warehouses/{}", "/admin/drops/{}",
 			"/admin/invoices/{}", "/admin/shipments/{}", "/admin/outbox/{}", "/admin/api-keys/{}/revoke",
+			"/admin/api-keys/{}/rotate", "/admin/api-keys/integrations/{}/revoke",
 			"/admin/jobs/{}/runs", "/admin/jobs/{}/runs/{}", "/admin/dashboard/{}", "/admin/archive/{}/{}"},
 	}
 	posts := map[*browser][]string{

@@ -13,7 +13,7 @@ import (
 // says its language and links the others.
 func TestLanguageFromBrowserLinkAndCookie(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 
 	for _, tc := range []struct {
 		accept, want, cart string

@@ -185,7 +185,7 @@ func TestLinksLeadToRoutes(t *testing.T) {
 	customer.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	now := time.Now()
 	d, err := s.env.Store.CreateDrop(ctx, store.NewDrop{Title: "Crawled drop", Quantity: 5, Opens: now, Closes: now.Add(24 * time.Hour),
-		Owner: store.DropOwnerShop, Published: true, ProductID: "cf-light", Price: centsEUR(990), RedeemWithin: 24 * time.Hour})
+		Audience: store.DropAudienceShop, Published: true, ProductID: "cf-light", Price: centsEUR(990), RedeemWithin: 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,6 +135,21 @@ func staticCache() fiber.Handler {
 	}
 }
 
+// privateAnswers keeps every answer of a visit with a session (a
+// signed-in customer, a flash) or a CSRF token out of shared caches:
+// pages, downloads and error pages alike, whatever the handler set. It is
+// the one place this is decided, outside the error handler, so that no
+// answer of a signed-in request can miss it.
+func privateAnswers() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		err := c.Next()
+		if page.Private(c) {
+			c.Set(fiber.HeaderCacheControl, "private, no-store")
+		}
+		return err
+	}
+}
+
 // deadline gives the request's context a timeout; the store gives up with
 // it. A GET or HEAD also ends when its client hangs up (clientGone): no one
 // waits for it. Other methods run to the end, so that what the person asked

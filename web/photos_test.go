@@ -58,6 +58,12 @@ func testPNG(t *testing.T, w, h int, alpha uint8) []byte {
 // page's CSRF token, the file's name and declared type as given.
 func (b *browser) uploadPhoto(productID, filename, contentType string, data []byte) page {
 	b.t.Helper()
+	return b.uploadPhotoTo("/admin/products/"+productID+"/photo", filename, contentType, data)
+}
+
+// uploadPhotoTo sends a photo form to path (a product's, a drop's).
+func (b *browser) uploadPhotoTo(path, filename, contentType string, data []byte) page {
+	b.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	if err := mw.WriteField("_csrf", b.csrf); err != nil {
@@ -76,7 +82,7 @@ func (b *browser) uploadPhoto(productID, filename, contentType string, data []by
 	if err := mw.Close(); err != nil {
 		b.t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodPost, b.base+"/admin/products/"+productID+"/photo", &body)
+	req, _ := http.NewRequest(http.MethodPost, b.base+path, &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	return b.do(req)
 }
@@ -242,7 +248,7 @@ func TestStaffUploadProductPhotos(t *testing.T) {
 
 func TestStorefrontPicturesKeepTheirSpace(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	p := b.get("/")
 	wantStatus(t, "catalogue", p, http.StatusOK)

@@ -12,7 +12,7 @@ import (
 // or silly query gets a clear word, never an error.
 func TestSearchAsYouTypeAndAsAPage(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	p := b.get("/search?q=" + url.QueryEscape("GÖTEBORG dark"))
 	wantStatus(t, "search page", p, http.StatusOK)

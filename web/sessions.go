@@ -228,6 +228,19 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 		}
 		visit := page.Start(c, sess, s.tokens)
 		handlerErr := c.Next()
+		// after is the answer when the session cannot be written after the
+		// handler: an error page, unless the handler wrote something for
+		// good (page.Written). Then its answer (the order, the refund's
+		// page) stands, and only the flash or the cart count is lost: an
+		// error page would have the person place the order again.
+		after := func(err error) error {
+			if w := visit.WrittenFor(); w != nil && handlerErr == nil {
+				log.Error("session not saved after a write that stands; the answer is kept",
+					append(w, "request_id", page.RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)...)
+				return nil
+			}
+			return errors.Join(handlerErr, err)
+		}
 		if !visit.Changed {
 			// A save sets the last-seen time; without one, it is written
 			// only when it is lastSeenEvery old. A signed-in session from
@@ -236,14 +249,14 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			if id := customerOf(sess); id != "" && sess.ID == stored.ID && time.Since(stored.LastSeenAt) > lastSeenEvery {
 				err := s.records.TouchSession(r.Context(), store.Session{ID: stored.ID, CustomerID: id, Device: page.DeviceOf(r.UserAgent())})
 				if err != nil && !errors.Is(err, store.ErrNotFound) { // revoked meanwhile: nothing to note
-					return errors.Join(handlerErr, fmt.Errorf("touch session: %w", err))
+					return after(fmt.Errorf("touch session: %w", err))
 				}
 			}
 			return handlerErr
 		}
 		if visit.Renew && sess.ID != "" {
 			if err := s.records.DeleteSession(r.Context(), sess.ID); err != nil {
-				return errors.Join(handlerErr, err)
+				return after(fmt.Errorf("renew session: %w", err))
 			}
 			sess.ID = ""
 		}
@@ -253,7 +266,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 		case errors.Is(err, errRevoked):
 			log.Info("session revoked during the request; not saved", "request_id", page.RequestID(c))
 		case err != nil:
-			return errors.Join(handlerErr, fmt.Errorf("save session: %w", err))
+			return after(fmt.Errorf("save session: %w", err))
 		}
 		for _, v := range w.h.Values("Set-Cookie") {
 			c.Response().Header.Add(fiber.HeaderSetCookie, v)

@@ -29,7 +29,7 @@ import (
 	"shop/web"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages) }
+func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages, stopChromium) }
 
 var (
 	keyA = bytes.Repeat([]byte{'a'}, 32)
@@ -60,6 +60,9 @@ type shop struct {
 	base    string
 	log     *syncBuffer
 	gateway *payment.TestGateway
+	// provider is the test card provider, active unless an option chose
+	// another: checkout sends the customer to its page (see pay).
+	provider *payment.TestProvider
 }
 
 // appOption changes the app's configuration before it starts (a test's
@@ -70,11 +73,19 @@ type appOption func(env storetest.Env, cfg *web.Config)
 // its DynamoDB requests counted by env's counter and by the app's metrics.
 func startApp(t testing.TB, env storetest.Env, table string, keys [][]byte, opts ...appOption) (string, *syncBuffer) {
 	t.Helper()
-	base, logs, _ := startAppWithGateway(t, env, table, keys, opts...)
-	return base, logs
+	a := startAppWithGateway(t, env, table, keys, opts...)
+	return a.base, a.log
 }
 
-func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte, opts ...appOption) (string, *syncBuffer, *payment.TestGateway) {
+// startedApp is an app served for a test, with its card providers.
+type startedApp struct {
+	base     string
+	log      *syncBuffer
+	gateway  *payment.TestGateway
+	provider *payment.TestProvider
+}
+
+func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte, opts ...appOption) startedApp {
 	t.Helper()
 	logs := &syncBuffer{}
 	metrics := web.NewMetrics()
@@ -84,10 +95,18 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	}
 	st := store.New(client, table)
 	gateway := payment.NewTestGateway(st)
+	// The test provider takes the cards, as in the shop's test mode; its
+	// pages are under the app's address, known once it is served.
 	cfg := web.Config{
 		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Gateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
 		Shelf: photos.Disk{Dir: t.TempDir()},
+	}
+	// None over a table that cannot hold its secret (a test of a broken
+	// store): checkout then has no card provider.
+	provider, err := payment.NewTestProvider(context.Background(), st, "")
+	if err == nil {
+		cfg.Payments = payment.NewProviders(provider)
 	}
 	for _, o := range opts {
 		o(env, &cfg)
@@ -96,7 +115,14 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, app), logs, gateway
+	base := serve(t, app)
+	if provider != nil {
+		provider.BaseURL = base
+	}
+	if active, ok := cfg.Payments.Active().(*payment.TestProvider); ok && active.BaseURL == "" {
+		active.BaseURL = base
+	}
+	return startedApp{base: base, log: logs, gateway: gateway, provider: provider}
 }
 
 // serve runs app on a free port until the test ends: its base URL.
@@ -111,13 +137,36 @@ func serve(t testing.TB, app *fiber.App) string {
 	return "http://" + ln.Addr().String()
 }
 
+// newShop serves the app over a table of the test's own holding the demo
+// shop (from storetest's pool: a table another test used, put back as the
+// demo left it). The demo's dates follow its day: a pool a day.
 func newShop(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
-	env := storetest.New(t)
-	loadDemo(t, env)
-	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
+	day := store.FormatDate(store.DateOf(time.Now(), time.UTC)) // a new store's Today
+	env := storetest.Reused(t, "demo "+day, loadDemo)
+	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
-	return &shop{env: env, base: base, log: logs, gateway: gateway}
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
+}
+
+// sharedShop is newShop for a test that only reads the demo shop: the
+// app is the test's own (its caches, log, request counter and options),
+// the table under it is loaded once per test binary and shared by every
+// test that asks (storetest.Shared). Loading the demo shop into a table of
+// each test's own was most of what a short test cost.
+//
+// To adopt it, a test must leave the table as it found it for the tests
+// beside it: visitors browsing, searching, HTMX partials, static files,
+// 404s and refusals of bad input that write nothing. A test that signs in
+// (the customer's record and the sign-in limit are written), posts a form
+// that is accepted, changes the clock the store sees, or writes through
+// s.env.Store takes newShop. When in doubt, newShop.
+func sharedShop(t testing.TB, opts ...appOption) *shop {
+	t.Helper()
+	env := storetest.Shared(t, "demo", loadDemo)
+	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
+	env.Counter.Reset()
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
 }
 
 // newShopWithoutHistory is newShop on the demo shop without its past
@@ -139,9 +188,9 @@ func newShopWithoutHistory(t testing.TB, opts ...appOption) *shop {
 		}
 	}
 	env.PutItems(t, kept)
-	base, logs, gateway := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
+	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
-	return &shop{env: env, base: base, log: logs, gateway: gateway}
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
 }
 
 // demoShop is the demo shop's items as demo.Load wrote them into the
@@ -177,6 +226,11 @@ func demoItems(t testing.TB, env storetest.Env) []map[string]types.AttributeValu
 	defer cancel()
 	if _, err := demo.Load(ctx, env.Store, bcrypt.MinCost); err != nil {
 		t.Fatalf("demo data: %v", err)
+	}
+	// The test provider's secret too, as a serving shop makes it at its
+	// start: an app over a copy (the shared table too) only reads it.
+	if _, err := env.Store.TestPaySecret(ctx); err != nil {
+		t.Fatalf("test provider secret: %v", err)
 	}
 	demoShop.day, demoShop.items = day, env.Items(t)
 	return nil

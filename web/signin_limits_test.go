@@ -122,3 +122,34 @@ func TestSignUpProbingIsLimitedPerEmailDomain(t *testing.T) {
 		t.Fatal("the 31st probe was told the email is taken")
 	}
 }
+
+// A sign-in that succeeds gives its count back, the address's too: sixty
+// people behind one office's address sign in one after another, though an
+// address has 50 attempts a window. Failures still count: from one
+// address, the eleventh wrong password for an email is refused, and the
+// fifty-first guess at any email.
+func TestCorrectSignInsFromOneAddressAreNotLimited(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	for i := range 60 {
+		wantStatus(t, fmt.Sprintf("correct sign-in %d", i+1), s.browser(t).postLogin(demo.CustomerEmail, demo.CustomerPassword), http.StatusSeeOther)
+	}
+	b := s.browser(t)
+	for i := range 11 {
+		want := http.StatusUnprocessableEntity
+		if i == 10 {
+			want = http.StatusTooManyRequests
+		}
+		wantStatus(t, fmt.Sprintf("wrong password %d", i+1), b.postLogin(demo.CustomerEmail, "guessing wrong"), want)
+	}
+	// 11 counted at the address so far; 39 more guesses at other emails
+	// are checked, the next is refused.
+	for i := range 40 {
+		want := http.StatusUnprocessableEntity
+		if i == 39 {
+			want = http.StatusTooManyRequests
+		}
+		email := fmt.Sprintf("someone%d@example.com", i/8)
+		wantStatus(t, fmt.Sprintf("guess %d at the address", 12+i), b.postLogin(email, "guessing wrong"), want)
+	}
+}

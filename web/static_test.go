@@ -15,7 +15,7 @@ import (
 // an old one) an hour. Pages link the versioned URL.
 func TestStaticFilesAreImmutableUnderTheirVersion(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	css := paths.Static("css/shop.css")
 	if !strings.Contains(css, "?v="+static.Version("css/shop.css")) || static.Version("css/shop.css") == "" {
@@ -78,7 +78,7 @@ func TestPagesAreCompressed(t *testing.T) {
 // 404, and a search engine makes up the text under the link.
 func TestPagesHaveAFaviconAndADescription(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := sharedShop(t)
 	b := s.browser(t)
 	icon := paths.Static("favicon.svg")
 	descriptions := map[string]string{}

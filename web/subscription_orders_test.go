@@ -24,7 +24,7 @@ func TestSubscriptionOrdersForTheCustomerAndStaff(t *testing.T) {
 		t.Fatal(err)
 	}
 	cust, id := s.newCustomer(t, "Greta Holm")
-	cust.subscribe(box.ID, "15", "3")
+	cust.subscribe(box.ID, itoa(s.env.Store.Today().Day()), "3") // a whole period: three units
 	subs := s.subscriptionsOf(t, id)
 	if len(subs) != 1 || len(subs[0].Orders) != 1 {
 		t.Fatalf("subscriptions %+v", subs)

@@ -42,7 +42,7 @@ func (s *shop) mailsOf(t *testing.T, kind store.MailKind) []store.Mail {
 // customer is mailed.
 func TestStaffRefundASubscriptionReceipt(t *testing.T) {
 	t.Parallel()
-	s, b, ada, _ := subscribedShop(t, "10")
+	s, b, ada, _ := subscribedShop(t, "") // on today's day: a whole period, €12.50
 	rec := s.receiptOf(t, ada)
 	staff := s.staff(t)
 	path := "/admin/customers/" + ada + "/receipts/" + rec.Number

@@ -14,6 +14,8 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views"
+	"shop/views/lang"
 )
 
 const (
@@ -100,7 +102,7 @@ func (s *shop) subscriptionsOf(t *testing.T, customerID string) []store.Subscrip
 
 func TestSubscribeFromTheProductPage(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	ctx := context.Background()
 	today := s.env.Store.Today()
@@ -137,14 +139,24 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 		t.Fatal("kept cards offered before any subscription")
 	}
 
-	// Subscribe: one charge, a subscription and its first receipt.
-	form := b.subscribeForm(boxID, "31", "1")
+	// The preview says what the default day and period come to: today is
+	// the payment day, so a whole period.
+	wantText(t, "preview today", p.testid("preview-today"), "Today: €12.50 for "+lang.DateRange(lang.With(ctx, lang.English), today, store.NextBillingDate(today, 1, today.Day()).AddDate(0, 0, -1)))
+	wantText(t, "preview today", p.testid("preview-today"), "today is your payment day")
+	wantText(t, "preview then", p.testid("preview-then"), "Then €12.50 on "+day(store.NextBillingDate(today, 1, today.Day()))+" and every month after.")
+
+	// Subscribe on today's day: one charge of a whole period on the test
+	// payment page, a subscription and its first receipt.
+	payday := today.Day()
+	form := b.hostedForm(boxID, itoa(payday), "1")
 	s.env.Counter.Reset()
 	done := b.post("/subscriptions", form)
 	subscribeOps := s.env.Counter.Ops()
 	wantStatus(t, "subscribe", done, http.StatusSeeOther)
 	t.Logf("POST /subscriptions: %d DynamoDB requests %v", s.env.Counter.Total(), subscribeOps)
-	list := b.get("/subscriptions")
+	back := s.payOnPage(t, b, s.local(t, done.header.Get("Location")), payment.CardSucceeds)
+	s.deliverEvents(t)
+	list := b.get(back)
 	wantStatus(t, "subscriptions", list, http.StatusOK)
 	flash := text(list.testid("flash"))
 	number := regexp.MustCompile(`receipt (R[0-9a-z]{12})`).FindStringSubmatch(flash)
@@ -156,7 +168,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 		t.Fatalf("%d subscriptions", len(subs))
 	}
 	sub := subs[0]
-	next := store.NextBillingDate(today, 1, 31)
+	next := store.NextBillingDate(today, 1, payday)
 	card := list.testid("subscription")
 	if card.Length() != 1 {
 		t.Fatalf("%d subscription cards", card.Length())
@@ -165,15 +177,15 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantText(t, "status", card.Find(sel("sub-status")), "Active")
 	wantText(t, "amount", card.Find(sel("sub-amount")), "€12.50 every month")
 	wantText(t, "card", card.Find(sel("sub-card")), "Visa •••• 4242")
-	wantText(t, "day", card.Find(sel("sub-day")), "the 31st")
+	wantText(t, "day", card.Find(sel("sub-day")), "the "+views.Ordinal(payday))
 	wantText(t, "next payment", card.Find(sel("sub-next-payment")), day(next))
 	wantText(t, "reminder", card.Find(sel("sub-next-reminder")), day(sub.NextReminderDate))
 	wantText(t, "last paid", card.Find(sel("sub-last-payment")), day(today))
 	if v, _ := card.Find(`input[name="version"]`).First().Attr("value"); v != "1" {
 		t.Fatalf("forms carry version %q, want 1", v)
 	}
-	if n, total, attempts := s.gateway.Captured(); n != 1 || total != boxPerMon || attempts != 1 {
-		t.Fatalf("gateway: %d charges of %d, %d attempts", n, total, attempts)
+	if n, total := s.captured(t); n != 1 || total != boxPerMon {
+		t.Fatalf("test provider: %d payments of %d", n, total)
 	}
 
 	// The same form again: the same subscription, nothing more charged.
@@ -185,8 +197,8 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	if n := len(s.subscriptionsOf(t, ada)); n != 1 {
 		t.Fatalf("double submit made %d subscriptions", n)
 	}
-	if n, _, attempts := s.gateway.Captured(); n != 1 || attempts != 1 {
-		t.Fatalf("double submit: %d charges, %d attempts", n, attempts)
+	if n, _ := s.captured(t); n != 1 {
+		t.Fatalf("double submit: %d payments", n)
 	}
 
 	// The receipt is on /receipts and has a page of its own.
@@ -232,7 +244,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	}
 	wantText(t, "kept card", p.testid("kept-card").Parent(), "Visa •••• 4242")
 	key, _ := p.doc.Find(`[data-testid="subscribe-form"] input[name="key"]`).Attr("value")
-	kept := b.post("/subscriptions", url.Values{"key": {key}, "product_id": {boxID}, "day": {"1"}, "period": {"3"}, "card": {sub.Card.Token}}, "HX-Request", "true")
+	kept := b.post("/subscriptions", url.Values{"key": {key}, "product_id": {boxID}, "day": {itoa(payday)}, "period": {"3"}, "card": {sub.Card.Token}}, "HX-Request", "true")
 	if kept.status != http.StatusNoContent || kept.header.Get("HX-Redirect") != "/subscriptions" {
 		t.Fatalf("htmx subscribe with a kept card: %d, HX-Redirect %q\n%s", kept.status, kept.header.Get("HX-Redirect"), trim(kept.body))
 	}
@@ -240,8 +252,8 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	if len(subs) != 2 || subs[0].Card.Token != sub.Card.Token || subs[0].PeriodMonths != 3 || subs[0].Amount().Amount != 3*boxPerMon {
 		t.Fatalf("subscriptions after the second: %+v", subs)
 	}
-	if n, total, _ := s.gateway.Captured(); n != 2 || total != 4*boxPerMon {
-		t.Fatalf("gateway: %d charges of %d", n, total)
+	if n, total := s.captured(t); n != 2 || total != 4*boxPerMon {
+		t.Fatalf("test provider: %d payments of %d", n, total)
 	}
 	if n := b.get("/subscriptions").testid("subscription").Length(); n != 2 {
 		t.Fatalf("%d cards", n)
@@ -249,16 +261,18 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	_ = ctx
 }
 
-// Two submissions of one form at once: one subscription, one charge.
+// Two submissions of one form at once: one page, one subscription, one
+// charge.
 func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newHostedShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
-	receiptsBefore := s.env.CountEntities(t, "receipt") // the demo's customers have some
-	form := b.subscribeForm(boxID, "15", "2")
+	receiptsBefore := s.env.CountEntities(t, "receipt")               // the demo's customers have some
+	form := b.hostedForm(boxID, itoa(s.env.Store.Today().Day()), "2") // a whole period
 	var wg sync.WaitGroup
 	statuses := make([]int, 2)
+	pages := make([]string, 2)
 	for i := range statuses {
 		wg.Add(1)
 		go func() {
@@ -267,7 +281,8 @@ func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 			for k, v := range form {
 				f[k] = v
 			}
-			statuses[i] = b.post("/subscriptions", f).status
+			p := b.post("/subscriptions", f)
+			statuses[i], pages[i] = p.status, p.header.Get("Location")
 		}()
 	}
 	wg.Wait()
@@ -276,11 +291,16 @@ func TestSubscribeTwiceAtOnceChargesOnce(t *testing.T) {
 			t.Fatalf("statuses %v", statuses)
 		}
 	}
+	if pages[0] != pages[1] {
+		t.Fatalf("two pages for one form: %v", pages)
+	}
+	s.payOnPage(t, b, s.local(t, pages[0]), payment.CardSucceeds)
+	s.deliverEvents(t)
 	if n := len(s.subscriptionsOf(t, ada)); n != 1 {
 		t.Fatalf("%d subscriptions", n)
 	}
-	if n, total, _ := s.gateway.Captured(); n != 1 || total != 2*boxPerMon {
-		t.Fatalf("gateway holds %d charges of %d", n, total)
+	if n, total := s.captured(t); n != 1 || total != 2*boxPerMon {
+		t.Fatalf("the test provider took %d payments of %d", n, total)
 	}
 	if n := s.env.CountEntities(t, "receipt") - receiptsBefore; n != 1 {
 		t.Fatalf("%d receipts written", n)
@@ -379,12 +399,16 @@ func (s *shop) current(t *testing.T, customerID, id string) store.Subscription {
 }
 
 // subscribedShop is a shop with the coffee box and Ada, a new customer,
-// subscribed to it every month on day: her browser, id and subscription.
+// subscribed to it every month on day ("" for today's, a whole period
+// paid at once): her browser, id and subscription.
 func subscribedShop(t *testing.T, day string) (*shop, *browser, string, store.Subscription) {
 	t.Helper()
 	s := newShop(t)
 	s.coffeeBox(t)
 	b, ada := s.newCustomer(t, "Ada Test")
+	if day == "" {
+		day = itoa(s.env.Store.Today().Day())
+	}
 	b.subscribe(boxID, day, "1")
 	return s, b, ada, s.subscriptionsOf(t, ada)[0]
 }

@@ -10,9 +10,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
-	"shop/store/dropgate"
 	"shop/store/storetest"
-	"shop/web"
 )
 
 // A Stockholm shop's staff pick Stockholm days and read Stockholm times:
@@ -28,8 +26,7 @@ func TestStaffDaysAndTimesAreTheShopsZone(t *testing.T) {
 	var counter storetest.Counter
 	// No background reads in the count (as in the budget test): a drop gate
 	// that does not refresh itself, API keys reloaded hourly.
-	quiet := func(env storetest.Env, cfg *web.Config) { cfg.Gate = dropgate.New(cfg.Store, nil) }
-	s := newShop(t, withStore(&counter, store.WithTimeZone(stockholm)), quiet, withAPIKeysEvery(time.Hour))
+	s := newShop(t, withStore(&counter, store.WithTimeZone(stockholm)), withoutBackgroundReads)
 	staff := s.staff(t)
 	m := newOrderMaker(t, s.env.Store)
 	henrik := s.customerID(t, "henrik@fikafield.example")

@@ -99,6 +99,7 @@ var notFoundMessages = map[string]string{
 	"That month":               "error.not_found.month",
 	"That job":                 "error.not_found.job",
 	"That drop's product":      "error.not_found.drop_product",
+	"That payment page":        "error.not_found.payment_page",
 }
 
 // BadRequest is a 400 with a message for the person: a message id of the

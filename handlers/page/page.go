@@ -50,16 +50,28 @@ type Visit struct {
 	Renew bool
 
 	tokens      *Tokens
+	written     []any  // what this request wrote for good, for the log (Written)
 	visitor     string // the visitor cookie's id, once read or made
 	visitorRead bool
 	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
+	signedIn    bool // the request came signed in
 }
 
 // Start attaches the visit to the request; the session middleware calls it.
 func Start(c *fiber.Ctx, s *sessions.Session, tokens *Tokens) *Visit {
 	v := &Visit{Session: s, tokens: tokens}
+	v.signedIn = v.str(keyCustomerID) != ""
 	c.Locals(visitKey, v)
 	return v
+}
+
+// Private reports whether the answer to this request is the visitor's
+// own, for no shared cache to keep: the request came with a session
+// (signed in, a flash, a cart) or the answer carries a CSRF token. False
+// for a request the session middleware never saw.
+func Private(c *fiber.Ctx) bool {
+	v, ok := c.Locals(visitKey).(*Visit)
+	return ok && (v.signedIn || len(v.Session.Values) > 0 || v.tokenShown)
 }
 
 // VisitOf returns the visit of the request.
@@ -75,6 +87,21 @@ func (v *Visit) str(key string) string {
 	s, _ := v.Session.Values[key].(string)
 	return s
 }
+
+// Written says the request has written something for good (an order
+// placed and charged, a refund given, a ticket claimed), named for the log
+// by key-value pairs ("order", id). From then on the handler's answer is
+// the answer: a failure after it, the session's save (and so its flash)
+// included, is logged as an error with these pairs, and never turns the
+// answer into an error page that would have the person do it again.
+func Written(c *fiber.Ctx, what ...any) {
+	v := VisitOf(c)
+	v.written = append(v.written, what...)
+}
+
+// WrittenFor is what Written named, nil when the request wrote nothing
+// for good.
+func (v *Visit) WrittenFor() []any { return v.written }
 
 // ClientAddressKey holds the address a request counts under (set by the
 // web middleware from the peer and a trusted proxy's header).
@@ -222,6 +249,20 @@ func Flash(c *fiber.Ctx, kind views.FlashKind, msg string) {
 // flash message, so it is shown once.
 func Layout(c *fiber.Ctx, title string) views.Layout {
 	v := VisitOf(c)
+	l := ErrorLayout(c, title)
+	if msg := v.str(keyFlash); msg != "" {
+		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
+		delete(v.Session.Values, keyFlash)
+		delete(v.Session.Values, keyFlashKind)
+		v.Changed = true
+	}
+	return l
+}
+
+// ErrorLayout is Layout for an error page, which leaves the flash message
+// alone: the session was saved before the error became a page, so a flash
+// taken here would be lost unseen.
+func ErrorLayout(c *fiber.Ctx, title string) views.Layout {
 	l := views.Layout{
 		Title:     title,
 		Viewer:    Viewer(c),
@@ -232,12 +273,6 @@ func Layout(c *fiber.Ctx, title string) views.Layout {
 	}
 	if loc, ok := c.Locals(zoneKey).(*time.Location); ok {
 		l.Zone = loc.String()
-	}
-	if msg := v.str(keyFlash); msg != "" {
-		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
-		delete(v.Session.Values, keyFlash)
-		delete(v.Session.Values, keyFlashKind)
-		v.Changed = true
 	}
 	return l
 }
@@ -263,8 +298,12 @@ func IsHTMX(c *fiber.Ctx) bool {
 type View struct {
 	Title       string
 	Description string // "" for one made from the title
-	Page        func(views.Layout) templ.Component
-	Partial     templ.Component
+	// Path is the page's address for its language links, when not the
+	// request's: a product's subscribe form on a page of its own switches
+	// language on the product's page, which has the form too.
+	Path    string
+	Page    func(views.Layout) templ.Component
+	Partial templ.Component
 }
 
 // List renders one page of a list: the whole page, or for htmx (its "show
@@ -287,16 +326,16 @@ func Render(c *fiber.Ctx, status int, v View) error {
 	}
 	l := Layout(c, v.Title)
 	l.Description = v.Description
+	if v.Path != "" {
+		l.Path = v.Path
+	}
 	return Write(c, status, v.Page(l))
 }
 
-// Write sends a component as the HTML response. A page of a visit with a
-// session (a signed-in customer, a flash) or with a CSRF token is nobody
-// else's: no cache may keep it.
+// Write sends a component as the HTML response. (Whether a cache may keep
+// it is decided for every answer in one place, after it is made: see
+// Private.)
 func Write(c *fiber.Ctx, status int, comp templ.Component) error {
-	if v := VisitOf(c); len(v.Session.Values) > 0 || v.tokenShown {
-		c.Set(fiber.HeaderCacheControl, "private, no-store")
-	}
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
 	return comp.Render(c.UserContext(), c.Response().BodyWriter())

@@ -187,7 +187,7 @@ func TestExportOfAMonth(t *testing.T) {
 		t.Fatal(err)
 	}
 	rf, err := b.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: id, Key: "rf-archive", Amount: eur(300), Reason: "=Chipped",
-		By: store.Customer{ID: store.NewID(), Name: "Sam Staff"}}, payment.NewTestGateway(b.env.Store))
+		By: store.Customer{ID: store.NewID(), Name: "Sam Staff"}}, legacy(payment.NewTestGateway(b.env.Store)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,11 @@ func stockOf(productIndex, warehouseIndex int) int {
 	return n
 }
 
+// Present says whether the demo shop was loaded into this table (its
+// published passwords and made-up orders are there): a live payment
+// provider is refused on such a table.
+func Present(ctx context.Context, st *store.Store) (bool, error) { return st.Marked(ctx, marker) }
+
 // Load writes the demo shop unless this table already has it.
 func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, err error) {
 	done, err := st.Marked(ctx, marker)

@@ -53,3 +53,51 @@ func TestSeedAgainBringsTheDemoUpToToday(t *testing.T) {
 		t.Fatalf("a second refresh moved %d (%v)", again, err)
 	}
 }
+
+// Ada's quarterly beans were taken out twelve days before their payment
+// day: their first receipt is of those days, prorated by FirstPeriod, and
+// whole periods follow from the day it ends on.
+func TestDemoQuarterlySubscriptionBeganWithItsFirstDaysProrated(t *testing.T) {
+	ctx := context.Background()
+	env := storetest.New(t)
+	if _, err := demo.Load(ctx, env.Store, bcrypt.MinCost); err != nil {
+		t.Fatal(err)
+	}
+	cred, err := env.Store.CredentialsByEmail(ctx, demo.CustomerEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := env.Store.Subscriptions(ctx, cred.CustomerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quarterly store.Subscription
+	for _, s := range subs {
+		if s.PeriodMonths == 3 {
+			quarterly = s
+		}
+	}
+	receipts, err := env.Store.RecentReceipts(ctx, cred.CustomerID, 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var its []store.Receipt // oldest first
+	for _, r := range receipts.Items {
+		if r.SubscriptionID == quarterly.ID {
+			its = append([]store.Receipt{r}, its...)
+		}
+	}
+	if len(its) < 2 {
+		t.Fatalf("the quarterly subscription has %d receipts", len(its))
+	}
+	first := its[0]
+	want := store.FirstPeriod(first.PeriodStart, quarterly.PaymentDay, 3, quarterly.Amount())
+	if first.Kind != store.ReceiptFirstDays || first.Amount != want.Charge || !first.PeriodEnd.Equal(want.Next) || want.Days != 12 || first.ChargeID == "" {
+		t.Fatalf("first receipt %+v, want %s", first, want.Charge)
+	}
+	for i, r := range its[1:] {
+		if r.Kind != store.ReceiptWholePeriod || r.Amount != quarterly.Amount() || !r.PeriodStart.Equal(its[i].PeriodEnd) {
+			t.Fatalf("receipt %d: %+v after %+v", i+1, r, its[i])
+		}
+	}
+}

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"shop/store"
@@ -28,7 +29,12 @@ var demoDrops = []demoDrop{
 
 // loadDrops writes the demo drops once per table, skipping any whose title
 // is already among the newest drops (a load cut short before its marker).
+// They are the customers', made by the demo's staff member.
 func loadDrops(ctx context.Context, st *store.Store) error {
+	cred, err := st.CredentialsByEmail(ctx, StaffEmail)
+	if err != nil {
+		return fmt.Errorf("demo drops: %w", err)
+	}
 	have := map[string]bool{}
 	existing, err := st.AllDrops(ctx, 100, "")
 	if err != nil {
@@ -45,7 +51,7 @@ func loadDrops(ctx context.Context, st *store.Store) error {
 		opens := now.Add(dd.opensIn)
 		if _, err := st.CreateDrop(ctx, store.NewDrop{
 			Title: dd.title, Quantity: dd.quantity, Opens: opens, Closes: opens.Add(dd.lasts),
-			Owner: store.DropOwnerShop, Published: true,
+			Audience: store.DropAudienceShop, CreatedBy: store.DropByStaff(cred.CustomerID), Published: true,
 		}); err != nil {
 			return err
 		}

@@ -19,20 +19,38 @@ import (
 	"shop/store/storetest"
 )
 
-// loadDemo loads the demo shop in the shop's zone and says how long it took.
+// loadDemo loads the demo shop in the shop's zone into a table of the
+// test's own and says how long it took.
 func loadDemo(t *testing.T) storetest.Env {
 	t.Helper()
-	loc, err := time.LoadLocation("Europe/Stockholm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := storetest.New(t, store.WithTimeZone(loc))
+	env := storetest.New(t, store.WithTimeZone(stockholm(t)))
+	fillDemo(t, env)
+	return env
+}
+
+// sharedDemo is the demo shop for a test that only reads it: loaded once
+// per test binary (storetest.Shared says what such a test may not do).
+func sharedDemo(t *testing.T) storetest.Env {
+	t.Helper()
+	return storetest.Shared(t, "demo", fillDemo, store.WithTimeZone(stockholm(t)))
+}
+
+func fillDemo(t testing.TB, env storetest.Env) {
+	t.Helper()
 	start := time.Now()
 	if loaded, err := demo.Load(context.Background(), env.Store, bcrypt.MinCost); err != nil || !loaded {
 		t.Fatalf("load: %v, %v", loaded, err)
 	}
 	t.Logf("the demo shop loaded in %s, %d DynamoDB requests", time.Since(start).Round(time.Millisecond), env.Counter.Total())
-	return env
+}
+
+func stockholm(t *testing.T) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }
 
 // Every code in the README's table does at checkout what the table says.
@@ -81,7 +99,7 @@ func TestDemoCodesWorkAtCheckout(t *testing.T) {
 // payment; each code's use and balance is what the invoices say; shipments
 // hold what was ordered; no stock below zero.
 func TestDemoHistory(t *testing.T) {
-	env := loadDemo(t)
+	env := sharedDemo(t)
 	ctx := context.Background()
 	st := env.Store
 	now, loc := time.Now(), st.Location()

@@ -11,7 +11,7 @@ import (
 // Indonesian), and their subscriptions, receipts' subscriptions and past
 // orders carry it, as subscribing and checkout copy it from the record.
 func TestDemoCarriesItsCustomersLanguage(t *testing.T) {
-	env := loadDemo(t)
+	env := sharedDemo(t)
 	ctx := context.Background()
 	st := env.Store
 	for email, want := range map[string]string{demo.CustomerEmail: "en", "henrik@fikafield.example": "en", "samaneh@fikafield.example": "id"} {

@@ -48,7 +48,7 @@ func loadRefunds(ctx context.Context, st *store.Store) error {
 		_, err = st.RefundOrder(ctx, store.OrderRefundRequest{
 			OrderID: o.ID, Key: "demo-refund-1", Reason: "Arrived chipped; kept by the customer", By: staff,
 			Lines: []store.RefundLine{{ProductID: it.ProductID, DropID: it.DropID, Quantity: 1}},
-		}, payment.NewTestGateway(st))
+		}, payment.CardRefunds{Legacy: payment.NewTestGateway(st)}) // the demo's charges are the legacy gateway's
 		if err != nil {
 			return fmt.Errorf("demo refund of order %s: %w", o.Label(), err)
 		}

@@ -11,8 +11,9 @@ import (
 )
 
 // The demo's subscriptions, made relative to the day they are loaded:
-// Ada has an active monthly one, an active one every three months and a
-// paused one; Henrik has a payment due today and a past-due one retried
+// Ada has an active monthly one, an active one every three months (taken
+// out 12 days before its first payment day, so its first receipt is of
+// those days, prorated) and a paused one; Henrik has a payment due today and a past-due one retried
 // today; Samaneh has a reminder due today and a cancelled one. Every past
 // period has its receipt (those of the last six months). The card is the
 // test gateway's succeeding Visa, kept on the gateway's side too, so that
@@ -25,9 +26,13 @@ var demoCard = store.Card{Token: "tok_demo_visa_4242", Brand: "Visa", Last4: "42
 type subscriptionPlan struct {
 	email, product string
 	months         int
-	first          time.Time // first payment, taken when it was created
-	day            int       // payment day
-	paidBefore     time.Time // payments on days before this were taken
+	first          time.Time // first payment of a whole period
+	// joined, when set, is the day it was taken out, between payment
+	// days: the days from it to first were paid prorated (FirstPeriod),
+	// on a receipt of their own.
+	joined     time.Time
+	day        int       // payment day
+	paidBefore time.Time // payments on days before this were taken
 	// finish sets what its status calls for; next is the payment after the
 	// last one taken.
 	finish func(s *store.Subscription, next time.Time)
@@ -50,7 +55,7 @@ func subscriptionPlans(today time.Time, lead int) []subscriptionPlan {
 	cancelledOn := today.AddDate(0, -2, 10)
 	return []subscriptionPlan{
 		{email: CustomerEmail, product: "cf-gbg-dark", months: 1, first: adaMonthly, day: adaMonthly.Day(), paidBefore: tomorrow, finish: active},
-		{email: CustomerEmail, product: "cf-espresso", months: 3, first: adaQuarterly, day: adaQuarterly.Day(), paidBefore: tomorrow, finish: active},
+		{email: CustomerEmail, product: "cf-espresso", months: 3, first: adaQuarterly, joined: adaQuarterly.AddDate(0, 0, -12), day: adaQuarterly.Day(), paidBefore: tomorrow, finish: active},
 		{email: CustomerEmail, product: "cf-decaf", months: 1, first: adaPaused, day: adaPaused.Day(), paidBefore: pausedOn.AddDate(0, 0, 1),
 			finish: func(s *store.Subscription, next time.Time) {
 				s.Status, s.PausedOn, s.NextPaymentDate = store.SubscriptionPaused, pausedOn, next
@@ -101,13 +106,24 @@ func paidAt(day time.Time, loc *time.Location, now time.Time) time.Time {
 // build makes the subscription and the receipts of its past periods.
 func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time.Location, now time.Time, lead int) (store.Subscription, []store.Receipt) {
 	created := paidAt(pl.first, loc, now)
+	if !pl.joined.IsZero() {
+		created = paidAt(pl.joined, loc, now)
+	}
 	sub := store.Subscription{
 		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Category: categoryOf(pl.product), Email: pl.email, Lang: lang,
 		MonthlyPrice: store.Money{Amount: monthlyPrices[pl.product], Currency: store.DefaultCurrency},
 		PeriodMonths: pl.months, PaymentDay: pl.day, Card: demoCard, CreatedAt: created, Version: 1,
 	}
+	first := pl.first
+	var prorated store.Proration
+	if !pl.joined.IsZero() {
+		// The first days, as Subscribe charged them; whole periods from
+		// the first payment date they end on.
+		prorated = store.FirstPeriod(pl.joined, pl.day, pl.months, sub.Amount())
+		first = prorated.Next
+	}
 	var paid []time.Time
-	for d := pl.first; d.Before(pl.paidBefore); d = store.NextBillingDate(d, pl.months, pl.day) {
+	for d := first; d.Before(pl.paidBefore); d = store.NextBillingDate(d, pl.months, pl.day) {
 		paid = append(paid, d)
 	}
 	last := paid[len(paid)-1]
@@ -120,6 +136,17 @@ func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time
 	// Receipts are kept six months: only those still in that window.
 	keptFrom := now.AddDate(0, -store.ReceiptRetention, 0).Add(time.Hour)
 	var receipts []store.Receipt
+	if at := paidAt(pl.joined, loc, now); !pl.joined.IsZero() && !at.Before(keptFrom) {
+		charge := store.GatewayCharge{Amount: prorated.Charge, At: at}
+		r := store.NewReceipt(sub, charge, pl.joined, prorated.Next)
+		r.Kind = store.ReceiptFirstDays
+		if prorated.Free {
+			r.Kind = store.ReceiptFreeDays
+		} else {
+			r.ChargeID = fmt.Sprintf("ch_demo_%s_0", sub.ID)
+		}
+		receipts = append(receipts, r)
+	}
 	for i, d := range paid {
 		at := paidAt(d, loc, now)
 		if at.Before(keptFrom) {
@@ -257,6 +284,9 @@ func DemoSubscriptionChargeKey(number string) string { return "demo-sub-" + numb
 // chargesInLedger records the receipts' charges on the test gateway's side.
 func chargesInLedger(ctx context.Context, st *store.Store, receipts []store.Receipt) error {
 	for _, r := range receipts {
+		if r.ChargeID == "" {
+			continue // free first days: nothing was charged
+		}
 		_, err := st.RecordGatewayCharge(ctx, store.GatewayCharge{Key: DemoSubscriptionChargeKey(r.Number), ID: r.ChargeID,
 			Token: demoCard.Token, Last4: demoCard.Last4, Amount: r.Amount, At: r.ProcessedAt, Outcome: payment.OutcomeOK})
 		if err != nil && !errors.Is(err, store.ErrConflict) {

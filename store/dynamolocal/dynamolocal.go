@@ -29,6 +29,11 @@ import (
 //go:embed Launcher.java
 var launcherSource []byte
 
+// SharedEndpointVariable names the environment variable through which a
+// test run (store/storetest/testengine) hands its one engine to every test
+// binary; storetest reads it, the shop itself does not.
+const SharedEndpointVariable = "SHOP_TEST_DYNAMODB_ENDPOINT"
+
 // Options says where DynamoDB Local keeps its data and where to find it.
 type Options struct {
 	// DataDir holds the database files; empty means in memory.
@@ -174,8 +179,10 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 }
 
 // startWithin is how long the engine may take to listen: 15-25 s on a quiet
-// two-core machine, over a minute when test binaries start theirs at once.
-const startWithin = 2 * time.Minute
+// two-core machine, over a minute when test binaries start theirs at once,
+// and past two minutes (a test failed on it) with other test suites
+// running beside CI's.
+const startWithin = 4 * time.Minute
 
 func (e *Engine) waitReady(ctx context.Context, listening <-chan struct{}) error {
 	deadline := time.NewTimer(startWithin)

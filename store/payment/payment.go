@@ -53,6 +53,11 @@ const (
 	CardDeclined          = "4000000000000002"
 	CardInsufficientFunds = "4000000000009995"
 	CardProcessingError   = "4000000000000119"
+	// Cards whose bank asks the holder to confirm (the test provider's
+	// hosted page shows that step; the test gateway has none and charges
+	// them as 4242).
+	CardAuthenticationRequired = "4000002760003184" // on every payment, off-session too
+	CardAuthenticationOnSetup  = "4000002500003155" // on the page; off-session once saved
 )
 
 // ParseCardNumber keeps the digits of a typed number (spaces and dashes
@@ -97,6 +102,40 @@ func ParseExpiry(s string) (time.Time, error) {
 	return time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC), nil
 }
 
+// typedCard is what the test card rules make of a card as typed: how the
+// bank will answer it, never its number.
+type typedCard struct {
+	Brand   string
+	Last4   string
+	Outcome string // how every charge to it ends (outcomeOf)
+	// Auth is when its bank asks the holder to confirm (authOf); the test
+	// gateway has no such step and ignores it.
+	Auth    string
+	Expires time.Time // the first instant it no longer pays
+}
+
+// readCard checks a typed card (number, MM/YY expiry, security code) at
+// now by the test card rules both the test gateway and the test provider
+// follow.
+func readCard(number, expiry, cvc string, now time.Time) (typedCard, error) {
+	digits, err := ParseCardNumber(number)
+	if err != nil {
+		return typedCard{}, err
+	}
+	end, err := ParseExpiry(expiry)
+	if err != nil {
+		return typedCard{}, err
+	}
+	if !now.Before(end) {
+		return typedCard{}, ErrExpired
+	}
+	cvc = strings.TrimSpace(cvc)
+	if len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "" {
+		return typedCard{}, ErrInvalidCVC
+	}
+	return typedCard{Brand: brandOf(digits), Last4: digits[len(digits)-4:], Outcome: outcomeOf(digits), Auth: authOf(digits), Expires: end}, nil
+}
+
 func brandOf(digits string) string {
 	switch {
 	case strings.HasPrefix(digits, "4"):
@@ -132,6 +171,28 @@ const (
 	outcomeInsufficient = "insufficient_funds"
 	outcomeProcessing   = "processing_error"
 )
+
+// When a test card's bank asks the holder to confirm a payment (3-D
+// Secure), as the well-known conventions have it.
+const (
+	authNever = ""
+	// authAlways: every payment, on the page or off-session; an off-session
+	// charge is refused until the holder confirms it.
+	authAlways = "always"
+	// authOnSetup: every payment the holder makes on the page; once the
+	// card is saved that way, off-session charges pass without asking.
+	authOnSetup = "setup"
+)
+
+func authOf(digits string) string {
+	switch digits {
+	case CardAuthenticationRequired:
+		return authAlways
+	case CardAuthenticationOnSetup:
+		return authOnSetup
+	}
+	return authNever
+}
 
 func outcomeOf(digits string) string {
 	switch digits {
@@ -191,22 +252,11 @@ func randomID(prefix string) string {
 
 // Tokenize checks the card and returns a token for it.
 func (g *TestGateway) Tokenize(ctx context.Context, number, expiry, cvc string) (Card, error) {
-	digits, err := ParseCardNumber(number)
+	typed, err := readCard(number, expiry, cvc, g.Now())
 	if err != nil {
 		return Card{}, err
 	}
-	end, err := ParseExpiry(expiry)
-	if err != nil {
-		return Card{}, err
-	}
-	if !g.Now().Before(end) {
-		return Card{}, ErrExpired
-	}
-	cvc = strings.TrimSpace(cvc)
-	if len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "" {
-		return Card{}, ErrInvalidCVC
-	}
-	c := store.GatewayCard{Token: randomID("tok_"), Brand: brandOf(digits), Last4: digits[len(digits)-4:], Outcome: outcomeOf(digits), Expires: end}
+	c := store.GatewayCard{Token: randomID("tok_"), Brand: typed.Brand, Last4: typed.Last4, Outcome: typed.Outcome, Expires: typed.Expires}
 	if err := g.ledger.PutGatewayCard(ctx, c); err != nil {
 		return Card{}, fmt.Errorf("keep card: %w", err)
 	}

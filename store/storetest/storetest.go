@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"shop/store"
 	"shop/store/dynamolocal"
@@ -42,6 +40,7 @@ func Main(m *testing.M, after ...func(code int) int) {
 	for _, f := range after {
 		code = f(code)
 	}
+	dropSharedTables()
 	if engine != nil {
 		engine.Stop()
 	}
@@ -52,11 +51,15 @@ func Main(m *testing.M, after ...func(code int) int) {
 func Endpoint(t testing.TB) string {
 	t.Helper()
 	startOnce.Do(func() {
-		if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
-			endpoint = ep
-			return
+		// A test run's one engine (testengine), or one a developer keeps
+		// running between runs.
+		for _, name := range []string{dynamolocal.SharedEndpointVariable, "DYNAMODB_ENDPOINT"} {
+			if ep := os.Getenv(name); ep != "" {
+				endpoint = ep
+				return
+			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // dynamolocal waits up to 4
 		defer cancel()
 		engine, startErr = dynamolocal.Start(ctx, dynamolocal.Options{})
 		if engine != nil {
@@ -72,8 +75,9 @@ func Endpoint(t testing.TB) string {
 // Counter counts DynamoDB operations by name, to prove how many requests an
 // access pattern costs.
 type Counter struct {
-	mu  sync.Mutex
-	ops map[string]int
+	mu     sync.Mutex
+	ops    map[string]int
+	writes map[string]int // since the counter was made: Reset keeps them
 }
 
 func (c *Counter) ObserveDynamoDB(op string, _ time.Duration, _ store.Capacity, _ error) {
@@ -83,6 +87,13 @@ func (c *Counter) ObserveDynamoDB(op string, _ time.Duration, _ store.Capacity, 
 		c.ops = map[string]int{}
 	}
 	c.ops[op]++
+	switch op {
+	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
+		if c.writes == nil {
+			c.writes = map[string]int{}
+		}
+		c.writes[op]++
+	}
 }
 
 // Total is the number of operations since the last Reset.
@@ -127,6 +138,17 @@ type Env struct {
 // its requests.
 func New(t testing.TB, opts ...store.Option) Env {
 	t.Helper()
+	// Registered before the test's own cleanups, so it runs after them (an
+	// app or scheduler over the table stops first). DynamoDB Local slows
+	// down as tables pile up in it.
+	return newTable(t, func(env Env) { t.Cleanup(func() { dropTable(t, env.Client, env.Table) }) }, opts...)
+}
+
+// newTable creates a table named for no one else and migrates it; made
+// sees it before it is created, to register what becomes of it when the
+// test ends.
+func newTable(t testing.TB, made func(Env), opts ...store.Option) Env {
+	t.Helper()
 	ep := Endpoint(t)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -139,15 +161,122 @@ func New(t testing.TB, opts ...store.Option) Env {
 		t.Fatalf("client: %v", err)
 	}
 	st := store.New(client, table, opts...)
-	// Registered before the test's own cleanups, so it runs after them (an
-	// app or scheduler over the table stops first). DynamoDB Local slows
-	// down as tables pile up in it.
-	t.Cleanup(func() { dropTable(t, client, table) })
+	env := Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
+	made(env)
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrate %s: %v", table, err)
 	}
 	counter.Reset()
-	return Env{Store: st, Client: client, Counter: counter, Endpoint: ep, Table: table}
+	return env
+}
+
+// shared are the tables Shared made, by name, each filled once per test
+// binary.
+var shared = struct {
+	sync.Mutex
+	tables map[string]*sharedTable
+}{tables: map[string]*sharedTable{}}
+
+type sharedTable struct {
+	sync.Mutex
+	table  string
+	filled bool
+	failed string // why filling it failed: later tests fail with it too
+}
+
+// Shared is a table for tests that only read it, made and filled once per
+// test binary (under name) and dropped once the tests have run (Main): a
+// test that needs the demo shop, say, gets a loaded one in a few
+// milliseconds instead of a table of its own with a thousand items
+// written into it. Each call has its own store and Counter over the table
+// (opts apply to that store; the first caller's fill the table), so
+// request counts stay the test's own while tests run side by side.
+//
+// A test on a shared table must not write to it: no orders, carts,
+// customers, stock or sign-ins (a sign-in writes the customer's record and
+// counts toward the sign-in limit). A write through the returned Env's
+// store, or through any client observed by its Counter (a web app the test
+// serves over it), fails the test when it ends. A test that writes takes
+// New (and fills its own table). fill runs once, in the first test that
+// asks; if it fails, every test asking for name fails.
+func Shared(t testing.TB, name string, fill func(t testing.TB, env Env), opts ...store.Option) Env {
+	t.Helper()
+	ep := Endpoint(t)
+	shared.Lock()
+	st := shared.tables[name]
+	if st == nil {
+		st = &sharedTable{}
+		shared.tables[name] = st
+	}
+	shared.Unlock()
+
+	st.Lock()
+	defer st.Unlock()
+	if st.failed != "" {
+		t.Fatalf("shared table %q: %s", name, st.failed)
+	}
+	if !st.filled {
+		// A fill that fails (t.Fatal ends this goroutine) leaves its
+		// reason for the tests after it.
+		st.failed = "filling it failed in an earlier test"
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		st.table = fmt.Sprintf("test-%s-%s", name, hex.EncodeToString(b[:]))
+		env := open(t, ep, st.table, opts...)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := env.Store.Migrate(ctx); err != nil {
+			t.Fatalf("migrate %s: %v", st.table, err)
+		}
+		env.Counter.Reset()
+		fill(t, env)
+		if t.Failed() {
+			t.FailNow()
+		}
+		st.filled, st.failed = true, ""
+	}
+	env := open(t, ep, st.table, opts...)
+	t.Cleanup(func() {
+		env.Counter.mu.Lock()
+		defer env.Counter.mu.Unlock()
+		if len(env.Counter.writes) > 0 {
+			t.Errorf("the test wrote %v to the shared table %q that other tests read: it needs a table of its own (storetest.New)", env.Counter.writes, name)
+		}
+	})
+	return env
+}
+
+// open is a store over table with a Counter of its own.
+func open(t testing.TB, ep, table string, opts ...store.Option) Env {
+	t.Helper()
+	counter := &Counter{}
+	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: ep}, counter)
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	return Env{Store: store.New(client, table, opts...), Client: client, Counter: counter, Endpoint: ep, Table: table}
+}
+
+// dropSharedTables drops what Shared made, for an engine that outlives
+// the tests (DYNAMODB_ENDPOINT).
+func dropSharedTables() {
+	shared.Lock()
+	defer shared.Unlock()
+	if endpoint == "" || engine != nil {
+		return // none made, or in memory that goes with the engine
+	}
+	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: endpoint})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dropPooledTables(ctx, client)
+	for _, st := range shared.tables {
+		if st.table != "" {
+			_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.table)})
+		}
+	}
 }
 
 // dropTable deletes a test's table; one the test deleted itself, or never
@@ -215,29 +344,11 @@ func (e Env) PutItems(t testing.TB, items []map[string]types.AttributeValue) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	for batch := range slices.Chunk(items, 25) {
-		g.Go(func() error {
-			var writes []types.WriteRequest
-			for _, it := range batch {
-				writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
-			}
-			pending := map[string][]types.WriteRequest{e.Table: writes}
-			for len(pending) > 0 {
-				out, err := e.Client.BatchWriteItem(gctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
-				if err != nil {
-					return fmt.Errorf("batch write: %w", err)
-				}
-				pending = out.UnprocessedItems
-				if len(pending) > 0 {
-					time.Sleep(20 * time.Millisecond) // the engine is busy: let it catch up
-				}
-			}
-			return nil
-		})
+	writes := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		writes[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
 	}
-	if err := g.Wait(); err != nil {
+	if err := batchWrite(ctx, e.Client, e.Table, writes); err != nil {
 		t.Fatal(err)
 	}
 }

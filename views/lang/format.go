@@ -99,6 +99,37 @@ func DateIn(l Lang, t time.Time) string {
 	return strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1] + " " + strconv.Itoa(t.Year())
 }
 
+// DateRange writes the days from one to another, both included, saying
+// no more than it must: "28–30 Nov 2026", "28 Nov – 2 Dec 2026",
+// "28 Dec 2026 – 3 Jan 2027"; "2026년 11월 28일–30일", "2026년 11월
+// 28일 – 12월 2일". One day is that day.
+func DateRange(ctx context.Context, from, to time.Time) string {
+	return DateRangeIn(From(ctx), from, to)
+}
+
+// DateRangeIn is DateRange for a language given outright (a mail).
+func DateRangeIn(l Lang, from, to time.Time) string {
+	switch {
+	case from.IsZero() || to.IsZero():
+		return DateIn(l, from) + DateIn(l, to)
+	case !to.After(from):
+		return DateIn(l, from)
+	case from.Year() != to.Year():
+		return DateIn(l, from) + " – " + DateIn(l, to)
+	}
+	sameMonth := from.Month() == to.Month()
+	if l == Korean {
+		if sameMonth {
+			return from.Format("2006년 1월 2일") + "–" + to.Format("2일")
+		}
+		return from.Format("2006년 1월 2일") + " – " + to.Format("1월 2일")
+	}
+	if sameMonth {
+		return strconv.Itoa(from.Day()) + "–" + DateIn(l, to)
+	}
+	return strconv.Itoa(from.Day()) + " " + monthsShort[l][from.Month()-1] + " – " + DateIn(l, to)
+}
+
 // DateTime writes an instant's day and time with its zone: "22 Nov 2026,
 // 02:31 CET", "2026년 11월 22일 02:31 CET", "22 Nov 2026, 02.31 CET"
 // (Indonesian writes the time with a dot).

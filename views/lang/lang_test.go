@@ -248,6 +248,26 @@ func TestDates(t *testing.T) {
 	if got := Date(context.Background(), time.Time{}); got != "" {
 		t.Errorf("Date of no day = %q", got)
 	}
+	day := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
+	for _, tc := range []struct {
+		l        Lang
+		from, to string
+		want     string
+	}{
+		{English, "2026-11-28", "2026-11-30", "28–30 Nov 2026"},
+		{English, "2026-11-28", "2026-12-02", "28 Nov – 2 Dec 2026"},
+		{English, "2026-12-28", "2027-01-03", "28 Dec 2026 – 3 Jan 2027"},
+		{English, "2026-11-30", "2026-11-30", "30 Nov 2026"},
+		{Korean, "2026-11-28", "2026-11-30", "2026년 11월 28일–30일"},
+		{Korean, "2026-11-28", "2026-12-02", "2026년 11월 28일 – 12월 2일"},
+		{Korean, "2026-12-28", "2027-01-03", "2026년 12월 28일 – 2027년 1월 3일"},
+		{Indonesian, "2026-05-28", "2026-05-30", "28–30 Mei 2026"},
+		{Indonesian, "2026-07-28", "2026-08-02", "28 Jul – 2 Agu 2026"},
+	} {
+		if got := DateRange(With(context.Background(), tc.l), day(tc.from), day(tc.to)); got != tc.want {
+			t.Errorf("%s DateRange(%s, %s) = %q, want %q", tc.l, tc.from, tc.to, got, tc.want)
+		}
+	}
 	may := time.Date(2026, 5, 3, 0, 0, 0, 0, time.UTC)
 	if got := Date(With(context.Background(), Indonesian), may); got != "3 Mei 2026" {
 		t.Errorf("Indonesian May = %q", got)

@@ -14,7 +14,7 @@ const (
 	AdminShipments     = "/admin/shipments"         // ?status= lists them across warehouses
 	AdminGiftCards     = "/admin/giftcards"         // POST issues one
 	AdminDiscounts     = "/admin/discounts"         // POST creates one
-	AdminAPIKeys       = "/admin/api-keys"          // POST creates one
+	AdminAPIKeys       = "/admin/api-keys"          // POST adds an integration with its first key
 	AdminDrops         = "/admin/drops"             // POST creates one
 	AdminJobs          = "/admin/jobs"
 	AdminOutbox        = "/admin/outbox"
@@ -127,6 +127,21 @@ func AdminShipment(id string) string { return under(AdminShipments, id) }
 // AdminAPIKeyRevoke asks to revoke an API key (GET) and revokes it (POST).
 func AdminAPIKeyRevoke(id string) string { return under(AdminAPIKeys, id, "revoke") }
 
+// AdminAPIKeyRotate asks to rotate an API key (GET) and replaces it with a
+// new one (POST).
+func AdminAPIKeyRotate(id string) string { return under(AdminAPIKeys, id, "rotate") }
+
+// AdminIntegrationKeys issues another key of an integration (POST).
+func AdminIntegrationKeys(name string) string {
+	return under(AdminAPIKeys, "integrations", name, "keys")
+}
+
+// AdminIntegrationRevoke asks to revoke an integration (GET) and revokes
+// it (POST).
+func AdminIntegrationRevoke(name string) string {
+	return under(AdminAPIKeys, "integrations", name, "revoke")
+}
+
 // AdminDrop is a drop's page for staff.
 func AdminDrop(id string) string { return under(AdminDrops, id) }
 
@@ -141,6 +156,12 @@ func AdminDropClose(id string) string { return under(AdminDrops, id, "close") }
 
 // AdminDropCancel cancels a drop (POST).
 func AdminDropCancel(id string) string { return under(AdminDrops, id, "cancel") }
+
+// AdminDropDescription replaces what a drop says it gives (POST).
+func AdminDropDescription(id string) string { return under(AdminDrops, id, "description") }
+
+// AdminDropPhoto takes a drop's photo (POST, multipart).
+func AdminDropPhoto(id string) string { return under(AdminDrops, id, "photo") }
 
 // AdminJobRunNow starts a billing job now (POST).
 func AdminJobRunNow(job string) string { return under(AdminJobs, job, "run") }

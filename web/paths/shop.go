@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -19,9 +20,13 @@ const (
 	CheckoutSummary = "/checkout/summary"
 	Orders          = "/orders"
 	Subscriptions   = "/subscriptions" // POST subscribes
-	Receipts        = "/receipts"
-	Drops           = "/drops"
-	Tickets         = "/tickets"
+	// SubscribePreview is what a subscribe form's day and period come to
+	// (?product_id=&day=&period=): the form's preview for htmx, the form
+	// with it on a page of its own otherwise.
+	SubscribePreview = "/subscriptions/preview"
+	Receipts         = "/receipts"
+	Drops            = "/drops"
+	Tickets          = "/tickets"
 	// Account is the customer's name, email, password and addresses.
 	Account = "/account"
 	// AccountName changes the customer's name (POST).
@@ -86,6 +91,14 @@ func CartTicketRemove(dropID string) string { return under("/cart/tickets", drop
 // Order is one of the customer's orders.
 func Order(id string) string { return under(Orders, id) }
 
+// OrderPayment is the payment status of an order awaiting its card
+// payment, polled by htmx (GET).
+func OrderPayment(id string) string { return under(Orders, id, "payment") }
+
+// OrderPay opens the provider's page of an order awaiting payment again
+// (POST).
+func OrderPay(id string) string { return under(Orders, id, "pay") }
+
 // OrderCancel asks to confirm cancelling an order (GET), and cancels it (POST).
 func OrderCancel(id string) string { return under(Orders, id, "cancel") }
 
@@ -99,6 +112,10 @@ func SubscriptionPause(id string) string  { return under(Subscriptions, id, "pau
 func SubscriptionResume(id string) string { return under(Subscriptions, id, "resume") }
 func SubscriptionCancel(id string) string { return under(Subscriptions, id, "cancel") }
 func SubscriptionKeep(id string) string   { return under(Subscriptions, id, "keep") }
+
+// SubscriptionPay opens the card provider's page to pay a period whose
+// payment the bank asked the holder to confirm (POST).
+func SubscriptionPay(id string) string { return under(Subscriptions, id, "pay") }
 
 // Receipt is a subscription payment's receipt, by its number.
 func Receipt(number string) string { return under(Receipts, number) }
@@ -149,3 +166,9 @@ func PasswordResetLink(token string) string { return WithQuery(PasswordReset, "t
 
 // EmailVerifyLink is the verification page of a signed link token.
 func EmailVerifyLink(token string) string { return WithQuery(EmailVerify, "t", token) }
+
+// SubscribePreviewOf is the preview of a product's subscribe form, the
+// form's day and period to be added (htmx adds them).
+func SubscribePreviewOf(productID string) string {
+	return SubscribePreview + "?product_id=" + url.QueryEscape(productID)
+}

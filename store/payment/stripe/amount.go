@@ -28,23 +28,27 @@ import (
 //     Stripe knows (it answers amount_too_small, ErrBelowMinimum too). A
 //     charge in another currency than the account's settles converted as
 //     well, so the table is the floor for an account that settles in the
-//     shop's currency, which is the usual case.
+//     shop's currency, which is the usual case. The table is the shop's
+//     (store.MinimumCharge), which prorates a new subscriber's first days
+//     with it: kept in one place, the shop never asks for less.
 //   - At most 8 digits of minor units (999,999.99), 12 for IDR.
 type stripeCurrency struct {
-	digits  int   // Stripe's minor units
-	minimum int64 // in minor units; 1 where Stripe's table has none
+	digits  int // Stripe's minor units
 	maximum int64
 }
 
 var currencies = map[string]stripeCurrency{
-	"EUR": {digits: 2, minimum: 50, maximum: 99_999_999},
-	"USD": {digits: 2, minimum: 50, maximum: 99_999_999},
-	"GBP": {digits: 2, minimum: 30, maximum: 99_999_999},
-	"SEK": {digits: 2, minimum: 300, maximum: 99_999_999},
-	"JPY": {digits: 0, minimum: 50, maximum: 99_999_999},
-	"KRW": {digits: 0, minimum: 1, maximum: 99_999_999},
-	"IDR": {digits: 2, minimum: 1, maximum: 999_999_999_999},
+	"EUR": {digits: 2, maximum: 99_999_999},
+	"USD": {digits: 2, maximum: 99_999_999},
+	"GBP": {digits: 2, maximum: 99_999_999},
+	"SEK": {digits: 2, maximum: 99_999_999},
+	"JPY": {digits: 0, maximum: 99_999_999},
+	"KRW": {digits: 0, maximum: 99_999_999},
+	"IDR": {digits: 2, maximum: 999_999_999_999},
 }
+
+// minimum is the smallest charge in a currency, in minor units.
+func minimum(currency string) int64 { return store.MinimumCharge(currency).Amount }
 
 // ErrAboveMaximum refuses an amount with more digits than Stripe takes.
 var ErrAboveMaximum = errors.New("the amount is above the largest charge Stripe takes")
@@ -71,10 +75,10 @@ func chargeable(m store.Money) (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	c := currencies[m.Currency]
+	c, least := currencies[m.Currency], minimum(m.Currency)
 	switch {
-	case amount < c.minimum:
-		return 0, "", fmt.Errorf("%w: %d minor units of %s, Stripe's minimum is %d", payment.ErrBelowMinimum, amount, m.Currency, c.minimum)
+	case amount < least:
+		return 0, "", fmt.Errorf("%w: %d minor units of %s, Stripe's minimum is %d", payment.ErrBelowMinimum, amount, m.Currency, least)
 	case amount > c.maximum:
 		return 0, "", fmt.Errorf("%w: %d minor units of %s", ErrAboveMaximum, amount, m.Currency)
 	}

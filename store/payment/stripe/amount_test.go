@@ -21,8 +21,8 @@ func TestEveryShopCurrencyMatchesStripe(t *testing.T) {
 		if c.digits != shop.Digits {
 			t.Errorf("%s: the shop keeps %d minor digits, Stripe %d: amounts would need converting", code, shop.Digits, c.digits)
 		}
-		if c.minimum < 1 || c.maximum < c.minimum {
-			t.Errorf("%s: minimum %d, maximum %d", code, c.minimum, c.maximum)
+		if least := minimum(code); least < 1 || least != shop.MinCharge || c.maximum < least {
+			t.Errorf("%s: minimum %d (the shop's %d), maximum %d", code, least, shop.MinCharge, c.maximum)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func FuzzAmountConversion(f *testing.F) {
 		c := currencies[m.Currency]
 		_, _, err = chargeable(m)
 		switch {
-		case amount < c.minimum:
+		case amount < minimum(m.Currency):
 			if !errors.Is(err, payment.ErrBelowMinimum) {
 				t.Fatalf("chargeable(%+v) = %v, want ErrBelowMinimum", m, err)
 			}

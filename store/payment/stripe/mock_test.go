@@ -164,8 +164,14 @@ func TestEveryRequestIsValidForStripesAPI(t *testing.T) {
 	if _, err := p.RetrievePayment(ctx, pi.ID); err != nil {
 		t.Fatalf("RetrievePayment: %v", err)
 	}
-	if _, err := p.Refund(ctx, payment.RefundRequest{PaymentRef: pi.ID, Amount: eur(500), Key: "return-7", Metadata: map[string]string{"return": "r_7"}}); err != nil {
-		t.Fatalf("Refund: %v", err)
+	re, err := p.Refund(ctx, payment.RefundRequest{PaymentRef: pi.ID, Amount: eur(500), Key: "refund-o_42-ret-r_7",
+		Metadata: map[string]string{store.RefundMetaOrder: "o_42", store.RefundMetaRefund: "ret-r_7", store.RefundMetaKey: "refund-o_42-ret-r_7"}})
+	if err != nil || re.ID == "" {
+		t.Fatalf("Refund: %+v, %v", re, err)
+	}
+	// A refund answered pending is read again, not made again.
+	if _, err := p.RetrieveRefund(ctx, re.ID); err != nil {
+		t.Fatalf("RetrieveRefund: %v", err)
 	}
 	if err := p.DeleteCustomer(ctx, cus); err != nil {
 		t.Fatalf("DeleteCustomer: %v", err)
@@ -185,7 +191,7 @@ func TestEveryRequestIsValidForStripesAPI(t *testing.T) {
 		"POST /v1/customers", "DELETE /v1/customers/" + cus,
 		"POST /v1/checkout/sessions", "GET /v1/checkout/sessions/" + pay.ID, "POST /v1/checkout/sessions/" + pay.ID + "/expire",
 		"POST /v1/payment_intents", "GET /v1/payment_intents/" + pi.ID, "POST /v1/payment_intents/" + pi.ID + "/confirm",
-		"POST /v1/refunds",
+		"POST /v1/refunds", "GET /v1/refunds/" + re.ID,
 	} {
 		if !routes[want] {
 			t.Errorf("no request %s; made %v", want, rec.seen)

@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/views/lang"
+	"shop/web/paths"
+)
+
+// Cancel cancels a drop, voids its tickets and mails each customer who
+// held one (API clients are told by their own systems). The mail's id is
+// one per drop and holder, so cancelling a drop that is already cancelled
+// finishes a cancellation cut short (voids what is left, mails who was
+// not mailed) and mails nobody twice.
+func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
+	d, err := h.drop(c)
+	if err != nil {
+		return err
+	}
+	// Voiding and mailing outlive the request's deadline: a big drop has
+	// many holders.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), dropCancelTimeout)
+	defer cancel()
+	err = h.Store.SetDropStatus(ctx, d.ID, store.DropCancelled)
+	h.Gate.Forget(d.ID)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		if now, rerr := h.Store.Drop(ctx, d.ID); rerr != nil || now.Status != store.DropCancelled {
+			return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.closed_early"))
+		}
+	case err != nil:
+		return err
+	}
+	tickets, err := h.Store.VoidTickets(ctx, d.ID)
+	if err != nil {
+		return fmt.Errorf("cancel drop %s: void tickets: %w", d.ID, err)
+	}
+	mailed, err := h.mailHolders(ctx, d, tickets)
+	if err != nil {
+		return fmt.Errorf("cancel drop %s: mail holders: %w", d.ID, err)
+	}
+	h.log().Info("drop cancelled", "drop", d.ID, "void", len(tickets), "mailed", mailed, "request_id", page.RequestID(c))
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.drops.cancelled", "Title", d.Title, "Void", len(tickets), "Mailed", mailed))
+	return page.Redirect(c, paths.AdminDrop(d.ID))
+}
+
+// mailHolders puts a cancellation mail into the outbox for each ticket a
+// customer held, a few at once; a mail put before (an earlier try) counts
+// as sent. It returns how many holders have their mail.
+func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []store.Ticket) (int, error) {
+	var mailed atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(dropMailWorkers)
+	now := h.Store.Now()
+	loc := h.Store.Location()
+	for _, t := range tickets {
+		if t.CustomerID == "" {
+			continue // an API client's: no email here
+		}
+		g.Go(func() error {
+			cust, err := h.Store.Customer(ctx, t.CustomerID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil // the account is gone
+			}
+			if err != nil {
+				return err
+			}
+			err = h.Store.PutMail(ctx, dropCancelledMail(d, t, cust, now, loc))
+			if err != nil && !errors.Is(err, store.ErrConflict) {
+				return err
+			}
+			mailed.Add(1)
+			return nil
+		})
+	}
+	err := g.Wait()
+	return int(mailed.Load()), err
+}
+
+// dropCancelledMail tells a ticket's holder the drop is off, in their
+// language (their record is read for the address anyway).
+func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now time.Time, loc *time.Location) store.Mail {
+	l := lang.OrEnglish(cust.Lang)
+	claimed := t.CreatedAt.In(loc).Format("2 January 2006 at 15:04 MST")
+	if l != lang.English {
+		claimed = lang.DateTimeIn(l, t.CreatedAt.In(loc))
+	}
+	return store.Mail{
+		ID: store.DropCancelMailID(d.ID, t.Client), To: cust.Email, Kind: store.MailDropCancelled,
+		Subject: lang.In(l, "mail.drop.subject", "Drop", d.Title),
+		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, cust.Name),
+			lang.In(l, "mail.drop.body", "Drop", d.Title, "Claimed", claimed)),
+		CustomerID: cust.ID, CreatedAt: now, Status: store.MailPending,
+	}
+}

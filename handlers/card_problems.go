@@ -1,0 +1,31 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"shop/store/payment"
+	"shop/views/lang"
+)
+
+// cardProblemIn is a card gateway's refusal at the field it is about, in
+// the language of ctx (checkout and subscriptions alike).
+func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
+	switch {
+	case errors.Is(err, payment.ErrInvalidNumber):
+		return "card_number", lang.T(ctx, "checkout.card.invalid_number"), true
+	case errors.Is(err, payment.ErrInvalidExpiry):
+		return "expiry", lang.T(ctx, "checkout.card.invalid_expiry"), true
+	case errors.Is(err, payment.ErrExpired):
+		return "expiry", lang.T(ctx, "checkout.card.expired"), true
+	case errors.Is(err, payment.ErrInvalidCVC):
+		return "cvc", lang.T(ctx, "checkout.card.invalid_cvc"), true
+	case errors.Is(err, payment.ErrDeclined):
+		return "card_number", lang.T(ctx, "checkout.card.declined"), true
+	case errors.Is(err, payment.ErrInsufficientFunds):
+		return "card_number", lang.T(ctx, "checkout.card.insufficient"), true
+	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
+		return "card_number", lang.T(ctx, "checkout.card.processing"), true
+	}
+	return "", "", false
+}

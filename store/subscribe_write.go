@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// subscribeKeyAt is where the subscribe key's item is among writeSubscribe's
+// items (after the receipt and its period marker): its condition failing
+// says the key was used already.
+const subscribeKeyAt = 2
+
+// writeSubscribe writes a new subscription with its first receipt in one
+// transaction: the receipt and its period marker, the subscribe key's item
+// (keyRec, on condition keyCond: new for Subscribe, still pending for a
+// start by payment), the subscription (new), more items (an event's), the
+// receipt's number counter and, when the product ships, the first period's
+// order (see transactWithOrder). sub gets the order's link and receipt its
+// number.
+func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *Receipt, order *subscriptionOrder, today, now time.Time,
+	keyRec subscribeKeyRecord, keyCond expression.ConditionBuilder, more []types.TransactWriteItem) error {
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return err
+	}
+	isNew := expression.AttributeNotExists(expression.Name(attrPK))
+	// The receipt's number is taken in the same transaction (books.go), its
+	// counter the last of the receipt's items, before the order's.
+	return s.numbered(ctx, bookReceipts, sub.ID, now, 1, func(n bookNumber) error {
+		s.numberReceipt(receipt, n, 0)
+		counterAt := -1
+		err := s.transactWithOrder(ctx, order, func(so *subscriptionOrder) ([]types.TransactWriteItem, error) {
+			if so != nil {
+				sub.Orders = []PeriodOrder{so.periodOrder(today)}
+				receipt.orderID = so.order.ID
+			}
+			items, err := s.receiptWrites(*receipt)
+			if err != nil {
+				return nil, err
+			}
+			b := &txItems{s: s}
+			if err := b.put(keyRec, &keyCond, itemRole{kind: "key"}); err != nil {
+				return nil, err
+			}
+			if err := b.put(newSubscriptionRecord(*sub, shards), &isNew, itemRole{}); err != nil {
+				return nil, err
+			}
+			items = append(append(items, b.tx...), more...)
+			counter, err := s.bookCounterWrite(n)
+			if err != nil {
+				return nil, err
+			}
+			counterAt = len(items)
+			return append(items, counter), nil
+		})
+		if counterAt >= 0 && bookNumberTaken(err, counterAt) {
+			return errBookNumberTaken
+		}
+		return err
+	})
+}

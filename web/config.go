@@ -1,0 +1,108 @@
+package web
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers"
+	"shop/jobs"
+	"shop/store"
+	"shop/store/archive"
+	"shop/store/dropgate"
+	"shop/store/payment"
+	"shop/store/photos"
+	"shop/views"
+)
+
+// Config wires the app.
+type Config struct {
+	Store          *store.Store
+	Gateway        payment.Gateway
+	Log            *slog.Logger
+	Metrics        *Metrics
+	SessionKeys    [][]byte
+	SecureCookies  bool
+	RequestTimeout time.Duration
+	BcryptCost     int
+	// ProxyHeader names the header a reverse proxy puts the client address
+	// in (X-Forwarded-For); it is believed only from TrustedProxies.
+	ProxyHeader    string
+	TrustedProxies []string
+	// Replica, when set (SHOP_REPLICA), names this process in every
+	// answer's X-Shop-Replica header: behind a proxy one can tell which
+	// replica served a request. Empty: no header.
+	Replica string
+	// Jobs is this replica's billing jobs scheduler (a *jobs.Scheduler);
+	// nil when it runs none (SHOP_JOBS=false): the jobs pages still show
+	// the runs, and "Run now" is refused.
+	Jobs handlers.JobScheduler
+	// Gate answers drop claims from memory when it can; the customer pages
+	// and the API share it (one per process). Nil: New makes one over
+	// Store and refreshes it every second until the app shuts down.
+	Gate *dropgate.Gate
+	// Health is the engine's health (the watcher of the shop's own
+	// DynamoDB Local sets it, the store's client reads it): /healthz
+	// answers 503 while the shop has no engine, and pages refused while
+	// the engine is down say when to retry. Nil: /healthz always answers.
+	Health *store.Health
+	// ShuttingDown is set when the replica begins to shut down: /healthz
+	// and /readyz then answer 503, for a proxy to stop sending it
+	// requests, while pages are still served. Nil: never.
+	ShuttingDown *atomic.Bool
+	// APIKeysEvery is how often the API's key cache reloads the keys
+	// (default 3 s): a revoked key stops within about that long.
+	APIKeysEvery time.Duration
+	// ExtraPages adds routes behind the same middleware as every page
+	// (deadline, session, CSRF), after the shop's own. Only the benchmark
+	// sets it, for its bare page; the shop never does.
+	ExtraPages func(fiber.Router)
+	// Shelf keeps the product photos (a directory, or an S3 bucket for
+	// more than one replica). Nil: uploads fail and only the drawn
+	// pictures are served (tests that need no photos).
+	Shelf photos.Shelf
+	// BaseURL starts the links in mails the pages write (an order's, a
+	// password reset's); default http://localhost.
+	BaseURL string
+	// Archive is the archive of the books (the files of archived months).
+	// Nil: the page shows the records, and a download says the files are
+	// not kept on this replica (tests that need no archive).
+	Archive *archive.Archiver
+	// ArchiveWhere says where the archive's files are, for staff.
+	ArchiveWhere views.ArchivePlace
+	// TestPayments is the built-in test provider in test mode: its hosted
+	// pages (/test-payments/…) and its webhook (/webhooks/test) are
+	// served. Nil, or RefundsOnly (Stripe mode), and neither is routed.
+	TestPayments *payment.TestProvider
+	// PaymentEvents applies the card providers' verified events; nil:
+	// Settler does.
+	PaymentEvents handlers.PaymentEvents
+	// Refunds makes every refund's card part at the provider that took
+	// the payment (payment.CardRefunds over the shop's providers and the
+	// legacy test gateway). Nil: New makes one of TestPayments (if set)
+	// and Gateway, for the legacy gateway's charges.
+	Refunds store.Refunder
+	// StripeDashboard is the Stripe Dashboard's address for the shop's key,
+	// where staff's links to a payment go: https://dashboard.stripe.com/test
+	// for a test key; "" is the live one (handlers.StripeDashboard).
+	StripeDashboard string
+	// SubscriptionPayments, when set, moves subscriptions' card payments
+	// through the card providers (a new card is typed on the provider's
+	// page); nil keeps the old gateway's card form.
+	SubscriptionPayments *jobs.SubscriptionPayments
+	// Payments are the card providers: the active one takes the card on
+	// its hosted page (checkout holds the order and sends the customer
+	// there), and its webhook is routed (/webhooks/test in test mode,
+	// /webhooks/stripe with Stripe). A test provider active and no
+	// TestPayments: it is TestPayments. Zero: no provider, and checkout
+	// charges the card typed on its own form through Gateway.
+	Payments payment.Providers
+	// PaymentHold is how long checkout holds an order for its card
+	// payment (SHOP_PAYMENT_HOLD; default 30 minutes).
+	PaymentHold time.Duration
+	// Settler settles held orders from the providers' events and when a
+	// customer cancels one; nil: one over Store and Payments.
+	Settler *jobs.PaymentSettler
+}
