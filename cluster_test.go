@@ -139,8 +139,9 @@ func clusterFreePorts(t *testing.T) int {
 }
 
 // startCluster starts shop cluster with n replicas and the demo shop, the
-// payment job ticking every two seconds, and waits until it serves.
-func startCluster(t *testing.T, replicas int) *clusterRun {
+// payment job ticking every two seconds (and SHOP_* settings of more), and
+// waits until it serves.
+func startCluster(t *testing.T, replicas int, more ...string) *clusterRun {
 	t.Helper()
 	dir := t.TempDir()
 	built := time.Now()
@@ -156,6 +157,7 @@ func startCluster(t *testing.T, replicas int) *clusterRun {
 		"-engine-port", strconv.Itoa(port+4), "-data-dir", cl.dir, "-bcrypt-cost", "4", "-replicas", strconv.Itoa(replicas))
 	cl.cmd.Env = append(os.Environ(), "SHOP_PAYMENTS_CRON=*/2 * * * * *", "SHOP_LEASE_TTL="+clusterLeaseTTL.String(),
 		"SHOP_JOB_CONCURRENCY=2", "SHOP_DEMO=true")
+	cl.cmd.Env = append(cl.cmd.Env, more...)
 	cl.cmd.Stdout, cl.cmd.Stderr = logFile, logFile
 	// A test binary that dies (a timeout) takes the cluster with it.
 	cl.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
