@@ -107,29 +107,7 @@ func TestSoak(t *testing.T) {
 	// soak's runs come after it.
 	cl.waitLease(t, 2*time.Minute, "the first tick marks today done", func(l store.Lease) bool { return l.Done })
 
-	// Deep stock, a gift card and a discount code the customers share.
-	stockBefore := map[string]int{}
-	for _, id := range soakProducts {
-		levels, err := cl.st.ProductStock(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range levels {
-			l.Quantity += 100_000
-			if err := cl.st.PutStockLevel(ctx, l); err != nil {
-				t.Fatal(err)
-			}
-			stockBefore[id+"|"+l.WarehouseID] = l.Quantity
-		}
-	}
-	gift := store.GiftCard{Code: soakGiftCard, Balance: store.Money{Amount: 300_00, Currency: "EUR"}, Initial: store.Money{Amount: 300_00, Currency: "EUR"}, CreatedAt: time.Now()}
-	if _, err := cl.st.CreateGiftCard(ctx, gift); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cl.st.CreateDiscountCode(ctx, store.DiscountCode{Code: soakCode, Kind: store.DiscountPercent, Percent: 10,
-		ExpiresAt: time.Now().Add(24 * time.Hour), UsageLimit: soakCodeUses, CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	stockBefore, gift := soakShopFor(t, cl)
 	secret := cl.apiKey(t, "soak")
 	dropID := soakAPIDrop(t, cl, secret)
 
@@ -158,25 +136,7 @@ func TestSoak(t *testing.T) {
 		wg.Go(func() { r.claimer(i, secret, dropID) })
 	}
 
-	// The faults: the engine at a quarter and three quarters of SOAK, and
-	// at half the replica running the payments run, each at least a
-	// quarter of SOAK after what the one before broke answers again (a
-	// restarted DynamoDB Local can take a minute on a busy machine). The
-	// load goes on for SOAK, and a quarter of it after the last fault.
-	settle := *soakFor / 4
-	at := func(f float64) {
-		time.Sleep(time.Until(start.Add(time.Duration(f * float64(*soakFor)))))
-		if n := len(r.faults); n > 0 {
-			time.Sleep(time.Until(r.faults[n-1].to.Add(settle)))
-		}
-	}
-	at(0.25)
-	r.killEngine(t)
-	at(0.5)
-	r.killPaymentsReplica(t)
-	at(0.75)
-	r.killEngine(t)
-	at(1)
+	r.injectFaults(t, start)
 	r.stopped.Store(true)
 	wg.Wait()
 	took := time.Since(start)
@@ -197,10 +157,71 @@ func TestSoak(t *testing.T) {
 	// test provider's events (some retried after a fault) are delivered.
 	quiet := r.waitQuiet(t, start, 10*time.Minute)
 	books := r.checkBooks(t, start, stockBefore, gift.Initial, dropID, seeded)
+	outside := r.report(t, start, took, quiet, books)
+	r.verdict(t, outside)
+}
+
+// soakShopFor gives the demo shop deep stock of the soak's products, a
+// gift card and a discount code the customers share; it gives the stock
+// levels as they were then, and the gift card.
+func soakShopFor(t *testing.T, cl *clusterRun) (map[string]int, store.GiftCard) {
+	t.Helper()
+	ctx := context.Background()
+	stockBefore := map[string]int{}
+	for _, id := range soakProducts {
+		levels, err := cl.st.ProductStock(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range levels {
+			l.Quantity += 100_000
+			if err := cl.st.PutStockLevel(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+			stockBefore[id+"|"+l.WarehouseID] = l.Quantity
+		}
+	}
+	gift := store.GiftCard{Code: soakGiftCard, Balance: store.Money{Amount: 300_00, Currency: "EUR"}, Initial: store.Money{Amount: 300_00, Currency: "EUR"}, CreatedAt: time.Now()}
+	if _, err := cl.st.CreateGiftCard(ctx, gift); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.st.CreateDiscountCode(ctx, store.DiscountCode{Code: soakCode, Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: time.Now().Add(24 * time.Hour), UsageLimit: soakCodeUses, CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return stockBefore, gift
+}
+
+// injectFaults kills the engine at a quarter and three quarters of SOAK,
+// and at half the replica running the payments run, each at least a
+// quarter of SOAK after what the one before broke answers again (a
+// restarted DynamoDB Local can take a minute on a busy machine). The load
+// goes on for SOAK, and a quarter of it after the last fault.
+func (r *soakRun) injectFaults(t *testing.T, start time.Time) {
+	settle := *soakFor / 4
+	at := func(f float64) {
+		time.Sleep(time.Until(start.Add(time.Duration(f * float64(*soakFor)))))
+		if n := len(r.faults); n > 0 {
+			time.Sleep(time.Until(r.faults[n-1].to.Add(settle)))
+		}
+	}
+	at(0.25)
+	r.killEngine(t)
+	at(0.5)
+	r.killPaymentsReplica(t)
+	at(0.75)
+	r.killEngine(t)
+	at(1)
+}
+
+// report prints what the soak did and the books, and gives the answers
+// 503 (or 502, 504) that came with no fault under way.
+func (r *soakRun) report(t *testing.T, start time.Time, took, quiet time.Duration, books []string) []string {
+	t.Helper()
 	var report []string
 	line := func(format string, args ...any) { report = append(report, fmt.Sprintf(format, args...)) }
 	line("soak: %s through HAProxy over %d replicas; %d customers, %d staff, %d returners, %d subscribers, %d API clients at once",
-		took.Round(time.Second), len(cl.state.Replicas), *soakCustomers, soakStaff, soakReturners, soakSubscribers, soakClaimers)
+		took.Round(time.Second), len(r.cl.state.Replicas), *soakCustomers, soakStaff, soakReturners, soakSubscribers, soakClaimers)
 	line("requests: %d (%s)", r.tally.total(), r.tally.kinds())
 	line("answers: %s; %d without an answer, %d slower than the timeout", r.tally.statuses(), r.tally.failed, r.tally.slow)
 	for _, f := range r.faults {
@@ -219,9 +240,17 @@ func TestSoak(t *testing.T) {
 	}
 	fmt.Printf("\n== soak ==\n%s\n\n", strings.Join(report, "\n"))
 
+	return outside
+}
+
+// verdict fails the soak on a 500, an answer missing or too slow, a 503
+// with no fault under way, work not done, or a card number typed on a
+// page of the shop's own.
+func (r *soakRun) verdict(t *testing.T, outside []string) {
+	t.Helper()
 	if n := r.tally.count(http.StatusInternalServerError); n > 0 {
 		t.Errorf("%d answers were 500: %v", n, r.tally.examples())
-		for _, rep := range cl.state.Replicas {
+		for _, rep := range r.cl.state.Replicas {
 			t.Logf("%s's errors:\n%s", rep.Name, logLines(rep.Log, "level=ERROR", 10))
 		}
 	}
