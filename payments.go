@@ -162,9 +162,7 @@ func setUpPayments(ctx context.Context, st *store.Store, baseURL string, demoDat
 		return nil, err
 	}
 	log.Info("card payments", "provider", providers.Active().Name(), "hold", pc.hold)
-	sp := &jobs.SubscriptionPayments{Store: st, Providers: providers, BaseURL: baseURL}
-	settler := &jobs.PaymentSettler{Store: st, Payments: providers, Mail: jobs.ShopMail{BaseURL: baseURL}, Log: log,
-		Subscriptions: sp.Applier(), Refunds: jobs.RefundEvents{Store: st, BaseURL: baseURL}.Of(providers.Active().Name())}
+	settler, sp := jobs.NewCardPayments(st, providers, baseURL, log)
 	p := &payments{mode: pc.mode, hold: pc.hold, providers: providers, test: test, settler: settler, subscriptions: sp}
 	if pc.mode == paymentsStripe && strings.HasPrefix(pc.stripe.SecretKey, "sk_test_") {
 		p.dashboard = "https://dashboard.stripe.com/test"

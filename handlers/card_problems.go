@@ -8,8 +8,8 @@ import (
 	"shop/views/lang"
 )
 
-// cardProblemIn is a card gateway's refusal at the field it is about, in
-// the language of ctx (checkout and subscriptions alike).
+// cardProblemIn is the test payment page's refusal of a card at the field
+// it is about, in the language of ctx.
 func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) {
 	switch {
 	case errors.Is(err, payment.ErrInvalidNumber):

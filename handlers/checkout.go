@@ -14,7 +14,6 @@ import (
 	"shop/handlers/page"
 	"shop/jobs"
 	"shop/store"
-	"shop/store/payment"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -26,7 +25,6 @@ type CheckoutStore interface {
 	OrderForKey(ctx context.Context, key, customerID string) (store.Order, error)
 	CountAttempt(ctx context.Context, scope, subject string, window time.Duration) (int, error)
 	QuoteCheckout(ctx context.Context, req store.CheckoutRequest) (store.Quote, error)
-	Checkout(ctx context.Context, req store.CheckoutRequest, charger store.Charger) (store.Order, error)
 	HoldCheckout(ctx context.Context, req store.CheckoutRequest) (store.Order, error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	Addresses(ctx context.Context, customerID string) (store.AddressBook, error)
@@ -34,13 +32,12 @@ type CheckoutStore interface {
 }
 
 // Checkout serves /checkout: the address, the codes, and placing the
-// order. With a card provider (Pages) the card is typed on the provider's
-// page: the order is held and the customer sent there. Without one, the
-// card is typed here and charged through Gateway in the request.
+// order. The card is typed on the card provider's page (Pages), never
+// here: the order is held and the customer sent there, unless the codes
+// pay for all of it.
 type Checkout struct {
-	Store   CheckoutStore
-	Gateway payment.Gateway
-	Pages   *PaymentPages
+	Store CheckoutStore
+	Pages *PaymentPages
 	// Hold is how long a held order waits for its card payment.
 	Hold time.Duration
 	Log  *slog.Logger // an address that could not be saved after an order
@@ -166,7 +163,7 @@ func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
 	raw := func(k string) string { return page.Field(c, k) }
 	return views.CheckoutForm{
 		Key: v("key"), Name: raw("name"), Street: raw("street"), Number: raw("number"), ZipCode: raw("zip"),
-		City: raw("city"), Country: raw("country"), Discount: v("discount"), GiftCard: v("giftcard"), Expiry: v("expiry"),
+		City: raw("city"), Country: raw("country"), Discount: v("discount"), GiftCard: v("giftcard"),
 		Total: v("total"), SaveAddress: page.Field(c, "save_address") != "", Errors: views.FieldErrors{},
 	}
 }
@@ -237,7 +234,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 	}
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full(), CardHere: !h.Pages.Active()})})
+		views.CheckoutPage{Form: f, Summary: summary, Saved: book.Addresses, Chosen: chosen.ID, CanSave: !book.Full()})})
 }
 
 // Summary re-prices the order as the codes change (htmx).
@@ -319,26 +316,6 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		f.Errors[""] = lang.T(ctx, "checkout.total_now", "Total", lang.Money(ctx, summary.Tender.Total))
 	}
 
-	// A card is asked for only when there is something left to pay by
-	// card: when codes cover the order, whatever is in the card fields
-	// (a browser's autofill, say) is ignored, not checked.
-	number, cvc := page.Field(c, "card_number"), page.Field(c, "cvc")
-	if summary.Tender.Card.Amount > 0 && !h.Pages.Active() {
-		switch {
-		case strings.TrimSpace(number) == "":
-			f.Errors["card_number"] = lang.T(ctx, "checkout.card.enter_remaining", "Amount", lang.Money(ctx, summary.Tender.Card))
-		case !f.Errors.Any():
-			card, err := h.Gateway.Tokenize(ctx, number, f.Expiry, cvc)
-			if err != nil {
-				if field, msg, ok := cardProblemIn(ctx, err); ok {
-					f.Errors[field] = msg
-				} else {
-					return err
-				}
-			}
-			req.Card = &card
-		}
-	}
 	if !f.Errors.Any() {
 		// The order keeps the buyer's name and email as they are now (one
 		// read, only when an order is placed), for staff lists and invoices.
@@ -353,7 +330,7 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			return h.toPayment(c, order, f)
 		}
 		if err == nil {
-			// Placed and charged: the answer is the order, whatever
+			// Placed (the codes paid): the answer is the order, whatever
 			// happens to the session after.
 			page.Written(c, "order", order.ID)
 			page.SetCartUnits(c, 0)
@@ -371,8 +348,6 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			f.Errors[""] = shopMessage(ctx, short)
 		case errors.As(err, &ce):
 			f.Errors[ce.Field] = codeMessage(ctx, ce)
-		case errors.Is(err, store.ErrCardRequired):
-			f.Errors["card_number"] = lang.T(ctx, "checkout.card.enter_rest")
 		case errors.Is(err, store.ErrTotalChanged):
 			f.Errors[""] = lang.T(ctx, "checkout.total_changed")
 		case errors.Is(err, store.ErrTicketNotRedeemable):
@@ -386,22 +361,18 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		case errors.Is(err, store.ErrConflict):
 			f.Errors[""] = lang.T(ctx, "checkout.conflict")
 		default:
-			field, msg, ok := cardProblemIn(ctx, err)
-			if !ok {
-				return err
-			}
-			f.Errors[field] = msg
+			return err
 		}
 		if summary, _, err = h.summarize(ctx, req, &f); err != nil {
 			return err
 		}
 	}
-	// The failed attempt is over: a new key, so trying again is a new charge
-	// attempt rather than a replay of a voided one.
+	// The failed attempt is over: a new key, so trying again is a new
+	// attempt rather than a replay of a refused one.
 	f.Key = store.NewID()
 	page.CSRFToken(c)
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, CanSave: true, CardHere: !h.Pages.Active()})})
+		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
 }
 
 // saveAddress keeps the address of an order just placed in the customer's

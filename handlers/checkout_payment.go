@@ -12,11 +12,8 @@ import (
 )
 
 // place holds the order for the provider's page (placed at once when the
-// codes cover it), or without a provider charges the card in the request.
+// codes cover it).
 func (h *Checkout) place(ctx context.Context, req store.CheckoutRequest) (store.Order, error) {
-	if !h.Pages.Active() {
-		return h.Store.Checkout(ctx, req, h.Gateway)
-	}
 	req.HoldFor = h.Hold
 	return h.Store.HoldCheckout(ctx, req)
 }

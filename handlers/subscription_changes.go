@@ -94,7 +94,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	var refused *refusal
 	switch {
 	case err == nil:
-		card.Sub, card.Notice, card.Open, card.Expiry = sub, done(sub), "", ""
+		card.Sub, card.Notice, card.Open, card.Until = sub, done(sub), "", ""
 		if !page.IsHTMX(c) {
 			page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", card.Notice))
 			return page.Redirect(c, paths.Subscriptions)
@@ -122,7 +122,7 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 		if err != nil {
 			return err
 		}
-		card.Cards, card.Today, card.CSRF, card.Hosted = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c), h.hosted()
+		card.Cards, card.Today, card.CSRF = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
 		return page.Write(c, status, views.SubscriptionCardView(card))
 	}
 	data, err := h.list(c, v, &card)
@@ -169,31 +169,6 @@ func (h *Subscriptions) ChangePeriod(c *fiber.Ctx) error {
 	})
 }
 
-// ChangeCard pays from another card: a kept one or a new one.
-func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
-	if h.hosted() {
-		return h.changeCardHosted(c)
-	}
-	return h.change(c, "card", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		card.Expiry = strings.TrimSpace(page.Field(c, "expiry"))
-		v := page.Viewer(c)
-		subs, err := h.Store.Subscriptions(c.UserContext(), v.ID)
-		if err != nil {
-			return nil, nil, err
-		}
-		chosen, ok := h.card(c, strings.TrimSpace(page.Field(c, "card")), views.KeptCards(subs), card.Errors)
-		if !ok {
-			return nil, nil, nil
-		}
-		return store.ChangeCard(chosen), func(s store.Subscription) string {
-			if s.Status == store.SubscriptionPastDue {
-				return page.T(c, "subs.done.card_retry", "Card", chosen.Label())
-			}
-			return page.T(c, "subs.done.card", "Card", chosen.Label())
-		}, nil
-	})
-}
-
 // Skip lets the next payment pass.
 func (h *Subscriptions) Skip(c *fiber.Ctx) error {
 	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
@@ -204,10 +179,27 @@ func (h *Subscriptions) Skip(c *fiber.Ctx) error {
 }
 
 // Pause stops payments until the customer resumes.
+// With a day ("until", YYYY-MM-DD, the date input's value) it is active
+// again on that day, which must come after today and within a year.
 func (h *Subscriptions) Pause(c *fiber.Ctx) error {
-	return h.change(c, "", func(c *fiber.Ctx, _ *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
-		return store.Pause(), func(store.Subscription) string {
-			return page.T(c, "subs.done.paused")
+	raw := strings.TrimSpace(page.Field(c, "until"))
+	open := ""
+	if raw != "" {
+		open = "pause"
+	}
+	return h.change(c, open, func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		if raw == "" {
+			return store.Pause(), func(store.Subscription) string { return page.T(c, "subs.done.paused") }, nil
+		}
+		card.Until = raw
+		until, err := store.ParseDate(raw)
+		today := h.Store.Today()
+		if err != nil || !until.After(today) || until.After(today.AddDate(0, 0, store.MaxPauseDays)) {
+			card.Errors["until"] = page.T(c, "subs.error.until")
+			return nil, nil, nil
+		}
+		return store.PauseUntil(until), func(store.Subscription) string {
+			return page.T(c, "subs.done.paused_until", "Date", dayText(c.UserContext(), until))
 		}, nil
 	})
 }

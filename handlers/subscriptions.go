@@ -12,7 +12,6 @@ import (
 	"shop/handlers/page"
 	"shop/jobs"
 	"shop/store"
-	"shop/store/payment"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -23,7 +22,6 @@ type SubscriptionStore interface {
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	Subscription(ctx context.Context, customerID, id string) (store.Subscription, error)
-	Subscribe(ctx context.Context, req store.SubscribeRequest, charger store.Charger) (store.Subscription, store.Receipt, error)
 	PlanSubscribe(req store.SubscribeRequest) (store.PendingSubscribe, error)
 	PendingSubscribe(ctx context.Context, customerID, key string) (store.PendingSubscribe, error)
 	SubscriptionConsistent(ctx context.Context, customerID, id string) (store.Subscription, error)
@@ -45,16 +43,14 @@ type SubscribeWindow interface {
 // Subscriptions serves /subscriptions: subscribing from a product's page,
 // and the customer's own subscriptions with everything they can change.
 type Subscriptions struct {
-	Store   SubscriptionStore
-	Window  SubscribeWindow
-	Gateway payment.Gateway
+	Store  SubscriptionStore
+	Window SubscribeWindow
 	// Refunder gives back the unused days when cancelling now refunds
 	// them (staff's setting); Mail is the refund's mail.
 	Refunder store.Refunder
 	Mail     func(store.Receipt) *store.Mail
-	// Payer, when set, takes cards through the card provider: a new card
-	// is typed on the provider's page, never posted here. Nil: the old
-	// gateway tokenises the form's card (until every caller has moved).
+	// Payer takes cards through the card provider: a new card is typed
+	// on the provider's page, never posted here.
 	Payer SubscriptionPayer
 }
 
@@ -70,14 +66,13 @@ type subscribeFormStore interface {
 // Its preview quotes that day and period; the product's stock (whether it
 // ships) and scheduled price (nil for none) are the page's.
 //
-// provider is the card provider new cards go to ("": the old gateway's
-// form): then only its kept cards are offered, and a new card is typed on
-// its page.
+// provider is the card provider new cards go to: only its kept cards are
+// offered (others it cannot charge), and a new card is typed on its page.
 func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string, ships bool, change *store.PriceChange, provider string) (*views.SubscribeForm, error) {
 	if !p.Subscribable {
 		return nil, nil
 	}
-	f := &views.SubscribeForm{Product: p, SignedIn: v.SignedIn(), Errors: views.FieldErrors{}, CSRF: csrf, Hosted: provider != ""}
+	f := &views.SubscribeForm{Product: p, SignedIn: v.SignedIn(), Errors: views.FieldErrors{}, CSRF: csrf}
 	if !v.SignedIn() {
 		return f, nil
 	}
@@ -168,7 +163,7 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f.Key, f.Card, f.Hosted = store.NewID(), "new", h.hosted()
+	f.Key, f.Card = store.NewID(), "new"
 	if f.Cards = h.keptCards(subs); len(f.Cards) > 0 {
 		f.Card = f.Cards[0].Token
 	}
@@ -184,11 +179,11 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 
 const formBroken = "This form is broken. Reload the page and try again."
 
-// Subscribe takes the first payment and creates the subscription. The form
-// is checked field by field and the card turned into a token first; any
-// problem brings the form back with a message at its field and a 422, and
-// nothing is written or charged. The form's key makes a double submit one
-// subscription and one charge.
+// Subscribe takes the first payment and creates the subscription, through
+// the card provider (subscribeHosted). The form is checked field by field
+// first; any problem brings the form back with a message at its field and
+// a 422, and nothing is written or charged. The form's key makes a double
+// submit one subscription and one charge.
 func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	productID := page.Field(c, "product_id")
 	if !page.Viewer(c).SignedIn() {
@@ -205,8 +200,8 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
 	f := views.SubscribeForm{
-		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"), Expiry: val("expiry"),
-		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c), Hosted: h.hosted(),
+		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"),
+		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
 	}
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest(page.T(c, "subs.error.form_broken"))
@@ -242,89 +237,12 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		// its preview; nothing is tokenised, charged or written.
 		return h.showQuote(c, f)
 	}
-	if h.hosted() {
-		cust, change, err := h.subscriber(ctx, v.ID, p.ID)
-		if err != nil {
-			return err
-		}
-		return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
-			Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change}, cust)
-	}
-	card, ok := h.card(c, f.Card, f.Cards, f.Errors)
-	if !ok {
-		return h.subscribeAgain(c, f)
-	}
 	cust, change, err := h.subscriber(ctx, v.ID, p.ID)
 	if err != nil {
 		return err
 	}
-	sub, receipt, err := h.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang), Product: p, PaymentDay: day, PeriodMonths: period, Card: card, PriceChange: change,
-	}, h.Gateway)
-	switch {
-	case err == nil:
-		page.Written(c, "subscription", sub.ID, "receipt", receipt.Number)
-		page.Flash(c, views.FlashSuccess, subscribedMessage(c, sub, receipt))
-		return page.Redirect(c, paths.Subscriptions)
-	case errors.Is(err, store.ErrBadSubscribeKey):
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
-	case errors.Is(err, store.ErrNotSubscribable):
-		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
-	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = subsRefusal(c, err)
-	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = subsRefusal(c, err)
-	default:
-		field, msg, ok := cardProblemIn(c.UserContext(), err)
-		if !ok {
-			return err
-		}
-		if f.Card != "new" && f.Card != "" {
-			field = "card"
-		}
-		f.Errors[field] = msg
-	}
-	// Nothing was written: a new key, so trying again is a new attempt.
-	f.Key = store.NewID()
-	return h.subscribeAgain(c, f)
-}
-
-// card is the card a form chose: a kept one (which must be among the
-// customer's), or a new one tokenised by the gateway. Nothing is tokenised
-// while other fields are wrong. ok is false when errs has a problem.
-func (h *Subscriptions) card(c *fiber.Ctx, choice string, kept []store.Card, errs views.FieldErrors) (store.Card, bool) {
-	number, expiry, cvc := page.Field(c, "card_number"), page.Field(c, "expiry"), page.Field(c, "cvc")
-	if choice != "new" && choice != "" {
-		for _, k := range kept {
-			if k.Token == choice {
-				if strings.TrimSpace(number) != "" {
-					errs["card"] = page.T(c, "subs.error.typed_new_card", "Card", k.Label())
-					return store.Card{}, false
-				}
-				return k, !errs.Any()
-			}
-		}
-		errs["card"] = page.T(c, "subs.error.choose_card")
-		return store.Card{}, false
-	}
-	if strings.TrimSpace(number) == "" {
-		errs["card_number"] = page.T(c, "subs.error.enter_card")
-		return store.Card{}, false
-	}
-	if errs.Any() {
-		return store.Card{}, false
-	}
-	card, err := h.Gateway.Tokenize(c.UserContext(), number, expiry, cvc)
-	if err != nil {
-		field, msg, ok := cardProblemIn(c.UserContext(), err)
-		if !ok {
-			errs[""] = page.T(c, "subs.error.card_unchecked")
-			return store.Card{}, false
-		}
-		errs[field] = msg
-		return store.Card{}, false
-	}
-	return card, true
+	return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
+		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change}, cust)
 }
 
 // subscribeAgain brings the form back with its errors: in place for htmx,
@@ -398,6 +316,8 @@ func subsRefusal(c *fiber.Ctx, err error) string {
 		return page.T(c, "subs.error.same")
 	case errors.Is(err, store.ErrPaymentOutstanding):
 		return page.T(c, "subs.error.outstanding")
+	case errors.Is(err, store.ErrBadResumeDate):
+		return page.T(c, "subs.error.until")
 	}
 	return sentence(err)
 }
@@ -428,10 +348,10 @@ func (h *Subscriptions) list(c *fiber.Ctx, v views.Viewer, changed *views.Subscr
 	kept, today, csrf := h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
 	var data views.SubscriptionsPage
 	for _, s := range subs {
-		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf, Hosted: h.hosted()}
+		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf}
 		if changed != nil && changed.Sub.ID == s.ID {
 			card = *changed
-			card.Cards, card.Today, card.CSRF, card.Hosted = kept, today, csrf, h.hosted()
+			card.Cards, card.Today, card.CSRF = kept, today, csrf
 		}
 		data.Cards = append(data.Cards, card)
 	}

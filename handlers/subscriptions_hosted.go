@@ -30,24 +30,14 @@ type SubscriptionPayer interface {
 	PayWaitingPeriod(ctx context.Context, sub store.Subscription) (string, error)
 }
 
-// hosted says whether new cards are typed on the provider's page.
-func (h *Subscriptions) hosted() bool { return h.Payer != nil }
-
-// keptCards are the cards a subscribe or a card change may choose: with a
-// provider, only those its active provider saved (others it cannot charge).
+// keptCards are the cards a subscribe or a card change may choose: only
+// those the active provider saved (others it cannot charge).
 func (h *Subscriptions) keptCards(subs []store.Subscription) []store.Card {
-	if !h.hosted() {
-		return views.KeptCards(subs)
-	}
 	return cardsOf(views.KeptCards(subs), h.Payer.ActiveProvider())
 }
 
-// cardsOf are the kept cards provider saved (all of them for "", the old
-// gateway's form).
+// cardsOf are the kept cards provider saved.
 func cardsOf(kept []store.Card, provider string) []store.Card {
-	if provider == "" {
-		return kept
-	}
 	var out []store.Card
 	for _, k := range kept {
 		if k.Provider == provider {
@@ -173,7 +163,7 @@ func subscribedMessage(c *fiber.Ctx, sub store.Subscription, receipt store.Recei
 // subscribe it paid is still being confirmed (its event has not come).
 func (h *Subscriptions) confirming(c *fiber.Ctx, customerID string) error {
 	key := c.Query("subscribe")
-	if key == "" || !h.hosted() {
+	if key == "" {
 		return nil
 	}
 	p, err := h.Store.PendingSubscribe(c.UserContext(), customerID, key)
@@ -202,10 +192,10 @@ func (h *Subscriptions) confirming(c *fiber.Ctx, customerID string) error {
 	return nil
 }
 
-// changeCardHosted is the card change with a provider: a kept card (of the
-// active provider) at once, a new one on the provider's page in setup
-// mode (a 303 there; it replaces the subscription's card when saved).
-func (h *Subscriptions) changeCardHosted(c *fiber.Ctx) error {
+// ChangeCard pays from another card: a kept one (of the active provider)
+// at once, a new one on the provider's page in setup mode (a 303 there;
+// it replaces the subscription's card when saved).
+func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
 	choice := strings.TrimSpace(page.Field(c, "card"))
 	if choice != "new" && choice != "" {
 		return h.change(c, "card", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
@@ -225,6 +215,11 @@ func (h *Subscriptions) changeCardHosted(c *fiber.Ctx) error {
 	v, sub, err := h.ownSubscription(c)
 	if err != nil || sub == nil {
 		return err
+	}
+	if sub.Status == store.SubscriptionCancelled {
+		// No provider's page for a card nothing will charge.
+		card := views.SubscriptionCard{Sub: *sub, Error: subsRefusal(c, store.ErrSubscriptionCancelled), Errors: views.FieldErrors{}}
+		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
 	cust, err := h.Store.Customer(c.UserContext(), v.ID)
 	if err != nil {
@@ -276,9 +271,6 @@ func (h *Subscriptions) ownSubscription(c *fiber.Ctx) (views.Viewer, *store.Subs
 // asked the holder to confirm (the mailed link leads to the button): a
 // 303 there. A period paid meanwhile goes back to the subscriptions.
 func (h *Subscriptions) Pay(c *fiber.Ctx) error {
-	if !h.hosted() {
-		return page.NotFound("That page")
-	}
 	_, sub, err := h.ownSubscription(c)
 	if err != nil || sub == nil {
 		return err

@@ -63,6 +63,7 @@ type Store interface {
 	CompletePayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail) (store.Subscription, store.Receipt, error)
 	FailPayment(ctx context.Context, sub store.Subscription, today time.Time, retryDays []int, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
 	EndSubscription(ctx context.Context, sub store.Subscription, today time.Time, mail func(store.Subscription) *store.Mail) (store.Subscription, error)
+	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
 	SendReminder(ctx context.Context, sub store.Subscription, today time.Time, mail *store.Mail, more ...*store.Mail) (store.Subscription, error)
 	PriceChanges(ctx context.Context) ([]store.PriceChange, error)
 	SubscriptionsOfProduct(ctx context.Context, productID string, status store.SubscriptionStatus, limit int, cursor string) (store.Page[store.Subscription], error)

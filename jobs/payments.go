@@ -36,6 +36,7 @@ const (
 	outcomeFailed
 	outcomeReread     // it moved under us: read it again
 	outcomeCardNeeded // its card's provider takes no new payments: not charged, its holder mailed
+	outcomeResumed    // paused until today (or before): active again, its next payment may be due
 )
 
 func (r *Runner) pay(ctx context.Context, rec *recorder, sub store.Subscription, date time.Time) {
@@ -47,6 +48,9 @@ func (r *Runner) pay(ctx context.Context, rec *recorder, sub store.Subscription,
 			charged++
 			rec.count(ctx, func(c *store.RunCounts) { c.Charged++; c.Mailed++ })
 			sub = next // catch up: the next period may be due too
+			continue
+		case outcomeResumed:
+			sub = next
 			continue
 		case outcomeNotDue:
 			if charged == 0 {
@@ -99,6 +103,17 @@ func (r *Runner) payOnce(ctx context.Context, sub store.Subscription, date time.
 		due = sub.NextPaymentDate
 	case sub.Status == store.SubscriptionPastDue:
 		due = sub.RetryDate
+	case sub.Status == store.SubscriptionPaused && !sub.ResumesOn.IsZero() && !sub.ResumesOn.After(date):
+		// Paused until a day that has come: active again first.
+		next, err := r.store.ChangeSubscription(ctx, sub.AccountID, sub.ID, sub.Version, store.ResumeAsPlanned())
+		var stale *store.StaleError
+		switch {
+		case errors.As(err, &stale):
+			return outcomeReread, sub, nil
+		case err != nil:
+			return outcomeFailed, sub, fmt.Errorf("resume after its pause: %w", err)
+		}
+		return outcomeResumed, next, nil
 	default: // paused or cancelled meanwhile (the index lags the table)
 		return outcomeNotDue, sub, nil
 	}

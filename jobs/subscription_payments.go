@@ -86,7 +86,7 @@ func (sp *SubscriptionPayments) ProviderCustomer(ctx context.Context, p payment.
 
 // CardOf is a saved method as a subscription keeps it.
 func CardOf(m payment.SavedMethod, customerRef string) store.Card {
-	return store.Card{Token: m.Ref, Brand: m.Brand, Last4: m.Last4, Provider: m.Provider, ExpMonth: m.ExpMonth, ExpYear: m.ExpYear, Customer: customerRef}
+	return m.Card(customerRef)
 }
 
 func subscribeMeta(p store.PendingSubscribe) map[string]string {

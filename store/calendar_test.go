@@ -170,6 +170,38 @@ func TestSubscriptionChanges(t *testing.T) {
 			{"2026-02-01", Pause(), nil, "2026-02-28", SubscriptionPaused},
 			{"2026-03-30", Resume(), nil, "2026-03-31", SubscriptionActive},
 		}},
+		{"paused until a day: resumed then, paying on its first payment day on or after it", active("2026-01-15", "2026-02-15", 15, 1), []step{
+			{"2026-01-20", PauseUntil(d("2026-04-10")), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-04-09", ResumeAsPlanned(), ErrSubscriptionNotPaused, "2026-02-15", SubscriptionPaused},
+			{"2026-04-10", ResumeAsPlanned(), nil, "2026-04-15", SubscriptionActive},
+		}},
+		{"paused until a payment day: that day pays", active("2026-01-15", "2026-02-15", 15, 1), []step{
+			{"2026-01-20", PauseUntil(d("2026-05-15")), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-05-16", ResumeAsPlanned(), nil, "2026-05-15", SubscriptionActive},
+		}},
+		{"paused until day 31's month end", active("2026-01-31", "2026-02-28", 31, 1), []step{
+			{"2026-02-01", PauseUntil(d("2026-04-30")), nil, "2026-02-28", SubscriptionPaused},
+			{"2026-04-30", ResumeAsPlanned(), nil, "2026-04-30", SubscriptionActive},
+		}},
+		{"a pause ending inside the paid period keeps the period whole", active("2026-01-15", "2026-02-15", 15, 1), []step{
+			{"2026-01-20", PauseUntil(d("2026-01-25")), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-01-25", ResumeAsPlanned(), nil, "2026-02-15", SubscriptionActive},
+		}},
+		{"a pause's end: after today, within a year, movable, droppable", active("2026-01-15", "2026-02-15", 15, 1), []step{
+			{"2026-01-20", PauseUntil(d("2026-01-20")), ErrBadResumeDate, "2026-02-15", SubscriptionActive},
+			{"2026-01-20", PauseUntil(d("2027-01-22")), ErrBadResumeDate, "2026-02-15", SubscriptionActive},
+			{"2026-01-20", PauseUntil(d("2026-03-01")), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-01-21", PauseUntil(d("2026-03-01")), ErrSameValue, "2026-02-15", SubscriptionPaused},
+			{"2026-01-21", PauseUntil(d("2026-06-01")), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-01-22", Pause(), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-06-01", ResumeAsPlanned(), ErrSubscriptionNotPaused, "2026-02-15", SubscriptionPaused},
+			{"2026-06-02", Pause(), ErrSameValue, "2026-02-15", SubscriptionPaused},
+		}},
+		{"the customer resumes before the day", active("2026-01-15", "2026-02-15", 15, 1), []step{
+			{"2026-01-20", PauseUntil(d("2026-06-01")), nil, "2026-02-15", SubscriptionPaused},
+			{"2026-03-02", Resume(), nil, "2026-03-15", SubscriptionActive},
+			{"2026-06-01", ResumeAsPlanned(), ErrSubscriptionNotPaused, "2026-03-15", SubscriptionActive},
+		}},
 		{"resume twice is refused", active("2026-01-15", "2026-02-15", 15, 1), []step{
 			{"2026-01-20", Resume(), ErrSubscriptionNotPaused, "2026-02-15", SubscriptionActive},
 		}},

@@ -16,6 +16,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/payment"
 	"shop/store/storetest"
 )
 
@@ -116,6 +117,10 @@ func TestCustomerDataHoldsEverythingAboutTheCustomer(t *testing.T) {
 	})
 	if d.Customer.Email != demo.CustomerEmail || d.Customer.Name != "Ada Lindqvist" {
 		t.Errorf("customer %+v", d.Customer)
+	}
+	// She paid on the test provider's page: her customer there is hers.
+	if ref := d.Customer.ProviderCustomers[payment.ProviderTest]; !strings.HasPrefix(ref, "cus_test_") || len(d.Customer.ProviderCustomers) != 1 {
+		t.Errorf("her customers at the card providers: %v", d.Customer.ProviderCustomers)
 	}
 	if len(d.SignInAddresses) == 0 || d.SignInAddresses[0] != "203.0.113.5" {
 		t.Errorf("sign-in addresses %v", d.SignInAddresses)
@@ -284,9 +289,19 @@ func TestDeleteCustomerErasesThePersonAndKeepsTheBooks(t *testing.T) {
 	t.Parallel()
 	f := adaWithEverything(t)
 	st, ctx, ada := f.env.Store, ctxT(t), f.ada
+	// Her customer at the test provider, where she paid, goes too.
+	tp, err := payment.NewTestProvider(ctx, st, "http://shop.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.EraseProviderCustomersWith(payment.NewProviders(tp))
+	providerRef := ada.ProviderCustomers[payment.ProviderTest]
+	if _, err := st.TestPayCustomer(ctx, providerRef); err != nil {
+		t.Fatalf("her customer at the test provider %q: %v", providerRef, err)
+	}
 
 	// Her last order has not shipped: its address is still needed.
-	err := st.DeleteCustomer(ctx, ada.ID)
+	err = st.DeleteCustomer(ctx, ada.ID)
 	var toShip *store.OrderToShipError
 	if !errors.As(err, &toShip) || !errors.Is(err, store.ErrOrderToShip) || toShip.Number == "" {
 		t.Fatalf("delete with an order to ship: %v", err)
@@ -342,6 +357,9 @@ func TestDeleteCustomerErasesThePersonAndKeepsTheBooks(t *testing.T) {
 	}
 	if _, err := st.Session(ctx, f.session); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("her session still stands: %v", err)
+	}
+	if _, err := st.TestPayCustomer(ctx, providerRef); !errors.Is(err, store.ErrNotFound) || len(gone.ProviderCustomers) != 0 {
+		t.Errorf("her customer at the test provider: %v; still named %v", err, gone.ProviderCustomers)
 	}
 	subs, err := st.Subscriptions(ctx, ada.ID)
 	if err != nil {

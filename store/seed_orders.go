@@ -59,6 +59,16 @@ type PastOrder struct {
 // second run leaves them as the first did. It returns how many orders it
 // wrote.
 func (s *Store) SeedOrders(ctx context.Context, orders []PastOrder, giftCards []GiftCard, discounts []DiscountCode) (int, error) {
+	return s.SeedPaidOrders(ctx, orders, giftCards, discounts, nil)
+}
+
+// SeedPaidOrders is SeedOrders whose orders' card parts were paid at a
+// card provider: pay takes each one there (the orders not written yet,
+// four at once, before anything is written), and the invoice's card
+// payment names the provider and its payment, as a payment placing a held
+// order does; nothing goes into the legacy gateway's ledger. A nil pay is
+// SeedOrders.
+func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCards []GiftCard, discounts []DiscountCode, pay PastCardPayer) (int, error) {
 	orders = slices.Clone(orders)
 	slices.SortStableFunc(orders, func(a, b PastOrder) int { return a.PlacedAt.Compare(b.PlacedAt) })
 	gifts := map[string]*GiftCard{}
@@ -95,36 +105,35 @@ func (s *Store) SeedOrders(ctx context.Context, orders []PastOrder, giftCards []
 	if err := s.numberPastInvoices(ctx, orders, ids, numbers, taken, books); err != nil {
 		return 0, err
 	}
+	quotes, err := pricePastOrders(orders, numbers, gifts, codes)
+	if err != nil {
+		return 0, err
+	}
+	paid, err := payPastOrders(ctx, orders, numbers, quotes, taken, pay)
+	if err != nil {
+		return 0, err
+	}
 	var items []map[string]types.AttributeValue
 	var counted []Order
 	written := 0
 	for i, o := range orders {
 		o.Number = numbers[i]
-		recs, placed, err := s.pastOrderItems(o, ids[i], books[i], gifts, codes, listShards)
+		if taken[o.Number] {
+			continue // its codes' use is counted all the same (pricePastOrders)
+		}
+		recs, placed, err := s.pastOrderItems(o, quotes[i], ids[i], books[i], paid[i], listShards)
 		if err != nil {
 			return 0, err
-		}
-		if taken[o.Number] {
-			continue // its codes' use is counted all the same
 		}
 		items = append(items, recs...)
 		counted = append(counted, placed)
 		written++
 	}
-	for _, g := range giftCards {
-		item, err := attributevalue.MarshalMap(newGiftCardRecord(*gifts[g.Code]))
-		if err != nil {
-			return 0, err
-		}
-		items = append(items, item)
+	codeItems, err := pastCodeItems(giftCards, discounts, gifts, codes)
+	if err != nil {
+		return 0, err
 	}
-	for _, d := range discounts {
-		item, err := attributevalue.MarshalMap(newDiscountRecord(*codes[d.Code]))
-		if err != nil {
-			return 0, err
-		}
-		items = append(items, item)
-	}
+	items = append(items, codeItems...)
 	// A few batches at once: DynamoDB takes them in parallel.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
@@ -149,6 +158,27 @@ func (s *Store) SeedOrders(ctx context.Context, orders []PastOrder, giftCards []
 		return 0, fmt.Errorf("seed orders: count them in their days: %w", err)
 	}
 	return written, nil
+}
+
+// pastCodeItems are the codes' items as the past orders left them (gifts
+// and codes, by code, spent by pricePastOrders).
+func pastCodeItems(giftCards []GiftCard, discounts []DiscountCode, gifts map[string]*GiftCard, codes map[string]*DiscountCode) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	for _, g := range giftCards {
+		item, err := attributevalue.MarshalMap(newGiftCardRecord(*gifts[g.Code]))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	for _, d := range discounts {
+		item, err := attributevalue.MarshalMap(newDiscountRecord(*codes[d.Code]))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	return items, nil
 }
 
 // numberPastInvoices gives the invoices of the past orders not yet written
@@ -242,83 +272,19 @@ func (s *Store) takenOrderNumbers(ctx context.Context, numbers []string) (map[st
 	return taken, nil
 }
 
-// pastOrderItems prices a past order as QuoteCheckout would (the codes as
-// they stand in gifts and codes, which it spends), and returns the items
-// its checkout's transaction, the gateway and its shipping would have
-// written.
-func (s *Store) pastOrderItems(p PastOrder, orderID string, book bookNumber, gifts map[string]*GiftCard, codes map[string]*DiscountCode, listShards int) ([]map[string]types.AttributeValue, Order, error) {
-	switch {
-	case !ValidID(p.CustomerID):
-		return nil, Order{}, fmt.Errorf("seed order %s: customer %q", p.Number, p.CustomerID)
-	case len(p.Items) == 0:
-		return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrEmptyOrder)
-	case len(p.Items) > MaxCartLines:
-		return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCartFull)
-	}
-	placed := p.PlacedAt.UTC().Truncate(time.Millisecond)
-	req := CheckoutRequest{
-		Key: NewIDAt(placed), CustomerID: p.CustomerID, Buyer: p.Buyer, ShipTo: p.ShipTo,
-		DiscountCode: p.DiscountCode, GiftCardCode: p.GiftCardCode, Card: p.Card,
-	}
-	var q Quote
-	subtotal := Money{Currency: p.Items[0].Price.Currency}
-	for _, it := range p.Items {
-		allocated := 0
-		for _, a := range it.Allocations {
-			allocated += a.Quantity
-		}
-		switch {
-		case !ValidID(it.ProductID) || it.DropID != "":
-			return nil, Order{}, fmt.Errorf("seed order %s: product %q", p.Number, it.ProductID)
-		case it.Quantity < 1 || it.Quantity > MaxLineQty || allocated != it.Quantity || len(it.Allocations) > MaxLineWarehouses:
-			return nil, Order{}, fmt.Errorf("seed order %s: %d of %s allocated as %v", p.Number, it.Quantity, it.ProductID, it.Allocations)
-		case it.Price.Currency != subtotal.Currency:
-			return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrMixedCurrency)
-		}
-		it.CustomerID = p.CustomerID
-		q.Items = append(q.Items, it)
-		req.Lines = append(req.Lines, CheckoutLine{ProductID: it.ProductID, Quantity: it.Quantity})
-		subtotal.Amount += it.LineTotal().Amount
-	}
-	off, balance := Money{Currency: subtotal.Currency}, Money{Currency: subtotal.Currency}
-	var gift *GiftCard
-	var code *DiscountCode
-	if p.DiscountCode != "" {
-		code = codes[p.DiscountCode]
-		if code == nil {
-			return nil, Order{}, fmt.Errorf("seed order %s: discount %s: %w", p.Number, p.DiscountCode, ErrNotFound)
-		}
-		if err := code.Usable(placed); err != nil {
-			return nil, Order{}, fmt.Errorf("seed order %s: discount %s: %w", p.Number, code.Code, err)
-		}
-		d := *code
-		q.Discount, off = &d, d.Off(subtotal)
-	}
-	if p.GiftCardCode != "" {
-		gift = gifts[p.GiftCardCode]
-		if gift == nil {
-			return nil, Order{}, fmt.Errorf("seed order %s: gift card %s: %w", p.Number, p.GiftCardCode, ErrNotFound)
-		}
-		if gift.Balance.Amount <= 0 {
-			return nil, Order{}, fmt.Errorf("seed order %s: gift card %s: %w", p.Number, gift.Code, ErrGiftCardUsed)
-		}
-		g := *gift
-		q.GiftCard, balance = &g, g.Balance
-	}
-	q.Tender = splitTender(subtotal, off, balance)
-	if q.Tender.Card.Amount > 0 && p.Card == nil {
-		return nil, Order{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCardRequired)
-	}
-	if code != nil {
-		code.Used++
-	}
-	if gift != nil {
-		gift.Balance.Amount -= q.Tender.GiftCard.Amount
-	}
-
+// pastOrderItems returns the items a past order's checkout's
+// transaction (as priced: pricePastOrder), its card payment and its
+// shipping would have written: the card's payment as paid at its provider
+// (paid), or, without one, a charge in the legacy test gateway's ledger.
+func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book bookNumber, paid PastCardPayment, listShards int) ([]map[string]types.AttributeValue, Order, error) {
+	req, q, placed := pq.req, pq.q, pq.placed
 	order, invoice := newOrder(req, q, orderID, book.String(), p.Number, placed)
 	var recs []any
-	if q.Tender.Card.Amount > 0 {
+	if q.Tender.Card.Amount > 0 && paid.Ref != "" {
+		card := cardPayment(*p.Card, q.Tender.Card, paid.Ref)
+		card.Provider = paid.Provider
+		invoice.Payments = append(invoice.Payments, card)
+	} else if q.Tender.Card.Amount > 0 {
 		// The test gateway's charge id, from the charge's time.
 		var b [12]byte
 		binary.BigEndian.PutUint64(b[:8], uint64(placed.UnixMilli())<<16)

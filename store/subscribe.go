@@ -47,6 +47,7 @@ type subscriptionRecord struct {
 	EndsOn           string `dynamodbav:"EndsOn,omitempty"`
 	RetryDate        string `dynamodbav:"RetryDate,omitempty"`
 	PausedOn         string `dynamodbav:"PausedOn,omitempty"`
+	ResumesOn        string `dynamodbav:"ResumesOn,omitempty"`
 	CancelledOn      string `dynamodbav:"CancelledOn,omitempty"`
 	CreatedAt        string `dynamodbav:"CreatedAt"`
 	Version          int    `dynamodbav:"Version"`
@@ -104,7 +105,7 @@ func (r subscriptionRecord) subscription() Subscription {
 			Provider: r.CardProvider, ExpMonth: r.CardExpMonth, ExpYear: r.CardExpYear, Customer: r.CardCustomer},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
 		LastPaymentDate: parseDate(r.LastPaymentDate), LastReminderDate: parseDate(r.LastReminderDate),
-		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn),
+		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn), ResumesOn: parseDate(r.ResumesOn),
 		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
 		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom),
 	}
@@ -113,7 +114,8 @@ func (r subscriptionRecord) subscription() Subscription {
 // newSubscriptionRecord is the item of a subscription, with the due-date
 // index keys its status calls for: active, the next reminder and payment;
 // ending at period end, only the end date (the job cancels then); past due,
-// the retry date; paused or cancelled, none.
+// the retry date; paused until a date, that date (the job resumes it then);
+// paused until resumed, or cancelled, none.
 func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	r := subscriptionRecord{
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
@@ -124,7 +126,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		CardProvider: s.Card.Provider, CardExpMonth: s.Card.ExpMonth, CardExpYear: s.Card.ExpYear, CardCustomer: s.Card.Customer,
 		NextPaymentDate: FormatDate(s.NextPaymentDate), NextReminderDate: FormatDate(s.NextReminderDate),
 		LastPaymentDate: FormatDate(s.LastPaymentDate), LastReminderDate: FormatDate(s.LastReminderDate),
-		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn),
+		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn), ResumesOn: FormatDate(s.ResumesOn),
 		CancelledOn: FormatDate(s.CancelledOn), CreatedAt: timestamp(s.CreatedAt), Version: s.Version,
 		GSI1PK: subscriptionsByStatusKey(s.Status), GSI1SK: createdKey(s.CreatedAt, s.ID),
 		Attempt: s.Attempt,
@@ -156,6 +158,8 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		}
 	case s.Status == SubscriptionPastDue:
 		pay(s.RetryDate)
+	case s.Status == SubscriptionPaused:
+		pay(s.ResumesOn)
 	}
 	return r
 }

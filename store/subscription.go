@@ -54,6 +54,7 @@ type Subscription struct {
 	EndsOn           time.Time // cancels on this date instead of charging (cancel at period end)
 	RetryDate        time.Time // past due: when the payment is tried again
 	PausedOn         time.Time
+	ResumesOn        time.Time // paused until this day (PauseUntil); zero: until the customer resumes
 	CancelledOn      time.Time
 
 	// Attempt counts the failed charges of the period due (dunning).
@@ -276,48 +277,6 @@ func Skip() SubscriptionChange {
 		}
 		s.NextPaymentDate = NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
 		s.NextReminderDate = ReminderDate(s.NextPaymentDate, today, lead)
-		return s, nil
-	}
-}
-
-// Pause stops payments and reminders until the customer resumes.
-func Pause() SubscriptionChange {
-	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
-		switch {
-		case changeable(s) != nil:
-			return s, changeable(s)
-		case s.Status == SubscriptionPaused:
-			return s, ErrSameValue
-		case s.Ending():
-			return s, ErrSubscriptionEnding
-		case s.Status == SubscriptionPastDue:
-			return s, ErrPaymentOutstanding
-		}
-		s.Status = SubscriptionPaused
-		s.PausedOn = today
-		return s, nil
-	}
-}
-
-// Resume starts a paused subscription again. Its next payment is the next
-// payment day after today, never earlier than the end of the period already
-// paid, and nothing is charged for the paused months.
-func Resume() SubscriptionChange {
-	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
-		switch {
-		case changeable(s) != nil:
-			return s, changeable(s)
-		case s.Status != SubscriptionPaused:
-			return s, ErrSubscriptionNotPaused
-		}
-		next := FirstBillingDateAfter(today, s.PaymentDay)
-		if s.NextPaymentDate.After(next) {
-			next = s.NextPaymentDate
-		}
-		s.Status = SubscriptionActive
-		s.PausedOn = time.Time{}
-		s.NextPaymentDate = next
-		s.NextReminderDate = ReminderDate(next, today, lead)
 		return s, nil
 	}
 }

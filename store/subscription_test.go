@@ -423,6 +423,12 @@ func TestDueIndexesFollowTheStatus(t *testing.T) {
 	}
 	step("pause", store.Pause(), false, false)
 	step("resume", store.Resume(), true, true)
+	step("pause until a day", store.PauseUntil(d("2026-03-01")), false, true)
+	resuming, _ := f.env.Store.PaymentsDueOn(ctx, d("2026-03-01"), 10, "")
+	if len(resuming.Items) != 1 || !resuming.Items[0].ResumesOn.Equal(d("2026-03-01")) {
+		t.Fatalf("a subscription paused until a day is due that day: %+v", resuming.Items)
+	}
+	step("resume", store.Resume(), true, true)
 	step("cancel at period end", store.CancelAtPeriodEnd(), false, true)
 	ending, _ := f.env.Store.PaymentsDueOn(ctx, sub.EndsOn, 10, "")
 	if len(ending.Items) != 1 || !ending.Items[0].Ending() {

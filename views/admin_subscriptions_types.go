@@ -42,6 +42,8 @@ func adminSubscriptionState(ctx context.Context, s store.Subscription) string {
 		return t(ctx, "admin.subs.state.next", "Day", adminDate(s.NextPaymentDate))
 	case s.Status == store.SubscriptionPastDue:
 		return t(ctx, "admin.subs.state.past_due", "Day", adminDate(s.NextPaymentDate), "Retry", adminDate(s.RetryDate))
+	case s.Status == store.SubscriptionPaused && !s.ResumesOn.IsZero():
+		return t(ctx, "admin.subs.state.paused_until", "Day", adminDate(s.PausedOn), "Until", adminDate(s.ResumesOn))
 	case s.Status == store.SubscriptionPaused:
 		return t(ctx, "admin.subs.state.paused", "Day", adminDate(s.PausedOn))
 	case s.Status == store.SubscriptionCancelled:

@@ -4,8 +4,8 @@ import (
 	"shop/store"
 )
 
-// CheckoutForm is the checkout form as typed; the card's number and security
-// code are never echoed back.
+// CheckoutForm is the checkout form as typed. The card is typed on the
+// card provider's page, never here.
 type CheckoutForm struct {
 	Key      string
 	Name     string
@@ -16,7 +16,6 @@ type CheckoutForm struct {
 	Country  string // an ISO 3166-1 alpha-2 code
 	Discount string
 	GiftCard string
-	Expiry   string
 	Total    string // the total shown, in cents: the order is placed only at it
 	// SaveAddress keeps the address in the customer's address book once
 	// the order is placed.
@@ -44,7 +43,4 @@ type CheckoutPage struct {
 	Chosen string
 	// CanSave offers to save the typed address (the book has room).
 	CanSave bool
-	// CardHere: the card is typed on this form (no card provider). With a
-	// provider it is typed on the provider's page after "Place order".
-	CardHere bool
 }

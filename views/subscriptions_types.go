@@ -9,16 +9,15 @@ import (
 	"shop/views/lang"
 )
 
-// SubscribeForm is the product page's subscribe form, as typed; the card's
-// number and security code are never echoed back.
+// SubscribeForm is the product page's subscribe form, as typed. A new card
+// is typed on the card provider's page, never here.
 type SubscribeForm struct {
 	Product  store.Product
 	SignedIn bool
-	Key      string // idempotency key: one subscription per form
-	Day      string // payment day, 1..31
-	Period   string // months: 1, 2, 3 or 6
-	Card     string // "new", or the token of a card kept from another subscription
-	Expiry   string
+	Key      string       // idempotency key: one subscription per form
+	Day      string       // payment day, 1..31
+	Period   string       // months: 1, 2, 3 or 6
+	Card     string       // "new", or the token of a card kept from another subscription
 	Cards    []store.Card // cards kept from the customer's subscriptions
 	Errors   FieldErrors
 	CSRF     string
@@ -28,9 +27,6 @@ type SubscribeForm struct {
 	// Ships: the product ships, so the preview says when the first
 	// delivery goes when the first days pay for none.
 	Ships bool
-	// Hosted: a new card is typed on the card provider's page, not here
-	// (the form has no card fields).
-	Hosted bool
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".
@@ -61,11 +57,8 @@ type SubscriptionCard struct {
 	Errors FieldErrors // at the fields of the open form
 	Open   string      // the action form shown open: "day", "period", "card", "cancel"
 	Day    string      // as typed, when it comes back
-	Expiry string
+	Until  string      // the pause's end as typed, when it comes back
 	CSRF   string
-	// Hosted: a new card is saved on the card provider's page, not typed
-	// here.
-	Hosted bool
 }
 
 // SubscriptionsPage lists a customer's subscriptions.

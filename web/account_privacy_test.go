@@ -27,7 +27,8 @@ func TestAccountDataDownloadsAsJSON(t *testing.T) {
 		t.Fatalf("the download link goes to %q", href)
 	}
 
-	// Her customer at Stripe, kept by her first card payment there.
+	// Her customer at Stripe, kept by her first card payment there, beside
+	// the test provider's, where the demo's subscriptions were paid.
 	if err := s.env.Store.SetProviderCustomer(context.Background(), s.customerID(t, demo.CustomerEmail), "stripe", "cus_ada_test"); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestAccountDataDownloadsAsJSON(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, trim(p.body))
 	}
 	if doc.Account.Email != demo.CustomerEmail || doc.Account.Name != "Ada Lindqvist" || len(doc.SignIns.RecentAddresses) == 0 ||
-		doc.Account.CardProviderCustomers["stripe"] != "cus_ada_test" {
+		doc.Account.CardProviderCustomers["stripe"] != "cus_ada_test" || !strings.HasPrefix(doc.Account.CardProviderCustomers["test"], "cus_test_") {
 		t.Errorf("account %+v, sign-ins %+v", doc.Account, doc.SignIns)
 	}
 	if len(doc.Orders) != 6 {

@@ -55,7 +55,8 @@ func withJobsScheduler(t *testing.T, h **jobsHarness, concurrency int) appOption
 			t.Fatal(err)
 		}
 		jh.card = card
-		runner := jobs.NewRunner(env.Store, jh.gateway, jobs.Config{Replica: jh.replica, Concurrency: concurrency})
+		// The app's card providers renew the cards they saved: the demo's.
+		runner := jobs.NewRunner(env.Store, jh.gateway, jobs.Config{Replica: jh.replica, Concurrency: concurrency, Payments: cfg.Payments})
 		jh.sched, err = jobs.NewScheduler(runner, env.Store, time.UTC, jobs.Schedules{}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)

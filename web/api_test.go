@@ -624,7 +624,7 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 	env := storetest.New(t)
 	secret := newAPIKey(t, env.Store, "partner")
 	metrics := web.NewMetrics()
-	app, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(env.Store), Metrics: metrics,
+	app, err := web.New(web.Config{Store: env.Store, Payments: payment.NewProviders(testProvider(t, env.Store)), Metrics: metrics,
 		Log: discardLog(), SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)

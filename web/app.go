@@ -5,7 +5,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -47,16 +46,16 @@ func New(cfg Config) (*fiber.App, error) {
 		cfg.BaseURL = "http://localhost"
 	}
 	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
-	pages := cfg.paymentDefaults(mail, returnBase)
+	pages, err := cfg.paymentDefaults(returnBase)
+	if err != nil {
+		return nil, err
+	}
 	signer, err := handlers.NewLinkSigner(cfg.SessionKeys)
 	if err != nil {
 		return nil, err
 	}
 	links := &handlers.AccountLinks{Store: cfg.Store, Signer: signer, Mail: mail, BcryptCost: cfg.BcryptCost, Log: cfg.Log}
 	account.VerifyMail = links.VerifyMail
-	if cfg.Gateway == nil {
-		return nil, errors.New("web: no payment gateway")
-	}
 	if cfg.Refunds == nil {
 		cfg.Refunds = defaultRefunds(cfg)
 	}
@@ -71,25 +70,13 @@ func New(cfg Config) (*fiber.App, error) {
 		cfg.Gate = dropgate.New(cfg.Store, nil)
 		go cfg.Gate.Run(bg, time.Second)
 	}
-	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store}
-	if sp := cfg.SubscriptionPayments; sp != nil {
-		catalogue.CardProvider = sp.ActiveProvider()
-	}
+	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store, CardProvider: cfg.SubscriptionPayments.ActiveProvider()}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Gateway: cfg.Gateway, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced}
-	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log}
-	if cfg.Settler != nil {
-		orderPayment.Held = cfg.Settler
-	}
-	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds}
-	if pages.Active() {
-		orders.Payment = orderPayment
-	}
+	checkout := &handlers.Checkout{Store: cfg.Store, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log, Held: cfg.Settler}
+	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds, Payment: orderPayment}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Gateway: cfg.Gateway, Refunder: cfg.Refunds, Mail: refundMail}
-	if cfg.SubscriptionPayments != nil {
-		subscriptions.Payer = cfg.SubscriptionPayments
-	}
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Refunder: cfg.Refunds, Mail: refundMail, Payer: cfg.SubscriptionPayments}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 
@@ -421,5 +408,5 @@ func defaultRefunds(cfg Config) store.Refunder {
 	if cfg.TestPayments != nil {
 		providers = payment.NewProviders(cfg.TestPayments)
 	}
-	return payment.NewCardRefunds(providers, cfg.Gateway)
+	return payment.NewCardRefunds(providers, cfg.LegacyGateway)
 }

@@ -32,7 +32,7 @@ func (j journey) inKorean(step string) {
 // subscription page does not scroll sideways.
 func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	t.Parallel()
-	s := newHostedShop(t)
+	s := newShop(t)
 	s.coffeeBox(t)
 	today := s.env.Store.Today()
 	j := newJourney(t, s.base)
@@ -73,7 +73,7 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	j.do("subscribe", chromedp.Click(sel("subscribe-submit")), chromedp.WaitVisible(sel("test-payment-form")))
 	j.inKorean("test payment page")
 	j.payOnTestPage("Minji", "flash")
-	s.deliverEvents(t)
+	s.deliverEvents(t, nil)
 	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
 	j.inKorean("subscriptions")
 	if flash := j.text(sel("flash")); !strings.Contains(flash, "정기 결제를 시작했습니다") || !strings.Contains(flash, "€12.50") || !strings.Contains(flash, "영수증 번호는 R") {

@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/payment"
 )
 
 // Ada subscribes to two coffees the shop stocks, one out of stock: her
@@ -28,7 +29,11 @@ func TestBrowserSubscriptionOrdersShipAndAwaitStock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	card := store.Card{Token: "tok_demo_visa_4242", Brand: "Visa", Last4: "4242"}
+	// A card of the legacy gateway's, which this in-request subscribe charges.
+	card, err := s.gateway.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var waiting store.PeriodOrder
 	for _, p := range []store.Product{light, box} {
 		sub, _, err := s.env.Store.Subscribe(ctx, store.SubscribeRequest{Key: store.NewID(), CustomerID: ada, Email: demo.CustomerEmail,

@@ -410,7 +410,7 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 // each step swaps the subscription's card in place.
 func TestBrowserJourneySubscription(t *testing.T) {
 	t.Parallel()
-	s := newHostedShop(t)
+	s := newShop(t)
 	s.coffeeBox(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("a long enough password"), bcrypt.MinCost)
 	if err != nil {
@@ -444,7 +444,7 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	if flash := j.text(sel("flash")); !strings.Contains(flash, "confirming") {
 		t.Fatalf("back from the payment page before the event: %q", flash)
 	}
-	s.deliverEvents(t)
+	s.deliverEvents(t, nil)
 	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
 	// The first payment date on the 31st (the month's last day when it has
 	// no 31st): the days up to it were paid prorated (#28).

@@ -174,7 +174,7 @@ func TestAppNeedsGoodSessionKeys(t *testing.T) {
 	t.Parallel()
 	env := storetest.New(t)
 	for _, keys := range [][][]byte{nil, {[]byte("short")}} {
-		_, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(env.Store), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
+		_, err := web.New(web.Config{Store: env.Store, Payments: payment.NewProviders(testProvider(t, env.Store)), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionKeys: keys, BcryptCost: bcrypt.MinCost})
 		if err == nil {
 			t.Errorf("keys %q accepted", keys)
 		}

@@ -142,7 +142,7 @@ func TestCheckoutDoubleSubmitHoldsOnce(t *testing.T) {
 			t.Fatalf("double submit answered %d %q and %d %q", answers[0].status, answers[0].header.Get("Location"), answers[1].status, answers[1].header.Get("Location"))
 		}
 	}
-	if n := s.env.CountEntities(t, "testPaySession"); n != 1 {
+	if n := s.madeHere(t, "testPaySession"); n != 1 {
 		t.Fatalf("%d payment pages opened, want 1", n)
 	}
 	if got := s.stockOf(t, "cf-grinder"); got != before-1 {

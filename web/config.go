@@ -19,8 +19,11 @@ import (
 
 // Config wires the app.
 type Config struct {
-	Store          *store.Store
-	Gateway        payment.Gateway
+	Store *store.Store
+	// LegacyGateway is the test gateway cards were charged through before
+	// card providers: refunds of its charges (old tables' ch_… charges)
+	// go back through its ledger. Nil: none can be refunded by card.
+	LegacyGateway  payment.LegacyRefunder
 	Log            *slog.Logger
 	Metrics        *Metrics
 	SessionKeys    [][]byte
@@ -82,27 +85,28 @@ type Config struct {
 	// Refunds makes every refund's card part at the provider that took
 	// the payment (payment.CardRefunds over the shop's providers and the
 	// legacy test gateway). Nil: New makes one of TestPayments (if set)
-	// and Gateway, for the legacy gateway's charges.
+	// and LegacyGateway.
 	Refunds store.Refunder
 	// StripeDashboard is the Stripe Dashboard's address for the shop's key,
 	// where staff's links to a payment go: https://dashboard.stripe.com/test
 	// for a test key; "" is the live one (handlers.StripeDashboard).
 	StripeDashboard string
-	// SubscriptionPayments, when set, moves subscriptions' card payments
-	// through the card providers (a new card is typed on the provider's
-	// page); nil keeps the old gateway's card form.
+	// SubscriptionPayments moves subscriptions' card payments through the
+	// card providers (a new card is typed on the provider's page). Nil:
+	// New makes one over Payments, its links to BaseURL.
 	SubscriptionPayments *jobs.SubscriptionPayments
 	// Payments are the card providers: the active one takes the card on
 	// its hosted page (checkout holds the order and sends the customer
 	// there), and its webhook is routed (/webhooks/test in test mode,
 	// /webhooks/stripe with Stripe). A test provider active and no
-	// TestPayments: it is TestPayments. Zero: no provider, and checkout
-	// charges the card typed on its own form through Gateway.
+	// TestPayments: it is TestPayments. The shop takes no card itself:
+	// New refuses a Config without an active provider.
 	Payments payment.Providers
 	// PaymentHold is how long checkout holds an order for its card
 	// payment (SHOP_PAYMENT_HOLD; default 30 minutes).
 	PaymentHold time.Duration
 	// Settler settles held orders from the providers' events and when a
-	// customer cancels one; nil: one over Store and Payments.
+	// customer cancels one; nil: one over Store and Payments, which hands
+	// subscriptions' and refunds' events on (jobs.NewCardPayments).
 	Settler *jobs.PaymentSettler
 }

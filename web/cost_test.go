@@ -387,12 +387,21 @@ func TestMonthlyCost(t *testing.T) {
 	}
 	drain("split order", 1)
 
-	// A subscription taken on the product page.
+	// A subscription taken on the product page with a new card: the form
+	// that opens the provider's page, the webhook that starts the
+	// subscription, and the page the customer comes back to; the card's
+	// page between is the provider's, as for a checkout.
 	form := shopper.subscribeForm(box.ID, itoa(s.env.Store.Today().Day()), "1") // a whole period, as every later payment
 	snapshot()
-	m["subscribe"] = meter.measure(func() {
-		wantStatus(t, "subscribe", shopper.post("/subscriptions", form), http.StatusSeeOther)
-	})
+	var started page
+	subscribe := meter.measure(func() { started = shopper.post("/subscriptions", form) })
+	wantStatus(t, "subscribe", started, http.StatusSeeOther)
+	back := s.payOnPage(t, shopper, s.local(t, started.header.Get("Location")), payment.CardSucceeds)
+	events := s.dueEvents(t)
+	complete := meter.measure(func() { s.postEvents(t, events) })
+	s.markDelivered(t, events)
+	returned := meter.measure(func() { wantStatus(t, "back to the subscriptions", shopper.get(back), http.StatusOK) })
+	m["subscribe"] = subscribe.add(complete).add(returned)
 	written("subscription", 1)
 	drain("subscribe", 1)
 
@@ -406,12 +415,18 @@ func TestMonthlyCost(t *testing.T) {
 
 	// The billing jobs: a day's runs with nothing due, then with due
 	// subscriptions; what each subscription adds is the difference.
-	gateway := payment.NewTestGateway(s.env.Store) // the provider's ledger: not the shop's cost
-	card, err := gateway.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
+	// The subscriptions made due pay with a card the test provider saved
+	// (a demo subscriber's), as every renewal now does: the payment made,
+	// its id saved, then confirmed (the provider's ledger is not the
+	// shop's cost).
+	gateway := payment.NewTestGateway(s.env.Store) // the legacy gateway: no card of it is charged here
+	demoSubs, err := s.env.Store.Subscriptions(ctx, s.customerID(t, demo.CustomerEmail))
+	if err != nil || len(demoSubs) == 0 || !demoSubs[0].Card.Saved() {
+		t.Fatalf("no saved card of a demo subscriber: %+v, %v", demoSubs, err)
 	}
-	runner := jobs.NewRunner(st, gateway, jobs.Config{Replica: "cost", Concurrency: 1}) // one at a time: no conflicts to retry, the same figure each run
+	card := demoSubs[0].Card
+	// One at a time: no conflicts to retry, the same figure each run.
+	runner := jobs.NewRunner(st, gateway, jobs.Config{Replica: "cost", Concurrency: 1, Payments: payment.NewProviders(s.provider)})
 	today := st.Today()
 	run := func(job string) units {
 		return meter.measure(func() {
@@ -789,9 +804,9 @@ func (c costModel) render() string {
 		{"checkout split", "checkout by gift card and card"},
 		{"order list", "order list"},
 		{"shipping", "shipping: create, ship, deliver (staff's pages too)"},
-		{"subscribe", "subscribe (first payment and receipt)"},
+		{"subscribe", "subscribe with a new card: the form, the webhook, the page"},
 		{"reminder", "a reminder (the job, per subscription)"},
-		{"payment", "a payment (the job, per subscription)"},
+		{"payment", "a renewal (the payments job, per subscription, through the card's provider)"},
 		{"reminders run", "the reminders job's day, nothing due"},
 		{"payments run", "the payments job's day, nothing due"},
 		{"claim", "drop claim"},

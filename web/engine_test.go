@@ -31,7 +31,7 @@ func healthyApp(t *testing.T, endpoint, table string, h *store.Health, timeout t
 	st := store.New(client, table)
 	logs := &syncBuffer{}
 	app, err := web.New(web.Config{
-		Store: st, Gateway: payment.NewTestGateway(st), SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost,
+		Store: st, Payments: payment.NewProviders(testProvider(t, st)), SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost,
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Health: h,
 		RequestTimeout: timeout,
 	})

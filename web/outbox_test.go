@@ -132,7 +132,7 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runner := jobs.NewRunner(st, s.gateway, jobs.Config{Replica: "outbox-test", Concurrency: 4})
+	runner := jobs.NewRunner(st, s.gateway, jobs.Config{Replica: "outbox-test", Concurrency: 4, Payments: payment.NewProviders(s.provider)})
 	for _, job := range []string{jobs.JobReminders, jobs.JobPayments} {
 		if run, err := runner.Run(ctx, job, today, jobs.TriggerStaff); err != nil {
 			t.Fatalf("%s: %+v %v", job, run.Counts, err)

@@ -56,7 +56,7 @@ func appRoutes(t testing.TB, st *store.Store) routeTable {
 	var rt routeTable
 	for _, providers := range []payment.Providers{payment.NewProviders(provider), payment.NewProviders(sp, &refundsOnly)} {
 		app, err := web.New(web.Config{
-			Store: st, Gateway: payment.NewTestGateway(st), Log: discardLog(),
+			Store: st, Log: discardLog(),
 			SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost,
 			Gate:     dropgate.New(st, nil), // not refreshed: nothing is served
 			Payments: providers, PaymentEvents: &recordedEvents{},

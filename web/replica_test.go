@@ -20,7 +20,7 @@ func TestANamedReplicaSaysSoInEveryAnswer(t *testing.T) {
 	t.Parallel()
 	env := storetest.New(t)
 	for _, name := range []string{"", "replica-2"} {
-		app, err := web.New(web.Config{Store: env.Store, Gateway: payment.NewTestGateway(env.Store), SessionKeys: [][]byte{keyA},
+		app, err := web.New(web.Config{Store: env.Store, Payments: payment.NewProviders(testProvider(t, env.Store)), SessionKeys: [][]byte{keyA},
 			BcryptCost: bcrypt.MinCost, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Replica: name})
 		if err != nil {
 			t.Fatal(err)

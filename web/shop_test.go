@@ -21,6 +21,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 
+	"shop/jobs"
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
@@ -63,6 +64,9 @@ type shop struct {
 	// provider is the test card provider, active unless an option chose
 	// another: checkout sends the customer to its page (see pay).
 	provider *payment.TestProvider
+	// subs moves subscriptions' money through the providers (the payments
+	// job of a test runs over its providers).
+	subs *jobs.SubscriptionPayments
 }
 
 // appOption changes the app's configuration before it starts (a test's
@@ -83,6 +87,7 @@ type startedApp struct {
 	log      *syncBuffer
 	gateway  *payment.TestGateway
 	provider *payment.TestProvider
+	subs     *jobs.SubscriptionPayments
 }
 
 func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][]byte, opts ...appOption) startedApp {
@@ -96,33 +101,47 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	st := store.New(client, table)
 	gateway := payment.NewTestGateway(st)
 	// The test provider takes the cards, as in the shop's test mode; its
-	// pages are under the app's address, known once it is served.
+	// pages, and the pages it sends the customer back to, are under the
+	// app's address, known once it is served.
+	provider, err := payment.NewTestProvider(context.Background(), st, "")
+	if err != nil { // a test of a broken store (no such table): the provider's secret is kept in the test's own
+		provider = testProvider(t, env.Store)
+	}
 	cfg := web.Config{
 		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Gateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
-		Shelf: photos.Disk{Dir: t.TempDir()},
-	}
-	// None over a table that cannot hold its secret (a test of a broken
-	// store): checkout then has no card provider.
-	provider, err := payment.NewTestProvider(context.Background(), st, "")
-	if err == nil {
-		cfg.Payments = payment.NewProviders(provider)
+		LegacyGateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
+		Shelf: photos.Disk{Dir: t.TempDir()}, Payments: payment.NewProviders(provider),
 	}
 	for _, o := range opts {
 		o(env, &cfg)
+	}
+	if cfg.SubscriptionPayments == nil { // made here for its links to the app's address
+		_, cfg.SubscriptionPayments = jobs.NewCardPayments(cfg.Store, cfg.Payments, "", cfg.Log)
 	}
 	app, err := web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := serve(t, app)
-	if provider != nil {
-		provider.BaseURL = base
-	}
+	provider.BaseURL = base
 	if active, ok := cfg.Payments.Active().(*payment.TestProvider); ok && active.BaseURL == "" {
 		active.BaseURL = base
 	}
-	return startedApp{base: base, log: logs, gateway: gateway, provider: provider}
+	if sp := cfg.SubscriptionPayments; sp.BaseURL == "" {
+		sp.BaseURL = base
+	}
+	return startedApp{base: base, log: logs, gateway: gateway, provider: provider, subs: cfg.SubscriptionPayments}
+}
+
+// testProvider is the built-in test provider over st, as the shop's test
+// mode has it: a web.Config's Payments.
+func testProvider(t testing.TB, st *store.Store) *payment.TestProvider {
+	t.Helper()
+	p, err := payment.NewTestProvider(context.Background(), st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // serve runs app on a free port until the test ends: its base URL.
@@ -146,7 +165,7 @@ func newShop(t testing.TB, opts ...appOption) *shop {
 	env := storetest.Reused(t, "demo "+day, loadDemo)
 	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
-	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider, subs: a.subs}
 }
 
 // sharedShop is newShop for a test that only reads the demo shop: the
@@ -166,7 +185,7 @@ func sharedShop(t testing.TB, opts ...appOption) *shop {
 	env := storetest.Shared(t, "demo", loadDemo)
 	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
-	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider, subs: a.subs}
 }
 
 // newShopWithoutHistory is newShop on the demo shop without its past
@@ -190,7 +209,7 @@ func newShopWithoutHistory(t testing.TB, opts ...appOption) *shop {
 	env.PutItems(t, kept)
 	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
-	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider}
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider, subs: a.subs}
 }
 
 // demoShop is the demo shop's items as demo.Load wrote them into the
@@ -200,6 +219,7 @@ var demoShop struct {
 	sync.Mutex
 	day   string
 	items []map[string]types.AttributeValue
+	keys  map[string]bool // of items, once asked (fromDemo)
 }
 
 // loadDemo puts the demo shop into env's table.
@@ -232,8 +252,44 @@ func demoItems(t testing.TB, env storetest.Env) []map[string]types.AttributeValu
 	if _, err := env.Store.TestPaySecret(ctx); err != nil {
 		t.Fatalf("test provider secret: %v", err)
 	}
-	demoShop.day, demoShop.items = day, env.Items(t)
+	demoShop.day, demoShop.items, demoShop.keys = day, env.Items(t), nil
 	return nil
+}
+
+// fromDemo says whether an item is one of the demo shop's own, as loaded
+// (by its keys): the demo's past payments are the test provider's, so a
+// test counting the provider's records it made leaves them out.
+func fromDemo(it map[string]types.AttributeValue) bool {
+	pk, _ := it["PK"].(*types.AttributeValueMemberS)
+	sk, _ := it["SK"].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return false
+	}
+	demoShop.Lock()
+	defer demoShop.Unlock()
+	if demoShop.keys == nil {
+		demoShop.keys = map[string]bool{}
+		for _, d := range demoShop.items {
+			if p, ok := d["PK"].(*types.AttributeValueMemberS); ok {
+				s, _ := d["SK"].(*types.AttributeValueMemberS)
+				demoShop.keys[p.Value+"\x00"+s.Value] = true
+			}
+		}
+	}
+	return demoShop.keys[pk.Value+"\x00"+sk.Value]
+}
+
+// madeHere counts the items of an entity type in s's table that are not
+// the demo shop's own: those the test made.
+func (s *shop) madeHere(t testing.TB, entity string) int {
+	t.Helper()
+	n := 0
+	for _, it := range s.env.Items(t) {
+		if kind, ok := it["EntityType"].(*types.AttributeValueMemberS); ok && kind.Value == entity && !fromDemo(it) {
+			n++
+		}
+	}
+	return n
 }
 
 // browser is one visitor: a cookie jar, no automatic redirects.
@@ -242,9 +298,14 @@ type browser struct {
 	base string
 	http *http.Client
 	csrf string // from the last page that had a form
+	shop *shop  // whose provider's pages it pays on (nil: a browser of an address)
 }
 
-func (s *shop) browser(t testing.TB) *browser { return newBrowser(t, s.base) }
+func (s *shop) browser(t testing.TB) *browser {
+	b := newBrowser(t, s.base)
+	b.shop = s
+	return b
+}
 
 func newBrowser(t testing.TB, base string) *browser {
 	jar, _ := cookiejar.New(nil)

@@ -2,15 +2,12 @@ package web_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/jobs"
 	"shop/store"
@@ -19,95 +16,40 @@ import (
 	"shop/web"
 )
 
-// hostedShop is the demo shop whose subscriptions pay through the test
-// provider: a new card is typed on its page, and its events reach the
-// shop's webhook when the test delivers them.
-type hostedShop struct {
-	*shop
-	provider *payment.TestProvider
-	subs     *jobs.SubscriptionPayments
-	deliver  *jobs.TestPaymentEvents
-}
-
-// newHostedShop serves it. through, if given, is the provider subscriptions
-// pay through: the test provider as it is wrapped (to fail, say).
-func newHostedShop(t *testing.T, through ...func(*payment.TestProvider) payment.Provider) *hostedShop {
-	t.Helper()
-	h := &hostedShop{}
-	h.shop = newShop(t, func(env storetest.Env, cfg *web.Config) {
-		p, err := payment.NewTestProvider(context.Background(), cfg.Store, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.provider = p
-		var active payment.Provider = p
-		for _, wrap := range through {
-			active = wrap(p)
-		}
-		h.subs = &jobs.SubscriptionPayments{Store: cfg.Store, Providers: payment.NewProviders(active)}
-		cfg.TestPayments, cfg.PaymentEvents, cfg.SubscriptionPayments = p, h.subs, h.subs
-	})
-	h.provider.BaseURL, h.subs.BaseURL = h.base, h.base
-	h.deliver = &jobs.TestPaymentEvents{Store: h.env.Store, Provider: h.provider, URL: h.base + "/webhooks/test",
-		Log: slog.New(slog.DiscardHandler), Jitter: func() float64 { return 0 }}
-	return h
-}
-
 // local is a URL of the shop as a path.
-func (h *hostedShop) local(t *testing.T, u string) string {
+func (s *shop) local(t testing.TB, u string) string {
 	t.Helper()
-	if !strings.HasPrefix(u, h.base) && !strings.HasPrefix(u, "/") {
+	if !strings.HasPrefix(u, s.base) && !strings.HasPrefix(u, "/") {
 		t.Fatalf("%q is not the shop's", u)
 	}
-	return strings.TrimPrefix(u, h.base)
+	return strings.TrimPrefix(u, s.base)
 }
 
 // payOnPage types number on the test provider's page at path (approving
 // the bank's question if it asks) and returns where the page sends the
 // customer back to.
-func (h *hostedShop) payOnPage(t *testing.T, b *browser, path, number string) string {
+func (s *shop) payOnPage(t testing.TB, b *browser, path, number string) string {
 	t.Helper()
 	p := b.get(path)
 	wantStatus(t, "the test payment page", p, http.StatusOK)
 	p = b.post(path, cardFields(number))
 	wantStatus(t, "pay on the test page", p, http.StatusSeeOther)
-	if loc := h.local(t, p.header.Get("Location")); loc == path {
+	if loc := s.local(t, p.header.Get("Location")); loc == path {
 		q := b.get(path)
 		challenge := q.doc.Find(`input[name="challenge"]`).AttrOr("value", "")
 		p = b.post(path+"/confirm", url.Values{"challenge": {challenge}, "answer": {"approve"}})
 		wantStatus(t, "approve the bank's question", p, http.StatusSeeOther)
 	}
-	return h.local(t, p.header.Get("Location"))
+	return s.local(t, p.header.Get("Location"))
 }
 
-// deliverEvents posts the provider's due events to the shop's webhook.
-func (h *hostedShop) deliverEvents(t *testing.T) jobs.EventCounts {
-	t.Helper()
-	n, err := h.deliver.DeliverDue(context.Background())
-	if err != nil {
-		t.Fatal(err)
+// subscriptionsThrough makes subscriptions pay through the test provider
+// as through wraps it (to fail, say); checkout keeps the provider itself.
+func subscriptionsThrough(through func(*payment.TestProvider) payment.Provider) appOption {
+	return func(_ storetest.Env, cfg *web.Config) {
+		test := cfg.Payments.Active().(*payment.TestProvider)
+		_, cfg.SubscriptionPayments = jobs.NewCardPayments(cfg.Store, payment.NewProviders(through(test)), "", cfg.Log)
 	}
-	return n
-}
-
-// subscribeOnPage subscribes with a new card typed on the test provider's
-// page (the form carries no card), delivers the provider's events and
-// returns the page the provider's page sent the customer back to.
-func (h *hostedShop) subscribeOnPage(t *testing.T, b *browser, productID, day, period, number string) page {
-	t.Helper()
-	form := b.subscribeForm(productID, day, period)
-	form.Del("card_number")
-	form.Del("expiry")
-	form.Del("cvc")
-	p := b.post("/subscriptions", form)
-	wantStatus(t, "subscribe", p, http.StatusSeeOther)
-	page := h.local(t, p.header.Get("Location"))
-	if !strings.HasPrefix(page, "/test-payments/checkout/") {
-		t.Fatalf("subscribing with a new card went to %q, want the test payment page", page)
-	}
-	back := h.payOnPage(t, b, page, number)
-	h.deliverEvents(t)
-	return b.get(back)
 }
 
 // A new card is typed on the test provider's page, never on the shop's:
@@ -119,7 +61,7 @@ func (h *hostedShop) subscribeOnPage(t *testing.T, b *browser, productID, day, p
 // with the kept card in one step.
 func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 	t.Parallel()
-	h := newHostedShop(t)
+	h := newShop(t)
 	h.coffeeBox(t)
 	b, id := h.newCustomer(t, "Grace Hopper")
 	today := time.Now().UTC()
@@ -142,7 +84,7 @@ func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 	if !strings.Contains(p.testid("flash").Text(), "confirming") || len(h.subscriptionsOf(t, id)) != 0 {
 		t.Fatalf("before the event: flash %q, %d subscriptions", p.testid("flash").Text(), len(h.subscriptionsOf(t, id)))
 	}
-	if n := h.deliverEvents(t); n.Delivered != 1 {
+	if n := h.deliverEvents(t, nil); n.Delivered != 1 {
 		t.Fatalf("delivered %+v", n)
 	}
 	p = b.get(back)
@@ -157,7 +99,7 @@ func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 	if err != nil || r.Provider != payment.ProviderTest || !strings.HasPrefix(r.ChargeID, "pi_test_") || r.Amount.Amount != boxPerMon {
 		t.Fatalf("receipt %+v, %v", r, err)
 	}
-	if h.deliverEvents(t).Delivered != 0 || len(h.subscriptionsOf(t, id)) != 1 {
+	if h.deliverEvents(t, nil).Delivered != 0 || len(h.subscriptionsOf(t, id)) != 1 {
 		t.Fatal("a second delivery made another subscription")
 	}
 	// The kept card pays the next one in one step.
@@ -174,7 +116,7 @@ func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 	}
 	// A new card for the first one is saved on the page (setup mode,
 	// nothing charged) and replaces its card once the event came.
-	paid, _ := h.captured(t)
+	paid, _ := h.cardPayments(t)
 	first := subs[0]
 	p = b.post("/subscriptions/"+first.ID+"/card", url.Values{"version": {strconv.Itoa(first.Version)}, "card": {"new"}})
 	wantStatus(t, "a new card", p, http.StatusSeeOther)
@@ -183,12 +125,12 @@ func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 		t.Fatalf("a new card went to %q", setup)
 	}
 	h.payOnPage(t, b, setup, payment.CardSucceedsMC)
-	h.deliverEvents(t)
+	h.deliverEvents(t, nil)
 	now, err := h.env.Store.SubscriptionConsistent(context.Background(), id, first.ID)
 	if err != nil || now.Card.Last4 != "4444" || now.Card.Provider != payment.ProviderTest {
 		t.Fatalf("after the new card: %+v, %v", now.Card, err)
 	}
-	if again, _ := h.captured(t); again != paid {
+	if again, _ := h.cardPayments(t); again != paid {
 		t.Fatalf("saving a card took %d payments", again-paid)
 	}
 }
@@ -198,11 +140,11 @@ func TestSubscribeWithANewCardOnTheTestPaymentPage(t *testing.T) {
 // test payment page for that period; paid there, the period is paid once.
 func TestRenewalTheBankAsksAboutIsPaidOnThePage(t *testing.T) {
 	t.Parallel()
-	h := newHostedShop(t)
+	h := newShop(t)
 	h.coffeeBox(t)
 	b, id := h.newCustomer(t, "Ada Byron")
 	today := time.Now().UTC()
-	h.subscribeOnPage(t, b, boxID, strconv.Itoa(today.Day()), "1", payment.CardAuthenticationRequired)
+	b.subscribePaying(b.subscribeForm(boxID, strconv.Itoa(today.Day()), "1"), payment.CardAuthenticationRequired)
 	subs := h.subscriptionsOf(t, id)
 	if len(subs) != 1 {
 		t.Fatalf("%d subscriptions", len(subs))
@@ -228,7 +170,7 @@ func TestRenewalTheBankAsksAboutIsPaidOnThePage(t *testing.T) {
 	p = b.post(action, vals)
 	wantStatus(t, "pay now", p, http.StatusSeeOther)
 	back := h.payOnPage(t, b, h.local(t, p.header.Get("Location")), payment.CardSucceeds)
-	h.deliverEvents(t)
+	h.deliverEvents(t, nil)
 	b.get(back)
 	paid := h.subscriptionsOf(t, id)[0]
 	if paid.Status != store.SubscriptionActive || paid.Intent != nil || !paid.NextPaymentDate.After(store.DateOf(today, time.UTC)) {
@@ -241,32 +183,4 @@ func TestRenewalTheBankAsksAboutIsPaidOnThePage(t *testing.T) {
 	if again, _ := runner.Run(context.Background(), jobs.JobPayments, store.DateOf(today, time.UTC), jobs.TriggerCommandLine); again.Counts.Charged != 0 {
 		t.Fatalf("a run after it charged %d", again.Counts.Charged)
 	}
-}
-
-// captured counts the payments the test provider took, and their sum in
-// cents: what the old gateway's Captured said of its charges.
-func (h *hostedShop) captured(t *testing.T) (n int, total int64) {
-	t.Helper()
-	for _, it := range h.env.Items(t) {
-		kind, _ := it["EntityType"].(*types.AttributeValueMemberS)
-		status, _ := it["Status"].(*types.AttributeValueMemberS)
-		amount, _ := it["Amount"].(*types.AttributeValueMemberN)
-		if kind == nil || kind.Value != "testPayIntent" || status == nil || status.Value != payment.PaymentSucceeded || amount == nil {
-			continue
-		}
-		cents, _ := strconv.ParseInt(amount.Value, 10, 64)
-		n, total = n+1, total+cents
-	}
-	return n, total
-}
-
-// hostedForm is a subscribe form with a new card, as the hosted flow's
-// form is sent: no card fields.
-func (b *browser) hostedForm(productID, day, period string) url.Values {
-	b.t.Helper()
-	form := b.subscribeForm(productID, day, period)
-	form.Del("card_number")
-	form.Del("expiry")
-	form.Del("cvc")
-	return form
 }

@@ -30,7 +30,7 @@ func (providerDown) StartCheckout(context.Context, payment.CheckoutRequest) (pay
 // so trying again is a new attempt.
 func TestSubscribeWhileTheProviderIsDownSaysSoAndWritesNothing(t *testing.T) {
 	t.Parallel()
-	h := newHostedShop(t, func(p *payment.TestProvider) payment.Provider { return providerDown{p} })
+	h := newShop(t, subscriptionsThrough(func(p *payment.TestProvider) payment.Provider { return providerDown{p} }))
 	h.coffeeBox(t)
 	b, id := h.newCustomer(t, "Ada Lovelace")
 	form := b.subscribeForm(boxID, strconv.Itoa(time.Now().UTC().Day()), "1")

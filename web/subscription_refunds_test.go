@@ -95,8 +95,9 @@ func TestStaffRefundASubscriptionReceipt(t *testing.T) {
 	if r := s.receiptOf(t, ada); r.Refunded() != centsEUR(500) {
 		t.Fatalf("refunded %v, want €5.00", r.Refunded())
 	}
-	if g, err := s.env.Store.GatewayRefund(context.Background(), "subrefund-"+rec.Number); err != nil || g.Amount != centsEUR(500) || g.ChargeID != rec.ChargeID {
-		t.Fatalf("the gateway's ledger: %+v %v", g, err)
+	refunded := s.receiptOf(t, ada).Refund
+	if g, err := s.env.Store.TestPayRefund(context.Background(), refunded.GatewayID); err != nil || g.Amount != centsEUR(500) || g.PaymentRef != rec.ChargeID {
+		t.Fatalf("the test provider's refund %q: %+v %v", refunded.GatewayID, g, err)
 	}
 
 	mine := b.get("/receipts/" + rec.Number)

@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/crypto/bcrypt"
 
 	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
+	stripepay "shop/store/payment/stripe"
 	"shop/store/storetest"
 	"shop/web"
 )
@@ -493,22 +495,27 @@ func allEvents(t *testing.T, env storetest.Env) []store.TestPayEvent {
 
 func eur(cents int64) store.Money { return store.Money{Amount: cents, Currency: "EUR"} }
 
-// Outside test mode (no test provider, or Stripe's mode, where it only
-// refunds) neither its pages nor its webhook are routed.
+// Outside test mode (Stripe's, where the test provider only refunds its
+// own old payments) neither its pages nor its webhook are routed. And a
+// shop with no card provider at all is not served: it would have nowhere
+// to take a card.
 func TestTestPaymentRoutesOnlyInTestMode(t *testing.T) {
 	t.Parallel()
 	env := storetest.New(t)
+	if _, err := web.New(web.Config{Store: env.Store, Log: discardLog(), SessionKeys: [][]byte{keyA}, BcryptCost: bcrypt.MinCost}); err == nil ||
+		!strings.Contains(err.Error(), "no card provider") {
+		t.Errorf("a shop without a card provider: %v, want it refused", err)
+	}
 	stripeMode := func(_ storetest.Env, cfg *web.Config) {
-		p, err := payment.NewTestProvider(context.Background(), cfg.Store, "")
+		sp, err := stripepay.New(stripepay.Config{SecretKey: "sk_test_modes", WebhookSecret: "whsec_modes", APIURL: "http://127.0.0.1:9"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.RefundsOnly = true
-		cfg.TestPayments = p // and no PaymentEvents: none is needed
-		cfg.Payments = payment.Providers{}
+		test := cfg.Payments.Active().(*payment.TestProvider)
+		test.RefundsOnly = true
+		cfg.Payments = payment.NewProviders(sp, test)
 	}
-	noProvider := func(_ storetest.Env, cfg *web.Config) { cfg.Payments = payment.Providers{} }
-	for name, opts := range map[string][]appOption{"no provider": {noProvider}, "stripe mode": {stripeMode}} {
+	for name, opts := range map[string][]appOption{"stripe mode": {stripeMode}} {
 		base, _ := startApp(t, env, env.Table, [][]byte{keyA}, opts...)
 		b := newBrowser(t, base)
 		wantStatus(t, name+": the page", b.get("/test-payments/checkout/cs_test_1"), http.StatusNotFound)

@@ -124,13 +124,24 @@ func TestAWriteThatStandsIsTheAnswerWhenTheSessionIsNotSaved(t *testing.T) {
 		t.Fatalf("the log does not name the order %s:\n%s", placed.ID, s.log.String())
 	}
 
-	// A subscription, and its receipt refunded by staff.
+	// A subscription paid at once with the card kept from a first one
+	// (a new card is paid on the provider's page, the subscription
+	// started by its event), and its receipt refunded by staff.
 	s.coffeeBox(t)
-	had := len(s.subscriptionsOf(t, ada))
-	faulty("subscribe", customer, "/subscriptions", customer.subscribeForm(boxID, "10", "1"), paths.Subscriptions)
-	var sub store.Subscription
+	customer.subscribe(boxID, "10", "1")
+	var first store.Subscription
 	for _, x := range s.subscriptionsOf(t, ada) {
 		if x.ProductID == boxID {
+			first = x
+		}
+	}
+	had := len(s.subscriptionsOf(t, ada))
+	form = customer.subscribeForm(boxID, "10", "1")
+	form.Set("card", first.Card.Token)
+	faulty("subscribe", customer, "/subscriptions", form, paths.Subscriptions)
+	var sub store.Subscription
+	for _, x := range s.subscriptionsOf(t, ada) {
+		if x.ProductID == boxID && x.ID != first.ID {
 			sub = x
 		}
 	}

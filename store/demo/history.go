@@ -330,13 +330,9 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 		return err
 	}
 
-	staffCred, err := st.CredentialsByEmail(ctx, StaffEmail)
+	staff, err := demoStaff(ctx, st)
 	if err != nil {
-		return fmt.Errorf("demo staff: %w", err)
-	}
-	staff, err := st.Customer(ctx, staffCred.CustomerID)
-	if err != nil {
-		return fmt.Errorf("demo staff: %w", err)
+		return err
 	}
 	orders := make([]store.PastOrder, len(plan))
 	for i, o := range plan {
@@ -344,7 +340,7 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 		past := store.PastOrder{
 			Number: o.number, CustomerID: ids[o.customer], Buyer: store.Buyer{Name: b.name, Email: b.email, Lang: langs[o.customer]},
 			PlacedAt: placed[i], ShipTo: b.address,
-			DiscountCode: o.discount, GiftCardCode: o.gift, Card: &demoCard, ShippingType: "Standard",
+			DiscountCode: o.discount, GiftCardCode: o.gift, Card: &orderCard, ShippingType: "Standard",
 			Carrier: "postnord", Tracking: func(parcel int) string { return postNordNumber(i*10 + parcel) }, By: staff,
 		}
 		past.ShipTo.Name = b.name
@@ -359,14 +355,28 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 		}
 		orders[i] = past
 	}
-	gifts, discounts := demoCodes(now, loc)
-	if _, err := st.SeedOrders(ctx, orders, gifts, discounts); err != nil {
-		return fmt.Errorf("demo history: %w", err)
+	if err := seedOrders(ctx, st, orders, now); err != nil {
+		return err
 	}
 	if err := st.Mark(ctx, historyMarker); err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
 	}
 	return nil
+}
+
+// seedOrders writes the history's orders loaded at now (the codes as they
+// stood before them), each card part paid on the test provider's page
+// when the order was placed.
+func seedOrders(ctx context.Context, st *store.Store, orders []store.PastOrder, now time.Time) error {
+	pays, err := newPayments(ctx, st)
+	if err != nil {
+		return err
+	}
+	gifts, discounts := demoCodes(now, st.Location())
+	if _, err := st.SeedPaidOrders(ctx, orders, gifts, discounts, pays.payOrder); err != nil {
+		return fmt.Errorf("demo history: %w", err)
+	}
+	return pays.delivered(ctx)
 }
 
 // postNordNumber is a made-up PostNord parcel number, valid as the carrier

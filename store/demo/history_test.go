@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,6 +15,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/payment"
 	"shop/store/storetest"
 )
 
@@ -95,7 +95,7 @@ func TestDemoCodesWorkAtCheckout(t *testing.T) {
 // The history: orders on nearly every one of the last 60 days in the
 // shop's zone, from many customers (Ada among them), further along the
 // older they are, and books that balance: each order's lines, discount,
-// invoice and payments agree; the gateway's ledger holds each card
+// invoice and payments agree; the test provider's ledger holds each card
 // payment; each code's use and balance is what the invoices say; shipments
 // hold what was ordered; no stock below zero.
 func TestDemoHistory(t *testing.T) {
@@ -122,7 +122,7 @@ func TestDemoHistory(t *testing.T) {
 	if len(orders) < 80 {
 		t.Fatalf("%d orders in the last %d days", len(orders), demo.HistoryDays)
 	}
-	refundedOrders := 0
+	refundedOrders, refundedSum := 0, int64(0)
 	cardPaid := map[string]int64{}        // charge id -> amount
 	giftSpent := map[string]int64{}       // last four of the code -> amount
 	codeUses := map[string]int{}          // discount code -> invoices
@@ -168,6 +168,9 @@ func TestDemoHistory(t *testing.T) {
 				giftSpent[end] += p.Amount.Amount
 			} else {
 				cardPaid[strings.Fields(p.Reference)[0]] += p.Amount.Amount
+				if p.Provider != payment.ProviderTest {
+					t.Errorf("order %s: card payment %+v not the test provider's", o.Number, p)
+				}
 			}
 		}
 		if inv.DiscountCode != "" {
@@ -175,6 +178,7 @@ func TestDemoHistory(t *testing.T) {
 		}
 		if refunded > 0 {
 			refundedOrders++
+			refundedSum += refunded
 		}
 		if refunded != o.Refunded.Amount {
 			t.Errorf("order %s: refunds on the invoice %d, on the order %v", o.Number, refunded, o.Refunded)
@@ -211,29 +215,25 @@ func TestDemoHistory(t *testing.T) {
 		t.Errorf("%d demo orders refunded, want Ada's one", refundedOrders)
 	}
 
-	// The gateway's ledger holds every card payment, at its amount.
-	var charges []map[string]types.AttributeValue
-	for _, c := range scanEntities(t, env, "gatewayCharge") {
-		// The subscriptions' receipts are charged too; these are the orders'.
-		if pk, ok := c["PK"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, "gw#"+demo.DemoSubscriptionChargeKey("")) {
-			continue
-		}
-		charges = append(charges, c)
+	// The test provider's ledger holds every card payment, at its amount,
+	// paid on its page; the legacy gateway's holds none. Their events were
+	// delivered when they were made: none is due.
+	if n := len(scanEntities(t, env, "gatewayCharge")); n != 0 {
+		t.Errorf("%d charges in the legacy gateway's ledger", n)
 	}
-	if len(charges) != len(cardPaid) {
-		t.Errorf("%d charges in the ledger, %d card payments", len(charges), len(cardPaid))
+	providerRefunded := int64(0)
+	for ref, amount := range cardPaid {
+		pi, err := st.TestPayIntent(ctx, ref)
+		if err != nil || pi.Status != payment.PaymentSucceeded || pi.Amount.Amount != amount || pi.SessionID == "" || pi.Card == nil || pi.Card.Last4 != "4242" {
+			t.Errorf("payment %s of %d at the test provider: %+v, %v", ref, amount, pi, err)
+		}
+		providerRefunded += pi.Refunded.Amount
 	}
-	for _, c := range charges {
-		var r struct {
-			ChargeID string
-			Amount   int64
-		}
-		if err := attributevalue.UnmarshalMap(c, &r); err != nil {
-			t.Fatal(err)
-		}
-		if cardPaid[r.ChargeID] != r.Amount {
-			t.Errorf("charge %s of %d, the invoices paid %d", r.ChargeID, r.Amount, cardPaid[r.ChargeID])
-		}
+	if providerRefunded != refundedSum || refundedSum == 0 {
+		t.Errorf("the test provider refunded %d of the orders' payments, their invoices %d", providerRefunded, refundedSum)
+	}
+	if events, _, err := st.TestPayDue(ctx, 10); err != nil || len(events) != 0 {
+		t.Errorf("%d of the test provider's events due after the load (%v)", len(events), err)
 	}
 	// Each code: its uses and balance are the invoices'.
 	for _, code := range []string{demo.DiscountTenPercent, demo.DiscountFiveEuros, demo.DiscountExpired, demo.DiscountUsedUp} {
@@ -299,6 +299,7 @@ func TestDemoLoadsOnce(t *testing.T) {
 	env := loadDemo(t)
 	ctx := context.Background()
 	items := len(env.Items(t))
+	t.Logf("the demo shop is %d items", items)
 	env.Counter.Reset()
 	if loaded, err := demo.Load(ctx, env.Store, bcrypt.MinCost); err != nil || loaded {
 		t.Fatalf("second load: %v, %v", loaded, err)

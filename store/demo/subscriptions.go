@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/web/paths"
 )
 
 // The demo's subscriptions, made relative to the day they are loaded:
@@ -15,11 +16,10 @@ import (
 // out 12 days before its first payment day, so its first receipt is of
 // those days, prorated) and a paused one; Henrik has a payment due today and a past-due one retried
 // today; Samaneh has a reminder due today and a cancelled one. Every past
-// period has its receipt (those of the last six months). The card is the
-// test gateway's succeeding Visa, kept on the gateway's side too, so that
-// "Run now" in the staff console charges the ones due.
-
-var demoCard = store.Card{Token: "tok_demo_visa_4242", Brand: "Visa", Last4: "4242"}
+// period was paid at the test provider (payments.go) and has its receipt
+// (those of the last six months). The card is the test provider's
+// succeeding Visa, saved by each subscription's first payment on its page,
+// so that "Run now" in the staff console charges the ones due through it.
 
 // subscriptionPlan is one demo subscription: its first payment (the day it
 // was taken out), and how it stands today.
@@ -103,8 +103,23 @@ func paidAt(day time.Time, loc *time.Location, now time.Time) time.Time {
 	return t.UTC().Truncate(time.Millisecond)
 }
 
-// build makes the subscription and the receipts of its past periods.
-func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time.Location, now time.Time, lead int) (store.Subscription, []store.Receipt) {
+// demoCharge is one payment of a demo subscription: its first (the
+// subscribe, on the provider's page, which saved the card) or a
+// period's, charged off-session.
+type demoCharge struct {
+	start, end time.Time // the period it paid, [start, end)
+	at         time.Time
+	amount     store.Money
+	// firstDays: it paid the days up to the first payment day (free: they
+	// were free, nothing was charged).
+	firstDays, free bool
+	kept            bool   // its receipt is still kept (six months)
+	ref             string // the provider's payment, once paid
+}
+
+// build makes the subscription, without its card, and its payments, the
+// first one first.
+func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time.Location, now time.Time, lead int) (store.Subscription, []demoCharge) {
 	created := paidAt(pl.first, loc, now)
 	if !pl.joined.IsZero() {
 		created = paidAt(pl.joined, loc, now)
@@ -112,19 +127,26 @@ func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time
 	sub := store.Subscription{
 		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Category: categoryOf(pl.product), Email: pl.email, Lang: lang,
 		MonthlyPrice: store.Money{Amount: monthlyPrices[pl.product], Currency: store.DefaultCurrency},
-		PeriodMonths: pl.months, PaymentDay: pl.day, Card: demoCard, CreatedAt: created, Version: 1,
+		PeriodMonths: pl.months, PaymentDay: pl.day, CreatedAt: created, Version: 1,
 	}
+	// Receipts are kept six months: only those still in that window.
+	keptFrom := now.AddDate(0, -store.ReceiptRetention, 0).Add(time.Hour)
+	var charges []demoCharge
 	first := pl.first
-	var prorated store.Proration
 	if !pl.joined.IsZero() {
 		// The first days, as Subscribe charged them; whole periods from
 		// the first payment date they end on.
-		prorated = store.FirstPeriod(pl.joined, pl.day, pl.months, sub.Amount())
+		prorated := store.FirstPeriod(pl.joined, pl.day, pl.months, sub.Amount())
 		first = prorated.Next
+		at := paidAt(pl.joined, loc, now)
+		charges = append(charges, demoCharge{start: pl.joined, end: prorated.Next, at: at, amount: prorated.Charge,
+			firstDays: true, free: prorated.Free, kept: !at.Before(keptFrom)})
 	}
 	var paid []time.Time
 	for d := first; d.Before(pl.paidBefore); d = store.NextBillingDate(d, pl.months, pl.day) {
 		paid = append(paid, d)
+		at := paidAt(d, loc, now)
+		charges = append(charges, demoCharge{start: d, end: store.NextBillingDate(d, pl.months, pl.day), at: at, amount: sub.Amount(), kept: !at.Before(keptFrom)})
 	}
 	last := paid[len(paid)-1]
 	next := store.NextBillingDate(last, pl.months, pl.day)
@@ -133,60 +155,91 @@ func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time
 		sub.LastReminderDate = last.AddDate(0, 0, -lead)
 	}
 	pl.finish(&sub, next)
-	// Receipts are kept six months: only those still in that window.
-	keptFrom := now.AddDate(0, -store.ReceiptRetention, 0).Add(time.Hour)
+	return sub, charges
+}
+
+// receiptsOf are the receipts still kept of a subscription's payments.
+func receiptsOf(sub store.Subscription, charges []demoCharge) []store.Receipt {
 	var receipts []store.Receipt
-	if at := paidAt(pl.joined, loc, now); !pl.joined.IsZero() && !at.Before(keptFrom) {
-		charge := store.GatewayCharge{Amount: prorated.Charge, At: at}
-		r := store.NewReceipt(sub, charge, pl.joined, prorated.Next)
-		r.Kind = store.ReceiptFirstDays
-		if prorated.Free {
+	for _, c := range charges {
+		if !c.kept {
+			continue
+		}
+		charge := store.GatewayCharge{ID: c.ref, Amount: c.amount, At: c.at}
+		if c.ref != "" {
+			charge.Provider = payment.ProviderTest
+		}
+		r := store.NewReceipt(sub, charge, c.start, c.end)
+		switch {
+		case c.free:
 			r.Kind = store.ReceiptFreeDays
-		} else {
-			r.ChargeID = fmt.Sprintf("ch_demo_%s_0", sub.ID)
+		case c.firstDays:
+			r.Kind = store.ReceiptFirstDays
 		}
 		receipts = append(receipts, r)
 	}
-	for i, d := range paid {
-		at := paidAt(d, loc, now)
-		if at.Before(keptFrom) {
-			continue
-		}
-		charge := store.GatewayCharge{ID: fmt.Sprintf("ch_demo_%s_%d", sub.ID, i+1), Amount: sub.Amount(), At: at}
-		receipts = append(receipts, store.NewReceipt(sub, charge, d, store.NextBillingDate(d, pl.months, pl.day)))
+	return receipts
+}
+
+// pay takes a demo subscription's payments at the test provider, as its
+// customer paid them: the first on the provider's page, which saved the
+// card (in setup mode when the first days were free), then each period's
+// off-session with that card. It sets the subscription's card and each
+// payment's reference. The keys are the customer's and product's, so a
+// load cut short and run again makes no payment twice.
+func (p *payments) pay(ctx context.Context, c store.Customer, sub *store.Subscription, charges []demoCharge) error {
+	first := &charges[0]
+	ref, err := p.customer(ctx, c, first.at)
+	if err != nil {
+		return err
 	}
-	return sub, receipts
+	key := "demo-sub-" + c.ID + "-" + sub.ProductID
+	meta := func(c demoCharge) map[string]string {
+		return map[string]string{metaDemo: "subscription", payment.MetaCustomer: sub.AccountID, payment.MetaSubscription: sub.ID,
+			payment.MetaPeriod: store.FormatDate(c.start)}
+	}
+	req := payment.CheckoutRequest{Mode: payment.ModePayment, Amount: first.amount, Description: sub.ProductName, CustomerRef: ref,
+		SaveCard: true, SuccessURL: paths.Subscriptions, CancelURL: paths.Subscriptions, Key: key, Metadata: meta(*first)}
+	if first.free {
+		req.Mode, req.Amount = payment.ModeSetup, store.Money{Currency: first.amount.Currency}
+	}
+	cs, err := p.payOnPage(ctx, first.at, req)
+	if err != nil {
+		return fmt.Errorf("demo subscription %s to %s: %w", c.Email, sub.ProductID, err)
+	}
+	if cs.Status != payment.SessionComplete || cs.MethodRef == "" || cs.Card == nil {
+		return fmt.Errorf("demo subscription %s to %s: session %s is %s and saved no card", c.Email, sub.ProductID, cs.ID, cs.Status)
+	}
+	saved := payment.SavedMethod{Provider: payment.ProviderTest, Ref: cs.MethodRef, Brand: cs.Card.Brand, Last4: cs.Card.Last4,
+		ExpMonth: cs.Card.ExpMonth, ExpYear: cs.Card.ExpYear}
+	sub.Card = saved.Card(ref)
+	first.ref = cs.PaymentRef
+	for i := range charges[1:] {
+		ch := &charges[i+1]
+		ch.ref, err = p.payOffSession(ctx, ch.at, sub.Card, payment.PaymentRequest{Amount: ch.amount, Description: sub.ProductName,
+			Key: key + "-" + store.FormatDate(ch.start), Metadata: meta(*ch)})
+		if err != nil {
+			return fmt.Errorf("demo subscription %s to %s, period %s: %w", c.Email, sub.ProductID, store.FormatDate(ch.start), err)
+		}
+	}
+	return nil
 }
 
 // loadSubscriptions makes the demo products subscribable (a table loaded
 // before they were) and writes the demo subscriptions, each unless its
 // customer already subscribes to its product.
 func loadSubscriptions(ctx context.Context, st *store.Store) error {
-	names := map[string]string{}
-	for id, cents := range monthlyPrices {
-		p, err := st.Product(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // staff removed it
-		}
-		if err != nil {
-			return err
-		}
-		names[id] = p.Name
-		if !p.Subscribable {
-			p.Subscribable, p.MonthlyPrice = true, store.Money{Amount: cents, Currency: p.Price.Currency}
-			if err := st.PutProduct(ctx, p); err != nil {
-				return err
-			}
-		}
+	names, err := subscribableProducts(ctx, st)
+	if err != nil {
+		return err
 	}
-	err := st.PutGatewayCard(ctx, store.GatewayCard{Token: demoCard.Token, Brand: demoCard.Brand, Last4: demoCard.Last4,
-		Outcome: payment.OutcomeOK, Expires: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)})
-	if err != nil && !errors.Is(err, store.ErrConflict) {
+	pays, err := newPayments(ctx, st)
+	if err != nil {
 		return err
 	}
 	now, lead := time.Now(), st.ReminderLead()
 	have := map[string]map[string]bool{} // customer id -> products subscribed
-	langs := map[string]string{}         // customer id -> their language
+	people := map[string]store.Customer{}
 	for _, pl := range subscriptionPlans(st.Today(), lead) {
 		name, ok := names[pl.product]
 		if !ok {
@@ -206,7 +259,7 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 			if err != nil {
 				return err
 			}
-			langs[id] = c.Lang
+			people[id] = c
 			subs, err := st.Subscriptions(ctx, id)
 			if err != nil {
 				return err
@@ -219,14 +272,22 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 		if have[id][pl.product] {
 			continue
 		}
-		sub, receipts := pl.build(id, langs[id], name, st.Location(), now, lead)
-		if err := st.SeedSubscription(ctx, sub, receipts); err != nil && !errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("demo subscription %s to %s: %w", pl.email, pl.product, err)
-		}
-		if err := chargesInLedger(ctx, st, receipts); err != nil {
+		sub, charges := pl.build(id, people[id].Lang, name, st.Location(), now, lead)
+		if err := pays.pay(ctx, people[id], &sub, charges); err != nil {
 			return err
 		}
+		if err := st.SeedSubscription(ctx, sub, receiptsOf(sub, charges)); err != nil && !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("demo subscription %s to %s: %w", pl.email, pl.product, err)
+		}
 		have[id][pl.product] = true
+		if c := people[id]; c.ProviderCustomers[payment.ProviderTest] == "" {
+			// Kept on the customer now: their next subscription uses it.
+			c.ProviderCustomers = map[string]string{payment.ProviderTest: sub.Card.Customer}
+			people[id] = c
+		}
+	}
+	if err := pays.delivered(ctx); err != nil {
+		return err
 	}
 	if err := scheduleDemoPriceChange(ctx, st); err != nil {
 		return err
@@ -235,6 +296,29 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	return nil
+}
+
+// subscribableProducts makes the demo's products one subscribes to
+// subscribable (a table loaded before they were): their names, by id.
+func subscribableProducts(ctx context.Context, st *store.Store) (map[string]string, error) {
+	names := map[string]string{}
+	for id, cents := range monthlyPrices {
+		p, err := st.Product(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // staff removed it
+		}
+		if err != nil {
+			return nil, err
+		}
+		names[id] = p.Name
+		if !p.Subscribable {
+			p.Subscribable, p.MonthlyPrice = true, store.Money{Amount: cents, Currency: p.Price.Currency}
+			if err := st.PutProduct(ctx, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return names, nil
 }
 
 // Refresh brings a demo shop loaded days ago up to today: a demo
@@ -275,25 +359,6 @@ func Refresh(ctx context.Context, st *store.Store) (moved int, err error) {
 		}
 	}
 	return moved, nil
-}
-
-// DemoSubscriptionChargeKey is the test gateway's key of a demo receipt's
-// charge: the ledger holds the receipts' charges, so staff can refund them.
-func DemoSubscriptionChargeKey(number string) string { return "demo-sub-" + number }
-
-// chargesInLedger records the receipts' charges on the test gateway's side.
-func chargesInLedger(ctx context.Context, st *store.Store, receipts []store.Receipt) error {
-	for _, r := range receipts {
-		if r.ChargeID == "" {
-			continue // free first days: nothing was charged
-		}
-		_, err := st.RecordGatewayCharge(ctx, store.GatewayCharge{Key: DemoSubscriptionChargeKey(r.Number), ID: r.ChargeID,
-			Token: demoCard.Token, Last4: demoCard.Last4, Amount: r.Amount, At: r.ProcessedAt, Outcome: payment.OutcomeOK})
-		if err != nil && !errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("demo charge of receipt %s: %w", r.Number, err)
-		}
-	}
-	return nil
 }
 
 // scheduleDemoPriceChange schedules a new monthly price of Ada's monthly

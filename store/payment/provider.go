@@ -136,6 +136,12 @@ type SavedMethod struct {
 	ExpYear  int
 }
 
+// Card is the saved method as a subscription keeps it, with the provider's
+// customer it was saved for (whom its off-session payments name).
+func (m SavedMethod) Card(customerRef string) store.Card {
+	return store.Card{Token: m.Ref, Brand: m.Brand, Last4: m.Last4, Provider: m.Provider, ExpMonth: m.ExpMonth, ExpYear: m.ExpYear, Customer: customerRef}
+}
+
 // PaymentRequest is an off-session charge of a saved method.
 type PaymentRequest struct {
 	Amount      store.Money
