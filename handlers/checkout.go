@@ -256,10 +256,12 @@ func (h *Checkout) Summary(c *fiber.Ctx) error {
 	return page.Write(c, fiber.StatusOK, views.CheckoutSummaryUpdate(summary, f.Total))
 }
 
-// Place places the order: the form is checked field by field, the card is
-// turned into a token (its number is never stored), and the store charges
-// and writes in one go. Any problem brings the form back with a message at
-// its field and a 422, and nothing is written or charged.
+// Place places the order: the form is checked field by field, every
+// problem at once (the address's, the codes', the cart's), each at its
+// field with what was typed kept, in a 422 that writes nothing. Otherwise
+// the order is held and the customer sent to the card provider's page, or
+// placed at once when the codes pay all of it. "Apply" (without
+// JavaScript) brings the form back priced with its codes instead.
 func (h *Checkout) Place(c *fiber.Ctx) error {
 	v, err := signedIn(c)
 	if err != nil || !v.SignedIn() {
@@ -306,6 +308,9 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	}
 	if summary.Problem != "" {
 		f.Errors[""] = summary.Problem
+	}
+	if page.Field(c, "apply") != "" {
+		return h.applied(c, f, summary)
 	}
 	req.DiscountCode, _ = optionalCode(f.Discount)
 	req.GiftCardCode, _ = optionalCode(f.GiftCard)
@@ -400,4 +405,24 @@ func (h *Checkout) saveAddress(ctx context.Context, customerID string, f views.C
 		return lang.T(ctx, "checkout.address.not_saved")
 	}
 	return lang.T(ctx, "checkout.address.saved")
+}
+
+// applied is the form again after "Apply" without JavaScript: priced with
+// its codes, their problems at their fields (200 when there are none), and
+// the address not judged yet: the customer may not have typed it.
+func (h *Checkout) applied(c *fiber.Ctx, f views.CheckoutForm, summary views.CheckoutSummary) error {
+	codes := views.FieldErrors{}
+	for _, field := range []string{"discount", "giftcard", ""} {
+		if msg, ok := f.Errors[field]; ok {
+			codes[field] = msg
+		}
+	}
+	f.Errors = codes
+	status := fiber.StatusOK
+	if codes.Any() {
+		status = fiber.StatusUnprocessableEntity
+	}
+	page.CSRFToken(c)
+	return page.Render(c, status, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
+		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
 }

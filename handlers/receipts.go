@@ -58,5 +58,5 @@ func (h *Receipts) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That receipt")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.Number), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.NumberInBooks()), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
 }

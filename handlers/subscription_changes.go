@@ -123,7 +123,7 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 			return err
 		}
 		card.Cards, card.Today, card.CSRF = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
-		return page.Write(c, status, views.SubscriptionCardView(card))
+		return page.Write(c, status, views.SubscriptionCardAnswer(card))
 	}
 	data, err := h.list(c, v, &card)
 	if err != nil {

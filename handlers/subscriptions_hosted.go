@@ -144,13 +144,13 @@ func subscribedMessage(c *fiber.Ctx, sub store.Subscription, receipt store.Recei
 	case receipt.Number == "":
 	case receipt.Kind == store.ReceiptFirstDays:
 		msg = page.T(c, "subs.flash.subscribed_part", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount), "Dates", dates,
-			"Receipt", receipt.Number, "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
+			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
 	case receipt.Kind == store.ReceiptFreeDays:
 		msg = page.T(c, "subs.flash.subscribed_free", "Product", sub.ProductName, "Dates", dates,
-			"Receipt", receipt.Number, "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
+			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
 	default:
 		msg = page.T(c, "subs.flash.subscribed", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount),
-			"Receipt", receipt.Number, "Date", dayText(ctx, sub.NextPaymentDate))
+			"Receipt", receipt.NumberInBooks(), "Date", dayText(ctx, sub.NextPaymentDate))
 	}
 	if !sub.NewPriceFrom.IsZero() {
 		msg += " " + page.T(c, "subs.flash.new_price", "Price", lang.Money(ctx, sub.NewPrice), "Date", dayText(ctx, sub.NewPriceFrom),

@@ -291,3 +291,13 @@ func (s *Store) Receipt(ctx context.Context, customerID, number string) (Receipt
 	q := querySpec{key: onTable.pkAndSKPrefix(accountKey(customerID), receiptAtPrefix(at)), filter: &mine}
 	return queryOne(ctx, s, q, "receipt "+number, receiptRecord.receipt)
 }
+
+// NumberInBooks is the number a customer and a bookkeeper know the
+// receipt by: its number in the books, or, on one from before those, its
+// id (Number, which its address keeps in either case).
+func (r Receipt) NumberInBooks() string {
+	if r.BookNumber != "" {
+		return r.BookNumber
+	}
+	return r.Number
+}

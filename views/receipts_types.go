@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,17 +28,26 @@ type ReceiptPage struct {
 func invoiceCard(ctx context.Context, inv store.Invoice) string {
 	var parts []string
 	for _, p := range inv.Payments {
-		if p.Type == "GiftCard" {
-			parts = append(parts, lang.T(ctx, "receipts.gift_card"))
-			continue
+		if p.Amount.Amount <= 0 {
+			continue // a refund goes back to what paid: said beside the amount
 		}
 		label := p.Type
-		if _, last4, ok := strings.Cut(p.Reference, "••••"); ok && len(last4) == 4 {
+		switch _, last4, ok := strings.Cut(p.Reference, "••••"); {
+		case p.Type == "GiftCard":
+			label = lang.T(ctx, "receipts.gift_card")
+		case ok && len(last4) == 4:
 			label = store.Card{Brand: p.Type, Last4: last4}.Label()
 		}
-		parts = append(parts, label)
+		if !slices.Contains(parts, label) {
+			parts = append(parts, label)
+		}
 	}
 	return strings.Join(parts, " + ")
+}
+
+// invoiceRefunded is what the invoice's refunds gave back (zero: none).
+func invoiceRefunded(inv store.Invoice) store.Money {
+	return store.Money{Amount: inv.Amount.Amount - inv.Paid().Amount, Currency: inv.Amount.Currency}
 }
 
 // receiptTime is an instant on a receipt in the shop's time zone, as the

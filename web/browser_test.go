@@ -369,7 +369,7 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 	j.shot("13-order-confirming-payment")
 	s.deliverEvents(t, nil)
 	j.do("placed by the provider's event", chromedp.WaitVisible(sel("invoice")))
-	if got := j.rawText(sel("order-status")); got != "Placed, being packed" {
+	if got := j.rawText(sel("order-status")); got != "Placed, to be packed" {
 		t.Fatalf("order status %q after its payment", got)
 	}
 	orderURL, err := chromedp.Run(j.ctx, chromedp.Evaluate[string](`location.pathname`))

@@ -101,7 +101,7 @@ func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 	form.Del("preview")
 	list := b.subscribePaying(form, payment.CardSucceeds)
 	flash := text(list.testid("flash"))
-	number := regexp.MustCompile(`receipt (R[0-9a-z]{12})`).FindStringSubmatch(flash)
+	number := regexp.MustCompile(`receipt (R\d{4}-\d{6})`).FindStringSubmatch(flash)
 	if number == nil || !strings.Contains(flash, amount+" for "+dates) || !strings.Contains(flash, "€12.50, is paid on "+day(first)) {
 		t.Fatalf("flash %q should say %s for %s and €12.50 on %s", flash, amount, dates, day(first))
 	}
@@ -113,7 +113,8 @@ func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 		t.Fatalf("subscriptions %+v, want the next payment of €12.50 on %s", subs, day(first))
 	}
 	wantText(t, "next payment", list.testid("sub-next-payment"), day(first))
-	rp := b.get("/receipts/" + number[1])
+	rp := b.get("/receipts/" + s.receiptOf(t, ada).Number)
+	wantText(t, "receipt's number in the books", rp.testid("receipt-number"), number[1])
 	wantStatus(t, "receipt", rp, http.StatusOK)
 	wantText(t, "receipt amount", rp.testid("receipt-amount"), amount)
 	wantText(t, "receipt dates", rp.testid("receipt-dates"), dates)

@@ -173,7 +173,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	list := b.get(back)
 	wantStatus(t, "subscriptions", list, http.StatusOK)
 	flash := text(list.testid("flash"))
-	number := regexp.MustCompile(`receipt (R[0-9a-z]{12})`).FindStringSubmatch(flash)
+	number := regexp.MustCompile(`receipt (R\d{4}-\d{6})`).FindStringSubmatch(flash)
 	if number == nil || !strings.Contains(flash, boxName) || !strings.Contains(flash, "€12.50") {
 		t.Fatalf("flash %q should name the product, the amount and the first receipt", flash)
 	}
@@ -227,8 +227,8 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantText(t, "receipt row", row, "Visa •••• 4242")
 	wantText(t, "receipt row period", row, day(today)+" – "+day(next))
 	href, _ := row.Find(sel("receipt-link")).Attr("href")
-	if href != "/receipts/"+number[1] {
-		t.Fatalf("receipt links to %q, want /receipts/%s", href, number[1])
+	if r := s.receiptOf(t, ada); href != "/receipts/"+r.Number || r.BookNumber != number[1] {
+		t.Fatalf("receipt links to %q, want /receipts/%s, numbered %s in the books", href, r.Number, number[1])
 	}
 	rp := b.get(href)
 	wantStatus(t, "receipt page", rp, http.StatusOK)
