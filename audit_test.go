@@ -55,7 +55,7 @@ func TestAudit(t *testing.T) {
 		t.Fatal("chromium is not installed (Debian: apt-get install chromium)")
 	}
 	dir := t.TempDir()
-	sh := startSoakShop(t, dir)
+	sh := startShopBinary(t, dir)
 	cookie := signedInCookie(t, sh.base, "ada@fikafield.example", "customer-demo-password")
 
 	pages := []auditPage{

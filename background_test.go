@@ -35,7 +35,7 @@ func TestBackgroundShopOutlivesItsEngine(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	sh := &soakShop{base: "http://" + addr, dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "shop.log")}
+	sh := &shopBinary{base: "http://" + addr, dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "shop.log")}
 	// Its own engine (no endpoint), whatever the test's environment says.
 	start := exec.Command("sh", "-c", `nohup "$0" serve -addr "$1" -data-dir "$2" -dynamodb-endpoint= -demo=false -jobs=false -bcrypt-cost 4 > "$3" 2>&1 & echo $!`,
 		bin, addr, sh.dataDir, sh.logPath)

@@ -254,8 +254,7 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 	_ = os.Remove(stateFile) // a cluster that was killed left it
 
 	endpoint := cfg.endpoint
-	var engineDone <-chan struct{} // nil with an engine elsewhere: never
-	var engineErr func() error
+	var engineLost <-chan error // nil with an engine elsewhere: never
 	if endpoint == "" {
 		started := time.Now()
 		opts := dynamolocal.Options{DataDir: filepath.Join(dir, "dynamodb"), Port: cfg.enginePort, Log: engineLog(log)}
@@ -269,15 +268,31 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 		if err != nil {
 			return err
 		}
+		// The engine is restarted on its port and data when it dies, as
+		// serve restarts its own: the replicas answer 503 meanwhile, and
+		// serve again once it is back. Only when it cannot come back does
+		// the cluster end.
+		watcher := dynamolocal.Watch(local, dynamolocal.WatchOptions{Log: log})
+		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
+		lost := make(chan error, 1)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			if err := watcher.Run(watchCtx); err != nil {
+				lost <- err
+			}
+		}()
+		engineLost = lost
 		defer func() {
-			if err := local.Stop(); err != nil {
+			stopWatching()
+			<-watched
+			if err := watcher.Stop(); err != nil {
 				log.Warn("stop DynamoDB Local", "err", err)
 			}
 			log.Info("DynamoDB Local stopped")
 		}()
 		log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "took", time.Since(started).Round(time.Millisecond))
 		endpoint = local.Endpoint
-		engineDone, engineErr = local.Exited(), local.ExitErr
 	}
 
 	// Every replica signs sessions with the same keys: a visit signed in on
@@ -398,8 +413,8 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 
 	// A replica that dies is left dead (the proxy's health check takes it
 	// out within two seconds), as a crashed container would be until its
-	// orchestrator starts another; the proxy's or the engine's end ends
-	// the cluster.
+	// orchestrator starts another; the proxy's end ends the cluster, and
+	// so does an engine that could not be restarted.
 	exits := make(chan *child, len(replicas))
 	for _, r := range replicas {
 		go func() {
@@ -414,9 +429,9 @@ func runCluster(ctx context.Context, cfg config, log *slog.Logger, out io.Writer
 			return nil
 		case <-proxy.done:
 			return fmt.Errorf("haproxy exited: %v (its log: %s)", proxy.err, proxyLog)
-		case <-engineDone:
-			// Every replica would answer 503 until it came back: stop.
-			return fmt.Errorf("DynamoDB Local exited: %v", engineErr())
+		case err := <-engineLost:
+			// Every replica would answer 503 for good: stop.
+			return fmt.Errorf("DynamoDB Local could not be restarted: %w", err)
 		case r := <-exits:
 			log.Warn("replica exited; the proxy sends its requests to the others", "replica", r.name, "err", r.err)
 			if alive--; alive == 0 {

@@ -75,14 +75,10 @@ func TestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	cl := startCluster(t)
-	ctx := context.Background()
+	cl := startCluster(t, 3)
 	t.Logf("cluster up in %s: %s, replicas %d; shop cluster said:\n%s", time.Since(began).Round(time.Second), cl.state.Proxy, len(cl.state.Replicas), logLines(cl.logPath, "level=", 10))
 	// The API key first: each replica reloads keys every few seconds.
-	_, _, apiSecret, err := cl.st.CreateIntegration(ctx, "cluster-check")
-	if err != nil {
-		t.Fatal(err)
-	}
+	apiSecret := cl.apiKey(t, "cluster-check")
 
 	var summary []string
 	report := func(name, format string, args ...any) {
@@ -142,7 +138,10 @@ func clusterFreePorts(t *testing.T) int {
 	return 0
 }
 
-func startCluster(t *testing.T) *clusterRun {
+// startCluster starts shop cluster with n replicas and the demo shop, the
+// payment job ticking every two seconds (and SHOP_* settings of more), and
+// waits until it serves.
+func startCluster(t *testing.T, replicas int, more ...string) *clusterRun {
 	t.Helper()
 	dir := t.TempDir()
 	built := time.Now()
@@ -155,9 +154,10 @@ func startCluster(t *testing.T) *clusterRun {
 		t.Fatal(err)
 	}
 	cl.cmd = exec.Command(bin, "cluster", "-addr", fmt.Sprintf("127.0.0.1:%d", port), "-replica-port", strconv.Itoa(port+1),
-		"-engine-port", strconv.Itoa(port+4), "-data-dir", cl.dir, "-bcrypt-cost", "4")
+		"-engine-port", strconv.Itoa(port+4), "-data-dir", cl.dir, "-bcrypt-cost", "4", "-replicas", strconv.Itoa(replicas))
 	cl.cmd.Env = append(os.Environ(), "SHOP_PAYMENTS_CRON=*/2 * * * * *", "SHOP_LEASE_TTL="+clusterLeaseTTL.String(),
 		"SHOP_JOB_CONCURRENCY=2", "SHOP_DEMO=true")
+	cl.cmd.Env = append(cl.cmd.Env, more...)
 	cl.cmd.Stdout, cl.cmd.Stderr = logFile, logFile
 	// A test binary that dies (a timeout) takes the cluster with it.
 	cl.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
@@ -537,6 +537,17 @@ func (cl *clusterRun) checkCheckoutRace(t *testing.T) string {
 	}
 	return fmt.Sprintf("stock %d, %d buyers at once (%s): %d placed, %d refused (%d answers 503 pressed again); table: %d orders, %d units, %d left",
 		stock, buyers, strings.Join(by, ", "), placed.Load(), refused.Load(), busy.Load(), orders, units, left)
+}
+
+// apiKey makes an API key and gives its secret. Each replica reloads
+// keys every few seconds: a request with it may be refused (401) at first.
+func (cl *clusterRun) apiKey(t *testing.T, name string) string {
+	t.Helper()
+	_, _, secret, err := cl.st.CreateIntegration(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
 }
 
 // apiCall sends a JSON request with the API key and decodes the answer.

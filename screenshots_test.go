@@ -30,7 +30,7 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(*screenshotsDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sh := startSoakShop(t, t.TempDir())
+	sh := startShopBinary(t, t.TempDir())
 	ctx := screenshotBrowser(t)
 	shot := func(ctx context.Context, name string) {
 		t.Helper()

@@ -32,28 +32,11 @@ import (
 
 // startShopOn starts the shop binary serving from the test's table, with
 // its settings and SHOP_* overrides in more.
-func startShopOn(t *testing.T, env storetest.Env, more ...string) *soakShop {
+func startShopOn(t *testing.T, env storetest.Env, more ...string) *shopBinary {
 	t.Helper()
 	dir := t.TempDir()
-	bin := buildShop(t, dir)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	sh := &soakShop{base: "http://" + addr, dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "shop.log")}
-	logFile, err := os.Create(sh.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh, logFile := launchShop(t, dir, append(shopEnv(env, filepath.Join(dir, "data")), more...))
 	t.Cleanup(func() { logFile.Close() })
-	sh.cmd = exec.Command(bin, "serve", "-bcrypt-cost", "4")
-	sh.cmd.Env = append(shopEnv(env, sh.dataDir), append([]string{"SHOP_ADDR=" + addr}, more...)...)
-	sh.cmd.Stdout, sh.cmd.Stderr = logFile, logFile
-	if err := sh.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
 		if sh.cmd.ProcessState == nil {
 			_ = sh.cmd.Process.Kill()
@@ -77,7 +60,7 @@ func shopEnv(env storetest.Env, dataDir string) []string {
 
 // terminate sends SIGTERM and waits for the process's end: how long it
 // took, and its exit code.
-func (sh *soakShop) terminate(t *testing.T, within time.Duration) (time.Duration, int) {
+func (sh *shopBinary) terminate(t *testing.T, within time.Duration) (time.Duration, int) {
 	t.Helper()
 	sent := time.Now()
 	if err := sh.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -86,7 +69,7 @@ func (sh *soakShop) terminate(t *testing.T, within time.Duration) (time.Duration
 	return sh.exited(t, sent, within)
 }
 
-func (sh *soakShop) exited(t *testing.T, since time.Time, within time.Duration) (time.Duration, int) {
+func (sh *shopBinary) exited(t *testing.T, since time.Time, within time.Duration) (time.Duration, int) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- sh.cmd.Wait() }()
