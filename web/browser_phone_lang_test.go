@@ -17,7 +17,7 @@ import (
 const cutTextJS = `(() => {
 	const cut = [];
 	for (const e of document.querySelectorAll('button, .button, select, label, legend, th, td, h1, h2, h3, nav a, [role="status"], small')) {
-		if (!e.checkVisibility() || !e.innerText.trim()) continue;
+		if (!e.checkVisibility() || e.closest('[aria-hidden="true"]') || !e.innerText.trim()) continue;
 		if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline') {
 			cut.push(e.tagName.toLowerCase() + (e.dataset.testid ? '[' + e.dataset.testid + ']' : '') + ' "' + e.innerText.trim().slice(0, 30) + '" ' + e.scrollWidth + '>' + e.clientWidth);
 		}
