@@ -375,8 +375,13 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 	// The failed attempt is over: a new key, so trying again is a new
 	// attempt rather than a replay of a refused one.
 	f.Key = store.NewID()
+	return formAgain(c, fiber.StatusUnprocessableEntity, f, summary)
+}
+
+// formAgain is the checkout form back with what was typed and its summary.
+func formAgain(c *fiber.Ctx, status int, f views.CheckoutForm, summary views.CheckoutSummary) error {
 	page.CSRFToken(c)
-	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
+	return page.Render(c, status, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
 		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
 }
 
@@ -422,7 +427,5 @@ func (h *Checkout) applied(c *fiber.Ctx, f views.CheckoutForm, summary views.Che
 	if codes.Any() {
 		status = fiber.StatusUnprocessableEntity
 	}
-	page.CSRFToken(c)
-	return page.Render(c, status, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
+	return formAgain(c, status, f, summary)
 }

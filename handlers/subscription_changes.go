@@ -193,8 +193,7 @@ func (h *Subscriptions) Pause(c *fiber.Ctx) error {
 		}
 		card.Until = raw
 		until, err := store.ParseDate(raw)
-		today := h.Store.Today()
-		if err != nil || !until.After(today) || until.After(today.AddDate(0, 0, store.MaxPauseDays)) {
+		if err != nil || !store.ValidPauseEnd(until, h.Store.Today()) {
 			card.Errors["until"] = page.T(c, "subs.error.until")
 			return nil, nil, nil
 		}

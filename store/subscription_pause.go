@@ -11,6 +11,12 @@ const MaxPauseDays = 366
 // ErrBadResumeDate: a pause's end is not after today, or too far ahead.
 var ErrBadResumeDate = errors.New("a pause ends after today and within a year")
 
+// ValidPauseEnd says whether a pause may end on until: after today, and
+// within MaxPauseDays.
+func ValidPauseEnd(until, today time.Time) bool {
+	return until.After(today) && !until.After(today.AddDate(0, 0, MaxPauseDays))
+}
+
 // Pause stops payments and reminders until the customer resumes.
 func Pause() SubscriptionChange { return PauseUntil(time.Time{}) }
 
@@ -23,7 +29,7 @@ func PauseUntil(until time.Time) SubscriptionChange {
 		switch {
 		case changeable(s) != nil:
 			return s, changeable(s)
-		case !until.IsZero() && (!until.After(today) || until.After(today.AddDate(0, 0, MaxPauseDays))):
+		case !until.IsZero() && !ValidPauseEnd(until, today):
 			return s, ErrBadResumeDate
 		case s.Status == SubscriptionPaused && s.ResumesOn.Equal(until):
 			return s, ErrSameValue
