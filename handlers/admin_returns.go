@@ -21,6 +21,7 @@ import (
 type AdminReturnStore interface {
 	ReturnsByStatus(ctx context.Context, status store.ReturnStatus, limit int, cursor string) (store.Page[store.Return], error)
 	OrderReturn(ctx context.Context, orderID, returnID string) (store.Return, error)
+	ReturnByNumber(ctx context.Context, number string) (store.Return, error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
@@ -36,7 +37,23 @@ type AdminReturns struct {
 }
 
 // List is the returns in one status (?status=, requested by default).
+// ?number= goes to the return of that number, as typed from a parcel.
 func (h *AdminReturns) List(c *fiber.Ctx) error {
+	data, status := views.AdminReturnList{}, fiber.StatusOK
+	if c.Context().QueryArgs().Has("number") {
+		data.Number = strings.ToUpper(strings.TrimSpace(c.Query("number")))
+		r, err := h.Store.ReturnByNumber(c.UserContext(), data.Number)
+		switch {
+		case err == nil:
+			return page.Redirect(c, paths.AdminReturn(r.OrderID, r.ID))
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		case data.Number == "":
+			status, data.NumberError = fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.number_empty")
+		default:
+			status, data.NumberError = fiber.StatusNotFound, page.T(c, "admin.returns.err.number_unknown", "Number", data.Number)
+		}
+	}
 	st := store.ReturnStatus(c.Query("status", string(store.ReturnRequested)))
 	known := false
 	for _, s := range store.ReturnStatuses {
@@ -49,9 +66,9 @@ func (h *AdminReturns) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data := views.AdminReturnList{Status: st, Returns: list.Items}
+	data.Status, data.Returns = st, list.Items
 	data.NextURL = paths.More(paths.AdminReturns, list.Next, "status", string(st))
-	return page.Render(c, fiber.StatusOK, page.View{
+	return page.Render(c, status, page.View{
 		Title: page.T(c, "admin.returns.title"), Page: page.Full(views.AdminReturnsView, data), Partial: views.AdminReturnRows(data),
 	})
 }
@@ -86,12 +103,18 @@ func (h *AdminReturns) render(c *fiber.Ctx, status int, problem string, errs vie
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	for _, numbered := range d.Returns {
+		if numbered.ID == r.ID {
+			r.Number = numbered.Number // numbered by its place if it is older than numbers
+		}
+	}
 	data := views.AdminReturnPage{Return: r, Order: d.Order, Warehouses: ws, Error: problem, Errors: errs, CSRF: page.CSRFToken(c)}
-	// The refund offers first the warehouse the first returned line left from.
+	// The refund offers first the warehouse the parcel was sent to, or for
+	// a return from before that, the one the first returned line left from.
+	data.Restock = r.SendTo.ID
 	for _, it := range d.Items {
-		if len(r.Lines) > 0 && it.ProductID == r.Lines[0].ProductID && len(it.Allocations) > 0 {
+		if data.Restock == "" && len(r.Lines) > 0 && it.ProductID == r.Lines[0].ProductID && len(it.Allocations) > 0 {
 			data.Restock = it.Allocations[0].WarehouseID
-			break
 		}
 	}
 	return page.Render(c, status, page.View{Title: page.T(c, "admin.returns.of_order", "Order", d.Order.Label()), Page: page.Full(views.AdminReturnView, data)})
@@ -154,26 +177,6 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 	page.Written(c, "order", orderID, "return", returnID)
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.received"))
 	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
-}
-
-// returnReceivedMail tells the customer their parcel arrived, in the
-// language of the order it came from.
-func returnReceivedMail(r store.Return, to string) store.Mail {
-	l := lang.OrEnglish(r.Buyer.Lang)
-	var lines strings.Builder
-	for _, line := range r.Lines {
-		fmt.Fprintf(&lines, "  %d × %s\n", line.Quantity, line.ProductName)
-	}
-	label := r.OrderNumber
-	if label == "" {
-		label = r.OrderID
-	}
-	return store.Mail{
-		To: to, Kind: store.MailReturnReceived, CustomerID: r.CustomerID, CreatedAt: r.ReceivedAt, Status: store.MailPending,
-		Subject: lang.In(l, "mail.return.subject", "Order", label),
-		Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\nFika & Field\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return.arrived", "Order", label),
-			lines.String(), lang.In(l, "mail.return.look")),
-	}
 }
 
 // Inspect records a verdict and a note on each line.

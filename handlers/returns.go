@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,7 +104,8 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	asks, perr := parseReturnLines(lines, qtys)
 	errs := views.FieldErrors{}
-	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(page.Field(c, "reason")), Comment: formTextIn(c.UserContext(), errs, "comment", page.Field(c, "comment"), multiLine)}
+	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(page.Field(c, "reason")), Comment: formTextIn(c.UserContext(), errs, "comment", page.Field(c, "comment"), multiLine),
+		Mail: returnRequestedMail(c.BaseURL())}
 	total := 0
 	for _, a := range asks {
 		total += a.Quantity
@@ -125,8 +127,8 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 		switch {
 		case err == nil:
 			page.Written(c, "order", id, "return", ret.ID)
-			page.Flash(c, views.FlashSuccess, page.T(c, "returns.requested"))
-			return page.Redirect(c, paths.Order(id)+"#returns")
+			page.Flash(c, views.FlashSuccess, page.T(c, "returns.requested", "Number", ret.Number))
+			return page.Redirect(c, paths.Order(id)+"#return-"+ret.ID)
 		case errors.Is(err, store.ErrReturnWindowClosed):
 			errs[""] = page.T(c, "returns.window_closed")
 		case errors.Is(err, store.ErrReturnTooMany):
@@ -155,4 +157,30 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	part := returnsPart(c, h.Store, d, typed)
 	part.Reason, part.Comment, part.Errors = req.Reason, req.Comment, errs
 	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part})})
+}
+
+// ReturnSlip is the printable slip of one of the customer's returns: its
+// number, the address to send it to, what goes in the parcel.
+func (h *Orders) ReturnSlip(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	d, err := h.ownOrder(c, v)
+	if err != nil {
+		return err
+	}
+	rid, err := pathIDSaying(c, "rid", "returns.not_found")
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(d.Returns, func(r store.Return) bool { return r.ID == rid })
+	if i < 0 {
+		return notFoundSaying(c, "returns.not_found")
+	}
+	r := d.Returns[i]
+	return page.Render(c, fiber.StatusOK, page.View{
+		Title: page.T(c, "returns.slip.title", "Number", r.Number),
+		Page:  page.Full(views.ReturnSlipView, views.ReturnSlip{Return: r, Order: d.Order}),
+	})
 }

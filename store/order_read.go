@@ -94,7 +94,9 @@ func (s *Store) orderDetails(ctx context.Context, orderID string, consistent boo
 	if err != nil {
 		return OrderDetails{}, err
 	}
-	return OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Returns: c.returns, Refunds: c.refunds}, nil
+	d := OrderDetails{Order: o, Items: c.items, Invoices: c.invoices, Shipments: c.shipments, Returns: c.returns, Refunds: c.refunds}
+	numberReturns(&d)
+	return d, nil
 }
 
 func (s *Store) orderPart(ctx context.Context, orderID, prefix string) (collection, error) {

@@ -1,17 +1,13 @@
 package store
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -88,8 +84,15 @@ type Return struct {
 	ID          string
 	OrderID     string
 	OrderNumber string
-	CustomerID  string
-	Buyer       Buyer
+	// Number is what the customer writes on the parcel and staff look it
+	// up by (ReturnNumber).
+	Number     string
+	CustomerID string
+	Buyer      Buyer
+	// SendTo is where the parcel goes: the warehouse that shipped the
+	// lines, kept as it was when the return was asked (the slip printed
+	// then must stay right).
+	SendTo      Warehouse
 	Status      ReturnStatus
 	Reason      string
 	Comment     string // what the customer added, if anything
@@ -109,6 +112,15 @@ type Return struct {
 	// Version counts the return's steps: each is conditional on the one
 	// its maker saw.
 	Version int
+}
+
+// OrderLabel names the return's order for people: its number, or its id
+// for an order from before numbers.
+func (r Return) OrderLabel() string {
+	if r.OrderNumber != "" {
+		return r.OrderNumber
+	}
+	return r.OrderID
 }
 
 // Units are the units asked back.
@@ -145,6 +157,10 @@ type returnRecord struct {
 	SK          string       `dynamodbav:"SK"` // ret#id
 	EntityType  string       `dynamodbav:"EntityType"`
 	OrderNumber string       `dynamodbav:"OrderNumber,omitempty"`
+	Number      string       `dynamodbav:"Number,omitempty"`
+	SendToID    string       `dynamodbav:"SendToID,omitempty"`
+	SendToName  string       `dynamodbav:"SendToName,omitempty"`
+	SendTo      *Address     `dynamodbav:"SendTo,omitempty"`
 	CustomerID  string       `dynamodbav:"CustomerID"`
 	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
@@ -175,9 +191,13 @@ func newReturnRecord(r Return) returnRecord {
 		}
 		return timestamp(t)
 	}
+	var sendTo *Address
+	if r.SendTo.ID != "" {
+		sendTo = &r.SendTo.Address
+	}
 	return returnRecord{
 		PK: orderKey(r.OrderID), SK: returnKey(r.ID), EntityType: entityReturn,
-		OrderNumber: r.OrderNumber, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email, BuyerLang: r.Buyer.Lang,
+		OrderNumber: r.OrderNumber, Number: r.Number, SendToID: r.SendTo.ID, SendToName: r.SendTo.Name, SendTo: sendTo, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email, BuyerLang: r.Buyer.Lang,
 		Status: string(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: timestamp(r.RequestedAt), ReceivedAt: stamp(r.ReceivedAt), InspectedAt: stamp(r.InspectedAt),
 		RefundedAt: stamp(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
@@ -187,8 +207,13 @@ func newReturnRecord(r Return) returnRecord {
 }
 
 func (r returnRecord) ret() Return {
+	sendTo := Warehouse{ID: r.SendToID, Name: r.SendToName}
+	if r.SendTo != nil {
+		sendTo.Address = *r.SendTo
+	}
 	return Return{
 		ID: trimPrefix(r.SK, prefixReturn), OrderID: trimPrefix(r.PK, prefixOrder), OrderNumber: r.OrderNumber,
+		Number: r.Number, SendTo: sendTo,
 		CustomerID: r.CustomerID, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang},
 		Status: ReturnStatus(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: parseTime(r.RequestedAt), ReceivedAt: parseTime(r.ReceivedAt), InspectedAt: parseTime(r.InspectedAt),
@@ -208,6 +233,9 @@ type ReturnRequest struct {
 	Lines   []ReturnAsk
 	Reason  string
 	Comment string
+	// Mail, if not nil, makes the mail that tells the customer the
+	// return's number and where to send it; it goes with the return.
+	Mail func(Return) *Mail
 }
 
 // ReturnWindow is how many days after delivery a return may be asked.
@@ -290,106 +318,6 @@ func refundedOutsideReturns(d OrderDetails) map[string]int {
 // ReturnableOf is Returnable of one order line.
 func ReturnableOf(d OrderDetails, it OrderItem) int {
 	return Returnable(d)[orderItemSortKey(it.ProductID, it.DropID)]
-}
-
-// RequestReturn records a customer's return of lines of their own order (an
-// order of someone else is ErrNotFound). One TransactWriteItems: the return
-// (attribute_not_exists) and, per line, the order's returned-units item
-// (ADD, on condition the line's units returned so far leave room), so two
-// returns at once can never ask back more than was bought.
-func (s *Store) RequestReturn(ctx context.Context, orderID, customerID string, req ReturnRequest) (Return, error) {
-	req.Reason, req.Comment = strings.TrimSpace(req.Reason), strings.TrimSpace(req.Comment)
-	if !slices.Contains(ReturnReasons, req.Reason) || len(req.Comment) > maxReturnNote {
-		return Return{}, ErrBadReturn
-	}
-	d, err := s.orderDetails(ctx, orderID, true)
-	if err != nil {
-		return Return{}, err
-	}
-	if d.Order.CustomerID != customerID {
-		return Return{}, fmt.Errorf("order %s: %w", orderID, ErrNotFound)
-	}
-	closes := s.ReturnClosesAt(d)
-	if closes.IsZero() {
-		return Return{}, ErrNotReturnable
-	}
-	now := s.now().UTC().Truncate(time.Millisecond)
-	if !now.Before(closes) {
-		return Return{}, fmt.Errorf("order %s: closed %s: %w", orderID, timestamp(closes), ErrReturnWindowClosed)
-	}
-	r := Return{
-		ID: NewIDAt(now), OrderID: orderID, OrderNumber: d.Order.Number, CustomerID: customerID, Buyer: d.Order.Buyer,
-		Status: ReturnRequested, Reason: req.Reason, Comment: req.Comment, Currency: d.Order.Total.Currency,
-		RequestedAt: now, Version: 1,
-	}
-	left := Returnable(d)
-	seen := map[string]bool{}
-	for _, a := range req.Lines {
-		if a.Quantity == 0 {
-			continue
-		}
-		i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == a.ProductID && it.DropID == a.DropID })
-		if i < 0 || a.Quantity < 0 {
-			return Return{}, ErrBadReturn
-		}
-		it := d.Items[i]
-		k := orderItemSortKey(it.ProductID, it.DropID)
-		if seen[k] {
-			return Return{}, ErrBadReturn
-		}
-		seen[k] = true
-		if a.Quantity > left[k] {
-			return Return{}, fmt.Errorf("%s: %d asked, %d left: %w", it.ProductName, a.Quantity, left[k], ErrReturnTooMany)
-		}
-		r.Lines = append(r.Lines, ReturnLine{ProductID: it.ProductID, DropID: it.DropID, ProductName: it.ProductName,
-			Price: it.Price.Amount, Quantity: a.Quantity})
-	}
-	if len(r.Lines) == 0 {
-		return Return{}, ErrBadReturn
-	}
-	put, err := s.txPutNew(newReturnRecord(r))
-	if err != nil {
-		return Return{}, err
-	}
-	// The units a line has had returned live on one item per order, one
-	// attribute per line: the condition needs no arithmetic, as the most
-	// it may hold before this return is bought - refunded without a return -
-	// asked.
-	upd := expression.Set(expression.Name("EntityType"), expression.Value(entityReturnedUnits))
-	var cond expression.ConditionBuilder
-	refunded := refundedOutsideReturns(d)
-	for i, l := range r.Lines {
-		bought := -refunded[l.lineKey()]
-		for _, it := range d.Items {
-			if orderItemSortKey(it.ProductID, it.DropID) == l.lineKey() {
-				bought += it.Quantity
-			}
-		}
-		name := expression.Name(l.lineKey())
-		upd = upd.Add(name, expression.Value(l.Quantity))
-		c := expression.Or(expression.AttributeNotExists(name), name.LessThanEqual(expression.Value(bought-l.Quantity)))
-		if i == 0 {
-			cond = c
-		} else {
-			cond = cond.And(c)
-		}
-	}
-	count, err := s.txUpdate(orderKey(orderID), sortKeyReturnedUnits, upd, cond)
-	if err != nil {
-		return Return{}, err
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put, count}})
-	switch reasons := cancellationReasons(err); {
-	case len(reasons) == 2 && reasons[1] == reasonConditionFailed:
-		return Return{}, fmt.Errorf("order %s: %w", orderID, ErrReturnTooMany)
-	case slices.Contains(reasons, reasonTransactionConflict):
-		// Still contended after transactWrite's retries: nothing was written.
-		return Return{}, fmt.Errorf("order %s: %w", orderID, ErrConflict)
-	}
-	if err != nil {
-		return Return{}, fmt.Errorf("request return of order %s: %w", orderID, err)
-	}
-	return r, nil
 }
 
 // txPutNew is a transaction's Put of rec on condition its item is new.

@@ -40,6 +40,18 @@ type AdminReturnList struct {
 	Status  store.ReturnStatus
 	Returns []store.Return
 	NextURL string
+	// Number is what was typed in "find a return by its number", and
+	// NumberError why it found none.
+	Number, NumberError string
+}
+
+// returnListLabel names a return in staff's lists: its number, or for a
+// return from before numbers (listed without its order) its order's.
+func returnListLabel(r store.Return) string {
+	if r.Number != "" {
+		return r.Number
+	}
+	return r.OrderLabel()
 }
 
 // AdminReturnPage is one return with what staff can do next.
@@ -155,15 +167,6 @@ func lineMoney(l store.ReturnLine, currency string) store.Money {
 	return store.Money{Amount: l.Price * int64(l.Quantity), Currency: currency}
 }
 
-// orderLabelOf names a return's order as staff read it: its number, or its
-// id for an order from before numbers.
-func orderLabelOf(r store.Return) string {
-	if r.OrderNumber != "" {
-		return r.OrderNumber
-	}
-	return r.OrderID
-}
-
 // verdictWords is what staff found of a line, for its customer: " —
 // Accepted: unopened"; "" before the inspection. The note is staff's, as
 // they typed it.
@@ -179,4 +182,10 @@ func verdictWords(ctx context.Context, l store.ReturnLine) string {
 		w += ": " + l.Note
 	}
 	return w
+}
+
+// ReturnSlip is the slip that goes in a return's parcel.
+type ReturnSlip struct {
+	Return store.Return
+	Order  store.Order
 }

@@ -250,6 +250,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders/:id/payment", orderPayment.Poll)
 	app.Post("/orders/:id/pay", orderPayment.Pay)
 	app.Post("/orders/:id/returns", orders.RequestReturn)
+	app.Get("/orders/:id/returns/:rid/slip", orders.ReturnSlip)
 
 	app.Get("/subscriptions", subscriptions.List)
 	app.Post("/subscriptions", subscriptions.Subscribe)

@@ -35,6 +35,28 @@ func TestBrowserJourneyReturn(t *testing.T) {
 		t.Fatalf("Ada's return says %q", got)
 	}
 	ada.shot("returns-02-requested")
+	number := o.Number + "-R1"
+	if got := ada.text(sel("return-number")); !strings.Contains(got, number) || !strings.Contains(ada.text(sel("return-address")), "Sweden") {
+		t.Fatalf("Ada's return is %q, to send to %q", got, ada.text(sel("return-address")))
+	}
+	ada.do("Ada opens the return slip", chromedp.Click(sel("return-slip-link")), chromedp.WaitVisible(sel("return-slip")))
+	if got := ada.text(sel("slip-number")); got != number {
+		t.Fatalf("the slip is numbered %q, want %q", got, number)
+	}
+	ada.shot("returns-04-slip")
+	ada.do("print media", emulate("print"))
+	printed, err := chromedp.Run(ada.ctx, chromedp.Evaluate[[]string](`[
+		getComputedStyle(document.querySelector('body > header')).display,
+		getComputedStyle(document.querySelector('[data-testid="return-slip"]')).display,
+		getComputedStyle(document.querySelector('[data-testid="slip-number"]')).color,
+	]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if printed[0] != "none" || printed[1] == "none" || printed[2] != "rgb(0, 0, 0)" {
+		t.Fatalf("printed slip: header %s, slip %s, number in %s", printed[0], printed[1], printed[2])
+	}
+	ada.do("screen media", emulate(""))
 
 	staff := ada.tab("staff")
 	staff.signIn(demo.StaffEmail, demo.StaffPassword)

@@ -179,7 +179,7 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 		t.Fatalf("the outbox lists %d mails, the table holds %d", len(rows), len(all))
 	}
 	for _, k := range []store.MailKind{store.MailVerifyEmail, store.MailPasswordReset, store.MailOrderPlaced, store.MailOrderShipped,
-		store.MailDelivered, store.MailReturnReceived, store.MailRefund, store.MailDropCancelled, store.MailReceiptRefund,
+		store.MailDelivered, store.MailReturnRequested, store.MailReturnReceived, store.MailRefund, store.MailDropCancelled, store.MailReceiptRefund,
 		store.MailReminder, store.MailCardExpiring, store.MailPriceChange, store.MailReceipt, store.MailPaymentFailed, store.MailCancelled} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s mail in the outbox (kinds: %v)", k, kinds)

@@ -324,6 +324,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminJobRunProgress", get, paths.AdminJobRunProgress(id, id2)},
 		{"AdminOutbox", get, paths.AdminOutbox},
 		{"OrderReturns", post, paths.OrderReturns(id)},
+		{"OrderReturnSlip", get, paths.OrderReturnSlip(id, id2)},
 		{"AdminReturns", get, paths.AdminReturns},
 		{"AdminReturnsIn", get, paths.AdminReturnsIn("received")},
 		{"AdminReturn", get, paths.AdminReturn(id, id2)},

@@ -29,7 +29,7 @@ func TestAdminReturnsInKoreanAndIndonesian(t *testing.T) {
 	for _, c := range []struct{ lang, reason string }{{"en", "Arrived damaged"}, {"ko", "파손되어 도착함"}, {"id", "Tiba dalam keadaan rusak"}} {
 		list := b.get("/admin/returns?lang=" + c.lang)
 		wantStatus(t, c.lang+" returns list", list, http.StatusOK)
-		if got := strings.TrimSpace(list.testid("return-row").Find("td").Eq(4).Text()); got != c.reason {
+		if got := strings.TrimSpace(list.testid("return-row").Find("td").Eq(5).Text()); got != c.reason {
 			t.Errorf("%s list: reason %q, want %q", c.lang, got, c.reason)
 		}
 		rp := b.get(href + "?lang=" + c.lang)

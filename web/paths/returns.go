@@ -31,3 +31,9 @@ func AdminReturnInspect(orderID, returnID string) string {
 func AdminReturnRefund(orderID, returnID string) string {
 	return under(AdminOrders, orderID, "returns", returnID, "refund")
 }
+
+// OrderReturnSlip is the printable slip a customer puts in the return's
+// parcel.
+func OrderReturnSlip(orderID, returnID string) string {
+	return under(Orders, orderID, "returns", returnID, "slip")
+}

@@ -1,0 +1,67 @@
+package handlers
+
+import (
+	"fmt"
+	"strings"
+
+	"shop/store"
+	"shop/views/lang"
+	"shop/web/paths"
+)
+
+// returnRequestedMail tells the customer, in the language of the order,
+// the return's number, where to send the parcel, what to put in it and
+// where to print the slip; the store makes it from the return as written.
+func returnRequestedMail(base string) func(store.Return) *store.Mail {
+	return func(r store.Return) *store.Mail {
+		if r.Buyer.Email == "" {
+			return nil // nobody to write to; the order's page says it all
+		}
+		l := lang.OrEnglish(r.Buyer.Lang)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s\n\n%s\n\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro", "Number", r.Number, "Order", r.OrderLabel()))
+		fmt.Fprintf(&b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.send_to"), indent(returnAddress(r.SendTo)))
+		fmt.Fprintf(&b, "%s\n", lang.In(l, "mail.return_requested.parcel"))
+		for _, line := range r.Lines {
+			fmt.Fprintf(&b, "  %d × %s\n", line.Quantity, line.ProductName)
+		}
+		fmt.Fprintf(&b, "  %s\n\n", lang.In(l, "mail.return_requested.slip_in_parcel", "Number", r.Number))
+		fmt.Fprintf(&b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.print"), strings.TrimRight(base, "/")+paths.OrderReturnSlip(r.OrderID, r.ID))
+		fmt.Fprintf(&b, "%s\n\nFika & Field\n", lang.In(l, "mail.return_requested.next"))
+		return &store.Mail{
+			To: r.Buyer.Email, Kind: store.MailReturnRequested, CustomerID: r.CustomerID, CreatedAt: r.RequestedAt, Status: store.MailPending,
+			Subject: lang.In(l, "mail.return_requested.subject", "Number", r.Number), Text: b.String(),
+		}
+	}
+}
+
+// returnAddress is where a return goes, as it reads on a parcel.
+func returnAddress(w store.Warehouse) []string {
+	a := w.Address
+	lines := []string{"Fika & Field, " + w.Name}
+	for _, l := range []string{strings.TrimSpace(a.Street + " " + a.Number), strings.TrimSpace(a.ZipCode + " " + a.City), a.Country} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func indent(lines []string) string { return "  " + strings.Join(lines, "\n  ") }
+
+// returnReceivedMail tells the customer their parcel arrived, in the
+// language of the order it came from.
+func returnReceivedMail(r store.Return, to string) store.Mail {
+	l := lang.OrEnglish(r.Buyer.Lang)
+	var lines strings.Builder
+	for _, line := range r.Lines {
+		fmt.Fprintf(&lines, "  %d × %s\n", line.Quantity, line.ProductName)
+	}
+	label := r.OrderLabel()
+	return store.Mail{
+		To: to, Kind: store.MailReturnReceived, CustomerID: r.CustomerID, CreatedAt: r.ReceivedAt, Status: store.MailPending,
+		Subject: lang.In(l, "mail.return.subject", "Number", r.Number, "Order", label),
+		Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\nFika & Field\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return.arrived", "Order", label),
+			lines.String(), lang.In(l, "mail.return.look")),
+	}
+}
