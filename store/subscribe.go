@@ -29,7 +29,7 @@ type subscriptionRecord struct {
 	Lang             string `dynamodbav:"Lang,omitempty"`
 	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
 	Quantity         int    `dynamodbav:"Quantity,omitempty"` // units a month; none: 1
-	PaymentAmount    int64  `dynamodbav:"PaymentAmount"` // MonthlyPrice × PeriodMonths, as the jobs charge it
+	PaymentAmount    int64  `dynamodbav:"PaymentAmount"`      // MonthlyPrice × PeriodMonths, as the jobs charge it
 	Currency         string `dynamodbav:"Currency"`
 	PeriodMonths     int    `dynamodbav:"PeriodMonths"`
 	PaymentDay       int    `dynamodbav:"PaymentDay"`

@@ -38,7 +38,7 @@ type Subscription struct {
 	ProductName  string
 	Email        string
 	Lang         string // of its mails, copied from the customer like the email: the jobs read no customer
-	MonthlyPrice Money // of one unit
+	MonthlyPrice Money  // of one unit
 	// Quantity is how many units each month pays for (1-10; 0, on one
 	// from before quantities, is 1): see Units.
 	Quantity     int
