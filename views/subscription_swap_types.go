@@ -60,10 +60,11 @@ func swapQuantity(c SubscriptionCard) string {
 	return itoa(c.Sub.Units())
 }
 
-// swappable: a swap from the next payment can be asked of it (the store
-// says why not, else).
+// swappable: the form is offered on an active subscription that goes on,
+// whose next payment the preview names (the store says why not to
+// anything else that asks).
 func swappable(s store.Subscription) bool {
-	return (s.Status == store.SubscriptionActive || s.Status == store.SubscriptionPaused) && !s.Ending()
+	return s.Status == store.SubscriptionActive && !s.Ending()
 }
 
 // swapLine is "2 × Green tea".
