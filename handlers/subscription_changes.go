@@ -103,7 +103,10 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case errors.As(err, &refused):
-		card.Sub, card.Error = sub, subsRefusal(c, refused.err)
+		card.Sub = sub
+		if !card.Errors.Any() { // else said at its field
+			card.Error = subsRefusal(c, refused.err)
+		}
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
 	return notFoundAs(err, "That subscription")
@@ -123,6 +126,9 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 			return err
 		}
 		card.Cards, card.Today, card.CSRF = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
+		if card.Products, err = h.Window.SubscribableProducts(c.UserContext()); err != nil {
+			return err
+		}
 		return page.Write(c, status, views.SubscriptionCardAnswer(card))
 	}
 	data, err := h.list(c, v, &card)

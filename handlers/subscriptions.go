@@ -38,6 +38,8 @@ type SubscriptionStore interface {
 type SubscribeWindow interface {
 	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
 	ProductPriceChange(ctx context.Context, id string) (store.PriceChange, error)
+	// SubscribableProducts are what a subscription may swap to.
+	SubscribableProducts(ctx context.Context) ([]store.Product, error)
 }
 
 // Subscriptions serves /subscriptions: subscribing from a product's page,
@@ -318,6 +320,8 @@ func subsRefusal(c *fiber.Ctx, err error) string {
 		return page.T(c, "subs.error.outstanding")
 	case errors.Is(err, store.ErrBadResumeDate):
 		return page.T(c, "subs.error.until")
+	case errors.Is(err, store.ErrPaymentUnderway):
+		return page.T(c, "subs.error.payment_underway")
 	}
 	return sentence(err)
 }
@@ -346,12 +350,16 @@ func (h *Subscriptions) list(c *fiber.Ctx, v views.Viewer, changed *views.Subscr
 		return views.SubscriptionsPage{}, err
 	}
 	kept, today, csrf := h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
+	products, err := h.Window.SubscribableProducts(c.UserContext())
+	if err != nil {
+		return views.SubscriptionsPage{}, err
+	}
 	var data views.SubscriptionsPage
 	for _, s := range subs {
-		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf}
+		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf, Products: products}
 		if changed != nil && changed.Sub.ID == s.ID {
 			card = *changed
-			card.Cards, card.Today, card.CSRF = kept, today, csrf
+			card.Cards, card.Today, card.CSRF, card.Products = kept, today, csrf, products
 		}
 		data.Cards = append(data.Cards, card)
 	}

@@ -45,9 +45,15 @@ func (r *Runner) payByProvider(ctx context.Context, sub store.Subscription, date
 	var err error
 	if in == nil || !in.Period.Equal(sub.NextPaymentDate) || in.Attempt != sub.Attempt+1 || in.Ref == "" || in.Provider != prov.Name() {
 		next := store.PaymentIntent{Period: sub.NextPaymentDate, Attempt: sub.Attempt + 1}
+		amount := sub.AmountFor(next.Period)
+		// The key names the amount too: a swap (or a new period) written
+		// between making this payment and recording it sends the run back
+		// to read the subscription, and the payment of the new amount needs
+		// a key of its own (the same key with another amount is refused,
+		// ErrKeyReused, on every run after). The first is never confirmed.
 		pi, err = prov.CreatePayment(ctx, payment.PaymentRequest{
-			Amount: sub.AmountFor(next.Period), CustomerRef: sub.Card.Customer, MethodRef: sub.Card.Token, Description: sub.ProductName,
-			Key: next.Key(sub.ID), Metadata: periodMeta(sub, next),
+			Amount: amount, CustomerRef: sub.Card.Customer, MethodRef: sub.Card.Token, Description: sub.LineName(),
+			Key: fmt.Sprintf("%s-%d", next.Key(sub.ID), amount.Amount), Metadata: periodMeta(sub, next),
 		})
 		if err != nil {
 			return outcomeFailed, sub, fmt.Errorf("make the payment: %w", err)

@@ -133,7 +133,7 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 		next.Category = p.Category
 	}
 	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, sub.PeriodMonths)
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, sub.PeriodMonths*sub.Units())
 	if err != nil {
 		return sub, Receipt{}, err
 	}

@@ -193,7 +193,7 @@ func (r Receipt) FirstDays() bool { return r.Kind == ReceiptFirstDays || r.Kind 
 func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {
 	return Receipt{
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
-		ProductID: sub.ProductID, ProductName: sub.ProductName, Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
+		ProductID: sub.ProductID, ProductName: sub.LineName(), Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
 		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID, Provider: charge.Provider,
 		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}

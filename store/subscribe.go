@@ -28,7 +28,8 @@ type subscriptionRecord struct {
 	Email            string `dynamodbav:"Email"`
 	Lang             string `dynamodbav:"Lang,omitempty"`
 	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
-	PaymentAmount    int64  `dynamodbav:"PaymentAmount"` // MonthlyPrice × PeriodMonths, as the jobs charge it
+	Quantity         int    `dynamodbav:"Quantity,omitempty"` // units a month; none: 1
+	PaymentAmount    int64  `dynamodbav:"PaymentAmount"`      // MonthlyPrice × PeriodMonths, as the jobs charge it
 	Currency         string `dynamodbav:"Currency"`
 	PeriodMonths     int    `dynamodbav:"PeriodMonths"`
 	PaymentDay       int    `dynamodbav:"PaymentDay"`
@@ -100,7 +101,7 @@ func (r subscriptionRecord) subscription() Subscription {
 	}
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
 		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email, Lang: r.Lang,
-		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
+		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, Quantity: r.Quantity, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4,
 			Provider: r.CardProvider, ExpMonth: r.CardExpMonth, ExpYear: r.CardExpYear, Customer: r.CardCustomer},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
@@ -120,7 +121,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	r := subscriptionRecord{
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
 		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Category: s.Category, Email: s.Email, Lang: s.Lang,
-		MonthlyPrice: s.MonthlyPrice.Amount, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
+		MonthlyPrice: s.MonthlyPrice.Amount, Quantity: s.Quantity, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
 		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
 		CardProvider: s.Card.Provider, CardExpMonth: s.Card.ExpMonth, CardExpYear: s.Card.ExpYear, CardCustomer: s.Card.Customer,
@@ -391,7 +392,7 @@ func (s *Store) ChangeSubscription(ctx context.Context, customerID, id string, v
 	if err != nil {
 		return cur, err
 	}
-	saved, err := s.UpdateSubscription(ctx, next)
+	saved, err := s.saveChange(ctx, cur, next) // a swap of the product moves the item
 	if errors.Is(err, ErrConflict) {
 		if now, rerr := s.subscription(ctx, customerID, id, true); rerr == nil {
 			return now, &StaleError{Current: now}

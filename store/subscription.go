@@ -38,7 +38,10 @@ type Subscription struct {
 	ProductName  string
 	Email        string
 	Lang         string // of its mails, copied from the customer like the email: the jobs read no customer
-	MonthlyPrice Money
+	MonthlyPrice Money  // of one unit
+	// Quantity is how many units each month pays for (1-10; 0, on one
+	// from before quantities, is 1): see Units.
+	Quantity     int
 	PeriodMonths int
 	PaymentDay   int // 1..31
 	Status       SubscriptionStatus
@@ -119,9 +122,10 @@ func (p PaymentIntent) Key(subscriptionID string) string {
 	return subscriptionChargeKey(subscriptionID, p.Period, p.Attempt)
 }
 
-// Amount is what one payment takes: the monthly price times the period.
+// Amount is what one payment takes: the monthly price times the quantity
+// times the period.
 func (s Subscription) Amount() Money {
-	return Money{Amount: s.MonthlyPrice.Amount * int64(s.PeriodMonths), Currency: s.MonthlyPrice.Currency}
+	return Money{Amount: s.MonthlyPrice.Amount * int64(s.Units()*s.PeriodMonths), Currency: s.MonthlyPrice.Currency}
 }
 
 // MonthlyPriceFor is the monthly price of the period starting on a
@@ -137,7 +141,7 @@ func (s Subscription) MonthlyPriceFor(period time.Time) Money {
 // takes, with an announced price change.
 func (s Subscription) AmountFor(period time.Time) Money {
 	m := s.MonthlyPriceFor(period)
-	return Money{Amount: m.Amount * int64(s.PeriodMonths), Currency: m.Currency}
+	return Money{Amount: m.Amount * int64(s.Units()*s.PeriodMonths), Currency: m.Currency}
 }
 
 // SubscribeQuote is what subscribing today comes to, before the customer

@@ -59,6 +59,11 @@ type SubscriptionCard struct {
 	Day    string      // as typed, when it comes back
 	Until  string      // the pause's end as typed, when it comes back
 	CSRF   string
+	// Products are the subscribable products it may swap to (the form
+	// offers those of its currency); Swap is the swap form as typed, with
+	// its preview (subscription_swap_types.go).
+	Products []store.Product
+	Swap     SwapForm
 }
 
 // SubscriptionsPage lists a customer's subscriptions.

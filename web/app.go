@@ -263,6 +263,8 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/subscriptions/:id/resume", subscriptions.Resume)
 	app.Post("/subscriptions/:id/cancel", subscriptions.Cancel) // when=now|period_end
 	app.Post("/subscriptions/:id/keep", subscriptions.Keep)
+	app.Get("/subscriptions/:id/swap", subscriptions.SwapPreview)
+	app.Post("/subscriptions/:id/swap", subscriptions.Swap)
 	app.Post("/subscriptions/:id/pay", subscriptions.Pay)
 	app.Get("/receipts", receipts.List)
 	app.Get("/receipts/:number", receipts.Show)

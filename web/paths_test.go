@@ -212,6 +212,8 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"SubscriptionResume", post, paths.SubscriptionResume(id)},
 		{"SubscriptionCancel", post, paths.SubscriptionCancel(id)},
 		{"SubscriptionKeep", post, paths.SubscriptionKeep(id)},
+		{"SubscriptionSwap", get, paths.SubscriptionSwap(id)},
+		{"SubscriptionSwap", post, paths.SubscriptionSwap(id)},
 		{"SubscriptionPay", post, paths.SubscriptionPay(id)},
 		{"Receipts", get, paths.Receipts},
 		{"Receipt", get, paths.Receipt(id)},

@@ -113,6 +113,10 @@ func SubscriptionResume(id string) string { return under(Subscriptions, id, "res
 func SubscriptionCancel(id string) string { return under(Subscriptions, id, "cancel") }
 func SubscriptionKeep(id string) string   { return under(Subscriptions, id, "keep") }
 
+// SubscriptionSwap changes the product or the quantity (POST), and shows
+// what a choice comes to (GET, the form's htmx preview).
+func SubscriptionSwap(id string) string { return under(Subscriptions, id, "swap") }
+
 // SubscriptionPay opens the card provider's page to pay a period whose
 // payment the bank asked the holder to confirm (POST).
 func SubscriptionPay(id string) string { return under(Subscriptions, id, "pay") }

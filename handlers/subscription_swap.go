@@ -1,0 +1,193 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/views/lang"
+	"shop/web/paths"
+)
+
+// Swap changes a subscription's product or quantity from the next payment
+// (POST /subscriptions/:id/swap): the form's "Preview" button (a plain
+// form without JavaScript) shows what the choice comes to and writes
+// nothing; "Confirm" writes it on condition of the version the page
+// showed. Bad input is a 422 with the message at its field.
+func (h *Subscriptions) Swap(c *fiber.Ctx) error {
+	if page.Field(c, "preview") != "" {
+		return h.swapPreviewPage(c)
+	}
+	return h.change(c, "swap", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
+		p, qty, pc, err := h.swapInput(c, page.Field, card)
+		if err != nil || card.Errors.Any() {
+			return nil, nil, err
+		}
+		swap := store.SwapProduct(p, qty, pc)
+		return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
+				next, err := swap(s, today, lead)
+				if msg := swapFieldError(c, err); msg != "" {
+					// Said at its field (the product's currency is the
+					// subscription's, known only now).
+					card.Errors["product"] = msg
+				}
+				return next, err
+			}, func(s store.Subscription) string {
+				return page.T(c, "subs.swap.done", "Date", dayText(c.UserContext(), s.NextPaymentDate), "Line", s.LineName(),
+					"Amount", lang.Money(c.UserContext(), s.AmountFor(s.NextPaymentDate)))
+			}, nil
+	})
+}
+
+// SwapPreview is what the swap form's choice comes to (GET, htmx asks as
+// the choice changes): the preview alone; without htmx, the page with the
+// card's form open and its preview.
+func (h *Subscriptions) SwapPreview(c *fiber.Ctx) error {
+	v, err := signedInFor(c, paths.Subscriptions)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	id, err := pathID(c, "id", "That subscription")
+	if err != nil {
+		return err
+	}
+	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
+	if err != nil {
+		return notFoundAs(err, "That subscription")
+	}
+	card, err := h.swapCard(c, sub, func(c *fiber.Ctx, name string) string { return c.Query(name) })
+	if err != nil {
+		return err
+	}
+	if page.IsHTMX(c) {
+		return page.Write(c, fiber.StatusOK, views.SwapPreviewView(card))
+	}
+	return h.answer(c, v, swapStatus(card), card)
+}
+
+// swapPreviewPage answers the plain form's "Preview": the card with its
+// form open and what the choice comes to; a stale page gets the card as it
+// is now (409).
+func (h *Subscriptions) swapPreviewPage(c *fiber.Ctx) error {
+	v, err := signedInFor(c, paths.Subscriptions)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	id, err := pathID(c, "id", "That subscription")
+	if err != nil {
+		return err
+	}
+	version, err := strconv.Atoi(page.Field(c, "version"))
+	if err != nil || version < 1 {
+		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+	}
+	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
+	if err != nil {
+		return notFoundAs(err, "That subscription")
+	}
+	if sub.Version != version {
+		return h.stale(c, v, &store.StaleError{Current: sub})
+	}
+	card, err := h.swapCard(c, sub, page.Field)
+	if err != nil {
+		return err
+	}
+	return h.answer(c, v, swapStatus(card), card)
+}
+
+// swapCard is sub's card with the swap form as typed and, when the choice
+// is good, its preview.
+func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field func(*fiber.Ctx, string) string) (views.SubscriptionCard, error) {
+	card := views.SubscriptionCard{Sub: sub, Errors: views.FieldErrors{}, Open: "swap"}
+	p, qty, pc, err := h.swapInput(c, field, &card)
+	if err != nil || card.Errors.Any() {
+		return card, err
+	}
+	next, err := store.SwapProduct(p, qty, pc)(sub, h.Store.Today(), 0)
+	if msg := swapFieldError(c, err); msg != "" {
+		card.Errors["product"] = msg
+		return card, nil
+	}
+	if err != nil {
+		// Nothing to preview (the same choice, or a subscription that
+		// cannot swap): the card says why.
+		card.Error = subsRefusal(c, err)
+		return card, nil
+	}
+	card.Swap.Preview = &views.SwapPreview{Product: p, Quantity: qty, Date: next.NextPaymentDate, Amount: next.AmountFor(next.NextPaymentDate)}
+	if !next.NewPriceFrom.IsZero() {
+		card.Swap.Preview.NewPrice, card.Swap.Preview.NewPriceFrom = next.AmountFor(next.NewPriceFrom), next.NewPriceFrom
+	}
+	return card, nil
+}
+
+func swapStatus(card views.SubscriptionCard) int {
+	if card.Errors.Any() {
+		return fiber.StatusUnprocessableEntity
+	}
+	return fiber.StatusOK
+}
+
+// swapInput reads the swap form's fields into card.Swap and checks them,
+// each error at its field: the product (read from the table, as the write
+// will take it), the quantity (1-10) and when ("next"). It returns the
+// product, the quantity and the product's scheduled price, if any.
+func (h *Subscriptions) swapInput(c *fiber.Ctx, field func(*fiber.Ctx, string) string, card *views.SubscriptionCard) (store.Product, int, *store.PriceChange, error) {
+	f := views.SwapForm{Product: strings.TrimSpace(field(c, "product")), Quantity: strings.TrimSpace(field(c, "quantity")), When: field(c, "when")}
+	card.Swap = f
+	qty, err := strconv.Atoi(f.Quantity)
+	if err != nil || !store.ValidQuantity(qty) {
+		card.Errors["quantity"] = page.T(c, "subs.error.bad_quantity")
+	}
+	if f.When != "next" {
+		card.Errors["when"] = page.T(c, "subs.error.choose_when")
+	}
+	if f.Product == "" || !store.ValidID(f.Product) {
+		card.Errors["product"] = page.T(c, "subs.error.choose_product")
+		return store.Product{}, 0, nil, nil
+	}
+	ctx := c.UserContext()
+	p, err := h.Store.Product(ctx, f.Product)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		card.Errors["product"] = page.T(c, "subs.error.product_not_subscribable")
+		return store.Product{}, 0, nil, nil
+	case err != nil:
+		return store.Product{}, 0, nil, err
+	case !p.Subscribable || p.MonthlyPrice.Amount <= 0:
+		card.Errors["product"] = page.T(c, "subs.error.product_not_subscribable")
+	}
+	pc, err := h.priceChangeOf(ctx, p.ID)
+	return p, qty, pc, err
+}
+
+// priceChangeOf is a product's scheduled price, nil when it has none.
+func (h *Subscriptions) priceChangeOf(ctx context.Context, productID string) (*store.PriceChange, error) {
+	pc, err := h.Store.ProductPriceChange(ctx, productID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &pc, nil
+}
+
+// swapFieldError is the product field's message for a swap the store
+// refuses because of the product chosen; "" for any other reason.
+func swapFieldError(c *fiber.Ctx, err error) string {
+	switch {
+	case errors.Is(err, store.ErrOtherCurrency):
+		return page.T(c, "subs.error.other_currency")
+	case errors.Is(err, store.ErrNotSubscribable):
+		return page.T(c, "subs.error.product_not_subscribable")
+	}
+	return ""
+}
