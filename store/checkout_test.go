@@ -51,25 +51,29 @@ func newFixture(t *testing.T, stock map[string][2]int, price int64, opts ...stor
 		}
 	}
 	g := payment.NewTestGateway(env.Store)
-	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	card := paytest.LegacyCard(t, env.Store, payment.CardSucceeds, "12/99") // a card an older version kept
 	return shopFixture{env: env, gateway: g, card: &card, pay: paytest.New(t, env.Store)}
 }
 
-// checkoutInOneTransaction places req, asserting that it wrote with one
-// transaction, and reads the order back.
+// checkoutInOneTransaction holds req, asserting that the hold wrote with
+// one transaction, pays it at the test provider (placing it) and reads
+// the order back.
 func (f shopFixture) checkoutInOneTransaction(t *testing.T, req store.CheckoutRequest) store.OrderDetails {
 	t.Helper()
 	ctx := ctxT(t)
+	req.HoldFor = 30 * time.Minute
 	f.env.Counter.Reset()
-	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	o, err := f.env.Store.HoldCheckout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
-		t.Fatalf("checkout made %v", ops)
+		t.Fatalf("the hold made %v", ops)
+	}
+	if o.Status == store.OrderAwaitingPayment {
+		if o, err = f.pay.Pay(ctx, o, req.Confirmation); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d, err := f.env.Store.OrderDetails(ctx, o.ID)
 	if err != nil {
@@ -315,7 +319,7 @@ func TestCheckoutSplitTenderAndWhatItWrites(t *testing.T) {
 		}
 	}
 	req := request("k1", "c1", store.CheckoutLine{ProductID: "a", Quantity: 2}, store.CheckoutLine{ProductID: "b", Quantity: 2})
-	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.Card = owner, "FIVER", "GIFT-AAAA", f.card
+	req.CartOwner, req.DiscountCode, req.GiftCardCode = owner, "FIVER", "GIFT-AAAA"
 	d := f.checkoutInOneTransaction(t, req)
 	o := d.Order
 	inv, _ := d.Invoice()
