@@ -36,8 +36,8 @@ type PaymentPages struct {
 	Log     *slog.Logger
 }
 
-// Active says whether a provider takes the card on its page (else
-// checkout charges through the gateway in the request).
+// Active says whether a provider takes new card payments on its page (in
+// Stripe mode, none may be configured yet: a held order cannot be paid).
 func (p *PaymentPages) Active() bool { return p != nil && p.Payments.Active() != nil }
 
 // Start opens (or, for the same order, finds again) the page that pays o's

@@ -1,22 +1,16 @@
 package jobs_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"shop/jobs"
 	"shop/store"
+	"shop/store/storetest/paytest"
 )
 
-type refundFunc func(ctx context.Context, chargeID string, amount store.Money, key string) (string, error)
-
-func (f refundFunc) Refund(ctx context.Context, chargeID string, amount store.Money, key string) (string, error) {
-	return f(ctx, chargeID, amount, key)
-}
-
-// A receipt's refund the gateway did not answer is left to the job: a run
+// A receipt's refund the bank did not answer is left to the job: a run
 // before its backoff ends leaves it, a run after finishes it with its
 // mail; each run is recorded with its counts, and the job's lease is given
 // back after each run so the next tick of the day runs again.
@@ -28,8 +22,9 @@ func TestCardRefundsJobFinishesPendingRefunds(t *testing.T) {
 	if err := st.PutProduct(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.Subscribe(ctx, store.SubscribeRequest{Key: store.NewID(), CustomerID: "ada", Email: "ada@example.com", Product: p,
-		PaymentDay: 18, PeriodMonths: 1, Card: b.good}, b.gateway); err != nil {
+	pay := paytest.New(t, st)
+	if _, _, err := pay.Subscribe(ctx, store.SubscribeRequest{Key: store.NewID(), CustomerID: "ada", Email: "ada@example.com", Product: p,
+		PaymentDay: 18, PeriodMonths: 1}); err != nil {
 		t.Fatal(err)
 	}
 	receipts, err := st.RecentReceipts(ctx, "ada", 10, "")
@@ -37,14 +32,14 @@ func TestCardRefundsJobFinishesPendingRefunds(t *testing.T) {
 		t.Fatalf("receipts: %+v %v", receipts.Items, err)
 	}
 	rec := receipts.Items[0]
-	down := refundFunc(func(context.Context, string, store.Money, string) (string, error) {
-		return "", errors.New("bank: connection reset")
-	})
-	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, legacy(down), nil); err == nil {
+	down := &paytest.Flaky{}
+	down.Fail(errors.New("bank: connection reset"))
+	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, down, nil); err == nil {
 		t.Fatal("the refund went through a gateway that is down")
 	}
 
-	r := b.runner("r1")
+	// The job refunds through the provider that took the payment.
+	r := jobs.NewRunner(st, b.gateway, jobs.Config{Replica: "r1", Concurrency: 8, RetryDays: []int{1, 3, 7}, Refunds: pay.Refunds()})
 	first, err := jobs.RunLeased(ctx, r, st, jobs.JobCardRefunds, st.Today(), jobs.TriggerStaff, nil)
 	if err != nil || first.Outcome != store.RunCompleted || first.Counts.Due != 0 {
 		t.Fatalf("a run before the refund's backoff ends: %+v %v", first, err)

@@ -43,7 +43,6 @@ const (
 type Gateway interface {
 	ChargeAt(ctx context.Context, token string, amount store.Money, key string) (store.GatewayCharge, error)
 	Lookup(ctx context.Context, key string) (store.GatewayCharge, error)
-	Void(ctx context.Context, chargeID string) error
 	// CardExpires is the first instant a card no longer pays, as the
 	// gateway knows it (it learns of renewed cards); ErrNotFound for a
 	// token it does not know.
@@ -75,10 +74,8 @@ type Store interface {
 	AwaitCustomerPayment(ctx context.Context, sub store.Subscription, mail *store.Mail) (store.Subscription, error)
 	CompleteProviderPayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail, eventID string) (store.Subscription, store.Receipt, error)
 	MailCardNeeded(ctx context.Context, sub store.Subscription, mail *store.Mail) (store.Subscription, error)
-	OpenCheckoutIntents(ctx context.Context, before time.Time, limit int) ([]store.CheckoutIntent, error)
 	EndedProductDrops(ctx context.Context) ([]store.Drop, error)
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
-	SettleCheckoutIntent(ctx context.Context, in store.CheckoutIntent, lookup func(chargeKey string) (store.GatewayCharge, error), void func(chargeID string) error) (store.CheckoutIntentStatus, error)
 	SaveRun(ctx context.Context, r store.JobRun) error
 	Runs(ctx context.Context, job string, limit int, cursor string) (store.Page[store.JobRun], error)
 	CloseStalledRun(ctx context.Context, run store.JobRun) error

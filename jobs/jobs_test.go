@@ -16,6 +16,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -54,15 +55,10 @@ func newBilling(t *testing.T, today string) *billing {
 	env := storetest.New(t, store.WithClock(c.Now))
 	g := payment.NewTestGateway(env.Store)
 	g.Now = c.Now
-	ctx := ctxT(t)
-	good, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	declined, err := g.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Cards the old test gateway tokenised, as subscriptions an older
+	// version kept hold them: the payments job renews them through it.
+	good := paytest.LegacyCard(t, env.Store, payment.CardSucceeds, "12/99")
+	declined := paytest.LegacyCard(t, env.Store, payment.CardDeclined, "12/99")
 	return &billing{env: env, clock: c, gateway: g, good: good, declined: declined}
 }
 

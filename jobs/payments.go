@@ -231,29 +231,6 @@ func (r *Runner) Reconcile(ctx context.Context, age time.Duration) (settled int,
 	return settled, nil
 }
 
-// ReconcileCheckouts settles checkout intents older than age: a checkout
-// that crashed between its charge and its order. The charge is voided (the
-// customer was told the checkout failed) or, if no charge was made, the
-// intent is marked abandoned; an order placed meanwhile is left alone.
-func (r *Runner) ReconcileCheckouts(ctx context.Context, age time.Duration) (settled int, err error) {
-	open, err := r.store.OpenCheckoutIntents(ctx, r.store.Now().Add(-age), 100)
-	if err != nil {
-		return 0, err
-	}
-	lookup := func(key string) (store.GatewayCharge, error) { return r.gateway.Lookup(ctx, key) }
-	void := func(id string) error { return r.gateway.Void(ctx, id) }
-	for _, in := range open {
-		status, err := r.store.SettleCheckoutIntent(ctx, in, lookup, void)
-		if err != nil {
-			slog.WarnContext(ctx, "reconcile checkout intent", "key", in.Key, "err", err)
-			continue
-		}
-		slog.InfoContext(ctx, "checkout intent settled", "key", in.Key, "status", status)
-		settled++
-	}
-	return settled, nil
-}
-
 // CloseEndedDrops closes product drops whose deadline has passed, which
 // gives their unclaimed units back to stock (claimed ones stay set aside
 // for their holders).

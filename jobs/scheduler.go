@@ -121,11 +121,6 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 			} else if n > 0 {
 				log.Info("reconciled pending subscribes", "settled", n)
 			}
-			if n, err := runner.ReconcileCheckouts(ctx, 15*time.Minute); err != nil {
-				log.Error("reconcile checkout intents", "err", err)
-			} else if n > 0 {
-				log.Info("reconciled checkout intents", "settled", n)
-			}
 			if runner.cfg.Holds != nil {
 				if n, err := runner.cfg.Holds.SettleDue(ctx); err != nil {
 					log.Error("settle held orders past their deadline", "settled", n, "err", err)

@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // mailsOfKind reads the outbox's mails of one kind.
@@ -41,11 +42,8 @@ func TestCardExpiringBeforeThePaymentIsMailedOnce(t *testing.T) {
 	t.Parallel()
 	b := newBilling(t, "2026-04-24")
 	ctx := ctxT(t)
-	expiring, err := b.gateway.Tokenize(ctx, payment.CardSucceeds, "04/26", "123") // pays until 30 April
-	if err != nil {
-		t.Fatal(err)
-	}
-	warned := b.seed(t, 2, "2026-05-01", expiring) // reminders on 24 April
+	expiring := paytest.LegacyCard(t, b.env.Store, payment.CardSucceeds, "04/26") // pays until 30 April
+	warned := b.seed(t, 2, "2026-05-01", expiring)                                // reminders on 24 April
 	b.seed(t, 1, "2026-05-01", b.good)
 	b.seed(t, 1, "2026-04-30", expiring) // still pays on its day; reminder on the 23rd, sent late today
 	r := b.runner("r")

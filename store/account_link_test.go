@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 func linkMail(kind store.MailKind) func(store.Customer, store.AccountLink) store.Mail {
@@ -163,7 +164,7 @@ func TestOrderMailsGoWithTheirWrites(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"p1": {9, -1}}, 1200)
 	st, ctx := f.env.Store, ctxT(t)
 	req := request("mail-checkout", "c1", store.CheckoutLine{ProductID: "p1", Quantity: 2})
-	req.Buyer, req.Card = store.Buyer{Name: "Ada", Email: "ada@example.com"}, f.card
+	req.Buyer = store.Buyer{Name: "Ada", Email: "ada@example.com"}
 	req.Confirmation = func(o store.Order, items []store.OrderItem) store.Mail {
 		return store.Mail{ID: "order-" + o.ID, To: o.Buyer.Email, Kind: store.MailOrderPlaced, Subject: "Order " + o.Number + " " + items[0].ProductName,
 			CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending}
@@ -172,10 +173,10 @@ func TestOrderMailsGoWithTheirWrites(t *testing.T) {
 	// makes as many. A first order has the process read its invoice
 	// counter (books.go); both measured ones come after it.
 	first := request("first-checkout", "c1", store.CheckoutLine{ProductID: "p1", Quantity: 1})
-	first.Buyer, first.Card = req.Buyer, f.card
+	first.Buyer = req.Buyer
 	f.checkoutInOneTransaction(t, first)
 	plain := request("plain-checkout", "c1", store.CheckoutLine{ProductID: "p1", Quantity: 2})
-	plain.Buyer, plain.Card = req.Buyer, f.card
+	plain.Buyer = req.Buyer
 	f.checkoutInOneTransaction(t, plain)
 	without := f.env.Counter.Total()
 	d := f.checkoutInOneTransaction(t, req)
@@ -188,7 +189,7 @@ func TestOrderMailsGoWithTheirWrites(t *testing.T) {
 		t.Fatalf("outbox after checkout: %+v", placed)
 	}
 	// The same form sent again places nothing and mails nothing.
-	if _, err := st.Checkout(ctx, req, f.gateway); err != nil {
+	if _, err := paytest.New(t, st).Checkout(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(outboxOf(t, st, store.MailOrderPlaced)); n != 1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
+	"shop/store/storetest/paytest"
 )
 
 // An order waits on the to-ship list, oldest first, from checkout until
@@ -26,8 +27,7 @@ func TestOrdersWaitToShipUntilShipped(t *testing.T) {
 	for i := range 3 {
 		st := store.New(f.env.Client, f.env.Table, store.WithClock(func() time.Time { return start.Add(time.Duration(i) * time.Hour) }))
 		req := request(fmt.Sprintf("ship-%d", i), "c1", store.CheckoutLine{ProductID: "p", Quantity: 1})
-		req.Card = f.card
-		o, err := st.Checkout(ctx, req, f.gateway)
+		o, err := paytest.New(t, st).Checkout(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,8 +109,7 @@ func TestDayTotalsAreTheShopsDays(t *testing.T) {
 	for i, when := range at {
 		st := store.New(f.env.Client, f.env.Table, store.WithTimeZone(stockholm), store.WithClock(func() time.Time { return when }))
 		req := request(fmt.Sprintf("day-%d", i), "c1", store.CheckoutLine{ProductID: "p", Quantity: i + 1})
-		req.Card = f.card
-		if _, err := st.Checkout(ctx, req, f.gateway); err != nil {
+		if _, err := paytest.New(t, st).Checkout(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,8 +177,7 @@ func TestLowStockListFollowsRacingSalesAndAdjustments(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				req := request(fmt.Sprintf("%s-buy-%02d", round, i), fmt.Sprintf("c%02d", i), store.CheckoutLine{ProductID: "p", Quantity: 1})
-				req.Card = f.card
-				_, err := f.env.Store.Checkout(ctx, req, f.gateway)
+				_, err := f.pay.Checkout(ctx, req)
 				errs <- err
 			})
 		}
@@ -240,8 +238,7 @@ func TestMigrateListsWhatNeedsStaffOnAnOlderTable(t *testing.T) {
 	ctx := ctxT(t)
 	for i := range 3 {
 		req := request(fmt.Sprintf("older-%d", i), "c1", store.CheckoutLine{ProductID: "p", Quantity: 1})
-		req.Card = f.card
-		if _, err := f.env.Store.Checkout(ctx, req, f.gateway); err != nil {
+		if _, err := f.pay.Checkout(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // gapless fails unless numbers are exactly prefix0001..prefixN of each
@@ -49,19 +51,22 @@ func bookCounter(t *testing.T, env storetest.Env, pk string) string {
 
 // Twenty customers race for eight units, with two processes' stores on one
 // table (each with its own turns: the counter's condition settles between
-// them), some with a declined card: the twelve orders' invoices are
-// numbered 1 to 8 of the year, none twice, none skipped, though twelve
-// checkouts failed, most of them in the transaction that would have taken
-// a number.
+// them), some with a card the provider's page declines: the orders'
+// invoices are numbered 1 to N of the year, N the orders placed, none
+// twice, none skipped, though twelve checkouts failed or were declined (a
+// declined card's order stays held, with no number).
 //
 // Not parallel: see TestCheckoutLastTenUnitsRace.
 func TestInvoiceNumbersHaveNoGapsUnderRacingCheckouts(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"few": {5, 3}}, 1500)
 	ctx := ctxT(t)
 	other := f.env.Patient() // another replica: its own turns, the same table
-	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
+	payers := [2]*paytest.Payer{f.pay, paytest.New(t, other)}
+	var declined [2]*paytest.Payer
+	for i, p := range payers {
+		d := *p
+		d.Card = payment.CardForm{Number: payment.CardDeclined, Expiry: "12/99", CVC: "123"}
+		declined[i] = &d
 	}
 	const buyers = 20
 	var wg sync.WaitGroup
@@ -74,19 +79,24 @@ func TestInvoiceNumbersHaveNoGapsUnderRacingCheckouts(t *testing.T) {
 			defer wg.Done()
 			<-start
 			req := request(fmt.Sprintf("key-%02d", i), fmt.Sprintf("cust-%02d", i), store.CheckoutLine{ProductID: "few", Quantity: 1})
-			req.Card = f.card
+			pay := payers[i%2]
 			if i%10 == 9 {
-				req.Card = &declined
+				pay = declined[i%2]
 			}
-			st := f.env.Store
-			if i%2 == 1 {
-				st = other
-			}
-			orders[i], errs[i] = st.Checkout(ctx, req, f.gateway)
+			orders[i], errs[i] = pay.Checkout(ctx, req)
 		}()
 	}
 	close(start)
 	wg.Wait()
+	held := 0 // the declined cards' orders that got their units
+	for i, err := range errs {
+		if errors.Is(err, payment.ErrDeclined) {
+			held++
+			if invs := must(f.env.Store.OrderInvoices(ctx, must(f.env.Store.CustomerOrders(ctx, fmt.Sprintf("cust-%02d", i), 1, "")).Items[0].ID)); len(invs) != 0 {
+				t.Fatalf("a declined card's order has invoices %v", invs)
+			}
+		}
+	}
 	var numbers []string
 	for i, err := range errs {
 		if err != nil {
@@ -106,13 +116,13 @@ func TestInvoiceNumbersHaveNoGapsUnderRacingCheckouts(t *testing.T) {
 			t.Fatalf("invoice %s: %+v, %v", inv.ID, byID, err)
 		}
 	}
-	if len(numbers) != 8 {
-		t.Fatalf("%d orders placed, want 8 (errors %v)", len(numbers), errs)
+	if len(numbers) != 8-held {
+		t.Fatalf("%d orders placed, want %d (errors %v)", len(numbers), 8-held, errs)
 	}
 	year := time.Now().Year()
-	gapless(t, "invoices", numbers, map[string]int{fmt.Sprintf("%d-", year): 8})
-	if got := bookCounter(t, f.env, fmt.Sprintf("books#invoice#%d", year)); got != "8" {
-		t.Fatalf("the counter says %s, want 8", got)
+	gapless(t, "invoices", numbers, map[string]int{fmt.Sprintf("%d-", year): 8 - held})
+	if got := bookCounter(t, f.env, fmt.Sprintf("books#invoice#%d", year)); got != fmt.Sprint(8-held) {
+		t.Fatalf("the counter says %s, want %d", got, 8-held)
 	}
 }
 
@@ -129,8 +139,7 @@ func TestInvoiceSeriesEachHaveNoGaps(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			req := request(fmt.Sprintf("k-%02d", i), fmt.Sprintf("c-%02d", i), store.CheckoutLine{ProductID: "p", Quantity: 1})
-			req.Card = f.card
-			o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+			o, err := f.pay.Checkout(ctx, req)
 			if err != nil {
 				t.Error(err)
 				return
@@ -156,17 +165,16 @@ func TestInvoiceSeriesEachHaveNoGaps(t *testing.T) {
 }
 
 // Twenty subscriptions at once, with twin submissions of one form and
-// declined cards among them: their first receipts are numbered 1 to N of
+// cards the provider's page declines among them: their first receipts are numbered 1 to N of
 // the year, and so are the receipts the payment job then writes, at once.
 func TestReceiptNumbersHaveNoGapsUnderRacingSubscribes(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)
 	f := newBillingFixture(t, now)
 	ctx := ctxT(t)
-	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pay := paytest.New(t, f.env.Store)
+	declined := *pay
+	declined.Card = payment.CardForm{Number: payment.CardDeclined, Expiry: "12/99", CVC: "123"}
 	const customers = 20
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -177,14 +185,14 @@ func TestReceiptNumbersHaveNoGapsUnderRacingSubscribes(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				card := f.card
+				payer := pay
 				if i%5 == 4 {
-					card = declined
+					payer = &declined
 				}
-				sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
+				sub, rec, err := payer.Subscribe(ctx, store.SubscribeRequest{
 					Key: fmt.Sprintf("form-%02d", i), CustomerID: fmt.Sprintf("acc-%02d", i), Email: "a@example.com",
-					Product: f.product, PaymentDay: 10, PeriodMonths: 1, Card: card,
-				}, f.gateway)
+					Product: f.product, PaymentDay: 10, PeriodMonths: 1,
+				})
 				if i%5 == 4 {
 					if err == nil {
 						t.Errorf("customer %d: a declined card subscribed", i)
@@ -246,7 +254,7 @@ func TestReceiptNumbersHaveNoGapsUnderRacingSubscribes(t *testing.T) {
 	}
 }
 
-// What the invoice's number adds to a checkout: one item in its
+// What the invoice's number adds to placing a paid order: one item in its
 // transaction (the counter), and one GetItem of the counter only when this
 // process does not know the series' last number (its first invoice of the
 // year, or after another process took one).
@@ -254,30 +262,33 @@ func TestInvoiceNumberCostsOneItemAndNoRequestOnceKnown(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {10, -1}}, 900)
 	ctx := ctxT(t)
+	// checkout holds an order and pays its page, then counts what placing
+	// it with that payment costs.
 	checkout := func(key string) map[string]int {
-		f.env.Counter.Reset()
 		req := request(key, "c-"+key, store.CheckoutLine{ProductID: "p", Quantity: 1})
-		req.Card = f.card
-		if _, err := f.env.Store.Checkout(ctx, req, f.gateway); err != nil {
+		req.HoldFor = 30 * time.Minute
+		held := must(f.env.Store.HoldCheckout(ctx, req))
+		res := must(f.pay.PayOnPage(ctx, held))
+		f.env.Counter.Reset()
+		if _, err := f.env.Store.PlaceHeldOrder(ctx, held.ID, res); err != nil {
 			t.Fatal(err)
 		}
 		return f.env.Counter.Ops()
 	}
 	first, second := checkout("k1"), checkout("k2")
-	t.Logf("first checkout of the year: %v; the next: %v", first, second)
+	t.Logf("first placing of the year: %v; the next: %v", first, second)
 	if first["GetItem"] != second["GetItem"]+1 || first["TransactWriteItems"] != 1 || second["TransactWriteItems"] != 1 {
-		t.Fatalf("first checkout %v, second %v: want one GetItem more on the first, one transaction each", first, second)
+		t.Fatalf("first placing %v, second %v: want one GetItem more on the first, one transaction each", first, second)
 	}
-	// Another process takes a number: this one's next checkout fails its
+	// Another process takes a number: this one's next placing fails its
 	// transaction once, reads the counter and takes the one after.
 	elsewhere := store.New(f.env.Client, f.env.Table)
 	req := request("k3", "c-k3", store.CheckoutLine{ProductID: "p", Quantity: 1})
-	req.Card = f.card
-	if _, err := elsewhere.Checkout(ctx, req, f.gateway); err != nil {
+	if _, err := paytest.New(t, elsewhere).Checkout(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	after := checkout("k4")
-	t.Logf("after another process's checkout: %v", after)
+	t.Logf("after another process's placing: %v", after)
 	if after["TransactWriteItems"] != 2 || after["GetItem"] != second["GetItem"]+1 {
 		t.Fatalf("after another process took a number: %v", after)
 	}

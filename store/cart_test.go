@@ -16,6 +16,7 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // steppingClock moves a second on at every reading, so lines added one
@@ -335,11 +336,11 @@ func TestOldShapeCartsAreMigrated(t *testing.T) {
 
 	// Checkout from it empties it with one write.
 	req := request("from-old-cart", "reader")
-	req.CartOwner, req.Card = read, f.card
+	req.CartOwner = read
 	for _, l := range cart.Lines {
 		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: l.ProductID, Quantity: l.Quantity})
 	}
-	if _, err := st.Checkout(ctx, req, f.gateway); err != nil {
+	if _, err := f.pay.Checkout(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	if c := must(st.Cart(ctx, read)); len(c.Lines) != 0 {
@@ -354,9 +355,9 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// While a checkout is between its charge and its write, the cart changes in
+// While a checkout is between its quote and its hold, the cart changes in
 // another tab: a new line stays in the cart and the order goes through; a
-// changed quantity cancels the order and voids the charge.
+// changed quantity refuses the order, before anything is paid.
 func TestCheckoutAndTheCartChangingMeanwhile(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, map[string][2]int{"a": {10, 0}, "b": {10, 0}, "c": {10, 0}}, 1000)
@@ -367,36 +368,45 @@ func TestCheckoutAndTheCartChangingMeanwhile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// quoted is req with its quote made now (the summary the customer
+	// saw): the hold writes what it quoted, on condition of the cart.
+	quoted := func(req store.CheckoutRequest) store.CheckoutRequest {
+		req.HoldFor = 30 * time.Minute
+		req.Quote = new(must(st.QuoteCheckout(ctx, req)))
+		return req
+	}
 	req := request("tab-1", "tabs", store.CheckoutLine{ProductID: "a", Quantity: 2}, store.CheckoutLine{ProductID: "b", Quantity: 2})
-	req.CartOwner, req.Card = owner, f.card
-	added := &hookCharger{TestGateway: f.gateway, hook: func() {
-		if err := st.AddToCart(ctx, owner, must(st.Product(ctx, "c")), 1); err != nil {
-			t.Error(err)
-		}
-	}}
+	req.CartOwner = owner
+	req = quoted(req)
+	if err := st.AddToCart(ctx, owner, must(st.Product(ctx, "c")), 1); err != nil {
+		t.Fatal(err)
+	}
 	f.env.Counter.Reset()
-	if _, err := st.Checkout(ctx, req, added); err != nil {
+	held, err := st.HoldCheckout(ctx, req)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
-		t.Fatalf("checkout made %v", ops)
+		t.Fatalf("the hold made %v", ops)
+	}
+	if _, err := f.pay.Pay(ctx, held, nil); err != nil {
+		t.Fatal(err)
 	}
 	if got := cartQty(t, must(st.Cart(ctx, owner))); len(got) != 1 || got["c"] != 1 {
 		t.Fatalf("cart after the order %v, want only the line added meanwhile", got)
 	}
 
 	req = request("tab-2", "tabs", store.CheckoutLine{ProductID: "c", Quantity: 1})
-	req.CartOwner, req.Card = owner, f.card
-	changed := &hookCharger{TestGateway: f.gateway, hook: func() {
-		if err := st.SetCartQuantity(ctx, owner, "c", 3); err != nil {
-			t.Error(err)
-		}
-	}}
-	if _, err := st.Checkout(ctx, req, changed); !errors.Is(err, store.ErrCartChanged) {
+	req.CartOwner = owner
+	req = quoted(req)
+	if err := st.SetCartQuantity(ctx, owner, "c", 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.HoldCheckout(ctx, req); !errors.Is(err, store.ErrCartChanged) {
 		t.Fatalf("checkout of a changed line: %v", err)
 	}
-	if n, _, _ := f.gateway.Captured(); n != 1 {
-		t.Fatalf("%d charges kept, want the first order's", n)
+	if n, _ := paytest.Payments(t, f.env); n != 1 {
+		t.Fatalf("%d payments kept, want the first order's", n)
 	}
 	if f.stockOf(t, "c") != 10 || f.env.CountEntities(t, "order") != 1 {
 		t.Fatal("the refused checkout wrote something")

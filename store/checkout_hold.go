@@ -169,7 +169,7 @@ func (s *Store) HoldCheckout(ctx context.Context, req CheckoutRequest) (Order, e
 	if err != nil {
 		return Order{}, err
 	}
-	if found && (cur.CustomerID != req.CustomerID || cur.status() == CheckoutPlaced) {
+	if found && (cur.CustomerID != req.CustomerID || cur.placed()) {
 		return s.placedOrder(ctx, cur, true, req.CustomerID) // a double submit, or someone else's key
 	}
 	var q Quote
@@ -183,8 +183,7 @@ func (s *Store) HoldCheckout(ctx context.Context, req CheckoutRequest) (Order, e
 	}
 	if q.Tender.Card.Amount == 0 {
 		// Nothing for the card: placed at once, as today.
-		req.Card, req.Quote = nil, &q
-		return s.checkout(ctx, req, nil, cur, found)
+		return s.placeAtOnce(ctx, req, q)
 	}
 	if holdWrites(req, q) > maxTransactItems {
 		return Order{}, ErrOrderTooLarge
@@ -214,7 +213,7 @@ func (s *Store) HoldCheckout(ctx context.Context, req CheckoutRequest) (Order, e
 	if err != nil {
 		// Nothing was charged: the key tells whether a twin (or this very
 		// write, its answer lost) holds the order.
-		return s.failCheckout(ctx, nil, req, nil, "", err)
+		return s.orderAfterFailedWrite(ctx, req, err)
 	}
 	s.markLowAfter(ctx, q)
 	return order, nil
@@ -229,10 +228,10 @@ func (s *Store) holdItems(req CheckoutRequest, q Quote, order Order, now time.Ti
 	// The key names its order, as a placed checkout's does: a double
 	// submit answers the order, whatever its payment does since.
 	key := idempotencyRecord{
-		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency, Status: string(CheckoutPlaced),
+		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency, Status: checkoutPlaced,
 		OrderID: order.ID, CustomerID: req.CustomerID, ExpiresAt: order.Hold.Until.Add(idempotencyTTL).Unix(),
 	}
-	keyCond := newCheckoutKey(req.CustomerID)
+	keyCond := newCheckoutKey()
 	if err := b.put(key, &keyCond, itemRole{}); err != nil {
 		return nil, nil, err
 	}

@@ -45,15 +45,14 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 		}
 		q.Items = append(q.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
 	}
-	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"), Card: &Card{Token: "tok", Brand: "Visa", Last4: "4242"},
+	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"),
 		Confirmation: func(o Order, _ []OrderItem) Mail {
 			return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending}
 		}}
-	intent := &idempotencyRecord{Attempt: 1, ChargeKey: checkoutChargeKey("largest", 1), Amount: 100000, Currency: "EUR"}
 	order := Order{ID: "o1", CustomerID: "c1", PlacedAt: now}
 	inv := Invoice{ID: "i1", OrderID: "o1", CustomerID: "c1", Date: now}
 	s := &Store{table: "shop", loc: time.UTC}
-	tx, roles, err := s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, intent, "ch_1", now, DefaultListShards)
+	tx, roles, err := s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, now, DefaultListShards)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +79,7 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	q.Items = q.Items[:MaxCartLines-1]
 	q.Items = append(q.Items, OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1, DropID: "d1", redeemWithin: time.Hour,
 		Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
-	tx, roles, err = s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, intent, "ch_1", now, DefaultListShards)
+	tx, roles, err = s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, now, DefaultListShards)
 	if err != nil {
 		t.Fatal(err)
 	}

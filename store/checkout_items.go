@@ -58,20 +58,14 @@ func (b *txItems) update(pk, sk string, upd expression.UpdateBuilder, cond expre
 
 // checkoutItems builds the order's transaction; the checkout key's item
 // comes first (its failure means "placed already, or settled meanwhile").
-func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, book bookNumber, intent *idempotencyRecord, chargeID string, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
+func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Invoice, book bookNumber, now time.Time, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
 	b := &txItems{s: s}
 	notExists := expression.AttributeNotExists(expression.Name(attrPK))
 	placed := idempotencyRecord{
-		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency, Status: string(CheckoutPlaced),
+		PK: idempotencyKey(req.Key), SK: idempotencyKey(req.Key), EntityType: entityIdempotency, Status: checkoutPlaced,
 		OrderID: order.ID, CustomerID: req.CustomerID, ExpiresAt: now.Add(idempotencyTTL).Unix(),
 	}
-	keyCond := newCheckoutKey(req.CustomerID)
-	if intent != nil {
-		placed.Attempt, placed.ChargeKey, placed.ChargeID = intent.Attempt, intent.ChargeKey, chargeID
-		placed.Amount, placed.Currency, placed.StartedAt = intent.Amount, intent.Currency, intent.StartedAt
-		keyCond = expression.Name("CustomerID").Equal(expression.Value(req.CustomerID)).And(expression.Name("Status").Equal(expression.Value(CheckoutCharging)),
-			expression.Name("Attempt").Equal(expression.Value(intent.Attempt)))
-	}
+	keyCond := newCheckoutKey()
 	if err := b.put(placed, &keyCond, itemRole{}); err != nil {
 		return nil, nil, err
 	}
@@ -113,13 +107,12 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	return b.tx, b.roles, nil
 }
 
-// newCheckoutKey is the condition of a checkout key's item written with an
-// order paid without a charge (placed at once, or held for a hosted
-// page): a new key, or one whose earlier try was settled (a charging
-// intent might hold a charge: that try must be settled first).
-func newCheckoutKey(customerID string) expression.ConditionBuilder {
-	mine := expression.Name("CustomerID").Equal(expression.Value(customerID))
-	return expression.Or(expression.AttributeNotExists(expression.Name(attrPK)), mine.And(statusIn(CheckoutVoided, CheckoutAbandoned)))
+// newCheckoutKey is the condition of a checkout key's item written with
+// its order (placed at once, or held for a hosted page): a new key. (A
+// key an older version left with a card charge under way stays its own
+// until its TTL: the form answers a conflict and is sent afresh.)
+func newCheckoutKey() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrPK))
 }
 
 func newOrderNumberRecord(o Order) orderNumberRecord {

@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"shop/store"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 type shopFixture struct {
 	env     storetest.Env
 	gateway *payment.TestGateway
 	card    *store.Card
+	// pay holds orders and pays them at the test provider, as the shop does.
+	pay *paytest.Payer
 }
 
 func eur(c int64) store.Money { return store.Money{Amount: c, Currency: "EUR"} }
@@ -49,25 +51,29 @@ func newFixture(t *testing.T, stock map[string][2]int, price int64, opts ...stor
 		}
 	}
 	g := payment.NewTestGateway(env.Store)
-	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return shopFixture{env: env, gateway: g, card: &card}
+	card := paytest.LegacyCard(t, env.Store, payment.CardSucceeds, "12/99") // a card an older version kept
+	return shopFixture{env: env, gateway: g, card: &card, pay: paytest.New(t, env.Store)}
 }
 
-// checkoutInOneTransaction places req, asserting that it wrote with one
-// transaction, and reads the order back.
+// checkoutInOneTransaction holds req, asserting that the hold wrote with
+// one transaction, pays it at the test provider (placing it) and reads
+// the order back.
 func (f shopFixture) checkoutInOneTransaction(t *testing.T, req store.CheckoutRequest) store.OrderDetails {
 	t.Helper()
 	ctx := ctxT(t)
+	req.HoldFor = 30 * time.Minute
 	f.env.Counter.Reset()
-	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	o, err := f.env.Store.HoldCheckout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
-		t.Fatalf("checkout made %v", ops)
+		t.Fatalf("the hold made %v", ops)
+	}
+	if o.Status == store.OrderAwaitingPayment {
+		if o, err = f.pay.Pay(ctx, o, req.Confirmation); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d, err := f.env.Store.OrderDetails(ctx, o.ID)
 	if err != nil {
@@ -119,8 +125,7 @@ func TestCheckoutLastTenUnitsRace(t *testing.T) {
 			defer wg.Done()
 			<-start
 			req := request(fmt.Sprintf("key-%02d", i), fmt.Sprintf("cust-%02d", i), store.CheckoutLine{ProductID: "last", Quantity: 1})
-			req.Card = f.card
-			_, errs[i] = f.env.Store.Checkout(ctx, req, f.gateway)
+			_, errs[i] = f.pay.Checkout(ctx, req)
 		}()
 	}
 	close(start)
@@ -142,8 +147,8 @@ func TestCheckoutLastTenUnitsRace(t *testing.T) {
 	if left := f.stockOf(t, "last"); left != 0 {
 		t.Fatalf("stock left %d, want 0", left)
 	}
-	if n, total, _ := f.gateway.Captured(); n != 10 || total != 10*1500 {
-		t.Fatalf("gateway holds %d charges of %d cents; want 10 of %d", n, total, 10*1500)
+	if n, total := paytest.Payments(t, f.env); n != 10 || total != 10*1500 {
+		t.Fatalf("the provider holds %d payments of %d cents; want 10 of %d", n, total, 10*1500)
 	}
 	if got := f.env.CountEntities(t, "order"); got != 10 {
 		t.Fatalf("%d orders written", got)
@@ -170,8 +175,8 @@ func TestGiftCardConcurrentSpends(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			req := request(fmt.Sprintf("gift-%02d", i), fmt.Sprintf("c%d", i), store.CheckoutLine{ProductID: "p", Quantity: 1})
-			req.GiftCardCode, req.Card = "GIFT-0001", f.card
-			orders[i], errs[i] = f.env.Store.Checkout(ctx, req, f.gateway)
+			req.GiftCardCode = "GIFT-0001"
+			orders[i], errs[i] = f.pay.Checkout(ctx, req)
 		}()
 	}
 	wg.Wait()
@@ -207,8 +212,8 @@ func TestGiftCardConcurrentSpends(t *testing.T) {
 	if fromGift != 5500-gc.Balance.Amount {
 		t.Fatalf("invoices took %d from the gift card, its balance fell by %d", fromGift, 5500-gc.Balance.Amount)
 	}
-	if _, total, _ := f.gateway.Captured(); total != fromCard {
-		t.Fatalf("gateway holds %d, invoices say cards paid %d", total, fromCard)
+	if _, total := paytest.Payments(t, f.env); total != fromCard {
+		t.Fatalf("the provider holds %d, invoices say cards paid %d", total, fromCard)
 	}
 }
 
@@ -226,8 +231,7 @@ func TestCheckoutSubmittedFiveTimes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			req := request("same-key", "c1", store.CheckoutLine{ProductID: "p", Quantity: 2})
-			req.Card = f.card
-			o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+			o, err := f.pay.Checkout(ctx, req)
 			ids[i], errs[i] = o.ID, err
 		}()
 	}
@@ -240,8 +244,9 @@ func TestCheckoutSubmittedFiveTimes(t *testing.T) {
 	if got := f.env.CountEntities(t, "order"); got != 1 {
 		t.Fatalf("%d orders", got)
 	}
-	if n, total, attempts := f.gateway.Captured(); n != 1 || total != 4000 || attempts != 1 {
-		t.Fatalf("gateway: %d charges, %d cents, %d attempts", n, total, attempts)
+	// One payment at the provider: the five paid one page.
+	if n, total := paytest.Payments(t, f.env); n != 1 || total != 4000 || f.env.CountEntities(t, "testPayIntent") != 1 {
+		t.Fatalf("the provider: %d payments, %d cents, %d made", n, total, f.env.CountEntities(t, "testPayIntent"))
 	}
 	if left := f.stockOf(t, "p"); left != 8 {
 		t.Fatalf("stock %d, want 8", left)
@@ -267,8 +272,8 @@ func TestDiscountCodeLimitRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			req := request(fmt.Sprintf("d-%d", i), "c", store.CheckoutLine{ProductID: "p", Quantity: 1})
-			req.DiscountCode, req.Card = "TEN", f.card
-			_, err := f.env.Store.Checkout(ctx, req, f.gateway)
+			req.DiscountCode = "TEN"
+			_, err := f.pay.Checkout(ctx, req)
 			var ce *store.CodeError
 			switch {
 			case err == nil:
@@ -289,8 +294,8 @@ func TestDiscountCodeLimitRace(t *testing.T) {
 	if used != 3 || d.Used != 3 {
 		t.Fatalf("%d orders used the code, it counts %d uses; want 3", used, d.Used)
 	}
-	if n, total, _ := f.gateway.Captured(); n != 3 || total != 3*900 {
-		t.Fatalf("gateway: %d charges of %d", n, total)
+	if n, total := paytest.Payments(t, f.env); n != 3 || total != 3*900 {
+		t.Fatalf("the provider: %d payments of %d", n, total)
 	}
 }
 
@@ -314,7 +319,7 @@ func TestCheckoutSplitTenderAndWhatItWrites(t *testing.T) {
 		}
 	}
 	req := request("k1", "c1", store.CheckoutLine{ProductID: "a", Quantity: 2}, store.CheckoutLine{ProductID: "b", Quantity: 2})
-	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.Card = owner, "FIVER", "GIFT-AAAA", f.card
+	req.CartOwner, req.DiscountCode, req.GiftCardCode = owner, "FIVER", "GIFT-AAAA"
 	d := f.checkoutInOneTransaction(t, req)
 	o := d.Order
 	inv, _ := d.Invoice()
@@ -375,10 +380,6 @@ func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"p": {3, -1}}, 1000)
 	ctx := ctxT(t)
 	st := f.env.Store
-	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := st.CreateDiscountCode(ctx, store.DiscountCode{Code: "OLD1", Kind: store.DiscountPercent, Percent: 5,
 		ExpiresAt: time.Now().Add(-time.Hour), UsageLimit: 9}); err != nil {
 		t.Fatal(err)
@@ -391,23 +392,18 @@ func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
 		mod  func(*store.CheckoutRequest)
 		want error
 	}{
-		{"declined card", func(r *store.CheckoutRequest) {
-			r.Card = &declined
-		}, payment.ErrDeclined},
 		{"more than in stock", func(r *store.CheckoutRequest) { r.Lines[0].Quantity = 4 }, store.ErrInsufficientStock},
 		{"unknown discount", func(r *store.CheckoutRequest) { r.DiscountCode = "NOPE" }, store.ErrNotFound},
 		{"expired discount", func(r *store.CheckoutRequest) { r.DiscountCode = "OLD1" }, store.ErrCodeExpired},
 		{"unknown gift card", func(r *store.CheckoutRequest) { r.GiftCardCode = "NOPE" }, store.ErrNotFound},
 		{"empty gift card", func(r *store.CheckoutRequest) { r.GiftCardCode = "EMPTY" }, store.ErrGiftCardUsed},
-		{"no card", func(r *store.CheckoutRequest) { r.Card = nil }, store.ErrCardRequired},
 		{"unknown product", func(r *store.CheckoutRequest) { r.Lines[0].ProductID = "ghost" }, store.ErrInsufficientStock},
 		{"bad key", func(r *store.CheckoutRequest) { r.Key = "has space" }, store.ErrBadCheckoutKey},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := request("k-"+strings.ReplaceAll(tc.name, " ", "-"), "c", store.CheckoutLine{ProductID: "p", Quantity: 1})
-			req.Card = f.card
 			tc.mod(&req)
-			if _, err := st.Checkout(ctx, req, f.gateway); !errors.Is(err, tc.want) {
+			if _, err := f.pay.Checkout(ctx, req); !errors.Is(err, tc.want) {
 				t.Fatalf("Checkout: %v, want %v", err, tc.want)
 			}
 		})
@@ -415,8 +411,19 @@ func TestCheckoutFailuresWriteAndChargeNothing(t *testing.T) {
 	if f.stockOf(t, "p") != 3 || f.env.CountEntities(t, "order") != 0 || f.env.CountEntities(t, "invoice") != 0 {
 		t.Fatal("a failed checkout wrote something")
 	}
-	if n, _, _ := f.gateway.Captured(); n != 0 {
-		t.Fatalf("%d charges kept after failed checkouts", n)
+	// A declined card on the provider's page takes nothing and places
+	// nothing: the order stays held for another card.
+	declined := *f.pay
+	declined.Card = payment.CardForm{Number: payment.CardDeclined, Expiry: "12/99", CVC: "123"}
+	if _, err := declined.Checkout(ctx, request("k-declined", "c", store.CheckoutLine{ProductID: "p", Quantity: 1})); !errors.Is(err, payment.ErrDeclined) {
+		t.Fatalf("declined card: %v", err)
+	}
+	if p := must(st.CustomerOrders(ctx, "c", 10, "")); len(p.Items) != 1 || p.Items[0].Status != store.OrderAwaitingPayment ||
+		f.env.CountEntities(t, "invoice") != 0 {
+		t.Fatalf("after a decline: %+v", p.Items)
+	}
+	if n, _ := paytest.Payments(t, f.env); n != 0 {
+		t.Fatalf("%d payments kept after failed checkouts", n)
 	}
 }
 
@@ -462,85 +469,6 @@ func TestStockAdjustmentRace(t *testing.T) {
 	}
 }
 
-// hookCharger runs a function once, in the middle of the first charge: the
-// moment between the charge and the write where other customers act.
-type hookCharger struct {
-	*payment.TestGateway
-	fired atomic.Bool // not a sync.Once: the hook may charge through this charger again
-	hook  func()
-}
-
-func (h *hookCharger) Charge(ctx context.Context, token string, amount store.Money, key string) (string, error) {
-	id, err := h.TestGateway.Charge(ctx, token, amount, key)
-	if h.fired.CompareAndSwap(false, true) {
-		h.hook()
-	}
-	return id, err
-}
-
-// The last unit goes to someone else between the charge and the write: the
-// order is refused as out of stock and the charge is voided.
-func TestCheckoutVoidsTheChargeWhenTheWriteFails(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, map[string][2]int{"p": {1, -1}}, 1000)
-	ctx := ctxT(t)
-	charger := &hookCharger{TestGateway: f.gateway, hook: func() {
-		req := request("other-buyer", "other", store.CheckoutLine{ProductID: "p", Quantity: 1})
-		req.Card = f.card
-		if _, err := f.env.Store.Checkout(ctx, req, f.gateway); err != nil {
-			t.Errorf("the other buyer: %v", err)
-		}
-	}}
-	req := request("late-buyer", "late", store.CheckoutLine{ProductID: "p", Quantity: 1})
-	req.Card = f.card
-	_, err := f.env.Store.Checkout(ctx, req, charger)
-	var short *store.StockShortError
-	if !errors.As(err, &short) || short.Available != 0 {
-		t.Fatalf("late buyer: %v, want out of stock", err)
-	}
-	if n, _, attempts := f.gateway.Captured(); n != 1 || attempts != 2 {
-		t.Fatalf("gateway keeps %d charges of %d attempts; want the other buyer's 1 of 2", n, attempts)
-	}
-	if got := f.env.CountEntities(t, "order"); got != 1 {
-		t.Fatalf("%d orders", got)
-	}
-}
-
-// A double submit under contention: while the first submission is between
-// its charge and its write, another buyer empties its warehouse and the
-// second submission (same key, same charge) places the order from the other
-// warehouse. The first must then show that order, not void its charge.
-func TestCheckoutTwinSubmissionKeepsTheCharge(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, map[string][2]int{"p": {1, 1}}, 1000)
-	ctx := ctxT(t)
-	twin := request("double-click", "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
-	twin.Card = f.card
-	var placed store.Order
-	charger := &hookCharger{TestGateway: f.gateway}
-	charger.hook = func() {
-		other := request("other-buyer", "other", store.CheckoutLine{ProductID: "p", Quantity: 1})
-		other.Card = f.card
-		if _, err := f.env.Store.Checkout(ctx, other, f.gateway); err != nil {
-			t.Errorf("the other buyer: %v", err)
-		}
-		var err error
-		if placed, err = f.env.Store.Checkout(ctx, twin, charger); err != nil {
-			t.Errorf("the second submission: %v", err)
-		}
-	}
-	first, err := f.env.Store.Checkout(ctx, twin, charger)
-	if err != nil || first.ID != placed.ID || placed.ID == "" {
-		t.Fatalf("first submission: %+v, %v; the second placed %q", first, err, placed.ID)
-	}
-	if n, total, _ := f.gateway.Captured(); n != 2 || total != 2000 {
-		t.Fatalf("gateway keeps %d charges (%d): the placed order's charge was voided", n, total)
-	}
-	if left := f.stockOf(t, "p"); left != 0 {
-		t.Fatalf("stock %d", left)
-	}
-}
-
 // Two staff advance two shipments of one order at once: the order still
 // ends shipped (one of them is told to retry, as a person would).
 func TestAdvanceSiblingShipmentsAtOnce(t *testing.T) {
@@ -548,8 +476,7 @@ func TestAdvanceSiblingShipmentsAtOnce(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"a": {1, 0}, "b": {0, 1}}, 1000)
 	ctx := ctxT(t)
 	req := request("two-parcels", "c", store.CheckoutLine{ProductID: "a", Quantity: 1}, store.CheckoutLine{ProductID: "b", Quantity: 1})
-	req.Card = f.card
-	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	o, err := f.pay.Checkout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,4 +515,76 @@ func TestAdvanceSiblingShipmentsAtOnce(t *testing.T) {
 		}
 	}
 	t.Fatal("the shipments never both shipped")
+}
+
+// The largest order there can be, held and placed for real: fifteen lines
+// of 99, each from four warehouses, a discount code, a gift card and a
+// card, and the cart emptied: the hold in one transaction, its payment's
+// placing in another, both within DynamoDB's 100 items.
+func TestLargestCheckoutIsPlaced(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil, 0)
+	ctx, st := ctxT(t), f.env.Store
+	var ws []string
+	for i := 3; i <= 8; i++ { // w1 and w2 come with the fixture
+		w := fmt.Sprintf("w%d", i)
+		if err := st.PutWarehouse(ctx, store.Warehouse{ID: w, Name: "Warehouse " + w, Address: store.Address{City: w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 8; i++ {
+		ws = append(ws, fmt.Sprintf("w%d", i))
+	}
+	owner := store.CustomerOwner("big")
+	req := request("largest", "big")
+	for i := range store.MaxCartLines {
+		p := store.Product{ID: fmt.Sprintf("p%02d", i), Name: fmt.Sprintf("Product %02d", i), Category: "c", Price: eur(100)}
+		if err := st.PutProduct(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if err := st.PutStockLevel(ctx, store.StockLevel{ProductID: p.ID, ProductName: p.Name, WarehouseID: w, WarehouseName: w, Quantity: 25}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.AddToCart(ctx, owner, p, store.MaxLineQty); err != nil {
+			t.Fatal(err)
+		}
+		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: p.ID, Quantity: store.MaxLineQty})
+	}
+	if _, err := st.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-BIG1", Balance: eur(1000)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateDiscountCode(ctx, store.DiscountCode{Code: "BIG", Kind: store.DiscountPercent, Percent: 10,
+		ExpiresAt: time.Now().Add(time.Hour), UsageLimit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	req.CartOwner, req.DiscountCode, req.GiftCardCode, req.HoldFor = owner, "BIG", "GIFT-BIG1", 30*time.Minute
+	f.env.Counter.Reset()
+	held, err := st.HoldCheckout(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := f.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
+		t.Fatalf("the hold made %v", ops)
+	}
+	placed, err := f.pay.Pay(ctx, held, nil)
+	if err != nil || placed.Status != store.OrderPlaced {
+		t.Fatalf("placed %+v, %v", placed, err)
+	}
+	d := must(st.OrderDetails(ctx, held.ID))
+	if len(d.Items) != store.MaxCartLines {
+		t.Fatalf("order details %+v", d)
+	}
+	for _, it := range d.Items {
+		if len(it.Allocations) != store.MaxLineWarehouses {
+			t.Fatalf("%s leaves from %d warehouses", it.ProductID, len(it.Allocations))
+		}
+	}
+	if c := must(st.Cart(ctx, owner)); len(c.Lines) != 0 {
+		t.Fatalf("cart not emptied: %d lines", len(c.Lines))
+	}
+	if n, total := paytest.Payments(t, f.env); n != 1 || total != 15*99*100*9/10-1000 {
+		t.Fatalf("the provider: %d payments of %d", n, total)
+	}
 }

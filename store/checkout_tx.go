@@ -13,57 +13,18 @@ import (
 // maxTransactItems is DynamoDB's limit on the items of one transaction.
 const maxTransactItems = 100
 
-// Checkout places an order. If a card pays, the intent to charge it is
-// written first (the checkout key's item, status charging, see
-// recordIntent), then the card is charged (once per charge key), then one
-// TransactWriteItems writes everything: the key's item as placed (on
-// condition it still holds this attempt's intent; without a card, on
+// placeAtOnce places an order the gift card and the discount code pay
+// whole, with nothing left for a card (HoldCheckout's quote q): one
+// TransactWriteItems writes everything: the checkout key's item (on
 // condition the key is new), stock taken from each allocated warehouse on
-// condition of enough stock, the gift card on condition of enough balance,
-// the discount code's use counted on condition of its limit and expiry, the
-// order, its items, its invoice, and the cart emptied of what was ordered
-// (on condition it still holds it). If the write fails the charge is voided
-// (see failCheckout), unless a twin submission with the same key placed the
-// order with that same charge. The same key submitted again (or at once)
-// returns the one order; a process that dies after the charge leaves the
-// intent charging for SettleCheckoutIntent.
-func (s *Store) Checkout(ctx context.Context, req CheckoutRequest, charger Charger) (Order, error) {
-	if !ValidID(req.Key) || len(req.Key) > 36 {
-		return Order{}, ErrBadCheckoutKey
-	}
-	// Whatever the outcome, this replica's window shows the stock anew.
-	touched := make([]string, 0, len(req.Lines))
-	for _, l := range req.Lines {
-		touched = append(touched, l.ProductID)
-	}
-	defer s.forgetStock(touched...)
-	cur, found, err := s.checkoutKeyItem(ctx, req.Key)
-	if err != nil {
-		return Order{}, err
-	}
-	return s.checkout(ctx, req, charger, cur, found)
-}
-
-// checkout is Checkout once the key's item is read (cur, if found).
-func (s *Store) checkout(ctx context.Context, req CheckoutRequest, charger Charger, cur idempotencyRecord, found bool) (Order, error) {
-	if found && (cur.CustomerID != req.CustomerID || cur.status() == CheckoutPlaced) {
-		return s.placedOrder(ctx, cur, true, req.CustomerID) // a double submit, or someone else's key
-	}
-	var q Quote
-	var err error
-	if req.Quote != nil {
-		q = *req.Quote
-	} else if q, err = s.QuoteCheckout(ctx, req); err != nil {
-		return Order{}, err
-	}
-	if req.ExpectTotal != nil && q.Tender.Total != *req.ExpectTotal {
-		return Order{}, ErrTotalChanged
-	}
-	if q.Tender.Card.Amount > 0 && req.Card == nil {
-		return Order{}, ErrCardRequired
-	}
+// condition of enough stock, the gift card on condition of enough
+// balance, the discount code's use counted on condition of its limit and
+// expiry, the order, its items, its invoice, and the cart emptied of what
+// was ordered (on condition it still holds it). The same key submitted
+// again (or at once) returns the one order.
+func (s *Store) placeAtOnce(ctx context.Context, req CheckoutRequest, q Quote) (Order, error) {
 	if checkoutWrites(req, q) > maxTransactItems {
-		return Order{}, ErrOrderTooLarge // found before any charge
+		return Order{}, ErrOrderTooLarge
 	}
 	listShards, err := s.lists.count(ctx, s)
 	if err != nil {
@@ -71,31 +32,6 @@ func (s *Store) checkout(ctx context.Context, req CheckoutRequest, charger Charg
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	order, invoice := newOrder(req, q, NewID(), "", s.orderNumbers(), now)
-	var intent *idempotencyRecord
-	var chargeID string
-	if q.Tender.Card.Amount > 0 {
-		var prev *idempotencyRecord
-		if found {
-			prev = &cur
-		}
-		rec, placed, err := s.recordIntent(ctx, req, prev, q.Tender.Card)
-		if placed != nil || err != nil {
-			return orderOrZero(placed), err // a twin placed it meanwhile, or no intent: nothing charged
-		}
-		intent = &rec
-		// A decline leaves the intent charging, with nothing in the ledger:
-		// the next try of this form overwrites it. A charge whose answer
-		// was lost is found by SettleCheckoutIntent.
-		chargeID, err = charger.Charge(ctx, req.Card.Token, q.Tender.Card, rec.ChargeKey)
-		if err != nil {
-			return Order{}, fmt.Errorf("charge card: %w", err)
-		}
-		invoice.Payments = append(invoice.Payments, cardPayment(*req.Card, q.Tender.Card, chargeID))
-	}
-	fail := func(cause error) (Order, error) {
-		return s.failCheckout(ctx, charger, req, intent, chargeID, cause)
-	}
-
 	q, err = s.writeCheckout(ctx, req, q, &order, func(q Quote) ([]itemRole, error) {
 		// The invoice's number is the next of its series, taken in the
 		// order's transaction (books.go): another process taking it first
@@ -103,7 +39,7 @@ func (s *Store) checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		var roles []itemRole
 		err := s.numbered(ctx, bookInvoices, order.ID, now, 1, func(book bookNumber) error {
 			invoice.ID = book.String()
-			tx, r, err := s.checkoutItems(req, q, order, invoice, book, intent, chargeID, now, listShards)
+			tx, r, err := s.checkoutItems(req, q, order, invoice, book, now, listShards)
 			if err != nil {
 				return err
 			}
@@ -118,10 +54,57 @@ func (s *Store) checkout(ctx context.Context, req CheckoutRequest, charger Charg
 		return roles, err
 	})
 	if err != nil {
-		return fail(err)
+		return s.orderAfterFailedWrite(ctx, req, err)
 	}
 	s.markLowAfter(ctx, q)
 	return order, nil
+}
+
+// orderAfterFailedWrite answers a checkout whose transaction did not
+// write its order (nothing was paid yet): the order under its key after
+// all (a twin's, or this very write's, its answer lost), or cause.
+func (s *Store) orderAfterFailedWrite(ctx context.Context, req CheckoutRequest, cause error) (Order, error) {
+	o, err := s.OrderForKey(context.WithoutCancel(ctx), req.Key, req.CustomerID)
+	switch {
+	case err == nil:
+		return o, nil
+	case errors.Is(err, ErrNotFound):
+		return Order{}, cause
+	}
+	return Order{}, errors.Join(cause, err)
+}
+
+// explainCancel turns the reasons of a cancelled checkout into the error the
+// customer sees; for stock it reads how many are left now.
+func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []itemRole) error {
+	for i, r := range reasons {
+		if r != reasonConditionFailed || i >= len(roles) {
+			continue
+		}
+		switch role := roles[i]; role.kind {
+		case "stock":
+			levels, err := s.ProductStock(ctx, role.productID)
+			if err != nil {
+				return fmt.Errorf("read stock after a cancelled checkout: %w", err)
+			}
+			left := 0
+			for _, l := range levels {
+				left += max(l.Quantity, 0)
+			}
+			return &StockShortError{ProductID: role.productID, ProductName: role.name, Wanted: role.wanted, Available: left}
+		case "ticket":
+			return fmt.Errorf("your ticket for %s was used in another order or has expired: %w", role.name, ErrTicketNotRedeemable)
+		case "cart":
+			return ErrCartChanged
+		case "number":
+			return errOrderNumberTaken
+		case "giftcard":
+			return &CodeError{Field: "giftcard", Err: errors.New("the gift card's balance changed; check it and try again")}
+		case "discount":
+			return &CodeError{Field: "discount", Err: ErrCodeUsedUp}
+		}
+	}
+	return fmt.Errorf("checkout cancelled: %v: %w", reasons, ErrConflict)
 }
 
 // writeCheckout runs write, which makes an order's transaction of q (its
@@ -173,7 +156,7 @@ func (s *Store) writeCheckout(ctx context.Context, req CheckoutRequest, q Quote,
 }
 
 // newOrder is the order a checkout of q places at now, and its invoice with
-// the gift card's payment; the card's is added once it is charged
+// the gift card's payment; the card's is added once it is paid
 // (cardPayment). Seeded past orders are made by it too (SeedOrder).
 func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, now time.Time) (Order, Invoice) {
 	order := Order{
@@ -209,16 +192,9 @@ func newInvoice(order Order, items []OrderItem, t Tender, discountCode, giftCard
 	return invoice
 }
 
-// cardPayment is the invoice's payment by a charged card.
+// cardPayment is the invoice's payment by a card.
 func cardPayment(card Card, amount Money, chargeID string) Payment {
 	return Payment{Type: card.Brand, Amount: amount, Reference: chargeID + " · ••••" + card.Last4}
-}
-
-func orderOrZero(o *Order) Order {
-	if o == nil {
-		return Order{}
-	}
-	return *o
 }
 
 // checkoutWrites counts the items of an order's transaction: the checkout

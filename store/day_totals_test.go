@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // dayFigures is a day's totals as "orders/revenue/refunded" in cents.
@@ -31,8 +32,7 @@ func TestRefundsCountOnTheirOwnDay(t *testing.T) {
 	place := func(key string, n int) store.Order {
 		t.Helper()
 		req := request(key, "c1", store.CheckoutLine{ProductID: "p", Quantity: n})
-		req.Card = f.card
-		o, err := st.Checkout(ctx, req, f.gateway)
+		o, err := paytest.New(t, st).Checkout(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,17 +40,17 @@ func TestRefundsCountOnTheirOwnDay(t *testing.T) {
 	}
 	first := place("day-a", 2)                                // €25.00 on the 27th
 	clock.Set(time.Date(2026, 3, 27, 23, 30, 0, 0, time.UTC)) // 28 Mar, 00:30 CET
-	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: first.ID, Key: "rf-a", Reason: "Goodwill", By: refunder, Amount: eur(1000)}, legacy(f.gateway)); err != nil {
+	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: first.ID, Key: "rf-a", Reason: "Goodwill", By: refunder, Amount: eur(1000)}, f.pay.Refunds()); err != nil {
 		t.Fatal(err)
 	}
 	clock.Set(time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
 	second := place("day-b", 3) // €37.50 on the 28th
 	clock.Set(time.Date(2026, 3, 30, 8, 0, 0, 0, time.UTC))
-	if _, err := st.CancelOrder(ctx, second.ID, "c1", "cancel-b", nil, legacy(f.gateway)); err != nil {
+	if _, err := st.CancelOrder(ctx, second.ID, "c1", "cancel-b", nil, f.pay.Refunds()); err != nil {
 		t.Fatal(err)
 	}
 	// A refund refused writes nothing to the totals.
-	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: first.ID, Key: "rf-too-much", Reason: "Goodwill", By: refunder, Amount: eur(1501)}, legacy(f.gateway)); !errors.Is(err, store.ErrRefundExceedsCharge) {
+	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: first.ID, Key: "rf-too-much", Reason: "Goodwill", By: refunder, Amount: eur(1501)}, f.pay.Refunds()); !errors.Is(err, store.ErrRefundExceedsCharge) {
 		t.Fatalf("refunding more than is left: %v", err)
 	}
 	days, err := f.env.Store.DayTotals(ctx, time.Date(2026, 3, 27, 12, 0, 0, 0, stockholm), time.Date(2026, 3, 30, 12, 0, 0, 0, stockholm))
@@ -87,7 +87,7 @@ func TestReceiptRefundsCountWhenTheirPeriodShipped(t *testing.T) {
 	f.clock.Set(time.Date(2026, 5, 20, 9, 0, 0, 0, time.UTC))
 	for _, c := range []string{"nothing-ships", "ships"} {
 		rec := firstReceipt(t, f, c)
-		if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: c, Number: rec.Number, Amount: eur(300), Reason: "stale", By: "staff@x", Key: "k-" + c}, legacy(f.gateway), nil); err != nil {
+		if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: c, Number: rec.Number, Amount: eur(300), Reason: "stale", By: "staff@x", Key: "k-" + c}, f.pay.Refunds(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -114,8 +114,7 @@ func TestDayRefundedRace(t *testing.T) {
 	var orders []store.Order
 	for i := range 4 {
 		req := request(fmt.Sprintf("race-%d", i), "c1", store.CheckoutLine{ProductID: "p", Quantity: 2})
-		req.Card = f.card
-		o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+		o, err := f.pay.Checkout(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +130,7 @@ func TestDayRefundedRace(t *testing.T) {
 			defer wg.Done()
 			<-start
 			o := orders[i%len(orders)]
-			_, errs[i] = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: fmt.Sprintf("part-%02d", i), Reason: "Goodwill", By: refunder, Amount: eur(300)}, legacy(f.gateway))
+			_, errs[i] = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: fmt.Sprintf("part-%02d", i), Reason: "Goodwill", By: refunder, Amount: eur(300)}, f.pay.Refunds())
 		}()
 	}
 	close(start)

@@ -11,6 +11,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // productDropFixture is a shop on a clock with warehouses w1 and w2 and
@@ -20,6 +21,7 @@ type productDropFixture struct {
 	clock   *testClock
 	gateway *payment.TestGateway
 	card    *store.Card
+	pay     *paytest.Payer
 }
 
 func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
@@ -41,11 +43,8 @@ func newProductDropFixture(t *testing.T, w1, w2 int) productDropFixture {
 		}
 	}
 	g := payment.NewTestGateway(env.Store)
-	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return productDropFixture{env: env, clock: clock, gateway: g, card: &card}
+	card := paytest.LegacyCard(t, env.Store, payment.CardSucceeds, "12/99") // a card an older version kept
+	return productDropFixture{env: env, clock: clock, gateway: g, card: &card, pay: paytest.New(t, env.Store)}
 }
 
 func (f productDropFixture) stock(t *testing.T) map[string]int {
@@ -191,7 +190,6 @@ func TestClosingProductDropReturnsTheUnclaimed(t *testing.T) {
 
 func ticketCheckout(f productDropFixture, key, customer string, d store.Drop, cart bool) store.CheckoutRequest {
 	req := request(key, customer, store.CheckoutLine{ProductID: "tea", Quantity: 1, DropID: d.ID})
-	req.Card = f.card
 	if cart {
 		req.CartOwner = store.CustomerOwner(customer)
 	}
@@ -222,11 +220,11 @@ func TestTicketRedeemedAtCheckout(t *testing.T) {
 		t.Fatalf("cart %+v, %v", cart, err)
 	}
 	req := request("redeem-1", "ada")
-	req.CartOwner, req.Card = owner, f.card
+	req.CartOwner = owner
 	for _, l := range cart.Lines {
 		req.Lines = append(req.Lines, store.CheckoutLine{ProductID: l.ProductID, Quantity: l.Quantity, DropID: l.DropID})
 	}
-	order, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	order, err := f.pay.Checkout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,22 +260,22 @@ func TestTicketRedeemedAtCheckout(t *testing.T) {
 	if cart, err := f.env.Store.Cart(ctx, owner); err != nil || len(cart.Lines) != 0 {
 		t.Fatalf("cart after checkout %+v, %v", cart, err)
 	}
-	if _, err := f.env.Store.Checkout(ctx, ticketCheckout(f, "redeem-2", "ada", d, false), f.gateway); !errors.Is(err, store.ErrTicketNotRedeemable) {
+	if _, err := f.pay.Checkout(ctx, ticketCheckout(f, "redeem-2", "ada", d, false)); !errors.Is(err, store.ErrTicketNotRedeemable) {
 		t.Fatalf("a second checkout with a redeemed ticket: %v", err)
 	}
-	if n, _, _ := f.gateway.Captured(); n != 1 {
-		t.Fatalf("%d charges captured, want 1", n)
+	if n, _ := paytest.Payments(t, f.env); n != 1 {
+		t.Fatalf("%d payments at the provider, want 1", n)
 	}
 }
 
 // Two tabs check out one ticket at once: exactly one order; the other is
-// told and its charge voided.
+// told, before anything is paid.
 func TestTicketCheckoutRace(t *testing.T) {
 	t.Parallel()
 	f := newProductDropFixture(t, 5, 0)
 	ctx := ctxT(t)
 	d := f.adaHoldsATicket(t)
-	// Both quote before either writes, so both charge and reach the
+	// Both quote before either writes, so both reach the hold's
 	// transaction, where the ticket's condition decides.
 	var reqs [2]store.CheckoutRequest
 	for i := range reqs {
@@ -296,7 +294,7 @@ func TestTicketCheckoutRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[i] = f.env.Store.Checkout(ctx, reqs[i], f.gateway)
+			_, errs[i] = f.pay.Checkout(ctx, reqs[i])
 		}()
 	}
 	close(start)
@@ -315,8 +313,8 @@ func TestTicketCheckoutRace(t *testing.T) {
 	if ok != 1 || refused != 1 {
 		t.Fatalf("%d placed, %d refused; want one each (%v)", ok, refused, errs)
 	}
-	if n, total, _ := f.gateway.Captured(); n != 1 || total != 1500 {
-		t.Fatalf("gateway holds %d charges of %d cents; want 1 of 1500", n, total)
+	if n, total := paytest.Payments(t, f.env); n != 1 || total != 1500 {
+		t.Fatalf("the provider holds %d payments of %d cents; want 1 of 1500", n, total)
 	}
 	if n := f.env.CountEntities(t, "order"); n != 1 {
 		t.Fatalf("%d orders", n)
@@ -340,11 +338,11 @@ func TestExpiredTicketIsRefused(t *testing.T) {
 		t.Fatalf("quote of an expired ticket: %v", err)
 	}
 	req.Quote = &q // quoted in time, written too late
-	if _, err := f.env.Store.Checkout(ctx, req, f.gateway); !errors.Is(err, store.ErrTicketNotRedeemable) {
+	if _, err := f.pay.Checkout(ctx, req); !errors.Is(err, store.ErrTicketNotRedeemable) {
 		t.Fatalf("checkout of an expired ticket: %v", err)
 	}
-	if n, _, _ := f.gateway.Captured(); n != 0 {
-		t.Fatalf("%d charges captured for an expired ticket", n)
+	if n, _ := paytest.Payments(t, f.env); n != 0 {
+		t.Fatalf("%d payments for an expired ticket", n)
 	}
 	if tk, err := f.env.Store.Ticket(ctx, d.ID, "ada"); err != nil || tk.Status != store.TicketValid {
 		t.Fatalf("ticket %+v, %v", tk, err)

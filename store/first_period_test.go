@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/storetest/paytest"
 )
 
 // tea is a product at €12.90 a month, the example.
@@ -30,9 +31,9 @@ func TestSubscribingBetweenPaymentDaysPaysTheFirstDaysThenWholePeriods(t *testin
 	f := newBillingFixture(t, time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
 	tea := f.tea(t)
-	sub, first, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: store.NewID(), CustomerID: "ada", Email: "ada@example.com", Product: tea, PaymentDay: 1, PeriodMonths: 1, Card: f.card,
-	}, f.gateway)
+	sub, first, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+		Key: store.NewID(), CustomerID: "ada", Email: "ada@example.com", Product: tea, PaymentDay: 1, PeriodMonths: 1,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSubscribingBetweenPaymentDaysPaysTheFirstDaysThenWholePeriods(t *testin
 	if store.FormatDate(sub.NextPaymentDate) != "2026-12-01" || store.FormatDate(sub.NextReminderDate) != "2026-11-28" || store.FormatDate(sub.LastPaymentDate) != "2026-11-28" {
 		t.Fatalf("next payment %s, reminder %s, last paid %s", store.FormatDate(sub.NextPaymentDate), store.FormatDate(sub.NextReminderDate), store.FormatDate(sub.LastPaymentDate))
 	}
-	if n, total, _ := f.gateway.Captured(); n != 1 || total != 129 {
+	if n, total := paytest.Payments(t, f.env); n != 1 || total != 129 {
 		t.Fatalf("gateway captured %d charges, %d cents, want one of 129", n, total)
 	}
 	back, err := f.env.Store.Receipt(ctx, "ada", first.Number)
@@ -60,7 +61,7 @@ func TestSubscribingBetweenPaymentDaysPaysTheFirstDaysThenWholePeriods(t *testin
 	if store.FormatDate(due.Intent.Period) != "2026-12-01" || due.AmountFor(due.Intent.Period) != eur(1290) {
 		t.Fatalf("intent %+v", due.Intent)
 	}
-	charge, err := f.gateway.ChargeAt(ctx, due.Card.Token, due.Amount(), due.Intent.Key(due.ID))
+	charge, err := f.pay.Renew(ctx, due)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +94,15 @@ func TestSubscribingBetweenPaymentDaysPaysTheFirstDaysThenWholePeriods(t *testin
 
 // A share below the smallest charge (€0.50) is not charged: 30 November to
 // the 1st is 1 of 30 days of €12.90, €0.43. The receipt says the day was
-// free; the gateway is not asked; the 1st charges the whole period.
+// free; the provider charges nothing (the card is saved in setup mode);
+// the 1st charges the whole period.
 func TestFirstDaysBelowTheSmallestChargeAreFree(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
-	sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: store.NewID(), CustomerID: "ada", Product: f.tea(t), PaymentDay: 1, PeriodMonths: 1, Card: f.card,
-	}, f.gateway)
+	sub, rec, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+		Key: store.NewID(), CustomerID: "ada", Product: f.tea(t), PaymentDay: 1, PeriodMonths: 1,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +110,8 @@ func TestFirstDaysBelowTheSmallestChargeAreFree(t *testing.T) {
 		store.FormatDate(rec.PeriodStart) != "2026-11-30" || store.FormatDate(rec.PeriodEnd) != "2026-12-01" {
 		t.Fatalf("receipt %+v, want a free day", rec)
 	}
-	if n, _, attempts := f.gateway.Captured(); n != 0 || attempts != 0 {
-		t.Fatalf("the gateway was asked %d times, captured %d", attempts, n)
+	if n, _ := paytest.Payments(t, f.env); n != 0 || f.env.CountEntities(t, "testPayIntent") != 0 {
+		t.Fatalf("the provider was asked %d times, took %d", f.env.CountEntities(t, "testPayIntent"), n)
 	}
 	if n := f.env.CountEntities(t, "gatewayCharge"); n != 0 {
 		t.Fatalf("%d charges in the ledger", n)
@@ -145,9 +147,9 @@ func TestSubscribeTwinSubmissionsBetweenPaymentDaysChargeTheShareOnce(t *testing
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					sub, _, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-						Key: "same-key", CustomerID: "acc", Product: tea, PaymentDay: 1, PeriodMonths: 1, Card: f.card,
-					}, f.gateway)
+					sub, _, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+						Key: "same-key", CustomerID: "acc", Product: tea, PaymentDay: 1, PeriodMonths: 1,
+					})
 					if err != nil {
 						t.Errorf("twin %d: %v", i, err)
 						return
@@ -161,8 +163,8 @@ func TestSubscribeTwinSubmissionsBetweenPaymentDaysChargeTheShareOnce(t *testing
 					t.Fatalf("twins got different subscriptions: %v", ids)
 				}
 			}
-			if n, total, _ := f.gateway.Captured(); n != tc.charges || total != tc.total {
-				t.Fatalf("gateway holds %d charges (%d cents), want %d (%d)", n, total, tc.charges, tc.total)
+			if n, total := paytest.Payments(t, f.env); n != tc.charges || total != tc.total {
+				t.Fatalf("the provider holds %d payments (%d cents), want %d (%d)", n, total, tc.charges, tc.total)
 			}
 			for entity, want := range map[string]int{"subscription": 1, "receipt": 1, "paidPeriod": 1} {
 				if n := f.env.CountEntities(t, entity); n != want {
@@ -192,9 +194,9 @@ func TestFirstDaysShipAUnitWhenHalfAMonthIsPaid(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("day %d every %d months", tc.day, tc.months), func(t *testing.T) {
 			customer := fmt.Sprintf("cust-%d-%d", tc.day, tc.months)
-			sub, rec, err := f.env.Store.Subscribe(ctxT(t), store.SubscribeRequest{
-				Key: store.NewID(), CustomerID: customer, Email: customer + "@example.com", Product: f.product, PaymentDay: tc.day, PeriodMonths: tc.months, Card: f.card,
-			}, f.gateway)
+			sub, rec, err := f.pay.Subscribe(ctxT(t), store.SubscribeRequest{
+				Key: store.NewID(), CustomerID: customer, Email: customer + "@example.com", Product: f.product, PaymentDay: tc.day, PeriodMonths: tc.months,
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,18 +44,6 @@ func (c Card) Label() string {
 	return c.Brand + " •••• " + c.Last4
 }
 
-// Charger charges a card once per idempotency key, voids a charge and
-// refunds part or all of one: all the store asks of the card gateway
-// (store/payment implements it).
-type Charger interface {
-	Charge(ctx context.Context, token string, amount Money, idempotencyKey string) (chargeID string, err error)
-	Void(ctx context.Context, chargeID string) error
-	// Refund gives amount of a charge back to its card, once per
-	// idempotency key (a repeat returns the first refund's id). The refunds
-	// of a charge never sum to more than it: ErrRefundExceedsCharge.
-	Refund(ctx context.Context, chargeID string, amount Money, idempotencyKey string) (refundID string, err error)
-}
-
 // The test gateway's own records. A real card gateway keeps its cards and
 // its ledger on its side; the built-in test gateway keeps them in the
 // shop's table so that any process, after any restart, can charge a token
@@ -260,19 +248,4 @@ func (s *Store) RecordGatewayRefund(ctx context.Context, r GatewayRefund) (Gatew
 // GatewayRefund reads the ledger's refund of an idempotency key (consistent).
 func (s *Store) GatewayRefund(ctx context.Context, key string) (GatewayRefund, error) {
 	return getItemConsistent(ctx, s, gatewayChargeKey(key), sortKeyRefund, "gateway refund", gatewayRefundRecord.refund)
-}
-
-// VoidGatewayCharge marks a charge voided; voiding twice is fine.
-func (s *Store) VoidGatewayCharge(ctx context.Context, chargeID string) error {
-	q := querySpec{key: onGSI1.pkEquals(gatewayIDKey(chargeID))}
-	r, err := queryOne(ctx, s, q, "charge "+chargeID, asRecord[gatewayChargeRecord])
-	if err != nil {
-		return err
-	}
-	err = s.updateIf(ctx, r.PK, r.SK, expression.Set(expression.Name("Voided"), expression.Value(true)),
-		expression.AttributeExists(expression.Name(attrPK)))
-	if err != nil {
-		return fmt.Errorf("void charge %s: %w", chargeID, err)
-	}
-	return nil
 }

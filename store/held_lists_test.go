@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/storetest/paytest"
 )
 
 // heldListsFixture is a shop (tea, w1 10) with three orders of ada: one
@@ -27,8 +28,7 @@ func newHeldListsFixture(t *testing.T) heldListsFixture {
 	ctx, st := ctxT(t), f.env.Store
 	f.start = f.clock.Now()
 	paid := request("paid-1", "ada", store.CheckoutLine{ProductID: "tea", Quantity: 1})
-	paid.Card = f.card
-	f.placed = must(st.Checkout(ctx, paid, f.gateway))
+	f.placed = must(paytest.New(t, st).Checkout(ctx, paid))
 	f.held = must(st.HoldCheckout(ctx, f.adaCart(t, "held-1")))
 	if err := st.AttachPaymentSession(ctx, f.held, payment.ProviderTest, "cs_held"); err != nil {
 		t.Fatal(err)

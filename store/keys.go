@@ -105,7 +105,6 @@ const (
 	partitionDiscounts      = "discounts"
 	partitionIntents        = "payment-intents"    // GSI2: open payment intents, oldest first
 	partitionSubscribes     = "subscribes-pending" // GSI2: subscribes waiting on their first payment, oldest first
-	partitionCheckouts      = "checkout-intents"   // GSI2: checkouts charging a card, oldest first (sparse; sharded)
 	partitionPublishedDrops = "drops"              // GSI1: drops on /drops, by closing time
 	partitionDrops          = "drops-all"          // GSI2: every drop, newest first
 	partitionDropsToClose   = "drops-closing"      // GSI2: product drops not closed yet, by closing time (sparse)
@@ -269,16 +268,6 @@ func subscribeKey(customerID, formKey string) string { return "sub-" + customerI
 // a subscription: its period and attempt.
 func subscriptionChargeKey(subscriptionID string, period time.Time, attempt int) string {
 	return fmt.Sprintf("sub-%s-%s-a%d", subscriptionID, FormatDate(period), attempt)
-}
-
-// checkoutChargeKey is the gateway's idempotency key of a checkout's
-// attempt: the same for every submission of one form, a new one only after
-// the earlier attempt's charge was voided or found missing.
-func checkoutChargeKey(checkoutKey string, attempt int) string {
-	if attempt <= 1 {
-		return "checkout-" + checkoutKey
-	}
-	return fmt.Sprintf("checkout-%s-%d", checkoutKey, attempt)
 }
 
 // periodKey marks one paid period of a subscription: written on condition

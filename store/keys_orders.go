@@ -40,12 +40,6 @@ func cartLineKey(productID, dropID string) string {
 	return productID
 }
 
-// checkoutIntentSortKey sorts the checkout intents of the sparse GSI2
-// partition by when they started, the checkout key keeping equal times apart.
-func checkoutIntentSortKey(startedAt time.Time, checkoutKey string) string {
-	return createdKey(startedAt, checkoutKey)
-}
-
 // A checkout's order held for its card payment on a provider's page
 // (checkout_hold.go): listed on GSI1 by its deadline, in the list shard of
 // its id, while it waits; once expired it leaves its customer's orders

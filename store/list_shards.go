@@ -14,14 +14,14 @@ import (
 )
 
 // DefaultListShards is how many shards a new table gives the lists every
-// order writes: a month's orders (GSI1 orders#YYYY-MM#n) and the open
-// card checkouts (GSI2 checkout-intents#n). At 10,000 orders a second
-// each shard takes about 310 and 625 writes a second, below a partition's
+// order writes: a month's orders (GSI1 orders#YYYY-MM#n) and the orders
+// held for their payment (GSI1, held_orders.go). At 10,000 orders a
+// second each shard takes about 310 writes a second, below a partition's
 // 1,000 (docs/design.md, Scaling notes).
 const DefaultListShards = 32
 
-// listsShardedMarker is the one-time step of moving a table's orders and
-// open checkout intents to their list shards.
+// listsShardedMarker is the one-time step of moving a table's orders to
+// their list shards.
 const listsShardedMarker = "lists-sharded"
 
 // settleListShards fixes the table's list shard count and, on a table
@@ -39,9 +39,9 @@ func (s *Store) settleListShards(ctx context.Context, created bool) error {
 	if !created {
 		moved, err := s.moveToListShards(ctx, shards)
 		if err != nil {
-			return fmt.Errorf("move orders and checkout intents to their shards (moved %d): %w", moved, err)
+			return fmt.Errorf("move orders to their shards (moved %d): %w", moved, err)
 		}
-		MigrateLog("orders and card checkouts moved to their list shards", "table", s.table, "items", moved, "shards", shards)
+		MigrateLog("orders moved to their list shards", "table", s.table, "items", moved, "shards", shards)
 	}
 	if err := s.Mark(ctx, listsShardedMarker); err != nil && !errors.Is(err, ErrConflict) {
 		return err
@@ -49,18 +49,18 @@ func (s *Store) settleListShards(ctx context.Context, created bool) error {
 	return nil
 }
 
-// moveToListShards gives each order and open checkout intent still under
-// its list's unsharded key (orders#YYYY-MM, checkout-intents) its shard's
-// key. It scans the table once, so it runs once per table (Migrate marks
-// it done), and again after a crash part way (no mark yet): each move is conditional on
-// the old key, so a rerun skips what moved and a write made meanwhile is
-// never overwritten.
+// moveToListShards gives each order still under its month's unsharded key
+// (orders#YYYY-MM) its shard's key. It scans the table once, so it runs
+// once per table (Migrate marks it done), and again after a crash part
+// way (no mark yet): each move is conditional on the old key, so a rerun
+// skips what moved and a write made meanwhile is never overwritten. (Open
+// card checkouts of the old in-request charge, under checkout-intents,
+// are left where they are: nothing reads them, their TTL ends them.)
 func (s *Store) moveToListShards(ctx context.Context, shards int) (int, error) {
 	legacyOrder := expression.Name("EntityType").Equal(expression.Value(entityOrder)).
 		And(expression.Name(attrGSI1PK).Size().Equal(expression.Value(len(prefixOrdersOf + "2006-01"))))
-	legacyIntent := expression.Name(attrGSI2PK).Equal(expression.Value(partitionCheckouts))
-	expr, err := expression.NewBuilder().WithFilter(legacyOrder.Or(legacyIntent)).
-		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK), expression.Name(attrGSI1PK), expression.Name(attrGSI2PK))).Build()
+	expr, err := expression.NewBuilder().WithFilter(legacyOrder).
+		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK), expression.Name(attrGSI1PK))).Build()
 	if err != nil {
 		return 0, err
 	}
@@ -72,7 +72,6 @@ func (s *Store) moveToListShards(ctx context.Context, shards int) (int, error) {
 		PK     string `dynamodbav:"PK"`
 		SK     string `dynamodbav:"SK"`
 		GSI1PK string `dynamodbav:"GSI1-PK"`
-		GSI2PK string `dynamodbav:"GSI2-PK"`
 	}
 	moved := 0
 	for scan.HasMorePages() {
@@ -87,17 +86,14 @@ func (s *Store) moveToListShards(ctx context.Context, shards int) (int, error) {
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(16)
 		for _, k := range page {
-			attr, old, id := attrGSI2PK, k.GSI2PK, trimPrefix(k.PK, prefixIdem)
-			if old != partitionCheckouts {
-				attr, old, id = attrGSI1PK, k.GSI1PK, trimPrefix(k.PK, prefixOrder)
-			}
-			if !strings.HasPrefix(old, prefixOrdersOf) && old != partitionCheckouts {
+			old, id := k.GSI1PK, trimPrefix(k.PK, prefixOrder)
+			if !strings.HasPrefix(old, prefixOrdersOf) {
 				continue
 			}
 			g.Go(func() error {
-				err := s.updateIf(gctx, k.PK, k.SK, expression.Set(expression.Name(attr), expression.Value(shardKey(old, shardOf(id, shards)))),
-					expression.Name(attr).Equal(expression.Value(old)))
-				if err != nil && !isConditionFailed(err) { // moved or closed meanwhile
+				err := s.updateIf(gctx, k.PK, k.SK, expression.Set(expression.Name(attrGSI1PK), expression.Value(shardKey(old, shardOf(id, shards)))),
+					expression.Name(attrGSI1PK).Equal(expression.Value(old)))
+				if err != nil && !isConditionFailed(err) { // moved meanwhile
 					return fmt.Errorf("move %s/%s to its shard: %w", k.PK, k.SK, err)
 				}
 				return nil

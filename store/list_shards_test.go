@@ -11,35 +11,41 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
-	"shop/store/payment"
 )
 
 // A table from before the lists were sharded: its orders sit under
-// orders#YYYY-MM and its open card checkouts under checkout-intents, and
-// the table records no list shard count. Migrate moves each to its shard,
-// once; the lists then show them, and a second Migrate scans nothing.
-func TestMigrateMovesOrdersAndCheckoutIntentsToTheirShards(t *testing.T) {
+// orders#YYYY-MM, an open card checkout of the old in-request charge under
+// checkout-intents, and the table records no list shard count. Migrate
+// moves each order to its shard, once, and leaves the old intent alone
+// (nothing reads it; its TTL ends it); the lists then show the orders, and
+// a second Migrate scans nothing.
+func TestMigrateMovesOrdersToTheirShards(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {50, 0}}, 1000)
-	ctx, st := ctxT(t), f.env.Store
+	ctx := ctxT(t)
 	var orders []store.Order
 	for i := range 5 {
 		req := request(fmt.Sprintf("legacy-%d", i), "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
-		req.Card = f.card
-		o, err := st.Checkout(ctx, req, f.gateway)
+		o, err := f.pay.Checkout(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		orders = append(orders, o)
 	}
-	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
+	// A card checkout an older shop left charging (its intent, listed
+	// for the reconcile step), as it wrote it.
+	open := request("legacy-open", "ada")
+	started := time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z")
+	_, err := f.env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.env.Table), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "idem#" + open.Key}, "SK": &types.AttributeValueMemberS{Value: "idem#" + open.Key},
+		"EntityType": &types.AttributeValueMemberS{Value: "idempotency"}, "Status": &types.AttributeValueMemberS{Value: "charging"},
+		"CustomerID": &types.AttributeValueMemberS{Value: "ada"}, "Attempt": &types.AttributeValueMemberN{Value: "1"},
+		"ChargeKey": &types.AttributeValueMemberS{Value: "checkout-" + open.Key + "-a1"}, "StartedAt": &types.AttributeValueMemberS{Value: started},
+		"ExpiresAt": &types.AttributeValueMemberN{Value: fmt.Sprint(time.Now().Add(time.Hour).Unix())},
+		"GSI2-PK":   &types.AttributeValueMemberS{Value: "checkout-intents#0"}, "GSI2-SK": &types.AttributeValueMemberS{Value: started + "#" + open.Key},
+	}})
 	if err != nil {
 		t.Fatal(err)
-	}
-	open := request("legacy-open", "ada", store.CheckoutLine{ProductID: "p", Quantity: 1})
-	open.Card = &declined
-	if _, err := st.Checkout(ctx, open, f.gateway); !errors.Is(err, payment.ErrDeclined) {
-		t.Fatalf("declined checkout: %v", err)
 	}
 
 	// Back to the old keys, as an older shop wrote them.
@@ -81,9 +87,20 @@ func TestMigrateMovesOrdersAndCheckoutIntentsToTheirShards(t *testing.T) {
 	if err != nil || len(page.Items) != len(orders) {
 		t.Fatalf("orders after migrate: %d, %v; want %d", len(page.Items), err, len(orders))
 	}
-	intents, err := shop.OpenCheckoutIntents(ctx, time.Now().Add(time.Second), 10)
-	if err != nil || len(intents) != 1 || intents[0].Key != open.Key {
-		t.Fatalf("open checkout intents after migrate: %+v, %v", intents, err)
+	// The old card checkout's intent is left as it was: nothing reads its
+	// list any more, and its TTL removes it.
+	out, err := f.env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(f.env.Table), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "idem#" + open.Key}, "SK": &types.AttributeValueMemberS{Value: "idem#" + open.Key}}})
+	if gsi2, _ := out.Item["GSI2-PK"].(*types.AttributeValueMemberS); err != nil || gsi2 == nil || gsi2.Value != "checkout-intents" {
+		t.Fatalf("the old intent after migrate: %v, %v", out.Item, err)
+	}
+	// Its key answers no order, and a hold under it is refused, not crashed on.
+	if _, err := shop.OrderForKey(ctx, open.Key, "ada"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the old intent's key: %v", err)
+	}
+	open.Lines, open.HoldFor = []store.CheckoutLine{{ProductID: "p", Quantity: 1}}, 30*time.Minute
+	if _, err := shop.HoldCheckout(ctx, open); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a hold under the old intent's key: %v", err)
 	}
 
 	f.env.Counter.Reset()

@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // The staff's order list walks the months of its range, newest first,
@@ -23,8 +24,7 @@ func TestOrdersBetweenAcrossMonths(t *testing.T) {
 	for i, at := range []time.Time{day(1, 15), day(2, 10), day(2, 25), day(3, 5), day(3, 10), day(3, 20)} {
 		clock.Set(at)
 		req := request(fmt.Sprintf("k%d", i), "c1", store.CheckoutLine{ProductID: "a", Quantity: 1})
-		req.Card = f.card
-		o, err := st.Checkout(ctx, req, f.gateway)
+		o, err := paytest.New(t, st).Checkout(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}

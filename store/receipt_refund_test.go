@@ -1,61 +1,33 @@
 package store_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"shop/store"
-	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
-// ledgerRefunder is the test gateway's refunds, able to fail as a
-// gateway that does not answer, counting the calls.
+// ledgerRefunder refunds through the test provider that took the
+// receipts' payments, able to fail as a bank that does not answer,
+// counting the calls.
 type ledgerRefunder struct {
-	gw      payment.LegacyRefunder
-	env     storetest.Env
-	mu      sync.Mutex
-	failing error // every refund fails with it while set
-	calls   int
+	paytest.Flaky
+	env storetest.Env
 }
 
 func newLedgerRefunder(f billingFixture) *ledgerRefunder {
-	return &ledgerRefunder{gw: f.gateway, env: f.env}
+	return &ledgerRefunder{Flaky: paytest.Flaky{Refunds: f.pay.Refunds()}, env: f.env}
 }
 
-func (l *ledgerRefunder) Refund(ctx context.Context, chargeID string, amount store.Money, key string) (string, error) {
-	l.mu.Lock()
-	l.calls++
-	failing := l.failing
-	l.mu.Unlock()
-	if failing != nil {
-		return "", failing
-	}
-	return l.gw.Refund(ctx, chargeID, amount, key)
-}
-
-// total is what the gateway's ledger holds: its refunds and their sum.
+// total is what the provider's ledger holds: its refunds and their sum.
 func (l *ledgerRefunder) total(t *testing.T) (refunds int, sum int64) {
 	t.Helper()
-	for _, item := range l.env.Items(t) {
-		if e, ok := item["EntityType"].(*types.AttributeValueMemberS); !ok || e.Value != "gatewayRefund" {
-			continue
-		}
-		refunds++
-		n, err := strconv.ParseInt(item["Amount"].(*types.AttributeValueMemberN).Value, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum += n
-	}
-	return refunds, sum
+	return paytest.ProviderRefunds(t, l.env)
 }
 
 func refundMail(r store.Receipt) *store.Mail {
@@ -108,28 +80,28 @@ func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 		}, store.ErrRefundAmount},
 		{"no reason", func(r store.RefundRequest) store.RefundRequest { r.Reason = "  "; return r }, store.ErrReceiptRefundReason},
 	} {
-		if _, err := st.RefundReceipt(ctx, bad.req(req), legacy(gw), refundMail); !errors.Is(err, bad.want) {
+		if _, err := st.RefundReceipt(ctx, bad.req(req), gw, refundMail); !errors.Is(err, bad.want) {
 			t.Errorf("%s: %v, want %v", bad.name, err, bad.want)
 		}
 	}
-	if got, _ := st.Receipt(ctx, "ada", rec.Number); got.Refund != nil || gw.calls != 0 {
-		t.Fatalf("bad input wrote %+v or reached the gateway (%d)", got.Refund, gw.calls)
+	if got, _ := st.Receipt(ctx, "ada", rec.Number); got.Refund != nil || gw.Calls() != 0 {
+		t.Fatalf("bad input wrote %+v or reached the gateway (%d)", got.Refund, gw.Calls())
 	}
 
-	done, err := st.RefundReceipt(ctx, req, legacy(gw), refundMail)
+	done, err := st.RefundReceipt(ctx, req, gw, refundMail)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if done.Refund == nil || done.Refund.Status != store.ReceiptRefunded || done.Refunded() != eur(500) || done.Refund.GatewayID == "" {
 		t.Fatalf("refund %+v", done.Refund)
 	}
-	again, err := st.RefundReceipt(ctx, req, legacy(gw), refundMail)
+	again, err := st.RefundReceipt(ctx, req, gw, refundMail)
 	if err != nil || again.Refund.GatewayID != done.Refund.GatewayID {
 		t.Fatalf("the same key again: %+v %v", again.Refund, err)
 	}
 	other := req
 	other.Key, other.Amount = "k2", eur(799)
-	if _, err := st.RefundReceipt(ctx, other, legacy(gw), refundMail); !errors.Is(err, store.ErrAlreadyRefunded) {
+	if _, err := st.RefundReceipt(ctx, other, gw, refundMail); !errors.Is(err, store.ErrAlreadyRefunded) {
 		t.Fatalf("a second refund: %v, want ErrAlreadyRefunded", err)
 	}
 	shown, err := st.Receipt(ctx, "ada", rec.Number)
@@ -164,7 +136,7 @@ func TestRefundReceiptRace(t *testing.T) {
 			key := fmt.Sprintf("key%d", i%12) // pairs share a key: a double submit
 			results[i], errs[i] = st.RefundReceipt(ctx, store.RefundRequest{
 				CustomerID: "bo", Number: rec.Number, Amount: eur(int64(100 + i%12)), Reason: "race", By: "staff", Key: key,
-			}, legacy(gw), refundMail)
+			}, gw, refundMail)
 		}()
 	}
 	wg.Wait()
@@ -206,22 +178,22 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	f.subscribe(t, "cy", 18, 1)
 	rec := firstReceipt(t, f, "cy")
 	req := store.RefundRequest{CustomerID: "cy", Number: rec.Number, Amount: eur(1299), Reason: "never arrived", By: "staff", Key: "first"}
-	gw.failing = errors.New("connection reset")
-	if _, err := st.RefundReceipt(ctx, req, legacy(gw), refundMail); err == nil {
+	gw.Fail(errors.New("connection reset"))
+	if _, err := st.RefundReceipt(ctx, req, gw, refundMail); err == nil {
 		t.Fatal("a refund the gateway did not answer was recorded as done")
 	}
 	pending, _ := st.Receipt(ctx, "cy", rec.Number)
 	if pending.Refund == nil || pending.Refund.Status != store.ReceiptRefundPending {
 		t.Fatalf("after no answer: %+v", pending.Refund)
 	}
-	gw.failing = nil
+	gw.Fail(nil)
 	other := req
 	other.Key, other.Amount = "second", eur(100)
-	if _, err := st.RefundReceipt(ctx, other, legacy(gw), refundMail); !errors.Is(err, store.ErrRefundUnderWay) {
+	if _, err := st.RefundReceipt(ctx, other, gw, refundMail); !errors.Is(err, store.ErrRefundUnderWay) {
 		t.Fatalf("another key while pending: %v", err)
 	}
 	other.Finish = true
-	done, err := st.RefundReceipt(ctx, other, legacy(gw), refundMail)
+	done, err := st.RefundReceipt(ctx, other, gw, refundMail)
 	if err != nil || done.Refunded() != eur(1299) {
 		t.Fatalf("finished: %+v %v", done.Refund, err)
 	}
@@ -233,8 +205,8 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	f.clock.Set(time.Date(2026, 6, 18, 9, 0, 0, 0, time.UTC))
 	f.subscribe(t, "dee", 18, 1)
 	rec2 := firstReceipt(t, f, "dee")
-	gw.failing = store.ErrRefundExceedsCharge // the gateway's final no
-	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "dee", Number: rec2.Number, Amount: eur(100), Reason: "x", By: "s", Key: "a"}, legacy(gw), refundMail); !errors.Is(err, store.ErrRefundExceedsCharge) {
+	gw.Fail(store.ErrRefundExceedsCharge) // the bank's final no
+	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "dee", Number: rec2.Number, Amount: eur(100), Reason: "x", By: "s", Key: "a"}, gw, refundMail); !errors.Is(err, store.ErrRefundExceedsCharge) {
 		t.Fatalf("refused: %v", err)
 	}
 	if r, _ := st.Receipt(ctx, "dee", rec2.Number); r.Refund != nil {
@@ -250,7 +222,7 @@ func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	on := f.subscribe(t, "flo", 1, 1)
 	f.clock.Set(time.Date(2026, 4, 16, 9, 0, 0, 0, time.UTC)) // the 16th used: 14 days left
 
-	got, err := st.CancelSubscriptionNow(ctx, "ed", off.ID, off.Version, legacy(gw), refundMail)
+	got, err := st.CancelSubscriptionNow(ctx, "ed", off.ID, off.Version, gw, refundMail)
 	if err != nil || got.Subscription.Status != store.SubscriptionCancelled || got.Receipt != nil {
 		t.Fatalf("settings off: %+v %v", got, err)
 	}
@@ -265,10 +237,10 @@ func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	if _, err := st.SaveSubscriptionSettings(ctx, set); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("saving over a newer version: %v", err)
 	}
-	if _, err := st.CancelSubscriptionNow(ctx, "flo", on.ID, on.Version+1, legacy(gw), refundMail); !errors.Is(err, store.ErrConflict) {
+	if _, err := st.CancelSubscriptionNow(ctx, "flo", on.ID, on.Version+1, gw, refundMail); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("a stale version: %v", err)
 	}
-	got, err = st.CancelSubscriptionNow(ctx, "flo", on.ID, on.Version, legacy(gw), refundMail)
+	got, err = st.CancelSubscriptionNow(ctx, "flo", on.ID, on.Version, gw, refundMail)
 	if err != nil || got.Receipt == nil {
 		t.Fatalf("settings on: %+v %v", got, err)
 	}
@@ -279,7 +251,7 @@ func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	if refunds, sum := gw.total(t); refunds != 1 || sum != want.Amount {
 		t.Errorf("gateway: %d refunds, %d cents", refunds, sum)
 	}
-	if _, err := st.CancelSubscriptionNow(ctx, "flo", on.ID, got.Subscription.Version, legacy(gw), refundMail); !errors.Is(err, store.ErrSubscriptionCancelled) {
+	if _, err := st.CancelSubscriptionNow(ctx, "flo", on.ID, got.Subscription.Version, gw, refundMail); !errors.Is(err, store.ErrSubscriptionCancelled) {
 		t.Errorf("cancelling twice: %v", err)
 	}
 	if m := refundMails(t, st); len(m) != 1 {

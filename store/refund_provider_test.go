@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"shop/store"
 	"shop/store/payment"
@@ -147,7 +148,7 @@ func TestLegacyGatewayChargeRefundsThroughItsLedger(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, map[string][2]int{"p": {10, 0}, "q": {10, 0}}, 1000)
 	ctx := ctxT(t)
-	d := orderWithGiftCard(t, f)
+	d := legacyOrderWithGiftCard(t, f)
 	inv, _ := d.Invoice()
 	if ref := inv.Payments[len(inv.Payments)-1].Reference; !strings.HasPrefix(ref, "ch_") {
 		t.Fatalf("the legacy gateway's charge is %q", ref)
@@ -165,6 +166,25 @@ func TestLegacyGatewayChargeRefundsThroughItsLedger(t *testing.T) {
 	if n != 1 || sum != 2500 || f.env.CountEntities(t, "testPayRefund") != 0 {
 		t.Fatalf("the gateway's ledger: %d refunds of %d; the test provider's: %d", n, sum, f.env.CountEntities(t, "testPayRefund"))
 	}
+}
+
+// legacyOrderWithGiftCard is orderWithGiftCard as an older shop placed
+// it, its card part charged in the request by the legacy test gateway
+// (ch_…, in the gateway's ledger): written as SeedOrders writes a past
+// order without a card provider.
+func legacyOrderWithGiftCard(t *testing.T, f shopFixture) store.OrderDetails {
+	t.Helper()
+	ctx, st := ctxT(t), f.env.Store
+	past := store.PastOrder{Number: "FF-7K3Q92", CustomerID: "cust-1", Buyer: store.Buyer{Name: "Ada", Email: "ada@example.com"},
+		PlacedAt: time.Now().Add(-time.Hour).UTC().Truncate(time.Millisecond), ShipTo: request("", "").ShipTo, GiftCardCode: "GIFT-R", Card: f.card,
+		Items: []store.OrderItem{
+			{ProductID: "p", ProductName: "Product p", Price: eur(1000), Quantity: 3, Allocations: []store.Allocation{{WarehouseID: "w1", Quantity: 3}}},
+			{ProductID: "q", ProductName: "Product q", Price: eur(1000), Quantity: 1, Allocations: []store.Allocation{{WarehouseID: "w1", Quantity: 1}}},
+		}}
+	if n, err := st.SeedOrders(ctx, []store.PastOrder{past}, []store.GiftCard{{Code: "GIFT-R", Balance: eur(500), Initial: eur(500)}}, nil); err != nil || n != 1 {
+		t.Fatalf("seed the old order: %d, %v", n, err)
+	}
+	return must(st.OrderDetails(ctx, must(st.OrderIDByNumber(ctx, past.Number))))
 }
 
 // fakeStripe answers the refund and customer requests of the Stripe

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -10,35 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
-	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
-
-// flakyGateway is the test gateway whose refunds fail while failing is set,
-// as a bank that does not answer; it counts the refunds asked for.
-type flakyGateway struct {
-	*payment.TestGateway
-	mu      sync.Mutex
-	failing error
-	calls   int
-}
-
-func (g *flakyGateway) fail(err error) {
-	g.mu.Lock()
-	g.failing = err
-	g.mu.Unlock()
-}
-
-func (g *flakyGateway) Refund(ctx context.Context, chargeID string, amount store.Money, key string) (string, error) {
-	g.mu.Lock()
-	g.calls++
-	failing := g.failing
-	g.mu.Unlock()
-	if failing != nil {
-		return "", failing
-	}
-	return g.TestGateway.Refund(ctx, chargeID, amount, key)
-}
 
 // gatewayRefunds is what the gateway's ledger holds: its refunds and their sum.
 func gatewayRefunds(t *testing.T, env storetest.Env) (n int, sum int64) {
@@ -62,13 +35,13 @@ var errBankDown = errors.New("bank: connection reset")
 // pendingCardRefund places the gift-card-and-card order and refunds €20.00
 // of it while the bank is down: €5.00 to the gift card, €15.00 pending on
 // the card.
-func pendingCardRefund(t *testing.T, clock *storetest.Clock) (shopFixture, *flakyGateway, store.Order) {
+func pendingCardRefund(t *testing.T, clock *storetest.Clock) (shopFixture, *paytest.Flaky, store.Order) {
 	t.Helper()
 	f := newFixture(t, map[string][2]int{"p": {10, 0}, "q": {10, 0}}, 1000, store.WithClock(clock.Now))
 	d := orderWithGiftCard(t, f)
-	gw := &flakyGateway{TestGateway: f.gateway}
-	gw.fail(errBankDown)
-	_, err := f.env.Store.RefundOrder(ctxT(t), store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-down", Reason: "Arrived broken", By: refunder, Amount: eur(2000)}, legacy(gw))
+	gw := &paytest.Flaky{Refunds: f.pay.Refunds()}
+	gw.Fail(errBankDown)
+	_, err := f.env.Store.RefundOrder(ctxT(t), store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-down", Reason: "Arrived broken", By: refunder, Amount: eur(2000)}, gw)
 	if !errors.Is(err, store.ErrRefundCard) {
 		t.Fatalf("refund while the bank is down: %v, want ErrRefundCard", err)
 	}
@@ -107,7 +80,7 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 
 	now = now.Add(15 * time.Minute)
 	clock.Set(now)
-	rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
+	rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 	if !errors.Is(err, store.ErrRefundCard) || rf.CardTries.Count != 2 || rf.Status != store.RefundCardPending {
 		t.Fatalf("retry while down: %+v %v", rf, err)
 	}
@@ -116,28 +89,28 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 		t.Fatalf("after a second try: %+v %v", list, err)
 	}
 
-	gw.fail(nil)
-	// What the README says it costs: the refund, the gateway's refund (a
-	// GetItem, a Query, a transaction) and the refund marked done.
+	gw.Fail(nil)
+	// What the README says it costs: the refund, the test provider's
+	// refund (a GetItem, a transaction) and the refund marked done.
 	f.env.Counter.Reset()
-	rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
+	rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 	if err != nil || rf.Status != store.RefundDone || rf.GatewayRefundID == "" {
 		t.Fatalf("retry with the bank back: %+v %v", rf, err)
 	}
-	if ops := f.env.Counter.Ops(); ops["GetItem"] != 2 || ops["Query"] != 1 || ops["TransactWriteItems"] != 1 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 5 {
+	if ops := f.env.Counter.Ops(); ops["GetItem"] != 2 || ops["TransactWriteItems"] != 1 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 4 {
 		t.Fatalf("a retry that finished made %v", ops)
 	}
-	again, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
+	again, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 	if err != nil || again.GatewayRefundID != rf.GatewayRefundID {
 		t.Fatalf("a retry of a done refund: %+v %v", again, err)
 	}
 	if list, err := st.PendingCardRefunds(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("still listed once done: %+v %v", list, err)
 	}
-	if n, sum := gatewayRefunds(t, f.env); n != 1 || sum != 1500 {
+	if n, sum := paytest.ProviderRefunds(t, f.env); n != 1 || sum != 1500 {
 		t.Fatalf("the gateway refunded %d times, %d cents", n, sum)
 	}
-	if _, err := st.RetryCardRefund(ctx, o.ID, "no-such", legacy(gw)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RetryCardRefund(ctx, o.ID, "no-such", gw); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("retry of an unknown refund: %v", err)
 	}
 }
@@ -149,11 +122,11 @@ func TestRefundCardPendingNeedsStaffAfterMaxTries(t *testing.T) {
 	clock := storetest.NewClock(now, 0)
 	f, gw, o := pendingCardRefund(t, clock)
 	ctx, st := ctxT(t), f.env.Store
-	gw.fail(store.ErrRefundRefused)
+	gw.Fail(store.ErrRefundRefused)
 	for range store.MaxCardRefundTries - 1 {
 		now = now.Add(24 * time.Hour)
 		clock.Set(now)
-		if _, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw)); !errors.Is(err, store.ErrRefundCard) {
+		if _, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw); !errors.Is(err, store.ErrRefundCard) {
 			t.Fatal(err)
 		}
 	}
@@ -176,7 +149,7 @@ func TestRefundCardRetriesRaceRefundOnce(t *testing.T) {
 	clock := storetest.NewClock(now, 0)
 	f, gw, o := pendingCardRefund(t, clock)
 	ctx, st := ctxT(t), f.env.Store
-	gw.fail(nil)
+	gw.Fail(nil)
 	const n = 12
 	ids := make([]string, n)
 	errs := make([]error, n)
@@ -185,7 +158,7 @@ func TestRefundCardRetriesRaceRefundOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", legacy(gw))
+			rf, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 			ids[i], errs[i] = rf.GatewayRefundID, err
 		}()
 	}
@@ -195,7 +168,7 @@ func TestRefundCardRetriesRaceRefundOnce(t *testing.T) {
 			t.Fatalf("retry %d: %q %v (first %q)", i, ids[i], errs[i], ids[0])
 		}
 	}
-	if n, sum := gatewayRefunds(t, f.env); n != 1 || sum != 1500 {
+	if n, sum := paytest.ProviderRefunds(t, f.env); n != 1 || sum != 1500 {
 		t.Fatalf("the gateway refunded %d times, %d cents", n, sum)
 	}
 	d, err := st.OrderDetails(ctx, o.ID)
@@ -219,8 +192,8 @@ func TestRefundReceiptPendingListedAndRetried(t *testing.T) {
 	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder(f)
 	f.subscribe(t, "ada", 18, 1)
 	rec := firstReceipt(t, f, "ada")
-	gw.failing = errBankDown
-	_, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, legacy(gw), refundMail)
+	gw.Fail(errBankDown)
+	_, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "ada", Number: rec.Number, Amount: eur(500), Reason: "stale", By: "staff@x", Key: "k1"}, gw, refundMail)
 	if err == nil {
 		t.Fatal("a refund the gateway did not answer went through")
 	}
@@ -231,16 +204,16 @@ func TestRefundReceiptPendingListedAndRetried(t *testing.T) {
 	if p := list[0]; !p.IsReceipt() || p.CustomerID != "ada" || p.Number != rec.Number || p.Amount != eur(500) || p.Tries.Count != 1 {
 		t.Fatalf("listed %+v", p)
 	}
-	if r, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, legacy(gw), refundMail); err == nil || r.Refund.CardTries.Count != 2 {
+	if r, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, gw, refundMail); err == nil || r.Refund.CardTries.Count != 2 {
 		t.Fatalf("retry while down: %+v %v", r.Refund, err)
 	}
-	gw.failing = nil
+	gw.Fail(nil)
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, legacy(gw), refundMail); err != nil {
+			if _, err := st.RetryReceiptRefund(ctx, "ada", rec.Number, gw, refundMail); err != nil {
 				t.Error(err)
 			}
 		}()

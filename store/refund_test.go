@@ -24,7 +24,7 @@ func orderWithGiftCard(t *testing.T, f shopFixture) store.OrderDetails {
 	}
 	req := request("place-1", "cust-1", store.CheckoutLine{ProductID: "p", Quantity: 3}, store.CheckoutLine{ProductID: "q", Quantity: 1})
 	req.Buyer = store.Buyer{Name: "Ada", Email: "ada@example.com"}
-	req.GiftCardCode, req.Card = "GIFT-R", f.card
+	req.GiftCardCode = "GIFT-R"
 	return f.checkoutInOneTransaction(t, req)
 }
 
@@ -42,14 +42,14 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 	// were allocated, whatever the request's warehouse says.
 	req := store.OrderRefundRequest{OrderID: o.ID, Key: "rf-1", Reason: "Arrived broken", RestockWarehouse: "w2", By: refunder,
 		Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}
-	rf, err := f.env.Store.RefundOrder(ctx, req, legacy(f.gateway))
+	rf, err := f.env.Store.RefundOrder(ctx, req, f.pay.Refunds())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rf.Amount != eur(2000) || rf.GiftCard != eur(500) || rf.Card != eur(1500) || rf.Status != store.RefundDone || rf.GatewayRefundID == "" {
 		t.Fatalf("refund %+v", rf)
 	}
-	again, err := f.env.Store.RefundOrder(ctx, req, legacy(f.gateway))
+	again, err := f.env.Store.RefundOrder(ctx, req, f.pay.Refunds())
 	if err != nil || again.GatewayRefundID != rf.GatewayRefundID {
 		t.Fatalf("the same key again: %+v, %v", again, err)
 	}
@@ -68,24 +68,24 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 	}
 
 	// By amount: €3.00, all to the card now. What the README says it
-	// costs: the order's collection, one transaction, the gateway's refund
-	// (a GetItem, a Query, a transaction) and the refund marked done.
+	// costs: the order's collection, one transaction, the test provider's
+	// refund (a GetItem, a transaction) and the refund marked done.
 	f.env.Counter.Reset()
-	rf2, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-2", Reason: "Late", By: refunder, Amount: eur(300)}, legacy(f.gateway))
+	rf2, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-2", Reason: "Late", By: refunder, Amount: eur(300)}, f.pay.Refunds())
 	if err != nil || rf2.Card != eur(300) || rf2.GiftCard.Amount != 0 {
 		t.Fatalf("refund by amount: %+v, %v", rf2, err)
 	}
-	if ops := f.env.Counter.Ops(); ops["Query"] != 2 || ops["GetItem"] != 1 || ops["TransactWriteItems"] != 2 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 6 {
+	if ops := f.env.Counter.Ops(); ops["Query"] != 1 || ops["GetItem"] != 1 || ops["TransactWriteItems"] != 2 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 5 {
 		t.Fatalf("a card refund by amount made %v", ops)
 	}
 	// More than is left (€40.00 − €23.00 = €17.00): refused, nothing written.
-	_, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-3", Reason: "x", By: refunder, Amount: eur(1701)}, legacy(f.gateway))
+	_, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-3", Reason: "x", By: refunder, Amount: eur(1701)}, f.pay.Refunds())
 	if !errors.Is(err, store.ErrRefundExceedsCharge) {
 		t.Fatalf("refund over what is left: %v", err)
 	}
 	// Two more of p than are left to refund.
 	_, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-4", Reason: "x", By: refunder,
-		Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}, legacy(f.gateway))
+		Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}, f.pay.Refunds())
 	if !errors.Is(err, store.ErrRefundLines) {
 		t.Fatalf("refund of units not left: %v", err)
 	}
@@ -94,7 +94,7 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 		{OrderID: o.ID, Key: "rf-6", Reason: "x", By: refunder},
 		{OrderID: o.ID, Key: "", Reason: "x", By: refunder, Amount: eur(100)},
 	} {
-		if _, err := f.env.Store.RefundOrder(ctx, bad, legacy(f.gateway)); err == nil {
+		if _, err := f.env.Store.RefundOrder(ctx, bad, f.pay.Refunds()); err == nil {
 			t.Errorf("refund %+v made", bad)
 		}
 	}
@@ -123,7 +123,7 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 	// The last units give what is left (not their price: €3.00 went by
 	// amount), and an order with nothing left to ship is cancelled.
 	last, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-7", Reason: "Returned", By: refunder,
-		Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}, {ProductID: "q", Quantity: 1}}}, legacy(f.gateway))
+		Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}, {ProductID: "q", Quantity: 1}}}, f.pay.Refunds())
 	if err != nil || last.Amount != eur(1700) {
 		t.Fatalf("refund of the last units: %+v, %v", last, err)
 	}
@@ -139,7 +139,7 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 
 // Refunds race on one order: ten twins of one key refund once; twenty
 // refunds of €3.00 with their own keys (€60.00 against the €35.00 left)
-// give back no more than was paid. The gateway's ledger, the gift card, the
+// give back no more than was paid. The provider's ledger, the gift card, the
 // invoice and the order's sums agree to the cent.
 //
 // Not parallel: beside other tests' writes, DynamoDB Local times out
@@ -158,7 +158,7 @@ func TestRefundOrderRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, errs[i] = f.env.Store.RefundOrder(ctx, req(i), legacy(f.gateway))
+				_, errs[i] = f.env.Store.RefundOrder(ctx, req(i), f.pay.Refunds())
 			}()
 		}
 		close(start)
@@ -222,7 +222,7 @@ func TestRefundOrderRace(t *testing.T) {
 			chargeID, _, _ = strings.Cut(p.Reference, " · ")
 		}
 	}
-	charge, err := f.env.Store.GatewayChargeByID(ctx, chargeID)
+	charge, err := f.env.Store.TestPayIntent(ctx, chargeID) // the card's payment at the test provider
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestCancelOrder(t *testing.T) {
 	}
 	req := request("place-c", "cust-1", store.CheckoutLine{ProductID: "p", Quantity: 3}, store.CheckoutLine{ProductID: "q", Quantity: 1})
 	req.Buyer = store.Buyer{Name: "Ada", Email: "ada@example.com"}
-	req.GiftCardCode, req.DiscountCode, req.Card = "GIFT-C", "TEN", f.card
+	req.GiftCardCode, req.DiscountCode = "GIFT-C", "TEN"
 	d := f.checkoutInOneTransaction(t, req)
 	o := d.Order
 	if o.Total != eur(3600) {
@@ -260,11 +260,11 @@ func TestCancelOrder(t *testing.T) {
 		return &store.Mail{ID: "refund-" + o.ID + "-" + r.ID, To: o.Buyer.Email, Kind: store.MailRefund, Subject: "Cancelled",
 			Text: "money back " + r.Amount.String(), CustomerID: o.CustomerID, CreatedAt: time.Now(), Status: store.MailPending}
 	}
-	if _, err := f.env.Store.CancelOrder(ctx, o.ID, "someone-else", "cancel-x", mail, legacy(f.gateway)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := f.env.Store.CancelOrder(ctx, o.ID, "someone-else", "cancel-x", mail, f.pay.Refunds()); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("cancel by another customer: %v", err)
 	}
 	f.env.Counter.Reset()
-	rf, err := f.env.Store.CancelOrder(ctx, o.ID, "cust-1", "cancel-1", mail, legacy(f.gateway))
+	rf, err := f.env.Store.CancelOrder(ctx, o.ID, "cust-1", "cancel-1", mail, f.pay.Refunds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestCancelOrder(t *testing.T) {
 	if rf.Amount != eur(3600) || rf.GiftCard != eur(500) || rf.Card != eur(3100) || !rf.Cancel || rf.Status != store.RefundDone {
 		t.Fatalf("cancel refund %+v", rf)
 	}
-	if _, err := f.env.Store.CancelOrder(ctx, o.ID, "cust-1", "cancel-2", mail, legacy(f.gateway)); !errors.Is(err, store.ErrNotCancelable) {
+	if _, err := f.env.Store.CancelOrder(ctx, o.ID, "cust-1", "cancel-2", mail, f.pay.Refunds()); !errors.Is(err, store.ErrNotCancelable) {
 		t.Fatalf("second cancel: %v", err)
 	}
 	if f.stockOf(t, "p") != 7 || f.stockOf(t, "q") != 10 {
@@ -322,8 +322,7 @@ func TestCancelRacesShipping(t *testing.T) {
 	ctx := ctxT(t)
 	for round := range 4 {
 		req := request(fmt.Sprintf("place-%d", round), "cust-1", store.CheckoutLine{ProductID: "p", Quantity: 2})
-		req.Card = f.card
-		o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+		o, err := f.pay.Checkout(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +333,7 @@ func TestCancelRacesShipping(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, cancelErr = f.env.Store.CancelOrder(ctx, o.ID, "cust-1", fmt.Sprintf("cancel-%d", round), nil, legacy(f.gateway))
+			_, cancelErr = f.env.Store.CancelOrder(ctx, o.ID, "cust-1", fmt.Sprintf("cancel-%d", round), nil, f.pay.Refunds())
 		}()
 		go func() {
 			defer wg.Done()

@@ -15,7 +15,6 @@ import (
 func unshippedOrder(t *testing.T, f shopFixture, key string) store.OrderDetails {
 	t.Helper()
 	req := request(key, "cust-1", store.CheckoutLine{ProductID: "p", Quantity: 5})
-	req.Card = f.card
 	d := f.checkoutInOneTransaction(t, req)
 	if len(d.Items) != 1 || len(d.Items[0].Allocations) != 2 {
 		t.Fatalf("order of 5 over two warehouses: %+v", d.Items)
@@ -82,7 +81,7 @@ func TestRefundOfUnshippedUnitsRestocksWhereAllocated(t *testing.T) {
 	before := levelsOf(t, f, "p")
 
 	rf, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-u", Reason: "Changed their mind",
-		RestockWarehouse: allocs[0].WarehouseID, By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}, legacy(f.gateway))
+		RestockWarehouse: allocs[0].WarehouseID, By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 2}}}, f.pay.Refunds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +136,7 @@ func TestRefundOfUnshippedUnitsRestocksWhereAllocated(t *testing.T) {
 	// Shipping now: a refund of a unit is as before, nowhere unless a
 	// warehouse is chosen, and not back where allocated.
 	rf, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-s", Reason: "Broken",
-		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, legacy(f.gateway))
+		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, f.pay.Refunds())
 	if err != nil || rf.BackWhereAllocated {
 		t.Fatalf("refund of a shipping order: %+v, %v", rf, err)
 	}
@@ -146,7 +145,7 @@ func TestRefundOfUnshippedUnitsRestocksWhereAllocated(t *testing.T) {
 	}
 	// A form made while the order was placed is refused now it ships.
 	_, err = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-late", Reason: "Broken", SawPlaced: true,
-		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, legacy(f.gateway))
+		By: refunder, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, f.pay.Refunds())
 	if !errors.Is(err, store.ErrShippingStarted) {
 		t.Fatalf("a refund seen while placed, sent while shipping: %v", err)
 	}
@@ -159,10 +158,9 @@ func TestCreateShipmentsLeavesOutRefundedLines(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"p": {5, 0}, "q": {0, 5}}, 1000)
 	ctx := ctxT(t)
 	req := request("place-l", "cust-1", store.CheckoutLine{ProductID: "p", Quantity: 2}, store.CheckoutLine{ProductID: "q", Quantity: 1})
-	req.Card = f.card
 	d := f.checkoutInOneTransaction(t, req)
 	if _, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "rf-q", Reason: "Out of fashion",
-		By: refunder, Lines: []store.RefundLine{{ProductID: "q", Quantity: 1}}}, legacy(f.gateway)); err != nil {
+		By: refunder, Lines: []store.RefundLine{{ProductID: "q", Quantity: 1}}}, f.pay.Refunds()); err != nil {
 		t.Fatal(err)
 	}
 	if got := levelsOf(t, f, "q"); got["w2"] != 5 {
@@ -196,7 +194,6 @@ func TestRefundOfUnshippedUnitsRacesShipping(t *testing.T) {
 			}
 		}
 		req := request(fmt.Sprintf("place-%d", round), "cust-1", store.CheckoutLine{ProductID: "p", Quantity: 8})
-		req.Card = f.card
 		d := f.checkoutInOneTransaction(t, req)
 		bought := d.Items[0].Quantity
 		placed := levelsOf(t, f, "p")
@@ -214,7 +211,7 @@ func TestRefundOfUnshippedUnitsRacesShipping(t *testing.T) {
 				defer wg.Done()
 				<-start
 				_, refundErrs[i] = f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: fmt.Sprintf("r%d-%d", round, i),
-					Reason: "Race", By: refunder, SawPlaced: i%2 == 0, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, legacy(f.gateway))
+					Reason: "Race", By: refunder, SawPlaced: i%2 == 0, Lines: []store.RefundLine{{ProductID: "p", Quantity: 1}}}, f.pay.Refunds())
 			}()
 		}
 		for i := range shippers {

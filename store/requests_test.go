@@ -209,10 +209,6 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		}},
 		// Due dates: one Query per shard, in parallel.
 		{"payments due on or before a day", store.DefaultBillingShards, func() error { _, err := st.PaymentsDue(ctx, now, 20, ""); return err }},
-		{"open checkout intents older than a time", store.DefaultListShards, func() error {
-			_, err := st.OpenCheckoutIntents(ctx, now, 20)
-			return err
-		}},
 		{"reminders due on or before a day", store.DefaultBillingShards, func() error { _, err := st.RemindersDue(ctx, now, 20, ""); return err }},
 		// Receipts and invoices in parallel.
 		{"a customer's statement", 2, func() error { _, err := st.Statement(ctx, ada.CustomerID, 20, ""); return err }},

@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 // deliveredOrder places an order of qty units of product "a" for customer
@@ -16,8 +17,7 @@ func deliveredOrder(t *testing.T, f shopFixture, key string, qty int) store.Orde
 	t.Helper()
 	ctx, st := ctxT(t), f.env.Store
 	req := request(key, "c", store.CheckoutLine{ProductID: "a", Quantity: qty})
-	req.Card = f.card
-	o, err := st.Checkout(ctx, req, f.gateway)
+	o, err := paytest.New(t, st).Checkout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +56,7 @@ func TestReturnLifecycle(t *testing.T) {
 
 	// Not shipped yet: nothing to return.
 	req := request("placed", "c", store.CheckoutLine{ProductID: "a", Quantity: 1})
-	req.Card = f.card
-	placed, err := st.Checkout(ctx, req, f.gateway)
+	placed, err := paytest.New(t, st).Checkout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +161,10 @@ func TestReturnLifecycle(t *testing.T) {
 	// Refunded: the accepted units' money back to the card, their stock
 	// back in the warehouse staff chose, the return closed.
 	before := stockIn(t, st, "a", "w2")
-	if _, err := st.RefundReturn(ctx, id, r.ID, 3, "nowhere", sam, legacy(f.gateway), nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RefundReturn(ctx, id, r.ID, 3, "nowhere", sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown warehouse: %v", err)
 	}
-	r, err = st.RefundReturn(ctx, id, r.ID, 3, "w2", sam, legacy(f.gateway), nil)
+	r, err = st.RefundReturn(ctx, id, r.ID, 3, "w2", sam, f.pay.Refunds(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func TestReturnLifecycle(t *testing.T) {
 	if got := stockIn(t, st, "a", "w2"); got != before+2 {
 		t.Fatalf("stock in w2 %d, want %d", got, before+2)
 	}
-	if _, err := st.RefundReturn(ctx, id, r.ID, 4, "w2", sam, legacy(f.gateway), nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, id, r.ID, 4, "w2", sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refunded twice: %v", err)
 	}
 	d, err = st.OrderDetails(ctx, id)
@@ -225,7 +224,7 @@ func TestReturnRejected(t *testing.T) {
 	if err != nil || r.Status != store.ReturnRejected || r.Accepted().Amount != 0 {
 		t.Fatalf("rejected: %+v %v", r, err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, legacy(f.gateway), nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refund of a rejected return: %v", err)
 	}
 }
@@ -240,7 +239,7 @@ func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
 	st, ctx := f.env.Store, ctxT(t)
 	d := deliveredOrder(t, f, "k1", 3)
 	if _, err := st.RefundOrder(ctx, store.OrderRefundRequest{OrderID: d.Order.ID, Key: "kept", Reason: "Dented, kept", By: sam,
-		Lines: []store.RefundLine{{ProductID: "a", Quantity: 2}}}, legacy(f.gateway)); err != nil {
+		Lines: []store.RefundLine{{ProductID: "a", Quantity: 2}}}, f.pay.Refunds()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(2)); !errors.Is(err, store.ErrReturnTooMany) {
@@ -259,7 +258,7 @@ func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
 	if r, err = st.InspectReturn(ctx, d.Order.ID, r.ID, 2, sam, store.Inspection{Verdicts: []store.ReturnVerdict{store.VerdictAccepted}, Notes: []string{""}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, legacy(f.gateway), nil); err != nil {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.pay.Refunds(), nil); err != nil {
 		t.Fatal(err)
 	}
 	after, err := st.OrderDetails(ctx, d.Order.ID)

@@ -308,7 +308,7 @@ func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book b
 	case len(shipments) > 0:
 		order.Status = OrderShipping
 	}
-	tx, roles, err := s.checkoutItems(req, q, order, invoice, book, nil, "", placed, listShards)
+	tx, roles, err := s.checkoutItems(req, q, order, invoice, book, placed, listShards)
 	if err != nil {
 		return nil, Order{}, err
 	}

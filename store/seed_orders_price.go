@@ -87,7 +87,7 @@ func pricePastOrder(p PastOrder, gifts map[string]*GiftCard, codes map[string]*D
 	placed := p.PlacedAt.UTC().Truncate(time.Millisecond)
 	req := CheckoutRequest{
 		Key: NewIDAt(placed), CustomerID: p.CustomerID, Buyer: p.Buyer, ShipTo: p.ShipTo,
-		DiscountCode: p.DiscountCode, GiftCardCode: p.GiftCardCode, Card: p.Card,
+		DiscountCode: p.DiscountCode, GiftCardCode: p.GiftCardCode,
 	}
 	var q Quote
 	subtotal := Money{Currency: p.Items[0].Price.Currency}

@@ -26,8 +26,7 @@ func shippingOrder(t *testing.T, f shopFixture, key string) (store.Order, store.
 	t.Helper()
 	ctx := ctxT(t)
 	req := request(key, "c", store.CheckoutLine{ProductID: "a", Quantity: 1})
-	req.Card = f.card
-	o, err := f.env.Store.Checkout(ctx, req, f.gateway)
+	o, err := f.pay.Checkout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -174,7 +172,6 @@ type SubscribeRequest struct {
 	Product      Product
 	PaymentDay   int
 	PeriodMonths int
-	Card         Card
 	// PriceChange is the product's scheduled price, if any: the new
 	// subscriber pays it from its day, as the form said.
 	PriceChange *PriceChange
@@ -192,103 +189,6 @@ type subscribeKeyRecord struct {
 
 var ErrBadSubscribeKey = errors.New("subscribe key must be an id of at most 36 characters")
 
-// Subscribe takes the first payment (FirstPeriod: the days up to the first
-// payment date, prorated, or a whole period on a payment date; nothing
-// when the days are free) and creates the subscription with its first
-// receipt, once per idempotency key: the charge uses a key derived
-// from it, and one transaction writes the key, the subscription, the receipt
-// and its period marker (create subscription and create receipt, patterns 1
-// and 2 of the guide) and, when the product ships, the first period's order
-// (see transactWithOrder). A declined card writes nothing. A twin
-// submission gets the subscription the first one made.
-func (s *Store) Subscribe(ctx context.Context, req SubscribeRequest, charger Charger) (Subscription, Receipt, error) {
-	switch {
-	case !ValidID(req.Key) || len(req.Key) > 36:
-		return Subscription{}, Receipt{}, ErrBadSubscribeKey
-	case !req.Product.Subscribable || req.Product.MonthlyPrice.Amount <= 0:
-		return Subscription{}, Receipt{}, ErrNotSubscribable
-	case !ValidPaymentDay(req.PaymentDay):
-		return Subscription{}, Receipt{}, ErrBadPaymentDay
-	case !ValidPeriod(req.PeriodMonths):
-		return Subscription{}, Receipt{}, ErrBadPeriod
-	}
-	key := subscribeKey(req.CustomerID, req.Key)
-	if sub, err := s.subscriptionForKey(ctx, key, req.CustomerID); err == nil || !errors.Is(err, ErrNotFound) {
-		return sub, Receipt{}, err
-	}
-	// The table's shards are read before the charge: a failed read
-	// charges nothing.
-	if _, err := s.billingShards(ctx); err != nil {
-		return Subscription{}, Receipt{}, err
-	}
-	now := s.now()
-	today := DateOf(now, s.loc)
-	sub := Subscription{
-		ID: NewID(), AccountID: req.CustomerID, ProductID: req.Product.ID, ProductName: req.Product.Name, Category: req.Product.Category, Email: req.Email, Lang: req.Lang,
-		MonthlyPrice: req.Product.MonthlyPrice, PeriodMonths: req.PeriodMonths, PaymentDay: req.PaymentDay,
-		Status: SubscriptionActive, Card: req.Card, CreatedAt: now, Version: 1,
-		LastPaymentDate: today,
-	}
-	// As the form's preview quoted it: the first period (FirstPeriod) is
-	// a whole one on a payment date, else the days up to the first payment
-	// date, prorated, or free below the smallest charge; the payments job
-	// charges whole periods from then on. A scheduled price applies to
-	// them on its day too.
-	quote := QuoteSubscription(today, req.Product, sub.PaymentDay, sub.PeriodMonths, req.PriceChange)
-	sub.NewPrice, sub.NewPriceFrom = quote.NewPrice, quote.NewPriceFrom
-	first := quote.First
-	sub.NextPaymentDate = first.Next
-	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, today, s.reminderLead)
-	receiptOf := func(charge GatewayCharge) Receipt {
-		r := NewReceipt(sub, charge, today, first.Next)
-		switch {
-		case first.Free:
-			r.Kind = ReceiptFreeDays
-		case !first.Full:
-			r.Kind = ReceiptFirstDays
-		}
-		return r
-	}
-
-	// The order is planned before the charge (the receipt's number and
-	// time are the charge's, known now), so a failed read charges nothing.
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, receiptOf(GatewayCharge{Amount: first.Charge, At: now}), first.Units())
-	if err != nil {
-		return Subscription{}, Receipt{}, err
-	}
-	var chargeID string
-	if first.Charge.Amount > 0 { // free days ask nothing of the gateway
-		if chargeID, err = charger.Charge(ctx, req.Card.Token, first.Charge, key); err != nil {
-			return Subscription{}, Receipt{}, err
-		}
-	}
-	// A twin submission makes its own receipt key, but its transaction
-	// fails on the subscribe key, so the period is receipted once.
-	receipt := receiptOf(GatewayCharge{Key: key, ID: chargeID, Amount: first.Charge, At: now})
-	var order *subscriptionOrder
-	if ships {
-		order = &so
-	}
-	keyRec := subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
-		CustomerID: req.CustomerID, SubscriptionID: sub.ID, ExpiresAt: now.Add(idempotencyTTL).Unix()}
-	isNew := expression.AttributeNotExists(expression.Name(attrPK))
-	err = s.writeSubscribe(ctx, &sub, &receipt, order, today, now, keyRec, isNew, nil)
-	if err == nil {
-		return sub, receipt, nil
-	}
-	// A twin submission with the same key won: its subscription is the
-	// answer, and the charge (the same, by key) stands.
-	if twin, terr := s.subscriptionForKey(ctx, key, req.CustomerID); terr == nil {
-		return twin, Receipt{}, nil
-	}
-	if chargeID != "" {
-		if verr := charger.Void(ctx, chargeID); verr != nil {
-			slog.ErrorContext(ctx, "void subscription charge after a failed write", "charge", chargeID, "err", verr)
-		}
-	}
-	return Subscription{}, Receipt{}, fmt.Errorf("create subscription: %w", err)
-}
-
 // subscriptionItem is the item of sub as this table shards it.
 func (s *Store) subscriptionItem(ctx context.Context, sub Subscription) (map[string]types.AttributeValue, error) {
 	shards, err := s.billingShards(ctx)
@@ -300,7 +200,7 @@ func (s *Store) subscriptionItem(ctx context.Context, sub Subscription) (map[str
 
 // CreateSubscription writes a new subscription on condition that it does
 // not exist (pattern 1 of the guide, for imports and seeding: customers
-// subscribe through Subscribe, which writes the same item in its
+// subscribe through StartSubscription, which writes the same item in its
 // transaction).
 func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) error {
 	shards, err := s.billingShards(ctx)
@@ -308,18 +208,6 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) error 
 		return err
 	}
 	return s.putNew(ctx, newSubscriptionRecord(sub, shards), "subscription "+sub.ID)
-}
-
-// subscriptionForKey finds the subscription a subscribe key made.
-func (s *Store) subscriptionForKey(ctx context.Context, key, customerID string) (Subscription, error) {
-	r, err := getItemConsistent(ctx, s, idempotencyKey(key), idempotencyKey(key), "subscribe key", asRecord[subscribeKeyRecord])
-	if err != nil {
-		return Subscription{}, err
-	}
-	if r.CustomerID != customerID || r.SubscriptionID == "" {
-		return Subscription{}, ErrBadSubscribeKey
-	}
-	return s.subscription(ctx, customerID, r.SubscriptionID, true)
 }
 
 // Subscriptions lists a customer's subscriptions (pattern 6: PK=ACC#id,

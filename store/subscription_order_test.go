@@ -64,9 +64,9 @@ func TestSubscribingToAStockedProductPlacesAnAllocatedOrder(t *testing.T) {
 	if _, err := f.env.Store.AddAddress(ctxT(t), "cust1", store.Address{Name: "Ada Lindqvist", Street: "Hamngatan", Number: "1", ZipCode: "41111", City: "Göteborg", Country: "SE"}, true); err != nil {
 		t.Fatal(err)
 	}
-	sub, rec, err := f.env.Store.Subscribe(ctxT(t), store.SubscribeRequest{
-		Key: store.NewID(), CustomerID: "cust1", Email: "cust1@example.com", Product: f.product, PaymentDay: 18, PeriodMonths: 3, Card: f.card,
-	}, f.gateway)
+	sub, rec, err := f.pay.Subscribe(ctxT(t), store.SubscribeRequest{
+		Key: store.NewID(), CustomerID: "cust1", Email: "cust1@example.com", Product: f.product, PaymentDay: 18, PeriodMonths: 3,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	charge, err := f.gateway.ChargeAt(ctx, due.Card.Token, due.Amount(), due.Intent.Key(due.ID))
+	charge, err := f.pay.Renew(ctx, due)
 	if err != nil {
 		t.Fatal(err)
 	}

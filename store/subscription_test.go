@@ -16,6 +16,7 @@ import (
 	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 )
 
 type billingFixture struct {
@@ -24,6 +25,9 @@ type billingFixture struct {
 	product store.Product
 	card    store.Card
 	clock   *testClock
+	// pay subscribes as the shop does: the first payment on the test
+	// provider's page, the card saved there.
+	pay *paytest.Payer
 }
 
 type testClock = storetest.Clock
@@ -40,20 +44,17 @@ func newBillingFixture(t *testing.T, now time.Time, opts ...store.Option) billin
 		t.Fatal(err)
 	}
 	g := payment.NewTestGateway(env.Store)
-	card, err := g.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	card := paytest.LegacyCard(t, env.Store, payment.CardSucceeds, "12/99") // a card an older version kept
 	env.Counter.Reset()
-	return billingFixture{env: env, gateway: g, product: p, card: card, clock: clock}
+	return billingFixture{env: env, gateway: g, product: p, card: card, clock: clock, pay: paytest.New(t, env.Store)}
 }
 
 func (f billingFixture) subscribe(t *testing.T, customer string, day, period int) store.Subscription {
 	t.Helper()
-	sub, _, err := f.env.Store.Subscribe(ctxT(t), store.SubscribeRequest{
+	sub, _, err := f.pay.Subscribe(ctxT(t), store.SubscribeRequest{
 		Key: store.NewID(), CustomerID: customer, Email: customer + "@example.com", Product: f.product,
-		PaymentDay: day, PeriodMonths: period, Card: f.card,
-	}, f.gateway)
+		PaymentDay: day, PeriodMonths: period,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,9 @@ func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
 		{18, 1299, store.ReceiptWholePeriod, "2026-06-18", "2026-06-11", 1, 1299},
 		{28, 433, store.ReceiptFirstDays, "2026-05-28", "2026-05-21", 2, 1299 + 433},
 	} {
-		sub, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-			Key: store.NewID(), CustomerID: "123", Email: "s@s.com", Product: f.product, PaymentDay: tc.day, PeriodMonths: 1, Card: f.card,
-		}, f.gateway)
+		sub, rec, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+			Key: store.NewID(), CustomerID: "123", Email: "s@s.com", Product: f.product, PaymentDay: tc.day, PeriodMonths: 1,
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,15 +98,15 @@ func TestSubscribeTakesTheFirstPaymentAndSetsTheNextDates(t *testing.T) {
 		if rec.Card.Last4 != "4242" || rec.Card.Token != "" {
 			t.Errorf("receipt card %+v: brand and last four, no token", rec.Card)
 		}
-		if n, total, _ := f.gateway.Captured(); int64(n) != tc.wantCharges || total != tc.wantSum {
-			t.Errorf("day %d: gateway captured %d charges, %d cents", tc.day, n, total)
+		if n, total := paytest.Payments(t, f.env); int64(n) != tc.wantCharges || total != tc.wantSum {
+			t.Errorf("day %d: the provider took %d payments, %d cents", tc.day, n, total)
 		}
 	}
 	// A six-month period costs six months; its first days are a share of
 	// the six months from 3 December to 3 June: 16 of 182 days.
-	six, rec, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: store.NewID(), CustomerID: "123", Product: f.product, PaymentDay: 3, PeriodMonths: 6, Card: f.card,
-	}, f.gateway)
+	six, rec, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+		Key: store.NewID(), CustomerID: "123", Product: f.product, PaymentDay: 3, PeriodMonths: 6,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,9 +309,9 @@ func TestSubscribeTwinSubmissionsChargeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sub, _, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-				Key: "same-key", CustomerID: "acc", Product: f.product, PaymentDay: 10, PeriodMonths: 1, Card: f.card,
-			}, f.gateway)
+			sub, _, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+				Key: "same-key", CustomerID: "acc", Product: f.product, PaymentDay: 10, PeriodMonths: 1,
+			})
 			if err != nil {
 				t.Errorf("twin %d: %v", i, err)
 				return
@@ -324,8 +325,8 @@ func TestSubscribeTwinSubmissionsChargeOnce(t *testing.T) {
 			t.Fatalf("twins got different subscriptions: %v", ids)
 		}
 	}
-	if n, total, _ := f.gateway.Captured(); n != 1 || total != 1299 {
-		t.Fatalf("gateway holds %d charges (%d cents), want 1", n, total)
+	if n, total := paytest.Payments(t, f.env); n != 1 || total != 1299 {
+		t.Fatalf("the provider holds %d payments (%d cents), want 1", n, total)
 	}
 	if n := f.env.CountEntities(t, "subscription"); n != 1 {
 		t.Fatalf("%d subscriptions, want 1", n)
@@ -334,9 +335,9 @@ func TestSubscribeTwinSubmissionsChargeOnce(t *testing.T) {
 		t.Fatalf("%d receipts, want 1", n)
 	}
 	// The same key from another customer is not theirs.
-	if _, _, err := f.env.Store.Subscribe(ctx, store.SubscribeRequest{
-		Key: "same-key", CustomerID: "acc2", Product: f.product, PaymentDay: 10, PeriodMonths: 1, Card: f.card,
-	}, f.gateway); err != nil {
+	if _, _, err := f.pay.Subscribe(ctx, store.SubscribeRequest{
+		Key: "same-key", CustomerID: "acc2", Product: f.product, PaymentDay: 10, PeriodMonths: 1,
+	}); err != nil {
 		t.Fatalf("another customer's own key: %v", err)
 	}
 }
@@ -345,10 +346,6 @@ func TestSubscribeRefusesBadInputAndDeclinesWithoutWriting(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC))
 	ctx := ctxT(t)
-	declined, err := f.gateway.Tokenize(ctx, payment.CardDeclined, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
 	plain := f.product
 	plain.Subscribable = false
 	for _, tc := range []struct {
@@ -361,8 +358,6 @@ func TestSubscribeRefusesBadInputAndDeclinesWithoutWriting(t *testing.T) {
 		{"period 4", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 4}, store.ErrBadPeriod},
 		{"not subscribable", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 1, Product: plain}, store.ErrNotSubscribable},
 		{"bad key", store.SubscribeRequest{Key: "a b", PaymentDay: 1, PeriodMonths: 1}, store.ErrBadSubscribeKey},
-		{"declined", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 1, Card: declined}, payment.ErrDeclined},
-		{"unknown card", store.SubscribeRequest{PaymentDay: 1, PeriodMonths: 1, Card: store.Card{Token: "tok_nope", Last4: "1234"}}, payment.ErrDeclined},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.req
@@ -372,19 +367,36 @@ func TestSubscribeRefusesBadInputAndDeclinesWithoutWriting(t *testing.T) {
 			if r.Product.ID == "" {
 				r.Product = f.product
 			}
-			if r.Card.Token == "" && r.Card.Last4 == "" {
-				r.Card = f.card
-			}
 			r.CustomerID = "acc"
-			if _, _, err := f.env.Store.Subscribe(ctx, r, f.gateway); !errors.Is(err, tc.want) {
+			if _, _, err := f.pay.Subscribe(ctx, r); !errors.Is(err, tc.want) {
 				t.Fatalf("Subscribe: %v, want %v", err, tc.want)
 			}
 		})
 	}
-	for _, e := range []string{"subscription", "receipt", "paidPeriod", "idempotency", "gatewayCharge"} {
+	for _, e := range []string{"subscription", "receipt", "paidPeriod", "idempotency", "gatewayCharge", "testPaySession"} {
 		if n := f.env.CountEntities(t, e); n != 0 {
 			t.Errorf("%d %s items written", n, e)
 		}
+	}
+	// A card the provider's page declines starts nothing and takes
+	// nothing: the subscribe waits, pending, for another card (or its
+	// page's expiry, when the reconcile fails it).
+	declined := *f.pay
+	declined.Card = payment.CardForm{Number: payment.CardDeclined, Expiry: "12/99", CVC: "123"}
+	key := store.NewID()
+	if _, _, err := declined.Subscribe(ctx, store.SubscribeRequest{Key: key, CustomerID: "acc", Product: f.product, PaymentDay: 1, PeriodMonths: 1}); !errors.Is(err, payment.ErrDeclined) {
+		t.Fatalf("declined: %v", err)
+	}
+	for _, e := range []string{"subscription", "receipt", "paidPeriod", "gatewayCharge"} {
+		if n := f.env.CountEntities(t, e); n != 0 {
+			t.Errorf("after a decline: %d %s items written", n, e)
+		}
+	}
+	if n, _ := paytest.Payments(t, f.env); n != 0 {
+		t.Errorf("%d payments after a decline", n)
+	}
+	if p, err := f.env.Store.PendingSubscribe(ctx, "acc", key); err != nil || p.Status != store.SubscribePending {
+		t.Errorf("the declined subscribe: %+v, %v", p, err)
 	}
 }
 

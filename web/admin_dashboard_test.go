@@ -13,6 +13,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 	"shop/views/lang"
 	"shop/web/paths"
 )
@@ -207,10 +208,10 @@ func TestAdminDashboardSalesShowRefunds(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := store.Money{Amount: 250, Currency: newer.Total.Currency}
-	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, legacy(m.gateway)); err != nil {
+	if _, err := s.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: newer.ID, Key: "dash-refund", Reason: "Chipped", By: staff, Amount: part}, paytest.New(t, s.env.Store).Refunds()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, legacy(m.gateway)); err != nil {
+	if _, err := s.env.Store.CancelOrder(ctx, older.ID, ada, "dash-cancel", nil, paytest.New(t, s.env.Store).Refunds()); err != nil {
 		t.Fatal(err)
 	}
 	after := totals()

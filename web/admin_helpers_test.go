@@ -9,7 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
-	"shop/store/payment"
+	"shop/store/storetest/paytest"
 )
 
 // staff is a browser signed in as the demo staff member.
@@ -30,22 +30,16 @@ func (s *shop) customerID(t *testing.T, email string) string {
 	return cred.CustomerID
 }
 
-// orderMaker places orders straight through the store, paid by a test card.
+// orderMaker places orders straight through the store, as the shop does:
+// held, paid on the test provider's page with its Visa, and placed with
+// that payment.
 type orderMaker struct {
-	t       *testing.T
-	gateway *payment.TestGateway
-	card    *store.Card
-	n       int
+	t *testing.T
+	n int
 }
 
-func newOrderMaker(t *testing.T, ledger payment.Ledger) *orderMaker {
-	t.Helper()
-	g := payment.NewTestGateway(ledger)
-	card, err := g.Tokenize(context.Background(), payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &orderMaker{t: t, gateway: g, card: &card}
+func newOrderMaker(t *testing.T, _ *store.Store) *orderMaker {
+	return &orderMaker{t: t}
 }
 
 // place checks out the lines for the customer through st (whose clock says
@@ -58,11 +52,11 @@ func (m *orderMaker) place(st *store.Store, customerID string, lines ...store.Ch
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	o, err := st.Checkout(context.Background(), store.CheckoutRequest{
-		Key: fmt.Sprintf("admin-test-%03d", m.n), CustomerID: customerID, Lines: lines, Card: m.card,
+	o, err := paytest.New(m.t, st).Checkout(context.Background(), store.CheckoutRequest{
+		Key: fmt.Sprintf("admin-test-%03d", m.n), CustomerID: customerID, Lines: lines,
 		Buyer:  store.Buyer{Name: buyer.Name, Email: buyer.Email},
 		ShipTo: store.Address{Name: "Ada Lindqvist", Street: "Storgatan", Number: "1", ZipCode: "50330", City: "Borås", Country: "Sweden"},
-	}, m.gateway)
+	})
 	if err != nil {
 		m.t.Fatalf("place order %d: %v", m.n, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"shop/store/demo"
 	"shop/store/payment"
 	"shop/store/storetest"
+	"shop/store/storetest/paytest"
 	"shop/web"
 )
 
@@ -50,13 +51,10 @@ func withJobsScheduler(t *testing.T, h **jobsHarness, concurrency int) appOption
 			}
 			return nil
 		}
-		card, err := jh.gateway.Tokenize(context.Background(), payment.CardSucceeds, "12/99", "123")
-		if err != nil {
-			t.Fatal(err)
-		}
-		jh.card = card
+		jh.card = paytest.LegacyCard(t, env.Store, payment.CardSucceeds, "12/99") // as subscriptions of an older version keep it
 		// The app's card providers renew the cards they saved: the demo's.
 		runner := jobs.NewRunner(env.Store, jh.gateway, jobs.Config{Replica: jh.replica, Concurrency: concurrency, Payments: cfg.Payments})
+		var err error
 		jh.sched, err = jobs.NewScheduler(runner, env.Store, time.UTC, jobs.Schedules{}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ func TestBrowserJourneyRetryPendingCardRefund(t *testing.T) {
 	ada := s.customerID(t, demo.CustomerEmail)
 	o := m.place(s.env.Store, ada, line("kt-mug", 2))
 	_, err := s.env.Store.RefundOrder(context.Background(), store.OrderRefundRequest{OrderID: o.ID, Key: "rf-down", Reason: "Arrived chipped",
-		By: store.Customer{ID: "staff", Name: "Sam", Role: store.RoleStaff}, Amount: store.Money{Amount: 500, Currency: "EUR"}}, legacy(bankDown{s.gateway}))
+		By: store.Customer{ID: "staff", Name: "Sam", Role: store.RoleStaff}, Amount: store.Money{Amount: 500, Currency: "EUR"}}, bankDown())
 	if !errors.Is(err, store.ErrRefundCard) {
 		t.Fatalf("refund while the bank is down: %v", err)
 	}

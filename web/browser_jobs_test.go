@@ -17,6 +17,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
+	"shop/store/storetest/paytest"
 )
 
 // Staff open the billing jobs, run the payments of today (60 due, each
@@ -55,10 +56,7 @@ func TestBrowserJobsRunNowProgressAndRunPage(t *testing.T) {
 	// Two forgotten for 70 days (beyond the catch-up window: failures for
 	// staff), three whose card is declined.
 	h.seedDue(t, 2, today.AddDate(0, 0, -70))
-	declined, err := h.gateway.Tokenize(bg, payment.CardDeclined, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	declined := paytest.LegacyCard(t, s.env.Store, payment.CardDeclined, "12/99")
 	h.seedDue(t, 3, today, func(s *store.Subscription) { s.Card = declined })
 	// And one of Ada's, who then finds its receipt on /receipts.
 	ada := s.customerID(t, demo.CustomerEmail)

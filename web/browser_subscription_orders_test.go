@@ -8,7 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
-	"shop/store/payment"
+	"shop/store/storetest/paytest"
 )
 
 // Ada subscribes to two coffees the shop stocks, one out of stock: her
@@ -29,15 +29,13 @@ func TestBrowserSubscriptionOrdersShipAndAwaitStock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A card of the legacy gateway's, which this in-request subscribe charges.
-	card, err := s.gateway.Tokenize(ctx, payment.CardSucceeds, "12/99", "123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Subscribed as the shop does: paid on the test provider's page, the
+	// subscription started with that payment.
+	pay := paytest.New(t, s.env.Store)
 	var waiting store.PeriodOrder
 	for _, p := range []store.Product{light, box} {
-		sub, _, err := s.env.Store.Subscribe(ctx, store.SubscribeRequest{Key: store.NewID(), CustomerID: ada, Email: demo.CustomerEmail,
-			Product: p, PaymentDay: s.env.Store.Today().Day(), PeriodMonths: 1, Card: card}, s.gateway) // a whole period: it ships
+		sub, _, err := pay.Subscribe(ctx, store.SubscribeRequest{Key: store.NewID(), CustomerID: ada, Email: demo.CustomerEmail,
+			Product: p, PaymentDay: s.env.Store.Today().Day(), PeriodMonths: 1}) // a whole period: it ships
 		if err != nil || len(sub.Orders) != 1 {
 			t.Fatalf("subscribe to %s: %v, orders %v", p.ID, err, sub.Orders)
 		}

@@ -468,7 +468,6 @@ func TestMonthlyCost(t *testing.T) {
 	m["reconcile tick"] = meter.measure(func() {
 		for _, f := range []func() (int, error){
 			func() (int, error) { return runner.Reconcile(ctx, 15*time.Minute) },
-			func() (int, error) { return runner.ReconcileCheckouts(ctx, 15*time.Minute) },
 			func() (int, error) { return runner.CloseEndedDrops(ctx) },
 			func() (int, error) { return st.FinishDeletions(ctx, st.Now().Add(-15*time.Minute)) },
 			func() (int, error) { return runner.CloseStalledRuns(ctx, jobs.JobReminders) },

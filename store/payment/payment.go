@@ -1,7 +1,9 @@
-// Package payment is the card payment gateway the shop talks to, and a test
-// gateway that behaves like the well-known test-card conventions. A card
-// number never leaves this package: callers keep a token, the brand and the
-// last four digits.
+// Package payment is how the shop pays by card: its providers (the
+// built-in test provider here, Stripe in payment/stripe) and the old test
+// gateway that older tables' cards and charges still need, the test ones
+// following the well-known test-card conventions. A card number never
+// leaves this package: callers keep a token, the brand and the last four
+// digits.
 package payment
 
 import (
@@ -148,7 +150,6 @@ type Ledger interface {
 	GatewayCard(ctx context.Context, token string) (store.GatewayCard, error)
 	RecordGatewayCharge(ctx context.Context, c store.GatewayCharge) (store.GatewayCharge, error)
 	GatewayCharge(ctx context.Context, key string) (store.GatewayCharge, error)
-	VoidGatewayCharge(ctx context.Context, chargeID string) error
 	RecordGatewayRefund(ctx context.Context, r store.GatewayRefund) (store.GatewayRefund, error)
 	GatewayRefund(ctx context.Context, key string) (store.GatewayRefund, error)
 }
@@ -210,13 +211,15 @@ func errorOf(outcome string) error {
 	return ErrDeclined
 }
 
-// TestGateway is the gateway for development and tests. It behaves by card
-// number (see the Card* constants; any other valid number succeeds) and
-// keeps, as a real gateway does on its side, its cards (token -> brand, last
-// four and behaviour; never the number) and its ledger of charges in the
-// Ledger. A charge repeated with the same idempotency key, from any process,
-// returns the first charge; with another amount it is refused. A decline is
-// not kept, so another card can be tried under the same key.
+// TestGateway is the gateway the shop charged cards through, in the
+// request, before the test provider. It charges no new card now: it renews
+// the subscriptions an older table keeps with one of its tokens (in test
+// mode) and refunds its charges (ch_…). It keeps, as a real gateway does
+// on its side, its cards (token -> brand, last four and how the card's
+// number behaved, by the Card* constants; never the number) and its ledger
+// of charges in the Ledger. A charge repeated with the same idempotency
+// key, from any process, returns the first charge; with another amount it
+// is refused. A decline is not kept.
 type TestGateway struct {
 	Now func() time.Time
 	// AfterCharge, if set, runs after a charge is made and its error is
@@ -242,26 +245,6 @@ func randomID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// Tokenize checks the card and returns a token for it.
-func (g *TestGateway) Tokenize(ctx context.Context, number, expiry, cvc string) (Card, error) {
-	typed, err := readCard(number, expiry, cvc, g.Now())
-	if err != nil {
-		return Card{}, err
-	}
-	c := store.GatewayCard{Token: randomID("tok_"), Brand: typed.Brand, Last4: typed.Last4, Outcome: typed.Outcome, Expires: typed.Expires}
-	if err := g.ledger.PutGatewayCard(ctx, c); err != nil {
-		return Card{}, fmt.Errorf("keep card: %w", err)
-	}
-	return Card{Token: c.Token, Brand: c.Brand, Last4: c.Last4}, nil
-}
-
-// Charge charges the card once per idempotency key: a repeat with the same
-// key returns the same charge without charging again.
-func (g *TestGateway) Charge(ctx context.Context, token string, amount store.Money, key string) (string, error) {
-	c, err := g.ChargeAt(ctx, token, amount, key)
-	return c.ID, err
-}
-
 // CardExpires is the first instant a tokenised card no longer pays;
 // ErrNotFound (store's) for an unknown token.
 func (g *TestGateway) CardExpires(ctx context.Context, token string) (time.Time, error) {
@@ -277,8 +260,12 @@ func (g *TestGateway) Lookup(ctx context.Context, key string) (store.GatewayChar
 	return g.ledger.GatewayCharge(ctx, key)
 }
 
-// ChargeAt is Charge with the ledger's entry: its id and its time, which is
-// the same for every repeat of the key.
+// ChargeAt charges a tokenised card once per idempotency key (a repeat
+// with the same key returns the same charge without charging again): the
+// ledger's entry, its id and its time the same for every repeat of the
+// key. Only the renewals of subscriptions an older version kept with a
+// gateway token still charge it (the test gateway tokenises no new card:
+// new cards are typed on the test provider's page).
 func (g *TestGateway) ChargeAt(ctx context.Context, token string, amount store.Money, key string) (store.GatewayCharge, error) {
 	c, err := g.charge(ctx, token, amount, key)
 	if err == nil && g.AfterCharge != nil {
@@ -343,17 +330,6 @@ func answer(first store.GatewayCharge, amount store.Money) (store.GatewayCharge,
 		return store.GatewayCharge{}, ErrVoided
 	}
 	return first, errorOf(first.Outcome)
-}
-
-// Void cancels a charge; voiding twice is fine.
-func (g *TestGateway) Void(ctx context.Context, chargeID string) error {
-	if err := g.ledger.VoidGatewayCharge(ctx, chargeID); err != nil {
-		return err
-	}
-	g.mu.Lock()
-	delete(g.captured, chargeID)
-	g.mu.Unlock()
-	return nil
 }
 
 // Refund gives amount of a charge back to its card, once per idempotency
