@@ -15,7 +15,7 @@ import (
 // SearchWindow finds products in the shop window's index (no table read
 // once it is warm).
 type SearchWindow interface {
-	Search(ctx context.Context, q string, limit int) (store.SearchResult, error)
+	SearchSorted(ctx context.Context, q string, order store.CatalogueOrder, limit int) (store.SearchResult, error)
 }
 
 const (
@@ -32,12 +32,16 @@ type Search struct {
 // Show searches for ?q=.
 func (h *Search) Show(c *fiber.Ctx) error {
 	q := strings.TrimSpace(c.Query("q"))
-	data := views.SearchPage{Query: q, Typed: page.IsHTMX(c)}
+	order, ok := store.ParseSearchOrder(c.Query("sort"))
+	if !ok {
+		return page.BadRequest("search.bad_sort")
+	}
+	data := views.SearchPage{Query: q, Typed: page.IsHTMX(c), Order: order}
 	switch {
 	case !utf8.ValidString(q) || utf8.RuneCountInString(q) > searchMaxRunes:
 		data.Problem = page.T(c, "search.problem")
 	case q != "":
-		r, err := h.Window.Search(c.UserContext(), q, searchResults)
+		r, err := h.Window.SearchSorted(c.UserContext(), q, order, searchResults)
 		if err != nil {
 			return err
 		}

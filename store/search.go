@@ -21,7 +21,8 @@ import (
 // and never scans it. Names are folded (case, accents: "ö" finds "o"), and
 // every word typed must appear. A product takes about 150 bytes here, so
 // tens of thousands fit; a catalogue past that wants a search engine fed
-// from the table's stream (OpenSearch, for one) instead.
+// from the table's stream (OpenSearch, for one) instead. A word typed
+// that is in no product may be a typo of one that is (search_typo.go).
 
 // SearchResult is one page of a search: the products found (best first)
 // and how many there are in all.
@@ -32,20 +33,53 @@ type SearchResult struct {
 
 type searchEntry struct {
 	product      Product
-	name, within string // folded name; folded name and category name
+	name, within string   // folded name; folded name and category name
+	words        []string // within's words, for the typos (search_typo.go)
 }
 
-// Search finds products whose name or category holds every word of q,
-// those whose name starts with the query first, then by name; at most
-// limit of them, and how many matched.
+// ByRelevance is search's own order and its default: the best matches
+// first (SearchSorted).
+const ByRelevance CatalogueOrder = "relevance"
+
+// SearchOrders are the orders a search's results can be put in.
+var SearchOrders = append([]CatalogueOrder{ByRelevance}, CatalogueOrders...)
+
+// ParseSearchOrder reads a search's order as a URL spells it; "" is
+// ByRelevance.
+func ParseSearchOrder(s string) (CatalogueOrder, bool) {
+	if s == "" {
+		return ByRelevance, true
+	}
+	o := CatalogueOrder(s)
+	return o, slices.Contains(SearchOrders, o)
+}
+
+// Search is SearchSorted by relevance.
 func (w *Window) Search(ctx context.Context, q string, limit int) (SearchResult, error) {
-	words := strings.Fields(FoldText(q))
-	if len(words) == 0 {
+	return w.SearchSorted(ctx, q, ByRelevance, limit)
+}
+
+// SearchSorted finds products whose name or category holds every word of
+// q, or for a word it lacks, a word a typo or two from it; at most limit of
+// them in order, and how many matched. By relevance, those whose name
+// starts with the query come first, then those whose name holds it, then
+// the other exact matches, then those found despite a typo, each by name.
+func (w *Window) SearchSorted(ctx context.Context, q string, order CatalogueOrder, limit int) (SearchResult, error) {
+	if strings.TrimSpace(q) == "" {
 		return SearchResult{}, nil
 	}
 	index, err := windowGet(ctx, w, "search-index", windowListTTL, &w.lists, w.searchIndex)
 	if err != nil {
 		return SearchResult{}, err
+	}
+	return findIn(index, q, order, limit), nil
+}
+
+// findIn is SearchSorted over an index.
+func findIn(index []searchEntry, q string, order CatalogueOrder, limit int) SearchResult {
+	words := strings.Fields(FoldText(q))
+	if len(words) == 0 {
+		return SearchResult{}
 	}
 	folded := strings.Join(words, " ")
 	type hit struct {
@@ -54,18 +88,24 @@ func (w *Window) Search(ctx context.Context, q string, limit int) (SearchResult,
 	}
 	var hits []hit
 	for _, e := range index {
-		all := true
+		all, typo := true, false
 		for _, word := range words {
-			if !strings.Contains(e.within, word) {
+			if strings.Contains(e.within, word) {
+				continue
+			}
+			if !matchesNear(word, e.words) {
 				all = false
 				break
 			}
+			typo = true
 		}
 		if !all {
 			continue
 		}
 		rank := 2
 		switch {
+		case typo:
+			rank = 3
 		case strings.HasPrefix(e.name, folded):
 			rank = 0
 		case strings.Contains(e.name, folded):
@@ -73,14 +113,27 @@ func (w *Window) Search(ctx context.Context, q string, limit int) (SearchResult,
 		}
 		hits = append(hits, hit{e, rank})
 	}
+	byName := func(a, b hit) int {
+		return cmp.Or(cmp.Compare(a.e.name, b.e.name), cmp.Compare(a.e.product.ID, b.e.product.ID))
+	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.e.name, b.e.name), cmp.Compare(a.e.product.ID, b.e.product.ID))
+		switch order {
+		case ByName:
+			return byName(a, b)
+		case ByPrice:
+			return cmp.Or(cmp.Compare(a.e.product.Price.Amount, b.e.product.Price.Amount), byName(a, b))
+		case ByPriceDesc:
+			return cmp.Or(cmp.Compare(b.e.product.Price.Amount, a.e.product.Price.Amount), byName(a, b))
+		case ByNewest:
+			return cmp.Or(b.e.product.CreatedAt.Compare(a.e.product.CreatedAt), byName(a, b))
+		}
+		return cmp.Or(cmp.Compare(a.rank, b.rank), byName(a, b))
 	})
 	out := SearchResult{Total: len(hits)}
 	for _, h := range hits[:min(max(limit, 0), len(hits))] {
 		out.Products = append(out.Products, h.e.product)
 	}
-	return out, nil
+	return out
 }
 
 // searchIndex indexes the window's whole catalogue and categories.
@@ -97,12 +150,18 @@ func (w *Window) searchIndex(ctx context.Context) ([]searchEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
+	return indexFor(all, catName), nil
+}
+
+// indexFor is the search index of products, with their categories' names.
+func indexFor(all []Product, catName map[string]string) []searchEntry {
 	index := make([]searchEntry, 0, len(all))
 	for _, p := range all {
 		name := FoldText(p.Name)
-		index = append(index, searchEntry{product: p, name: name, within: name + " " + FoldText(catName[p.Category])})
+		within := name + " " + FoldText(catName[p.Category])
+		index = append(index, searchEntry{product: p, name: name, within: within, words: strings.Fields(within)})
 	}
-	return index, nil
+	return index
 }
 
 // foldReplacer spells letters that do not decompose into a base letter and

@@ -76,6 +76,8 @@ func orderLabel(ctx context.Context, o store.CatalogueOrder) string {
 		return t(ctx, "catalogue.sort.price_desc")
 	case store.ByNewest:
 		return t(ctx, "catalogue.sort.newest")
+	case store.ByRelevance:
+		return t(ctx, "search.sort.relevance")
 	}
 	return t(ctx, "catalogue.sort.name")
 }

@@ -3,6 +3,8 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,4 +46,52 @@ func TestSearchAsYouTypeAndAsAPage(t *testing.T) {
 	wantStatus(t, "no query", b.get("/search"), http.StatusOK)
 	wantText(t, "a query too long", b.get("/search?q="+strings.Repeat("a", 101)).testid("search-problem"), "a word or two")
 	wantStatus(t, "invalid UTF-8", b.get("/search?q=%ff"), http.StatusOK)
+}
+
+// A typo still finds the product, in Korean and Indonesian pages too; the
+// results sort by price (the sort form is a plain GET, so it works without
+// JavaScript), and a sort that is no order is a 400 that says which are.
+func TestSearchForgivesTyposAndSorts(t *testing.T) {
+	t.Parallel()
+	s := sharedShop(t)
+	b := s.browser(t)
+	for _, lang := range []string{"en", "ko", "id"} {
+		p := b.get("/search?q=expresso&lang=" + lang)
+		wantStatus(t, lang+" expresso", p, http.StatusOK)
+		if !strings.Contains(p.testid("search-results").Text(), "Harbour Espresso") {
+			t.Errorf("%s: expresso found %q", lang, trim(p.testid("search-results").Text()))
+		}
+	}
+	p := b.get("/search?q=cofee&lang=en")
+	if p.testid("product-card").Length() < 4 || p.testid("search-sort").Length() != 1 {
+		t.Fatalf("cofee: %d products, %d sort forms", p.testid("product-card").Length(), p.testid("search-sort").Length())
+	}
+	if q := p.testid("search-sort").Find(`input[name="q"]`).AttrOr("value", ""); q != "cofee" {
+		t.Errorf("the sort form keeps the query %q", q)
+	}
+	sorted := b.get("/search?q=cofee&sort=price&lang=en")
+	wantStatus(t, "by price", sorted, http.StatusOK)
+	var prices []int // cents: the digits of "€12.90"
+	sorted.testid("product-card").Each(func(_ int, card *goquerySelection) {
+		digits := strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, card.Find(`.price [data-testid="money"]`).Text())
+		if n, err := strconv.Atoi(digits); err == nil {
+			prices = append(prices, n)
+		}
+	})
+	if len(prices) < 4 || !slices.IsSorted(prices) {
+		t.Errorf("sorted by price: %v", prices)
+	}
+	if got := sorted.testid("search-sort-select").Find("option[selected]").AttrOr("value", ""); got != "price" {
+		t.Errorf("the sort form shows %q chosen", got)
+	}
+	bad := b.get("/search?q=cofee&sort=cheapest&lang=en")
+	wantStatus(t, "a sort that is no order", bad, http.StatusBadRequest)
+	if !strings.Contains(bad.body, "best match, name, price or newest") {
+		t.Errorf("the 400 does not say which orders there are")
+	}
 }
