@@ -68,7 +68,7 @@ func TestBrowserPhoneInKoreanAndIndonesian(t *testing.T) {
 				j.do("add "+product, chromedp.Navigate(s.base+"/products/"+product), chromedp.WaitVisible(sel("add-submit")),
 					chromedp.Click(sel("add-submit")), chromedp.WaitVisible(sel("added")))
 			}
-			pages := []string{"/", paths.Category("coffee"), "/products/cf-grinder", "/cart", "/checkout", "/search?q=zzzz", "/products/no-such-product"}
+			pages := []string{"/", paths.Category("coffee"), "/products/cf-grinder", "/cart", "/checkout", "/search?q=zzzz", "/search?q=cofee&sort=price", "/products/no-such-product"}
 			j.noSidewaysScroll(pages...)
 			for _, p := range pages {
 				j.do("open "+p, chromedp.Navigate(s.base+p), chromedp.WaitReady("body > footer"))
