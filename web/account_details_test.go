@@ -320,7 +320,7 @@ func TestCheckoutFillsInTheDefaultAddressAndSavesATypedOne(t *testing.T) {
 
 func TestHeaderCartCountFollowsTheCart(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newShop(t, withoutBackgroundReads)
 	b := s.browser(t)
 	if n := headerCartCount(t, b.get("/")); n != 0 {
 		t.Fatalf("a new visitor's cart count is %d", n)

@@ -177,7 +177,7 @@ func TestAdminProductOrdersByDate(t *testing.T) {
 // read of the table once it is warm), within a category if they pick one.
 func TestAdminProductsByName(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newShop(t, withoutBackgroundReads)
 	b := s.staff(t)
 	names := func(p page) []string {
 		var out []string

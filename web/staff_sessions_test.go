@@ -201,7 +201,7 @@ func TestLastOwnerCannotStepDown(t *testing.T) {
 // "sign out all other sessions" ends the rest.
 func TestAccountSessions(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newShop(t, withoutBackgroundReads)
 	ada := s.customerID(t, demo.CustomerEmail)
 	laptop, desktop := s.browserAs(t, firefoxLinux), s.browserAs(t, chromeWindows)
 	wantStatus(t, "a visitor's sessions page", laptop.get("/account/sessions"), http.StatusSeeOther)

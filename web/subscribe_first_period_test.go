@@ -28,7 +28,7 @@ func previewPath(day, period string) string {
 // day's, of a whole period.
 func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 	t.Parallel()
-	s := newShop(t)
+	s := newShop(t, withoutBackgroundReads)
 	s.coffeeBox(t)
 	today := s.env.Store.Today()
 	first := today.AddDate(0, 0, 10)
