@@ -161,7 +161,7 @@ func (h *Subscriptions) swapInput(c *fiber.Ctx, field func(*fiber.Ctx, string) s
 		return store.Product{}, 0, nil, nil
 	case err != nil:
 		return store.Product{}, 0, nil, err
-	case !p.Subscribable || p.MonthlyPrice.Amount <= 0:
+	case !p.OpenToSubscribers():
 		card.Errors["product"] = page.T(c, "subs.error.product_not_subscribable")
 	}
 	pc, err := h.priceChangeOf(ctx, p.ID)

@@ -104,7 +104,7 @@ func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships b
 func (h *Subscriptions) quote(ctx context.Context, f *views.SubscribeForm) error {
 	day, derr := strconv.Atoi(f.Day)
 	months, perr := strconv.Atoi(f.Period)
-	if derr != nil || perr != nil || !store.ValidPaymentDay(day) || !store.ValidPeriod(months) || !f.Product.Subscribable || f.Product.MonthlyPrice.Amount <= 0 {
+	if derr != nil || perr != nil || !store.ValidPaymentDay(day) || !store.ValidPeriod(months) || !f.Product.OpenToSubscribers() {
 		return nil
 	}
 	_, stock, err := h.Window.ProductWithStock(ctx, f.Product.ID)
@@ -145,7 +145,7 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	}
 	f := views.SubscribeForm{Product: p, SignedIn: true, Day: strings.TrimSpace(c.Query("day")), Period: strings.TrimSpace(c.Query("period")),
 		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c)}
-	if !p.Subscribable || p.MonthlyPrice.Amount <= 0 {
+	if !p.OpenToSubscribers() {
 		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 	}
 	if _, msg := parsePaymentDay(c, f.Day); msg != "" {
@@ -216,7 +216,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return notFoundAs(err, "That product")
 	}
 	f.Product = p
-	if !p.Subscribable || p.MonthlyPrice.Amount <= 0 {
+	if !p.OpenToSubscribers() {
 		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 		return h.subscribeAgain(c, f)
 	}

@@ -23,6 +23,10 @@ type Product struct {
 	Photo Photo
 }
 
+// OpenToSubscribers is whether a customer may subscribe (or swap) to p:
+// marked subscribable, with a monthly price.
+func (p Product) OpenToSubscribers() bool { return p.Subscribable && p.MonthlyPrice.Amount > 0 }
+
 // Photo is a product's uploaded picture: the original and its resized
 // copies sit on the photo shelf under Key (the original's content hash),
 // so a new upload is a new Key and old URLs stay valid for caches.

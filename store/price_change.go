@@ -83,7 +83,7 @@ func (r priceChangeRecord) change() PriceChange {
 func (s *Store) SchedulePriceChange(ctx context.Context, p Product, newPrice Money, effective time.Time, by string) (PriceChange, error) {
 	today := DateOf(s.now(), s.loc)
 	switch {
-	case !p.Subscribable || p.MonthlyPrice.Amount <= 0:
+	case !p.OpenToSubscribers():
 		return PriceChange{}, ErrPriceNotSubscribed
 	case newPrice.Amount <= 0 || newPrice.Currency != p.MonthlyPrice.Currency:
 		return PriceChange{}, ErrBadMoney

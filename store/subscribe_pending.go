@@ -150,7 +150,7 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 	switch {
 	case !ValidID(req.Key) || len(req.Key) > 36:
 		return PendingSubscribe{}, ErrBadSubscribeKey
-	case !req.Product.Subscribable || req.Product.MonthlyPrice.Amount <= 0:
+	case !req.Product.OpenToSubscribers():
 		return PendingSubscribe{}, ErrNotSubscribable
 	case !ValidPaymentDay(req.PaymentDay):
 		return PendingSubscribe{}, ErrBadPaymentDay

@@ -54,7 +54,7 @@ func SwapProduct(p Product, quantity int, change *PriceChange) SubscriptionChang
 		switch {
 		case !ValidQuantity(quantity):
 			return s, ErrBadQuantity
-		case !p.Subscribable || p.MonthlyPrice.Amount <= 0:
+		case !p.OpenToSubscribers():
 			return s, ErrNotSubscribable
 		case p.MonthlyPrice.Currency != s.MonthlyPrice.Currency:
 			return s, ErrOtherCurrency

@@ -13,7 +13,7 @@ func (w *Window) SubscribableProducts(ctx context.Context) ([]Product, error) {
 	}
 	var out []Product
 	for _, p := range all {
-		if p.Subscribable && p.MonthlyPrice.Amount > 0 {
+		if p.OpenToSubscribers() {
 			out = append(out, p)
 		}
 	}
