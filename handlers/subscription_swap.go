@@ -164,20 +164,27 @@ func (h *Subscriptions) swapInput(c *fiber.Ctx, field func(*fiber.Ctx, string) s
 	case !p.OpenToSubscribers():
 		card.Errors["product"] = page.T(c, "subs.error.product_not_subscribable")
 	}
-	pc, err := h.priceChangeOf(ctx, p.ID)
+	pc, err := scheduledPrice(ctx, h.Store, p.ID)
 	return p, qty, pc, err
 }
 
-// priceChangeOf is a product's scheduled price, nil when it has none.
-func (h *Subscriptions) priceChangeOf(ctx context.Context, productID string) (*store.PriceChange, error) {
-	pc, err := h.Store.ProductPriceChange(ctx, productID)
-	if errors.Is(err, store.ErrNotFound) {
+// priceChangeReader reads a product's scheduled price: the table, or the
+// shop window's copy for a preview.
+type priceChangeReader interface {
+	ProductPriceChange(ctx context.Context, productID string) (store.PriceChange, error)
+}
+
+// scheduledPrice is a product's scheduled price change; none scheduled is
+// a nil change (the subscription keeps its price), not an error.
+func scheduledPrice(ctx context.Context, r priceChangeReader, productID string) (*store.PriceChange, error) {
+	pc, err := r.ProductPriceChange(ctx, productID)
+	switch {
+	case err == nil:
+		return &pc, nil
+	case errors.Is(err, store.ErrNotFound):
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &pc, nil
+	return nil, err
 }
 
 // swapFieldError is the product field's message for a swap the store

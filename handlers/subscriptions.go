@@ -111,10 +111,8 @@ func (h *Subscriptions) quote(ctx context.Context, f *views.SubscribeForm) error
 	if err != nil {
 		return err
 	}
-	var change *store.PriceChange
-	if pc, err := h.Window.ProductPriceChange(ctx, f.Product.ID); err == nil {
-		change = &pc
-	} else if !errors.Is(err, store.ErrNotFound) {
+	change, err := scheduledPrice(ctx, h.Window, f.Product.ID)
+	if err != nil {
 		return err
 	}
 	quoteForm(f, h.Store.Today(), day, months, len(stock) > 0, change)

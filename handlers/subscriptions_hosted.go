@@ -293,12 +293,9 @@ func (h *Subscriptions) subscriber(ctx context.Context, customerID, productID st
 	if err != nil {
 		return store.Customer{}, nil, err
 	}
-	pc, err := h.Store.ProductPriceChange(ctx, productID)
-	switch {
-	case err == nil:
-		return cust, &pc, nil
-	case errors.Is(err, store.ErrNotFound):
-		return cust, nil, nil
+	pc, err := scheduledPrice(ctx, h.Store, productID)
+	if err != nil {
+		return store.Customer{}, nil, err
 	}
-	return store.Customer{}, nil, err
+	return cust, pc, nil
 }
