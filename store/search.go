@@ -34,7 +34,7 @@ type SearchResult struct {
 type searchEntry struct {
 	product      Product
 	name, within string   // folded name; folded name and category name
-	words        []string // within's words, for the typos (search_typo.go)
+	words        [][]rune // within's words, for the typos (search_typo.go)
 }
 
 // ByRelevance is search's own order and its default: the best matches
@@ -82,6 +82,7 @@ func findIn(index []searchEntry, q string, order CatalogueOrder, limit int) Sear
 		return SearchResult{}
 	}
 	folded := strings.Join(words, " ")
+	typed := typedWords(words)
 	type hit struct {
 		e    searchEntry
 		rank int
@@ -89,11 +90,11 @@ func findIn(index []searchEntry, q string, order CatalogueOrder, limit int) Sear
 	var hits []hit
 	for _, e := range index {
 		all, typo := true, false
-		for _, word := range words {
+		for i, word := range words {
 			if strings.Contains(e.within, word) {
 				continue
 			}
-			if !matchesNear(word, e.words) {
+			if typed[i] == nil || !typed[i].nearAny(e.words) {
 				all = false
 				break
 			}
@@ -113,21 +114,13 @@ func findIn(index []searchEntry, q string, order CatalogueOrder, limit int) Sear
 		}
 		hits = append(hits, hit{e, rank})
 	}
-	byName := func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.e.name, b.e.name), cmp.Compare(a.e.product.ID, b.e.product.ID))
-	}
+	by := productOrder(order)
 	slices.SortFunc(hits, func(a, b hit) int {
-		switch order {
-		case ByName:
-			return byName(a, b)
-		case ByPrice:
-			return cmp.Or(cmp.Compare(a.e.product.Price.Amount, b.e.product.Price.Amount), byName(a, b))
-		case ByPriceDesc:
-			return cmp.Or(cmp.Compare(b.e.product.Price.Amount, a.e.product.Price.Amount), byName(a, b))
-		case ByNewest:
-			return cmp.Or(b.e.product.CreatedAt.Compare(a.e.product.CreatedAt), byName(a, b))
+		c := by(a.e.product, b.e.product)
+		if order == ByRelevance {
+			c = cmp.Compare(a.rank, b.rank)
 		}
-		return cmp.Or(cmp.Compare(a.rank, b.rank), byName(a, b))
+		return cmp.Or(c, cmp.Compare(a.e.name, b.e.name), cmp.Compare(a.e.product.ID, b.e.product.ID))
 	})
 	out := SearchResult{Total: len(hits)}
 	for _, h := range hits[:min(max(limit, 0), len(hits))] {
@@ -159,7 +152,7 @@ func indexFor(all []Product, catName map[string]string) []searchEntry {
 	for _, p := range all {
 		name := FoldText(p.Name)
 		within := name + " " + FoldText(catName[p.Category])
-		index = append(index, searchEntry{product: p, name: name, within: within, words: strings.Fields(within)})
+		index = append(index, searchEntry{product: p, name: name, within: within, words: runeWords(strings.Fields(within))})
 	}
 	return index
 }

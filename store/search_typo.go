@@ -20,31 +20,71 @@ func typoBudget(n int) int {
 	return 2
 }
 
-// nearWord reports whether typed is within its typo budget of word, or of
-// the start of word as long as typed (a word being typed: "expres" finds
-// Espresso).
-func nearWord(typed, word string) bool {
-	t, w := []rune(typed), []rune(word)
-	budget := typoBudget(len(t))
-	if budget == 0 {
+// typedWord is a word of a search, ready to be compared with every word of
+// the index: its letters and its budget worked out once, and the rows of
+// the distance's table kept between comparisons (a search compares it with
+// each word of each product that lacks it).
+type typedWord struct {
+	runes  []rune
+	budget int
+	rows   [3][]int
+}
+
+func newTypedWord(word string) *typedWord {
+	r := []rune(word)
+	t := &typedWord{runes: r, budget: typoBudget(len(r))}
+	for i := range t.rows {
+		t.rows[i] = make([]int, len(r)+t.budget+1)
+	}
+	return t
+}
+
+// nearAny reports whether the typed word is within its budget of one of
+// words, or of the start of one as long as it (a word being typed:
+// "expres" finds Espresso).
+func (t *typedWord) nearAny(words [][]rune) bool {
+	if t.budget == 0 {
 		return false
 	}
-	if len(w) > len(t) && typoDistance(t, w[:len(t)], budget) <= budget {
+	for _, w := range words {
+		if t.near(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *typedWord) near(w []rune) bool {
+	if len(w) > len(t.runes) && t.distance(w[:len(t.runes)]) <= t.budget {
 		return true
 	}
-	if d := len(w) - len(t); d > budget || -d > budget {
+	if d := len(w) - len(t.runes); d > t.budget || -d > t.budget {
 		return false
 	}
-	return typoDistance(t, w, budget) <= budget
+	return t.distance(w) <= t.budget
+}
+
+// distance is typoDistance to w with the kept rows (w is never longer than
+// the word plus its budget here).
+func (t *typedWord) distance(w []rune) int {
+	return typoDistanceIn(t.rows, t.runes, w, t.budget)
 }
 
 // typoDistance is the optimal string alignment distance of a and b, or
-// more than limit as soon as every alignment costs more (a search tries
-// every word of the catalogue, so most comparisons stop early).
+// limit+1 as soon as every alignment costs more than limit.
 func typoDistance(a, b []rune, limit int) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var rows [3][]int
+	for i := range rows {
+		rows[i] = make([]int, len(b)+1)
+	}
+	return typoDistanceIn(rows, a, b, limit)
+}
+
+// typoDistanceIn is typoDistance in rows of at least len(b)+1 cells (a
+// search tries every word of the catalogue, so most comparisons stop
+// early, and none allocates).
+func typoDistanceIn(rows [3][]int, a, b []rune, limit int) int {
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -70,15 +110,23 @@ func typoDistance(a, b []rune, limit int) int {
 	return prev[len(b)]
 }
 
-// matchesNear reports whether typed is near one of words.
-func matchesNear(typed string, words []string) bool {
-	if utf8.RuneCountInString(typed) < 4 {
-		return false
+// runeWords are words as the typo comparison reads them.
+func runeWords(words []string) [][]rune {
+	out := make([][]rune, len(words))
+	for i, w := range words {
+		out[i] = []rune(w)
 	}
-	for _, w := range words {
-		if nearWord(typed, w) {
-			return true
+	return out
+}
+
+// typedWords are a search's words ready for the typo comparison; nil for
+// a word too short to have typos.
+func typedWords(words []string) []*typedWord {
+	out := make([]*typedWord, len(words))
+	for i, w := range words {
+		if utf8.RuneCountInString(w) >= 4 {
+			out[i] = newTypedWord(w)
 		}
 	}
-	return false
+	return out
 }

@@ -51,8 +51,8 @@ func TestNearWord(t *testing.T) {
 		{"books", "boots", true},
 		{"blend", "coffee", false},
 	} {
-		if got := nearWord(c.typed, c.word); got != c.want {
-			t.Errorf("nearWord(%q, %q) = %v, want %v", c.typed, c.word, got, c.want)
+		if got := newTypedWord(c.typed).nearAny([][]rune{[]rune(c.word)}); got != c.want {
+			t.Errorf("%q near %q: %v, want %v", c.typed, c.word, got, c.want)
 		}
 	}
 }

@@ -104,13 +104,22 @@ func sortedShelf(all []Product, category string, order CatalogueOrder) []Product
 			list = append(list, p)
 		}
 	}
-	switch order {
-	case ByPrice:
-		slices.SortStableFunc(list, func(a, b Product) int { return cmp.Compare(a.Price.Amount, b.Price.Amount) })
-	case ByPriceDesc:
-		slices.SortStableFunc(list, func(a, b Product) int { return cmp.Compare(b.Price.Amount, a.Price.Amount) })
-	case ByNewest:
-		slices.SortStableFunc(list, func(a, b Product) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	if order != ByName {
+		slices.SortStableFunc(list, productOrder(order)) // ties keep the catalogue's order, by name
 	}
 	return list
+}
+
+// productOrder compares two products in order; by name (the catalogue's
+// own order) and by relevance (a search's) it has no say: 0.
+func productOrder(order CatalogueOrder) func(a, b Product) int {
+	switch order {
+	case ByPrice:
+		return func(a, b Product) int { return cmp.Compare(a.Price.Amount, b.Price.Amount) }
+	case ByPriceDesc:
+		return func(a, b Product) int { return cmp.Compare(b.Price.Amount, a.Price.Amount) }
+	case ByNewest:
+		return func(a, b Product) int { return b.CreatedAt.Compare(a.CreatedAt) }
+	}
+	return func(Product, Product) int { return 0 }
 }
