@@ -189,3 +189,20 @@ type ReturnSlip struct {
 	Return store.Return
 	Order  store.Order
 }
+
+// From is who sends the parcel: the order's address, named for the buyer
+// when it names nobody.
+func (p ReturnSlip) From() store.Address {
+	a := p.Order.ShipTo
+	if a.Name == "" {
+		a.Name = p.Return.Buyer.Name
+	}
+	return a
+}
+
+// returnTo is the warehouse's address as a parcel is addressed to it.
+func returnTo(w store.Warehouse) store.Address {
+	a := w.Address
+	a.Name = ShopName + ", " + w.Name
+	return a
+}
