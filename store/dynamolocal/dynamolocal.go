@@ -101,13 +101,6 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 	}
 
 	args := []string{
-		// A small heap on a small machine: the serial collector has no
-		// concurrent threads or G1's write barriers. Measured on the store
-		// package's tests: the engine took 175 CPU-seconds against 200-210
-		// with G1, the tests' time the same. (The client compiler alone
-		// took 155 there, but more over the whole test tier: the server
-		// compiler's work pays for itself in a long run.)
-		"-XX:+UseSerialGC",
 		"-Djava.library.path=" + lib,
 		"-cp", jar,
 		launcher, "127.0.0.1",
