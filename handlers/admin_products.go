@@ -105,7 +105,7 @@ func (h *AdminProducts) New(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := views.AdminProductForm{Currency: h.Store.Currency(), Categories: cats, CSRF: page.CSRFToken(c)}
+	f := views.AdminProductForm{Currency: h.Store.Currency(), Categories: cats, CSRF: page.CSRFToken(c), Texts: productTextsForm(store.Product{})}
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.products.new"), Page: page.Full(views.AdminNewProductView, f)})
 }
 
@@ -166,6 +166,7 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	}
 	p.Name, p.Description, p.Category, p.Price = f.Name, f.Description, f.Category, price
 	p.Subscribable, p.MonthlyPrice = f.Subscribable, monthly
+	productTextsFromForm(c, f, p)
 }
 
 // Create adds a product; on bad input the form comes back with a message at
@@ -240,7 +241,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 		Form: views.AdminProductForm{
 			ID: p.ID, Name: p.Name, Description: p.Description, Category: p.Category,
 			Price: p.Price.Decimal(), Currency: p.Price.Currency, Categories: cats, CSRF: csrf,
-			Subscribable: p.Subscribable, MonthlyPrice: monthlyPriceField(p),
+			Subscribable: p.Subscribable, MonthlyPrice: monthlyPriceField(p), Texts: productTextsForm(p),
 		},
 		Photo: views.AdminPhotoForm{
 			ProductID: p.ID, CSRF: csrf, Picture: views.ProductPicture(p), HasPhoto: p.Photo.Key != "",

@@ -92,7 +92,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 	}
 	pages := max(1, (shelf.Total+cataloguePageSize-1)/cataloguePageSize)
 	data := views.CataloguePage{
-		Categories: cats, Category: current, Order: order, Products: shelf.Products,
+		Categories: cats, Category: current, Order: order, Products: productsIn(c.UserContext(), shelf.Products),
 		PerPage: cataloguePageSize, FirstPage: first, Page: min(pageNo, pages), Total: shelf.Total,
 	}
 	c.Vary("HX-Target")
@@ -120,6 +120,7 @@ func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
 	if err != nil {
 		return views.ProductPage{}, notFoundAs(err, "That product")
 	}
+	p = productIn(c.UserContext(), p)
 	data := views.ProductPage{Product: p, Stock: views.StockPanel{ProductID: p.ID, Levels: stock}}
 	data.Add = views.AddToCart{ProductID: p.ID, Quantity: "1", Available: data.Stock.Total()}
 	if cats, err := h.Window.Categories(c.UserContext()); err == nil {

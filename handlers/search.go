@@ -45,7 +45,7 @@ func (h *Search) Show(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		data.Products, data.Total = r.Products, r.Total
+		data.Products, data.Total = productsIn(c.UserContext(), r.Products), r.Total
 	}
 	title := page.T(c, "search.title")
 	if q != "" && data.Problem == "" {

@@ -21,6 +21,10 @@ type Product struct {
 	// Photo is the picture staff uploaded; zero when there is none (the
 	// storefront then shows the shop's drawn picture).
 	Photo Photo
+	// Texts are the name and description in the shop's other languages,
+	// by language code (product_texts.go); Name and Description are the
+	// English.
+	Texts map[string]ProductText
 }
 
 // OpenToSubscribers is whether a customer may subscribe (or swap) to p:
@@ -84,6 +88,8 @@ type productRecord struct {
 	PhotoFormat string `dynamodbav:"PhotoFormat,omitempty"`
 	PhotoWidth  int    `dynamodbav:"PhotoWidth,omitempty"`
 	PhotoHeight int    `dynamodbav:"PhotoHeight,omitempty"`
+	// Texts in the other languages, absent when there are none.
+	Texts map[string]ProductText `dynamodbav:"Texts,omitempty"`
 	// GSI1: the product's category, by name. GSI2: the whole catalogue, by name.
 	GSI1PK string `dynamodbav:"GSI1-PK"`
 	GSI1SK string `dynamodbav:"GSI1-SK"`
@@ -98,6 +104,7 @@ func (r productRecord) product() Product {
 		Price: Money{Amount: r.Price, Currency: r.Currency}, CreatedAt: created,
 		Subscribable: r.MonthlyPrice > 0, MonthlyPrice: Money{Amount: r.MonthlyPrice, Currency: r.Currency},
 		Photo: Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
+		Texts: r.Texts,
 	}
 }
 
@@ -107,6 +114,7 @@ func newProductRecord(p Product) productRecord {
 		Name: p.Name, Description: p.Description, Category: p.Category,
 		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt), MonthlyPrice: subscriptionPrice(p),
 		PhotoKey: p.Photo.Key, PhotoFormat: p.Photo.Format, PhotoWidth: p.Photo.Width, PhotoHeight: p.Photo.Height,
+		Texts:  productTexts(p.Texts),
 		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
 		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),
 	}

@@ -24,8 +24,8 @@ func (s *Store) CreateProduct(ctx context.Context, p Product) (Product, error) {
 	return p, s.putNew(ctx, newProductRecord(p), "product "+p.ID)
 }
 
-// UpdateProduct saves a product's name, description, category, price and
-// monthly subscription price (0 or not Subscribable: not subscribable). A
+// UpdateProduct saves a product's name, description (and their texts in
+// the other languages), category, price and monthly subscription price (0 or not Subscribable: not subscribable). A
 // new name is copied onto its stock levels in the same transaction, so the
 // inventory pages never show the old one.
 func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
@@ -53,13 +53,17 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 	if old.Photo.Key != "" {
 		photo = expression.Name("PhotoKey").Equal(expression.Value(old.Photo.Key))
 	}
+	texts := expression.AttributeNotExists(expression.Name("Texts"))
+	if t := productTexts(old.Texts); t != nil {
+		texts = expression.Name("Texts").Equal(expression.Value(t))
+	}
 	cond, err := expression.NewBuilder().WithCondition(
 		expression.Name("Name").Equal(expression.Value(old.Name)).
 			And(expression.Name("Description").Equal(expression.Value(old.Description))).
 			And(expression.Name("Category").Equal(expression.Value(old.Category))).
 			And(expression.Name("Price").Equal(expression.Value(old.Price.Amount))).
 			And(expression.Name("Currency").Equal(expression.Value(old.Price.Currency))).
-			And(monthly).And(photo)).Build()
+			And(monthly).And(photo).And(texts)).Build()
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Catalogue search: an index of every product's name and category kept in
+// Catalogue search: an index of every product's names (in each language
+// staff gave one) and category kept in
 // the shop window, built from the window's copy of the whole catalogue
 // (GSI2 "catalogue", the copy the sorted lists are cut from) and the
 // categories, a minute at a time like the other lists. A
@@ -32,9 +33,11 @@ type SearchResult struct {
 }
 
 type searchEntry struct {
-	product      Product
-	name, within string   // folded name; folded name and category name
-	words        [][]rune // within's words, for the typos (search_typo.go)
+	product Product
+	name    string   // folded English name: the order among equals
+	names   []string // folded names in every language the product has
+	within  string   // folded names and category name
+	words   [][]rune // within's words, for the typos (search_typo.go)
 }
 
 // ByRelevance is search's own order and its default: the best matches
@@ -107,9 +110,9 @@ func findIn(index []searchEntry, q string, order CatalogueOrder, limit int) Sear
 		switch {
 		case typo:
 			rank = 3
-		case strings.HasPrefix(e.name, folded):
+		case slices.ContainsFunc(e.names, func(n string) bool { return strings.HasPrefix(n, folded) }):
 			rank = 0
-		case strings.Contains(e.name, folded):
+		case slices.ContainsFunc(e.names, func(n string) bool { return strings.Contains(n, folded) }):
 			rank = 1
 		}
 		hits = append(hits, hit{e, rank})
@@ -150,9 +153,14 @@ func (w *Window) searchIndex(ctx context.Context) ([]searchEntry, error) {
 func indexFor(all []Product, catName map[string]string) []searchEntry {
 	index := make([]searchEntry, 0, len(all))
 	for _, p := range all {
-		name := FoldText(p.Name)
-		within := name + " " + FoldText(catName[p.Category])
-		index = append(index, searchEntry{product: p, name: name, within: within, words: runeWords(strings.Fields(within))})
+		names := []string{FoldText(p.Name)}
+		for _, lang := range ProductTextLanguages {
+			if n := p.TextIn(lang).Name; n != "" {
+				names = append(names, FoldText(n))
+			}
+		}
+		within := strings.Join(names, " ") + " " + FoldText(catName[p.Category])
+		index = append(index, searchEntry{product: p, name: names[0], names: names, within: within, words: runeWords(strings.Fields(within))})
 	}
 	return index
 }

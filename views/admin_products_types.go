@@ -2,6 +2,7 @@ package views
 
 import (
 	"shop/store"
+	"shop/views/lang"
 )
 
 // AdminProductList is a page of the catalogue for staff.
@@ -28,9 +29,23 @@ type AdminProductForm struct {
 	Subscribable bool
 	MonthlyPrice string
 	Categories   []store.Category
-	Errors       FieldErrors
-	CSRF         string
+	// Texts are the name and description in the shop's other languages,
+	// one per language, empty where staff gave none.
+	Texts  []AdminProductText
+	Errors FieldErrors
+	CSRF   string
 }
+
+// AdminProductText is a product's name and description in one of the
+// shop's other languages, as the form shows them.
+type AdminProductText struct {
+	Lang              lang.Lang
+	Name, Description string
+}
+
+// NameField and DescriptionField are the form's names of its fields.
+func (t AdminProductText) NameField() string        { return "name_" + string(t.Lang) }
+func (t AdminProductText) DescriptionField() string { return "description_" + string(t.Lang) }
 
 // AdminProductOrders is the orders-of-a-product section: its date filter
 // and a page of order lines, newest first.
@@ -71,4 +86,15 @@ type AdminPhotoForm struct {
 	// HasPhoto is false while the shop's drawn picture stands in.
 	HasPhoto bool
 	Error    string // why the last upload was refused
+}
+
+// hasTexts says whether the form shows a text in another language or an
+// error at one: its section then starts open.
+func (f AdminProductForm) hasTexts() bool {
+	for _, t := range f.Texts {
+		if t.Name != "" || t.Description != "" || f.Errors[t.NameField()] != "" || f.Errors[t.DescriptionField()] != "" {
+			return true
+		}
+	}
+	return false
 }

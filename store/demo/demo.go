@@ -217,6 +217,7 @@ func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {
 			ID: p.id, Name: p.name, Category: p.category, Description: p.description,
 			Price:        store.Money{Amount: p.price, Currency: store.DefaultCurrency},
 			Subscribable: subscribable, MonthlyPrice: store.Money{Amount: monthly, Currency: store.DefaultCurrency},
+			Texts: productTexts[p.id],
 		}); err != nil {
 			return err
 		}

@@ -52,3 +52,20 @@ func TestDemoCarriesItsCustomersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// Every demo product has its name and description in Korean and
+// Indonesian, so the shop reads whole in each language.
+func TestDemoProductsReadInEveryLanguage(t *testing.T) {
+	env := sharedDemo(t)
+	pg, err := env.Store.Catalogue(context.Background(), "", 100, "")
+	if err != nil || len(pg.Items) < 30 {
+		t.Fatalf("catalogue: %d products (%v)", len(pg.Items), err)
+	}
+	for _, p := range pg.Items {
+		for _, l := range []string{"ko", "id"} {
+			if tx := p.TextIn(l); tx.Name == "" || tx.Description == "" {
+				t.Errorf("%s has no %s name or description: %+v", p.ID, l, tx)
+			}
+		}
+	}
+}
