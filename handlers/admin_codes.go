@@ -217,8 +217,10 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 	f := views.AdminDiscountForm{
 		Code: strings.TrimSpace(page.Field(c, "code")), Kind: page.Field(c, "kind"), Value: strings.TrimSpace(page.Field(c, "value")),
 		Expires: strings.TrimSpace(page.Field(c, "expires")), Limit: strings.TrimSpace(page.Field(c, "limit")),
+		Payments: strings.TrimSpace(page.Field(c, "payments")),
 	}
 	d := discountFromForm(c.UserContext(), &f, h.Store.Currency(), h.Store.Now(), h.Store.Location())
+	d.Payments = discountPaymentsFromForm(c.UserContext(), &f)
 	if !f.Errors.Any() {
 		created, err := h.Store.CreateDiscountCode(c.UserContext(), d)
 		switch {
@@ -232,4 +234,23 @@ func (h *AdminCodes) CreateDiscount(c *fiber.Ctx) error {
 		}
 	}
 	return h.renderDiscounts(c, fiber.StatusUnprocessableEntity, f)
+}
+
+// maxCoveredPayments bounds the subscription payments a code covers (ten
+// years of monthly payments); more is "every payment", which is 0.
+const maxCoveredPayments = 120
+
+// discountPaymentsFromForm is how many subscription payments the form's
+// code covers: blank or 0 every payment, N the first N; a bad number is an
+// error at its field (discountFromForm has cleared the errors).
+func discountPaymentsFromForm(ctx context.Context, f *views.AdminDiscountForm) int {
+	if f.Payments == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(f.Payments)
+	if err != nil || n < 0 || n > maxCoveredPayments {
+		f.Errors["payments"] = lang.T(ctx, "admin.codes.err.payments_bad")
+		return 0
+	}
+	return n
 }

@@ -58,6 +58,8 @@ func codeMessage(ctx context.Context, ce *store.CodeError) string {
 		return lang.T(ctx, "checkout.giftcard.empty")
 	case errors.Is(ce.Err, store.ErrMixedCurrency):
 		return lang.T(ctx, "checkout.code.currency")
+	case errors.Is(ce.Err, store.ErrCodeCurrency):
+		return lang.T(ctx, "subs.code.currency")
 	case errors.Is(ce.Err, store.ErrBadCode):
 		return lang.T(ctx, "checkout.code.bad")
 	case gift:

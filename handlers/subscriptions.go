@@ -23,6 +23,7 @@ type SubscriptionStore interface {
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	Subscription(ctx context.Context, customerID, id string) (store.Subscription, error)
 	PlanSubscribe(req store.SubscribeRequest) (store.PendingSubscribe, error)
+	SubscribeCode(ctx context.Context, typed, currency string) (store.DiscountCode, error)
 	PendingSubscribe(ctx context.Context, customerID, key string) (store.PendingSubscribe, error)
 	SubscriptionConsistent(ctx context.Context, customerID, id string) (store.Subscription, error)
 	CurrentReceipt(ctx context.Context, sub store.Subscription) (store.Receipt, error)
@@ -91,10 +92,16 @@ func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p
 	return f, nil
 }
 
-// quoteForm sets the form's preview: what its day and period come to when
-// subscribing today (store.QuoteSubscription, what Subscribe charges by).
+// quoteForm sets the form's preview: what its day, period and discount
+// code come to when subscribing today (store.QuoteSubscriptionWith, what
+// Subscribe charges by).
 func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships bool, change *store.PriceChange) {
-	q := store.QuoteSubscription(today, f.Product, day, months, change)
+	var coupon *store.Coupon
+	if f.Discount != nil {
+		c := store.CouponOf(*f.Discount)
+		coupon = &c
+	}
+	q := store.QuoteSubscriptionWith(today, f.Product, day, months, change, coupon)
 	f.Quote, f.Ships = &q, ships
 }
 
@@ -142,7 +149,7 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 		return notFoundAs(err, "That product")
 	}
 	f := views.SubscribeForm{Product: p, SignedIn: true, Day: strings.TrimSpace(c.Query("day")), Period: strings.TrimSpace(c.Query("period")),
-		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c)}
+		Code: strings.TrimSpace(c.Query("code")), Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c)}
 	if !p.OpenToSubscribers() {
 		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 	}
@@ -151,6 +158,9 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	}
 	if _, msg := parsePeriod(c, f.Period); msg != "" {
 		f.Errors["period"] = msg
+	}
+	if err := h.formCode(c, &f); err != nil {
+		return err
 	}
 	if err := h.quote(ctx, &f); err != nil {
 		return err
@@ -200,7 +210,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	val := func(k string) string { return strings.TrimSpace(page.Field(c, k)) }
 	f := views.SubscribeForm{
-		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"),
+		SignedIn: true, Key: val("key"), Day: val("day"), Period: val("period"), Card: val("card"), Code: val("code"),
 		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
 	}
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
@@ -232,6 +242,9 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if periodErr != "" {
 		f.Errors["period"] = periodErr
 	}
+	if err := h.formCode(c, &f); err != nil {
+		return err
+	}
 	if page.Field(c, "preview") != "" {
 		// "Show what I pay" without JavaScript: the form comes back with
 		// its preview; nothing is tokenised, charged or written.
@@ -242,7 +255,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return err
 	}
 	return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
-		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change}, cust)
+		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change, Discount: f.Discount}, cust)
 }
 
 // subscribeAgain brings the form back with its errors: in place for htmx,

@@ -78,7 +78,12 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 	} else {
 		st, err = h.Payer.SubscribeWithNewCard(ctx, plan, cust)
 	}
+	var codeErr *store.CodeError
 	switch {
+	case errors.As(err, &codeErr):
+		// Its last use went to another subscribe meanwhile, or it
+		// expired: nothing was written or taken.
+		f.Errors["code"], f.Discount = codeMessage(ctx, codeErr), nil
 	case errors.Is(err, jobs.ErrCardElsewhere):
 		f.Errors["card"] = page.T(c, "subs.error.card_elsewhere")
 	case errors.Is(err, payment.ErrProviderUnavailable):
@@ -113,7 +118,11 @@ func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) 
 	case errors.Is(err, store.ErrBadPeriod):
 		f.Errors["period"] = subsRefusal(c, err)
 	default:
-		return err
+		var ce *store.CodeError
+		if !errors.As(err, &ce) {
+			return err
+		}
+		f.Errors["code"], f.Discount = codeMessage(c.UserContext(), ce), nil
 	}
 	return h.subscribeAgain(c, f)
 }

@@ -132,7 +132,13 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 		}
 		next.Category = p.Category
 	}
+	if sub.Coupon.Covers() {
+		// One covered payment used, in this write (conditional on the
+		// version read): counted once however often the job runs.
+		next.Coupon = sub.Coupon.used()
+	}
 	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
+	receipt.withDiscount(sub.Coupon, sub.DiscountFor(period))
 	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, sub.PeriodMonths*sub.Units())
 	if err != nil {
 		return sub, Receipt{}, err

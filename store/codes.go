@@ -33,7 +33,12 @@ type DiscountCode struct {
 	ExpiresAt  time.Time
 	UsageLimit int
 	Used       int
-	CreatedAt  time.Time
+	// Payments is how many payments of a subscription it discounts: the
+	// first N, or 0 every payment. Codes from before subscriptions took
+	// codes read 0: a code staff made as "10 % off" keeps meaning that on
+	// every payment, as it did on every order.
+	Payments  int
+	CreatedAt time.Time
 }
 
 // Off is what the code takes off a subtotal: never more than the subtotal.
@@ -108,6 +113,7 @@ type discountRecord struct {
 	ExpiresOn  string `dynamodbav:"ExpiresOn"` // not the TTL: expired codes stay listed
 	UsageLimit int    `dynamodbav:"UsageLimit"`
 	Used       int    `dynamodbav:"Used"`
+	Payments   int    `dynamodbav:"Payments,omitempty"` // of a subscription it covers; 0 every one
 	CreatedAt  string `dynamodbav:"CreatedAt"`
 	GSI1PK     string `dynamodbav:"GSI1-PK"` // discounts
 	GSI1SK     string `dynamodbav:"GSI1-SK"` // created#code
@@ -117,7 +123,7 @@ func (r discountRecord) discount() DiscountCode {
 	return DiscountCode{
 		Code: trimPrefix(r.PK, prefixDiscount), Kind: DiscountKind(r.Kind), Percent: r.Percent,
 		Amount: Money{r.Amount, r.Currency}, ExpiresAt: parseTime(r.ExpiresOn), UsageLimit: r.UsageLimit,
-		Used: r.Used, CreatedAt: parseTime(r.CreatedAt),
+		Used: r.Used, Payments: r.Payments, CreatedAt: parseTime(r.CreatedAt),
 	}
 }
 
@@ -163,7 +169,7 @@ func newDiscountRecord(d DiscountCode) discountRecord {
 	return discountRecord{
 		PK: discountKey(d.Code), SK: discountKey(d.Code), EntityType: entityDiscount,
 		Kind: string(d.Kind), Percent: d.Percent, Amount: d.Amount.Amount, Currency: d.Amount.Currency,
-		ExpiresOn: timestamp(d.ExpiresAt), UsageLimit: d.UsageLimit, Used: d.Used, CreatedAt: timestamp(d.CreatedAt),
+		ExpiresOn: timestamp(d.ExpiresAt), UsageLimit: d.UsageLimit, Used: d.Used, Payments: d.Payments, CreatedAt: timestamp(d.CreatedAt),
 		GSI1PK: partitionDiscounts, GSI1SK: createdKey(d.CreatedAt, d.Code),
 	}
 }

@@ -28,6 +28,8 @@ type Proration struct {
 	Charge Money
 	// Share is the period's price × Days / Of, rounded down.
 	Share Money
+	// Discount is what a discount code took off Share (withCoupon).
+	Discount Money
 	// From and To are the first and last day paid (To is the day before
 	// Next); a receipt's period is [From, Next).
 	From, To time.Time

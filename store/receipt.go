@@ -63,6 +63,9 @@ type Receipt struct {
 	// VAT is what it paid per rate (one rate: its product's category's);
 	// none on one from before VAT.
 	VAT []VATLine
+	// DiscountCode took Discount off the price; Amount is what was left.
+	DiscountCode string
+	Discount     Money
 	// category is its product's, whose rate it pays (NewReceipt).
 	category string
 	// orderID is the order its period made when the product ships: that
@@ -97,8 +100,10 @@ type receiptRecord struct {
 	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
 	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
 	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
-	GSI1PK          string      `dynamodbav:"GSI1-PK,omitempty"` // receipts#YYYY-MM#shard: the month's list (archive.go)
-	GSI1SK          string      `dynamodbav:"GSI1-SK,omitempty"` // <charged at>#number
+	DiscountCode    string      `dynamodbav:"DiscountCode,omitempty"`
+	Discount        int64       `dynamodbav:"Discount,omitempty"` // what the code took off
+	GSI1PK          string      `dynamodbav:"GSI1-PK,omitempty"`  // receipts#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK          string      `dynamodbav:"GSI1-SK,omitempty"`  // <charged at>#number
 	// The receipt's one refund (receipt_refund.go), on the receipt itself
 	// so that every read of a receipt shows it at no extra cost.
 	RefundStatus      string `dynamodbav:"RefundStatus,omitempty"`
@@ -120,7 +125,7 @@ func (r receiptRecord) receipt() Receipt {
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
-		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound,
+		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound, DiscountCode: r.DiscountCode, Discount: Money{r.Discount, r.Currency},
 	}
 }
 
@@ -169,7 +174,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID, Provider: r.Provider,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
-		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID,
+		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID, DiscountCode: r.DiscountCode, Discount: r.Discount.Amount,
 	}
 }
 

@@ -63,6 +63,7 @@ type subscriptionRecord struct {
 	Orders          []periodOrderDoc `dynamodbav:"Orders,omitempty"`
 	NewMonthlyPrice int64            `dynamodbav:"NewMonthlyPrice,omitempty"` // a price change the subscriber was told of
 	NewPriceFrom    string           `dynamodbav:"NewPriceFrom,omitempty"`
+	couponDoc                        // its discount code's terms, while they cover payments (subscribe_coupon.go)
 	// Open payment intents (GSI2, sparse): the reconcile step finds the old ones.
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
@@ -106,7 +107,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		LastPaymentDate: parseDate(r.LastPaymentDate), LastReminderDate: parseDate(r.LastReminderDate),
 		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn), ResumesOn: parseDate(r.ResumesOn),
 		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
-		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom),
+		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom), Coupon: r.couponDoc.coupon(r.Currency),
 	}
 }
 
@@ -128,7 +129,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn), ResumesOn: FormatDate(s.ResumesOn),
 		CancelledOn: FormatDate(s.CancelledOn), CreatedAt: timestamp(s.CreatedAt), Version: s.Version,
 		GSI1PK: subscriptionsByStatusKey(s.Status), GSI1SK: createdKey(s.CreatedAt, s.ID),
-		Attempt: s.Attempt,
+		Attempt: s.Attempt, couponDoc: newCouponDoc(s.Coupon),
 	}
 	for _, o := range s.Orders {
 		r.Orders = append(r.Orders, periodOrderDoc{Period: FormatDate(o.PeriodStart), OrderID: o.OrderID, Number: o.OrderNumber})
@@ -175,6 +176,9 @@ type SubscribeRequest struct {
 	// PriceChange is the product's scheduled price, if any: the new
 	// subscriber pays it from its day, as the form said.
 	PriceChange *PriceChange
+	// Discount is a discount code to attach, as SubscribeCode read it;
+	// nil without one.
+	Discount *DiscountCode
 }
 
 type subscribeKeyRecord struct {

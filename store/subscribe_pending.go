@@ -71,8 +71,12 @@ type PendingSubscribe struct {
 	Session  string // the provider's checkout session: a new card
 	Payment  string // the provider's payment: a kept card (Card)
 	Card     Card
-	Status   PendingStatus
-	At       time.Time
+	// Coupon is the discount code attached, its terms as when checked
+	// (Left: the payments it covers, the first among them); its use was
+	// counted with the pending write, and a failed subscribe gives it back.
+	Coupon *Coupon
+	Status PendingStatus
+	At     time.Time
 }
 
 type pendingDoc struct {
@@ -100,8 +104,9 @@ type pendingDoc struct {
 	CardExpYear  int    `dynamodbav:"CardExpYear,omitempty"`
 	CardCustomer string `dynamodbav:"CardCustomer,omitempty"`
 	At           string `dynamodbav:"At,omitempty"`
-	GSI2PK       string `dynamodbav:"GSI2-PK,omitempty"` // subscribes-pending while pending
-	GSI2SK       string `dynamodbav:"GSI2-SK,omitempty"` // <at>#<subscription id>
+	couponDoc
+	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"` // subscribes-pending while pending
+	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"` // <at>#<subscription id>
 }
 
 func (r subscribeKeyRecord) pending() PendingSubscribe {
@@ -115,7 +120,7 @@ func (r subscribeKeyRecord) pending() PendingSubscribe {
 		ProductID: d.ProductID, ProductName: d.ProductName, Category: d.Category, MonthlyPrice: Money{d.MonthlyPrice, d.Currency},
 		PaymentDay: d.PaymentDay, PeriodMonths: d.PeriodMonths, Email: d.Email, Lang: d.Lang, Today: parseDate(d.Today),
 		NewPrice: Money{d.NewPrice, d.Currency}, NewPriceFrom: parseDate(d.NewPriceFrom), Charge: Money{d.Charge, d.Currency},
-		Provider: d.Provider, Session: d.Session, Payment: d.Payment, Status: status, At: parseTime(d.At),
+		Provider: d.Provider, Session: d.Session, Payment: d.Payment, Status: status, At: parseTime(d.At), Coupon: d.coupon(d.Currency),
 	}
 	if d.CardToken != "" {
 		p.Card = Card{Token: d.CardToken, Brand: d.CardBrand, Last4: d.CardLast4, Provider: d.Provider, ExpMonth: d.CardExpMonth, ExpYear: d.CardExpYear,
@@ -132,7 +137,8 @@ func (p PendingSubscribe) record() subscribeKeyRecord {
 			MonthlyPrice: p.MonthlyPrice.Amount, Currency: p.MonthlyPrice.Currency, PaymentDay: p.PaymentDay, PeriodMonths: p.PeriodMonths,
 			Email: p.Email, Lang: p.Lang, Today: FormatDate(p.Today), Charge: p.Charge.Amount, Provider: p.Provider,
 			Session: p.Session, Payment: p.Payment, CardToken: p.Card.Token, CardBrand: p.Card.Brand, CardLast4: p.Card.Last4,
-			CardExpMonth: p.Card.ExpMonth, CardExpYear: p.Card.ExpYear, CardCustomer: p.Card.Customer, At: timestamp(p.At)}}
+			CardExpMonth: p.Card.ExpMonth, CardExpYear: p.Card.ExpYear, CardCustomer: p.Card.Customer, At: timestamp(p.At),
+			couponDoc: newCouponDoc(p.Coupon)}}
 	if !p.NewPriceFrom.IsZero() {
 		r.NewPrice, r.NewPriceFrom = p.NewPrice.Amount, FormatDate(p.NewPriceFrom)
 	}
@@ -159,8 +165,16 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	today := DateOf(now, s.loc)
-	q := QuoteSubscription(today, req.Product, req.PaymentDay, req.PeriodMonths, req.PriceChange)
-	return PendingSubscribe{
+	var coupon *Coupon
+	if d := req.Discount; d != nil {
+		if err := checkSubscribeCode(*d, req.Product.MonthlyPrice.Currency, now); err != nil {
+			return PendingSubscribe{}, err
+		}
+		c := CouponOf(*d)
+		coupon = &c
+	}
+	q := QuoteSubscriptionWith(today, req.Product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon)
+	return PendingSubscribe{Coupon: coupon,
 		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name,
 		Category: req.Product.Category, MonthlyPrice: req.Product.MonthlyPrice, PaymentDay: req.PaymentDay, PeriodMonths: req.PeriodMonths,
 		Email: req.Email, Lang: req.Lang, Today: today, NewPrice: q.NewPrice, NewPriceFrom: q.NewPriceFrom, Charge: q.First.Charge,
@@ -171,10 +185,18 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 // PendSubscribe writes a planned subscribe with its provider's session or
 // payment, on condition its key is new. A key used already answers its
 // subscribe as it stands, with ErrConflict (a double submit: the same
-// session, or the subscription it started).
+// session, or the subscription it started). With a discount code, the
+// code's use is counted in the same transaction, on condition of its
+// limit and expiry: a code used up or expired meanwhile is a CodeError
+// and nothing is written.
 func (s *Store) PendSubscribe(ctx context.Context, p PendingSubscribe) (PendingSubscribe, error) {
 	p.Status = SubscribePending
-	err := s.putNew(ctx, p.record(), "subscribe "+p.Key)
+	var err error
+	if p.Coupon != nil {
+		err = s.pendWithCode(ctx, p)
+	} else {
+		err = s.putNew(ctx, p.record(), "subscribe "+p.Key)
+	}
 	if errors.Is(err, ErrConflict) {
 		cur, rerr := s.PendingSubscribe(ctx, p.CustomerID, p.Key)
 		if rerr != nil {
@@ -224,6 +246,12 @@ func (s *Store) FailSubscribe(ctx context.Context, p PendingSubscribe, eventID s
 	}
 	if err := s.eventItem(b, ProviderOf(p.Provider), eventID, p.SubscriptionID, eventFailed, now); err != nil {
 		return err
+	}
+	if p.Coupon != nil {
+		// The code's use back, in the write that settles it: once.
+		if err := giveCodeUseBack(b, p.Coupon.Code); err != nil {
+			return err
+		}
 	}
 	return s.settleWrite(ctx, b.tx, "fail subscribe "+p.Key)
 }

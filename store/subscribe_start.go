@@ -41,13 +41,14 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	if !p.NewPriceFrom.IsZero() {
 		change = &PriceChange{New: p.NewPrice, EffectiveOn: p.NewPriceFrom}
 	}
-	first := QuoteSubscription(p.Today, product, p.PaymentDay, p.PeriodMonths, change).First
+	q := QuoteSubscriptionWith(p.Today, product, p.PaymentDay, p.PeriodMonths, change, p.Coupon)
+	first := q.First
 	now := s.now().UTC().Truncate(time.Millisecond)
 	sub := Subscription{
 		ID: p.SubscriptionID, AccountID: p.CustomerID, ProductID: p.ProductID, ProductName: p.ProductName, Category: p.Category,
 		Email: p.Email, Lang: p.Lang, MonthlyPrice: p.MonthlyPrice, PeriodMonths: p.PeriodMonths, PaymentDay: p.PaymentDay,
 		Status: SubscriptionActive, Card: card, CreatedAt: now, Version: 1, LastPaymentDate: p.Today,
-		NextPaymentDate: first.Next, NewPrice: p.NewPrice, NewPriceFrom: p.NewPriceFrom,
+		NextPaymentDate: first.Next, NewPrice: p.NewPrice, NewPriceFrom: p.NewPriceFrom, Coupon: q.Coupon,
 	}
 	if p.NewPriceFrom.IsZero() {
 		sub.NewPrice = Money{}
@@ -55,6 +56,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, DateOf(now, s.loc), s.reminderLead)
 	receipt := NewReceipt(sub, GatewayCharge{Key: subscribeKey(p.CustomerID, p.Key), ID: paid.Payment, Amount: first.Charge, At: now,
 		Provider: p.Provider}, p.Today, first.Next)
+	receipt.withDiscount(p.Coupon, first.Discount)
 	switch {
 	case first.Free:
 		receipt.Kind = ReceiptFreeDays

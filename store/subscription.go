@@ -75,6 +75,9 @@ type Subscription struct {
 	// changes), paid from the first payment on or after NewPriceFrom.
 	NewPrice     Money
 	NewPriceFrom time.Time
+	// Coupon is the discount code attached when subscribing, while it
+	// covers payments; nil without one.
+	Coupon *Coupon
 
 	CreatedAt time.Time
 	Version   int // bumped by every write; writes are conditional on it
@@ -138,10 +141,23 @@ func (s Subscription) MonthlyPriceFor(period time.Time) Money {
 }
 
 // AmountFor is what the payment of the period starting on a payment date
-// takes, with an announced price change.
+// takes, with an announced price change, less its coupon's discount while
+// the coupon covers payments (DiscountFor).
 func (s Subscription) AmountFor(period time.Time) Money {
+	gross := s.GrossFor(period)
+	return Money{Amount: gross.Amount - s.Coupon.RenewalOff(gross).Amount, Currency: gross.Currency}
+}
+
+// GrossFor is the price of the period starting on a payment date, before
+// any coupon.
+func (s Subscription) GrossFor(period time.Time) Money {
 	m := s.MonthlyPriceFor(period)
 	return Money{Amount: m.Amount * int64(s.Units()*s.PeriodMonths), Currency: m.Currency}
+}
+
+// DiscountFor is what the coupon takes off the payment of that period.
+func (s Subscription) DiscountFor(period time.Time) Money {
+	return s.Coupon.RenewalOff(s.GrossFor(period))
 }
 
 // SubscribeQuote is what subscribing today comes to, before the customer
@@ -156,18 +172,33 @@ type SubscribeQuote struct {
 	Then         Money
 	NewPrice     Money // the monthly price from NewPriceFrom, when one is scheduled
 	NewPriceFrom time.Time
+	// Coupon is the code's terms the subscription keeps after its first
+	// period: nil once it covers no more payments (or without a code).
+	Coupon *Coupon
 }
 
 // QuoteSubscription quotes a subscription to p taken out today with a
 // payment day and period; change is the product's scheduled price, if
 // any (the new subscriber pays it from its day, as everyone does).
 func QuoteSubscription(today time.Time, p Product, day, months int, change *PriceChange) SubscribeQuote {
+	return QuoteSubscriptionWith(today, p, day, months, change, nil)
+}
+
+// QuoteSubscriptionWith is QuoteSubscription with a discount code's terms
+// attached (nil: none): the first period takes its discount, and Then too
+// while it covers payments after the first.
+func QuoteSubscriptionWith(today time.Time, p Product, day, months int, change *PriceChange, coupon *Coupon) SubscribeQuote {
 	sub := Subscription{MonthlyPrice: p.MonthlyPrice, PeriodMonths: months, PaymentDay: day}
 	if pc := change; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
 		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
 	}
-	first := FirstPeriod(today, day, months, sub.Amount())
-	return SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom}
+	first := FirstPeriod(today, day, months, sub.Amount()).withCoupon(coupon)
+	sub.Coupon = coupon
+	if first.Discount.Amount > 0 {
+		sub.Coupon = coupon.used()
+	}
+	return SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom,
+		Coupon: sub.Coupon}
 }
 
 // Ending reports whether the subscription stops at the end of its period.

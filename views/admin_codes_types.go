@@ -30,8 +30,11 @@ type AdminDiscountForm struct {
 	Value   string
 	Expires string // YYYY-MM-DD, the last day it works
 	Limit   string
-	Errors  FieldErrors
-	CSRF    string
+	// Payments is how many subscription payments it covers: "" or 0
+	// every one, N the first N.
+	Payments string
+	Errors   FieldErrors
+	CSRF     string
 }
 
 // AdminDiscounts lists discount codes and offers the form.

@@ -27,6 +27,10 @@ type SubscribeForm struct {
 	// Ships: the product ships, so the preview says when the first
 	// delivery goes when the first days pay for none.
 	Ships bool
+	// Code is the discount code typed (optional); Discount is it read
+	// and checked, nil while none or refused (Errors["code"] says why).
+	Code     string
+	Discount *store.DiscountCode
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".

@@ -1,0 +1,217 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Discount codes on subscriptions. A code is checked and its use counted
+// when the subscribe is pended (in the same write as the pending item, on
+// condition of its limit and expiry, as checkout counts it), never at a
+// renewal; a pending subscribe that fails gives the use back in the write
+// that settles it. The subscription keeps a copy of the code's terms
+// (Coupon), so a code that expires or is changed later keeps discounting
+// the payments it already covers.
+
+// Coupon is a discount code attached to a subscription: its terms as they
+// were when attached, and how many payments it still covers.
+type Coupon struct {
+	Code    string
+	Kind    DiscountKind
+	Percent int
+	Amount  Money // a fixed code's amount
+	// Every: it discounts every payment; otherwise the next Left ones.
+	Every bool
+	Left  int
+}
+
+// CouponOf is a code's terms as a subscription keeps them, covering the
+// payments the code says (Payments; 0 every payment).
+func CouponOf(d DiscountCode) Coupon {
+	return Coupon{Code: d.Code, Kind: d.Kind, Percent: d.Percent, Amount: d.Amount, Every: d.Payments <= 0, Left: d.Payments}
+}
+
+// Covers reports whether the coupon discounts the next payment.
+func (c *Coupon) Covers() bool { return c != nil && (c.Every || c.Left > 0) }
+
+// off is what the code's terms take off gross (DiscountCode.Off).
+func (c Coupon) off(gross Money) Money {
+	return DiscountCode{Kind: c.Kind, Percent: c.Percent, Amount: c.Amount}.Off(gross)
+}
+
+// RenewalOff is what the coupon takes off a renewal of gross: nothing once
+// it covers no more payments; otherwise its discount, but never below the
+// smallest card payment of the currency (a renewal is always charged: the
+// payments job has no free periods), unless gross is below it already.
+func (c *Coupon) RenewalOff(gross Money) Money {
+	if !c.Covers() {
+		return Money{Currency: gross.Currency}
+	}
+	off := c.off(gross)
+	if floor := MinimumCharge(gross.Currency).Amount; gross.Amount-off.Amount < floor {
+		off.Amount = max(gross.Amount-floor, 0)
+	}
+	return off
+}
+
+// used is the coupon after it discounted one payment: one fewer left, and
+// none once it covers no more (the subscription drops it).
+func (c *Coupon) used() *Coupon {
+	if c == nil || c.Every {
+		return c
+	}
+	n := *c
+	n.Left--
+	if n.Left <= 0 {
+		return nil
+	}
+	return &n
+}
+
+// withCoupon is a first period with the coupon's discount off its share.
+// A share that the discount brings below the smallest card payment is not
+// charged: those days are free, as without a code. Free days without the
+// code take nothing off, and use none of the payments the code covers.
+func (p Proration) withCoupon(c *Coupon) Proration {
+	if !c.Covers() || p.Free {
+		return p
+	}
+	p.Discount = c.off(p.Share)
+	net := p.Share.Amount - p.Discount.Amount
+	if net < MinimumCharge(p.Share.Currency).Amount {
+		p.Free, p.Charge = true, Money{Currency: p.Share.Currency}
+	} else {
+		p.Charge = Money{Amount: net, Currency: p.Share.Currency}
+	}
+	return p
+}
+
+// ErrCodeCurrency: a fixed code in another currency than the price.
+var ErrCodeCurrency = errors.New("this code is for another currency")
+
+// SubscribeCode reads a code typed on the subscribe form and checks it can
+// be attached to a subscription priced in currency: well formed, known,
+// not expired or used up, a fixed code in that currency. Its problems are
+// CodeError{Field: "code"}. Nothing is written: PendSubscribe counts the use.
+func (s *Store) SubscribeCode(ctx context.Context, typed, currency string) (DiscountCode, error) {
+	code, err := NormalizeCode(typed)
+	if err != nil {
+		return DiscountCode{}, &CodeError{Field: "code", Err: err}
+	}
+	d, err := s.DiscountCode(ctx, code)
+	if errors.Is(err, ErrNotFound) {
+		return DiscountCode{}, &CodeError{Field: "code", Err: ErrNotFound}
+	}
+	if err != nil {
+		return DiscountCode{}, err
+	}
+	if err := checkSubscribeCode(d, currency, s.now()); err != nil {
+		return DiscountCode{}, err
+	}
+	return d, nil
+}
+
+// checkSubscribeCode says why d cannot be attached now to a subscription
+// priced in currency, as a CodeError, or nil.
+func checkSubscribeCode(d DiscountCode, currency string, now time.Time) error {
+	if err := d.Usable(now); err != nil {
+		return &CodeError{Field: "code", Err: err}
+	}
+	if d.Kind == DiscountFixed && d.Amount.Currency != currency {
+		return &CodeError{Field: "code", Err: ErrCodeCurrency}
+	}
+	return nil
+}
+
+// takeCodeUse adds to b the count of one use of code, on condition it is
+// below the limit and the code has not expired at now (checkout's rule,
+// checkout_items.go); a failed condition is the role "code".
+func takeCodeUse(b *txItems, code string, now time.Time) error {
+	return b.update(discountKey(code), discountKey(code),
+		expression.Add(expression.Name("Used"), expression.Value(1)),
+		expression.Name("Used").LessThan(expression.Name("UsageLimit")).
+			And(expression.Name("ExpiresOn").GreaterThan(expression.Value(timestamp(now)))),
+		itemRole{kind: "code"})
+}
+
+// giveCodeUseBack adds to b the return of a use of code a subscribe that
+// never started had counted. Once: the caller's transaction is conditional
+// on the subscribe still pending.
+func giveCodeUseBack(b *txItems, code string) error {
+	return b.update(discountKey(code), discountKey(code),
+		expression.Add(expression.Name("Used"), expression.Value(-1)),
+		expression.Name("Used").GreaterThan(expression.Value(0)), itemRole{kind: "code"})
+}
+
+// couponDoc is a coupon's attributes, on a subscription's item and on a
+// pending subscribe's (the same names: the start copies them over).
+type couponDoc struct {
+	CouponCode    string `dynamodbav:"CouponCode,omitempty"`
+	CouponKind    string `dynamodbav:"CouponKind,omitempty"`
+	CouponPercent int    `dynamodbav:"CouponPercent,omitempty"`
+	CouponAmount  int64  `dynamodbav:"CouponAmount,omitempty"` // a fixed code's, in the subscription's currency
+	CouponEvery   bool   `dynamodbav:"CouponEvery,omitempty"`
+	CouponLeft    int    `dynamodbav:"CouponLeft,omitempty"`
+}
+
+func newCouponDoc(c *Coupon) couponDoc {
+	if c == nil {
+		return couponDoc{}
+	}
+	return couponDoc{CouponCode: c.Code, CouponKind: string(c.Kind), CouponPercent: c.Percent, CouponAmount: c.Amount.Amount,
+		CouponEvery: c.Every, CouponLeft: c.Left}
+}
+
+func (d couponDoc) coupon(currency string) *Coupon {
+	if d.CouponCode == "" {
+		return nil
+	}
+	return &Coupon{Code: d.CouponCode, Kind: DiscountKind(d.CouponKind), Percent: d.CouponPercent, Amount: Money{d.CouponAmount, currency},
+		Every: d.CouponEvery, Left: d.CouponLeft}
+}
+
+// pendWithCode writes a pending subscribe and counts its code's use in one
+// transaction: the key on condition it is new (ErrConflict), the use on
+// condition of the code's limit and expiry (a CodeError, read to say which).
+func (s *Store) pendWithCode(ctx context.Context, p PendingSubscribe) error {
+	now := s.now().UTC()
+	b := &txItems{s: s}
+	isNew := expression.AttributeNotExists(expression.Name(attrPK))
+	if err := b.put(p.record(), &isNew, itemRole{kind: "key"}); err != nil {
+		return err
+	}
+	if err := takeCodeUse(b, p.Coupon.Code, now); err != nil {
+		return err
+	}
+	err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: b.tx})
+	reasons := cancellationReasons(err)
+	switch {
+	case err == nil:
+		return nil
+	case settled(reasons, 0):
+		return fmt.Errorf("subscribe %s: %w", p.Key, ErrConflict)
+	case settled(reasons, 1):
+		d, rerr := s.DiscountCode(ctx, p.Coupon.Code)
+		if rerr != nil {
+			return rerr
+		}
+		if uerr := d.Usable(now); uerr != nil {
+			return &CodeError{Field: "code", Err: uerr}
+		}
+		return &CodeError{Field: "code", Err: ErrCodeUsedUp}
+	}
+	return fmt.Errorf("pend subscribe %s: %w", p.Key, err)
+}
+
+// withDiscount records on a receipt the code that took off from its price,
+// if it took anything.
+func (r *Receipt) withDiscount(c *Coupon, off Money) {
+	if c != nil && off.Amount > 0 {
+		r.DiscountCode, r.Discount = c.Code, off
+	}
+}

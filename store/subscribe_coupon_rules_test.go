@@ -1,0 +1,91 @@
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"shop/store"
+)
+
+// The amounts a discount code takes off a subscription: the first period's
+// share (a share brought below the smallest charge is free days), each
+// renewal while the code covers payments (never below the smallest
+// charge), and how many covered payments are left after the first.
+func TestSubscriptionCouponAmounts(t *testing.T) {
+	t.Parallel()
+	tea := store.Product{ID: "tea", Name: "Fika tea", Subscribable: true, MonthlyPrice: eur(1290)}
+	pct := func(p, n int) *store.Coupon {
+		c := store.CouponOf(store.DiscountCode{Code: "TEN", Kind: store.DiscountPercent, Percent: p, Payments: n})
+		return &c
+	}
+	fixed := func(a int64, n int) *store.Coupon {
+		c := store.CouponOf(store.DiscountCode{Code: "FIVE", Kind: store.DiscountFixed, Amount: eur(a), Payments: n})
+		return &c
+	}
+	day := func(s string) time.Time { d, _ := store.ParseDate(s); return d }
+	for _, tc := range []struct {
+		name             string
+		today            string
+		coupon           *store.Coupon
+		charge, discount int64 // the first period
+		free             bool
+		then             int64 // the payment on the first payment date
+		left             int   // covered payments left after the first period; -1 every one; 0 none (dropped)
+	}{
+		{"no code, prorated", "2026-11-28", nil, 129, 0, false, 1290, 0},
+		{"10 % first payment only, prorated", "2026-11-28", pct(10, 1), 117, 12, false, 1290, 0},
+		{"10 % first 3 payments, prorated", "2026-11-28", pct(10, 3), 117, 12, false, 1161, 2},
+		{"10 % every payment, full period", "2026-12-01", pct(10, 0), 1161, 129, false, 1161, -1},
+		{"fixed €5 first 2, full period", "2026-12-01", fixed(500, 2), 790, 500, false, 790, 1},
+		{"fixed €5 every payment, prorated share below it", "2026-11-28", fixed(500, 0), 0, 129, true, 790, -1},
+		{"50 % of €1.29 leaves €0.65, charged", "2026-11-28", pct(50, 1), 65, 64, false, 1290, 0},
+		{"70 % brings €1.29 below the minimum: free days", "2026-11-28", pct(70, 2), 0, 90, true, 387, 1},
+		{"free days without the code use no covered payment", "2026-11-30", pct(10, 2), 0, 0, true, 1161, 2},
+		{"100 % every payment: renewals charge the smallest payment", "2026-12-01", pct(100, 0), 0, 1290, true, 50, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := store.QuoteSubscriptionWith(day(tc.today), tea, 1, 1, nil, tc.coupon)
+			if q.First.Charge.Amount != tc.charge || q.First.Discount.Amount != tc.discount || q.First.Free != tc.free {
+				t.Fatalf("first period charge %d, discount %d, free %v; want %d, %d, %v", q.First.Charge.Amount, q.First.Discount.Amount, q.First.Free,
+					tc.charge, tc.discount, tc.free)
+			}
+			if q.Then.Amount != tc.then {
+				t.Fatalf("then %d, want %d", q.Then.Amount, tc.then)
+			}
+			left := 0
+			if q.Coupon != nil {
+				left = q.Coupon.Left
+				if q.Coupon.Every {
+					left = -1
+				}
+			}
+			if left != tc.left {
+				t.Fatalf("%d covered payments left, want %d (%+v)", left, tc.left, q.Coupon)
+			}
+		})
+	}
+}
+
+// A renewal takes the coupon's discount only while it covers payments.
+func TestCouponRenewalOff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		c     *store.Coupon
+		gross int64
+		off   int64
+	}{
+		{"none", nil, 1290, 0},
+		{"none left", &store.Coupon{Kind: store.DiscountPercent, Percent: 10}, 1290, 0},
+		{"one left", &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Left: 1}, 1290, 129},
+		{"every", &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Every: true}, 1290, 129},
+		{"fixed above the price leaves the smallest charge", &store.Coupon{Kind: store.DiscountFixed, Amount: eur(2000), Every: true}, 1290, 1240},
+		{"a price below the smallest charge takes nothing off", &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Every: true}, 40, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.c.RenewalOff(eur(tc.gross)); got.Amount != tc.off {
+				t.Fatalf("off %d, want %d", got.Amount, tc.off)
+			}
+		})
+	}
+}
