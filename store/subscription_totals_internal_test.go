@@ -58,14 +58,14 @@ func TestSubscriptionTotalsChangeOfEveryTransition(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := format(subscriptionTotalsChange(c.before, c.after)); got != c.want {
+			if got := formatDeltas(subscriptionTotalsChange(c.before, c.after)); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
 	}
 }
 
-func format(ds []subscriptionTotalsDelta) string {
+func formatDeltas(ds []subscriptionTotalsDelta) string {
 	s := "["
 	for i, d := range ds {
 		if i > 0 {
