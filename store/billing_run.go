@@ -21,26 +21,36 @@ import (
 var ErrAlreadyPaid = errors.New("this period is already paid")
 
 // subscriptionPut writes sub (its version bumped) on condition that the
-// stored one is still at sub.Version.
-func (s *Store) subscriptionPut(ctx context.Context, sub Subscription) (types.TransactWriteItem, Subscription, error) {
+// stored one is still at sub.Version: the put first, then the ADDs of its
+// change to the kept totals, if any (subscription_totals.go), which the
+// version condition makes count once.
+func (s *Store) subscriptionPut(ctx context.Context, sub Subscription) ([]types.TransactWriteItem, Subscription, error) {
 	shards, err := s.billingShards(ctx)
 	if err != nil {
-		return types.TransactWriteItem{}, sub, err
+		return nil, sub, err
 	}
 	read := sub.Version
 	sub.Version++
 	item, err := attributevalue.MarshalMap(newSubscriptionRecord(sub, shards))
 	if err != nil {
-		return types.TransactWriteItem{}, sub, err
+		return nil, sub, err
 	}
 	cond, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(read))).Build()
 	if err != nil {
-		return types.TransactWriteItem{}, sub, err
+		return nil, sub, err
 	}
-	return types.TransactWriteItem{Put: &types.Put{
+	items := []types.TransactWriteItem{{Put: &types.Put{
 		TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
 		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-	}}, sub, nil
+	}}}
+	if sub.stored != nil { // one not read from the table has no change to add
+		totals, err := s.subscriptionTotalsWrites(ctx, *sub.stored, sub)
+		if err != nil {
+			return nil, sub, err
+		}
+		items = append(items, totals...)
+	}
+	return items, sub.asStored(), nil
 }
 
 // writeSubscriptionWithMail writes sub and, if given, a mail in one
@@ -52,7 +62,7 @@ func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription,
 	if err != nil {
 		return sub, err
 	}
-	items := []types.TransactWriteItem{put}
+	items := put
 	var sent []*Mail
 	for _, mail := range mails {
 		if mail == nil {
@@ -72,10 +82,10 @@ func (s *Store) writeSubscriptionWithMail(ctx context.Context, sub Subscription,
 		return next, nil
 	case len(reasons) > 0 && reasons[0] == reasonConditionFailed:
 		return sub, fmt.Errorf("subscription %s at version %d: %w", sub.ID, sub.Version, ErrConflict)
-	case len(reasons) > 1:
+	case len(reasons) > len(put):
 		var left []*Mail
 		for i, m := range sent {
-			if reasons[i+1] != reasonConditionFailed {
+			if reasons[len(put)+i] != reasonConditionFailed {
 				left = append(left, m)
 			}
 		}
@@ -168,7 +178,7 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 			if err != nil {
 				return nil, err
 			}
-			saved, items = written, append(items, put)
+			saved, items = written, append(items, put...)
 			if mail != nil {
 				if m := mail(receipt); m != nil {
 					mp, err := s.mailPut(*m)

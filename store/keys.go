@@ -139,6 +139,7 @@ const (
 	entityMeta           = "meta"
 	entityOrder          = "order"
 	entityDayTotals      = "day-totals"
+	entitySubTotals      = "subscription-totals"
 	entityOrderNumber    = "orderNumber"
 	entityOrderItem      = "orderItem"
 	entityInvoice        = "invoice"

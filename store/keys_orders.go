@@ -218,6 +218,21 @@ func lowStockSortKey(productID, warehouseID string) string {
 func dayTotalsKey(shard int) string      { return shardKey("day-totals", shard) }
 func dayTotalsSortKey(day string) string { return "day#" + day }
 
+// The subscriptions' kept totals (subscription_totals.go), in each list
+// shard by a hash of the subscription's id: the counts and MRR now, one
+// item a currency, and each month's changes, one item a month and currency.
+// "now#" sorts after every "month#", so the months from one on and the
+// counts now are one key range.
+func subscriptionTotalsKey(shard int) string          { return shardKey("sub-totals", shard) }
+func subscriptionTotalsNowKey(currency string) string { return "now#" + currency }
+func subscriptionTotalsMonthKey(month, currency string) string {
+	return "month#" + month + "#" + currency
+}
+
+// subscriptionTotalsLast is above every key of the partition ('~' sorts
+// after the letters of a currency).
+const subscriptionTotalsLast = "now#~"
+
 // Shipment changes and the shipments-by-status list (fulfilment.go).
 const (
 	prefixShipChange     = "shev#"      // a change of a shipment's status, under its order and its sh#id

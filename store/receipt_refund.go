@@ -288,7 +288,7 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	if err != nil {
 		return CancelledNow{Subscription: cur}, err
 	}
-	items := []types.TransactWriteItem{put}
+	items, reserveAt := put, len(put) // put: the subscription, then its totals
 	if refund != nil {
 		reserve, err := s.receiptRefundReservation(receipt, *refund)
 		if err != nil {
@@ -300,7 +300,7 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	reasons := cancellationReasons(err)
 	switch {
 	case err == nil:
-	case len(reasons) > 1 && reasons[1] == reasonConditionFailed && reasons[0] != reasonConditionFailed:
+	case len(reasons) > reserveAt && reasons[reserveAt] == reasonConditionFailed && reasons[0] != reasonConditionFailed:
 		// Staff refunded the receipt meanwhile: cancel without another refund.
 		return s.CancelSubscriptionNowWithoutRefund(ctx, customerID, id, version)
 	case len(reasons) > 0:

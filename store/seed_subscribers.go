@@ -45,7 +45,9 @@ func (s *Store) SeedSubscribers(ctx context.Context, subs []Subscriber) error {
 		}
 		return nil
 	}
+	var counted []Subscription
 	for _, sub := range subs {
+		counted = append(counted, sub.Subscription)
 		c := sub.Customer
 		finders := s.finderRecords(c)
 		for _, rec := range []any{
@@ -67,7 +69,56 @@ func (s *Store) SeedSubscribers(ctx context.Context, subs []Subscriber) error {
 			}
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	return s.addNewSubscriptionTotals(ctx, counted)
+}
+
+// addNewSubscriptionTotals adds new subscriptions, written without their
+// totals, to the kept totals: their deltas summed a totals item, one ADD
+// each (seeded ids are new each time, so adding is right).
+func (s *Store) addNewSubscriptionTotals(ctx context.Context, subs []Subscription) error {
+	shards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return err
+	}
+	type itemOf struct {
+		shard    int
+		currency string
+	}
+	summed := map[itemOf]*subscriptionTotalsDelta{}
+	for _, sub := range subs {
+		for _, d := range subscriptionTotalsChange(Subscription{}, sub) {
+			k := itemOf{shardOf(sub.ID, shards), d.Currency}
+			t, ok := summed[k]
+			if !ok {
+				t = &subscriptionTotalsDelta{Currency: d.Currency}
+				summed[k] = t
+			}
+			t.Active, t.Paused, t.PastDue, t.MRR = t.Active+d.Active, t.Paused+d.Paused, t.PastDue+d.PastDue, t.MRR+d.MRR
+			t.New, t.Cancelled, t.Dunned = t.New+d.New, t.Cancelled+d.Cancelled, t.Dunned+d.Dunned
+		}
+	}
+	month := MonthOf(s.now(), s.loc).String()
+	for k, d := range summed {
+		pk := subscriptionTotalsKey(k.shard)
+		for sk, figures := range map[string]map[string]int64{
+			subscriptionTotalsNowKey(d.Currency):          {"Active": int64(d.Active), "Paused": int64(d.Paused), "PastDue": int64(d.PastDue), "MRR": d.MRR},
+			subscriptionTotalsMonthKey(month, d.Currency): {"New": int64(d.New), "Cancelled": int64(d.Cancelled), "Dunned": int64(d.Dunned)},
+		} {
+			it, err := s.totalsAdd(pk, sk, d.Currency, figures)
+			if err != nil {
+				return err
+			}
+			up := it.Update
+			if _, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: up.TableName, Key: up.Key, UpdateExpression: up.UpdateExpression,
+				ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues}); err != nil {
+				return fmt.Errorf("seed subscription totals: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // FirstSubscribableProduct finds a subscribable product in the catalogue,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -108,7 +109,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn), ResumesOn: parseDate(r.ResumesOn),
 		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
 		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom), Coupon: r.couponDoc.coupon(r.Currency),
-	}
+	}.asStored()
 }
 
 // newSubscriptionRecord is the item of a subscription, with the due-date
@@ -203,15 +204,31 @@ func (s *Store) subscriptionItem(ctx context.Context, sub Subscription) (map[str
 }
 
 // CreateSubscription writes a new subscription on condition that it does
-// not exist (pattern 1 of the guide, for imports and seeding: customers
-// subscribe through StartSubscription, which writes the same item in its
-// transaction).
+// not exist, with its count in the kept totals (pattern 1 of the guide,
+// for imports and seeding: customers subscribe through StartSubscription,
+// which writes the same items in its transaction).
 func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) error {
 	shards, err := s.billingShards(ctx)
 	if err != nil {
 		return err
 	}
-	return s.putNew(ctx, newSubscriptionRecord(sub, shards), "subscription "+sub.ID)
+	b := &txItems{s: s}
+	isNew := expression.AttributeNotExists(expression.Name(attrPK))
+	if err := b.put(newSubscriptionRecord(sub, shards), &isNew, itemRole{}); err != nil {
+		return err
+	}
+	totals, err := s.subscriptionTotalsWrites(ctx, Subscription{}, sub)
+	if err != nil {
+		return err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append(b.tx, totals...)})
+	if reasons := cancellationReasons(err); len(reasons) > 0 && reasons[0] == reasonConditionFailed {
+		return fmt.Errorf("subscription %s: %w", sub.ID, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("create subscription %s: %w", sub.ID, err)
+	}
+	return nil
 }
 
 // Subscriptions lists a customer's subscriptions (pattern 6: PK=ACC#id,
@@ -250,11 +267,21 @@ func (s *Store) subscription(ctx context.Context, customerID, id string, consist
 // index keys follow its new state in the same write. ErrConflict if it
 // changed or is gone.
 func (s *Store) UpdateSubscription(ctx context.Context, sub Subscription) (Subscription, error) {
-	write, next, err := s.subscriptionPut(ctx, sub) // the same conditional write the jobs' transactions make
+	writes, next, err := s.subscriptionPut(ctx, sub) // the same conditional write the jobs' transactions make
 	if err != nil {
 		return Subscription{}, err
 	}
-	put := write.Put
+	if len(writes) > 1 { // a change the kept totals count: with them, in a transaction
+		err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: writes})
+		if reasons := cancellationReasons(err); len(reasons) > 0 && reasons[0] == reasonConditionFailed {
+			return Subscription{}, fmt.Errorf("subscription %s at version %d: %w", sub.ID, sub.Version, ErrConflict)
+		}
+		if err != nil {
+			return Subscription{}, fmt.Errorf("update subscription %s: %w", sub.ID, err)
+		}
+		return next, nil
+	}
+	put := writes[0].Put
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
 		ExpressionAttributeNames: put.ExpressionAttributeNames, ExpressionAttributeValues: put.ExpressionAttributeValues,

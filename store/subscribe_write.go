@@ -48,7 +48,11 @@ func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *
 			if err := b.put(newSubscriptionRecord(*sub, shards), &isNew, itemRole{}); err != nil {
 				return nil, err
 			}
-			items = append(append(items, b.tx...), more...)
+			totals, err := s.subscriptionTotalsWrites(ctx, Subscription{}, *sub) // a new one: counted from nothing
+			if err != nil {
+				return nil, err
+			}
+			items = append(append(append(items, b.tx...), more...), totals...)
 			counter, err := s.bookCounterWrite(n)
 			if err != nil {
 				return nil, err

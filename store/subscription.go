@@ -81,6 +81,19 @@ type Subscription struct {
 
 	CreatedAt time.Time
 	Version   int // bumped by every write; writes are conditional on it
+
+	// stored is the subscription as read from the table at Version (nil
+	// on one not read): the write on that version adds the change from it
+	// to the kept totals (subscription_totals.go).
+	stored *Subscription
+}
+
+// asStored is s noting that it is what the table holds.
+func (s Subscription) asStored() Subscription {
+	read := s
+	read.stored = nil
+	s.stored = &read
+	return s
 }
 
 // KeptPeriodOrders is how many of its periods' orders a subscription keeps

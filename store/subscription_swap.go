@@ -114,17 +114,21 @@ func (s *Store) moveSubscription(ctx context.Context, cur, next Subscription) (S
 	if err != nil {
 		return Subscription{}, err
 	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+	totals, err := s.subscriptionTotalsWrites(ctx, cur, next) // the new product's price moves the MRR
+	if err != nil {
+		return Subscription{}, err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: aws.String(s.table), Key: itemKey(accountKey(cur.AccountID), subscriptionSortKey(cur.ID, cur.ProductID)),
 			ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values()}},
 		{Put: &types.Put{TableName: aws.String(s.table), Item: item,
 			ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names(), ExpressionAttributeValues: isNew.Values()}},
-	}})
+	}, totals...)})
 	if len(cancellationReasons(err)) > 0 {
 		return Subscription{}, fmt.Errorf("subscription %s at version %d: %w", cur.ID, cur.Version, ErrConflict)
 	}
 	if err != nil {
 		return Subscription{}, fmt.Errorf("swap the product of subscription %s: %w", cur.ID, err)
 	}
-	return next, nil
+	return next.asStored(), nil
 }

@@ -113,6 +113,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateDrops(ctx); err != nil {
 		return err
 	}
+	if err := s.countSubscriptionTotals(ctx, created); err != nil {
+		return err
+	}
 	return s.migrateAPIKeys(ctx)
 }
 

@@ -31,6 +31,7 @@ var oneTimeSteps = []struct{ marker, about string }{
 	{attentionListed, "count older orders into their days, list orders to ship and low stock"},
 	{customerFindersMarker, "write every customer's finder items"},
 	{dropsToCloseMarker, "list open product drops for closing"},
+	{subscriptionTotalsCounted, "count subscriptions into the billing dashboard's totals"},
 }
 
 // ErrIndexDiffers: an index on Amazon DynamoDB has other keys or another

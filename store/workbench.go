@@ -188,6 +188,13 @@ func (s *Store) ImportWorkbench(ctx context.Context, r io.Reader) (ImportReport,
 		}
 		rep.Written = append(rep.Written, fmt.Sprintf("%s %s/%s", it.entity(), it.str(attrPK), it.str(attrSK)))
 	}
+	if len(im.subscriptions) > 0 {
+		// Written whole, without their totals: counted again (a recount,
+		// so importing again changes nothing here either).
+		if _, err := s.RecountSubscriptionTotals(ctx); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
 }
 

@@ -68,6 +68,7 @@ var consoleLinks = []consoleLink{
 	{paths.AdminReturns, "console.nav.returns", "nav-returns"},
 	{paths.AdminCustomers, "console.nav.customers", "nav-customers"},
 	{paths.AdminSubscriptions, "console.nav.subscriptions", "nav-subscriptions"},
+	{paths.AdminBilling, "console.nav.billing", "nav-billing"},
 	{paths.AdminDrops, "console.nav.drops", "nav-drops"},
 	{paths.AdminInvoices, "console.nav.invoices", "nav-invoices"},
 	{paths.AdminGiftCards, "console.nav.giftcards", "nav-giftcards"},

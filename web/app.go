@@ -299,8 +299,10 @@ func New(cfg Config) (*fiber.App, error) {
 	adminCodes := &handlers.AdminCodes{Store: cfg.Store}
 	adminSubscriptions := &handlers.AdminSubscriptions{Store: cfg.Store}
 	dashboard := &handlers.AdminDashboard{Store: cfg.Store}
+	billing := &handlers.AdminBilling{Store: cfg.Store}
 	admin.Get("/", dashboard.Home)
 	admin.Get("/dashboard/:block", dashboard.Block)
+	admin.Get("/billing", billing.Show)
 	admin.Get("/warehouses", warehouses.List)
 	admin.Get("/warehouses/:id", warehouses.Show)
 	admin.Get("/warehouses/:id/shipments", warehouses.Shipments)

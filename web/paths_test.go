@@ -285,6 +285,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminSubscriptions", get, paths.AdminSubscriptions},
 		{"AdminSubscriptionsIn", get, paths.AdminSubscriptionsIn("paused")},
 		{"AdminDue", get, paths.AdminDue},
+		{"AdminBilling", get, paths.AdminBilling},
 		{"AdminSubscriptionSettings", get, paths.AdminSubscriptionSettings},
 		{"AdminSubscriptionSettings", post, paths.AdminSubscriptionSettings},
 		{"AdminPriceChanges", get, paths.AdminPriceChanges},

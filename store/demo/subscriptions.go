@@ -292,6 +292,11 @@ func loadSubscriptions(ctx context.Context, st *store.Store) error {
 	if err := scheduleDemoPriceChange(ctx, st); err != nil {
 		return err
 	}
+	// Seeded whole, the demo's subscriptions are counted into the billing
+	// dashboard's totals afterwards (a recount: loading again counts the same).
+	if _, err := st.RecountSubscriptionTotals(ctx); err != nil {
+		return err
+	}
 	if err := st.Mark(ctx, subscriptionsMarker); err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
 	}

@@ -10,6 +10,7 @@ const (
 	AdminCustomers     = "/admin/customers" // ?email= finds one
 	AdminSubscriptions = "/admin/subscriptions"
 	AdminDue           = "/admin/subscriptions/due" // reminders and payments due on a day
+	AdminBilling       = "/admin/billing"           // the subscriptions' figures: MRR, counts, a year of months
 	AdminInvoices      = "/admin/invoices"          // ?id= looks one up
 	AdminShipments     = "/admin/shipments"         // ?status= lists them across warehouses
 	AdminGiftCards     = "/admin/giftcards"         // POST issues one

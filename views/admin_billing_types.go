@@ -1,0 +1,91 @@
+package views
+
+import (
+	"strconv"
+
+	"shop/store"
+)
+
+// AdminBilling is the billing dashboard: the subscriptions' kept totals
+// now and over BillingMonths months.
+type AdminBilling struct {
+	Totals store.BillingTotals
+}
+
+// billingBar is one bar of a billing chart: a month's figure, scaled to
+// the chart's height.
+type billingBar struct {
+	X, Y, W, H int
+	Class      string
+	Title      string // the month and the figure, for a pointer and a screen reader
+}
+
+// billingSeries is one figure a month, drawn in a class of its own.
+type billingSeries struct {
+	Class  string
+	Values []int64
+	Label  func(int64) string
+}
+
+// billingBars lays the series side by side in each month's slot, on one
+// scale (the largest figure of any series fills the height).
+func billingBars(months []store.BillingMonth, series ...billingSeries) []billingBar {
+	if len(months) == 0 || len(series) == 0 {
+		return nil
+	}
+	var top int64
+	for _, s := range series {
+		for _, v := range s.Values {
+			top = max(top, v)
+		}
+	}
+	slot := chartW / len(months)
+	w := max((slot-4)/len(series), 1)
+	var out []billingBar
+	for i, m := range months {
+		for k, s := range series {
+			v := s.Values[i]
+			h := 0
+			if top > 0 {
+				h = int(v * (chartH - 2) / top)
+			}
+			if v > 0 && h == 0 {
+				h = 1 // a figure above zero always shows
+			}
+			out = append(out, billingBar{X: i*slot + 2 + k*w, Y: chartH - h, W: w, H: h, Class: s.Class,
+				Title: m.Month.String() + ": " + s.Label(v)})
+		}
+	}
+	return out
+}
+
+func (b AdminBilling) counts(f func(store.BillingMonth) int) []int64 {
+	out := make([]int64, len(b.Totals.Months))
+	for i, m := range b.Totals.Months {
+		out[i] = int64(f(m))
+	}
+	return out
+}
+
+// recovered is each month's recovered revenue in the shop's currency (the
+// first of each month's amounts): the chart draws one currency.
+func (b AdminBilling) recovered() []int64 {
+	out := make([]int64, len(b.Totals.Months))
+	for i, m := range b.Totals.Months {
+		if len(m.Recovered) > 0 {
+			out[i] = m.Recovered[0].Amount
+		}
+	}
+	return out
+}
+
+func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
+
+// shopMoney is an amount in the shop's currency (the first of the MRR's).
+func (b AdminBilling) shopMoney(v int64) store.Money {
+	m := store.Money{Amount: v}
+	if len(b.Totals.MRR) > 0 {
+		m.Currency = b.Totals.MRR[0].Currency
+	}
+	return m
+}
