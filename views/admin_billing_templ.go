@@ -153,18 +153,18 @@ func AdminBillingView(l Layout, b AdminBilling) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = billingChart("billing-chart-changes", t(ctx, "admin.billing.chart_changes"), billingBars(b.Totals.Months,
+			templ_7745c5c3_Err = billingChart("billing-chart-changes", t(ctx, "admin.billing.chart_changes"), billingBars(ctx, b.Totals.Months,
 				billingSeries{Class: "new", Values: b.counts(func(m store.BillingMonth) int { return m.New }), Label: func(v int64) string { return t(ctx, "admin.billing.new") + " " + itoa64(v) }},
 				billingSeries{Class: "cancelled", Values: b.counts(func(m store.BillingMonth) int { return m.Cancelled }), Label: func(v int64) string { return t(ctx, "admin.billing.cancelled") + " " + itoa64(v) }})).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = billingChart("billing-chart-dunned", t(ctx, "admin.billing.chart_dunned"), billingBars(b.Totals.Months,
+			templ_7745c5c3_Err = billingChart("billing-chart-dunned", t(ctx, "admin.billing.chart_dunned"), billingBars(ctx, b.Totals.Months,
 				billingSeries{Class: "cancelled", Values: b.counts(func(m store.BillingMonth) int { return m.Dunned }), Label: func(v int64) string { return t(ctx, "admin.billing.dunned") + " " + itoa64(v) }})).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = billingChart("billing-chart-recovered", t(ctx, "admin.billing.chart_recovered"), billingBars(b.Totals.Months,
+			templ_7745c5c3_Err = billingChart("billing-chart-recovered", t(ctx, "admin.billing.chart_recovered"), billingBars(ctx, b.Totals.Months,
 				billingSeries{Class: "new", Values: b.recovered(), Label: func(v int64) string { return t(ctx, "admin.billing.recovered") + " " + b.shopMoney(v).String() }})).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -257,9 +257,9 @@ func AdminBillingView(l Layout, b AdminBilling) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var14 string
-				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(b.Totals.Months[i].Month.String())
+				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(billingMonthName(ctx, b.Totals.Months[i].Month))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_billing.templ`, Line: 53, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_billing.templ`, Line: 53, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {

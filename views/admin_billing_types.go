@@ -1,9 +1,12 @@
 package views
 
 import (
+	"context"
 	"strconv"
+	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // AdminBilling is the billing dashboard: the subscriptions' kept totals
@@ -29,7 +32,7 @@ type billingSeries struct {
 
 // billingBars lays the series side by side in each month's slot, on one
 // scale (the largest figure of any series fills the height).
-func billingBars(months []store.BillingMonth, series ...billingSeries) []billingBar {
+func billingBars(ctx context.Context, months []store.BillingMonth, series ...billingSeries) []billingBar {
 	if len(months) == 0 || len(series) == 0 {
 		return nil
 	}
@@ -53,7 +56,7 @@ func billingBars(months []store.BillingMonth, series ...billingSeries) []billing
 				h = 1 // a figure above zero always shows
 			}
 			out = append(out, billingBar{X: i*slot + 2 + k*w, Y: chartH - h, W: w, H: h, Class: s.Class,
-				Title: m.Month.String() + ": " + s.Label(v)})
+				Title: billingMonthName(ctx, m.Month) + ": " + s.Label(v)})
 		}
 	}
 	return out
@@ -88,4 +91,10 @@ func (b AdminBilling) shopMoney(v int64) store.Money {
 		m.Currency = b.Totals.MRR[0].Currency
 	}
 	return m
+}
+
+// billingMonthName is a month as the reader's language writes it
+// ("November 2026", "2026년 11월"), as the sales figures do.
+func billingMonthName(ctx context.Context, m store.Month) string {
+	return lang.Month(ctx, m.Start(time.UTC))
 }
