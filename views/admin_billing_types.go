@@ -62,6 +62,27 @@ func billingBars(ctx context.Context, months []store.BillingMonth, series ...bil
 	return out
 }
 
+// billingSpan is the first and last month a chart draws, its axis's ends.
+type billingSpan struct{ First, Last string }
+
+func (b AdminBilling) span(ctx context.Context) billingSpan {
+	ms := b.Totals.Months
+	if len(ms) == 0 {
+		return billingSpan{}
+	}
+	return billingSpan{First: billingMonthName(ctx, ms[0].Month), Last: billingMonthName(ctx, ms[len(ms)-1].Month)}
+}
+
+// billingDrawn says whether any bar shows (a chart of zeros draws none).
+func billingDrawn(bars []billingBar) bool {
+	for _, bar := range bars {
+		if bar.H > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (b AdminBilling) counts(f func(store.BillingMonth) int) []int64 {
 	out := make([]int64, len(b.Totals.Months))
 	for i, m := range b.Totals.Months {
