@@ -66,6 +66,40 @@ func TestSubscriptionCouponAmounts(t *testing.T) {
 	}
 }
 
+// An announced price's first payment takes the code's discount only if the
+// code still covers it: the payments before it use covered payments up.
+func TestSubscriptionCouponAtAnnouncedPrice(t *testing.T) {
+	t.Parallel()
+	tea := store.Product{ID: "tea", Name: "Fika tea", Subscribable: true, MonthlyPrice: eur(1190)}
+	day := func(s string) time.Time { d, _ := store.ParseDate(s); return d }
+	// €12.90 from 12 January: subscribing on 1 December (a whole period),
+	// day 1, monthly, the first payment at it is on 1 February, the third.
+	change := &store.PriceChange{ProductID: "tea", New: eur(1290), EffectiveOn: day("2027-01-12")}
+	pct := func(n int) *store.Coupon {
+		c := store.CouponOf(store.DiscountCode{Code: "TEN", Kind: store.DiscountPercent, Percent: 10, Payments: n})
+		return &c
+	}
+	for _, tc := range []struct {
+		name   string
+		coupon *store.Coupon
+		months int
+		want   int64
+	}{
+		{"no code", nil, 1, 1290},
+		{"every payment", pct(0), 1, 1161},
+		{"three payments: 1 Dec, 1 Jan, 1 Feb", pct(3), 1, 1161},
+		{"two payments: used up before 1 Feb", pct(2), 1, 1290},
+		{"every 2 months, two payments: 1 Dec, 1 Feb", pct(2), 2, 2322},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := store.QuoteSubscriptionWith(day("2026-12-01"), tea, 1, tc.months, change, tc.coupon)
+			if q.NewAmount.Amount != tc.want {
+				t.Fatalf("first payment at the new price %d, want %d", q.NewAmount.Amount, tc.want)
+			}
+		})
+	}
+}
+
 // A renewal takes the coupon's discount only while it covers payments.
 func TestCouponRenewalOff(t *testing.T) {
 	t.Parallel()

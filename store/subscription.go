@@ -185,6 +185,9 @@ type SubscribeQuote struct {
 	Then         Money
 	NewPrice     Money // the monthly price from NewPriceFrom, when one is scheduled
 	NewPriceFrom time.Time
+	// NewAmount is the first payment at NewPrice, less the coupon if it
+	// still covers that payment.
+	NewAmount Money
 	// Coupon is the code's terms the subscription keeps after its first
 	// period: nil once it covers no more payments (or without a code).
 	Coupon *Coupon
@@ -210,8 +213,26 @@ func QuoteSubscriptionWith(today time.Time, p Product, day, months int, change *
 	if first.Discount.Amount > 0 {
 		sub.Coupon = coupon.used()
 	}
-	return SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom,
+	q := SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom,
 		Coupon: sub.Coupon}
+	if !sub.NewPriceFrom.IsZero() {
+		q.NewAmount = sub.firstAtNewPrice(first.Next)
+	}
+	return q
+}
+
+// firstAtNewPrice is the first payment on or after the announced price's
+// day, counting from the payment date next: each payment before it uses
+// one of the coupon's covered payments, as the payments job does.
+func (s Subscription) firstAtNewPrice(next time.Time) Money {
+	for d := next; ; d = NextBillingDate(d, s.PeriodMonths, s.PaymentDay) {
+		if !d.Before(s.NewPriceFrom) {
+			return s.AmountFor(d)
+		}
+		if s.Coupon.Covers() {
+			s.Coupon = s.Coupon.used()
+		}
+	}
 }
 
 // Ending reports whether the subscription stops at the end of its period.

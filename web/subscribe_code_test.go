@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/demo"
 	"shop/store/payment"
 	"shop/web/paths"
 )
@@ -56,6 +57,11 @@ func TestSubscribeWithACodeShowsItFromQuoteToReceipt(t *testing.T) {
 	wantText(t, "preview code", preview.testid("preview-code-today"), "Code BOX10 takes €1.25 off today.")
 	wantText(t, "preview coupon", preview.testid("preview-coupon"), "Code BOX10: 10 % off, 1 more payment")
 	wantText(t, "preview then", preview.testid("preview-then"), "Then €11.25 on")
+	// The demo's dark roast goes from €11.90 to €12.90 a month: with the
+	// demo's code for every payment, the payments at the new price are
+	// €11.61, not €12.90.
+	announced := b.get(paths.SubscribePreviewOf("cf-gbg-dark")+"&day="+payday+"&period=1&code="+demo.DiscountTenPercent, "HX-Request", "true")
+	wantText(t, "announced price with a code", announced.testid("preview-new-price"), "so your payments on or after that day are €11.61")
 
 	// Without JavaScript: "Show what I pay" brings the form back with it.
 	form := b.subscribeForm(boxID, payday, "1")
