@@ -76,18 +76,28 @@ type SubscriptionsPage struct {
 }
 
 // KeptCards are the distinct cards of a customer's subscriptions, newest
-// subscription first.
+// subscription first. Each subscription paid on the provider's page saves
+// the card anew, so one card can be kept under several tokens: a card that
+// reads the same (provider, brand, last four, expiry) is offered once, as
+// its newest token, rather than as three identical choices.
 func KeptCards(subs []store.Subscription) []store.Card {
 	var out []store.Card
-	seen := map[string]bool{}
+	seen := map[store.Card]bool{}
 	for _, s := range subs {
-		if s.Card.Token == "" || seen[s.Card.Token] {
+		if s.Card.Token == "" || seen[cardLooks(s.Card)] {
 			continue
 		}
-		seen[s.Card.Token] = true
+		seen[cardLooks(s.Card)] = true
 		out = append(out, s.Card)
 	}
 	return out
+}
+
+// cardLooks is what tells a kept card from another to its holder: all but
+// the token.
+func cardLooks(c store.Card) store.Card {
+	c.Token = ""
+	return c
 }
 
 // dayLabel writes a billing date as the page's language writes a day:
@@ -190,7 +200,7 @@ func afterSkip(s store.Subscription) time.Time {
 func otherCards(c SubscriptionCard) []store.Card {
 	var out []store.Card
 	for _, k := range c.Cards {
-		if k.Token != c.Sub.Card.Token {
+		if cardLooks(k) != cardLooks(c.Sub.Card) {
 			out = append(out, k)
 		}
 	}
