@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,12 +62,23 @@ func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 	return &store.Mail{
 		ID: store.MailID("receipt", rec.SubscriptionID, rec.Number), To: rec.Email, Kind: store.MailReceipt,
 		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.NumberInBooks(), "Product", rec.ProductName),
-		Text: mailText(l, lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
-			"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
-			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)),
+		Text: mailText(l, slices.DeleteFunc([]string{
+			lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
+				"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
+			receiptCodeLine(l, rec),
+			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
 		HTML:       render(receiptHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
+}
+
+// receiptCodeLine names the discount code a receipt's payment took, as
+// the receipt's page does; "" for none.
+func receiptCodeLine(l lang.Lang, rec store.Receipt) string {
+	if rec.DiscountCode == "" || rec.Discount.Amount <= 0 {
+		return ""
+	}
+	return lang.In(l, "mail.receipt.code", "Code", rec.DiscountCode, "Amount", lang.MoneyIn(l, rec.Discount))
 }
 
 // mailFailed tells of a decline: the retry date and a link to change the
