@@ -248,11 +248,20 @@ func (h *Account) Login(c *fiber.Ctx) error {
 		case !signedIn:
 			f.Errors[""] = page.T(c, "auth.login.incorrect")
 		default:
-			return page.Redirect(c, safeNext(f.Next))
+			return page.Redirect(c, landing(c, f.Next))
 		}
 	}
 	csrf := page.CSRFToken(c)
 	return page.Render(c, status, page.View{Title: page.T(c, "auth.login.title"), Page: page.Full(views.LoginPage, f), Partial: views.LoginFormPartial(f, csrf)})
+}
+
+// landing is where a sign-in goes: the page it was asked from, else the
+// console for staff (their work is there) and the shop for customers.
+func landing(c *fiber.Ctx, next string) string {
+	if next == "" && page.Viewer(c).Staff {
+		return paths.Admin
+	}
+	return safeNext(next)
 }
 
 // errDeactivated is the right password of a deactivated account.

@@ -76,7 +76,7 @@ func AdminBillingView(l Layout, b AdminBilling) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</p></hgroup><div class=\"grid figures\" data-testid=\"billing-figures\"><div><small class=\"muted\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</p></hgroup><div class=\"grid figures billing-figures\" data-testid=\"billing-figures\"><div><small class=\"muted\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

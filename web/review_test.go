@@ -26,6 +26,14 @@ func TestSignInGoesBackToNext(t *testing.T) {
 	if loc := p.header.Get("Location"); loc != "/" || p.header.Get("Set-Cookie") == "x=y" {
 		t.Fatalf("a hostile next became Location %q", loc)
 	}
+	// Asked from nowhere, staff land on the console, a customer in the shop.
+	for who, want := range map[string]string{demo.StaffEmail: "/admin", demo.CustomerEmail: "/"} {
+		password := map[string]string{demo.StaffEmail: demo.StaffPassword, demo.CustomerEmail: demo.CustomerPassword}[who]
+		p := s.browser(t).postLogin(who, password)
+		if loc := p.header.Get("Location"); p.status != http.StatusSeeOther || loc != want {
+			t.Errorf("%s signed in: %d to %q, want %q", who, p.status, loc, want)
+		}
+	}
 }
 
 // The session from before sign-in is dead after it (no session fixation).
