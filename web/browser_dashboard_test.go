@@ -34,6 +34,11 @@ func TestBrowserDashboardLoadsEachBlock(t *testing.T) {
 		}
 	}
 	j.shot("30-dashboard")
+	// The sidebar fits the 1280 × 900 window whole: its bottom items (the
+	// staff member, Storefront, Sign out, the languages) need no scroll.
+	if over := eval[int](j, "the sidebar's overflow", `(() => { const a = document.querySelector('.admin-side'); return a.scrollHeight - a.clientHeight; })()`); over > 0 {
+		t.Errorf("the console's sidebar is %d px taller than the window", over)
+	}
 	j.do("open the waiting order",
 		chromedp.Click(`[data-testid="to-ship-row"][data-order="`+o.ID+`"] a`),
 		chromedp.WaitVisible(sel("admin-order-id")),
