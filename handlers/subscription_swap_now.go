@@ -113,6 +113,10 @@ func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.
 		card.Error = page.T(c, "subs.error.card_elsewhere")
 	case errors.Is(err, payment.ErrProviderUnavailable):
 		card.Error = page.T(c, "subs.error.payment_page")
+	case errors.Is(err, payment.ErrAuthenticationRequired):
+		// Off-session, with no page to send the holder to: nothing was
+		// taken (see jobs.ChargeSwapNow).
+		card.Error = page.T(c, "subs.error.swap_now_authentication")
 	case keptCardProblem(c.UserContext(), err) != "":
 		card.Error = keptCardProblem(c.UserContext(), err)
 	case isAny(err, swapRefusals...):

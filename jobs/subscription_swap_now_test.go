@@ -170,7 +170,9 @@ func TestSwapNowRacingThePaymentsJob(t *testing.T) {
 
 // One tab's form sent twice at once (the same version and choice): one
 // payment at the provider (its key names the change), one receipt, and
-// both answers say the swap is done. A declined card changes nothing.
+// both answers say the swap is done. A subscription that moved between the
+// plan and the record gets its charge given back; a declined card, or a
+// bank asking its holder to confirm, changes nothing.
 func TestSwapNowTwiceAtOnceChargesOnce(t *testing.T) {
 	t.Parallel()
 	b := newSubBench(t, "2026-03-15")
@@ -202,11 +204,31 @@ func TestSwapNowTwiceAtOnceChargesOnce(t *testing.T) {
 		t.Fatalf("the provider took %+v for the swap, want %v once", at, plan.Quote.Charge)
 	}
 
-	// A declined card: nothing written, the bank's word answered.
+	// The subscription moved between the plan and the record (another
+	// tab changed its day): the charge is given back, nothing written.
 	other, err := b.env.Store.SubscriptionConsistent(ctx, c.ID, subs[1].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	plan, err = b.env.Store.PlanSwapNow(ctx, c.ID, other.ID, other.Version, greenTea, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other, err = b.env.Store.ChangeSubscription(ctx, c.ID, other.ID, other.Version, store.ChangeDay(20)); err != nil {
+		t.Fatal(err)
+	}
+	var stale *store.StaleError
+	if _, err := b.sp.ChargeSwapNow(ctx, plan); !errors.As(err, &stale) {
+		t.Fatalf("a swap now over a moved subscription: %v", err)
+	}
+	if at := b.ledger(t)[other.ID]; at == nil || at.changes != 0 || at.givenBack != 1 {
+		t.Fatalf("the provider's ledger after a lost swap now: %+v, want its charge given back", at)
+	}
+	if now, err := b.env.Store.SubscriptionConsistent(ctx, c.ID, other.ID); err != nil || now.Version != other.Version || now.ProductID != "beans" {
+		t.Fatalf("a lost swap now wrote: %+v, %v", now, err)
+	}
+
+	// A declined card: nothing written, the bank's word answered.
 	other, err = b.env.Store.ChangeSubscription(ctx, c.ID, other.ID, other.Version, store.ChangeCard(b.savedCard(t, c, payment.CardInsufficientFunds)))
 	if err != nil {
 		t.Fatal(err)
@@ -220,5 +242,25 @@ func TestSwapNowTwiceAtOnceChargesOnce(t *testing.T) {
 	}
 	if now, err := b.env.Store.SubscriptionConsistent(ctx, c.ID, other.ID); err != nil || now.Version != other.Version || now.ProductID != "beans" {
 		t.Fatalf("a declined swap now wrote: %+v, %v", now, err)
+	}
+
+	// A bank that asks its holder to confirm: off-session, nothing is
+	// taken and nothing written (no page to send them to yet).
+	other, err = b.env.Store.ChangeSubscription(ctx, c.ID, other.ID, other.Version, store.ChangeCard(b.savedCard(t, c, payment.CardAuthenticationRequired)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err = b.env.Store.PlanSwapNow(ctx, c.ID, other.ID, other.Version, greenTea, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.sp.ChargeSwapNow(ctx, plan); !errors.Is(err, payment.ErrAuthenticationRequired) {
+		t.Fatalf("a swap now the bank asks about: %v", err)
+	}
+	if now, err := b.env.Store.SubscriptionConsistent(ctx, c.ID, other.ID); err != nil || now.Version != other.Version || now.ProductID != "beans" {
+		t.Fatalf("a swap now the bank asked about wrote: %+v, %v", now, err)
+	}
+	if at := b.ledger(t)[other.ID]; at != nil && at.changes != 0 {
+		t.Fatalf("the provider took %d for swaps that were refused", at.changes)
 	}
 }
