@@ -18,7 +18,8 @@ import (
 // send them to from here: the customer is told to choose "from the next
 // payment"), answers the card's error with nothing written. A subscription
 // that moved between the plan and the record (the payments job, another
-// tab) gets its charge given back at once and answers the StaleError.
+// tab) gets its charge given back at once and answers the StaleError. The
+// receipt's mail goes in the record's transaction.
 func (sp *SubscriptionPayments) ChargeSwapNow(ctx context.Context, plan store.SwapNowPlan) (store.SwappedNow, error) {
 	out := store.SwappedNow{Subscription: plan.Current}
 	prov, err := sp.active()
@@ -42,7 +43,7 @@ func (sp *SubscriptionPayments) ChargeSwapNow(ctx context.Context, plan store.Sw
 		return out, err
 	}
 	charge := store.GatewayCharge{Key: key, ID: pi.ID, Amount: pi.Amount, At: sp.Store.Now(), Provider: prov.Name()}
-	done, err := sp.Store.SwapNowCharged(ctx, plan, charge)
+	done, err := sp.Store.SwapNowCharged(ctx, plan, charge, sp.mail)
 	var stale *store.StaleError
 	if errors.As(err, &stale) {
 		if _, rerr := prov.Refund(ctx, payment.RefundRequest{PaymentRef: pi.ID, Amount: pi.Amount, Key: key + "-back", Metadata: meta}); rerr != nil {

@@ -12,11 +12,12 @@ import (
 // (charge): one transaction writes the change's receipt ("Change to
 // <line>", ReceiptChange, the rest of the period) with its period marker
 // (on condition neither exists), the swap (on condition of the version
-// planned) and the receipt's number. A subscription that moved meanwhile
-// is a StaleError and nothing is written: the caller gives the charge back.
-// The same charge recorded already (a double submit of one tab, the
-// provider's key making it one payment) answers what that write did.
-func (s *Store) SwapNowCharged(ctx context.Context, plan SwapNowPlan, charge GatewayCharge) (SwappedNow, error) {
+// planned), the receipt's number and, if given, its mail. A subscription
+// that moved meanwhile is a StaleError and nothing is written: the caller
+// gives the charge back. The same charge recorded already (a double
+// submit of one tab, the provider's key making it one payment) answers
+// what that write did.
+func (s *Store) SwapNowCharged(ctx context.Context, plan SwapNowPlan, charge GatewayCharge, mail func(Receipt) *Mail) (SwappedNow, error) {
 	q := plan.Quote
 	if q.Charge.Amount <= 0 || charge.Amount != q.Charge {
 		return SwappedNow{}, fmt.Errorf("swap now: charged %v, quoted %v", charge.Amount, q.Charge)
@@ -35,6 +36,15 @@ func (s *Store) SwapNowCharged(ctx context.Context, plan SwapNowPlan, charge Gat
 			return err
 		}
 		saved, items = written, append(items, swap...)
+		if mail != nil {
+			if m := mail(receipt); m != nil {
+				mp, err := s.mailPut(*m)
+				if err != nil {
+					return err
+				}
+				items = append(items, mp)
+			}
+		}
 		counter, err := s.bookCounterWrite(n)
 		if err != nil {
 			return err

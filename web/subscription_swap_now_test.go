@@ -129,6 +129,13 @@ func TestSwapProductOrQuantityNow(t *testing.T) {
 	if r.Kind != store.ReceiptChange || r.Amount != q.Charge || !r.PeriodStart.Equal(q.From) || r.ProductName != "Green Tea Tin" {
 		t.Fatalf("the change's receipt: %+v, want %v from %s", r, q.Charge, store.FormatDate(q.From))
 	}
+	mailed := false
+	for _, m := range s.mailsOf(t, store.MailReceipt) {
+		mailed = mailed || strings.Contains(m.Text, r.NumberInBooks())
+	}
+	if !mailed {
+		t.Fatalf("no receipt mail of the change's receipt %s", r.NumberInBooks())
+	}
 	pays := s.providerPayments(t)
 	if len(pays) != paid+1 {
 		t.Fatalf("%d payments at the provider, want %d", len(pays), paid+1)
