@@ -194,7 +194,7 @@ func TestSwapProductOrQuantityNow(t *testing.T) {
 	p = dee.get(paths.SubscriptionSwap(deeSub.ID)+"?product=sub-green-tea&quantity=1&when=now", htmx...)
 	wantStatus(t, "free days, htmx preview", p, http.StatusOK) // the preview alone, as for any choice
 	wantText(t, "free days, htmx preview", p.testid("sub-error-when"), "No card payment covers today")
-		if got := s.current(t, deeID, deeSub.ID); got.Version != deeSub.Version {
+	if got := s.current(t, deeID, deeSub.ID); got.Version != deeSub.Version {
 		t.Fatalf("a refused swap now wrote: v%d", got.Version)
 	}
 	if got := len(s.providerPayments(t)); got != paid+1+2 { // Bea's and Cy's subscribe
