@@ -16,14 +16,17 @@ import (
 	"shop/web/paths"
 )
 
-// Swap changes a subscription's product or quantity from the next payment
-// (POST /subscriptions/:id/swap): the form's "Preview" button (a plain
-// form without JavaScript) shows what the choice comes to and writes
-// nothing; "Confirm" writes it on condition of the version the page
-// showed. Bad input is a 422 with the message at its field.
+// Swap changes a subscription's product or quantity from the next payment,
+// or now (swapNow) (POST /subscriptions/:id/swap): the form's "Preview"
+// button (a plain form without JavaScript) shows what the choice comes to
+// and writes nothing; "Confirm" writes it on condition of the version the
+// page showed. Bad input is a 422 with the message at its field.
 func (h *Subscriptions) Swap(c *fiber.Ctx) error {
 	if page.Field(c, "preview") != "" {
 		return h.swapPreviewPage(c)
+	}
+	if page.Field(c, "when") == "now" {
+		return h.swapNow(c)
 	}
 	return h.change(c, "swap", func(c *fiber.Ctx, card *views.SubscriptionCard) (store.SubscriptionChange, func(store.Subscription) string, error) {
 		p, qty, pc, err := h.swapInput(c, page.Field, card)
@@ -121,10 +124,22 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 		card.Error = subsRefusal(c, err)
 		return card, nil
 	}
-	card.Swap.Preview = &views.SwapPreview{Product: p, Quantity: qty, Date: next.NextPaymentDate, Amount: next.AmountFor(next.NextPaymentDate)}
+	preview := &views.SwapPreview{Product: p, Quantity: qty, Date: next.NextPaymentDate, Amount: next.AmountFor(next.NextPaymentDate)}
 	if !next.NewPriceFrom.IsZero() {
-		card.Swap.Preview.NewPrice, card.Swap.Preview.NewPriceFrom = next.AmountFor(next.NewPriceFrom), next.NewPriceFrom
+		preview.NewPrice, preview.NewPriceFrom = next.AmountFor(next.NewPriceFrom), next.NewPriceFrom
 	}
+	if card.Swap.When == "now" {
+		plan, err := h.Store.QuoteSwapNowFor(c.UserContext(), sub, next)
+		if msg := swapNowRefusal(c, err); msg != "" {
+			card.Errors["when"] = msg
+			return card, nil
+		}
+		if err != nil {
+			return card, err
+		}
+		preview.Now = &plan.Quote
+	}
+	card.Swap.Preview = preview
 	return card, nil
 }
 
@@ -137,7 +152,7 @@ func swapStatus(card views.SubscriptionCard) int {
 
 // swapInput reads the swap form's fields into card.Swap and checks them,
 // each error at its field: the product (read from the table, as the write
-// will take it), the quantity (1-10) and when ("next"). It returns the
+// will take it), the quantity (1-10) and when ("next" or "now"). It returns the
 // product, the quantity and the product's scheduled price, if any.
 func (h *Subscriptions) swapInput(c *fiber.Ctx, field func(*fiber.Ctx, string) string, card *views.SubscriptionCard) (store.Product, int, *store.PriceChange, error) {
 	f := views.SwapForm{Product: strings.TrimSpace(field(c, "product")), Quantity: strings.TrimSpace(field(c, "quantity")), When: field(c, "when")}
@@ -146,7 +161,7 @@ func (h *Subscriptions) swapInput(c *fiber.Ctx, field func(*fiber.Ctx, string) s
 	if err != nil || !store.ValidQuantity(qty) {
 		card.Errors["quantity"] = page.T(c, "subs.error.bad_quantity")
 	}
-	if f.When != "next" {
+	if f.When != "next" && f.When != "now" {
 		card.Errors["when"] = page.T(c, "subs.error.choose_when")
 	}
 	if f.Product == "" || !store.ValidID(f.Product) {

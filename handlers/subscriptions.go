@@ -31,6 +31,11 @@ type SubscriptionStore interface {
 	CancelSubscriptionNow(ctx context.Context, customerID, id string, version int, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.CancelledNow, error)
 	ProductPriceChange(ctx context.Context, productID string) (store.PriceChange, error)
 	Today() time.Time
+	// A swap now (subscription_swap_now.go).
+	QuoteSwapNowFor(ctx context.Context, cur, next store.Subscription) (store.SwapNowPlan, error)
+	PlanSwapNow(ctx context.Context, customerID, id string, version int, p store.Product, quantity int, change *store.PriceChange) (store.SwapNowPlan, error)
+	SwapNowFree(ctx context.Context, plan store.SwapNowPlan) (store.Subscription, error)
+	SwapNowRefunding(ctx context.Context, plan store.SwapNowPlan, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
 }
 
 // SubscribeWindow is what the subscribe form's preview reads through the
@@ -55,6 +60,8 @@ type Subscriptions struct {
 	// Payer takes cards through the card provider: a new card is typed
 	// on the provider's page, never posted here.
 	Payer SubscriptionPayer
+	// Charger charges a swap now's difference to the kept card.
+	Charger SwapCharger
 }
 
 // subscribeFormStore is what a product page needs for its subscribe form.

@@ -28,6 +28,7 @@ type SubscriptionPaymentStore interface {
 	CompleteProviderPayment(ctx context.Context, sub store.Subscription, charge store.GatewayCharge, today time.Time, mail func(store.Receipt) *store.Mail, eventID string) (store.Subscription, store.Receipt, error)
 	SetIntentSession(ctx context.Context, sub store.Subscription, session string) (store.Subscription, error)
 	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
+	SwapNowCharged(ctx context.Context, plan store.SwapNowPlan, charge store.GatewayCharge, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
 }
 
 // SubscriptionPayments moves subscriptions' money through the card

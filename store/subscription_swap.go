@@ -97,38 +97,49 @@ func (s *Store) saveChange(ctx context.Context, cur, next Subscription) (Subscri
 // writes go to the key it read, on the same version: a move and a payment
 // never both win. ErrConflict if the subscription moved meanwhile.
 func (s *Store) moveSubscription(ctx context.Context, cur, next Subscription) (Subscription, error) {
-	shards, err := s.billingShards(ctx)
+	items, saved, err := s.moveWrites(ctx, cur, next)
 	if err != nil {
 		return Subscription{}, err
 	}
-	next.Version = cur.Version + 1
-	item, err := attributevalue.MarshalMap(newSubscriptionRecord(next, shards))
-	if err != nil {
-		return Subscription{}, err
-	}
-	same, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(cur.Version))).Build()
-	if err != nil {
-		return Subscription{}, err
-	}
-	isNew, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return Subscription{}, err
-	}
-	totals, err := s.subscriptionTotalsWrites(ctx, cur, next) // the new product's price moves the MRR
-	if err != nil {
-		return Subscription{}, err
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: aws.String(s.table), Key: itemKey(accountKey(cur.AccountID), subscriptionSortKey(cur.ID, cur.ProductID)),
-			ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values()}},
-		{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-			ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names(), ExpressionAttributeValues: isNew.Values()}},
-	}, totals...)})
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if len(cancellationReasons(err)) > 0 {
 		return Subscription{}, fmt.Errorf("subscription %s at version %d: %w", cur.ID, cur.Version, ErrConflict)
 	}
 	if err != nil {
 		return Subscription{}, fmt.Errorf("swap the product of subscription %s: %w", cur.ID, err)
 	}
-	return next.asStored(), nil
+	return saved, nil
+}
+
+// moveWrites are the items of moveSubscription: the old item's delete
+// (first, on condition of the version read), the new item's put, then the
+// kept totals' ADDs; and next as they write it.
+func (s *Store) moveWrites(ctx context.Context, cur, next Subscription) ([]types.TransactWriteItem, Subscription, error) {
+	shards, err := s.billingShards(ctx)
+	if err != nil {
+		return nil, Subscription{}, err
+	}
+	next.Version = cur.Version + 1
+	item, err := attributevalue.MarshalMap(newSubscriptionRecord(next, shards))
+	if err != nil {
+		return nil, Subscription{}, err
+	}
+	same, err := expression.NewBuilder().WithCondition(expression.Name("Version").Equal(expression.Value(cur.Version))).Build()
+	if err != nil {
+		return nil, Subscription{}, err
+	}
+	isNew, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, Subscription{}, err
+	}
+	totals, err := s.subscriptionTotalsWrites(ctx, cur, next) // the new product's price moves the MRR
+	if err != nil {
+		return nil, Subscription{}, err
+	}
+	return append([]types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: aws.String(s.table), Key: itemKey(accountKey(cur.AccountID), subscriptionSortKey(cur.ID, cur.ProductID)),
+			ConditionExpression: same.Condition(), ExpressionAttributeNames: same.Names(), ExpressionAttributeValues: same.Values()}},
+		{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+			ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names(), ExpressionAttributeValues: isNew.Values()}},
+	}, totals...), next.asStored(), nil
 }

@@ -75,10 +75,10 @@ func adminPeriod(ctx context.Context, from, to time.Time) string {
 }
 
 // adminReceiptPeriod is what a receipt paid for: its period, or a new
-// subscriber's first days (up to the day before the first payment date)
-// and what they were.
+// subscriber's first days (up to the day before the first payment date),
+// or a swap now's rest of the period, and what they were.
 func adminReceiptPeriod(ctx context.Context, r store.Receipt) string {
-	if !r.FirstDays() {
+	if !r.FirstDays() && r.Kind != store.ReceiptChange {
 		return adminPeriod(ctx, r.PeriodStart, r.PeriodEnd)
 	}
 	return adminPeriod(ctx, r.PeriodStart, r.LastDay()) + " · " + receiptKindWords(ctx, r)

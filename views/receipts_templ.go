@@ -946,7 +946,7 @@ func receiptPeriod(r store.Receipt) templ.Component {
 			templ_7745c5c3_Var53 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if r.FirstDays() {
+		if r.FirstDays() || r.Kind == store.ReceiptChange {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "<span data-testid=\"receipt-dates\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -56,14 +56,16 @@ func receiptTime(ctx context.Context, t time.Time, loc *time.Location) string {
 	return lang.DateTime(ctx, InZone(t, loc))
 }
 
-// receiptKindWords says what a receipt of a new subscriber's first days
-// paid for; "" for a whole period.
+// receiptKindWords says what a receipt of a new subscriber's first days,
+// or of a swap now, paid for; "" for a whole period.
 func receiptKindWords(ctx context.Context, r store.Receipt) string {
 	switch r.Kind {
 	case store.ReceiptFirstDays:
 		return lang.T(ctx, "receipts.kind.first_days")
 	case store.ReceiptFreeDays:
 		return lang.T(ctx, "receipts.kind.free_days")
+	case store.ReceiptChange:
+		return lang.T(ctx, "receipts.kind.change", "Line", r.ProductName)
 	}
 	return ""
 }

@@ -8,7 +8,8 @@ import (
 
 // SwapForm is a subscription's "change product or quantity" form as
 // typed: the product's id, the quantity and when ("next": from the next
-// payment), and what they come to (Preview), shown before confirming.
+// payment; "now"), and what they come to (Preview), shown before
+// confirming.
 type SwapForm struct {
 	Product, Quantity, When string
 	Preview                 *SwapPreview
@@ -24,6 +25,10 @@ type SwapPreview struct {
 	Amount       store.Money
 	NewPrice     store.Money // the period's amount from NewPriceFrom, if one is scheduled
 	NewPriceFrom time.Time
+	// Now is what a swap now comes to (the form's "Now"): the credit of
+	// the unused days, the new line's share and what moves today; nil for
+	// a swap from the next payment.
+	Now *store.SwapQuote
 }
 
 // swapChoices are the products c may swap to: the subscribable ones in

@@ -76,7 +76,7 @@ func New(cfg Config) (*fiber.App, error) {
 	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log, Held: cfg.Settler}
 	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds, Payment: orderPayment}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
-	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Refunder: cfg.Refunds, Mail: refundMail, Payer: cfg.SubscriptionPayments}
+	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Refunder: cfg.Refunds, Mail: refundMail, Payer: cfg.SubscriptionPayments, Charger: cfg.SubscriptionPayments}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
 

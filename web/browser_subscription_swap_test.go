@@ -12,7 +12,8 @@ import (
 
 // Ada swaps her coffee box for two tins of green tea from the next payment:
 // the preview follows her choice (htmx) before she confirms, and the card
-// says what the next payment is; on a phone the form fits.
+// says what the next payment is; then for three tins now, charged at once
+// to her kept card; on a phone the form fits.
 func TestBrowserSwapTheProduct(t *testing.T) {
 	t.Parallel()
 	s := newShop(t)
@@ -23,13 +24,16 @@ func TestBrowserSwapTheProduct(t *testing.T) {
 		t.Fatal(err)
 	}
 	ada := s.customerID(t, demo.CustomerEmail)
-	today := s.env.Store.Today()
-	sub := store.Subscription{ID: store.NewID(), AccountID: ada, ProductID: box.ID, ProductName: box.Name, Email: demo.CustomerEmail,
-		MonthlyPrice: box.MonthlyPrice, PeriodMonths: 1, PaymentDay: today.Day(), Status: store.SubscriptionActive,
-		Card: store.Card{Token: "pm_test", Brand: "Visa", Last4: "4242"}, NextPaymentDate: store.NextBillingDate(today, 1, today.Day()),
-		LastPaymentDate: today, CreatedAt: s.env.Store.Now(), Version: 1}
-	if err := s.env.Store.CreateSubscription(ctx, sub); err != nil {
-		t.Fatal(err)
+	// Subscribed over HTTP, paying a whole period on the provider's page:
+	// a receipt covering today and a kept card, for the swap now.
+	b := s.browser(t)
+	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	b.subscribe(box.ID, itoa(s.env.Store.Today().Day()), "1")
+	var sub store.Subscription
+	for _, x := range s.subscriptionsOf(t, ada) {
+		if x.ProductID == box.ID && x.Status == store.SubscriptionActive {
+			sub = x
+		}
 	}
 	card := `[data-id="` + sub.ID + `"] `
 
@@ -47,6 +51,15 @@ func TestBrowserSwapTheProduct(t *testing.T) {
 	j.waitText("the card says what comes next", card+sel("sub-notice"), "you get 2 × Green Tea Tin for €29.00")
 	j.waitText("the card shows the new line", card+sel("sub-product"), "2 × Green Tea Tin")
 	j.shot("s2-swapped")
+	j.do("choose three tins now",
+		chromedp.Click(card+sel("sub-change-swap")+" summary"), chromedp.WaitVisible(card+sel("sub-swap-quantity")),
+		chromedp.SetValue(card+sel("sub-swap-quantity"), "3"),
+		chromedp.Click(card+sel("sub-swap-when-now")),
+	)
+	j.waitText("the preview says what is charged now", card+sel("sub-swap-now"), "Charged now to your card")
+	j.do("confirm now", chromedp.Click(card+sel("sub-swap-submit")))
+	j.waitText("the card says what was charged", card+sel("sub-notice"), "Changed to 3 × Green Tea Tin")
+	j.waitText("the card shows the new line now", card+sel("sub-product"), "3 × Green Tea Tin")
 
 	j.phone()
 	j.noSidewaysScroll("/subscriptions")

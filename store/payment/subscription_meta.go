@@ -18,6 +18,10 @@ const (
 	ForSubscribe = "subscribe"           // a new subscription's first payment (or its card, in setup mode)
 	ForPeriod    = "subscription_period" // one period's payment: a renewal, or its payment on the hosted page
 	ForCard      = "subscription_card"   // a subscription's new card, in setup mode
+	// ForChange is a swap now's difference, charged to the kept card
+	// and recorded at once: its events change nothing (ForSubscription
+	// leaves it out).
+	ForChange = "subscription_change"
 )
 
 // ForSubscription says whether a session's or payment's metadata names a

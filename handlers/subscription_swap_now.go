@@ -1,0 +1,169 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/jobs"
+	"shop/store"
+	"shop/store/payment"
+	"shop/views"
+	"shop/views/lang"
+	"shop/web/paths"
+)
+
+// SwapCharger charges a swap now's difference to the kept card and
+// records the swap (jobs.SubscriptionPayments).
+type SwapCharger interface {
+	ChargeSwapNow(ctx context.Context, plan store.SwapNowPlan) (store.SwappedNow, error)
+}
+
+// swapRefusals are the store's reasons a swap cannot be written, said to
+// the customer (anything else is an error of reading or writing).
+var swapRefusals = []error{store.ErrBadQuantity, store.ErrNotSubscribable, store.ErrOtherCurrency, store.ErrSubscriptionCancelled,
+	store.ErrSubscriptionEnding, store.ErrPaymentOutstanding, store.ErrPaymentUnderway, store.ErrSameValue}
+
+// swapNowRefusal is the "when" field's message for a period a swap now
+// cannot credit; "" for any other error.
+func swapNowRefusal(c *fiber.Ctx, err error) string {
+	switch {
+	case errors.Is(err, store.ErrNoPaidPeriod):
+		return page.T(c, "subs.error.swap_now_unpaid")
+	case errors.Is(err, store.ErrChangedNowAlready):
+		return page.T(c, "subs.error.swap_now_again")
+	case errors.Is(err, store.ErrPeriodEndsToday):
+		return page.T(c, "subs.error.swap_now_last_day")
+	}
+	return ""
+}
+
+// swapNow swaps the product or quantity today (the form's "Now"): the
+// page's version is checked before anything is charged (409 with the card
+// as it is now), then the difference between the unused days' credit and
+// the new line's share is refunded to the card, charged to the kept card,
+// or, below the smallest charge, neither. A declined card changes nothing
+// and says the bank's word.
+func (h *Subscriptions) swapNow(c *fiber.Ctx) error {
+	v, err := signedInFor(c, paths.Subscriptions)
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	id, err := pathID(c, "id", "That subscription")
+	if err != nil {
+		return err
+	}
+	version, err := strconv.Atoi(page.Field(c, "version"))
+	if err != nil || version < 1 {
+		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+	}
+	ctx := c.UserContext()
+	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: "swap"}
+	p, qty, pc, err := h.swapInput(c, page.Field, &card)
+	if err != nil {
+		return err
+	}
+	var plan store.SwapNowPlan
+	if !card.Errors.Any() {
+		plan, err = h.Store.PlanSwapNow(ctx, v.ID, id, version, p, qty, pc)
+	} else if plan.Current, err = h.Store.Subscription(ctx, v.ID, id); err == nil && plan.Current.Version != version {
+		err = &store.StaleError{Current: plan.Current}
+	}
+	if err == nil && !card.Errors.Any() {
+		done, werr := h.applySwapNow(ctx, plan)
+		if werr == nil {
+			return h.swappedNow(c, v, done, plan)
+		}
+		err = werr
+		if done.Subscription.ID != "" {
+			plan.Current = done.Subscription
+		}
+	}
+	return h.swapNowRefused(c, v, card, plan.Current, err)
+}
+
+// applySwapNow moves the plan's money: a refund, a charge, or none.
+func (h *Subscriptions) applySwapNow(ctx context.Context, plan store.SwapNowPlan) (store.SwappedNow, error) {
+	switch q := plan.Quote; {
+	case q.Refund.Amount > 0:
+		return h.Store.SwapNowRefunding(ctx, plan, h.Refunder, h.Mail)
+	case q.Charge.Amount > 0:
+		return h.Charger.ChargeSwapNow(ctx, plan)
+	}
+	sub, err := h.Store.SwapNowFree(ctx, plan)
+	return store.SwappedNow{Subscription: sub}, err
+}
+
+// swapNowRefused answers a swap now that wrote nothing: 409 for a stale
+// page, else 422 with the reason at its field or on the card.
+func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.SubscriptionCard, sub store.Subscription, err error) error {
+	var stale *store.StaleError
+	switch {
+	case errors.As(err, &stale):
+		return h.stale(c, v, stale)
+	case err == nil: // bad input, said at its fields
+	case swapFieldError(c, err) != "":
+		card.Errors["product"] = swapFieldError(c, err)
+	case swapNowRefusal(c, err) != "":
+		card.Errors["when"] = swapNowRefusal(c, err)
+	case errors.Is(err, jobs.ErrCardElsewhere):
+		card.Error = page.T(c, "subs.error.card_elsewhere")
+	case errors.Is(err, payment.ErrProviderUnavailable):
+		card.Error = page.T(c, "subs.error.payment_page")
+	case errors.Is(err, payment.ErrAuthenticationRequired):
+		// Off-session, with no page to send the holder to: nothing was
+		// taken (see jobs.ChargeSwapNow).
+		card.Error = page.T(c, "subs.error.swap_now_authentication")
+	case keptCardProblem(c.UserContext(), err) != "":
+		card.Error = keptCardProblem(c.UserContext(), err)
+	case isAny(err, swapRefusals...):
+		card.Error = subsRefusal(c, err)
+	default:
+		return notFoundAs(err, "That subscription")
+	}
+	card.Sub = sub
+	return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
+}
+
+func isAny(err error, targets ...error) bool {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// swappedNow answers a swap now written: the card (htmx) or the list with
+// a flash, saying what moved and when the next payment comes.
+func (h *Subscriptions) swappedNow(c *fiber.Ctx, v views.Viewer, done store.SwappedNow, plan store.SwapNowPlan) error {
+	ctx := c.UserContext()
+	sub, q := done.Subscription, plan.Quote
+	args := []any{"Line", sub.LineName(), "Card", sub.Card.Label(), "From", dayText(ctx, q.From)}
+	var notice string
+	switch {
+	case q.Refund.Amount > 0 && done.Receipt != nil && done.Receipt.Refund != nil && done.Receipt.Refund.Status != store.ReceiptRefunded:
+		notice = page.T(c, "subs.swap.done_now_refund_pending", append(args, "Amount", lang.Money(ctx, q.Refund))...)
+	case q.Refund.Amount > 0:
+		notice = page.T(c, "subs.swap.done_now_refunded", append(args, "Amount", lang.Money(ctx, q.Refund))...)
+	case q.Charge.Amount > 0:
+		notice = page.T(c, "subs.swap.done_now_charged", append(args, "Amount", lang.Money(ctx, q.Charge))...)
+	default:
+		notice = page.T(c, "subs.swap.done_now_free", args...)
+	}
+	notice += " " + page.T(c, "subs.swap.done_now_next", "Date", dayText(ctx, sub.NextPaymentDate), "Amount", lang.Money(ctx, sub.AmountFor(sub.NextPaymentDate)))
+	if done.Receipt != nil {
+		page.Written(c, "subscription", sub.ID, "receipt", done.Receipt.Number)
+	} else {
+		page.Written(c, "subscription", sub.ID)
+	}
+	if !page.IsHTMX(c) {
+		page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", notice))
+		return page.Redirect(c, paths.Subscriptions)
+	}
+	card := views.SubscriptionCard{Sub: sub, Notice: notice, Errors: views.FieldErrors{}}
+	return h.answer(c, v, fiber.StatusOK, card)
+}
