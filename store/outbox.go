@@ -86,7 +86,7 @@ const mailRetention = 180 * 24 * time.Hour
 func newMailRecord(m Mail) mailRecord {
 	r := mailRecord{
 		PK: mailKey(m.ID), SK: mailKey(m.ID), EntityType: entityMail,
-		To: m.To, Kind: string(m.Kind), Subject: m.Subject, Text: m.Text, HTML: m.HTML,
+		To: m.To, Kind: string(m.Kind), Subject: m.Subject, Text: wrapMailText(m.Text, mailTextWidth), HTML: m.HTML,
 		CustomerID: m.CustomerID, SubscriptionID: m.SubscriptionID, CreatedAt: timestamp(m.CreatedAt),
 		Status: string(m.Status), Attempts: m.Attempts, LastError: m.LastError, ExpiresAt: m.CreatedAt.Add(mailRetention).Unix(),
 		GSI1PK: partitionOutbox, GSI1SK: createdKey(m.CreatedAt, m.ID),
