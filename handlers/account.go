@@ -280,7 +280,8 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 		return false, page.T(c, "auth.login.limited"), nil
 	}
 	cred, err := h.Store.CredentialsByEmail(ctx, email)
-	found := err == nil
+	// A guest checkout's customer has no password: signed in as never.
+	found := err == nil && cred.PasswordHash != ""
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return false, "", err
 	}

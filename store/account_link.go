@@ -233,7 +233,9 @@ func (s *Store) ResetPassword(ctx context.Context, secret, newHash string) (Acco
 		return l, err
 	}
 	set := expression.Set(expression.Name("PasswordHash"), expression.Value(newHash))
-	customer, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID), set, expression.AttributeExists(expression.Name(attrPK)))
+	// A guest checkout's customer who sets a password is a guest no more.
+	setAndJoin := expression.Set(expression.Name("PasswordHash"), expression.Value(newHash)).Remove(expression.Name("Guest"))
+	customer, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID), setAndJoin, expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return l, err
 	}
