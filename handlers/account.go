@@ -31,6 +31,8 @@ type AccountStore interface {
 	SpaceAttempt(ctx context.Context, scope, subject string, window time.Duration, free int, maxWait time.Duration) error
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	SetCustomerLanguage(ctx context.Context, customerID, lang string) error
+	MailAccountLink(ctx context.Context, l store.AccountLink, m store.Mail) error
+	Now() time.Time
 }
 
 // Sign-in and sign-up limits, in fixed windows. Each attempt is counted
@@ -185,6 +187,9 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 				status = fiber.StatusTooManyRequests
 				f.Errors[""] = page.T(c, "auth.signup.domain_limited", "Domain", domain)
 				break
+			}
+			if joined, err := h.joinGuest(c, f, hash); err != nil || joined {
+				return err
 			}
 			f.Errors["email"] = page.T(c, "auth.signup.taken")
 			f.EmailTaken = true

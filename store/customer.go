@@ -79,7 +79,7 @@ type Customer struct {
 	// them at each provider (provider_customer.go).
 	ProviderCustomers map[string]string
 	// Guest is a customer made by a guest checkout, with no password yet:
-	// signing up with the email and confirming it sets one (guest_claim.go).
+	// a password set by signing up with the email, or by a reset link, ends it.
 	Guest bool
 }
 

@@ -164,3 +164,55 @@ func TestGuestCartFollowsIntoTheAccountAtSignIn(t *testing.T) {
 	}
 	wantStatus(t, "checkout signed in", b.get("/checkout"), http.StatusOK)
 }
+
+// Signing up later with a guest's email makes no second customer: the
+// confirmation link, once used, sets the password on the guest's customer,
+// whose orders are then the account's. Before it is used, the password
+// typed opens nothing.
+func TestGuestSignsUpLaterAndKeepsTheOrders(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	const email = "later@example.com"
+	g := s.browser(t)
+	g.addToCart("cf-grinder", "1")
+	placed := s.placeOrder(t, g, g.guestForm(email))
+	orderPath := placed.header.Get("Location")
+	if !strings.HasPrefix(orderPath, "/orders/") {
+		t.Fatalf("guest checkout answered %d to %q", placed.status, orderPath)
+	}
+	before, err := s.env.Store.CredentialsByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := s.browser(t)
+	b.get("/signup")
+	const password = "a long enough password"
+	p := b.post("/signup", url.Values{"email": {email}, "name": {"Later Person"}, "password": {password}})
+	wantStatus(t, "sign up with a guest's email", p, http.StatusSeeOther)
+	wantText(t, "sign-up of a guest's email", b.get("/").testid("flash"), "mailed you a link")
+	wantStatus(t, "the password before the email is confirmed", b.postLogin(email, password), http.StatusUnprocessableEntity)
+
+	mails := outboxMails(t, s, store.MailVerifyEmail, email)
+	if len(mails) != 1 {
+		t.Fatalf("%d confirmation mails", len(mails))
+	}
+	v := b.get(linkIn(t, mails[0]))
+	wantStatus(t, "the confirmation page", v, http.StatusOK)
+	wantStatus(t, "confirm", b.post("/email/verify", hiddenFields(v, "verify-form")), http.StatusSeeOther)
+
+	b.signIn(email, password)
+	after, err := s.env.Store.CredentialsByEmail(context.Background(), email)
+	if err != nil || after.CustomerID != before.CustomerID {
+		t.Fatalf("after sign-up the email is customer %q, the guest was %q (%v)", after.CustomerID, before.CustomerID, err)
+	}
+	list := b.get("/orders")
+	if href, _ := list.doc.Find(`a[href="` + orderPath + `"]`).Attr("href"); href != orderPath {
+		t.Fatalf("the account's orders do not list the guest's order %s:\n%s", orderPath, trim(list.body))
+	}
+	wantStatus(t, "the guest's order, signed in", b.get(orderPath), http.StatusOK)
+	c, err := s.env.Store.Customer(context.Background(), before.CustomerID)
+	if err != nil || c.Guest || c.Name != "Later Person" || c.EmailVerifiedAt.IsZero() {
+		t.Fatalf("the customer after joining: %+v, %v", c, err)
+	}
+}
