@@ -32,6 +32,8 @@ type OrderPage struct {
 	// ReadOnly is the page a guest's mailed link opens, without a
 	// session: what the order is, and nothing to press.
 	ReadOnly bool
+	// Guest: a guest checkout's session, which has no list of orders.
+	Guest bool
 }
 
 // OrderCancelPage asks to confirm cancelling an order.

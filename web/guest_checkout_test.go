@@ -82,6 +82,9 @@ func TestGuestChecksOutWithAnEmail(t *testing.T) {
 	if got := trim(op.testid("order-status").Text()); !strings.HasPrefix(got, "Placed") {
 		t.Fatalf("the order is %q", got)
 	}
+	if n := op.doc.Find(`a[href="/orders"]`).Length(); n != 0 {
+		t.Errorf("a guest's order page links the list of orders they cannot open")
+	}
 	cred, err := s.env.Store.CredentialsByEmail(context.Background(), strings.ToLower(email))
 	if err != nil || cred.PasswordHash != "" {
 		t.Fatalf("the guest's email item: %+v, %v", cred, err)
@@ -150,6 +153,12 @@ func TestGuestCartFollowsIntoTheAccountAtSignIn(t *testing.T) {
 	s := newShop(t)
 	b := s.browser(t)
 	b.addToCart("cf-grinder", "2")
+	// The guest checkout speaks the shop's three languages.
+	for _, tc := range []struct{ lang, want string }{{"ko", "비회원으로 주문하기"}, {"id", "Checkout sebagai tamu"}, {"en", "Check out as a guest"}} {
+		p := b.get("/checkout?lang=" + tc.lang)
+		wantStatus(t, "checkout in "+tc.lang, p, http.StatusOK)
+		wantText(t, "the guest checkout in "+tc.lang, p.testid("guest-checkout"), tc.want)
+	}
 	taken := b.post("/checkout", b.guestForm(demo.CustomerEmail))
 	wantStatus(t, "an account's email", taken, http.StatusConflict)
 	href, _ := taken.testid("guest-sign-in-instead").Find("a").First().Attr("href")
