@@ -188,6 +188,13 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	if err != nil {
 		return err
 	}
+	// The settler mails guests' orders with their signed link; set before
+	// any job runs it.
+	signer, err := handlers.NewLinkSigner(keys)
+	if err != nil {
+		return err
+	}
+	pay.settler.Mail.GuestOrderLink = signer.GuestOrderLink
 	var proxies []string
 	for _, p := range strings.Split(cfg.proxies, ",") {
 		if p = strings.TrimSpace(p); p != "" {

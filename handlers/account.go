@@ -31,6 +31,8 @@ type AccountStore interface {
 	SpaceAttempt(ctx context.Context, scope, subject string, window time.Duration, free int, maxWait time.Duration) error
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	SetCustomerLanguage(ctx context.Context, customerID, lang string) error
+	MailAccountLink(ctx context.Context, l store.AccountLink, m store.Mail) error
+	Now() time.Time
 }
 
 // Sign-in and sign-up limits, in fixed windows. Each attempt is counted
@@ -186,6 +188,9 @@ func (h *Account) Signup(c *fiber.Ctx) error {
 				f.Errors[""] = page.T(c, "auth.signup.domain_limited", "Domain", domain)
 				break
 			}
+			if joined, err := h.joinGuest(c, f, hash); err != nil || joined {
+				return err
+			}
 			f.Errors["email"] = page.T(c, "auth.signup.taken")
 			f.EmailTaken = true
 		case err != nil:
@@ -289,7 +294,8 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 		return false, page.T(c, "auth.login.limited"), nil
 	}
 	cred, err := h.Store.CredentialsByEmail(ctx, email)
-	found := err == nil
+	// A guest checkout's customer has no password: signed in as never.
+	found := err == nil && cred.PasswordHash != ""
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return false, "", err
 	}

@@ -289,8 +289,16 @@ func (h *AccountLinks) Verify(c *fiber.Ctx) error {
 		return badLink(c)
 	}
 	l, err := h.Store.VerifyEmail(c.UserContext(), secret)
+	if errors.Is(err, store.ErrConflict) {
+		// A guest's sign-up whose email got a password meanwhile.
+		return &page.Error{Status: fiber.StatusConflict, Message: page.T(c, "auth.signup.join_taken")}
+	}
 	if err != nil {
 		return linkError(c, err, verifyAgain)
+	}
+	if l.Joins() {
+		page.Flash(c, views.FlashSuccess, page.T(c, "auth.signup.joined", "Email", l.Email))
+		return page.Redirect(c, paths.LoginThen(paths.Orders))
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "account.verify.done", "Email", l.Email))
 	if page.Viewer(c).SignedIn() {

@@ -12,7 +12,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
-	"shop/jobs"
 	"shop/store"
 	"shop/views"
 	"shop/views/lang"
@@ -44,18 +43,11 @@ type Checkout struct {
 	// Confirmation is the order's confirmation mail, written with the
 	// order (nil: none).
 	Confirmation func(store.Order, []store.OrderItem) store.Mail
+	// Guests makes or finds the customer of a guest checkout.
+	Guests GuestCheckoutStore
 }
 
-// signedIn sends a visitor to sign in first and back to checkout after.
-func signedIn(c *fiber.Ctx) (views.Viewer, error) {
-	if !page.Viewer(c).SignedIn() {
-		page.Flash(c, views.FlashInfo, page.T(c, "checkout.sign_in_first"))
-	}
-	return signedInFor(c, paths.Checkout)
-}
-
-func (h *Checkout) request(ctx context.Context, customerID string, f views.CheckoutForm) (store.CheckoutRequest, store.Cart, error) {
-	owner := store.CustomerOwner(customerID)
+func (h *Checkout) request(ctx context.Context, customerID, owner string, f views.CheckoutForm) (store.CheckoutRequest, store.Cart, error) {
 	cart, err := h.Store.Cart(ctx, owner)
 	if err != nil {
 		return store.CheckoutRequest{}, cart, err
@@ -89,11 +81,11 @@ const codeLookupsPerHour = 60
 //
 // The quote is returned too when it priced exactly the request as asked (no
 // code was refused), so placing the order need not read it all again.
-func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, f *views.CheckoutForm) (views.CheckoutSummary, *store.Quote, error) {
+func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who string, f *views.CheckoutForm) (views.CheckoutSummary, *store.Quote, error) {
 	s := views.CheckoutSummary{Errors: views.FieldErrors{}}
 	var err error
 	if f.Discount != "" || f.GiftCard != "" {
-		n, err := h.Store.CountAttempt(ctx, "code-lookup", req.CustomerID, time.Hour)
+		n, err := h.Store.CountAttempt(ctx, "code-lookup", who, time.Hour)
 		if err != nil {
 			return s, nil, err
 		}
@@ -164,7 +156,7 @@ func readCheckoutForm(c *fiber.Ctx) views.CheckoutForm {
 	return views.CheckoutForm{
 		Key: v("key"), Name: raw("name"), Street: raw("street"), Number: raw("number"), ZipCode: raw("zip"),
 		City: raw("city"), Country: raw("country"), Discount: v("discount"), GiftCard: v("giftcard"),
-		Total: v("total"), SaveAddress: page.Field(c, "save_address") != "", Errors: views.FieldErrors{},
+		Total: v("total"), SaveAddress: page.Field(c, "save_address") != "", Email: raw("email"), Errors: views.FieldErrors{},
 	}
 }
 
@@ -199,11 +191,12 @@ func validateAddress(ctx context.Context, f *views.CheckoutForm) {
 	}
 }
 
-// Show is the checkout page for the signed-in customer's cart.
+// Show is the checkout page for the signed-in customer's cart, or for a
+// visitor's as a guest (checkout_guest.go).
 func (h *Checkout) Show(c *fiber.Ctx) error {
-	v, err := signedIn(c)
-	if err != nil || !v.SignedIn() {
-		return err
+	v := page.Viewer(c)
+	if !v.SignedIn() {
+		return h.showGuest(c)
 	}
 	f := views.CheckoutForm{Key: store.NewID(), Name: v.Name, Errors: views.FieldErrors{}}
 	book, err := h.Store.Addresses(c.UserContext(), v.ID)
@@ -219,7 +212,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 	if ok {
 		f.Name, f.Street, f.Number, f.ZipCode, f.City, f.Country = chosen.Name, chosen.Street, chosen.Number, chosen.ZipCode, chosen.City, chosen.Country
 	}
-	req, cart, err := h.request(c.UserContext(), v.ID, f)
+	req, cart, err := h.request(c.UserContext(), v.ID, store.CustomerOwner(v.ID), f)
 	if err != nil {
 		return err
 	}
@@ -228,7 +221,7 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 		page.Flash(c, views.FlashInfo, page.T(c, "checkout.cart_empty"))
 		return page.Redirect(c, paths.Cart)
 	}
-	summary, _, err := h.summarize(c.UserContext(), req, &f)
+	summary, _, err := h.summarize(c.UserContext(), req, v.ID, &f)
 	if err != nil {
 		return err
 	}
@@ -239,16 +232,16 @@ func (h *Checkout) Show(c *fiber.Ctx) error {
 
 // Summary re-prices the order as the codes change (htmx).
 func (h *Checkout) Summary(c *fiber.Ctx) error {
-	v := page.Viewer(c)
-	if !v.SignedIn() {
+	b := h.buyerOf(c)
+	if b.Owner == "" {
 		return page.Forbidden("checkout.sign_in")
 	}
 	f := readCheckoutForm(c)
-	req, _, err := h.request(c.UserContext(), v.ID, f)
+	req, _, err := h.request(c.UserContext(), b.ID, b.Owner, f)
 	if err != nil {
 		return err
 	}
-	summary, _, err := h.summarize(c.UserContext(), req, &f)
+	summary, _, err := h.summarize(c.UserContext(), req, b.Who, &f)
 	if err != nil {
 		return err
 	}
@@ -263,12 +256,18 @@ func (h *Checkout) Summary(c *fiber.Ctx) error {
 // placed at once when the codes pay all of it. "Apply" (without
 // JavaScript) brings the form back priced with its codes instead.
 func (h *Checkout) Place(c *fiber.Ctx) error {
-	v, err := signedIn(c)
-	if err != nil || !v.SignedIn() {
-		return err
-	}
-	ctx := c.UserContext()
 	f := readCheckoutForm(c)
+	if !page.Viewer(c).SignedIn() {
+		return h.placeGuest(c, f)
+	}
+	return h.placeFor(c, h.buyerOf(c), f)
+}
+
+// placeFor is Place for the buyer b: a customer signed in, or a guest
+// (whose customer is made or found once the form is right).
+func (h *Checkout) placeFor(c *fiber.Ctx, b checkoutBuyer, f views.CheckoutForm) error {
+	var err error
+	ctx := c.UserContext()
 	validateAddress(ctx, &f)
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest("checkout.form_broken")
@@ -280,15 +279,15 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			return page.BadRequest("checkout.form_broken")
 		}
 	}
-	req, cart, err := h.request(ctx, v.ID, f)
+	req, cart, err := h.request(ctx, b.ID, b.Owner, f)
 	if err != nil {
 		return err
 	}
-	if len(cart.Lines) == 0 {
+	if len(cart.Lines) == 0 && b.ID != "" {
 		// Most likely this very form, submitted again after its order was
 		// placed (which emptied the cart): show that order. With lines in
 		// the cart, Checkout itself answers a used key with its order.
-		switch placed, err := h.Store.OrderForKey(ctx, f.Key, v.ID); {
+		switch placed, err := h.Store.OrderForKey(ctx, f.Key, b.ID); {
 		case err == nil:
 			return page.Redirect(c, paths.Order(placed.ID))
 		case errors.Is(err, store.ErrBadCheckoutKey):
@@ -296,10 +295,12 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
+	}
+	if len(cart.Lines) == 0 {
 		page.Flash(c, views.FlashInfo, page.T(c, "checkout.cart_empty"))
 		return page.Redirect(c, paths.Cart)
 	}
-	summary, quote, err := h.summarize(ctx, req, &f)
+	summary, quote, err := h.summarize(ctx, req, b.Who, &f)
 	if err != nil {
 		return err
 	}
@@ -321,16 +322,29 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 		f.Errors[""] = lang.T(ctx, "checkout.total_now", "Total", lang.Money(ctx, summary.Tender.Total))
 	}
 
+	return h.order(c, b, req, f, summary)
+}
+
+// order holds or places the order of a form found right, for the buyer
+// found or made now; a refusal is the form again with why at its field.
+func (h *Checkout) order(c *fiber.Ctx, b checkoutBuyer, req store.CheckoutRequest, f views.CheckoutForm, summary views.CheckoutSummary) error {
+	ctx := c.UserContext()
+	var err error
+	status := fiber.StatusUnprocessableEntity
 	if !f.Errors.Any() {
 		// The order keeps the buyer's name and email as they are now (one
 		// read, only when an order is placed), for staff lists and invoices.
-		buyer, err := h.Store.Customer(ctx, req.CustomerID)
-		if err != nil {
+		if status, err = h.buyer(c, b, &req, &f); err != nil {
 			return err
 		}
-		req.Buyer = store.Buyer{Name: buyer.Name, Email: buyer.Email, Lang: jobs.MailLang(ctx, buyer.Lang)}
+	}
+	if !f.Errors.Any() {
 		req.Confirmation = h.Confirmation
 		order, err := h.place(ctx, req)
+		if err == nil && b.Guest {
+			page.SignInGuest(c, req.CustomerID)
+			page.GuestOrder(c, order.ID)
+		}
 		if err == nil && order.Status == store.OrderAwaitingPayment {
 			return h.toPayment(c, order, f)
 		}
@@ -341,48 +355,29 @@ func (h *Checkout) Place(c *fiber.Ctx) error {
 			page.SetCartUnits(c, 0)
 			msg := page.T(c, "checkout.placed")
 			if f.SaveAddress {
-				msg = page.T(c, "checkout.placed_and", "Address", h.saveAddress(ctx, v.ID, f))
+				msg = page.T(c, "checkout.placed_and", "Address", h.saveAddress(ctx, b.ID, f))
 			}
 			page.Flash(c, views.FlashSuccess, msg)
 			return page.Redirect(c, paths.Order(order.ID))
 		}
-		var ce *store.CodeError
-		var short *store.StockShortError
-		switch {
-		case errors.As(err, &short):
-			f.Errors[""] = shopMessage(ctx, short)
-		case errors.As(err, &ce):
-			f.Errors[ce.Field] = codeMessage(ctx, ce)
-		case errors.Is(err, store.ErrTotalChanged):
-			f.Errors[""] = lang.T(ctx, "checkout.total_changed")
-		case errors.Is(err, store.ErrTicketNotRedeemable):
-			f.Errors[""] = lang.T(ctx, "checkout.ticket_refused", "Why", shopMessage(ctx, err))
-		case errors.Is(err, store.ErrCartChanged):
-			f.Errors[""] = lang.T(ctx, "checkout.cart_changed")
-		case errors.Is(err, store.ErrOrderTooLarge):
-			f.Errors[""] = shopMessage(ctx, err)
-		case errors.Is(err, store.ErrBadCheckoutKey):
-			return page.BadRequest("checkout.form_broken")
-		case errors.Is(err, store.ErrConflict):
-			f.Errors[""] = lang.T(ctx, "checkout.conflict")
-		default:
+		if err := refusedAt(ctx, err, &f); err != nil {
 			return err
 		}
-		if summary, _, err = h.summarize(ctx, req, &f); err != nil {
+		if summary, _, err = h.summarize(ctx, req, b.Who, &f); err != nil {
 			return err
 		}
 	}
 	// The failed attempt is over: a new key, so trying again is a new
 	// attempt rather than a replay of a refused one.
 	f.Key = store.NewID()
-	return formAgain(c, fiber.StatusUnprocessableEntity, f, summary)
+	return formAgain(c, status, f, summary)
 }
 
 // formAgain is the checkout form back with what was typed and its summary.
 func formAgain(c *fiber.Ctx, status int, f views.CheckoutForm, summary views.CheckoutSummary) error {
 	page.CSRFToken(c)
 	return page.Render(c, status, page.View{Title: page.T(c, "checkout.title"), Page: page.Full(views.CheckoutView,
-		views.CheckoutPage{Form: f, Summary: summary, CanSave: true})})
+		views.CheckoutPage{Form: f, Summary: summary, CanSave: !f.Guest})})
 }
 
 // saveAddress keeps the address of an order just placed in the customer's

@@ -93,7 +93,7 @@ type OrderPayment struct {
 
 // pending reads the viewer's own order of the path.
 func (h *OrderPayment) own(c *fiber.Ctx) (store.OrderDetails, bool, error) {
-	v, err := signedInFor(c, c.OriginalURL())
+	v, err := orderViewerFor(c, c.OriginalURL())
 	if err != nil || !v.SignedIn() {
 		return store.OrderDetails{}, false, err
 	}
@@ -105,7 +105,7 @@ func (h *OrderPayment) own(c *fiber.Ctx) (store.OrderDetails, bool, error) {
 	if err != nil {
 		return store.OrderDetails{}, false, notFoundAsSaying(c, err, "orders.not_found")
 	}
-	if d.Order.CustomerID != v.ID {
+	if d.Order.CustomerID != v.ID || !page.Viewer(c).SignedIn() && !page.GuestSees(c, id) {
 		return store.OrderDetails{}, false, notFoundSaying(c, "orders.not_found")
 	}
 	return d, true, nil

@@ -55,7 +55,7 @@ func (h *Orders) List(c *fiber.Ctx) error {
 // Show is one order. Another customer's order is a 404, the same as one
 // that does not exist, so ids cannot be probed.
 func (h *Orders) Show(c *fiber.Ctx) error {
-	v, err := signedInFor(c, c.OriginalURL())
+	v, err := orderViewerFor(c, c.OriginalURL())
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -77,14 +77,17 @@ func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, err
 	if err != nil {
 		return store.OrderDetails{}, notFoundAsSaying(c, err, "orders.not_found")
 	}
-	if d.Order.CustomerID != v.ID {
+	if d.Order.CustomerID != v.ID || !page.Viewer(c).SignedIn() && !page.GuestSees(c, id) {
 		return store.OrderDetails{}, notFoundSaying(c, "orders.not_found")
 	}
 	return d, nil
 }
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
-	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil)}
+	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil), Guest: !page.Viewer(c).SignedIn()}
+	if data.Guest {
+		data.Returns.Open = false // asked for signed in: a guest session has no account to follow it in
+	}
 	if d.Order.Status == store.OrderAwaitingPayment {
 		data.CSRF = page.CSRFToken(c)
 		data.PayURL, data.Paid = h.Payment.openPage(c.UserContext(), d.Order)
@@ -97,7 +100,7 @@ func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem 
 // JavaScript. Its form carries a key made here, so that the cancel is
 // made once however often it is sent.
 func (h *Orders) ConfirmCancel(c *fiber.Ctx) error {
-	v, err := signedInFor(c, c.OriginalURL())
+	v, err := orderViewerFor(c, c.OriginalURL())
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -116,7 +119,7 @@ func (h *Orders) ConfirmCancel(c *fiber.Ctx) error {
 // store.CancelOrder). Staff shipping it at the same moment either win
 // (409: the order as it is, shipping) or find it cancelled.
 func (h *Orders) Cancel(c *fiber.Ctx) error {
-	v, err := signedInFor(c, paths.Orders)
+	v, err := orderViewerFor(c, paths.Orders)
 	if err != nil || !v.SignedIn() {
 		return err
 	}
@@ -162,4 +165,14 @@ func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {
 		return v, page.Redirect(c, paths.LoginThen(back))
 	}
 	return v, nil
+}
+
+// orderViewerFor is signedInFor for the pages of one order, which a guest
+// checkout's session sees too: the viewer is then the guest customer, and
+// ownOrder shows only the orders that session held or placed.
+func orderViewerFor(c *fiber.Ctx, back string) (views.Viewer, error) {
+	if id := page.Guest(c); id != "" {
+		return views.Viewer{ID: id}, nil
+	}
+	return signedInFor(c, back)
 }

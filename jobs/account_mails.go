@@ -16,9 +16,22 @@ import (
 // them like the billing jobs' mails. BaseURL starts every link.
 type ShopMail struct {
 	BaseURL string
+	// GuestOrderLink is the path of a guest's signed link to an order's
+	// page, which needs no account (nil: guests' mails link the order's
+	// page as customers' do).
+	GuestOrderLink func(store.Order) string
 }
 
 func (m ShopMail) link(path string) string { return strings.TrimRight(m.BaseURL, "/") + path }
+
+// orderLink is the link an order's mails carry, and the message that
+// says it: a guest's order's page by its signed link.
+func (m ShopMail) orderLink(o store.Order) (link, msgID string) {
+	if o.Buyer.Guest && m.GuestOrderLink != nil {
+		return m.link(m.GuestOrderLink(o)), "mail.order.guest_link"
+	}
+	return m.link(paths.Order(o.ID)), "mail.order.link"
+}
 
 func itemLine(it store.OrderItem) string { return fmt.Sprintf("%d × %s", it.Quantity, it.ProductName) }
 
@@ -51,7 +64,7 @@ const mailSignature = "\nFika & Field\n"
 // checkout; its id makes it once per order.
 func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail {
 	l := lang.OrEnglish(o.Buyer.Lang)
-	link := m.link(paths.Order(o.ID))
+	link, linkMsg := m.orderLink(o)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", lang.In(l, "mail.hello_name", "Name", o.Buyer.Name), lang.In(l, "mail.order.thanks", "Order", o.Label()))
 	for _, it := range items {
@@ -61,7 +74,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 		fmt.Fprintf(&b, "  %s  −%s\n", lang.In(l, "mail.order.discount"), lang.MoneyIn(l, o.Discount))
 	}
 	fmt.Fprintf(&b, "  %s  %s\n\n%s\n\n%s\n%s", lang.In(l, "mail.order.total"), lang.MoneyIn(l, o.Total),
-		lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, "mail.order.link", "Link", link), mailSignature)
+		lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), mailSignature)
 	return store.Mail{
 		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
 		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, link)),
@@ -74,7 +87,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 // the shipment's version, so one change is mailed once.
 func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 	l := lang.OrEnglish(o.Buyer.Lang)
-	link := m.link(paths.Order(o.ID))
+	link, linkMsg := m.orderLink(o)
 	version := fmt.Sprintf("v%d", sh.Version)
 	hello := lang.In(l, "mail.hello_name", "Name", o.Buyer.Name)
 	switch sh.Status {
@@ -89,7 +102,7 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 			Subject: lang.In(l, "mail.shipped.subject", "Order", o.Label()),
 			Text: fmt.Sprintf("%s\n\n%s\n%s\n%s\n%s", hello,
 				lang.In(l, "mail.shipped.body", "Parcel", shipmentLine(l, sh), "Carrier", name, "Tracking", sh.Tracking), follow,
-				lang.In(l, "mail.order.link", "Link", link), mailSignature),
+				lang.In(l, linkMsg, "Link", link), mailSignature),
 			HTML:       render(orderShippedHTML(l, o, sh, name, tracking, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.ShippedAt, Status: store.MailPending,
 		}

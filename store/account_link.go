@@ -56,7 +56,15 @@ type AccountLink struct {
 	CreatedAt  time.Time
 	ValidUntil time.Time
 	UsedAt     time.Time
+	// A sign-up with a guest checkout's email (a verification link): the
+	// password (hashed) and name the link sets on that customer once used.
+	PasswordHash string
+	Name         string
 }
+
+// Joins reports whether the link, once used, sets a password on a guest
+// checkout's customer.
+func (l AccountLink) Joins() bool { return l.PasswordHash != "" }
 
 // NewAccountLink is a fresh link of purpose for the customer, valid from
 // now for life.
@@ -90,11 +98,15 @@ type accountLinkRecord struct {
 	ValidUntil int64  `dynamodbav:"ValidUntil"` // Unix milliseconds
 	UsedAt     string `dynamodbav:"UsedAt,omitempty"`
 	ExpiresAt  int64  `dynamodbav:"ExpiresAt"` // TTL
+	// A guest's sign-up: what the link sets on the customer.
+	PasswordHash string `dynamodbav:"PasswordHash,omitempty"`
+	Name         string `dynamodbav:"Name,omitempty"`
 }
 
 func (r accountLinkRecord) link() AccountLink {
 	return AccountLink{Purpose: LinkPurpose(r.Purpose), CustomerID: r.CustomerID, Email: r.Email,
-		CreatedAt: parseTime(r.CreatedAt), ValidUntil: time.UnixMilli(r.ValidUntil).UTC(), UsedAt: parseTime(r.UsedAt)}
+		CreatedAt: parseTime(r.CreatedAt), ValidUntil: time.UnixMilli(r.ValidUntil).UTC(), UsedAt: parseTime(r.UsedAt),
+		PasswordHash: r.PasswordHash, Name: r.Name}
 }
 
 // linkPuts are a new link's item (on condition its key is new) and its
@@ -104,6 +116,7 @@ func (s *Store) linkPuts(l AccountLink, m Mail) ([]types.TransactWriteItem, erro
 		PK: accountLinkKey(l.Secret), SK: accountLinkKey(l.Secret), EntityType: entityAccountLink,
 		Purpose: string(l.Purpose), CustomerID: l.CustomerID, Email: l.Email, CreatedAt: timestamp(l.CreatedAt),
 		ValidUntil: l.ValidUntil.UnixMilli(), ExpiresAt: l.ValidUntil.Add(linkKept).Unix(),
+		PasswordHash: l.PasswordHash, Name: l.Name,
 	})
 	if err != nil {
 		return nil, err
@@ -202,6 +215,10 @@ func (s *Store) useLinkWith(ctx context.Context, purpose LinkPurpose, secret, wh
 
 // VerifyEmail uses a verification link: the link is marked used and the
 // customer verified, in one transaction. A second use is ErrLinkUsed.
+// The link of a sign-up with a guest checkout's email (Joins) also sets
+// its password and name on that customer and on the email item sign-in
+// reads, on condition the email still has no password (ErrConflict if it
+// got one meanwhile): the guest's orders are the account's.
 func (s *Store) VerifyEmail(ctx context.Context, secret string) (AccountLink, error) {
 	l, err := s.AccountLink(ctx, LinkVerifyEmail, secret)
 	if err != nil {
@@ -210,14 +227,30 @@ func (s *Store) VerifyEmail(ctx context.Context, secret string) (AccountLink, er
 	if err := l.Check(s.now()); err != nil {
 		return l, err
 	}
-	verified, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID),
-		expression.Set(expression.Name("EmailVerifiedAt"), expression.Value(timestamp(s.now()))).
-			Remove(expression.Name("EmailUnverified")),
+	set := expression.Set(expression.Name("EmailVerifiedAt"), expression.Value(timestamp(s.now()))).
+		Remove(expression.Name("EmailUnverified"))
+	if l.Joins() {
+		set = set.Set(expression.Name("PasswordHash"), expression.Value(l.PasswordHash)).
+			Set(expression.Name("Name"), expression.Value(l.Name)).Remove(expression.Name("Guest"))
+	}
+	verified, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID), set,
 		expression.Name("Email").Equal(expression.Value(l.Email)))
 	if err != nil {
 		return l, err
 	}
-	return l, s.useLinkWith(ctx, LinkVerifyEmail, secret, "verify email", verified)
+	writes := []types.TransactWriteItem{verified}
+	if l.Joins() {
+		emailItem, err := s.txUpdate(emailKey(l.Email), emailKey(l.Email),
+			expression.Set(expression.Name("PasswordHash"), expression.Value(l.PasswordHash)).
+				Set(expression.Name("Name"), expression.Value(l.Name)),
+			expression.Name("CustomerID").Equal(expression.Value(l.CustomerID)).
+				And(expression.Name("PasswordHash").Equal(expression.Value(""))))
+		if err != nil {
+			return l, err
+		}
+		writes = append(writes, emailItem)
+	}
+	return l, s.useLinkWith(ctx, LinkVerifyEmail, secret, "verify email", writes...)
 }
 
 // ResetPassword uses a reset link: the link is marked used and the new
@@ -233,7 +266,9 @@ func (s *Store) ResetPassword(ctx context.Context, secret, newHash string) (Acco
 		return l, err
 	}
 	set := expression.Set(expression.Name("PasswordHash"), expression.Value(newHash))
-	customer, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID), set, expression.AttributeExists(expression.Name(attrPK)))
+	// A guest checkout's customer who sets a password is a guest no more.
+	setAndJoin := expression.Set(expression.Name("PasswordHash"), expression.Value(newHash)).Remove(expression.Name("Guest"))
+	customer, err := s.txUpdate(customerKey(l.CustomerID), customerKey(l.CustomerID), setAndJoin, expression.AttributeExists(expression.Name(attrPK)))
 	if err != nil {
 		return l, err
 	}

@@ -78,6 +78,9 @@ type Customer struct {
 	// time they pay by card there (SetProviderCustomer). Erasure deletes
 	// them at each provider (provider_customer.go).
 	ProviderCustomers map[string]string
+	// Guest is a customer made by a guest checkout, with no password yet:
+	// a password set by signing up with the email, or by a reset link, ends it.
+	Guest bool
 }
 
 // Deleted reports whether the account was deleted.
@@ -134,6 +137,7 @@ type customerRecord struct {
 	EmailUnverified   bool   `dynamodbav:"EmailUnverified,omitempty"`
 	EmailVerifiedAt   string `dynamodbav:"EmailVerifiedAt,omitempty"`
 	Lang              string `dynamodbav:"Lang,omitempty"`
+	Guest             bool   `dynamodbav:"Guest,omitempty"`
 	// Links are the keys of the links mailed to the customer (their items
 	// hold the email), so that deleting the account deletes them too.
 	Links  []string `dynamodbav:"Links,stringset,omitempty"`
@@ -174,7 +178,7 @@ func (r customerRecord) customer() Customer {
 		LastSignInAt: parseTime(r.LastSignInAt), LastSignInAddress: r.LastSignInAddress, Deactivated: r.Deactivated,
 		EmailUnverified: r.EmailUnverified, EmailVerifiedAt: parseTime(r.EmailVerifiedAt),
 		DeletedAt: parseTime(r.DeletedAt), Closing: r.ClosingAt != "" && r.DeletedAt == "", Lang: r.Lang,
-		ProviderCustomers: r.ProviderCustomers}
+		ProviderCustomers: r.ProviderCustomers, Guest: r.Guest}
 
 }
 
@@ -206,7 +210,7 @@ func (s *Store) createCustomerWithID(ctx context.Context, c Customer, passwordHa
 	cust, err := attributevalue.MarshalMap(customerRecord{
 		PK: customerKey(c.ID), SK: customerKey(c.ID), EntityType: entityCustomer,
 		Email: c.Email, Name: c.Name, Role: string(c.Role), PasswordHash: passwordHash,
-		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified, Links: links, Lang: c.Lang,
+		CreatedAt: timestamp(c.CreatedAt), EmailUnverified: c.EmailUnverified, Links: links, Lang: c.Lang, Guest: c.Guest,
 		GSI1PK: partitionCustomers, GSI1SK: createdKey(c.CreatedAt, c.ID),
 	})
 	if err != nil {

@@ -37,6 +37,9 @@ type Buyer struct {
 	// Lang is the language the order's mails are written in, the
 	// customer's at checkout; "" (an order from before) reads as English.
 	Lang string
+	// Guest: the order was placed by a guest checkout, without an account;
+	// its mails carry a signed link to its page that needs no sign-in.
+	Guest bool
 }
 
 // Label names the buyer for staff: the name, else the email, else the

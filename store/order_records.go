@@ -18,6 +18,7 @@ type orderRecord struct {
 	BuyerName        string  `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail       string  `dynamodbav:"BuyerEmail,omitempty"`
 	BuyerLang        string  `dynamodbav:"BuyerLang,omitempty"`
+	BuyerGuest       bool    `dynamodbav:"BuyerGuest,omitempty"`
 	AttnPK           string  `dynamodbav:"ATTN-PK,omitempty"`  // to-ship#shard, while waiting to ship
 	AttnSK           string  `dynamodbav:"ATTN-SK,omitempty"`  // date#id
 	Refunded         int64   `dynamodbav:"Refunded,omitempty"` // sums of its refunds, each raised on condition it stays within what was paid
@@ -57,7 +58,7 @@ func (r orderRecord) order() Order {
 		ID: trimPrefix(r.PK, prefixOrder), Number: r.Number, CustomerID: trimPrefix(r.SK, prefixCustomer),
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
-		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang},
+		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
 		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
 		Hold: r.Hold.hold(c),
@@ -71,7 +72,7 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
-		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email, BuyerLang: o.Buyer.Lang,
+		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email, BuyerLang: o.Buyer.Lang, BuyerGuest: o.Buyer.Guest,
 		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),

@@ -20,7 +20,12 @@ type CheckoutForm struct {
 	// SaveAddress keeps the address in the customer's address book once
 	// the order is placed.
 	SaveAddress bool
-	Errors      FieldErrors
+	// Guest: a visitor checking out without an account, by Email.
+	// EmailTaken: the email has an account, whose owner signs in instead.
+	Guest      bool
+	Email      string
+	EmailTaken bool
+	Errors     FieldErrors
 }
 
 // CheckoutSummary is what the order will cost and how it will be paid.

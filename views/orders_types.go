@@ -29,6 +29,11 @@ type OrderPage struct {
 	CSRF   string
 	// Paid: the provider's page was paid and its event is on its way.
 	Paid bool
+	// ReadOnly is the page a guest's mailed link opens, without a
+	// session: what the order is, and nothing to press.
+	ReadOnly bool
+	// Guest: a guest checkout's session, which has no list of orders.
+	Guest bool
 }
 
 // OrderCancelPage asks to confirm cancelling an order.
@@ -130,7 +135,7 @@ func orderStatusLabel(ctx context.Context, s store.OrderStatus) string {
 // CanCancel says whether the customer may still cancel: nothing of it
 // is being shipped yet.
 func (p OrderPage) CanCancel() bool {
-	return p.Details.Order.Status == store.OrderPlaced && len(p.Details.Shipments) == 0
+	return !p.ReadOnly && p.Details.Order.Status == store.OrderPlaced && len(p.Details.Shipments) == 0
 }
 
 var shipmentStatusIDs = map[store.ShipmentStatus]string{

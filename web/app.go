@@ -54,6 +54,13 @@ func New(cfg Config) (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Guests' order mails carry a signed link to the order's page, from
+	// the checkout and from the settler of held orders alike (serve sets
+	// the settler's before its jobs start).
+	mail.GuestOrderLink = signer.GuestOrderLink
+	if cfg.Settler.Mail.GuestOrderLink == nil {
+		cfg.Settler.Mail.GuestOrderLink = signer.GuestOrderLink
+	}
 	links := &handlers.AccountLinks{Store: cfg.Store, Signer: signer, Mail: mail, BcryptCost: cfg.BcryptCost, Log: cfg.Log}
 	account.VerifyMail = links.VerifyMail
 	if cfg.Refunds == nil {
@@ -72,7 +79,8 @@ func New(cfg Config) (*fiber.App, error) {
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store, CardProvider: cfg.SubscriptionPayments.ActiveProvider()}
 	cart := &handlers.Cart{Store: cfg.Store}
-	checkout := &handlers.Checkout{Store: cfg.Store, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced}
+	checkout := &handlers.Checkout{Store: cfg.Store, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced, Guests: cfg.Store}
+	guestOrders := &handlers.GuestOrders{Store: cfg.Store, Signer: signer}
 	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log, Held: cfg.Settler}
 	orders := &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds, Payment: orderPayment}
 	refundMail := func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
@@ -251,6 +259,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/orders/:id/pay", orderPayment.Pay)
 	app.Post("/orders/:id/returns", orders.RequestReturn)
 	app.Get("/orders/:id/returns/:rid/slip", orders.ReturnSlip)
+	app.Get("/orders/:id/link", guestOrders.Show)
 
 	app.Get("/subscriptions", subscriptions.List)
 	app.Post("/subscriptions", subscriptions.Subscribe)

@@ -200,6 +200,7 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"Order", get, paths.Order(id)},
 		{"OrderCancel", get, paths.OrderCancel(id)},
 		{"OrderCancel", post, paths.OrderCancel(id)},
+		{"GuestOrder", get, paths.GuestOrder(id, "1.sig")},
 		{"Subscriptions", get, paths.Subscriptions},
 		{"Subscriptions", post, paths.Subscriptions},
 		{"SubscribePreview", get, paths.SubscribePreview},

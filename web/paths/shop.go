@@ -176,3 +176,7 @@ func EmailVerifyLink(token string) string { return WithQuery(EmailVerify, "t", t
 func SubscribePreviewOf(productID string) string {
 	return SubscribePreview + "?product_id=" + url.QueryEscape(productID)
 }
+
+// GuestOrder is the link a guest's order mails carry to the order's page,
+// which works without an account while its signed token is good.
+func GuestOrder(id, token string) string { return WithQuery(under(Orders, id, "link"), "t", token) }

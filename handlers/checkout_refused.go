@@ -1,0 +1,39 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/views/lang"
+)
+
+// refusedAt puts why the order was refused at its field of f; an error
+// that is no answer to the customer is returned.
+func refusedAt(ctx context.Context, err error, f *views.CheckoutForm) error {
+	var ce *store.CodeError
+	var short *store.StockShortError
+	switch {
+	case errors.As(err, &short):
+		f.Errors[""] = shopMessage(ctx, short)
+	case errors.As(err, &ce):
+		f.Errors[ce.Field] = codeMessage(ctx, ce)
+	case errors.Is(err, store.ErrTotalChanged):
+		f.Errors[""] = lang.T(ctx, "checkout.total_changed")
+	case errors.Is(err, store.ErrTicketNotRedeemable):
+		f.Errors[""] = lang.T(ctx, "checkout.ticket_refused", "Why", shopMessage(ctx, err))
+	case errors.Is(err, store.ErrCartChanged):
+		f.Errors[""] = lang.T(ctx, "checkout.cart_changed")
+	case errors.Is(err, store.ErrOrderTooLarge):
+		f.Errors[""] = shopMessage(ctx, err)
+	case errors.Is(err, store.ErrBadCheckoutKey):
+		return page.BadRequest("checkout.form_broken")
+	case errors.Is(err, store.ErrConflict):
+		f.Errors[""] = lang.T(ctx, "checkout.conflict")
+	default:
+		return err
+	}
+	return nil
+}
