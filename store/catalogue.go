@@ -108,8 +108,8 @@ func (r productRecord) product() Product {
 		Price: Money{Amount: r.Price, Currency: r.Currency}, CreatedAt: created,
 		Subscribable: r.MonthlyPrice > 0, MonthlyPrice: Money{Amount: r.MonthlyPrice, Currency: r.Currency},
 		TrialDays: r.TrialDays,
-		Photo: Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
-		Texts: r.Texts,
+		Photo:     Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
+		Texts:     r.Texts,
 	}
 }
 
@@ -119,7 +119,7 @@ func newProductRecord(p Product) productRecord {
 		Name: p.Name, Description: p.Description, Category: p.Category,
 		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt), MonthlyPrice: subscriptionPrice(p),
 		TrialDays: trialDays(p),
-		PhotoKey: p.Photo.Key, PhotoFormat: p.Photo.Format, PhotoWidth: p.Photo.Width, PhotoHeight: p.Photo.Height,
+		PhotoKey:  p.Photo.Key, PhotoFormat: p.Photo.Format, PhotoWidth: p.Photo.Width, PhotoHeight: p.Photo.Height,
 		Texts:  productTexts(p.Texts),
 		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
 		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),

@@ -79,7 +79,7 @@ type PendingSubscribe struct {
 	// none); its marker was written with the pending write.
 	TrialDays int
 	Status    PendingStatus
-	At     time.Time
+	At        time.Time
 }
 
 type pendingDoc struct {
