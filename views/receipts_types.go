@@ -64,6 +64,8 @@ func receiptKindWords(ctx context.Context, r store.Receipt) string {
 		return lang.T(ctx, "receipts.kind.first_days")
 	case store.ReceiptFreeDays:
 		return lang.T(ctx, "receipts.kind.free_days")
+	case store.ReceiptTrial:
+		return lang.T(ctx, "receipts.kind.trial")
 	}
 	return ""
 }
