@@ -109,6 +109,15 @@ func (s Subscription) InTrial(today time.Time) bool {
 	return !s.TrialEnds.IsZero() && today.Before(s.TrialEnds)
 }
 
+// OnTrial reports whether the subscription is in its free trial: active,
+// and nothing charged since it ended (its first charge is still to come).
+func (s Subscription) OnTrial() bool {
+	return !s.TrialEnds.IsZero() && s.Status == SubscriptionActive && s.LastPaymentDate.Before(s.TrialEnds)
+}
+
+// TrialLastDay is the last free day of its trial.
+func (s Subscription) TrialLastDay() time.Time { return s.TrialEnds.AddDate(0, 0, -1) }
+
 // replanTrial moves the first payment of a subscription still in its
 // trial to where its (changed) day and period put it, so the trial's
 // first charge is never a share below the smallest charge.

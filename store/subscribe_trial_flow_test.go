@@ -162,3 +162,30 @@ func TestManyTabsTakeAProductsTrialOnce(t *testing.T) {
 		t.Fatalf("%d fails applied; trial still taken: %v, %v", ok, taken, err)
 	}
 }
+
+// A code for one payment on a subscribe with a trial: its use is counted
+// when attached, the trial uses none of its payments, and the first charge
+// after the trial (the share, €8.32) takes its 10 % off (€0.83); the first
+// whole period pays the whole price.
+func TestATrialsCodeCoversTheFirstChargeAfterIt(t *testing.T) {
+	t.Parallel()
+	f := newBillingFixture(t, time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC))
+	ctx := ctxT(t)
+	tea := f.trialTea(t)
+	d := f.code(t, store.DiscountCode{Code: "TEA10", Payments: 1})
+	sub, trial, err := f.pay.Subscribe(ctx, store.SubscribeRequest{Key: store.NewID(), CustomerID: "ada", Email: "ada@example.com", Product: tea,
+		PaymentDay: 1, PeriodMonths: 1, Discount: &d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trial.Amount.Amount != 0 || trial.Discount.Amount != 0 || sub.Coupon == nil || sub.Coupon.Left != 1 || f.used(t, "TEA10") != 1 {
+		t.Fatalf("trial receipt %+v, coupon %+v, used %d", trial, sub.Coupon, f.used(t, "TEA10"))
+	}
+	sub, share := f.renew(t, sub, store.Date(2026, 12, 12))
+	if share.Amount != eur(749) || share.Discount != eur(83) || share.DiscountCode != "TEA10" || sub.Coupon != nil {
+		t.Fatalf("the first charge %+v, coupon after %+v", share, sub.Coupon)
+	}
+	if _, whole := f.renew(t, sub, store.Date(2027, 1, 1)); whole.Amount != eur(1290) || whole.Discount.Amount != 0 {
+		t.Fatalf("the first whole period %+v", whole)
+	}
+}

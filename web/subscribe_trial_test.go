@@ -103,9 +103,15 @@ func TestSubscribeWithATrialThenTakeItTwice(t *testing.T) {
 	form.Del("preview")
 
 	s.env.Counter.Reset()
-	list := b.subscribePaying(form, payment.CardSucceeds)
-	t.Logf("subscribing with a trial, from the form's post to the page back (the test provider's page and event included): %d requests %v",
-		s.env.Counter.Total(), s.env.Counter.Ops())
+	p = b.post("/subscriptions", form)
+	wantStatus(t, "subscribe", p, http.StatusSeeOther)
+	t.Logf("the subscribe's post (to the provider's page in setup mode): %d DynamoDB requests %v", s.env.Counter.Total(), s.env.Counter.Ops())
+	s.env.Counter.Reset()
+	back := s.payOnPage(t, b, strings.TrimPrefix(p.header.Get("Location"), s.base), payment.CardSucceeds)
+	s.deliverEvents(t, nil)
+	t.Logf("the page saving the card and its event starting the subscription: %d DynamoDB requests %v", s.env.Counter.Total(), s.env.Counter.Ops())
+	list := b.get(back)
+	wantText(t, "the subscription's card", list.testid("sub-trial"), "Free trial until "+day(plan.Ends.AddDate(0, 0, -1)))
 	wantText(t, "flash", list.testid("flash"), "with a free trial until "+day(plan.Ends.AddDate(0, 0, -1))+": nothing was charged")
 	if n, _ := s.cardPayments(t); n != 0 {
 		t.Fatalf("the trial charged %d payments", n)
@@ -115,6 +121,9 @@ func TestSubscribeWithATrialThenTakeItTwice(t *testing.T) {
 		subs[0].AmountFor(subs[0].NextPaymentDate) != plan.First.Charge {
 		t.Fatalf("subscriptions %+v, want the trial to %s and %v then", subs, day(plan.Ends), plan.First.Charge)
 	}
+	staff := s.staff(t).get(paths.AdminSubscriptionsIn(string(store.SubscriptionActive)))
+	wantText(t, "staff's list", staff.doc.Find(`[data-subscription="`+subs[0].ID+`"] [data-testid="subscription-trial"]`),
+		"Free trial until "+store.FormatDate(plan.Ends.AddDate(0, 0, -1)))
 	rp := b.get(attr(b.get("/receipts").testid("receipt-link"), "href"))
 	wantText(t, "receipt amount", rp.testid("receipt-amount"), "€0.00")
 	wantText(t, "receipt kind", rp.testid("receipt-kind"), "Free trial: nothing charged")
