@@ -135,3 +135,26 @@ func TestQuoteSubscriptionWithATrial(t *testing.T) {
 		t.Fatalf("without a trial: %+v", q)
 	}
 }
+
+// A day changed during the trial moves its first charge where the new day
+// puts it: the trial ending on 12 December with day 13 would charge one
+// day's share (€0.43, below the smallest charge), so the first charge is
+// the whole period on 13 December; after the trial a change keeps the next
+// payment, as always.
+func TestChangingTheDayDuringATrialMovesItsFirstCharge(t *testing.T) {
+	sub := Subscription{MonthlyPrice: Money{1290, "EUR"}, PeriodMonths: 1, PaymentDay: 1, Status: SubscriptionActive,
+		TrialEnds: d("2026-12-12"), NextPaymentDate: d("2026-12-12"), LastPaymentDate: d("2026-11-28")}
+	got, err := ChangeDay(13)(sub, d("2026-11-30"), 7)
+	if err != nil || FormatDate(got.NextPaymentDate) != "2026-12-13" || got.AmountFor(got.NextPaymentDate).Amount != 1290 {
+		t.Fatalf("day 13 in the trial: next %s of %v, %v", FormatDate(got.NextPaymentDate), got.AmountFor(got.NextPaymentDate), err)
+	}
+	got, err = ChangeDay(20)(sub, d("2026-11-30"), 7)
+	if err != nil || FormatDate(got.NextPaymentDate) != "2026-12-12" || got.AmountFor(got.NextPaymentDate).Amount != 1290*8/30 {
+		t.Fatalf("day 20 in the trial: next %s of %v, %v", FormatDate(got.NextPaymentDate), got.AmountFor(got.NextPaymentDate), err)
+	}
+	paid := sub
+	paid.NextPaymentDate, paid.LastPaymentDate = d("2027-01-01"), d("2026-12-12")
+	if got, _ := ChangeDay(13)(paid, d("2026-12-20"), 7); FormatDate(got.NextPaymentDate) != "2027-01-01" {
+		t.Fatalf("after the trial the next payment moved to %s", FormatDate(got.NextPaymentDate))
+	}
+}
