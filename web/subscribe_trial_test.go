@@ -97,6 +97,15 @@ func TestSubscribeWithATrialThenTakeItTwice(t *testing.T) {
 	wantText(t, "form's preview", p.testid("preview-today"), wantPreview)
 	preview := paths.SubscribePreview + "?" + url.Values{"product_id": {trialTeaID}, "day": {itoa(payday)}, "period": {"1"}}.Encode()
 	wantText(t, "htmx preview", b.get(preview, "HX-Request", "true").testid("preview-today"), wantPreview)
+	// A code for one payment is taken off the first charge after the trial.
+	s.discountCode(t, store.DiscountCode{Code: "TEA10", Payments: 1})
+	withCode := b.get(paths.SubscribePreview+"?"+url.Values{"product_id": {trialTeaID}, "day": {itoa(payday)}, "period": {"1"}, "code": {"TEA10"}}.Encode(),
+		"HX-Request", "true")
+	gross := plan.First.Charge
+	code := &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Left: 1}
+	net := store.Money{Amount: gross.Amount - code.RenewalOff(gross).Amount, Currency: "EUR"}
+	wantText(t, "preview with a code", withCode.testid("preview-today"), "then "+lang.Money(en, net)+" on "+day(plan.First.From))
+	wantText(t, "preview with a code", withCode.testid("preview-coupon"), "TEA10")
 	form := b.subscribeForm(trialTeaID, itoa(payday), "1")
 	form.Set("preview", "1")
 	wantText(t, "preview without JavaScript", b.post("/subscriptions", form).testid("preview-today"), wantPreview)
