@@ -97,6 +97,17 @@ func TestSubscribeWithATrialThenTakeItTwice(t *testing.T) {
 	wantText(t, "form's preview", p.testid("preview-today"), wantPreview)
 	preview := paths.SubscribePreview + "?" + url.Values{"product_id": {trialTeaID}, "day": {itoa(payday)}, "period": {"1"}}.Encode()
 	wantText(t, "htmx preview", b.get(preview, "HX-Request", "true").testid("preview-today"), wantPreview)
+	// In Korean and Indonesian, as each writes days and amounts.
+	for _, l := range []lang.Lang{lang.Korean, lang.Indonesian} {
+		lc := lang.With(context.Background(), l)
+		wantStatus(t, "switch to "+string(l), b.get("/products/"+trialTeaID+"?lang="+string(l)), http.StatusOK)
+		got := b.get(preview, "HX-Request", "true").testid("preview-today")
+		wantText(t, string(l)+" preview", got, lang.Money(lc, plan.First.Charge))
+		wantText(t, string(l)+" preview", got, lang.Date(lc, plan.First.From.AddDate(0, 0, -1)))
+		wantText(t, string(l)+" trial", b.get("/products/"+trialTeaID).testid("subscribe-trial"), map[lang.Lang]string{lang.Korean: "14일 무료 체험", lang.Indonesian: "Uji coba gratis 14 hari"}[l])
+	}
+	wantStatus(t, "back to English", b.get("/products/"+trialTeaID+"?lang=en"), http.StatusOK)
+
 	// A code for one payment is taken off the first charge after the trial.
 	s.discountCode(t, store.DiscountCode{Code: "TEA10", Payments: 1})
 	withCode := b.get(paths.SubscribePreview+"?"+url.Values{"product_id": {trialTeaID}, "day": {itoa(payday)}, "period": {"1"}, "code": {"TEA10"}}.Encode(),
