@@ -119,6 +119,7 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	f.Price = strings.TrimSpace(page.Field(c, "price"))
 	f.Subscribable = page.Field(c, "subscribable") != ""
 	f.MonthlyPrice = strings.TrimSpace(page.Field(c, "monthly_price"))
+	f.TrialDays = strings.TrimSpace(page.Field(c, "trial_days"))
 	switch n := utf8.RuneCountInString(f.Name); {
 	case f.Errors.Has("name"):
 	case n == 0:
@@ -166,6 +167,7 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	}
 	p.Name, p.Description, p.Category, p.Price = f.Name, f.Description, f.Category, price
 	p.Subscribable, p.MonthlyPrice = f.Subscribable, monthly
+	p.TrialDays = trialDaysFromForm(c, f)
 	productTextsFromForm(c, f, p)
 }
 
@@ -241,7 +243,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 		Form: views.AdminProductForm{
 			ID: p.ID, Name: p.Name, Description: p.Description, Category: p.Category,
 			Price: p.Price.Decimal(), Currency: p.Price.Currency, Categories: cats, CSRF: csrf,
-			Subscribable: p.Subscribable, MonthlyPrice: monthlyPriceField(p), Texts: productTextsForm(p),
+			Subscribable: p.Subscribable, MonthlyPrice: monthlyPriceField(p), TrialDays: trialDaysField(p), Texts: productTextsForm(p),
 		},
 		Photo: views.AdminPhotoForm{
 			ProductID: p.ID, CSRF: csrf, Picture: views.ProductPicture(p), HasPhoto: p.Photo.Key != "",

@@ -30,6 +30,7 @@ type SubscriptionStore interface {
 	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
 	CancelSubscriptionNow(ctx context.Context, customerID, id string, version int, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.CancelledNow, error)
 	ProductPriceChange(ctx context.Context, productID string) (store.PriceChange, error)
+	TrialTaken(ctx context.Context, customerID, productID string) (bool, error)
 	Today() time.Time
 	// A swap now (subscription_swap_now.go).
 	QuoteSwapNowFor(ctx context.Context, cur, next store.Subscription) (store.SwapNowPlan, error)
@@ -67,7 +68,20 @@ type Subscriptions struct {
 // subscribeFormStore is what a product page needs for its subscribe form.
 type subscribeFormStore interface {
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
+	TrialTaken(ctx context.Context, customerID, productID string) (bool, error)
 	Today() time.Time
+}
+
+// trialTaken notes on the form whether the customer had the product's free
+// trial (one read, only for a product with a trial): the form says so and
+// quotes as without one.
+func trialTaken(ctx context.Context, st subscribeFormStore, customerID string, f *views.SubscribeForm) error {
+	if f.Product.TrialDays <= 0 {
+		return nil
+	}
+	taken, err := st.TrialTaken(ctx, customerID, f.Product.ID)
+	f.TrialTaken = taken
+	return err
 }
 
 // subscribeForm is a fresh subscribe form for a product, nil when it cannot
@@ -90,6 +104,9 @@ func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p
 	if err != nil {
 		return nil, err
 	}
+	if err := trialTaken(ctx, st, v.ID, f); err != nil {
+		return nil, err
+	}
 	today := st.Today()
 	f.Key, f.Day, f.Period, f.Card = store.NewID(), strconv.Itoa(today.Day()), "1", "new"
 	if f.Cards = cardsOf(views.KeptCards(subs), provider); len(f.Cards) > 0 {
@@ -108,7 +125,11 @@ func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships b
 		c := store.CouponOf(*f.Discount)
 		coupon = &c
 	}
-	q := store.QuoteSubscriptionWith(today, f.Product, day, months, change, coupon)
+	product := f.Product
+	if f.TrialTaken {
+		product.TrialDays = 0
+	}
+	q := store.QuoteSubscriptionWith(today, product, day, months, change, coupon)
 	f.Quote, f.Ships = &q, ships
 }
 
@@ -167,6 +188,9 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 		f.Errors["period"] = msg
 	}
 	if err := h.formCode(c, &f); err != nil {
+		return err
+	}
+	if err := trialTaken(ctx, h.Store, v.ID, &f); err != nil {
 		return err
 	}
 	if err := h.quote(ctx, &f); err != nil {
@@ -252,6 +276,9 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if err := h.formCode(c, &f); err != nil {
 		return err
 	}
+	if err := trialTaken(ctx, h.Store, v.ID, &f); err != nil {
+		return err
+	}
 	if page.Field(c, "preview") != "" {
 		// "Show what I pay" without JavaScript: the form comes back with
 		// its preview; nothing is tokenised, charged or written.
@@ -262,7 +289,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return err
 	}
 	return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
-		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change, Discount: f.Discount}, cust)
+		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change, Discount: f.Discount, TrialTaken: f.TrialTaken}, cust)
 }
 
 // subscribeAgain brings the form back with its errors: in place for htmx,

@@ -84,6 +84,11 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 		// Its last use went to another subscribe meanwhile, or it
 		// expired: nothing was written or taken.
 		f.Errors["code"], f.Discount = codeMessage(ctx, codeErr), nil
+	case errors.Is(err, store.ErrTrialTaken):
+		// Another tab took the trial a moment ago: nothing was written;
+		// the form again, quoted without it.
+		f.TrialTaken = true
+		f.Errors[""] = page.T(c, "subs.trial.taken")
 	case errors.Is(err, jobs.ErrCardElsewhere):
 		f.Errors["card"] = page.T(c, "subs.error.card_elsewhere")
 	case errors.Is(err, payment.ErrProviderUnavailable):
@@ -151,6 +156,9 @@ func subscribedMessage(c *fiber.Ctx, sub store.Subscription, receipt store.Recei
 	dates, next := lang.DateRange(ctx, receipt.PeriodStart, receipt.LastDay()), lang.Money(ctx, sub.AmountFor(sub.NextPaymentDate))
 	switch {
 	case receipt.Number == "":
+	case receipt.Kind == store.ReceiptTrial:
+		msg = page.T(c, "subs.flash.subscribed_trial", "Product", sub.ProductName, "Until", dayText(ctx, receipt.LastDay()),
+			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
 	case receipt.Kind == store.ReceiptFirstDays:
 		msg = page.T(c, "subs.flash.subscribed_part", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount), "Dates", dates,
 			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))

@@ -45,6 +45,9 @@ func (r *Runner) remindOnce(ctx context.Context, sub store.Subscription, date ti
 	var mail, expiring *store.Mail
 	if !sub.NextPaymentDate.Before(date) {
 		mail = r.mailReminder(sub)
+		if sub.InTrial(date) {
+			mail = r.mailTrialEnding(sub) // its trial ends: say so, and what comes then
+		}
 		var err error
 		if expiring, err = r.cardExpiring(ctx, sub); err != nil {
 			return outcomeFailed, err

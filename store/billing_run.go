@@ -125,7 +125,7 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 	}
 	period := sub.Intent.Period
 	next := sub
-	next.NextPaymentDate = NextBillingDate(period, sub.PeriodMonths, sub.PaymentDay)
+	next.NextPaymentDate = sub.PeriodEnd(period) // after a trial, its share runs to the payment date
 	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
 	next.LastPaymentDate = period
 	if !sub.NewPriceFrom.IsZero() && !period.Before(sub.NewPriceFrom) {
@@ -149,7 +149,13 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 	}
 	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
 	receipt.withDiscount(sub.Coupon, sub.DiscountFor(period))
-	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, sub.PeriodMonths*sub.Units())
+	units := sub.PeriodMonths * sub.Units()
+	if share, ok := sub.trialShare(period); ok {
+		// The first charge after a trial pays its days as a new
+		// subscriber's first days do, and ships as they do.
+		receipt.Kind, units = ReceiptFirstDays, share.Units()*sub.Units()
+	}
+	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, units)
 	if err != nil {
 		return sub, Receipt{}, err
 	}

@@ -18,6 +18,9 @@ type Product struct {
 	// (which may differ from the one-off Price).
 	Subscribable bool
 	MonthlyPrice Money
+	// TrialDays is the free trial a subscriber gets (0-90 days; 0: none),
+	// once per customer (subscribe_trial.go).
+	TrialDays int
 	// Photo is the picture staff uploaded; zero when there is none (the
 	// storefront then shows the shop's drawn picture).
 	Photo Photo
@@ -82,6 +85,7 @@ type productRecord struct {
 	CreatedAt   string `dynamodbav:"CreatedAt"`
 	// MonthlyPrice > 0 makes the product subscribable.
 	MonthlyPrice int64 `dynamodbav:"MonthlyPrice,omitempty"`
+	TrialDays    int   `dynamodbav:"TrialDays,omitempty"`
 	// The uploaded photo, absent without one. It rides on the product item
 	// so the catalogue's one Query brings it.
 	PhotoKey    string `dynamodbav:"PhotoKey,omitempty"`
@@ -103,8 +107,9 @@ func (r productRecord) product() Product {
 		ID: trimPrefix(r.PK, prefixProduct), Name: r.Name, Description: r.Description, Category: r.Category,
 		Price: Money{Amount: r.Price, Currency: r.Currency}, CreatedAt: created,
 		Subscribable: r.MonthlyPrice > 0, MonthlyPrice: Money{Amount: r.MonthlyPrice, Currency: r.Currency},
-		Photo: Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
-		Texts: r.Texts,
+		TrialDays: r.TrialDays,
+		Photo:     Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
+		Texts:     r.Texts,
 	}
 }
 
@@ -113,7 +118,8 @@ func newProductRecord(p Product) productRecord {
 		PK: productKey(p.ID), SK: productKey(p.ID), EntityType: entityProduct,
 		Name: p.Name, Description: p.Description, Category: p.Category,
 		Price: p.Price.Amount, Currency: p.Price.Currency, CreatedAt: timestamp(p.CreatedAt), MonthlyPrice: subscriptionPrice(p),
-		PhotoKey: p.Photo.Key, PhotoFormat: p.Photo.Format, PhotoWidth: p.Photo.Width, PhotoHeight: p.Photo.Height,
+		TrialDays: trialDays(p),
+		PhotoKey:  p.Photo.Key, PhotoFormat: p.Photo.Format, PhotoWidth: p.Photo.Width, PhotoHeight: p.Photo.Height,
 		Texts:  productTexts(p.Texts),
 		GSI1PK: categoryKey(p.Category), GSI1SK: catalogueSortKey(p.Name, p.ID),
 		GSI2PK: partitionCatalogue, GSI2SK: catalogueSortKey(p.Name, p.ID),

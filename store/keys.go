@@ -56,6 +56,7 @@ const (
 	prefixGatewayID    = "gwcharge#" // GSI1: a ledger charge by its id
 	prefixMarker       = "marker#"   // a one-time step done, under partitionMeta
 	prefixRoleChange   = "role#"     // a change of an account's role or state, under its c#id
+	prefixTrialTaken   = "trial#"    // a product's free trial taken, under the customer's c#id: once each
 	infixSessions      = "#sessions" // GSI1: a customer's signed-in sessions
 	// Limited drops, as in the first-come-first-served design.
 	prefixDrop           = "subject#"
@@ -153,6 +154,7 @@ const (
 	entityIdempotency    = "idempotency"
 	entityAdjustment     = "stockAdjustment"
 	entitySubscription   = "subscription"
+	entityTrialTaken     = "trialTaken"
 	entityReceipt        = "receipt"
 	entityPeriod         = "paidPeriod"
 	entitySettings       = "settings"
@@ -264,6 +266,11 @@ func subscriptionKeys(pk, sk string) (account, id, sku string, ok bool) {
 // subscribeKey is the idempotency key of a subscribe form's submission,
 // also the gateway's key of its first charge.
 func subscribeKey(customerID, formKey string) string { return "sub-" + customerID + "-" + formKey }
+
+// trialTakenKey is the sort key, under the customer's c#id, of the marker
+// that they took a product's free trial: written on condition it does not
+// exist, it gives each customer one trial of a product.
+func trialTakenKey(productID string) string { return prefixTrialTaken + productID }
 
 // subscriptionChargeKey is the gateway's idempotency key of one charge of
 // a subscription: its period and attempt.

@@ -25,7 +25,7 @@ func (s *Store) CreateProduct(ctx context.Context, p Product) (Product, error) {
 }
 
 // UpdateProduct saves a product's name, description (and their texts in
-// the other languages), category, price and monthly subscription price (0 or not Subscribable: not subscribable). A
+// the other languages), category, price, monthly subscription price (0 or not Subscribable: not subscribable) and free trial. A
 // new name is copied onto its stock levels in the same transaction, so the
 // inventory pages never show the old one.
 func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
@@ -57,13 +57,17 @@ func (s *Store) UpdateProduct(ctx context.Context, p Product) error {
 	if t := productTexts(old.Texts); t != nil {
 		texts = expression.Name("Texts").Equal(expression.Value(t))
 	}
+	trial := expression.AttributeNotExists(expression.Name("TrialDays"))
+	if d := trialDays(old); d > 0 {
+		trial = expression.Name("TrialDays").Equal(expression.Value(d))
+	}
 	cond, err := expression.NewBuilder().WithCondition(
 		expression.Name("Name").Equal(expression.Value(old.Name)).
 			And(expression.Name("Description").Equal(expression.Value(old.Description))).
 			And(expression.Name("Category").Equal(expression.Value(old.Category))).
 			And(expression.Name("Price").Equal(expression.Value(old.Price.Amount))).
 			And(expression.Name("Currency").Equal(expression.Value(old.Price.Currency))).
-			And(monthly).And(photo).And(texts)).Build()
+			And(monthly).And(trial).And(photo).And(texts)).Build()
 	if err != nil {
 		return err
 	}

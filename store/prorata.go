@@ -45,6 +45,9 @@ type Proration struct {
 	// Free: the share is below the smallest charge, so those days are
 	// free and nothing is charged.
 	Free bool
+	// Trial: these days are the product's free trial (subscribe_trial.go),
+	// also Free.
+	Trial bool
 }
 
 // FirstPeriod is what a subscription taken out today pays first, with

@@ -30,6 +30,9 @@ const (
 	// ReceiptFreeDays says those days were free: their share was below
 	// the smallest charge, and nothing was charged.
 	ReceiptFreeDays ReceiptKind = "free_days"
+	// ReceiptTrial says those days were the product's free trial: nothing
+	// was charged, the card was saved for the first charge after it.
+	ReceiptTrial ReceiptKind = "trial"
 )
 
 // Receipt is one payment of a subscription, kept six months.
@@ -192,7 +195,9 @@ func (r Receipt) LastDay() time.Time { return r.PeriodEnd.AddDate(0, 0, -1) }
 
 // FirstDays reports whether it pays a new subscriber's first days, not a
 // whole period (charged or free).
-func (r Receipt) FirstDays() bool { return r.Kind == ReceiptFirstDays || r.Kind == ReceiptFreeDays }
+func (r Receipt) FirstDays() bool {
+	return r.Kind == ReceiptFirstDays || r.Kind == ReceiptFreeDays || r.Kind == ReceiptTrial
+}
 
 // NewReceipt is the receipt of a charge for a subscription's period.
 func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {

@@ -65,6 +65,7 @@ type subscriptionRecord struct {
 	NewMonthlyPrice int64            `dynamodbav:"NewMonthlyPrice,omitempty"` // a price change the subscriber was told of
 	NewPriceFrom    string           `dynamodbav:"NewPriceFrom,omitempty"`
 	couponDoc                        // its discount code's terms, while they cover payments (subscribe_coupon.go)
+	TrialEnds       string           `dynamodbav:"TrialEnds,omitempty"` // the first day after its free trial
 	// Open payment intents (GSI2, sparse): the reconcile step finds the old ones.
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"`
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"`
@@ -109,6 +110,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn), ResumesOn: parseDate(r.ResumesOn),
 		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
 		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom), Coupon: r.couponDoc.coupon(r.Currency),
+		TrialEnds: parseDate(r.TrialEnds),
 	}.asStored()
 }
 
@@ -130,7 +132,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		EndsOn: FormatDate(s.EndsOn), RetryDate: FormatDate(s.RetryDate), PausedOn: FormatDate(s.PausedOn), ResumesOn: FormatDate(s.ResumesOn),
 		CancelledOn: FormatDate(s.CancelledOn), CreatedAt: timestamp(s.CreatedAt), Version: s.Version,
 		GSI1PK: subscriptionsByStatusKey(s.Status), GSI1SK: createdKey(s.CreatedAt, s.ID),
-		Attempt: s.Attempt, couponDoc: newCouponDoc(s.Coupon),
+		Attempt: s.Attempt, couponDoc: newCouponDoc(s.Coupon), TrialEnds: FormatDate(s.TrialEnds),
 	}
 	for _, o := range s.Orders {
 		r.Orders = append(r.Orders, periodOrderDoc{Period: FormatDate(o.PeriodStart), OrderID: o.OrderID, Number: o.OrderNumber})
@@ -180,6 +182,9 @@ type SubscribeRequest struct {
 	// Discount is a discount code to attach, as SubscribeCode read it;
 	// nil without one.
 	Discount *DiscountCode
+	// TrialTaken: the customer had the product's free trial (TrialTaken),
+	// so this subscribe is charged as if the product had none.
+	TrialTaken bool
 }
 
 type subscribeKeyRecord struct {

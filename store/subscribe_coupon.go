@@ -177,7 +177,9 @@ func (d couponDoc) coupon(currency string) *Coupon {
 
 // pendWithCode writes a pending subscribe and counts its code's use in one
 // transaction: the key on condition it is new (ErrConflict), the use on
-// condition of the code's limit and expiry (a CodeError, read to say which).
+// condition of the code's limit and expiry (a CodeError, read to say
+// which), the trial's marker on condition the customer had none
+// (ErrTrialTaken).
 func (s *Store) pendWithCode(ctx context.Context, p PendingSubscribe) error {
 	now := s.now().UTC()
 	b := &txItems{s: s}
@@ -185,8 +187,18 @@ func (s *Store) pendWithCode(ctx context.Context, p PendingSubscribe) error {
 	if err := b.put(p.record(), &isNew, itemRole{kind: "key"}); err != nil {
 		return err
 	}
-	if err := takeCodeUse(b, p.Coupon.Code, now); err != nil {
-		return err
+	codeAt, trialAt := -1, -1
+	if p.Coupon != nil {
+		codeAt = len(b.tx)
+		if err := takeCodeUse(b, p.Coupon.Code, now); err != nil {
+			return err
+		}
+	}
+	if p.TrialDays > 0 {
+		trialAt = len(b.tx)
+		if err := takeTrial(b, p); err != nil {
+			return err
+		}
 	}
 	err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: b.tx})
 	reasons := cancellationReasons(err)
@@ -195,7 +207,9 @@ func (s *Store) pendWithCode(ctx context.Context, p PendingSubscribe) error {
 		return nil
 	case settled(reasons, 0):
 		return fmt.Errorf("subscribe %s: %w", p.Key, ErrConflict)
-	case settled(reasons, 1):
+	case settled(reasons, trialAt):
+		return fmt.Errorf("subscribe %s to %s: %w", p.Key, p.ProductID, ErrTrialTaken)
+	case settled(reasons, codeAt):
 		d, rerr := s.DiscountCode(ctx, p.Coupon.Code)
 		if rerr != nil {
 			return rerr

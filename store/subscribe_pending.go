@@ -75,8 +75,11 @@ type PendingSubscribe struct {
 	// (Left: the payments it covers, the first among them); its use was
 	// counted with the pending write, and a failed subscribe gives it back.
 	Coupon *Coupon
-	Status PendingStatus
-	At     time.Time
+	// TrialDays is the product's free trial this subscribe takes (0:
+	// none); its marker was written with the pending write.
+	TrialDays int
+	Status    PendingStatus
+	At        time.Time
 }
 
 type pendingDoc struct {
@@ -104,6 +107,7 @@ type pendingDoc struct {
 	CardExpYear  int    `dynamodbav:"CardExpYear,omitempty"`
 	CardCustomer string `dynamodbav:"CardCustomer,omitempty"`
 	At           string `dynamodbav:"At,omitempty"`
+	TrialDays    int    `dynamodbav:"TrialDays,omitempty"`
 	couponDoc
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"` // subscribes-pending while pending
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"` // <at>#<subscription id>
@@ -121,6 +125,7 @@ func (r subscribeKeyRecord) pending() PendingSubscribe {
 		PaymentDay: d.PaymentDay, PeriodMonths: d.PeriodMonths, Email: d.Email, Lang: d.Lang, Today: parseDate(d.Today),
 		NewPrice: Money{d.NewPrice, d.Currency}, NewPriceFrom: parseDate(d.NewPriceFrom), Charge: Money{d.Charge, d.Currency},
 		Provider: d.Provider, Session: d.Session, Payment: d.Payment, Status: status, At: parseTime(d.At), Coupon: d.coupon(d.Currency),
+		TrialDays: d.TrialDays,
 	}
 	if d.CardToken != "" {
 		p.Card = Card{Token: d.CardToken, Brand: d.CardBrand, Last4: d.CardLast4, Provider: d.Provider, ExpMonth: d.CardExpMonth, ExpYear: d.CardExpYear,
@@ -138,7 +143,7 @@ func (p PendingSubscribe) record() subscribeKeyRecord {
 			Email: p.Email, Lang: p.Lang, Today: FormatDate(p.Today), Charge: p.Charge.Amount, Provider: p.Provider,
 			Session: p.Session, Payment: p.Payment, CardToken: p.Card.Token, CardBrand: p.Card.Brand, CardLast4: p.Card.Last4,
 			CardExpMonth: p.Card.ExpMonth, CardExpYear: p.Card.ExpYear, CardCustomer: p.Card.Customer, At: timestamp(p.At),
-			couponDoc: newCouponDoc(p.Coupon)}}
+			couponDoc: newCouponDoc(p.Coupon), TrialDays: p.TrialDays}}
 	if !p.NewPriceFrom.IsZero() {
 		r.NewPrice, r.NewPriceFrom = p.NewPrice.Amount, FormatDate(p.NewPriceFrom)
 	}
@@ -173,8 +178,12 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 		c := CouponOf(*d)
 		coupon = &c
 	}
-	q := QuoteSubscriptionWith(today, req.Product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon)
-	return PendingSubscribe{Coupon: coupon,
+	product := req.Product
+	if req.TrialTaken {
+		product.TrialDays = 0
+	}
+	q := QuoteSubscriptionWith(today, product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon)
+	return PendingSubscribe{Coupon: coupon, TrialDays: product.TrialDays,
 		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name,
 		Category: req.Product.Category, MonthlyPrice: req.Product.MonthlyPrice, PaymentDay: req.PaymentDay, PeriodMonths: req.PeriodMonths,
 		Email: req.Email, Lang: req.Lang, Today: today, NewPrice: q.NewPrice, NewPriceFrom: q.NewPriceFrom, Charge: q.First.Charge,
@@ -188,11 +197,13 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 // session, or the subscription it started). With a discount code, the
 // code's use is counted in the same transaction, on condition of its
 // limit and expiry: a code used up or expired meanwhile is a CodeError
-// and nothing is written.
+// and nothing is written. With a trial, its marker is written in the same
+// transaction on condition the customer has none for the product:
+// ErrTrialTaken, nothing written.
 func (s *Store) PendSubscribe(ctx context.Context, p PendingSubscribe) (PendingSubscribe, error) {
 	p.Status = SubscribePending
 	var err error
-	if p.Coupon != nil {
+	if p.Coupon != nil || p.TrialDays > 0 {
 		err = s.pendWithCode(ctx, p)
 	} else {
 		err = s.putNew(ctx, p.record(), "subscribe "+p.Key)
@@ -250,6 +261,12 @@ func (s *Store) FailSubscribe(ctx context.Context, p PendingSubscribe, eventID s
 	if p.Coupon != nil {
 		// The code's use back, in the write that settles it: once.
 		if err := giveCodeUseBack(b, p.Coupon.Code); err != nil {
+			return err
+		}
+	}
+	if p.TrialDays > 0 {
+		// The trial back too: it was never had.
+		if err := giveTrialBack(b, p); err != nil {
 			return err
 		}
 	}

@@ -36,7 +36,8 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	if paid.Card != nil {
 		card = *paid.Card
 	}
-	product := Product{ID: p.ProductID, Name: p.ProductName, Category: p.Category, MonthlyPrice: p.MonthlyPrice, Subscribable: true}
+	product := Product{ID: p.ProductID, Name: p.ProductName, Category: p.Category, MonthlyPrice: p.MonthlyPrice, Subscribable: true,
+		TrialDays: p.TrialDays}
 	var change *PriceChange
 	if !p.NewPriceFrom.IsZero() {
 		change = &PriceChange{New: p.NewPrice, EffectiveOn: p.NewPriceFrom}
@@ -54,10 +55,17 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 		sub.NewPrice = Money{}
 	}
 	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, DateOf(now, s.loc), s.reminderLead)
+	if q.Trial != nil {
+		// Its reminder says the trial ends, a few days before it does.
+		sub.TrialEnds = q.Trial.Ends
+		sub.NextReminderDate = ReminderDate(sub.TrialEnds, DateOf(now, s.loc), TrialReminderDays)
+	}
 	receipt := NewReceipt(sub, GatewayCharge{Key: subscribeKey(p.CustomerID, p.Key), ID: paid.Payment, Amount: first.Charge, At: now,
 		Provider: p.Provider}, p.Today, first.Next)
 	receipt.withDiscount(p.Coupon, first.Discount)
 	switch {
+	case first.Trial:
+		receipt.Kind = ReceiptTrial
 	case first.Free:
 		receipt.Kind = ReceiptFreeDays
 	case !first.Full:

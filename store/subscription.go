@@ -78,6 +78,10 @@ type Subscription struct {
 	// Coupon is the discount code attached when subscribing, while it
 	// covers payments; nil without one.
 	Coupon *Coupon
+	// TrialEnds is the first day after its free trial (zero without one):
+	// its payment due that day is the share up to the payment date after
+	// (subscribe_trial.go).
+	TrialEnds time.Time
 
 	CreatedAt time.Time
 	Version   int // bumped by every write; writes are conditional on it
@@ -162,8 +166,16 @@ func (s Subscription) AmountFor(period time.Time) Money {
 }
 
 // GrossFor is the price of the period starting on a payment date, before
-// any coupon.
+// any coupon: after a trial, the share its first charge pays.
 func (s Subscription) GrossFor(period time.Time) Money {
+	if p, ok := s.trialShare(period); ok {
+		return p.Share
+	}
+	return s.periodGross(period)
+}
+
+// periodGross is the price of a whole period starting on period.
+func (s Subscription) periodGross(period time.Time) Money {
 	m := s.MonthlyPriceFor(period)
 	return Money{Amount: m.Amount * int64(s.Units()*s.PeriodMonths), Currency: m.Currency}
 }
@@ -191,11 +203,17 @@ type SubscribeQuote struct {
 	// Coupon is the code's terms the subscription keeps after its first
 	// period: nil once it covers no more payments (or without a code).
 	Coupon *Coupon
+	// Trial is the free trial (First is then its free days, up to the
+	// first charge), nil without one: TrialEnds, and its first charge
+	// (FirstCharge, less the code) on FirstDate for FirstFrom-FirstTo.
+	Trial *TrialQuote
 }
 
 // QuoteSubscription quotes a subscription to p taken out today with a
 // payment day and period; change is the product's scheduled price, if
-// any (the new subscriber pays it from its day, as everyone does).
+// any (the new subscriber pays it from its day, as everyone does). A
+// product with a trial (p.TrialDays; zero it for a customer who had it)
+// is quoted free until its first charge (quoteTrial).
 func QuoteSubscription(today time.Time, p Product, day, months int, change *PriceChange) SubscribeQuote {
 	return QuoteSubscriptionWith(today, p, day, months, change, nil)
 }
@@ -207,6 +225,9 @@ func QuoteSubscriptionWith(today time.Time, p Product, day, months int, change *
 	sub := Subscription{MonthlyPrice: p.MonthlyPrice, PeriodMonths: months, PaymentDay: day}
 	if pc := change; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
 		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
+	}
+	if p.TrialDays > 0 {
+		return quoteTrial(today, sub, p.TrialDays, coupon)
 	}
 	first := FirstPeriod(today, day, months, sub.Amount()).withCoupon(coupon)
 	sub.Coupon = coupon
@@ -286,7 +307,7 @@ func ChangeDay(day int) SubscriptionChange {
 			return s, ErrSameValue
 		}
 		s.PaymentDay = day
-		return s, nil
+		return s.replanTrial(today), nil
 	}
 }
 
@@ -302,7 +323,7 @@ func ChangePeriod(months int) SubscriptionChange {
 			return s, ErrSameValue
 		}
 		s.PeriodMonths = months
-		return s, nil
+		return s.replanTrial(today), nil
 	}
 }
 

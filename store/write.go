@@ -89,6 +89,18 @@ func (s *Store) txUpdate(pk, sk string, upd expression.UpdateBuilder, cond expre
 	}}, nil
 }
 
+// txDelete is a transaction's delete of pk/sk on condition cond.
+func (s *Store) txDelete(pk, sk string, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: itemKey(pk, sk), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
 // deleteItem deletes the item pk/sk; a missing one is no error.
 func (s *Store) deleteItem(ctx context.Context, pk, sk string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: itemKey(pk, sk)})

@@ -28,7 +28,9 @@ type AdminProductForm struct {
 	// Subscribable offers the product by subscription at MonthlyPrice.
 	Subscribable bool
 	MonthlyPrice string
-	Categories   []store.Category
+	// TrialDays is the free trial subscribers get, in days (0-90; blank: none).
+	TrialDays  string
+	Categories []store.Category
 	// Texts are the name and description in the shop's other languages,
 	// one per language, empty where staff gave none.
 	Texts  []AdminProductText

@@ -66,6 +66,8 @@ func receiptKindWords(ctx context.Context, r store.Receipt) string {
 		return lang.T(ctx, "receipts.kind.free_days")
 	case store.ReceiptChange:
 		return lang.T(ctx, "receipts.kind.change", "Line", r.ProductName)
+	case store.ReceiptTrial:
+		return lang.T(ctx, "receipts.kind.trial")
 	}
 	return ""
 }

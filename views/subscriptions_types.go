@@ -31,6 +31,9 @@ type SubscribeForm struct {
 	// and checked, nil while none or refused (Errors["code"] says why).
 	Code     string
 	Discount *store.DiscountCode
+	// TrialTaken: the customer had the product's free trial, so this
+	// subscribe is charged from today (Product.TrialDays is not offered).
+	TrialTaken bool
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".

@@ -1,0 +1,204 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+)
+
+// Free trials (issue #28). Staff give a subscribable product a trial of
+// 0-90 days. Subscribing to it charges nothing (the card is saved in the
+// provider's setup mode, as for free first days); the trial is [today,
+// today+days) and the first charge is on its end, as if the customer
+// subscribed that day (FirstPeriod from the trial's end: the share up to
+// the payment date, or a whole period when the trial ends on one). The
+// subscription keeps TrialEnds; its payment due on that day is that share
+// (Subscription.GrossFor, PeriodEnd), then whole periods on payment days.
+// A customer takes a product's trial once: a marker under the customer,
+// written on condition it does not exist in the pending subscribe's own
+// transaction.
+
+// MaxTrialDays is the longest free trial staff may give a product.
+const MaxTrialDays = 90
+
+// TrialReminderDays is how long before a trial ends its reminder is mailed.
+const TrialReminderDays = 3
+
+// ErrTrialTaken: the customer has had this product's trial already (or
+// another tab took it a moment ago); nothing was written.
+var ErrTrialTaken = errors.New("you have had this product's free trial already")
+
+// ValidTrialDays reports whether n is a trial staff may give: 0 (none) to 90 days.
+func ValidTrialDays(n int) bool { return n >= 0 && n <= MaxTrialDays }
+
+// trialDays is what a product's item keeps as its trial: none when it is
+// not subscribable.
+func trialDays(p Product) int {
+	if !p.Subscribable {
+		return 0
+	}
+	return p.TrialDays
+}
+
+// TrialPlan is a subscription taken out today with a free trial.
+type TrialPlan struct {
+	// Ends is the first day that is not free: the trial is [today, Ends).
+	Ends time.Time
+	// First is the first charge, on First.From: FirstPeriod taken out on
+	// Ends (the share of the days up to the payment date after, or a
+	// whole period when Ends is a payment date). When that share is below
+	// the smallest charge those days are free too, as for any subscriber,
+	// and First is the whole period on the payment date after Ends.
+	First Proration
+}
+
+// TrialFirstCharge is what a subscription with a trial of `days` days
+// taken out today pays first, with payment day `day` every `months`
+// months at `price` a period. 14 days from 28 November, day 1, €12.90 a
+// month: free until 11 December; then €8.32 on 12 December for 12-31
+// December (20 of 31 days), then €12.90 on 1 January.
+func TrialFirstCharge(today time.Time, days, day, months int, price Money) TrialPlan {
+	ends := today.AddDate(0, 0, days)
+	return TrialPlan{Ends: ends, First: chargeAfterTrial(ends, day, months, price)}
+}
+
+// chargeAfterTrial is the first charge after a trial ending on ends.
+func chargeAfterTrial(ends time.Time, day, months int, price Money) Proration {
+	first := FirstPeriod(ends, day, months, price)
+	if first.Free {
+		return FirstPeriod(first.Next, day, months, price) // a payment date: a whole period
+	}
+	return first
+}
+
+// trialPeriod is a trial as a first period: nothing charged for [today,
+// the first charge's day).
+func (t TrialPlan) trialPeriod(today time.Time, months int, currency string) Proration {
+	zero := Money{Currency: currency}
+	return Proration{From: today, To: t.First.From.AddDate(0, 0, -1), Next: t.First.From, Days: daysBetween(today, t.First.From),
+		Of: daysBetween(today, t.First.From), Months: months, Charge: zero, Share: zero, Free: true, Trial: true}
+}
+
+// trialShare is the first charge after the trial when it is due on
+// period and pays a share (FirstPeriod from TrialEnds); false for any
+// other period, and when the trial ends on a payment date (a whole period,
+// as usual).
+func (s Subscription) trialShare(period time.Time) (Proration, bool) {
+	if s.TrialEnds.IsZero() || !period.Equal(s.TrialEnds) {
+		return Proration{}, false
+	}
+	p := FirstPeriod(period, s.PaymentDay, s.PeriodMonths, s.periodGross(period))
+	return p, !p.Full
+}
+
+// PeriodEnd is the payment date after the payment of `period`: the next
+// payment day `months` on, or, for the share after a trial, the payment
+// date that share runs up to.
+func (s Subscription) PeriodEnd(period time.Time) time.Time {
+	if p, ok := s.trialShare(period); ok {
+		return p.Next
+	}
+	return NextBillingDate(period, s.PeriodMonths, s.PaymentDay)
+}
+
+// InTrial reports whether today is within the subscription's free trial.
+func (s Subscription) InTrial(today time.Time) bool {
+	return !s.TrialEnds.IsZero() && today.Before(s.TrialEnds)
+}
+
+// OnTrial reports whether the subscription is in its free trial: active,
+// and nothing charged since it ended (its first charge is still to come).
+func (s Subscription) OnTrial() bool {
+	return !s.TrialEnds.IsZero() && s.Status == SubscriptionActive && s.LastPaymentDate.Before(s.TrialEnds)
+}
+
+// TrialLastDay is the last free day of its trial.
+func (s Subscription) TrialLastDay() time.Time { return s.TrialEnds.AddDate(0, 0, -1) }
+
+// replanTrial moves the first payment of a subscription still in its
+// trial to where its (changed) day and period put it, so the trial's
+// first charge is never a share below the smallest charge.
+func (s Subscription) replanTrial(today time.Time) Subscription {
+	if !s.InTrial(today) || s.Status != SubscriptionActive {
+		return s
+	}
+	s.NextPaymentDate = chargeAfterTrial(s.TrialEnds, s.PaymentDay, s.PeriodMonths, s.periodGross(s.TrialEnds)).From
+	return s
+}
+
+// trialRecord marks that a customer took a product's trial, with the
+// subscription that took it.
+type trialRecord struct {
+	PK             string `dynamodbav:"PK"`
+	SK             string `dynamodbav:"SK"`
+	EntityType     string `dynamodbav:"EntityType"`
+	SubscriptionID string `dynamodbav:"SubscriptionID"`
+	TakenAt        string `dynamodbav:"TakenAt"`
+}
+
+// takeTrial adds to b the marker of p's trial, on condition the customer
+// has none for the product (the role "trial" when it fails).
+func takeTrial(b *txItems, p PendingSubscribe) error {
+	cond := expression.AttributeNotExists(expression.Name(attrPK))
+	return b.put(trialRecord{PK: customerKey(p.CustomerID), SK: trialTakenKey(p.ProductID), EntityType: entityTrialTaken,
+		SubscriptionID: p.SubscriptionID, TakenAt: timestamp(p.At)}, &cond, itemRole{kind: "trial"})
+}
+
+// giveTrialBack adds to b the removal of the trial marker a subscribe that
+// never started wrote (on condition it is that subscribe's): the customer
+// may take the trial again.
+func giveTrialBack(b *txItems, p PendingSubscribe) error {
+	del, err := b.s.txDelete(customerKey(p.CustomerID), trialTakenKey(p.ProductID),
+		expression.Name("SubscriptionID").Equal(expression.Value(p.SubscriptionID)))
+	if err != nil {
+		return err
+	}
+	b.add(del, itemRole{kind: "trial"})
+	return nil
+}
+
+// TrialTaken reports whether the customer has taken the product's free
+// trial (one GetItem of the marker).
+func (s *Store) TrialTaken(ctx context.Context, customerID, productID string) (bool, error) {
+	if !ValidID(customerID) || !ValidID(productID) {
+		return false, nil
+	}
+	_, err := getItem(ctx, s, customerKey(customerID), trialTakenKey(productID), "trial of "+productID, asRecord[trialRecord])
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("trial taken: %w", err)
+	}
+	return true, nil
+}
+
+// TrialQuote is a trial as the subscribe form and the confirmation say it.
+type TrialQuote struct {
+	Ends time.Time // the first day not free
+	// First is the first charge, on First.From for First.From-First.To:
+	// its Charge is what is taken then (less a code, as the payments job
+	// takes it off), Full when it is a whole period.
+	First Proration
+}
+
+// quoteTrial is a subscribe to a product with a trial of `days` days:
+// nothing today; the first charge after the trial, with the code's
+// discount as the payments job takes it (the code's payments count from
+// that charge, none is used by the trial); then whole periods.
+func quoteTrial(today time.Time, sub Subscription, days int, coupon *Coupon) SubscribeQuote {
+	ends := today.AddDate(0, 0, days)
+	t := TrialFirstCharge(today, days, sub.PaymentDay, sub.PeriodMonths, sub.periodGross(ends))
+	sub.TrialEnds, sub.Coupon = t.Ends, coupon
+	first := t.First
+	first.Discount, first.Charge = sub.DiscountFor(first.From), sub.AmountFor(first.From)
+	after := sub
+	if coupon.Covers() {
+		after.Coupon = coupon.used()
+	}
+	return SubscribeQuote{First: t.trialPeriod(today, sub.PeriodMonths, sub.MonthlyPrice.Currency), Then: after.AmountFor(first.Next),
+		NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom, Coupon: coupon, Trial: &TrialQuote{Ends: t.Ends, First: first}}
+}
