@@ -268,6 +268,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),
 		Payments: pay.providers, PaymentHold: pay.hold, Settler: pay.settler, SubscriptionPayments: pay.subscriptions,
 		Refunds: payment.NewCardRefunds(pay.providers, gateway), StripeDashboard: pay.dashboard,
+		MailKeptInOutbox: cfg.smtpURL == "",
 	})
 	if err != nil {
 		return err

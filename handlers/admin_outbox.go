@@ -20,6 +20,10 @@ type AdminOutboxStore interface {
 // AdminOutbox serves /admin/outbox: the mail sent to customers.
 type AdminOutbox struct {
 	Store AdminOutboxStore
+	// Kept: no mail server is set, so every mail stays here; one the
+	// deliverer has not marked yet (it passes once a minute) reads as
+	// kept too, not as waiting to be sent.
+	Kept bool
 }
 
 // List is the outbox, newest first, a page at a time; htmx asks for the
@@ -29,7 +33,7 @@ func (h *AdminOutbox) List(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data := views.AdminOutboxPage{Mails: mails.Items}
+	data := views.AdminOutboxPage{Mails: mails.Items, Kept: h.Kept}
 	data.NextURL = paths.More(paths.AdminOutbox, mails.Next)
 	return page.List(c, "Outbox", views.AdminOutboxView, views.AdminOutboxRows, data)
 }
@@ -46,5 +50,5 @@ func (h *AdminOutbox) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That mail")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: m.Subject, Page: page.Full(views.AdminMailView, views.AdminMailPage{Mail: m})})
+	return page.Render(c, fiber.StatusOK, page.View{Title: m.Subject, Page: page.Full(views.AdminMailView, views.AdminMailPage{Mail: m, Kept: h.Kept})})
 }

@@ -15,6 +15,8 @@ type PaidStart struct {
 	Amount  Money
 	Card    *Card  // the card the provider saved (a new card); nil: the subscribe's kept card
 	EventID string // the event that reported it, if one did
+	// Mail is the first receipt's mail, written with it (nil: none).
+	Mail func(Receipt) *Mail
 }
 
 // StartSubscription starts a pending subscribe its provider says was paid:
@@ -86,7 +88,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 		return Subscription{}, Receipt{}, err
 	}
 	pending := expression.Name("Status").Equal(expression.Value(string(SubscribePending)))
-	err = s.writeSubscribe(ctx, &sub, &receipt, order, p.Today, now, started.record(), pending, b.tx)
+	err = s.writeSubscribe(ctx, &sub, &receipt, order, p.Today, now, started.record(), pending, b.tx, paid.Mail)
 	if err == nil {
 		return sub, receipt, nil
 	}

@@ -21,7 +21,7 @@ const subscribeKeyAt = 2
 // order (see transactWithOrder). sub gets the order's link and receipt its
 // number.
 func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *Receipt, order *subscriptionOrder, today, now time.Time,
-	keyRec subscribeKeyRecord, keyCond expression.ConditionBuilder, more []types.TransactWriteItem) error {
+	keyRec subscribeKeyRecord, keyCond expression.ConditionBuilder, more []types.TransactWriteItem, mail func(Receipt) *Mail) error {
 	shards, err := s.billingShards(ctx)
 	if err != nil {
 		return err
@@ -53,6 +53,15 @@ func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *
 				return nil, err
 			}
 			items = append(append(append(items, b.tx...), more...), totals...)
+			// The receipt's mail, made once it has its number; after the
+			// items whose places a cancellation's reasons are read at.
+			if m := receiptMailOf(mail, *receipt); m != nil {
+				put, err := s.mailPut(*m)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, put)
+			}
 			counter, err := s.bookCounterWrite(n)
 			if err != nil {
 				return nil, err
@@ -65,4 +74,14 @@ func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *
 		}
 		return err
 	})
+}
+
+// receiptMailOf is mail's mail of a receipt, none without a mail or for a
+// receipt that charged nothing (free days, a trial: "we charged €0.00"
+// would tell nothing true).
+func receiptMailOf(mail func(Receipt) *Mail, r Receipt) *Mail {
+	if mail == nil || r.Amount.Amount <= 0 {
+		return nil
+	}
+	return mail(r)
 }

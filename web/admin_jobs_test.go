@@ -568,6 +568,29 @@ func TestAdminOutboxListsMailAndShowsOne(t *testing.T) {
 	wantStatus(t, "bad mail id", staff.get("/admin/outbox/bad*id"), http.StatusNotFound)
 }
 
+// Without a mail server every mail stays in the outbox: one the deliverer
+// has not marked yet reads as kept, as the ones it marked do, on the list
+// and on its page, not as "Waiting to send".
+func TestAdminOutboxWithoutAMailServerSaysKeptForEveryMail(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, func(_ storetest.Env, cfg *web.Config) { cfg.MailKeptInOutbox = true })
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for id, status := range map[string]store.MailStatus{"order-placed-new": store.MailPending, "verify-old": store.MailKept} {
+		if err := s.env.Store.PutMail(ctx, store.Mail{ID: id, To: demo.CustomerEmail, Kind: store.MailOrderPlaced, Subject: id,
+			Text: "Thank you.", CreatedAt: now, Status: status}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	staff := s.staff(t)
+	list := staff.get("/admin/outbox")
+	wantStatus(t, "outbox", list, http.StatusOK)
+	for _, id := range []string{"order-placed-new", "verify-old"} {
+		wantText(t, id, list.doc.Find(`[data-mail="`+id+`"] [data-testid="mail-status"]`), "Kept here (no mail server)")
+		wantText(t, id+"'s page", staff.get("/admin/outbox/"+id).testid("mail-page-status"), "Kept here (no mail server)")
+	}
+}
+
 // "Run now" with a real scheduler: bad and future dates are 422s, an
 // unknown job a 404; a run for today charges the due subscriptions and is
 // followed on its page until it completes; a second run while one goes,

@@ -389,7 +389,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	// Billing jobs and the mail they send.
 	adminJobs := &handlers.AdminJobs{Store: cfg.Store, Jobs: cfg.Jobs}
-	adminOutbox := &handlers.AdminOutbox{Store: cfg.Store}
+	adminOutbox := &handlers.AdminOutbox{Store: cfg.Store, Kept: cfg.MailKeptInOutbox}
 	admin.Get("/jobs", adminJobs.List)
 	admin.Post("/jobs/:job/run", adminJobs.RunNow)
 	admin.Get("/jobs/:job/runs", adminJobs.Runs)

@@ -91,6 +91,9 @@ type Config struct {
 	// where staff's links to a payment go: https://dashboard.stripe.com/test
 	// for a test key; "" is the live one (handlers.StripeDashboard).
 	StripeDashboard string
+	// MailKeptInOutbox: no mail server is set, the outbox is the delivery;
+	// the outbox calls a mail waiting for its first pass kept already.
+	MailKeptInOutbox bool
 	// SubscriptionPayments moves subscriptions' card payments through the
 	// card providers (a new card is typed on the provider's page). Nil:
 	// New makes one over Payments, its links to BaseURL.

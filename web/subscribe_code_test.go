@@ -89,6 +89,23 @@ func TestSubscribeWithACodeShowsItFromQuoteToReceipt(t *testing.T) {
 	staff := s.staff(t).get(paths.AdminCustomerReceipt(ada, rec.Number))
 	wantStatus(t, "staff's receipt", staff, http.StatusOK)
 	wantText(t, "staff's receipt code", staff.testid("receipt-discount"), "Code BOX10 −€1.25")
+	// The first receipt is mailed, written with it, and names the code in
+	// its text and HTML parts.
+	var mailed int
+	for _, m := range s.mailsOf(t, store.MailReceipt) {
+		if m.SubscriptionID != rec.SubscriptionID {
+			continue
+		}
+		mailed++
+		for part, body := range map[string]string{"text": strings.ReplaceAll(m.Text, "\n", " "), "html": m.HTML} {
+			if !strings.Contains(body, "Code BOX10 took €1.25 off the price.") || !strings.Contains(body, rec.NumberInBooks()) {
+				t.Errorf("the receipt mail's %s part does not name the code and the receipt %s:\n%s", part, rec.NumberInBooks(), body)
+			}
+		}
+	}
+	if mailed != 1 {
+		t.Fatalf("%d receipt mails of the subscription, want 1", mailed)
+	}
 }
 
 // A code that cannot be attached brings the form back with a message at
