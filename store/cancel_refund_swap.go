@@ -75,7 +75,11 @@ func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.
 		}
 		return []cancelRefund{req(receipt, share, "cancel-"+cur.ID, why(unused, total))}, unused, total, nil
 	}
-	split := SplitCancelAfterSwap(periodPriceAt(receipt, cur, cur), receipt.Amount, change.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
+	price, err := s.periodNetAt(ctx, receipt, cur, cur)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	split := SplitCancelAfterSwap(price, receipt.Amount, change.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
 	var out []cancelRefund
 	if split.FromChange.Amount > 0 {
 		out = append(out, req(change, split.FromChange, "cancel-change-"+cur.ID, why(split.UnusedDays, split.Days)+" at "+change.ProductName))

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
+	"shop/store/payment"
 )
 
 // providerLedger is what the test provider took (succeeded payments) and
@@ -72,5 +73,35 @@ func TestCancelNowAfterASwapNowGivesBackTheNewLinesDays(t *testing.T) {
 	usedNew := q.NewShare.Amount - owed.Amount
 	if paid != period.Amount.Amount+q.Charge.Amount || paid-back != usedOld+usedNew {
 		t.Fatalf("the provider took %d and gave back %d (net %d); want %d: %d at the old line + %d at the new", paid, back, paid-back, usedOld+usedNew, usedOld, usedNew)
+	}
+}
+
+// A period paid with a discount code: the credit is what was paid, and the
+// new line's days are priced with the same code, not at full price.
+func TestSwapNowPricesTheNewLineWithThePeriodsCode(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	s.coffeeBox(t)
+	s.discountCode(t, store.DiscountCode{Code: "BOX10", Payments: 2})
+	if _, err := s.env.Store.CreateProduct(context.Background(), store.Product{ID: "sub-green-tea", Name: "Green Tea Tin", Description: "Sencha.",
+		Category: "coffee", Price: eur(990), Subscribable: true, MonthlyPrice: eur(1450)}); err != nil {
+		t.Fatal(err)
+	}
+	b, ada := s.newCustomer(t, "Ada Test")
+	form := b.subscribeForm(boxID, itoa(s.env.Store.Today().Day()), "1")
+	form.Set("code", "BOX10")
+	b.subscribePaying(form, payment.CardSucceeds)
+	sub := s.subscriptionsOf(t, ada)[0]
+	period := s.receiptOf(t, ada)
+	if period.DiscountCode != "BOX10" {
+		t.Fatalf("the period's receipt %+v: want BOX10's discount", period)
+	}
+	// 10 % off €14.50: the new line's days at €13.05 a month.
+	q := store.QuoteSwapNow(period.Amount, eur(1305), period.PeriodStart, period.PeriodEnd, s.env.Store.Today())
+	p := s.act(t, b, sub, "swap", url.Values{"product": {"sub-green-tea"}, "quantity": {"1"}, "when": {"now"}, "preview": {"1"}})
+	wantText(t, "share with the code", subCard(p, sub.ID).Find(sel("sub-swap-share")), "Green Tea Tin for those days: "+q.NewShare.String())
+	wantStatus(t, "swap now", s.act(t, b, sub, "swap", url.Values{"product": {"sub-green-tea"}, "quantity": {"1"}, "when": {"now"}}), http.StatusSeeOther)
+	if r := s.receiptOf(t, ada); r.Kind != store.ReceiptChange || r.Amount != q.Charge {
+		t.Fatalf("the change's receipt %+v, want %v charged", r, q.Charge)
 	}
 }
