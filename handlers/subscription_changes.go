@@ -274,8 +274,8 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	page.Written(c, "subscription", id)
 	card.Notice = page.T(c, "subs.done.cancelled")
 	if r := res.Receipt; r != nil && r.Refund != nil {
-		amount := lang.Money(c.UserContext(), r.Refund.Amount)
-		if r.Refund.Status == store.ReceiptRefunded {
+		amount := lang.Money(c.UserContext(), res.Refunded)
+		if !res.Pending {
 			card.Notice += " " + page.N(c, "subs.done.refunded", res.UnusedDays, "Amount", amount, "Card", r.Card.Label())
 		} else {
 			card.Notice += " " + page.N(c, "subs.done.refund_pending", res.UnusedDays, "Amount", amount, "Card", r.Card.Label())

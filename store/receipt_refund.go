@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -238,6 +239,10 @@ type CancelledNow struct {
 	Receipt      *Receipt
 	UnusedDays   int
 	PeriodDays   int
+	// Refunded is all the cancellation gives back (after a swap now, on
+	// two receipts); Pending when the gateway confirmed not all of it.
+	Refunded Money
+	Pending  bool
 }
 
 // CancelSubscriptionNow cancels a subscription today, on condition of the
@@ -245,7 +250,9 @@ type CancelledNow struct {
 // unused days of the period paid last are refunded pro rata
 // (UnusedShare): the refund is reserved on that receipt in the same
 // transaction as the cancellation, so a cancellation never loses its
-// refund, then the gateway is asked. A receipt refunded already (staff did)
+// refund, then the gateway is asked. After a swap now with a charge the
+// unused days are given back at the new line, from the change's receipt
+// and the period's (cancelRefunds). A receipt refunded already (staff did)
 // gives nothing more back.
 func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string, version int, refunder Refunder, mail func(Receipt) *Mail) (CancelledNow, error) {
 	settings, err := s.SubscriptionSettings(ctx)
@@ -264,24 +271,11 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	if err != nil {
 		return CancelledNow{Subscription: cur}, err
 	}
-	var refund *RefundRequest
-	var receipt Receipt
+	var refunds []cancelRefund
 	var out CancelledNow
 	if settings.RefundUnusedOnCancel && cur.Status != SubscriptionPastDue && !cur.LastPaymentDate.IsZero() {
-		receipt, err = s.CurrentReceipt(ctx, cur)
-		switch {
-		case errors.Is(err, ErrNotFound): // expired or never written: nothing to give back from
-		case err != nil:
+		if refunds, out.UnusedDays, out.PeriodDays, err = s.cancelRefunds(ctx, cur, today); err != nil {
 			return CancelledNow{Subscription: cur}, err
-		case receipt.Refund == nil:
-			share, unused, total := UnusedShare(receipt.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
-			out.UnusedDays, out.PeriodDays = unused, total
-			if share.Amount > 0 {
-				refund = &RefundRequest{
-					CustomerID: customerID, Number: receipt.Number, Amount: share, By: "cancellation", Key: "cancel-" + id,
-					Reason: fmt.Sprintf("cancelled on %s: %d unused days of %d", FormatDate(today), unused, total),
-				}
-			}
 		}
 	}
 	put, saved, err := s.subscriptionPut(ctx, next)
@@ -289,8 +283,8 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 		return CancelledNow{Subscription: cur}, err
 	}
 	items, reserveAt := put, len(put) // put: the subscription, then its totals
-	if refund != nil {
-		reserve, err := s.receiptRefundReservation(receipt, *refund)
+	for _, r := range refunds {
+		reserve, err := s.receiptRefundReservation(r.receipt, r.req)
 		if err != nil {
 			return CancelledNow{Subscription: cur}, err
 		}
@@ -300,8 +294,8 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	reasons := cancellationReasons(err)
 	switch {
 	case err == nil:
-	case len(reasons) > reserveAt && reasons[reserveAt] == reasonConditionFailed && reasons[0] != reasonConditionFailed:
-		// Staff refunded the receipt meanwhile: cancel without another refund.
+	case len(reasons) > reserveAt && slices.Contains(reasons[reserveAt:], reasonConditionFailed) && reasons[0] != reasonConditionFailed:
+		// Staff refunded a receipt meanwhile: cancel without another refund.
 		return s.CancelSubscriptionNowWithoutRefund(ctx, customerID, id, version)
 	case len(reasons) > 0:
 		if now, rerr := s.subscription(ctx, customerID, id, true); rerr == nil {
@@ -312,16 +306,18 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 		return CancelledNow{Subscription: cur}, fmt.Errorf("cancel subscription %s: %w", id, err)
 	}
 	out.Subscription = saved
-	if refund == nil {
-		return out, nil
+	for _, r := range refunds {
+		receipt, refund := r.receipt, r.req
+		receipt.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
+		done, err := s.finishReceiptRefund(ctx, receipt, refunder, mail)
+		if err != nil {
+			// Cancelled all the same; the refund waits on the receipt for staff.
+			slog.ErrorContext(ctx, "refund of a cancellation", "subscription", id, "receipt", receipt.Number, "err", err)
+		}
+		out.Receipt = &done
+		out.Refunded = Money{Amount: out.Refunded.Amount + refund.Amount.Amount, Currency: refund.Amount.Currency}
+		out.Pending = out.Pending || done.Refund == nil || done.Refund.Status != ReceiptRefunded
 	}
-	receipt.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
-	done, err := s.finishReceiptRefund(ctx, receipt, refunder, mail)
-	if err != nil {
-		// Cancelled all the same; the refund waits on the receipt for staff.
-		slog.ErrorContext(ctx, "refund of a cancellation", "subscription", id, "receipt", receipt.Number, "err", err)
-	}
-	out.Receipt = &done
 	return out, nil
 }
 

@@ -84,14 +84,19 @@ func (s *Store) PaidReceiptCovering(ctx context.Context, sub Subscription, day t
 }
 
 // QuoteSwapNowFor quotes swapping cur to next (SwapProduct's result)
-// today, from the receipt covering today.
+// today, from the receipt covering today; the new line's days with the
+// code that discounted that receipt, if one did (periodNetAt).
 func (s *Store) QuoteSwapNowFor(ctx context.Context, cur, next Subscription) (SwapNowPlan, error) {
 	today := DateOf(s.now(), s.loc)
 	r, err := s.PaidReceiptCovering(ctx, cur, today)
 	if err != nil {
 		return SwapNowPlan{}, err
 	}
-	q := QuoteSwapNow(r.Amount, periodPriceAt(r, cur, next), r.PeriodStart, r.PeriodEnd, today)
+	price, err := s.periodNetAt(ctx, r, cur, next)
+	if err != nil {
+		return SwapNowPlan{}, err
+	}
+	q := QuoteSwapNow(r.Amount, price, r.PeriodStart, r.PeriodEnd, today)
 	if q.UnusedDays == 0 {
 		return SwapNowPlan{}, ErrPeriodEndsToday
 	}
