@@ -61,9 +61,5 @@ func FuzzWrapMailText(f *testing.F) {
 // words is a text's words (split at plain spaces and line ends) joined by
 // one space.
 func words(s string) string {
-	var out []string
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\n' }) {
-		out = append(out, w)
-	}
-	return strings.Join(out, " ")
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\n' }), " ")
 }
