@@ -246,6 +246,9 @@ func QuoteSubscriptionWith(today time.Time, p Product, day, months int, change *
 // day, counting from the payment date next: each payment before it uses
 // one of the coupon's covered payments, as the payments job does.
 func (s Subscription) firstAtNewPrice(next time.Time) Money {
+	if s.PeriodMonths < 1 { // no period to step by (never a valid subscription)
+		return s.AmountFor(s.NewPriceFrom)
+	}
 	for d := next; ; d = NextBillingDate(d, s.PeriodMonths, s.PaymentDay) {
 		if !d.Before(s.NewPriceFrom) {
 			return s.AmountFor(d)
