@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -112,4 +113,29 @@ func WithShipping(goods []VATLine, shipping Money) []VATLine {
 		out[i] = vatLineOf(l.Rate, l.Gross.Add(parts[i].Gross))
 	}
 	return out
+}
+
+// quoteShipping finds the zone of country among zones and what it charges
+// for the goods (subtotal less the discount off).
+func (q *Quote) quoteShipping(zones []ShippingZone, country string, subtotal, off Money) (Money, error) {
+	q.Zones = zones
+	z, ok := ZoneFor(zones, country)
+	if !ok {
+		return Money{Currency: subtotal.Currency}, nil
+	}
+	if z.Price.Currency != subtotal.Currency {
+		return Money{}, fmt.Errorf("shipping zone %s: %w", z.Name, ErrMixedCurrency)
+	}
+	q.Zone = &z
+	goods := subtotal.Amount - min(max(off.Amount, 0), subtotal.Amount)
+	return z.Rate(Money{goods, subtotal.Currency}), nil
+}
+
+// checkShipping refuses an order to a country no zone delivers to, once
+// the shop has zones.
+func (q Quote) checkShipping(req CheckoutRequest) error {
+	if len(q.Zones) > 0 && q.Zone == nil {
+		return fmt.Errorf("%q: %w", req.ShipTo.Country, ErrNoShippingZone)
+	}
+	return nil
 }
