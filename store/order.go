@@ -69,7 +69,7 @@ type Order struct {
 	// which is off the goods only).
 	Shipping Money
 	ShipTo   Address
-	Lines      int
+	Lines    int
 	// Refunded is what its refunds gave back, of which RefundedGiftCard
 	// to the gift card and RefundedCard to the card.
 	Refunded, RefundedGiftCard, RefundedCard Money
