@@ -194,6 +194,9 @@ func run(ctx context.Context, args []string) error {
 	case "seed":
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
 		log.Info("demo data", "loaded_now", loaded, "table", cfg.table)
+		if err == nil {
+			err = demo.LoadShipping(ctx, st)
+		}
 		if err != nil || loaded {
 			return err
 		}

@@ -177,6 +177,9 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 			return fmt.Errorf("the demo shop is priced in %s: start it with SHOP_CURRENCY=%s, or without demo data (-demo=false)", store.DefaultCurrency, store.DefaultCurrency)
 		}
 		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
+		if err == nil {
+			err = demo.LoadShipping(ctx, st)
+		}
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}

@@ -108,8 +108,13 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who
 		var short *store.StockShortError
 		switch {
 		case err == nil:
-			s.Items, s.Tender = q.Items, q.Tender
-			f.Total = strconv.FormatInt(q.Tender.Total.Amount, 10)
+			s.Items, s.Tender, s.Zone, s.Zones = q.Items, q.Tender, q.Zone, q.Zones
+			// The form confirms the goods' total: delivery follows the
+			// country, shown beside it.
+			f.Total = strconv.FormatInt(q.Tender.Goods().Amount, 10)
+			if code := store.CountryCode(f.Country); code != "" && len(q.Zones) > 0 && q.Zone == nil {
+				s.Errors["country"] = views.NotDelivered(ctx, code, q.Zones)
+			}
 			if q.Discount != nil {
 				s.Discount = q.Discount.Code
 			}
@@ -318,7 +323,7 @@ func (h *Checkout) placeFor(c *fiber.Ctx, b checkoutBuyer, f views.CheckoutForm)
 	req.Quote = quote
 	// The customer confirms the total they saw; a new one is shown first.
 	req.ExpectTotal = &store.Money{Amount: seen, Currency: summary.Tender.Total.Currency}
-	if !f.Errors.Any() && summary.Tender.Total.Amount != seen {
+	if !f.Errors.Any() && summary.Tender.Goods().Amount != seen {
 		f.Errors[""] = lang.T(ctx, "checkout.total_now", "Total", lang.Money(ctx, summary.Tender.Total))
 	}
 

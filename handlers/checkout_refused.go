@@ -26,6 +26,9 @@ func refusedAt(ctx context.Context, err error, f *views.CheckoutForm) error {
 		f.Errors[""] = lang.T(ctx, "checkout.ticket_refused", "Why", shopMessage(ctx, err))
 	case errors.Is(err, store.ErrCartChanged):
 		f.Errors[""] = lang.T(ctx, "checkout.cart_changed")
+	case errors.Is(err, store.ErrNoShippingZone):
+		// A zone changed since the summary was made.
+		f.Errors["country"] = lang.T(ctx, "checkout.shipping.choose")
 	case errors.Is(err, store.ErrOrderTooLarge):
 		f.Errors[""] = shopMessage(ctx, err)
 	case errors.Is(err, store.ErrBadCheckoutKey):

@@ -33,8 +33,10 @@ type CheckoutRequest struct {
 	ShipTo       Address
 	DiscountCode string // normalized, or ""
 	GiftCardCode string // normalized, or ""
-	// ExpectTotal is the total the customer saw; if the order would cost
-	// anything else now, nothing is held (ErrTotalChanged). nil: unchecked.
+	// ExpectTotal is the total of the goods the customer saw (the total
+	// less shipping, which follows the country and is shown beside it);
+	// if they would cost anything else now, nothing is held
+	// (ErrTotalChanged). nil: unchecked.
 	ExpectTotal *Money
 	// Quote is QuoteCheckout's answer for this very request, if the caller
 	// just made it (to show the summary): HoldCheckout then does not read

@@ -130,7 +130,7 @@ func newHoldRecord(h *PaymentHold) *holdRecord {
 
 // tender is what the held order's payment splits into, as its quote did.
 func (o Order) heldTender() Tender {
-	return Tender{Subtotal: o.Subtotal, Discount: o.Discount, Total: o.Total, GiftCard: o.Hold.giftCard, Card: o.Hold.Card}
+	return Tender{Subtotal: o.Subtotal, Discount: o.Discount, Shipping: o.Shipping, Total: o.Total, GiftCard: o.Hold.giftCard, Card: o.Hold.Card}
 }
 
 // HoldCheckout is "Place order" when the card pays on the provider's
@@ -178,7 +178,10 @@ func (s *Store) HoldCheckout(ctx context.Context, req CheckoutRequest) (Order, e
 	} else if q, err = s.QuoteCheckout(ctx, req); err != nil {
 		return Order{}, err
 	}
-	if req.ExpectTotal != nil && q.Tender.Total != *req.ExpectTotal {
+	if err := q.checkShipping(req); err != nil {
+		return Order{}, err
+	}
+	if req.ExpectTotal != nil && q.Tender.Goods() != *req.ExpectTotal {
 		return Order{}, ErrTotalChanged
 	}
 	if q.Tender.Card.Amount == 0 {

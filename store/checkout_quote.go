@@ -24,6 +24,11 @@ type Quote struct {
 	Tender   Tender
 	Discount *DiscountCode
 	GiftCard *GiftCard
+	// Zone delivers to the address's country (its rate is Tender.Shipping);
+	// nil when none does, or no country was given. Zones are all the
+	// shop's: none, and delivery is free to anywhere.
+	Zone  *ShippingZone
+	Zones []ShippingZone
 	// taken are the stock levels the order takes from, and whether each
 	// is left under its threshold as read: the checkout then puts them on
 	// or off the low-stock list.
@@ -47,7 +52,8 @@ func (e *CodeError) Unwrap() error { return e.Err }
 
 // QuoteCheckout reads the products, stock and codes of a checkout and works
 // out allocation and payment, writing nothing: one Query per line (product
-// and stock together) and one GetItem per code, all at once.
+// and stock together), one GetItem per code and one Query of the shipping
+// zones, all at once.
 func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, error) {
 	if len(req.Lines) == 0 {
 		return Quote{}, ErrEmptyOrder
@@ -100,6 +106,12 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 			return err
 		})
 	}
+	var zones []ShippingZone
+	g.Go(func() error {
+		var err error
+		zones, err = s.ShippingZones(gctx)
+		return err
+	})
 	if req.GiftCardCode != "" {
 		g.Go(func() error {
 			gc, err := s.GiftCard(gctx, req.GiftCardCode)
@@ -201,7 +213,11 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 		}
 		balance = gift.Balance
 	}
-	q.Tender = splitTender(subtotal, off, balance)
+	ship, err := q.quoteShipping(zones, req.ShipTo.Country, subtotal, off)
+	if err != nil {
+		return Quote{}, err
+	}
+	q.Tender = splitTender(subtotal, off, ship, balance)
 	return q, nil
 }
 

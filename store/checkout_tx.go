@@ -161,7 +161,7 @@ func (s *Store) writeCheckout(ctx context.Context, req CheckoutRequest, q Quote,
 func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, now time.Time) (Order, Invoice) {
 	order := Order{
 		ID: orderID, Number: number, CustomerID: req.CustomerID, Buyer: req.Buyer, PlacedAt: now, Status: OrderPlaced,
-		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total,
+		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total, Shipping: q.Tender.Shipping,
 		ShipTo: req.ShipTo, Lines: len(q.Items),
 	}
 	discountCode, giftCardCode := "", ""
@@ -179,12 +179,12 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 // makes it with its order, a held order's payment when it places it.
 func newInvoice(order Order, items []OrderItem, t Tender, discountCode, giftCardCode, invoiceID string, at time.Time) Invoice {
 	invoice := Invoice{ID: invoiceID, OrderID: order.ID, CustomerID: order.CustomerID, Buyer: order.Buyer, Date: at, Amount: t.Total, Discount: t.Discount,
-		DiscountCode: discountCode}
+		Shipping: t.Shipping, DiscountCode: discountCode}
 	var taxed []Taxed
 	for _, it := range items {
 		taxed = append(taxed, Taxed{Rate: it.VATRate, Gross: it.LineTotal()})
 	}
-	invoice.VAT = VATBreakdown(taxed, t.Discount)
+	invoice.VAT = WithShipping(VATBreakdown(taxed, t.Discount), t.Shipping)
 	if t.GiftCard.Amount > 0 {
 		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: t.GiftCard, Reference: "gift card ••••" + last4(giftCardCode)})
 		invoice.giftCardCode = giftCardCode

@@ -113,6 +113,8 @@ const (
 	partitionOutbox         = "outbox"             // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"       // GSI2: mails waiting for delivery
 	partitionPriceChanges   = "price-changes"      // GSI1: scheduled price changes, by the day they apply
+	partitionShipping       = "shipping"           // the shipping zones, zone#id each (shipping_zones.go)
+	prefixZone              = "zone#"
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -176,6 +178,7 @@ const (
 	entityAddressBook    = "addressBook"
 	entityAccountLink    = "accountLink"
 	entityBookCounter    = "bookCounter"
+	entityShippingZone   = "shippingZone"
 )
 
 func customerKey(id string) string  { return prefixCustomer + id }
@@ -340,3 +343,6 @@ func leaseKey(job string, day time.Time) string { return prefixLease + job + "#"
 
 func runsKey(job string) string          { return prefixRuns + job }
 func runFailuresKey(runID string) string { return prefixRunFailures + runID }
+
+// shippingZoneKey is a shipping zone's sort key under partitionShipping.
+func shippingZoneKey(id string) string { return prefixZone + id }

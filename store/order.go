@@ -65,8 +65,11 @@ type Order struct {
 	Subtotal   Money
 	Discount   Money
 	Total      Money
-	ShipTo     Address
-	Lines      int
+	// Shipping is what delivery cost, part of Total (after the discount,
+	// which is off the goods only).
+	Shipping Money
+	ShipTo   Address
+	Lines    int
 	// Refunded is what its refunds gave back, of which RefundedGiftCard
 	// to the gift card and RefundedCard to the card.
 	Refunded, RefundedGiftCard, RefundedCard Money
@@ -174,6 +177,7 @@ type Invoice struct {
 	Date         time.Time
 	Amount       Money
 	Discount     Money
+	Shipping     Money // delivery, a line of its own; its VAT is in VAT
 	DiscountCode string
 	Payments     []Payment // refunds are negative payments, after the payments
 	// VAT is what it paid per rate; none on an invoice from before VAT.

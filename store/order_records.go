@@ -11,6 +11,7 @@ type orderRecord struct {
 	Subtotal         int64   `dynamodbav:"Subtotal"`
 	Discount         int64   `dynamodbav:"Discount"`
 	Total            int64   `dynamodbav:"Total"`
+	Shipping         int64   `dynamodbav:"Shipping,omitempty"` // delivery, in Total (none before shipping rates)
 	Currency         string  `dynamodbav:"Currency"`
 	ShipTo           Address `dynamodbav:"ShipTo"`
 	Lines            int     `dynamodbav:"Lines"`
@@ -57,7 +58,7 @@ func (r orderRecord) order() Order {
 	return Order{
 		ID: trimPrefix(r.PK, prefixOrder), Number: r.Number, CustomerID: trimPrefix(r.SK, prefixCustomer),
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
-		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c},
+		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c}, Shipping: Money{r.Shipping, c},
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
 		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
@@ -71,7 +72,7 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 	r := orderRecord{
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
-		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Currency: o.Total.Currency,
+		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Shipping: o.Shipping.Amount, Currency: o.Total.Currency,
 		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email, BuyerLang: o.Buyer.Lang, BuyerGuest: o.Buyer.Guest,
 		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
@@ -150,6 +151,7 @@ type invoiceRecord struct {
 	Date         string `dynamodbav:"Date"`
 	Amount       int64  `dynamodbav:"Amount"`
 	Discount     int64  `dynamodbav:"Discount"`
+	Shipping     int64  `dynamodbav:"Shipping,omitempty"`
 	DiscountCode string `dynamodbav:"DiscountCode,omitempty"`
 	GiftCardCode string `dynamodbav:"GiftCardCode,omitempty"` // the gift card that paid: a refund gives back to it
 	Currency     string `dynamodbav:"Currency"`
@@ -170,7 +172,7 @@ func (r invoiceRecord) invoice() Invoice {
 	inv := Invoice{
 		ID: trimPrefix(r.SK, prefixInvoice), OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID,
 		Date: parseTime(r.Date), Amount: Money{r.Amount, r.Currency}, Discount: Money{r.Discount, r.Currency},
-		DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, giftCardCode: r.GiftCardCode,
+		Shipping: Money{r.Shipping, r.Currency}, DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, giftCardCode: r.GiftCardCode,
 	}
 	for _, p := range r.Detail.Payments {
 		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference, Provider: p.Provider})
@@ -182,7 +184,7 @@ func (r invoiceRecord) invoice() Invoice {
 func newInvoiceRecord(inv Invoice) invoiceRecord {
 	r := invoiceRecord{
 		PK: orderKey(inv.OrderID), SK: invoiceKey(inv.ID), EntityType: entityInvoice,
-		Date: timestamp(inv.Date), Amount: inv.Amount.Amount, Discount: inv.Discount.Amount, DiscountCode: inv.DiscountCode, GiftCardCode: inv.giftCardCode,
+		Date: timestamp(inv.Date), Amount: inv.Amount.Amount, Discount: inv.Discount.Amount, Shipping: inv.Shipping.Amount, DiscountCode: inv.DiscountCode, GiftCardCode: inv.giftCardCode,
 		Currency: inv.Amount.Currency, CustomerID: inv.CustomerID, BuyerName: inv.Buyer.Name, BuyerEmail: inv.Buyer.Email,
 		GSI1PK: invoiceKey(inv.ID), GSI1SK: invoiceKey(inv.ID),
 		GSI2PK: customerKey(inv.CustomerID), GSI2SK: datedKey(prefixInvoice, inv.Date),

@@ -233,10 +233,11 @@ func refundable(o Order) Money { return Money{o.Total.Amount - o.Refunded.Amount
 // give the rest, so a refund of everything is the total to the cent).
 func lineValue(o Order, it OrderItem, n int) int64 {
 	gross := it.Price.Amount * int64(n)
-	if o.Subtotal.Amount <= 0 || o.Total.Amount == o.Subtotal.Amount {
+	goods := o.Total.Amount - o.Shipping.Amount
+	if o.Subtotal.Amount <= 0 || goods == o.Subtotal.Amount {
 		return gross
 	}
-	return gross * o.Total.Amount / o.Subtotal.Amount
+	return gross * goods / o.Subtotal.Amount
 }
 
 // RefundOrder gives money back on an order, exactly once per req.Key: by

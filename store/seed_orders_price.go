@@ -134,7 +134,7 @@ func pricePastOrder(p PastOrder, gifts map[string]*GiftCard, codes map[string]*D
 		g := *gift
 		q.GiftCard, balance = &g, g.Balance
 	}
-	q.Tender = splitTender(subtotal, off, balance)
+	q.Tender = splitTender(subtotal, off, Money{Currency: subtotal.Currency}, balance)
 	if q.Tender.Card.Amount > 0 && p.Card == nil {
 		return pastQuote{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCardRequired)
 	}

@@ -152,34 +152,53 @@ func VATBreakdown(amounts []Taxed, discount Money) []VATLine {
 	rates := slices.SortedFunc(maps.Keys(gross), func(a, b VATRate) int { return cmp.Compare(b, a) })
 	off := min(max(discount.Amount, 0), total)
 	if off > 0 {
-		// Largest remainder: floor shares, then a cent each to the rates
-		// whose share lost most to the floor (ties: the higher rate).
-		shares := make([]int64, len(rates))
-		rems := make([]int64, len(rates))
-		var given int64
+		weights := make([]int64, len(rates))
 		for i, r := range rates {
-			shares[i], rems[i] = off*gross[r]/total, off*gross[r]%total
-			given += shares[i]
+			weights[i] = gross[r]
 		}
-		order := make([]int, len(rates))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rems[b], rems[a]) })
-		for k := int64(0); k < off-given; k++ {
-			shares[order[k]]++
-		}
-		for i, r := range rates {
-			gross[r] -= shares[i]
+		for i, share := range shareOut(off, weights) {
+			gross[rates[i]] -= share
 		}
 	}
 	out := make([]VATLine, 0, len(rates))
 	for _, r := range rates {
-		g := gross[r]
-		net := (g*10000*2 + int64(10000+r)) / (2 * int64(10000+r)) // g ÷ (1 + r), half up
-		out = append(out, VATLine{Rate: r, Gross: Money{g, cur}, Net: Money{net, cur}, Tax: Money{g - net, cur}})
+		out = append(out, vatLineOf(r, Money{gross[r], cur}))
 	}
 	return out
+}
+
+// vatLineOf is the VAT in a gross amount at one rate: net = gross ÷ (1 +
+// rate), to the nearest cent, half up; tax = gross − net.
+func vatLineOf(r VATRate, g Money) VATLine {
+	net := (g.Amount*10000*2 + int64(10000+r)) / (2 * int64(10000+r))
+	return VATLine{Rate: r, Gross: g, Net: Money{net, g.Currency}, Tax: Money{g.Amount - net, g.Currency}}
+}
+
+// shareOut shares total among weights in proportion (largest remainder:
+// floor shares, then a cent each to the weights whose share lost most to
+// the floor, ties to the earlier), so the shares add up to total exactly.
+// The weights are not negative and add up to more than zero.
+func shareOut(total int64, weights []int64) []int64 {
+	var sum int64
+	for _, w := range weights {
+		sum += w
+	}
+	shares := make([]int64, len(weights))
+	rems := make([]int64, len(weights))
+	var given int64
+	for i, w := range weights {
+		shares[i], rems[i] = total*w/sum, total*w%sum
+		given += shares[i]
+	}
+	order := make([]int, len(weights))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rems[b], rems[a]) })
+	for k := int64(0); k < total-given; k++ {
+		shares[order[k]]++
+	}
+	return shares
 }
 
 type vatRecord struct {

@@ -36,6 +36,10 @@ type CheckoutSummary struct {
 	GiftCard string // the gift card used, if any
 	Problem  string // why the order cannot be placed as it stands
 	Errors   FieldErrors
+	// Zone delivers to the address's country (nil: none does, or no
+	// country yet); Zones are the shop's (none: delivery is free).
+	Zone  *store.ShippingZone
+	Zones []store.ShippingZone
 }
 
 // CheckoutPage is the checkout: summary and form.

@@ -73,6 +73,7 @@ var consoleLinks = []consoleLink{
 	{paths.AdminInvoices, "console.nav.invoices", "nav-invoices"},
 	{paths.AdminGiftCards, "console.nav.giftcards", "nav-giftcards"},
 	{paths.AdminDiscounts, "console.nav.discounts", "nav-discounts"},
+	{paths.AdminShipping, "console.nav.shipping", "nav-shipping"},
 	{paths.AdminJobs, "console.nav.jobs", "nav-jobs"},
 	{paths.AdminArchive, "console.nav.archive", "nav-archive"},
 	{paths.AdminOutbox, "console.nav.outbox", "nav-outbox"},

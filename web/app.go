@@ -87,6 +87,7 @@ func New(cfg Config) (*fiber.App, error) {
 	subscriptions := &handlers.Subscriptions{Store: cfg.Store, Window: cfg.Store.Window(), Refunder: cfg.Refunds, Mail: refundMail, Payer: cfg.SubscriptionPayments, Charger: cfg.SubscriptionPayments}
 	receipts := &handlers.Receipts{Store: cfg.Store}
 	warehouses := &handlers.AdminWarehouses{Store: cfg.Store}
+	adminShipping := &handlers.AdminShipping{Store: cfg.Store}
 
 	onError := errorHandler(cfg.Log, cfg.Health)
 	app := fiber.New(fiber.Config{
@@ -364,6 +365,11 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/giftcards", adminCodes.CreateGiftCard)
 	admin.Get("/discounts", adminCodes.Discounts)
 	admin.Post("/discounts", adminCodes.CreateDiscount)
+	admin.Get("/shipping", adminShipping.List)
+	admin.Post("/shipping", adminShipping.Save)
+	admin.Get("/shipping/:id", adminShipping.Edit)
+	admin.Post("/shipping/:id", adminShipping.Save)
+	admin.Post("/shipping/:id/delete", adminShipping.Delete)
 	adminAPIKeys := &handlers.AdminAPIKeys{Store: cfg.Store}
 	admin.Get("/api-keys", adminAPIKeys.List)
 	admin.Post("/api-keys", adminAPIKeys.Create)

@@ -227,7 +227,7 @@ func TestGuestSignsUpLaterAndKeepsTheOrders(t *testing.T) {
 	}
 }
 
-// A guest checkout's hold costs 12 requests where a signed-in one costs 10
+// A guest checkout's hold costs 13 requests where a signed-in one costs 11
 // (TestCardCheckoutKeepsItsRequestBudget): the guest's customer is one
 // transaction (customer, email, finders) and sign-up's count, the session's
 // new id a Put and a Delete, less the buyer's record a signed-in checkout
@@ -247,7 +247,7 @@ func TestGuestCheckoutKeepsItsRequestBudget(t *testing.T) {
 	if s.paymentPage(held) == "" {
 		t.Fatalf("the guest checkout answered %d:\n%s", held.status, trim(held.body))
 	}
-	const budget = 12
+	const budget = 13 // 12 before the shipping zones' Query
 	if n > budget {
 		t.Errorf("a guest's hold made %d DynamoDB requests, budget %d: %v", n, budget, counter.Ops())
 	}

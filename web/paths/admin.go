@@ -188,3 +188,12 @@ func AdminDashboardBlock(name string) string { return under(Admin, "dashboard", 
 // AdminProductLowStock sets the level under which a product's stock is low
 // (POST).
 func AdminProductLowStock(id string) string { return under(AdminProducts, id, "low-stock") }
+
+// AdminShipping is the shipping zones and their rates; POST adds one.
+const AdminShipping = "/admin/shipping"
+
+// AdminShippingZone is a zone's form; POST changes it.
+func AdminShippingZone(id string) string { return under(AdminShipping, id) }
+
+// AdminShippingZoneDelete removes a zone (POST).
+func AdminShippingZoneDelete(id string) string { return under(AdminShipping, id, "delete") }
