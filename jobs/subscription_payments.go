@@ -29,6 +29,10 @@ type SubscriptionPaymentStore interface {
 	SetIntentSession(ctx context.Context, sub store.Subscription, session string) (store.Subscription, error)
 	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
 	SwapNowCharged(ctx context.Context, plan store.SwapNowPlan, charge store.GatewayCharge, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
+	WaitSwapNow(ctx context.Context, plan store.SwapNowPlan, provider, payment string) (store.SwapWaiting, error)
+	SwapWaitingFor(ctx context.Context, customerID, key string) (store.SwapWaiting, error)
+	SwapNowConfirmed(ctx context.Context, w store.SwapWaiting, charge store.GatewayCharge, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
+	DropSwapWaiting(ctx context.Context, w store.SwapWaiting) error
 }
 
 // SubscriptionPayments moves subscriptions' money through the card
