@@ -254,7 +254,7 @@ func isDecline(err error) bool {
 // start starts a pending subscribe as paid; one settled already answers
 // as it stands.
 func (sp *SubscriptionPayments) start(ctx context.Context, p store.PendingSubscribe, paid store.PaidStart, eventID string) (Started, error) {
-	paid.EventID, paid.Mail = eventID, sp.mail
+	paid.EventID, paid.Mail, paid.TrialMail = eventID, sp.mail, sp.trialStarted
 	sub, rec, err := sp.Store.StartSubscription(ctx, p, paid)
 	if errors.Is(err, store.ErrSubscribeSettled) {
 		cur, rerr := sp.Store.PendingSubscribe(ctx, p.CustomerID, p.Key)
