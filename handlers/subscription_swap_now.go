@@ -17,9 +17,11 @@ import (
 )
 
 // SwapCharger charges a swap now's difference to the kept card and
-// records the swap (jobs.SubscriptionPayments).
+// records the swap, or settles one that waited on the bank's question
+// (jobs.SubscriptionPayments).
 type SwapCharger interface {
 	ChargeSwapNow(ctx context.Context, plan store.SwapNowPlan) (store.SwappedNow, error)
+	SettleSwapNow(ctx context.Context, customerID, key string) (jobs.SwapSettled, error)
 }
 
 // swapRefusals are the store's reasons a swap cannot be written, said to
@@ -46,7 +48,9 @@ func swapNowRefusal(c *fiber.Ctx, err error) string {
 // as it is now), then the difference between the unused days' credit and
 // the new line's share is refunded to the card, charged to the kept card,
 // or, below the smallest charge, neither. A declined card changes nothing
-// and says the bank's word.
+// and says the bank's word; a bank that asks its holder to confirm sends
+// them to its page (303, or HX-Redirect), the swap waiting on the payment
+// (swapReturned).
 func (h *Subscriptions) swapNow(c *fiber.Ctx) error {
 	v, err := signedInFor(c, paths.Subscriptions)
 	if err != nil || !v.SignedIn() {
@@ -76,6 +80,10 @@ func (h *Subscriptions) swapNow(c *fiber.Ctx) error {
 		done, werr := h.applySwapNow(ctx, plan)
 		if werr == nil {
 			return h.swappedNow(c, v, done, plan)
+		}
+		var bank *jobs.ConfirmAtBank
+		if errors.As(werr, &bank) {
+			return page.Redirect(c, bank.URL)
 		}
 		err = werr
 		if done.Subscription.ID != "" {
@@ -113,10 +121,6 @@ func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.
 		card.Error = page.T(c, "subs.error.card_elsewhere")
 	case errors.Is(err, payment.ErrProviderUnavailable):
 		card.Error = page.T(c, "subs.error.payment_page")
-	case errors.Is(err, payment.ErrAuthenticationRequired):
-		// Off-session, with no page to send the holder to: nothing was
-		// taken (see jobs.ChargeSwapNow).
-		card.Error = page.T(c, "subs.error.swap_now_authentication")
 	case keptCardProblem(c.UserContext(), err) != "":
 		card.Error = keptCardProblem(c.UserContext(), err)
 	case isAny(err, swapRefusals...):

@@ -380,6 +380,9 @@ func (h *Subscriptions) List(c *fiber.Ctx) error {
 	if err := h.confirming(c, v.ID); err != nil {
 		return err
 	}
+	if c.Query(jobs.SwapReturnQuery) != "" {
+		return h.swapReturned(c, v)
+	}
 	data, err := h.list(c, v, nil)
 	if err != nil {
 		return err

@@ -162,8 +162,12 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	l := lang.OrEnglish(rec.Lang)
 	link := link(baseURL, paths.Receipt(rec.Number))
 	refund := lang.MoneyIn(l, rec.Refund.Amount)
+	id := store.MailID("subrefund", rec.Number)
+	if rec.RefundedBefore.Amount > 0 { // a top-up: a refund of its own after the receipt's first
+		id = store.MailID("subrefund", rec.Number, rec.Refund.Key)
+	}
 	return &store.Mail{
-		ID: store.MailID("subrefund", rec.Number), To: rec.Email, Kind: store.MailReceiptRefund,
+		ID: id, To: rec.Email, Kind: store.MailReceiptRefund,
 		Subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.NumberInBooks()),
 		Text: mailText(l, lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
 			"Card", rec.Card.Label(), "Reason", rec.Refund.Reason), lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)),

@@ -18,7 +18,9 @@ import (
 // a new subscriber's paid (or set-up) session or confirmed payment starts
 // the subscription, an expired session or failed payment fails the
 // subscribe, a period's payment pays the period, a new card in setup mode
-// replaces the subscription's. Events about anything else are ignored.
+// replaces the subscription's, a swap now's charge the holder confirmed at
+// the bank writes the swap waiting on it (settleSwapEvent). Events about
+// anything else are ignored.
 // The settler of payment events (handlers.PaymentEvents) calls it.
 func (sp *SubscriptionPayments) ApplySubscriptionEvent(ctx context.Context, ev payment.Event) error {
 	md := payment.EventMetadata(ev)
@@ -27,6 +29,8 @@ func (sp *SubscriptionPayments) ApplySubscriptionEvent(ctx context.Context, ev p
 		return sp.subscribeEvent(ctx, ev, md)
 	case payment.ForPeriod:
 		return sp.periodEvent(ctx, ev, md)
+	case payment.ForChange:
+		return sp.settleSwapEvent(ctx, ev, md)
 	case payment.ForCard:
 		if ev.Type == payment.EventCheckoutCompleted && ev.Session != nil {
 			return sp.cardSaved(ctx, *ev.Session)

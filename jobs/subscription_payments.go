@@ -29,6 +29,10 @@ type SubscriptionPaymentStore interface {
 	SetIntentSession(ctx context.Context, sub store.Subscription, session string) (store.Subscription, error)
 	ChangeSubscription(ctx context.Context, customerID, id string, version int, change store.SubscriptionChange) (store.Subscription, error)
 	SwapNowCharged(ctx context.Context, plan store.SwapNowPlan, charge store.GatewayCharge, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
+	WaitSwapNow(ctx context.Context, plan store.SwapNowPlan, provider, payment string) (store.SwapWaiting, error)
+	SwapWaitingFor(ctx context.Context, customerID, key string) (store.SwapWaiting, error)
+	SwapNowConfirmed(ctx context.Context, w store.SwapWaiting, charge store.GatewayCharge, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
+	DropSwapWaiting(ctx context.Context, w store.SwapWaiting) error
 }
 
 // SubscriptionPayments moves subscriptions' money through the card
@@ -250,7 +254,7 @@ func isDecline(err error) bool {
 // start starts a pending subscribe as paid; one settled already answers
 // as it stands.
 func (sp *SubscriptionPayments) start(ctx context.Context, p store.PendingSubscribe, paid store.PaidStart, eventID string) (Started, error) {
-	paid.EventID, paid.Mail = eventID, sp.mail
+	paid.EventID, paid.Mail, paid.TrialMail = eventID, sp.mail, sp.trialStarted
 	sub, rec, err := sp.Store.StartSubscription(ctx, p, paid)
 	if errors.Is(err, store.ErrSubscribeSettled) {
 		cur, rerr := sp.Store.PendingSubscribe(ctx, p.CustomerID, p.Key)

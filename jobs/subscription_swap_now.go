@@ -8,15 +8,18 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/web/paths"
 )
 
 // ChargeSwapNow charges a swap now's difference (plan.Quote.Charge) to the
-// subscription's kept card off-session and records the swap with its
-// receipt (store.SwapNowCharged). The payment's key names the change and
-// the amount, so a double submit of one tab is one payment at the
-// provider. A decline, or a bank asking its holder to confirm (no page to
-// send them to from here: the customer is told to choose "from the next
-// payment"), answers the card's error with nothing written. A subscription
+// subscription's kept card and records the swap with its receipt
+// (store.SwapNowCharged). The payment's key names the change and the
+// amount, so a double submit of one tab is one payment at the provider. A
+// decline answers the card's error with nothing written. A bank asking its
+// holder to confirm (the kept-card rule: only then is the customer sent
+// away) records the swap as waiting (store.WaitSwapNow) and answers
+// ConfirmAtBank with the bank's page; the swap is written when the payment
+// succeeds (SettleSwapNow, or its event). A subscription
 // that moved between the plan and the record (the payments job, another
 // tab) gets its charge given back at once and answers the StaleError. The
 // receipt's mail goes in the record's transaction.
@@ -30,16 +33,23 @@ func (sp *SubscriptionPayments) ChargeSwapNow(ctx context.Context, plan store.Sw
 	if !card.Saved() || card.Provider != prov.Name() {
 		return out, fmt.Errorf("card %s is not %s's: %w", card.Label(), prov.Name(), ErrCardElsewhere)
 	}
-	amount := plan.Quote.Charge
-	key := fmt.Sprintf("%s-%d", plan.Key(), amount.Amount)
+	amount, key := plan.Quote.Charge, plan.ChargeKey()
 	meta := map[string]string{payment.MetaFor: payment.ForChange, payment.MetaCustomer: plan.Current.AccountID,
 		payment.MetaSubscription: plan.Current.ID, payment.MetaKey: key}
 	pi, err := prov.CreatePayment(ctx, payment.PaymentRequest{Amount: amount, CustomerRef: card.Customer, MethodRef: card.Token,
-		Description: "Change to " + plan.Next.LineName(), Key: key, Metadata: meta})
+		Description: "Change to " + plan.Next.LineName(), Key: key, Metadata: meta,
+		ReturnURL: sp.url(paths.WithQuery(paths.Subscriptions, SwapReturnQuery, key))})
 	if err != nil {
 		return out, err
 	}
-	if pi, err = prov.ConfirmPayment(ctx, pi.ID); err != nil {
+	pi, err = prov.ConfirmPayment(ctx, pi.ID)
+	switch {
+	case errors.Is(err, payment.ErrAuthenticationRequired) && pi.RedirectURL != "":
+		if _, err := sp.Store.WaitSwapNow(ctx, plan, prov.Name(), pi.ID); err != nil {
+			return out, err // moved meanwhile: nothing is taken until the holder answers, and nobody is sent
+		}
+		return out, &ConfirmAtBank{URL: pi.RedirectURL}
+	case err != nil:
 		return out, err
 	}
 	charge := store.GatewayCharge{Key: key, ID: pi.ID, Amount: pi.Amount, At: sp.Store.Now(), Provider: prov.Name()}

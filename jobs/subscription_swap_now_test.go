@@ -172,7 +172,7 @@ func TestSwapNowRacingThePaymentsJob(t *testing.T) {
 // payment at the provider (its key names the change), one receipt, and
 // both answers say the swap is done. A subscription that moved between the
 // plan and the record gets its charge given back; a declined card, or a
-// bank asking its holder to confirm, changes nothing.
+// bank asking its holder to confirm (until they do), changes nothing.
 func TestSwapNowTwiceAtOnceChargesOnce(t *testing.T) {
 	t.Parallel()
 	b := newSubBench(t, "2026-03-15")
@@ -244,8 +244,8 @@ func TestSwapNowTwiceAtOnceChargesOnce(t *testing.T) {
 		t.Fatalf("a declined swap now wrote: %+v, %v", now, err)
 	}
 
-	// A bank that asks its holder to confirm: off-session, nothing is
-	// taken and nothing written (no page to send them to yet).
+	// A bank that asks its holder to confirm: the customer is sent to its
+	// page; until they answer nothing is taken and nothing written.
 	other, err = b.env.Store.ChangeSubscription(ctx, c.ID, other.ID, other.Version, store.ChangeCard(b.savedCard(t, c, payment.CardAuthenticationRequired)))
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +254,8 @@ func TestSwapNowTwiceAtOnceChargesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.sp.ChargeSwapNow(ctx, plan); !errors.Is(err, payment.ErrAuthenticationRequired) {
+	var bank *jobs.ConfirmAtBank
+	if _, err := b.sp.ChargeSwapNow(ctx, plan); !errors.As(err, &bank) {
 		t.Fatalf("a swap now the bank asks about: %v", err)
 	}
 	if now, err := b.env.Store.SubscriptionConsistent(ctx, c.ID, other.ID); err != nil || now.Version != other.Version || now.ProductID != "beans" {

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"time"
+
 	"shop/store"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -22,5 +24,28 @@ func (r *Runner) mailTrialEnding(s store.Subscription) *store.Mail {
 			lang.In(l, "mail.reminder.manage", "Link", manage)),
 		HTML:       render(trialHTML(l, s, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
+	}
+}
+
+// trialStarted is the mail of a subscription started with a free trial,
+// written with its receipt (nothing charged): until when the trial is
+// free, and what its first payment takes on which day, in the
+// subscriber's language.
+func (sp *SubscriptionPayments) trialStarted(s store.Subscription, rec store.Receipt) *store.Mail {
+	return trialStartMail(sp.BaseURL, sp.Store.Now(), s, rec)
+}
+
+func trialStartMail(base string, now time.Time, s store.Subscription, rec store.Receipt) *store.Mail {
+	l := lang.OrEnglish(s.Lang)
+	manage, receipt := link(base, paths.Subscriptions), link(base, paths.Receipt(rec.Number))
+	until, date := longDateIn(l, s.NextPaymentDate.AddDate(0, 0, -1)), longDateIn(l, s.NextPaymentDate)
+	amount := lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
+	return &store.Mail{
+		ID: store.MailID("trialstart", s.ID), To: s.Email, Kind: store.MailReceipt,
+		Subject: lang.In(l, "mail.trialstart.subject", "Product", s.ProductName, "Until", until),
+		Text: mailText(l, lang.In(l, "mail.trialstart.body", "Product", s.ProductName, "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
+			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", receipt), lang.In(l, "mail.reminder.manage", "Link", manage)),
+		HTML:       render(trialStartHTML(l, s, until, date, amount, manage)),
+		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: now, Status: store.MailPending,
 	}
 }

@@ -41,6 +41,7 @@ func SplitCancelAfterSwap(wholeNew, period, change Money, start, end, today time
 type cancelRefund struct {
 	receipt Receipt
 	req     RefundRequest
+	topUp   bool // after the receipt's swap now refund (cancel_refund_topup.go)
 }
 
 // cancelRefunds are the refunds that cancelling cur on today gives: the
@@ -56,7 +57,7 @@ func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.
 	case err != nil:
 		return nil, 0, 0, err
 	case receipt.Refund != nil:
-		return nil, 0, 0, nil
+		return s.cancelTopUp(ctx, cur, receipt, today)
 	}
 	why := func(unused, total int) string {
 		return fmt.Sprintf("cancelled on %s: %d unused days of %d", FormatDate(today), unused, total)

@@ -57,6 +57,7 @@ const (
 	prefixMarker       = "marker#"   // a one-time step done, under partitionMeta
 	prefixRoleChange   = "role#"     // a change of an account's role or state, under its c#id
 	prefixTrialTaken   = "trial#"    // a product's free trial taken, under the customer's c#id: once each
+	prefixSwapWait     = "SWAPWAIT#" // a swap now whose charge waits on the bank, under ACC#, by the payment's key
 	infixSessions      = "#sessions" // GSI1: a customer's signed-in sessions
 	// Limited drops, as in the first-come-first-served design.
 	prefixDrop           = "subject#"
@@ -157,6 +158,7 @@ const (
 	entityAdjustment     = "stockAdjustment"
 	entitySubscription   = "subscription"
 	entityTrialTaken     = "trialTaken"
+	entitySwapWait       = "swapWaiting"
 	entityReceipt        = "receipt"
 	entityPeriod         = "paidPeriod"
 	entitySettings       = "settings"
@@ -274,6 +276,10 @@ func subscribeKey(customerID, formKey string) string { return "sub-" + customerI
 // that they took a product's free trial: written on condition it does not
 // exist, it gives each customer one trial of a product.
 func trialTakenKey(productID string) string { return prefixTrialTaken + productID }
+
+// swapWaitKey is the sort key, under the customer's ACC#, of a swap now
+// whose charge (paymentKey) waits for the card holder at the bank.
+func swapWaitKey(paymentKey string) string { return prefixSwapWait + paymentKey }
 
 // subscriptionChargeKey is the gateway's idempotency key of one charge of
 // a subscription: its period and attempt.

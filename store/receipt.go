@@ -58,8 +58,12 @@ type Receipt struct {
 	PeriodStart time.Time // billing dates: the period paid, [start, end)
 	PeriodEnd   time.Time
 	ExpiresAt   time.Time
-	// Refund is the one refund of this receipt, nil while it has none.
+	// Refund is the one refund of this receipt, nil while it has none:
+	// the last one when a top-up followed an earlier (cancel_refund_topup.go).
 	Refund *ReceiptRefund
+	// RefundedBefore is what earlier refunds gave back, done before the
+	// top-up that is Refund (a swap now's, then cancelling now's rest).
+	RefundedBefore Money
 	// BookNumber is its number in the books ("R2026-000045", see
 	// books.go), given when it is written; "" on one from before.
 	BookNumber string
@@ -116,8 +120,9 @@ type receiptRecord struct {
 	RefundBy          string `dynamodbav:"RefundBy,omitempty"`
 	RefundRequestedAt string `dynamodbav:"RefundRequestedAt,omitempty"`
 	RefundedAt        string `dynamodbav:"RefundedAt,omitempty"`
-	RefundID          string `dynamodbav:"RefundID,omitempty"`  // the provider's refund: once done, or while it answered pending
-	CardRound         int    `dynamodbav:"CardRound,omitempty"` // card_refund.go's round, kept when a failed refund is let go
+	RefundID          string `dynamodbav:"RefundID,omitempty"`       // the provider's refund: once done, or while it answered pending
+	CardRound         int    `dynamodbav:"CardRound,omitempty"`      // card_refund.go's round, kept when a failed refund is let go
+	RefundedBefore    int64  `dynamodbav:"RefundedBefore,omitempty"` // earlier refunds' total, before a top-up (cancel_refund_topup.go)
 	cardTriesRecord          // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
@@ -129,6 +134,7 @@ func (r receiptRecord) receipt() Receipt {
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
 		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound, DiscountCode: r.DiscountCode, Discount: Money{r.Discount, r.Currency},
+		RefundedBefore: Money{r.RefundedBefore, r.Currency},
 	}
 }
 

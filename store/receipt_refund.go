@@ -55,12 +55,14 @@ func (r receiptRecord) refund() *ReceiptRefund {
 	}
 }
 
-// Refunded is what was given back of the receipt (zero while pending).
+// Refunded is what was given back of the receipt (a pending refund
+// not yet), earlier refunds a top-up followed included.
 func (r Receipt) Refunded() Money {
-	if r.Refund == nil || r.Refund.Status != ReceiptRefunded {
-		return Money{Currency: r.Amount.Currency}
+	back := Money{Amount: r.RefundedBefore.Amount, Currency: r.Amount.Currency}
+	if r.Refund != nil && r.Refund.Status == ReceiptRefunded {
+		back.Amount += r.Refund.Amount.Amount
 	}
-	return r.Refund.Amount
+	return back
 }
 
 // ErrRefundRefused wraps a gateway's final no: the reservation is let go.
@@ -135,7 +137,7 @@ func (s *Store) RefundReceipt(ctx context.Context, req RefundRequest, refunder R
 			return Receipt{}, err
 		}
 		if r.Refund == nil {
-			if req.Amount.Currency != r.Amount.Currency || req.Amount.Amount <= 0 || req.Amount.Amount > r.Amount.Amount {
+			if req.Amount.Currency != r.Amount.Currency || req.Amount.Amount <= 0 || req.Amount.Amount > r.Amount.Amount-r.RefundedBefore.Amount {
 				return r, ErrRefundAmount
 			}
 			err := s.reserveReceiptRefund(ctx, r, req)
@@ -285,6 +287,9 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	items, reserveAt := put, len(put) // put: the subscription, then its totals
 	for _, r := range refunds {
 		reserve, err := s.receiptRefundReservation(r.receipt, r.req)
+		if r.topUp {
+			reserve, err = s.receiptRefundTopUp(r.receipt, r.req)
+		}
 		if err != nil {
 			return CancelledNow{Subscription: cur}, err
 		}
@@ -308,6 +313,9 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	out.Subscription = saved
 	for _, r := range refunds {
 		receipt, refund := r.receipt, r.req
+		if r.topUp {
+			receipt = receipt.toppedUp()
+		}
 		receipt.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
 		done, err := s.finishReceiptRefund(ctx, receipt, refunder, mail)
 		if err != nil {

@@ -17,6 +17,10 @@ type PaidStart struct {
 	EventID string // the event that reported it, if one did
 	// Mail is the first receipt's mail, written with it (nil: none).
 	Mail func(Receipt) *Mail
+	// TrialMail is the mail of a trial's start (the trial's end, the first
+	// charge's amount and day), written with its receipt instead of Mail
+	// (nil: none; a trial's receipt charged nothing to say).
+	TrialMail func(Subscription, Receipt) *Mail
 }
 
 // StartSubscription starts a pending subscribe its provider says was paid:
@@ -88,7 +92,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 		return Subscription{}, Receipt{}, err
 	}
 	pending := expression.Name("Status").Equal(expression.Value(string(SubscribePending)))
-	err = s.writeSubscribe(ctx, &sub, &receipt, order, p.Today, now, started.record(), pending, b.tx, paid.Mail)
+	err = s.writeSubscribe(ctx, &sub, &receipt, order, p.Today, now, started.record(), pending, b.tx, startMail(paid, sub, receipt.Kind))
 	if err == nil {
 		return sub, receipt, nil
 	}
@@ -107,4 +111,16 @@ func settled(reasons []string, at ...int) bool {
 		}
 	}
 	return false
+}
+
+// startMail is the mail a start writes with its first receipt: a trial's,
+// or the receipt's.
+func startMail(paid PaidStart, sub Subscription, kind ReceiptKind) func(Receipt) *Mail {
+	switch {
+	case kind != ReceiptTrial:
+		return paid.Mail
+	case paid.TrialMail == nil:
+		return nil
+	}
+	return func(r Receipt) *Mail { return paid.TrialMail(sub, r) }
 }

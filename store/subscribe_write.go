@@ -77,10 +77,11 @@ func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *
 }
 
 // receiptMailOf is mail's mail of a receipt, none without a mail or for a
-// receipt that charged nothing (free days, a trial: "we charged €0.00"
-// would tell nothing true).
+// receipt that charged nothing (free days: "we charged €0.00" would tell
+// nothing true), but a trial's (its mail says when the trial ends and what
+// is charged then: StartSubscription's TrialMail).
 func receiptMailOf(mail func(Receipt) *Mail, r Receipt) *Mail {
-	if mail == nil || r.Amount.Amount <= 0 {
+	if mail == nil || r.Amount.Amount <= 0 && r.Kind != ReceiptTrial {
 		return nil
 	}
 	return mail(r)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // SwapNowCharged records a swap now whose difference the kept card paid
@@ -18,6 +19,12 @@ import (
 // submit of one tab, the provider's key making it one payment) answers
 // what that write did.
 func (s *Store) SwapNowCharged(ctx context.Context, plan SwapNowPlan, charge GatewayCharge, mail func(Receipt) *Mail) (SwappedNow, error) {
+	return s.swapNowCharged(ctx, plan, charge, mail)
+}
+
+// swapNowCharged is SwapNowCharged with more items in its transaction (a
+// waiting swap's, deleted on condition it is this payment's).
+func (s *Store) swapNowCharged(ctx context.Context, plan SwapNowPlan, charge GatewayCharge, mail func(Receipt) *Mail, extra ...types.TransactWriteItem) (SwappedNow, error) {
 	q := plan.Quote
 	if q.Charge.Amount <= 0 || charge.Amount != q.Charge {
 		return SwappedNow{}, fmt.Errorf("swap now: charged %v, quoted %v", charge.Amount, q.Charge)
@@ -45,6 +52,7 @@ func (s *Store) SwapNowCharged(ctx context.Context, plan SwapNowPlan, charge Gat
 				items = append(items, mp)
 			}
 		}
+		items = append(items, extra...)
 		counter, err := s.bookCounterWrite(n)
 		if err != nil {
 			return err

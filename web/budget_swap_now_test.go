@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"path"
 	"testing"
 
 	"shop/store"
+	"shop/store/payment"
 	"shop/store/storetest"
 	"shop/web/paths"
 )
@@ -36,6 +38,9 @@ func TestSwapNowKeepsItsRequestBudget(t *testing.T) {
 	bea, beaID := s.newCustomer(t, "Bea Budget")
 	bea.subscribe(boxID, today, "1")
 	beaSub := s.subscriptionsOf(t, beaID)[0]
+	cy, cyID := s.newCustomer(t, "Cy Budget")
+	cy.subscribePaying(cy.subscribeForm(boxID, today, "1"), payment.CardAuthenticationRequired)
+	cySub := s.subscriptionsOf(t, cyID)[0]
 	b.get(paths.Subscriptions) // the window's catalogue, warm
 
 	measure := func(what string, budget int, f func()) {
@@ -59,5 +64,16 @@ func TestSwapNowKeepsItsRequestBudget(t *testing.T) {
 	measure("confirm now with a refund (htmx)", 9, func() {
 		p := s.act(t, bea, beaSub, "swap", url.Values{"product": {"sub-small-tea"}, "quantity": {"1"}, "when": {"now"}}, htmx...)
 		wantStatus(t, "swap now", p, http.StatusOK)
+	})
+	var bank string
+	measure("confirm now, the bank asks (htmx)", 7, func() {
+		p := s.act(t, cy, cySub, "swap", url.Values{"product": {"sub-green-tea"}, "quantity": {"1"}, "when": {"now"}}, htmx...)
+		wantStatus(t, "swap now", p, http.StatusNoContent)
+		bank = s.local(t, p.header.Get("HX-Redirect"))
+	})
+	p := cy.post(bank, url.Values{"challenge": {path.Base(path.Dir(bank))}, "answer": {"approve"}})
+	wantStatus(t, "approved", p, http.StatusSeeOther)
+	measure("back from the bank's page", 4, func() {
+		wantStatus(t, "back", cy.get(s.local(t, p.header.Get("Location"))), http.StatusSeeOther)
 	})
 }

@@ -144,6 +144,23 @@ func TestSubscribeWithATrialThenTakeItTwice(t *testing.T) {
 	staff := s.staff(t).get(paths.AdminSubscriptionsIn(string(store.SubscriptionActive)))
 	wantText(t, "staff's list", staff.doc.Find(`[data-subscription="`+subs[0].ID+`"] [data-testid="subscription-trial"]`),
 		"Free trial until "+store.FormatDate(plan.Ends.AddDate(0, 0, -1)))
+	// Its mail, written with the receipt: the trial's end, the first
+	// charge's amount and day; no "we charged €0.00".
+	var started []store.Mail
+	for _, m := range s.mailsOf(t, store.MailReceipt) {
+		if m.SubscriptionID == subs[0].ID {
+			started = append(started, m)
+		}
+	}
+	if len(started) != 1 {
+		t.Fatalf("%d mails of the trial's start, want 1: %+v", len(started), started)
+	}
+	for _, want := range []string{"free until " + plan.Ends.AddDate(0, 0, -1).Format("2 January 2006"),
+		"On " + plan.First.From.Format("2 January 2006") + " we will charge your first payment, " + lang.Money(en, plan.First.Charge)} {
+		if !strings.Contains(strings.Join(strings.Fields(started[0].Text), " "), want) || !strings.Contains(started[0].HTML, plan.First.From.Format("2 January 2006")) {
+			t.Fatalf("the trial's mail does not say %q:\n%s", want, started[0].Text)
+		}
+	}
 	rp := b.get(attr(b.get("/receipts").testid("receipt-link"), "href"))
 	wantText(t, "receipt amount", rp.testid("receipt-amount"), "€0.00")
 	wantText(t, "receipt kind", rp.testid("receipt-kind"), "Free trial: nothing charged")

@@ -105,3 +105,52 @@ func TestSwapNowPricesTheNewLineWithThePeriodsCode(t *testing.T) {
 		t.Fatalf("the change's receipt %+v, want %v charged", r, q.Charge)
 	}
 }
+
+// Cancelling now after a swap now that refunded the difference gives back
+// the rest of the period at the new line, as a top-up of the period's
+// receipt (which the swap's refund took): what the customer paid minus
+// all that came back is the old line's days up to the swap plus the new
+// line's since, to the cent.
+func TestCancelNowAfterASwapNowRefundGivesBackTheRest(t *testing.T) {
+	t.Parallel()
+	s, b, ada, sub := subscribedShop(t, "")
+	ctx := context.Background()
+	staff := s.staff(t)
+	wantStatus(t, "settings", staff.get("/admin/subscriptions/settings"), http.StatusOK)
+	wantStatus(t, "refunds on cancelling", staff.post("/admin/subscriptions/settings", url.Values{"version": {"0"}, "refund_unused": {"yes"}}), http.StatusSeeOther)
+	small := store.Product{ID: "sub-small-tea", Name: "Small Tea", Description: "A little.", Category: "coffee", Price: eur(490), Subscribable: true, MonthlyPrice: eur(500)}
+	if _, err := s.env.Store.CreateProduct(ctx, small); err != nil {
+		t.Fatal(err)
+	}
+	period := s.receiptOf(t, ada)
+	q := s.swapNowQuote(t, ada, 500, 1)
+	if q.Refund.Amount <= 0 {
+		t.Fatalf("quote %+v: want a refund", q)
+	}
+	paid0, back0 := s.providerLedger(t)
+	wantStatus(t, "swap now", s.act(t, b, sub, "swap", url.Values{"product": {small.ID}, "quantity": {"1"}, "when": {"now"}}), http.StatusSeeOther)
+
+	today := s.env.Store.Today()
+	owed, unused, _ := store.UnusedShare(eur(500), period.PeriodStart, period.PeriodEnd, today)
+	if owed.Amount <= 0 {
+		t.Fatalf("nothing left to give back today (%d unused days)", unused)
+	}
+	wantStatus(t, "cancel now", s.act(t, b, s.current(t, ada, sub.ID), "cancel", url.Values{"when": {"now"}}), http.StatusSeeOther)
+	wantText(t, "the flash", b.get("/subscriptions").testid("flash"), "We refunded "+owed.String()+" for the "+itoa(unused)+" unused days")
+
+	paid, back := s.providerLedger(t)
+	paid, back = period.Amount.Amount+paid-paid0, back-back0
+	usedOld := period.Amount.Amount - q.Credit.Amount
+	usedNew := q.NewShare.Amount - owed.Amount
+	if paid != period.Amount.Amount || back != q.Refund.Amount+owed.Amount || paid-back != usedOld+usedNew {
+		t.Fatalf("the provider took %d and gave back %d (net %d); want %d back, net %d: %d at the old line + %d at the new",
+			paid, back, paid-back, q.Refund.Amount+owed.Amount, usedOld+usedNew, usedOld, usedNew)
+	}
+	r, err := s.env.Store.CurrentReceipt(ctx, s.current(t, ada, sub.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Number != period.Number || r.Refunded().Amount != q.Refund.Amount+owed.Amount || r.Refund.By != "cancellation" {
+		t.Fatalf("the period's receipt %s: refunded %v (%+v), want %d in all", r.Number, r.Refunded(), r.Refund, q.Refund.Amount+owed.Amount)
+	}
+}

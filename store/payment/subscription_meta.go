@@ -19,8 +19,8 @@ const (
 	ForPeriod    = "subscription_period" // one period's payment: a renewal, or its payment on the hosted page
 	ForCard      = "subscription_card"   // a subscription's new card, in setup mode
 	// ForChange is a swap now's difference, charged to the kept card
-	// and recorded at once: its events change nothing (ForSubscription
-	// leaves it out).
+	// and recorded at once; its events matter only to a swap waiting on
+	// the bank's question (jobs.SubscriptionPayments' swap waits).
 	ForChange = "subscription_change"
 )
 
@@ -29,7 +29,7 @@ const (
 // side (jobs.SubscriptionPayments.ApplySubscriptionEvent).
 func ForSubscription(md map[string]string) bool {
 	switch md[MetaFor] {
-	case ForSubscribe, ForPeriod, ForCard:
+	case ForSubscribe, ForPeriod, ForCard, ForChange:
 		return true
 	}
 	return false
