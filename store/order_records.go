@@ -85,7 +85,7 @@ func newOrderRecord(o Order, items []OrderItem, listShards int) orderRecord {
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
 		Hold: newHoldRecord(o.Hold), Pick: pickOf(items),
 	}
-	if o.Status == OrderPlaced {
+	if o.Status == OrderPlaced && len(r.Pick) > 0 { // nothing to pick: nothing to pack (an imported model's order)
 		r.ShsPK, r.ShsSK = toPackKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
 	}
 	switch {

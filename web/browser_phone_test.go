@@ -189,4 +189,8 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 		t.Fatalf("the inventory table's box: %s, want one that scrolls (overflow-x auto)", box)
 	}
 	j.shot("phone-04-admin-inventory")
+	// The packing queue, used on the floor: its groups' tables scroll in
+	// their boxes, its buttons wrap.
+	j.do("to pack", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(sel("to-pack-form")))
+	j.shot("phone-05-admin-to-pack")
 }
