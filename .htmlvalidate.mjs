@@ -21,5 +21,8 @@ export default {
     // <noscript>, to follow a running job without JavaScript (with it, htmx
     // polls). Staff open that page to watch it change.
     "meta-refresh": "off",
+    // Checkboxes that choose several of one kind (the packing queue's
+    // orders) share their name, as HTML forms send a list: order=a&order=b.
+    "form-dup-name": ["error", { shared: ["radio", "checkbox", "button", "reset", "submit"] }],
   },
 };

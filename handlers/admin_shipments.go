@@ -36,13 +36,19 @@ type AdminShipments struct {
 	// Mail is the customer's mail of a step forward (shipped, delivered),
 	// written with the change (nil: none).
 	Mail func(store.Order, store.Shipment) *store.Mail
+	// Queue is the packing queue, the list's first tab.
+	Queue *AdminToPack
 }
 
-// List is every warehouse's shipments in one status (?status=, to pack by
-// default), a page at a time: one Query per list shard, and one for the
-// warehouses' names.
+// List is every warehouse's shipments in one status (?status=), a page at
+// a time: one Query per list shard, and one for the warehouses' names.
+// Without a status (or ?status=to-pack) it is the packing queue, where
+// shipments are made.
 func (h *AdminShipments) List(c *fiber.Ctx) error {
-	status := store.ShipmentStatus(c.Query("status", string(store.ShipmentPending)))
+	if st := c.Query("status", views.ToPackTab); st == views.ToPackTab {
+		return h.Queue.List(c)
+	}
+	status := store.ShipmentStatus(c.Query("status"))
 	known := false
 	for _, s := range views.ShipmentStatuses {
 		known = known || s == status

@@ -238,7 +238,7 @@ func (s *Store) holdItems(req CheckoutRequest, q Quote, order Order, now time.Ti
 	if err := b.put(key, &keyCond, itemRole{}); err != nil {
 		return nil, nil, err
 	}
-	if err := b.put(newOrderRecord(order, listShards), &notExists, itemRole{}); err != nil {
+	if err := b.put(newOrderRecord(order, q.Items, listShards), &notExists, itemRole{}); err != nil {
 		return nil, nil, err
 	}
 	if err := b.put(newOrderNumberRecord(order), &notExists, itemRole{kind: "number"}); err != nil {

@@ -69,7 +69,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	if err := b.put(placed, &keyCond, itemRole{}); err != nil {
 		return nil, nil, err
 	}
-	orderRec := newOrderRecord(order, listShards)
+	orderRec := newOrderRecord(order, q.Items, listShards)
 	orderRec.DayCounted = true // by the totals' update below
 	if err := b.put(orderRec, &notExists, itemRole{}); err != nil {
 		return nil, nil, err

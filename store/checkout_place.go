@@ -179,6 +179,9 @@ func (s *Store) placeItems(o Order, items []OrderItem, inv Invoice, book bookNum
 		Set(expression.Name(attrGSI2SK), expression.Value(datedKey(prefixOrder, now))).
 		Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shard))).
 		Set(expression.Name(attrAttnSK), expression.Value(createdKey(now, o.ID)))
+	placed := o
+	placed.PlacedAt = now
+	upd = onPackingQueue(upd, placed, items, listShards)
 	if err := b.update(orderKey(o.ID), customerKey(o.CustomerID), upd, awaitingPayment(), itemRole{}); err != nil {
 		return nil, nil, err
 	}

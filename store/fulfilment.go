@@ -134,7 +134,7 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 }
 
 // orderStatusUpdate moves an order from one status to another, on or off
-// the to-ship list with it.
+// the to-ship list with it (and off the packing queue once not placed).
 func (s *Store) orderStatusUpdate(ctx context.Context, o Order, to OrderStatus) (types.TransactWriteItem, error) {
 	upd, cond, err := s.orderStatusChange(ctx, o, to)
 	if err != nil {
@@ -156,6 +156,9 @@ func (s *Store) orderStatusChange(ctx context.Context, o Order, to OrderStatus) 
 			Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID)))
 	} else {
 		upd = upd.Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
+	}
+	if to != OrderPlaced {
+		upd = offPackingQueue(upd) // packed, or its order ends
 	}
 	return upd, expression.Name("Status").Equal(expression.Value(string(o.Status))), nil
 }

@@ -194,6 +194,12 @@ func trimPrefix(key, prefix string) string {
 // threshold in one partition (there are few), by product and warehouse.
 func toShipKey(shard int) string { return shardKey("to-ship", shard) }
 
+// toPackKey lists an order placed and not packed yet, in the sparse
+// ShipmentsByStatus index beside the shipments it will become
+// (to-pack#shard, placed#id), oldest first, until staff pack it
+// (to_pack.go).
+func toPackKey(shard int) string { return shardKey("to-pack", shard) }
+
 // awaitingStockKey lists a subscription's order that found no stock, in
 // its list shard, oldest first, until staff allocate it.
 func awaitingStockKey(shard int) string { return shardKey("awaiting-stock", shard) }
@@ -207,6 +213,9 @@ const (
 	// before the Attention index and the day totals, the orders waiting to
 	// ship, the low stock levels, and every order in its day's totals.
 	attentionListed = "attention-listed"
+	// toPackListed is the one-time step that puts the placed orders of a
+	// table from before the packing queue on it (to_pack_migrate.go).
+	toPackListed = "to-pack-listed"
 )
 
 func lowStockSortKey(productID, warehouseID string) string {

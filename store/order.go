@@ -81,6 +81,9 @@ type Order struct {
 	// provider's page (awaiting_payment, then placed or expired); nil for
 	// an order paid at checkout.
 	Hold *PaymentHold
+	// ToPick is what each warehouse picks of it, as its lines were
+	// allocated less what was refunded before it was packed (to_pack.go).
+	ToPick []PickLine
 
 	// unitRefunds counts the refunds that took units back while the order
 	// was placed: CreateShipments ships on condition it is unchanged.

@@ -27,6 +27,12 @@ type orderRecord struct {
 	RefundedCard     int64   `dynamodbav:"RefundedCard,omitempty"`
 	LastRefundAt     string  `dynamodbav:"LastRefundAt,omitempty"`
 	UnitRefunds      int     `dynamodbav:"UnitRefunds,omitempty"` // refunds of units while placed, raised by each (refund.go)
+	// Pick is what its warehouses pick while it waits to be packed, and
+	// ShsPK/ShsSK its entry on the packing queue (to-pack#shard,
+	// placed#id) while placed (to_pack.go).
+	Pick  []PickLine `dynamodbav:"Pick,omitempty"`
+	ShsPK string     `dynamodbav:"SHS-PK,omitempty"`
+	ShsSK string     `dynamodbav:"SHS-SK,omitempty"`
 	// A subscription's order: the subscription and the receipt that paid it.
 	SubscriptionID string `dynamodbav:"SubscriptionID,omitempty"`
 	ReceiptNumber  string `dynamodbav:"ReceiptNumber,omitempty"`
@@ -62,13 +68,14 @@ func (r orderRecord) order() Order {
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
 		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
-		Hold: r.Hold.hold(c),
+		Hold: r.Hold.hold(c), ToPick: r.Pick,
 	}
 }
 
 // newOrderRecord is o's item, listed in its month's orders in the shard of
-// its id (one of listShards).
-func newOrderRecord(o Order, listShards int) orderRecord {
+// its id (one of listShards), carrying what its items' warehouses pick and,
+// placed, on the packing queue.
+func newOrderRecord(o Order, items []OrderItem, listShards int) orderRecord {
 	r := orderRecord{
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
@@ -77,7 +84,10 @@ func newOrderRecord(o Order, listShards int) orderRecord {
 		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),
-		Hold: newHoldRecord(o.Hold),
+		Hold: newHoldRecord(o.Hold), Pick: pickOf(items),
+	}
+	if o.Status == OrderPlaced && len(r.Pick) > 0 { // nothing to pick: nothing to pack (an imported model's order)
+		r.ShsPK, r.ShsSK = toPackKey(shardOf(o.ID, listShards)), createdKey(o.PlacedAt, o.ID)
 	}
 	switch {
 	case o.Status == OrderAwaitingPayment && o.Hold != nil:

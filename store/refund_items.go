@@ -201,11 +201,17 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))
 	}
 	if rf.unshipped {
-		upd = plus(upd, "UnitRefunds", 1)
+		// What is left to pick: the conditions on UnitRefunds and the
+		// lines' Refunded make it the lines as they then stand.
+		more := map[string]int{}
+		for _, t := range takes {
+			more[orderItemSortKey(t.item.ProductID, t.item.DropID)] += t.n
+		}
+		upd = plus(upd, "UnitRefunds", 1).Set(expression.Name("Pick"), expression.Value(pickOf(itemsAfter(d.Items, more))))
 	}
 	if cancel || rf.unshipped && unitsLeft == 0 {
-		upd = upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
-			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
+		upd = offPackingQueue(upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
+			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)))
 	}
 	orderUpd, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
 	if err != nil {

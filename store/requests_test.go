@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,14 @@ func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
 		// page is full.
 		{"all orders in a time range within one month", store.DefaultListShards, func() error {
 			_, err := st.OrdersBetween(ctx, now.AddDate(0, 0, 1-now.Day()).Truncate(24*time.Hour), now, 20, "")
+			return err
+		}},
+		// The demo's placed orders are on the queue from its load.
+		{"the packing queue", store.DefaultListShards, func() error {
+			p, err := st.OrdersToPack(ctx, 20, "")
+			if err == nil && (len(p.Items) == 0 || len(p.Items[0].ToPick) == 0) {
+				err = fmt.Errorf("the demo's placed orders are not on the packing queue: %+v", p.Items)
+			}
 			return err
 		}},
 		{"an order by its number", 1, func() error {

@@ -144,7 +144,7 @@ func (s *Store) subscriptionOrderWrites(so subscriptionOrder, listShards int) ([
 		tx, roles = append(tx, types.TransactWriteItem{Put: p}), append(roles, role)
 		return nil
 	}
-	rec := newOrderRecord(so.order, listShards)
+	rec := newOrderRecord(so.order, []OrderItem{so.item}, listShards)
 	rec.DayCounted = true // by the totals' update below
 	if err := put(rec, true, itemRole{}); err != nil {
 		return nil, nil, err
@@ -329,18 +329,19 @@ func (s *Store) AllocateOrder(ctx context.Context, orderID string) (Order, error
 		}
 		o := d.Order
 		o.Status = OrderPlaced
+		for i := range d.Items {
+			d.Items[i].Allocations = allocs[i]
+		}
 		move, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID),
-			expression.Set(expression.Name("Status"), expression.Value(string(OrderPlaced))).
+			onPackingQueue(expression.Set(expression.Name("Status"), expression.Value(string(OrderPlaced))).
 				Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shardOf(o.ID, shards)))).
-				Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID))),
+				Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID))), o, d.Items, shards),
 			expression.Name("Status").Equal(expression.Value(string(OrderAwaitingStock))))
 		if err != nil {
 			return Order{}, err
 		}
 		tx := []types.TransactWriteItem{move}
-		for i, it := range d.Items {
-			it.Allocations = allocs[i]
-			d.Items[i] = it
+		for _, it := range d.Items {
 			set, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(it.ProductID, it.DropID),
 				expression.Set(expression.Name("Allocations"), expression.Value(it.Allocations)), expression.AttributeExists(expression.Name(attrPK)))
 			if err != nil {

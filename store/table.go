@@ -79,7 +79,8 @@ var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2
 // older table lacks (table_plan.go), and moves items of an older shape to
 // the keys the code reads (drops, drop_migrate.go; orders and checkout
 // intents to their list shards, list_shards.go; customers' finder items,
-// customer_find.go; API keys to their integrations, apikey.go). It is
+// customer_find.go; API keys to their integrations, apikey.go; placed orders
+// onto the packing queue, to_pack_migrate.go). It is
 // idempotent and waits until the table is usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	steps, created, err := s.tableSteps(ctx)
@@ -105,6 +106,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.listWhatNeedsStaff(ctx, created); err != nil {
+		return err
+	}
+	if err := s.listToPack(ctx, created); err != nil {
 		return err
 	}
 	if err := s.settleCustomerFinders(ctx, created); err != nil {

@@ -29,6 +29,7 @@ var oneTimeSteps = []struct{ marker, about string }{
 	{listsShardedMarker, "move orders and card checkouts to their list shards"},
 	{shipmentsListed, "list older shipments by status"},
 	{attentionListed, "count older orders into their days, list orders to ship and low stock"},
+	{toPackListed, "put placed orders on the packing queue"},
 	{customerFindersMarker, "write every customer's finder items"},
 	{dropsToCloseMarker, "list open product drops for closing"},
 	{subscriptionTotalsCounted, "count subscriptions into the billing dashboard's totals"},

@@ -90,7 +90,7 @@ func (im *importer) order(ctx context.Context, it wbItem) error {
 	if err != nil {
 		return err
 	}
-	return im.s.putItem(ctx, newOrderRecord(o, shards))
+	return im.s.putItem(ctx, newOrderRecord(o, nil, shards))
 }
 
 func (im *importer) orderItem(ctx context.Context, it wbItem) error {

@@ -71,7 +71,7 @@ var ShipmentStatuses = []store.ShipmentStatus{store.ShipmentPending, store.Shipm
 func shipmentListName(ctx context.Context, s store.ShipmentStatus) string {
 	switch s {
 	case store.ShipmentPending:
-		return t(ctx, "admin.shipments.status.pending")
+		return t(ctx, "admin.shipments.tab.pending") // packed: the queue before them is "to pack"
 	case store.ShipmentShipped:
 		return t(ctx, "admin.shipments.status.shipped")
 	case store.ShipmentDelivered:

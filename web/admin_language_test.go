@@ -75,7 +75,7 @@ func TestStaffConsolePart1InKoreanAndIndonesian(t *testing.T) {
 
 			ships := b.get(paths.AdminShipments)
 			wantStatus(t, "shipments", ships, http.StatusOK)
-			wantText(t, "to-pack tab", ships.testid("tab-pending"), tc.toPack)
+			wantText(t, "to-pack tab", ships.testid("tab-to-pack"), tc.toPack)
 
 			wantStatus(t, "warehouses", b.get(paths.AdminWarehouses), http.StatusOK)
 			products := b.get(paths.AdminProducts)

@@ -169,7 +169,7 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	wantText(t, "payment", p.testid("payment-amount"), o.Total.String())
 	wantText(t, "status", p.testid("order-status"), "Waiting to ship")
 	if p.testid("create-shipments").Length() != 1 || p.testid("order-shipment").Length() != 0 {
-		t.Fatal("a new order offers no \"Create shipments\"")
+		t.Fatal("a new order offers no \"Pack\"")
 	}
 	invoiceHref, _ := p.testid("order-invoice").Find("a").Attr("href")
 	// Named, not by id: the buyer as they were at checkout.

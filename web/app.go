@@ -305,7 +305,8 @@ func New(cfg Config) (*fiber.App, error) {
 	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Refunds: cfg.Refunds, StripeDashboard: cfg.StripeDashboard}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
-	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep}
+	toPack := &handlers.AdminToPack{Store: cfg.Store}
+	adminShipments := &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep, Queue: toPack}
 	adminCodes := &handlers.AdminCodes{Store: cfg.Store}
 	adminSubscriptions := &handlers.AdminSubscriptions{Store: cfg.Store}
 	dashboard := &handlers.AdminDashboard{Store: cfg.Store}
@@ -360,6 +361,9 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
 	admin.Get("/shipments", adminShipments.List)
+	admin.Post("/shipments/pack", toPack.Pack)
+	admin.Get("/shipments/print", toPack.Print)
+	admin.Post("/shipments/print", toPack.Print)
 	admin.Get("/shipments/:id", adminShipments.Show)
 	admin.Get("/giftcards", adminCodes.GiftCards)
 	admin.Post("/giftcards", adminCodes.CreateGiftCard)

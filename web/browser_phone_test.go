@@ -177,7 +177,7 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 		paths.AdminProduct("cf-grinder"), paths.AdminWarehouses, paths.AdminWarehouse("gbg"), paths.AdminWarehouseShipments("gbg"),
 		paths.AdminWarehouseAdjustments("gbg"), paths.AdminCustomers, paths.AdminCustomer(adaID), paths.AdminSubscriptions, paths.AdminDue,
 		paths.AdminInvoices, paths.AdminGiftCards, paths.AdminDiscounts, paths.AdminAPIKeys, paths.AdminDrops, paths.AdminDrop(drop.ID),
-		paths.AdminJobs, paths.AdminOutbox, paths.AdminBilling)
+		paths.AdminJobs, paths.AdminOutbox, paths.AdminBilling, paths.AdminShipments, paths.AdminShipmentsIn("pending"))
 
 	// The inventory is wider than the phone: it scrolls in its box.
 	j.do("inventory", chromedp.Navigate(s.base+paths.AdminWarehouse("gbg")), chromedp.WaitVisible(sel("inventory")))
@@ -189,4 +189,8 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 		t.Fatalf("the inventory table's box: %s, want one that scrolls (overflow-x auto)", box)
 	}
 	j.shot("phone-04-admin-inventory")
+	// The packing queue, used on the floor: its groups' tables scroll in
+	// their boxes, its buttons wrap.
+	j.do("to pack", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(sel("to-pack-form")))
+	j.shot("phone-05-admin-to-pack")
 }

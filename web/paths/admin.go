@@ -13,14 +13,18 @@ const (
 	AdminBilling       = "/admin/billing"           // the subscriptions' figures: MRR, counts, a year of months
 	AdminInvoices      = "/admin/invoices"          // ?id= looks one up
 	AdminShipments     = "/admin/shipments"         // ?status= lists them across warehouses
-	AdminGiftCards     = "/admin/giftcards"         // POST issues one
-	AdminDiscounts     = "/admin/discounts"         // POST creates one
-	AdminAPIKeys       = "/admin/api-keys"          // POST adds an integration with its first key
-	AdminDrops         = "/admin/drops"             // POST creates one
-	AdminJobs          = "/admin/jobs"
-	AdminOutbox        = "/admin/outbox"
-	AdminArchive       = "/admin/archive"     // the archive of the books
-	AdminArchiveRun    = "/admin/archive/run" // POST: archive the closed months now
+	// AdminShipmentsPack packs the orders chosen on the packing queue (POST);
+	// AdminShipmentsPrint is their pick list and packing slips.
+	AdminShipmentsPack  = "/admin/shipments/pack"
+	AdminShipmentsPrint = "/admin/shipments/print"
+	AdminGiftCards      = "/admin/giftcards" // POST issues one
+	AdminDiscounts      = "/admin/discounts" // POST creates one
+	AdminAPIKeys        = "/admin/api-keys"  // POST adds an integration with its first key
+	AdminDrops          = "/admin/drops"     // POST creates one
+	AdminJobs           = "/admin/jobs"
+	AdminOutbox         = "/admin/outbox"
+	AdminArchive        = "/admin/archive"     // the archive of the books
+	AdminArchiveRun     = "/admin/archive/run" // POST: archive the closed months now
 )
 
 // AdminArchiveFile is one archived month's file of a section, like

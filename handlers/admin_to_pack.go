@@ -1,0 +1,162 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// AdminToPackStore is what the packing queue reads and writes.
+type AdminToPackStore interface {
+	OrdersToPack(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
+	Warehouses(ctx context.Context) ([]store.Warehouse, error)
+	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+}
+
+// AdminToPack is the packing queue: the orders placed and not packed yet,
+// grouped by the warehouses their checkout allocated, oldest first; staff
+// pack one or several (which makes their shipments), or print the pick
+// list and packing slips of those they select.
+type AdminToPack struct {
+	Store AdminToPackStore
+}
+
+// toPackPageSize is how many orders a page of the queue shows: a day's
+// packing at a glance, still one Query per list shard.
+const toPackPageSize = 50
+
+// maxPackAtOnce bounds one press of "Pack selected" or one print: each
+// order is a transaction (or a read) of its own.
+const maxPackAtOnce = toPackPageSize
+
+// List is the queue, a page at a time: one Query per list shard of the
+// queue and one for the warehouses' names, in parallel.
+func (h *AdminToPack) List(c *fiber.Ctx) error {
+	var (
+		p  store.Page[store.Order]
+		ws []store.Warehouse
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) {
+		p, err = h.Store.OrdersToPack(ctx, toPackPageSize, c.Query("after"))
+		return err
+	})
+	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	data := views.AdminToPackPage{Groups: store.GroupToPack(p.Items), Orders: len(p.Items), Warehouses: warehouseNames(ws),
+		NextURL: paths.More(paths.AdminShipments, p.Next, "status", views.ToPackTab), CSRF: page.CSRFToken(c)}
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.topack.title"), Page: page.Full(views.AdminToPackView, data)})
+}
+
+// chosenOrders are the orders a form or link names (order=…, each once, in
+// its order), at most maxPackAtOnce.
+func chosenOrders(values [][]byte) ([]string, error) {
+	var ids []string
+	for _, v := range values {
+		if id := string(v); id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > maxPackAtOnce {
+		return nil, errTooMany
+	}
+	return ids, nil
+}
+
+var errTooMany = errors.New("too many orders at once")
+
+// Pack makes the shipments of the order whose row's button was pressed
+// (pack=id), or of every order selected (order=id…): each order its own
+// conditional transaction (store.CreateShipments), so an order another
+// staff member packed meanwhile is counted as packed already, not packed
+// twice. It answers 303 to the queue with what was done.
+func (h *AdminToPack) Pack(c *fiber.Ctx) error {
+	ids, err := chosenOrders(c.Request().PostArgs().PeekMulti("order"))
+	if one := page.Field(c, "pack"); one != "" {
+		ids, err = []string{one}, nil
+	}
+	if errors.Is(err, errTooMany) {
+		return page.BadRequest(page.T(c, "admin.topack.err.too_many", "Max", maxPackAtOnce))
+	}
+	if len(ids) == 0 {
+		page.Flash(c, views.FlashError, page.T(c, "admin.topack.err.none_chosen"))
+		return page.Redirect(c, paths.AdminShipments)
+	}
+	var packed, shipments, already int
+	var problems []string
+	for _, id := range ids {
+		shs, err := h.Store.CreateShipments(c.UserContext(), id, shippingTypes[0])
+		switch {
+		case err == nil:
+			packed, shipments = packed+1, shipments+len(shs)
+		case errors.Is(err, store.ErrShipmentsExist):
+			already++
+		case errors.Is(err, store.ErrRefundedWhileShipping), errors.Is(err, store.ErrNothingToShip),
+			errors.Is(err, store.ErrNotPaid), errors.Is(err, store.ErrNotFound):
+			problems = append(problems, id)
+		default:
+			if packed > 0 {
+				page.Written(c, "packed orders", packed)
+			}
+			return err
+		}
+	}
+	// One flash a visit: what was packed, what someone else had, what was
+	// refused, in one message.
+	kind, msgs := views.FlashSuccess, []string{}
+	if packed > 0 {
+		page.Written(c, "packed orders", packed)
+		msgs = append(msgs, page.N(c, "admin.topack.packed", packed, "Shipments", shipments))
+	}
+	if already > 0 {
+		kind, msgs = views.FlashInfo, append(msgs, page.N(c, "admin.topack.already", already))
+	}
+	if len(problems) > 0 {
+		kind, msgs = views.FlashError, append(msgs, page.N(c, "admin.topack.err.not_packed", len(problems)))
+	}
+	page.Flash(c, kind, strings.Join(msgs, " "))
+	return page.Redirect(c, paths.AdminShipments)
+}
+
+// Print is the pick list and packing slips of the orders chosen
+// (order=…, a GET the queue's form sends to a new page): one Query per
+// order in parallel, and one for the warehouses' names. The pick list sums
+// each warehouse's products; each order's slip prints on a page of its
+// own.
+func (h *AdminToPack) Print(c *fiber.Ctx) error {
+	ids, err := chosenOrders(c.Context().QueryArgs().PeekMulti("order"))
+	if errors.Is(err, errTooMany) {
+		return page.BadRequest(page.T(c, "admin.topack.err.too_many", "Max", maxPackAtOnce))
+	}
+	if len(ids) == 0 {
+		return page.BadRequest(page.T(c, "admin.topack.err.none_chosen"))
+	}
+	orders := make([]store.OrderDetails, len(ids))
+	var ws []store.Warehouse
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.SetLimit(8)
+	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
+	for i, id := range ids {
+		g.Go(func() (err error) {
+			orders[i], err = h.Store.OrderDetails(ctx, id)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return notFoundAs(err, "That order")
+	}
+	data := views.NewPickSheet(orders, ws)
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.topack.print_title"), Page: page.Full(views.AdminPickSheetView, data)})
+}
