@@ -286,8 +286,9 @@ func TestHeldCheckoutRequestCounts(t *testing.T) {
 	var err error
 	first := req("count-1")
 	// The key, the product with its stock, the gift card and the code,
-	// the transaction, the stock level's low-stock check.
-	env.Costs(t, "hold a checkout", 6, func() { o, err = st.HoldCheckout(ctx, first) })
+	// the shipping zones, the transaction, the stock level's low-stock
+	// check.
+	env.Costs(t, "hold a checkout", 7, func() { o, err = st.HoldCheckout(ctx, first) })
 	if err != nil {
 		t.Fatal(err)
 	}
