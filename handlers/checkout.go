@@ -109,9 +109,10 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who
 		switch {
 		case err == nil:
 			s.Items, s.Tender, s.Zone, s.Zones = q.Items, q.Tender, q.Zone, q.Zones
-			// The form confirms the goods' total: delivery follows the
-			// country, shown beside it.
-			f.Total = strconv.FormatInt(q.Tender.Goods().Amount, 10)
+			// The form confirms the total with delivery: a country whose
+			// rate the customer has not seen yet (typed with no JavaScript)
+			// shows it once before anything is charged.
+			f.Total = strconv.FormatInt(q.Tender.Total.Amount, 10)
 			if code := store.CountryCode(f.Country); code != "" && len(q.Zones) > 0 && q.Zone == nil {
 				s.Errors["country"] = views.NotDelivered(ctx, code, q.Zones)
 			}
@@ -323,7 +324,12 @@ func (h *Checkout) placeFor(c *fiber.Ctx, b checkoutBuyer, f views.CheckoutForm)
 	req.Quote = quote
 	// The customer confirms the total they saw; a new one is shown first.
 	req.ExpectTotal = &store.Money{Amount: seen, Currency: summary.Tender.Total.Currency}
-	if !f.Errors.Any() && summary.Tender.Goods().Amount != seen {
+	switch {
+	case f.Errors.Any() || summary.Tender.Total.Amount == seen:
+	case summary.Tender.Shipping.Amount > 0 && summary.Tender.Goods().Amount == seen:
+		// The page priced the goods alone: the country came with the order.
+		f.Errors[""] = lang.T(ctx, "checkout.total_with_delivery", "Shipping", lang.Money(ctx, summary.Tender.Shipping), "Total", lang.Money(ctx, summary.Tender.Total))
+	default:
 		f.Errors[""] = lang.T(ctx, "checkout.total_now", "Total", lang.Money(ctx, summary.Tender.Total))
 	}
 

@@ -33,9 +33,8 @@ type CheckoutRequest struct {
 	ShipTo       Address
 	DiscountCode string // normalized, or ""
 	GiftCardCode string // normalized, or ""
-	// ExpectTotal is the total of the goods the customer saw (the total
-	// less shipping, which follows the country and is shown beside it);
-	// if they would cost anything else now, nothing is held
+	// ExpectTotal is the total the customer saw, delivery included; if
+	// the order would cost anything else now, nothing is held
 	// (ErrTotalChanged). nil: unchecked.
 	ExpectTotal *Money
 	// Quote is QuoteCheckout's answer for this very request, if the caller

@@ -181,7 +181,7 @@ func (s *Store) HoldCheckout(ctx context.Context, req CheckoutRequest) (Order, e
 	if err := q.checkShipping(req); err != nil {
 		return Order{}, err
 	}
-	if req.ExpectTotal != nil && q.Tender.Goods() != *req.ExpectTotal {
+	if req.ExpectTotal != nil && q.Tender.Total != *req.ExpectTotal {
 		return Order{}, ErrTotalChanged
 	}
 	if q.Tender.Card.Amount == 0 {

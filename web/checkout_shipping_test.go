@@ -61,8 +61,8 @@ func TestCheckoutShowsShipping(t *testing.T) {
 	wantText(t, "estimate", p.testid("summary-shipping-estimate"), "Arrives in 1–3 days")
 	wantText(t, "total", p.testid("summary-total"), "€24.80")
 	wantText(t, "card", p.testid("summary-card"), "€24.80")
-	if v, _ := p.testid("expected-total").Attr("value"); v != "1990" {
-		t.Fatalf("the out-of-band total is %q, want 1990", v)
+	if v, _ := p.testid("expected-total").Attr("value"); v != "2480" {
+		t.Fatalf("the out-of-band total is %q, want 2480 (delivery included)", v)
 	}
 	p = summary("KR")
 	wantText(t, "shipping to Korea", p.testid("summary-shipping"), "€24.90")
@@ -82,6 +82,9 @@ func TestCheckoutShowsShipping(t *testing.T) {
 	p = b.post("/checkout", f)
 	wantStatus(t, "apply", p, http.StatusOK)
 	wantText(t, "no-JS shipping", p.testid("summary-shipping"), "€4.90")
+	if v, _ := p.testid("expected-total").Attr("value"); v != "2480" {
+		t.Fatalf("after Apply the form expects %q, want 2480", v)
+	}
 
 	// Free from the threshold: €54.90 more makes €74.80 of goods.
 	b.addToCart("cf-grinder", "1")
@@ -113,9 +116,24 @@ func TestCheckoutChargesAndRefundsShipping(t *testing.T) {
 		t.Fatalf("a refused order wrote %d orders (%v)", len(orders.Items), err)
 	}
 
+	// The page had no country: without JavaScript the customer has not
+	// seen delivery's €4.90, so the first "Place order" shows the new
+	// total and charges nothing; the second places it.
 	before := s.dayRevenue(t)
 	key, total = b.checkoutPage()
-	p = s.placeOrder(t, b, checkoutForm(key, total))
+	f = checkoutForm(key, total)
+	p = b.post("/checkout", f)
+	wantStatus(t, "order to Sweden, delivery not seen", p, http.StatusUnprocessableEntity)
+	wantText(t, "the new total", p.testid("summary-total"), "€24.80")
+	if !strings.Contains(p.body, "Delivery costs €4.90, so the total is now €24.80.") {
+		t.Errorf("the form does not say delivery made the new total:\n%s", trim(p.doc.Find("form").Text()))
+	}
+	if n, _ := s.cardPayments(t); n != 0 {
+		t.Fatalf("%d card payments before the customer saw delivery", n)
+	}
+	total, _ = p.testid("expected-total").Attr("value")
+	f.Set("total", total)
+	p = s.placeOrder(t, b, f)
 	wantStatus(t, "order to Sweden", p, http.StatusSeeOther)
 	_, orderID, _ := strings.Cut(p.header.Get("Location"), "/orders/")
 	d := s.order(t, orderID)
