@@ -125,6 +125,10 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 		return card, nil
 	}
 	preview := &views.SwapPreview{Product: p, Quantity: qty, Date: next.NextPaymentDate, Amount: next.AmountFor(next.NextPaymentDate)}
+	if gross := next.GrossFor(next.NextPaymentDate); gross != preview.Amount && next.Coupon != nil && !next.Coupon.Every {
+		// "€26.10 every month" would be wrong once the code runs out.
+		preview.Coupon, preview.Gross = next.Coupon, gross
+	}
 	if !next.NewPriceFrom.IsZero() {
 		preview.NewPrice, preview.NewPriceFrom = next.AmountFor(next.NewPriceFrom), next.NewPriceFrom
 	}

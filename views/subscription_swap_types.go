@@ -25,6 +25,11 @@ type SwapPreview struct {
 	Amount       store.Money
 	NewPrice     store.Money // the period's amount from NewPriceFrom, if one is scheduled
 	NewPriceFrom time.Time
+	// Coupon is the subscription's code when it takes something off
+	// Amount and covers only some payments: Gross is the price once it
+	// has run out.
+	Coupon *store.Coupon
+	Gross  store.Money
 	// Now is what a swap now comes to (the form's "Now"): the credit of
 	// the unused days, the new line's share and what moves today; nil for
 	// a swap from the next payment.
