@@ -101,11 +101,12 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 	}
 
 	args := []string{
-		// The serial collector and the client compiler only: on a machine
-		// of two cores the default (G1, and C2 compiling hot paths in
-		// threads of its own) took about a third more CPU for the same
-		// test run, which the tests beside the engine needed.
-		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		// The serial collector: on a machine of two cores G1's concurrent
+		// threads took CPU the tests beside the engine needed (a short
+		// test run: 128-140 CPU-s with G1, about 100 with it). The client
+		// compiler alone (TieredStopAtLevel=1) saved more on short runs
+		// but made a whole CI run slower: its code is slower once hot.
+		"-XX:+UseSerialGC",
 		"-Djava.library.path=" + lib,
 		"-cp", jar,
 		launcher, "127.0.0.1",
