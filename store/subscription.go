@@ -193,8 +193,10 @@ func (s Subscription) DiscountFor(period time.Time) Money {
 type SubscribeQuote struct {
 	First Proration
 	// Then is the payment on First.Next and, until NewPriceFrom, each
-	// after it.
+	// after it while Coupon covers them; ThenGross is that payment
+	// without the code, what comes once a code of a few payments runs out.
 	Then         Money
+	ThenGross    Money
 	NewPrice     Money // the monthly price from NewPriceFrom, when one is scheduled
 	NewPriceFrom time.Time
 	// NewAmount is the first payment at NewPrice, less the coupon if it
@@ -234,8 +236,8 @@ func QuoteSubscriptionWith(today time.Time, p Product, day, months int, change *
 	if first.Discount.Amount > 0 {
 		sub.Coupon = coupon.used()
 	}
-	q := SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom,
-		Coupon: sub.Coupon}
+	q := SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), ThenGross: sub.GrossFor(first.Next), NewPrice: sub.NewPrice,
+		NewPriceFrom: sub.NewPriceFrom, Coupon: sub.Coupon}
 	if !sub.NewPriceFrom.IsZero() {
 		q.NewAmount = sub.firstAtNewPrice(first.Next)
 	}

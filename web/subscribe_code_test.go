@@ -57,6 +57,7 @@ func TestSubscribeWithACodeShowsItFromQuoteToReceipt(t *testing.T) {
 	wantText(t, "preview code", preview.testid("preview-code-today"), "Code BOX10 takes €1.25 off today.")
 	wantText(t, "preview coupon", preview.testid("preview-coupon"), "Code BOX10: 10 % off, 1 more payment")
 	wantText(t, "preview then", preview.testid("preview-then"), "Then €11.25 on")
+	wantText(t, "then without the code", preview.testid("preview-then"), "code BOX10's last payment, and €12.50 every month after.")
 	// The demo's dark roast goes from €11.90 to €12.90 a month: with the
 	// demo's code for every payment, the payments at the new price are
 	// €11.61, not €12.90.
