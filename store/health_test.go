@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"syscall"
 	"testing"
@@ -96,35 +95,13 @@ func TestBreakerFailsFastWhileTheEngineHangs(t *testing.T) {
 	}
 }
 
-// silentEngine takes connections and reads requests but never answers:
-// an engine that hangs. Its address is returned.
-func silentEngine(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
-	return "http://" + l.Addr().String()
-}
-
 // A caller whose own deadline passes (a page out of time on a busy
 // replica) is no failure of the engine, however many: the breaker stays
 // closed, and each caller waits out its own time. The attempt's own
 // timeout is the engine not answering: those open it.
 func TestBreakerCountsTheAttemptsTimeoutNotTheCallers(t *testing.T) {
 	t.Parallel()
-	endpoint := silentEngine(t)
+	endpoint := storetest.SilentEngine(t)
 	h := store.NewHealth(store.Breaker{Failures: 2, AttemptTimeout: time.Minute})
 	st := healthyStore(t, endpoint, "silent", h)
 	for i := range 6 {

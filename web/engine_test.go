@@ -3,13 +3,10 @@ package web_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"testing"
 	"time"
@@ -20,6 +17,7 @@ import (
 	"shop/store/demo"
 
 	"shop/store/payment"
+	"shop/store/storetest"
 	"shop/web"
 )
 
@@ -68,7 +66,7 @@ func TestAClientThatGoesAwayIsLogged499(t *testing.T) {
 	t.Parallel()
 	// The card provider's secret is read at start: from a working table.
 	provider := testProvider(t, sharedShop(t).env.Store)
-	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: silentEngine(t)})
+	client, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: storetest.SilentEngine(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,40 +96,6 @@ func TestAClientThatGoesAwayIsLogged499(t *testing.T) {
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Fatalf("a client going away is logged as an error:\n%s", logs.String())
 	}
-}
-
-// silentEngine takes connections and reads requests but never answers:
-// an engine that hangs, without starting one (a JVM) to freeze. Its
-// address is returned.
-func silentEngine(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(io.Discard, c) }() // until a side closes
-		}
-	}()
-	return "http://" + l.Addr().String()
 }
 
 // While the engine is known down, pages and the API answer 503 at once
