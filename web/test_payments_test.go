@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -406,9 +407,13 @@ func TestTestPaymentWebhook(t *testing.T) {
 	if status, _ := postEvent(t, s.base, body, s.provider.Sign(body, now)); status != http.StatusInternalServerError {
 		t.Fatalf("not applied: %d, want 500", status)
 	}
+	// A 70 KB event is refused on its head. Sent whole, the client may
+	// still be writing when the server closes, and read a reset instead
+	// of the answer: the head and 16 KB are sent, as a sender would have.
 	big := append(append([]byte(`{"ID":"evt_test_3","Type":"checkout.session.completed","Pad":"`), bytes.Repeat([]byte("x"), 70<<10)...), `"}`...)
-	if status, _ := postEvent(t, s.base, big, s.provider.Sign(big, now)); status != http.StatusRequestEntityTooLarge {
-		t.Fatalf("a 70 KB event: %d, want 413", status)
+	if resp := rawPost(t, s.base, "/webhooks/test", "Content-Length: "+strconv.Itoa(len(big)),
+		payment.TestSignatureHeader+": "+s.provider.Sign(big, now)); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 70 KB event: %d, want 413", resp.StatusCode)
 	}
 }
 
