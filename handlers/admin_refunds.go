@@ -55,6 +55,11 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrRefundLines):
 		errs["lines"] = page.T(c, "admin.refunds.err.lines")
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
+	case errors.Is(err, store.ErrShippingRefunded), errors.Is(err, store.ErrNoShipping):
+		// Given back by another refund meanwhile (the page showed the
+		// choice): the order as it is now, without it.
+		form.Shipping = false
+		return h.renderRefund(c, id, fiber.StatusConflict, form, errs, page.T(c, "admin.refunds.err.shipping_refunded"))
 	case errors.Is(err, store.ErrShippingStarted):
 		return h.renderRefund(c, id, fiber.StatusConflict, form, errs, page.T(c, "admin.refunds.err.shipping_started"))
 	case errors.Is(err, store.ErrRefundCard):
@@ -113,11 +118,11 @@ func upperFirstText(s string) string {
 func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]string) (views.RefundForm, store.OrderRefundRequest, views.FieldErrors) {
 	form := views.RefundForm{
 		Key: page.Field(c, "key"), Amount: strings.TrimSpace(page.Field(c, "amount")), Reason: page.Field(c, "reason"),
-		Restock: page.Field(c, "restock"), Units: map[string]string{},
+		Restock: page.Field(c, "restock"), Units: map[string]string{}, Shipping: page.Field(c, "shipping") == "1",
 	}
 	errs := views.FieldErrors{}
 	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock,
-		SawPlaced: page.Field(c, "placed") == "1" || d.Order.Status == store.OrderPlaced}
+		SawPlaced: page.Field(c, "placed") == "1" || d.Order.Status == store.OrderPlaced, Shipping: form.Shipping}
 	if req.SawPlaced {
 		form.Restock, req.RestockWarehouse = "", ""
 	}
@@ -153,7 +158,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 		default:
 			req.Amount = m
 		}
-	} else if len(req.Lines) == 0 && !errs.Any() {
+	} else if len(req.Lines) == 0 && !req.Shipping && !errs.Any() {
 		errs["amount"] = page.T(c, "admin.refunds.err.neither")
 	}
 	switch {

@@ -27,7 +27,7 @@ type AdminReturnStore interface {
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, mail func(store.Return) store.Mail) (store.Return, error)
 	InspectReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, in store.Inspection) (store.Return, error)
-	RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by store.Customer, refunder store.Refunder, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
+	RefundReturn(ctx context.Context, orderID, returnID string, version int, how store.ReturnRefund, by store.Customer, refunder store.Refunder, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
 }
 
 // AdminReturns serves /admin/returns and each return's page under its order.
@@ -220,7 +220,8 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 }
 
 // Refund refunds the accepted lines and restocks them at the warehouse
-// chosen.
+// chosen, with delivery when staff tick "Refund delivery too" (a return
+// does not give it back otherwise).
 func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	by, orderID, returnID, version, err := h.step(c)
 	if err != nil {
@@ -230,8 +231,11 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	if !store.ValidID(w) {
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.choose_warehouse")})
 	}
-	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, w, by, h.Refunds, refundMail)
+	how := store.ReturnRefund{Warehouse: w, Shipping: page.Field(c, "shipping") == "1"}
+	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, how, by, h.Refunds, refundMail)
 	switch {
+	case errors.Is(err, store.ErrShippingRefunded), errors.Is(err, store.ErrNoShipping):
+		return h.render(c, fiber.StatusConflict, page.T(c, "admin.refunds.err.shipping_refunded"), nil)
 	case errors.Is(err, store.ErrNotFound):
 		// A missing return is a 404; a return that is there means the
 		// warehouse was unknown.

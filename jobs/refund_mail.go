@@ -26,6 +26,9 @@ func RefundMail(baseURL string, now func() time.Time) func(store.Refund, store.O
 		for _, line := range r.Lines {
 			fmt.Fprintf(&lines, "- %d × %s\n", line.Quantity, line.ProductName)
 		}
+		if r.Shipping.Amount > 0 {
+			fmt.Fprintf(&lines, "- %s\n", refundDelivery(l, r))
+		}
 		return &store.Mail{
 			ID: store.MailID("refund", o.ID, r.ID), To: o.Buyer.Email, Kind: store.MailRefund,
 			Subject: refundSubject(l, r, o),
@@ -62,4 +65,9 @@ func refundWhere(l lang.Lang, r store.Refund) string {
 		return lang.In(l, "mail.refund.giftcard", "GiftCard", lang.MoneyIn(l, r.GiftCard))
 	}
 	return lang.In(l, "mail.refund.card", "Card", lang.MoneyIn(l, r.Card))
+}
+
+// refundDelivery is the line of delivery given back: "Delivery €4.90".
+func refundDelivery(l lang.Lang, r store.Refund) string {
+	return lang.In(l, "orders.refund.delivery", "Amount", lang.MoneyIn(l, r.Shipping))
 }

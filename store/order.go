@@ -73,6 +73,9 @@ type Order struct {
 	// Refunded is what its refunds gave back, of which RefundedGiftCard
 	// to the gift card and RefundedCard to the card.
 	Refunded, RefundedGiftCard, RefundedCard Money
+	// RefundedShipping is what a refund gave back of Shipping: delivery is
+	// refunded once, whole (refund_shipping.go); zero while it is not.
+	RefundedShipping Money
 	// SubscriptionID marks an order a subscription's paid period made; its
 	// money is on the receipt ReceiptNumber (it has no invoice of its own).
 	SubscriptionID string

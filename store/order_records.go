@@ -25,6 +25,7 @@ type orderRecord struct {
 	Refunded         int64   `dynamodbav:"Refunded,omitempty"` // sums of its refunds, each raised on condition it stays within what was paid
 	RefundedGiftCard int64   `dynamodbav:"RefundedGiftCard,omitempty"`
 	RefundedCard     int64   `dynamodbav:"RefundedCard,omitempty"`
+	RefundedShipping int64   `dynamodbav:"RefundedShipping,omitempty"` // delivery given back, set once (refund_shipping.go)
 	LastRefundAt     string  `dynamodbav:"LastRefundAt,omitempty"`
 	UnitRefunds      int     `dynamodbav:"UnitRefunds,omitempty"` // refunds of units while placed, raised by each (refund.go)
 	// Pick is what its warehouses pick while it waits to be packed, and
@@ -67,7 +68,7 @@ func (r orderRecord) order() Order {
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c}, Shipping: Money{r.Shipping, c},
 		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
-		SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
+		RefundedShipping: Money{r.RefundedShipping, c}, SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
 		Hold: r.Hold.hold(c), ToPick: r.Pick,
 	}
 }

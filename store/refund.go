@@ -57,7 +57,16 @@ type OrderRefundRequest struct {
 	// discount; or, without lines, Amount is refunded.
 	Lines  []RefundLine
 	Amount Money
-	Reason string
+	// Shipping refunds what delivery cost too, once per order (alone, or
+	// beside lines or an amount): ErrShippingRefunded if a refund gave it
+	// back already. A cancellation, and a refund taking every unit left
+	// that is not a return's, give it back whatever this says
+	// (refund_shipping.go).
+	Shipping bool
+	// fromReturn: a return's refund, which gives delivery back only when
+	// Shipping asks, even for the order's last units.
+	fromReturn bool
+	Reason     string
 	// RestockWarehouse takes the refunded lines back into this warehouse's
 	// stock; "" puts nothing back (a broken or kept item). Units of an order
 	// not shipping yet never left their warehouse: they go back there,
@@ -89,6 +98,7 @@ type Refund struct {
 	Amount   Money // all it gives back
 	GiftCard Money // of which back to the gift card
 	Card     Money // and back to the card
+	Shipping Money // of Amount, what delivery cost (zero: delivery not refunded)
 	Lines    []RefundLine
 	Reason   string
 	// RestockWarehouse is where the lines went back into stock ("": nowhere,
@@ -116,7 +126,7 @@ type Refund struct {
 
 var (
 	ErrRefundReason  = errors.New("say why the order is refunded")
-	ErrRefundNothing = errors.New("choose lines to refund or an amount above zero")
+	ErrRefundNothing = errors.New("choose lines to refund, an amount above zero or delivery")
 	ErrRefundLines   = errors.New("a line can give back at most the units not refunded yet")
 	ErrRefundKey     = errors.New("refund key must be an id of at most 36 characters")
 	ErrNotCancelable = errors.New("this order can no longer be cancelled: it is being shipped")
@@ -136,6 +146,7 @@ type refundRecord struct {
 	Amount           int64              `dynamodbav:"Amount"`
 	GiftCard         int64              `dynamodbav:"GiftCard"`
 	Card             int64              `dynamodbav:"Card"`
+	Shipping         int64              `dynamodbav:"Shipping,omitempty"` // of Amount, delivery's
 	Currency         string             `dynamodbav:"Currency"`
 	Lines            []refundLineRecord `dynamodbav:"Lines,omitempty"`
 	Reason           string             `dynamodbav:"Reason"`
@@ -170,7 +181,7 @@ func (r refundRecord) refund() Refund {
 	c := r.Currency
 	rf := Refund{
 		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
-		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c},
+		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c}, Shipping: Money{r.Shipping, c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
 		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(), Provider: r.Provider,
 		cardRound: r.CardRound,
@@ -268,7 +279,7 @@ func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger
 	if len([]rune(req.Reason)) > 500 {
 		return Refund{}, fmt.Errorf("the reason is longer than 500 characters: %w", ErrBadRefund)
 	}
-	if len(req.Lines) == 0 && req.Amount.Amount <= 0 {
+	if len(req.Lines) == 0 && req.Amount.Amount <= 0 && !req.Shipping {
 		return Refund{}, ErrRefundNothing
 	}
 	return s.refund(ctx, req, false, charger)

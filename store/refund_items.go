@@ -89,19 +89,25 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		amount += v
 		unitsLeft -= t.n
 	}
-	if len(takes) > 0 && unitsLeft == 0 {
-		amount = left.Amount // the last units give the rest: no cent lost to rounding
+	whole := len(takes) > 0 && unitsLeft == 0
+	ship, err := shippingBack(o, req, cancel, whole)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
 	}
-	if len(takes) == 0 {
-		if cancel {
-			amount = left.Amount
-		} else {
-			if req.Amount.Currency != cur {
-				return plannedRefund{}, nil, nil, fmt.Errorf("the order is in %s: %w", cur, ErrBadRefund)
-			}
-			amount = req.Amount.Amount
-		}
+	switch {
+	case whole:
+		// The last units give the rest of the goods: no cent lost to rounding.
+		amount = max(left.Amount-o.ShippingRefundable().Amount, 0)
+	case len(takes) > 0:
+	case cancel:
+		amount = left.Amount - ship
+	case req.Amount.Amount != 0 && req.Amount.Currency != cur:
+		return plannedRefund{}, nil, nil, fmt.Errorf("the order is in %s: %w", cur, ErrBadRefund)
+	default:
+		amount = req.Amount.Amount
 	}
+	amount += ship
+	rf.Shipping = Money{ship, cur}
 	if amount > left.Amount {
 		return plannedRefund{}, nil, nil, fmt.Errorf("%w: %s is left to refund", ErrRefundExceedsCharge, left)
 	}
@@ -151,7 +157,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	var tx []types.TransactWriteItem
 	rec := refundRecord{
 		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
-		Amount: amount, GiftCard: gc, Card: card, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
+		Amount: amount, GiftCard: gc, Card: card, Shipping: ship, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
 		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
 	}
 	if card > 0 {
@@ -192,6 +198,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	if card > 0 {
 		upd, cond = plus(upd, "RefundedCard", card), cond.And(within("RefundedCard", tend.card, card))
 	}
+	upd, cond = refundedShipping(upd, cond, ship)
 	// Units of an order not shipping yet go back into stock on condition
 	// staff have not made its shipments meanwhile, and count a refund of
 	// units, on which CreateShipments writes: a unit is restocked or

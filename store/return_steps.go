@@ -129,27 +129,37 @@ func (s *Store) InspectReturn(ctx context.Context, orderID, returnID string, ver
 	return r, s.writeStep(ctx, r, ReturnReceived, version)
 }
 
+// ReturnRefund is what staff choose when refunding a return: the
+// warehouse its accepted units go back into, and whether delivery is
+// given back too (a return's refund does not give it back otherwise, even
+// of every unit: see refund_shipping.go).
+type ReturnRefund struct {
+	Warehouse string
+	Shipping  bool
+}
+
 // RefundReturn refunds the accepted lines of an inspected return (their
-// value after the order's discount, gift card first, then card), puts
-// their units back in stock at warehouseID, and closes the return. The
+// value after the order's discount, gift card first, then card), with
+// delivery if how says so, puts their units back in stock at
+// how.Warehouse, and closes the return. The
 // refund's key is the return's, so a step retried after the refund went
 // through (the return's write failed, the form was sent twice, the card's
 // part was left pending) finds the first refund and refunds nothing twice.
 // Cost: RefundOrder's, then the return's read and one TransactWriteItems.
-func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, warehouseID string, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Return, error) {
+func (s *Store) RefundReturn(ctx context.Context, orderID, returnID string, version int, how ReturnRefund, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Return, error) {
 	r, err := s.returnAt(ctx, orderID, returnID, ReturnInspected, version)
 	if err != nil {
 		return Return{}, err
 	}
-	if !ValidID(warehouseID) {
-		return Return{}, fmt.Errorf("warehouse %q: %w", warehouseID, ErrNotFound)
+	if !ValidID(how.Warehouse) {
+		return Return{}, fmt.Errorf("warehouse %q: %w", how.Warehouse, ErrNotFound)
 	}
-	rf, err := s.refundReturnedLines(ctx, r, warehouseID, by, charger, mail)
+	rf, err := s.refundReturnedLines(ctx, r, how, by, charger, mail)
 	if err != nil {
 		return Return{}, err
 	}
 	r.Status, r.RefundedAt, r.RefundedBy, r.Version = ReturnRefunded, s.now().UTC().Truncate(time.Millisecond), by.Name, version+1
-	r.Refunded, r.RestockedTo = rf.Amount, rf.RestockWarehouse
+	r.Refunded, r.RefundedShipping, r.RestockedTo = rf.Amount, rf.Shipping, rf.RestockWarehouse
 	return r, s.writeStep(ctx, r, ReturnInspected, version)
 }
 
@@ -158,9 +168,9 @@ func ReturnRefundKey(returnID string) string { return "ret-" + returnID }
 
 // refundReturnedLines is the refund of a return's accepted lines: the one
 // call into the order refunds.
-func (s *Store) refundReturnedLines(ctx context.Context, r Return, warehouseID string, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Refund, error) {
+func (s *Store) refundReturnedLines(ctx context.Context, r Return, how ReturnRefund, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Refund, error) {
 	req := OrderRefundRequest{OrderID: r.OrderID, Key: ReturnRefundKey(r.ID), Reason: "Return: " + r.Reason,
-		RestockWarehouse: warehouseID, By: by, Mail: mail}
+		RestockWarehouse: how.Warehouse, Shipping: how.Shipping, fromReturn: true, By: by, Mail: mail}
 	for _, l := range r.Lines {
 		if l.Verdict == VerdictAccepted {
 			req.Lines = append(req.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, Quantity: l.Quantity})

@@ -105,10 +105,12 @@ type Return struct {
 	// ReceivedBy, InspectedBy and RefundedBy name the staff member of each
 	// step.
 	ReceivedBy, InspectedBy, RefundedBy string
-	// Refunded is what went back to the customer; RestockedTo the
-	// warehouse the accepted units went back to.
-	Refunded    Money
-	RestockedTo string
+	// Refunded is what went back to the customer, of which
+	// RefundedShipping for delivery (when staff chose to give it back);
+	// RestockedTo the warehouse the accepted units went back to.
+	Refunded         Money
+	RefundedShipping Money
+	RestockedTo      string
 	// Version counts the return's steps: each is conditional on the one
 	// its maker saw.
 	Version int
@@ -153,35 +155,36 @@ func (r Return) Value() Money {
 }
 
 type returnRecord struct {
-	PK          string       `dynamodbav:"PK"` // o#order
-	SK          string       `dynamodbav:"SK"` // ret#id
-	EntityType  string       `dynamodbav:"EntityType"`
-	OrderNumber string       `dynamodbav:"OrderNumber,omitempty"`
-	Number      string       `dynamodbav:"Number,omitempty"`
-	SendToID    string       `dynamodbav:"SendToID,omitempty"`
-	SendToName  string       `dynamodbav:"SendToName,omitempty"`
-	SendTo      *Address     `dynamodbav:"SendTo,omitempty"`
-	CustomerID  string       `dynamodbav:"CustomerID"`
-	BuyerName   string       `dynamodbav:"BuyerName,omitempty"`
-	BuyerEmail  string       `dynamodbav:"BuyerEmail,omitempty"`
-	BuyerLang   string       `dynamodbav:"BuyerLang,omitempty"`
-	Status      string       `dynamodbav:"Status"`
-	Reason      string       `dynamodbav:"Reason"`
-	Comment     string       `dynamodbav:"Comment,omitempty"`
-	Lines       []ReturnLine `dynamodbav:"Lines"`
-	Currency    string       `dynamodbav:"Currency"`
-	RequestedAt string       `dynamodbav:"RequestedAt"`
-	ReceivedAt  string       `dynamodbav:"ReceivedAt,omitempty"`
-	InspectedAt string       `dynamodbav:"InspectedAt,omitempty"`
-	RefundedAt  string       `dynamodbav:"RefundedAt,omitempty"`
-	ReceivedBy  string       `dynamodbav:"ReceivedBy,omitempty"`
-	InspectedBy string       `dynamodbav:"InspectedBy,omitempty"`
-	RefundedBy  string       `dynamodbav:"RefundedBy,omitempty"`
-	Refunded    int64        `dynamodbav:"Refunded,omitempty"`
-	RestockedTo string       `dynamodbav:"RestockedTo,omitempty"`
-	Version     int          `dynamodbav:"Version"`
-	GSI1PK      string       `dynamodbav:"GSI1-PK"` // returns#<status>
-	GSI1SK      string       `dynamodbav:"GSI1-SK"` // <requested at>#id
+	PK               string       `dynamodbav:"PK"` // o#order
+	SK               string       `dynamodbav:"SK"` // ret#id
+	EntityType       string       `dynamodbav:"EntityType"`
+	OrderNumber      string       `dynamodbav:"OrderNumber,omitempty"`
+	Number           string       `dynamodbav:"Number,omitempty"`
+	SendToID         string       `dynamodbav:"SendToID,omitempty"`
+	SendToName       string       `dynamodbav:"SendToName,omitempty"`
+	SendTo           *Address     `dynamodbav:"SendTo,omitempty"`
+	CustomerID       string       `dynamodbav:"CustomerID"`
+	BuyerName        string       `dynamodbav:"BuyerName,omitempty"`
+	BuyerEmail       string       `dynamodbav:"BuyerEmail,omitempty"`
+	BuyerLang        string       `dynamodbav:"BuyerLang,omitempty"`
+	Status           string       `dynamodbav:"Status"`
+	Reason           string       `dynamodbav:"Reason"`
+	Comment          string       `dynamodbav:"Comment,omitempty"`
+	Lines            []ReturnLine `dynamodbav:"Lines"`
+	Currency         string       `dynamodbav:"Currency"`
+	RequestedAt      string       `dynamodbav:"RequestedAt"`
+	ReceivedAt       string       `dynamodbav:"ReceivedAt,omitempty"`
+	InspectedAt      string       `dynamodbav:"InspectedAt,omitempty"`
+	RefundedAt       string       `dynamodbav:"RefundedAt,omitempty"`
+	ReceivedBy       string       `dynamodbav:"ReceivedBy,omitempty"`
+	InspectedBy      string       `dynamodbav:"InspectedBy,omitempty"`
+	RefundedBy       string       `dynamodbav:"RefundedBy,omitempty"`
+	Refunded         int64        `dynamodbav:"Refunded,omitempty"`
+	RefundedShipping int64        `dynamodbav:"RefundedShipping,omitempty"`
+	RestockedTo      string       `dynamodbav:"RestockedTo,omitempty"`
+	Version          int          `dynamodbav:"Version"`
+	GSI1PK           string       `dynamodbav:"GSI1-PK"` // returns#<status>
+	GSI1SK           string       `dynamodbav:"GSI1-SK"` // <requested at>#id
 }
 
 func newReturnRecord(r Return) returnRecord {
@@ -201,7 +204,7 @@ func newReturnRecord(r Return) returnRecord {
 		Status: string(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: timestamp(r.RequestedAt), ReceivedAt: stamp(r.ReceivedAt), InspectedAt: stamp(r.InspectedAt),
 		RefundedAt: stamp(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
-		Refunded: r.Refunded.Amount, RestockedTo: r.RestockedTo, Version: r.Version,
+		Refunded: r.Refunded.Amount, RefundedShipping: r.RefundedShipping.Amount, RestockedTo: r.RestockedTo, Version: r.Version,
 		GSI1PK: returnsInKey(r.Status), GSI1SK: createdKey(r.RequestedAt, r.ID),
 	}
 }
@@ -218,7 +221,7 @@ func (r returnRecord) ret() Return {
 		Status: ReturnStatus(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: parseTime(r.RequestedAt), ReceivedAt: parseTime(r.ReceivedAt), InspectedAt: parseTime(r.InspectedAt),
 		RefundedAt: parseTime(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
-		Refunded: Money{r.Refunded, r.Currency}, RestockedTo: r.RestockedTo, Version: r.Version,
+		Refunded: Money{r.Refunded, r.Currency}, RefundedShipping: Money{r.RefundedShipping, r.Currency}, RestockedTo: r.RestockedTo, Version: r.Version,
 	}
 }
 

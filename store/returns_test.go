@@ -161,10 +161,10 @@ func TestReturnLifecycle(t *testing.T) {
 	// Refunded: the accepted units' money back to the card, their stock
 	// back in the warehouse staff chose, the return closed.
 	before := stockIn(t, st, "a", "w2")
-	if _, err := st.RefundReturn(ctx, id, r.ID, 3, "nowhere", sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RefundReturn(ctx, id, r.ID, 3, store.ReturnRefund{Warehouse: "nowhere"}, sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown warehouse: %v", err)
 	}
-	r, err = st.RefundReturn(ctx, id, r.ID, 3, "w2", sam, f.pay.Refunds(), nil)
+	r, err = st.RefundReturn(ctx, id, r.ID, 3, store.ReturnRefund{Warehouse: "w2"}, sam, f.pay.Refunds(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestReturnLifecycle(t *testing.T) {
 	if got := stockIn(t, st, "a", "w2"); got != before+2 {
 		t.Fatalf("stock in w2 %d, want %d", got, before+2)
 	}
-	if _, err := st.RefundReturn(ctx, id, r.ID, 4, "w2", sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, id, r.ID, 4, store.ReturnRefund{Warehouse: "w2"}, sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refunded twice: %v", err)
 	}
 	d, err = st.OrderDetails(ctx, id)
@@ -224,7 +224,7 @@ func TestReturnRejected(t *testing.T) {
 	if err != nil || r.Status != store.ReturnRejected || r.Accepted().Amount != 0 {
 		t.Fatalf("rejected: %+v %v", r, err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrReturnStep) {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, store.ReturnRefund{Warehouse: "w1"}, sam, f.pay.Refunds(), nil); !errors.Is(err, store.ErrReturnStep) {
 		t.Fatalf("refund of a rejected return: %v", err)
 	}
 }
@@ -258,7 +258,7 @@ func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
 	if r, err = st.InspectReturn(ctx, d.Order.ID, r.ID, 2, sam, store.Inspection{Verdicts: []store.ReturnVerdict{store.VerdictAccepted}, Notes: []string{""}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, "w1", sam, f.pay.Refunds(), nil); err != nil {
+	if _, err := st.RefundReturn(ctx, d.Order.ID, r.ID, 3, store.ReturnRefund{Warehouse: "w1"}, sam, f.pay.Refunds(), nil); err != nil {
 		t.Fatal(err)
 	}
 	after, err := st.OrderDetails(ctx, d.Order.ID)

@@ -57,7 +57,9 @@ type RefundForm struct {
 	Amount  string
 	Reason  string
 	Restock string // a warehouse id, or "" for none
-	Errors  FieldErrors
+	// Shipping: "Refund delivery too" was ticked.
+	Shipping bool
+	Errors   FieldErrors
 }
 
 // RefundUnitsField names a line's units field: "units-<product>", and
@@ -118,8 +120,15 @@ func refundLines(r store.Refund) string {
 // adminRefundLines is refundLines in the page's language (refundLines
 // stays for the customer's order page, which translates its own).
 func adminRefundLines(ctx context.Context, r store.Refund) string {
-	if len(r.Lines) == 0 {
-		return t(ctx, "admin.refunds.an_amount")
+	var what []string
+	switch {
+	case len(r.Lines) > 0:
+		what = append(what, refundLines(r))
+	case r.Amount != r.Shipping:
+		what = append(what, t(ctx, "admin.refunds.an_amount"))
 	}
-	return refundLines(r)
+	if r.Shipping.Amount > 0 {
+		what = append(what, t(ctx, "admin.refunds.delivery", "Amount", money(ctx, r.Shipping)))
+	}
+	return strings.Join(what, ", ")
 }

@@ -16,8 +16,15 @@ var staffSam = store.Customer{ID: "staff-sam", Name: "Sam Staff"}
 // shipped and delivered now.
 func deliveredOrder(t *testing.T, s *shop, m *orderMaker) store.Order {
 	t.Helper()
+	o := m.place(s.env.Store, s.customerID(t, demo.CustomerEmail), line("cf-grinder", 1), line("bk-cinnamon", 2))
+	deliver(t, s, o)
+	return o
+}
+
+// deliver ships the order and marks its parcels delivered now.
+func deliver(t *testing.T, s *shop, o store.Order) {
+	t.Helper()
 	ctx, st := context.Background(), s.env.Store
-	o := m.place(st, s.customerID(t, demo.CustomerEmail), line("cf-grinder", 1), line("bk-cinnamon", 2))
 	shs, err := st.CreateShipments(ctx, o.ID, "Standard")
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +37,6 @@ func deliveredOrder(t *testing.T, s *shop, m *orderMaker) store.Order {
 			t.Fatal(err)
 		}
 	}
-	return o
 }
 
 // returnForm is the order page's return form as a person fills it: qty
