@@ -42,7 +42,6 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		ByID: req.By.ID, ByName: req.By.Buyer().Label(req.By.ID), Cancel: cancel, Status: RefundDone,
 	}}
 	cur := o.Total.Currency
-	left := refundable(o)
 
 	// Which units go back, and what they give.
 	type lineTake struct {
@@ -89,31 +88,11 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		amount += v
 		unitsLeft -= t.n
 	}
-	whole := len(takes) > 0 && unitsLeft == 0
-	ship, err := shippingBack(o, req, cancel, whole)
+	amount, ship, err := refundAmount(o, req, cancel, len(takes), amount, len(takes) > 0 && unitsLeft == 0)
 	if err != nil {
 		return plannedRefund{}, nil, nil, err
 	}
-	switch {
-	case whole:
-		// The last units give the rest of the goods: no cent lost to rounding.
-		amount = max(left.Amount-o.ShippingRefundable().Amount, 0)
-	case len(takes) > 0:
-	case cancel:
-		amount = left.Amount - ship
-	case req.Amount.Amount != 0 && req.Amount.Currency != cur:
-		return plannedRefund{}, nil, nil, fmt.Errorf("the order is in %s: %w", cur, ErrBadRefund)
-	default:
-		amount = req.Amount.Amount
-	}
-	amount += ship
 	rf.Shipping = Money{ship, cur}
-	if amount > left.Amount {
-		return plannedRefund{}, nil, nil, fmt.Errorf("%w: %s is left to refund", ErrRefundExceedsCharge, left)
-	}
-	if amount <= 0 && !cancel {
-		return plannedRefund{}, nil, nil, ErrRefundNothing
-	}
 	tend := tendersOf(o, inv)
 	gc, card, err := tend.split(amount)
 	if err != nil {

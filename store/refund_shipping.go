@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 )
@@ -52,6 +53,39 @@ func shippingBack(o Order, req OrderRefundRequest, cancel, wholeUnits bool) (int
 		return left, nil
 	}
 	return 0, nil
+}
+
+// refundAmount is what a refund of o gives back, and of it delivery's
+// part: the units taken (`units` of them, worth linesValue; wholeUnits:
+// every unit left, which give the rest of the goods, no cent lost to
+// rounding), a cancellation's rest, or the amount asked; with delivery
+// when shippingBack gives it. Never more than is left, nor nothing
+// (but a cancellation of what cost nothing).
+func refundAmount(o Order, req OrderRefundRequest, cancel bool, units int, linesValue int64, wholeUnits bool) (amount, ship int64, err error) {
+	left := refundable(o)
+	if ship, err = shippingBack(o, req, cancel, wholeUnits); err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case wholeUnits:
+		amount = max(left.Amount-o.ShippingRefundable().Amount, 0)
+	case units > 0:
+		amount = linesValue
+	case cancel:
+		amount = left.Amount - ship
+	case req.Amount.Amount != 0 && req.Amount.Currency != o.Total.Currency:
+		return 0, 0, fmt.Errorf("the order is in %s: %w", o.Total.Currency, ErrBadRefund)
+	default:
+		amount = req.Amount.Amount
+	}
+	amount += ship
+	if amount > left.Amount {
+		return 0, 0, fmt.Errorf("%w: %s is left to refund", ErrRefundExceedsCharge, left)
+	}
+	if amount <= 0 && !cancel {
+		return 0, 0, ErrRefundNothing
+	}
+	return amount, ship, nil
 }
 
 // refundedShipping adds delivery given back (ship, above zero) to the
