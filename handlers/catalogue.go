@@ -22,6 +22,8 @@ type CatalogueWindow interface {
 	// ProductPriceChange is the product's scheduled price, from the same
 	// read as its page (the subscribe form's preview).
 	ProductPriceChange(ctx context.Context, id string) (store.PriceChange, error)
+	// ShippingZones price the subscribe form's delivery (a minute old).
+	ShippingZones(ctx context.Context) ([]store.ShippingZone, error)
 }
 
 const (
@@ -161,7 +163,7 @@ func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage) error {
 			return err
 		}
 	}
-	f, err := subscribeForm(c.UserContext(), h.Store, page.Viewer(c), data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
+	f, err := subscribeForm(c.UserContext(), h.Store, h.Window, page.Viewer(c), data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
 	data.Subscribe = f
 	return err
 }

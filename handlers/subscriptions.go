@@ -32,6 +32,11 @@ type SubscriptionStore interface {
 	ProductPriceChange(ctx context.Context, productID string) (store.PriceChange, error)
 	TrialTaken(ctx context.Context, customerID, productID string) (bool, error)
 	Today() time.Time
+	// Delivery of a product that ships, priced when subscribing
+	// (subscribe_delivery.go): the zones as the table has them, and where
+	// the customer's orders ship.
+	ShippingZones(ctx context.Context) ([]store.ShippingZone, error)
+	SubscriptionShipTo(ctx context.Context, customerID string) (store.Address, error)
 	// A swap now (subscription_swap_now.go).
 	QuoteSwapNowFor(ctx context.Context, cur, next store.Subscription) (store.SwapNowPlan, error)
 	PlanSwapNow(ctx context.Context, customerID, id string, version int, p store.Product, quantity int, change *store.PriceChange) (store.SwapNowPlan, error)
@@ -47,6 +52,8 @@ type SubscribeWindow interface {
 	ProductPriceChange(ctx context.Context, id string) (store.PriceChange, error)
 	// SubscribableProducts are what a subscription may swap to.
 	SubscribableProducts(ctx context.Context) ([]store.Product, error)
+	// ShippingZones price the preview's delivery, a minute old at most.
+	ShippingZones(ctx context.Context) ([]store.ShippingZone, error)
 }
 
 // Subscriptions serves /subscriptions: subscribing from a product's page,
@@ -70,6 +77,7 @@ type subscribeFormStore interface {
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	TrialTaken(ctx context.Context, customerID, productID string) (bool, error)
 	Today() time.Time
+	SubscriptionShipTo(ctx context.Context, customerID string) (store.Address, error)
 }
 
 // trialTaken notes on the form whether the customer had the product's free
@@ -88,11 +96,12 @@ func trialTaken(ctx context.Context, st subscribeFormStore, customerID string, f
 // be subscribed to: the payment day defaults to today's (in the shop's time
 // zone), the period to a month, the card to the one kept most recently.
 // Its preview quotes that day and period; the product's stock (whether it
-// ships) and scheduled price (nil for none) are the page's.
+// ships) and scheduled price (nil for none) are the page's, the zones
+// its delivery is priced at the shop window's.
 //
 // provider is the card provider new cards go to: only its kept cards are
 // offered (others it cannot charge), and a new card is typed on its page.
-func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p store.Product, csrf string, ships bool, change *store.PriceChange, provider string) (*views.SubscribeForm, error) {
+func subscribeForm(ctx context.Context, st subscribeFormStore, zones shippingZones, v views.Viewer, p store.Product, csrf string, ships bool, change *store.PriceChange, provider string) (*views.SubscribeForm, error) {
 	if !p.Subscribable {
 		return nil, nil
 	}
@@ -112,13 +121,17 @@ func subscribeForm(ctx context.Context, st subscribeFormStore, v views.Viewer, p
 	if f.Cards = cardsOf(views.KeptCards(subs), provider); len(f.Cards) > 0 {
 		f.Card = f.Cards[0].Token
 	}
+	f.Ships = ships
+	if err := formDelivery(ctx, zones, st, v.ID, f); err != nil {
+		return nil, err
+	}
 	quoteForm(f, today, today.Day(), 1, ships, change)
 	return f, nil
 }
 
-// quoteForm sets the form's preview: what its day, period and discount
-// code come to when subscribing today (store.QuoteSubscriptionWith, what
-// Subscribe charges by).
+// quoteForm sets the form's preview: what its day, period, discount code
+// and delivery (f.Delivery, formDelivery's) come to when subscribing today
+// (store.QuoteSubscriptionShipped, what Subscribe charges by).
 func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships bool, change *store.PriceChange) {
 	var coupon *store.Coupon
 	if f.Discount != nil {
@@ -129,14 +142,14 @@ func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships b
 	if f.TrialTaken {
 		product.TrialDays = 0
 	}
-	q := store.QuoteSubscriptionWith(today, product, day, months, change, coupon)
+	q := store.QuoteSubscriptionShipped(today, product, day, months, change, coupon, f.Delivery.PeriodRate(product.MonthlyPrice, months))
 	f.Quote, f.Ships = &q, ships
 }
 
 // quote sets the preview of a form whose day and period are valid, from
-// the shop window; a form with either wrong keeps none (its errors say
-// why).
-func (h *Subscriptions) quote(ctx context.Context, f *views.SubscribeForm) error {
+// the shop window, with its delivery to where the customer's orders ship;
+// a form with either wrong keeps none (its errors say why).
+func (h *Subscriptions) quote(ctx context.Context, customerID string, f *views.SubscribeForm) error {
 	day, derr := strconv.Atoi(f.Day)
 	months, perr := strconv.Atoi(f.Period)
 	if derr != nil || perr != nil || !store.ValidPaymentDay(day) || !store.ValidPeriod(months) || !f.Product.OpenToSubscribers() {
@@ -145,6 +158,11 @@ func (h *Subscriptions) quote(ctx context.Context, f *views.SubscribeForm) error
 	_, stock, err := h.Window.ProductWithStock(ctx, f.Product.ID)
 	if err != nil {
 		return err
+	}
+	if f.Ships = len(stock) > 0; f.Delivery == nil && f.DeliveryProblem == "" {
+		if err := formDelivery(ctx, h.Window, h.Store, customerID, f); err != nil {
+			return err
+		}
 	}
 	change, err := scheduledPrice(ctx, h.Window, f.Product.ID)
 	if err != nil {
@@ -193,7 +211,7 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	if err := trialTaken(ctx, h.Store, v.ID, &f); err != nil {
 		return err
 	}
-	if err := h.quote(ctx, &f); err != nil {
+	if err := h.quote(ctx, v.ID, &f); err != nil {
 		return err
 	}
 	if page.IsHTMX(c) {
@@ -284,12 +302,20 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		// its preview; nothing is tokenised, charged or written.
 		return h.showQuote(c, f)
 	}
+	if err := h.chargedDelivery(ctx, v.ID, &f); err != nil {
+		return err
+	}
+	if f.DeliveryProblem != "" {
+		f.Errors[""] = f.DeliveryProblem
+		return h.subscribeAgain(c, f)
+	}
 	cust, change, err := h.subscriber(ctx, v.ID, p.ID)
 	if err != nil {
 		return err
 	}
 	return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
-		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change, Discount: f.Discount, TrialTaken: f.TrialTaken}, cust)
+		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change, Discount: f.Discount, TrialTaken: f.TrialTaken,
+		Delivery: f.Delivery}, cust)
 }
 
 // subscribeAgain brings the form back with its errors: in place for htmx,
@@ -297,7 +323,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 // period are right.
 func (h *Subscriptions) subscribeAgain(c *fiber.Ctx, f views.SubscribeForm) error {
 	page.CSRFToken(c)
-	if err := h.quote(c.UserContext(), &f); err != nil {
+	if err := h.quote(c.UserContext(), page.Viewer(c).ID, &f); err != nil {
 		return err
 	}
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
@@ -309,7 +335,7 @@ func (h *Subscriptions) subscribeAgain(c *fiber.Ctx, f views.SubscribeForm) erro
 // showQuote brings a plain form back on a page of its own with what its day
 // and period come to (a 422 with the errors when either is wrong).
 func (h *Subscriptions) showQuote(c *fiber.Ctx, f views.SubscribeForm) error {
-	if err := h.quote(c.UserContext(), &f); err != nil {
+	if err := h.quote(c.UserContext(), page.Viewer(c).ID, &f); err != nil {
 		return err
 	}
 	status := fiber.StatusOK

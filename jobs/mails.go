@@ -65,11 +65,20 @@ func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 		Text: mailText(l, slices.DeleteFunc([]string{
 			lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
 				"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
-			receiptCodeLine(l, rec),
+			receiptCodeLine(l, rec), receiptDeliveryLine(l, rec),
 			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
 		HTML:       render(receiptHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
+}
+
+// receiptDeliveryLine is the delivery a receipt's payment carried, as
+// the receipt's page shows it; "" for none.
+func receiptDeliveryLine(l lang.Lang, rec store.Receipt) string {
+	if rec.Shipping.Amount <= 0 {
+		return ""
+	}
+	return lang.In(l, "mail.receipt.delivery", "Amount", lang.MoneyIn(l, rec.Shipping))
 }
 
 // receiptCodeLine names the discount code a receipt's payment took, as

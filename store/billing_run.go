@@ -149,6 +149,7 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 	}
 	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
 	receipt.withDiscount(sub.Coupon, sub.DiscountFor(period))
+	receipt.Shipping = sub.ShippingFor(period)
 	units := sub.PeriodMonths * sub.Units()
 	if share, ok := sub.trialShare(period); ok {
 		// The first charge after a trial pays its days as a new

@@ -70,7 +70,8 @@ func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.
 		return nil, 0, 0, err
 	}
 	if !swapped {
-		share, unused, total := UnusedShare(receipt.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
+		// Delivery is not given back: the period's parcel was sent.
+		share, unused, total := UnusedShare(receipt.Goods(), receipt.PeriodStart, receipt.PeriodEnd, today)
 		if share.Amount <= 0 {
 			return nil, unused, total, nil
 		}

@@ -30,6 +30,9 @@ type Proration struct {
 	Share Money
 	// Discount is what a discount code took off Share (withCoupon).
 	Discount Money
+	// Shipping is the delivery in Charge: a subscription's rate, in full,
+	// when these days ship a unit (withShipping); zero otherwise.
+	Shipping Money
 	// From and To are the first and last day paid (To is the day before
 	// Next); a receipt's period is [From, Next).
 	From, To time.Time

@@ -73,6 +73,9 @@ type Receipt struct {
 	// DiscountCode took Discount off the price; Amount is what was left.
 	DiscountCode string
 	Discount     Money
+	// Shipping is the delivery in Amount (a subscription that ships, in a
+	// period that sends a parcel: subscription_delivery.go); zero else.
+	Shipping Money
 	// category is its product's, whose rate it pays (NewReceipt).
 	category string
 	// orderID is the order its period made when the product ships: that
@@ -109,6 +112,7 @@ type receiptRecord struct {
 	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
 	DiscountCode    string      `dynamodbav:"DiscountCode,omitempty"`
 	Discount        int64       `dynamodbav:"Discount,omitempty"` // what the code took off
+	Shipping        int64       `dynamodbav:"Shipping,omitempty"` // the delivery in ProcessedAmount
 	GSI1PK          string      `dynamodbav:"GSI1-PK,omitempty"`  // receipts#YYYY-MM#shard: the month's list (archive.go)
 	GSI1SK          string      `dynamodbav:"GSI1-SK,omitempty"`  // <charged at>#number
 	// The receipt's one refund (receipt_refund.go), on the receipt itself
@@ -134,7 +138,7 @@ func (r receiptRecord) receipt() Receipt {
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
 		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound, DiscountCode: r.DiscountCode, Discount: Money{r.Discount, r.Currency},
-		RefundedBefore: Money{r.RefundedBefore, r.Currency},
+		RefundedBefore: Money{r.RefundedBefore, r.Currency}, Shipping: Money{r.Shipping, r.Currency},
 	}
 }
 
@@ -184,6 +188,7 @@ func newReceiptRecord(r Receipt) receiptRecord {
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID, Provider: r.Provider,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
 		BookNumber: r.BookNumber, VAT: vatRecords(r.VAT), OrderID: r.orderID, DiscountCode: r.DiscountCode, Discount: r.Discount.Amount,
+		Shipping: r.Shipping.Amount,
 	}
 }
 

@@ -137,6 +137,7 @@ func (s *Store) SaveShippingZone(ctx context.Context, z ShippingZone) (ShippingZ
 	if err != nil {
 		return ShippingZone{}, fmt.Errorf("save shipping zone %s: %w", z.Name, err)
 	}
+	s.forgetZones()
 	return z, nil
 }
 
@@ -159,6 +160,9 @@ func (s *Store) DeleteShippingZone(ctx context.Context, id string, version int) 
 			return fmt.Errorf("shipping zone %s: %w", id, ErrNotFound)
 		}
 		return fmt.Errorf("shipping zone %s changed meanwhile: %w", id, ErrConflict)
+	}
+	if err == nil {
+		s.forgetZones()
 	}
 	return err
 }

@@ -29,6 +29,8 @@ type subscriptionRecord struct {
 	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
 	Quantity         int    `dynamodbav:"Quantity,omitempty"` // units a month; none: 1
 	PaymentAmount    int64  `dynamodbav:"PaymentAmount"`      // MonthlyPrice × PeriodMonths, as the jobs charge it
+	Shipping         int64  `dynamodbav:"Shipping,omitempty"` // delivery of each payment that sends a parcel
+	ShipTo           string `dynamodbav:"ShipTo,omitempty"`   // the country it was priced to
 	Currency         string `dynamodbav:"Currency"`
 	PeriodMonths     int    `dynamodbav:"PeriodMonths"`
 	PaymentDay       int    `dynamodbav:"PaymentDay"`
@@ -103,6 +105,7 @@ func (r subscriptionRecord) subscription() Subscription {
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
 		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email, Lang: r.Lang,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, Quantity: r.Quantity, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
+		Shipping: Money{r.Shipping, r.Currency}, ShipTo: r.ShipTo,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4,
 			Provider: r.CardProvider, ExpMonth: r.CardExpMonth, ExpYear: r.CardExpYear, Customer: r.CardCustomer},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
@@ -124,6 +127,7 @@ func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
 		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Category: s.Category, Email: s.Email, Lang: s.Lang,
 		MonthlyPrice: s.MonthlyPrice.Amount, Quantity: s.Quantity, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
+		Shipping: s.Shipping.Amount, ShipTo: s.ShipTo,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),
 		CardToken: s.Card.Token, CardBrand: s.Card.Brand, CardLast4: s.Card.Last4,
 		CardProvider: s.Card.Provider, CardExpMonth: s.Card.ExpMonth, CardExpYear: s.Card.ExpYear, CardCustomer: s.Card.Customer,
@@ -185,6 +189,9 @@ type SubscribeRequest struct {
 	// TrialTaken: the customer had the product's free trial (TrialTaken),
 	// so this subscribe is charged as if the product had none.
 	TrialTaken bool
+	// Delivery is where a product that ships goes and its zone
+	// (QuoteDelivery); nil for one that does not ship.
+	Delivery *SubscribeDelivery
 }
 
 type subscribeKeyRecord struct {

@@ -78,8 +78,12 @@ type PendingSubscribe struct {
 	// TrialDays is the product's free trial this subscribe takes (0:
 	// none); its marker was written with the pending write.
 	TrialDays int
-	Status    PendingStatus
-	At        time.Time
+	// Shipping is the delivery of each payment that sends a parcel, as
+	// quoted to the country ShipTo (none: the product does not ship).
+	Shipping Money
+	ShipTo   string
+	Status   PendingStatus
+	At       time.Time
 }
 
 type pendingDoc struct {
@@ -108,6 +112,8 @@ type pendingDoc struct {
 	CardCustomer string `dynamodbav:"CardCustomer,omitempty"`
 	At           string `dynamodbav:"At,omitempty"`
 	TrialDays    int    `dynamodbav:"TrialDays,omitempty"`
+	Shipping     int64  `dynamodbav:"Shipping,omitempty"`
+	ShipTo       string `dynamodbav:"ShipTo,omitempty"`
 	couponDoc
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"` // subscribes-pending while pending
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"` // <at>#<subscription id>
@@ -125,7 +131,7 @@ func (r subscribeKeyRecord) pending() PendingSubscribe {
 		PaymentDay: d.PaymentDay, PeriodMonths: d.PeriodMonths, Email: d.Email, Lang: d.Lang, Today: parseDate(d.Today),
 		NewPrice: Money{d.NewPrice, d.Currency}, NewPriceFrom: parseDate(d.NewPriceFrom), Charge: Money{d.Charge, d.Currency},
 		Provider: d.Provider, Session: d.Session, Payment: d.Payment, Status: status, At: parseTime(d.At), Coupon: d.coupon(d.Currency),
-		TrialDays: d.TrialDays,
+		TrialDays: d.TrialDays, Shipping: Money{d.Shipping, d.Currency}, ShipTo: d.ShipTo,
 	}
 	if d.CardToken != "" {
 		p.Card = Card{Token: d.CardToken, Brand: d.CardBrand, Last4: d.CardLast4, Provider: d.Provider, ExpMonth: d.CardExpMonth, ExpYear: d.CardExpYear,
@@ -143,7 +149,7 @@ func (p PendingSubscribe) record() subscribeKeyRecord {
 			Email: p.Email, Lang: p.Lang, Today: FormatDate(p.Today), Charge: p.Charge.Amount, Provider: p.Provider,
 			Session: p.Session, Payment: p.Payment, CardToken: p.Card.Token, CardBrand: p.Card.Brand, CardLast4: p.Card.Last4,
 			CardExpMonth: p.Card.ExpMonth, CardExpYear: p.Card.ExpYear, CardCustomer: p.Card.Customer, At: timestamp(p.At),
-			couponDoc: newCouponDoc(p.Coupon), TrialDays: p.TrialDays}}
+			couponDoc: newCouponDoc(p.Coupon), TrialDays: p.TrialDays, Shipping: p.Shipping.Amount, ShipTo: p.ShipTo}}
 	if !p.NewPriceFrom.IsZero() {
 		r.NewPrice, r.NewPriceFrom = p.NewPrice.Amount, FormatDate(p.NewPriceFrom)
 	}
@@ -182,8 +188,9 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 	if req.TrialTaken {
 		product.TrialDays = 0
 	}
-	q := QuoteSubscriptionWith(today, product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon)
-	return PendingSubscribe{Coupon: coupon, TrialDays: product.TrialDays,
+	q := QuoteSubscriptionShipped(today, product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon,
+		req.Delivery.PeriodRate(product.MonthlyPrice, req.PeriodMonths))
+	return PendingSubscribe{Coupon: coupon, TrialDays: product.TrialDays, Shipping: q.Shipping, ShipTo: req.Delivery.Country(),
 		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name,
 		Category: req.Product.Category, MonthlyPrice: req.Product.MonthlyPrice, PaymentDay: req.PaymentDay, PeriodMonths: req.PeriodMonths,
 		Email: req.Email, Lang: req.Lang, Today: today, NewPrice: q.NewPrice, NewPriceFrom: q.NewPriceFrom, Charge: q.First.Charge,

@@ -48,7 +48,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	if !p.NewPriceFrom.IsZero() {
 		change = &PriceChange{New: p.NewPrice, EffectiveOn: p.NewPriceFrom}
 	}
-	q := QuoteSubscriptionWith(p.Today, product, p.PaymentDay, p.PeriodMonths, change, p.Coupon)
+	q := QuoteSubscriptionShipped(p.Today, product, p.PaymentDay, p.PeriodMonths, change, p.Coupon, p.Shipping)
 	first := q.First
 	now := s.now().UTC().Truncate(time.Millisecond)
 	sub := Subscription{
@@ -56,6 +56,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 		Email: p.Email, Lang: p.Lang, MonthlyPrice: p.MonthlyPrice, PeriodMonths: p.PeriodMonths, PaymentDay: p.PaymentDay,
 		Status: SubscriptionActive, Card: card, CreatedAt: now, Version: 1, LastPaymentDate: p.Today,
 		NextPaymentDate: first.Next, NewPrice: p.NewPrice, NewPriceFrom: p.NewPriceFrom, Coupon: q.Coupon,
+		Shipping: q.Shipping, ShipTo: p.ShipTo,
 	}
 	if p.NewPriceFrom.IsZero() {
 		sub.NewPrice = Money{}
@@ -69,6 +70,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	receipt := NewReceipt(sub, GatewayCharge{Key: subscribeKey(p.CustomerID, p.Key), ID: paid.Payment, Amount: first.Charge, At: now,
 		Provider: p.Provider}, p.Today, first.Next)
 	receipt.withDiscount(p.Coupon, first.Discount)
+	receipt.Shipping = first.Shipping
 	switch {
 	case first.Trial:
 		receipt.Kind = ReceiptTrial

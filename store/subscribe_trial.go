@@ -199,6 +199,7 @@ func quoteTrial(today time.Time, sub Subscription, days int, coupon *Coupon) Sub
 	if coupon.Covers() {
 		after.Coupon = coupon.used()
 	}
+	first.Shipping = sub.ShippingFor(first.From)
 	return SubscribeQuote{First: t.trialPeriod(today, sub.PeriodMonths, sub.MonthlyPrice.Currency), Then: after.AmountFor(first.Next),
-		NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom, Coupon: coupon, Trial: &TrialQuote{Ends: t.Ends, First: first}}
+		Shipping: sub.Shipping, NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom, Coupon: coupon, Trial: &TrialQuote{Ends: t.Ends, First: first}}
 }

@@ -49,6 +49,12 @@ type Subscription struct {
 	// Category is its product's, whose VAT rate its receipts pay; "" on
 	// one from before (its next payment reads the product, and keeps it).
 	Category string
+	// Shipping is the delivery each payment whose period sends a parcel
+	// charges (ShippingFor), its zone's rate when subscribing to ShipTo (a
+	// country's code); zero for a product that does not ship, or a shop
+	// without zones (subscription_delivery.go).
+	Shipping Money
+	ShipTo   string
 
 	NextPaymentDate  time.Time // end of the paid period; zero when paused or cancelled
 	NextReminderDate time.Time // zero once this payment's reminder is sent
@@ -159,10 +165,11 @@ func (s Subscription) MonthlyPriceFor(period time.Time) Money {
 
 // AmountFor is what the payment of the period starting on a payment date
 // takes, with an announced price change, less its coupon's discount while
-// the coupon covers payments (DiscountFor).
+// the coupon covers payments (DiscountFor), with its delivery (ShippingFor:
+// a code takes nothing off delivery).
 func (s Subscription) AmountFor(period time.Time) Money {
 	gross := s.GrossFor(period)
-	return Money{Amount: gross.Amount - s.Coupon.RenewalOff(gross).Amount, Currency: gross.Currency}
+	return Money{Amount: gross.Amount - s.Coupon.RenewalOff(gross).Amount + s.ShippingFor(period).Amount, Currency: gross.Currency}
 }
 
 // GrossFor is the price of the period starting on a payment date, before
@@ -183,82 +190,6 @@ func (s Subscription) periodGross(period time.Time) Money {
 // DiscountFor is what the coupon takes off the payment of that period.
 func (s Subscription) DiscountFor(period time.Time) Money {
 	return s.Coupon.RenewalOff(s.GrossFor(period))
-}
-
-// SubscribeQuote is what subscribing today comes to, before the customer
-// confirms: the first period (FirstPeriod), then the first whole period's
-// payment on its date, and an announced price the subscriber would pay
-// from its day. Subscribe charges by the same quote, so the form's preview
-// and the charge never differ.
-type SubscribeQuote struct {
-	First Proration
-	// Then is the payment on First.Next and, until NewPriceFrom, each
-	// after it while Coupon covers them; ThenGross is that payment
-	// without the code, what comes once a code of a few payments runs out.
-	Then         Money
-	ThenGross    Money
-	NewPrice     Money // the monthly price from NewPriceFrom, when one is scheduled
-	NewPriceFrom time.Time
-	// NewAmount is the first payment at NewPrice, less the coupon if it
-	// still covers that payment.
-	NewAmount Money
-	// Coupon is the code's terms the subscription keeps after its first
-	// period: nil once it covers no more payments (or without a code).
-	Coupon *Coupon
-	// Trial is the free trial (First is then its free days, up to the
-	// first charge), nil without one: TrialEnds, and its first charge
-	// (FirstCharge, less the code) on FirstDate for FirstFrom-FirstTo.
-	Trial *TrialQuote
-}
-
-// QuoteSubscription quotes a subscription to p taken out today with a
-// payment day and period; change is the product's scheduled price, if
-// any (the new subscriber pays it from its day, as everyone does). A
-// product with a trial (p.TrialDays; zero it for a customer who had it)
-// is quoted free until its first charge (quoteTrial).
-func QuoteSubscription(today time.Time, p Product, day, months int, change *PriceChange) SubscribeQuote {
-	return QuoteSubscriptionWith(today, p, day, months, change, nil)
-}
-
-// QuoteSubscriptionWith is QuoteSubscription with a discount code's terms
-// attached (nil: none): the first period takes its discount, and Then too
-// while it covers payments after the first.
-func QuoteSubscriptionWith(today time.Time, p Product, day, months int, change *PriceChange, coupon *Coupon) SubscribeQuote {
-	sub := Subscription{MonthlyPrice: p.MonthlyPrice, PeriodMonths: months, PaymentDay: day}
-	if pc := change; pc != nil && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == sub.MonthlyPrice.Currency {
-		sub.NewPrice, sub.NewPriceFrom = pc.New, pc.EffectiveOn
-	}
-	if p.TrialDays > 0 {
-		return quoteTrial(today, sub, p.TrialDays, coupon)
-	}
-	first := FirstPeriod(today, day, months, sub.Amount()).withCoupon(coupon)
-	sub.Coupon = coupon
-	if first.Discount.Amount > 0 {
-		sub.Coupon = coupon.used()
-	}
-	q := SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), ThenGross: sub.GrossFor(first.Next), NewPrice: sub.NewPrice,
-		NewPriceFrom: sub.NewPriceFrom, Coupon: sub.Coupon}
-	if !sub.NewPriceFrom.IsZero() {
-		q.NewAmount = sub.firstAtNewPrice(first.Next)
-	}
-	return q
-}
-
-// firstAtNewPrice is the first payment on or after the announced price's
-// day, counting from the payment date next: each payment before it uses
-// one of the coupon's covered payments, as the payments job does.
-func (s Subscription) firstAtNewPrice(next time.Time) Money {
-	if s.PeriodMonths < 1 { // no period to step by (never a valid subscription)
-		return s.AmountFor(s.NewPriceFrom)
-	}
-	for d := next; ; d = NextBillingDate(d, s.PeriodMonths, s.PaymentDay) {
-		if !d.Before(s.NewPriceFrom) {
-			return s.AmountFor(d)
-		}
-		if s.Coupon.Covers() {
-			s.Coupon = s.Coupon.used()
-		}
-	}
 }
 
 // Ending reports whether the subscription stops at the end of its period.

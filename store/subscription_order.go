@@ -55,10 +55,9 @@ func (so *subscriptionOrder) awaitStock() {
 
 // planSubscriptionOrder is the order receipt's period makes, if the
 // product ships: one Query of the product with its stock, then (only if it
-// ships: most subscriptions' products may not) one GetItem of the
-// customer's address book. It ships to the default address, else the
-// first; with an empty book, where their latest order went (one Query
-// more); with none, staff see an order without an address. It carries
+// ships: most subscriptions' products may not) where it ships
+// (SubscriptionShipTo: one GetItem of the customer's address book, one
+// Query more with an empty book). Its delivery is the receipt's. It carries
 // `units`: a whole period's months, or what a new subscriber's first days
 // paid for (Proration.Units); none, and nothing is read or shipped (the
 // first delivery comes with the first whole period).
@@ -75,36 +74,22 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 	case len(levels) == 0:
 		return subscriptionOrder{}, false, nil // not a product the shop stocks
 	}
-	book, err := s.Addresses(ctx, sub.AccountID)
+	to, err := s.SubscriptionShipTo(ctx, sub.AccountID)
 	if err != nil {
 		return subscriptionOrder{}, false, fmt.Errorf("the address of subscription %s: %w", sub.ID, err)
 	}
-	var to Address
-	if a, ok := book.Default(); ok {
-		to = a.Address
-	} else if len(book.Addresses) > 0 {
-		to = book.Addresses[0].Address
-	} else {
-		latest, err := s.CustomerOrders(ctx, sub.AccountID, 1, "")
-		if err != nil {
-			return subscriptionOrder{}, false, fmt.Errorf("the address of subscription %s: %w", sub.ID, err)
-		}
-		if len(latest.Items) > 0 {
-			to = latest.Items[0].ShipTo
-		}
-	}
 	at := receipt.ProcessedAt.UTC().Truncate(time.Millisecond)
-	amount := receipt.Amount
+	amount, goods := receipt.Amount, receipt.Goods()
 	price := sub.MonthlyPrice
 	if receipt.FirstDays() {
 		// A part of a period: its unit costs what was paid for it.
-		price = Money{Amount: amount.Amount / int64(units), Currency: amount.Currency}
+		price = Money{Amount: goods.Amount / int64(units), Currency: amount.Currency}
 	}
 	so := subscriptionOrder{
 		order: Order{
 			ID: NewIDAt(at), Number: s.orderNumbers(), CustomerID: sub.AccountID,
 			Buyer: Buyer{Name: to.Name, Email: sub.Email, Lang: sub.Lang}, PlacedAt: at,
-			Subtotal: amount, Discount: Money{Currency: amount.Currency}, Total: amount, ShipTo: to, Lines: 1,
+			Subtotal: goods, Discount: Money{Currency: amount.Currency}, Shipping: receipt.Shipping, Total: amount, ShipTo: to, Lines: 1,
 			SubscriptionID: sub.ID, ReceiptNumber: receipt.Number,
 		},
 		// One unit for each month paid: a three-month period ships three.

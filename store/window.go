@@ -43,8 +43,9 @@ type Window struct {
 	mu      sync.Mutex
 	entries map[string]windowEntry
 	// lists counts product and category changes, drops the drops made,
-	// closed or cancelled here: a page cached under an older count is stale.
-	lists, drops uint64
+	// closed or cancelled here, zones the shipping zones changed here: a
+	// page cached under an older count is stale.
+	lists, drops, zones uint64
 }
 
 type windowEntry struct {

@@ -118,6 +118,10 @@ func previewTrial(f SubscribeForm, q store.SubscribeQuote) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
+		templ_7745c5c3_Err = previewDelivery(f, q).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
 		if !q.NewPriceFrom.IsZero() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p class=\"muted\" data-testid=\"preview-new-price\">")
 			if templ_7745c5c3_Err != nil {
@@ -126,7 +130,7 @@ func previewTrial(f SubscribeForm, q store.SubscribeQuote) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "subs.flash.new_price", "Price", money(ctx, q.NewPrice), "Date", dayLabel(ctx, q.NewPriceFrom), "Amount", money(ctx, periodPrice(q.NewPrice, q.First.Months))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/subscription_trial.templ`, Line: 28, Col: 218}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/subscription_trial.templ`, Line: 29, Col: 218}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {

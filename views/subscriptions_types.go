@@ -34,6 +34,12 @@ type SubscribeForm struct {
 	// TrialTaken: the customer had the product's free trial, so this
 	// subscribe is charged from today (Product.TrialDays is not offered).
 	TrialTaken bool
+	// Delivery is where a product that ships goes and its zone (nil: it
+	// does not ship, or the shop has no zones); DeliveryProblem says why
+	// it cannot be priced (no address, a country no zone holds), which
+	// refuses the subscribe.
+	Delivery        *store.SubscribeDelivery
+	DeliveryProblem string
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".
