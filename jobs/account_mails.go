@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,13 +74,45 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 	if o.Discount.Amount > 0 {
 		fmt.Fprintf(&b, "  %s  −%s\n", lang.In(l, "mail.order.discount"), lang.MoneyIn(l, o.Discount))
 	}
-	fmt.Fprintf(&b, "  %s  %s\n\n%s\n\n%s\n%s", lang.In(l, "mail.order.total"), lang.MoneyIn(l, o.Total),
-		lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), mailSignature)
+	if amount, ok := deliveryAmount(l, o); ok {
+		fmt.Fprintf(&b, "  %s  %s\n", lang.In(l, "mail.order.delivery"), amount)
+	}
+	fmt.Fprintf(&b, "  %s  %s\n\n", lang.In(l, "mail.order.total"), lang.MoneyIn(l, o.Total))
+	if estimate := deliveryEstimate(l, o); estimate != "" {
+		fmt.Fprintf(&b, "%s\n\n", estimate)
+	}
+	fmt.Fprintf(&b, "%s\n\n%s\n%s", lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), mailSignature)
 	return store.Mail{
 		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
 		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
 	}
+}
+
+// deliveryAmount is the confirmation's delivery line: what it cost, or
+// "Free" from its zone's threshold; none for an order without a zone.
+func deliveryAmount(l lang.Lang, o store.Order) (string, bool) {
+	switch {
+	case o.Shipping.Amount > 0:
+		return lang.MoneyIn(l, o.Shipping), true
+	case o.ShippingDaysMin > 0:
+		return lang.In(l, "checkout.shipping.free"), true
+	}
+	return "", false
+}
+
+// deliveryEstimate is when the order arrives once it ships, as its zone
+// said when it was placed: "It arrives in 1–3 days once it ships."; ""
+// without a zone.
+func deliveryEstimate(l lang.Lang, o store.Order) string {
+	if o.ShippingDaysMin <= 0 {
+		return ""
+	}
+	days := strconv.Itoa(o.ShippingDaysMin)
+	if o.ShippingDaysMax > o.ShippingDaysMin {
+		days += "–" + strconv.Itoa(o.ShippingDaysMax)
+	}
+	return lang.In(l, "mail.order.estimate", "Days", lang.In(l, "shipping.days", "Days", days))
 }
 
 // ShipmentStep is the mail of a shipment's step forward, as sh will be

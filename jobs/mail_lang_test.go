@@ -169,3 +169,39 @@ func TestReminderAfterASwitchToKoreanIsKorean(t *testing.T) {
 		t.Errorf("reminder after the switch is not Korean:\n%s", reminder.Text)
 	}
 }
+
+// The order's confirmation shows delivery as a line before the total and
+// its zone's estimate, in the buyer's language; free delivery says Free,
+// an order without a zone neither.
+func TestOrderMailShowsDeliveryAndItsEstimate(t *testing.T) {
+	t.Parallel()
+	m := jobs.ShopMail{BaseURL: "https://shop.example/"}
+	o := store.Order{ID: "o1", Number: "FF-7K3Q92", CustomerID: "c1", Buyer: store.Buyer{Name: "Ada", Email: "a@example.com"},
+		Subtotal: eur(1990), Shipping: eur(490), Total: eur(2480), ShippingDaysMin: 1, ShippingDaysMax: 3,
+		ShipTo: store.Address{Name: "Ada", Street: "Storgatan", Number: "1", ZipCode: "50330", City: "Borås", Country: "SE"}}
+	items := []store.OrderItem{{ProductName: "Fjord", Quantity: 1, Price: eur(1990)}}
+	for _, c := range []struct {
+		lang  string
+		holds []string
+	}{
+		{"en", []string{"Delivery  €4.90\n  Total  €24.80", "It arrives in 1–3 days once it ships."}},
+		{"ko", []string{"배송비  €4.90", "발송 후 1–3일 이내에 도착합니다."}},
+		{"id", []string{"Ongkos kirim  €4,90", "Tiba dalam 1–3 hari setelah dikirim."}},
+	} {
+		o.Buyer.Lang = c.lang
+		p := m.OrderPlaced(o, items)
+		for _, s := range c.holds {
+			if !strings.Contains(p.Text, s) || !strings.Contains(p.HTML, strings.TrimSpace(strings.Split(s, "  ")[0])) {
+				t.Errorf("%s: the confirmation lacks %q:\n%s", c.lang, s, p.Text)
+			}
+		}
+	}
+	o.Buyer.Lang, o.Shipping, o.Total = "en", eur(0), eur(1990)
+	if p := m.OrderPlaced(o, items); !strings.Contains(p.Text, "Delivery  Free") {
+		t.Errorf("free delivery: %q", p.Text)
+	}
+	o.ShippingDaysMin, o.ShippingDaysMax = 0, 0
+	if p := m.OrderPlaced(o, items); strings.Contains(p.Text, "Delivery") || strings.Contains(p.Text, "arrives") {
+		t.Errorf("an order without a zone speaks of delivery: %q", p.Text)
+	}
+}

@@ -26,6 +26,9 @@ func TestCheckoutChargesShipping(t *testing.T) {
 	if o.Shipping != eur(490) || o.Total != eur(2490) || o.Subtotal != eur(2000) {
 		t.Fatalf("order to Sweden: subtotal %v shipping %v total %v, want 2000 + 490", o.Subtotal, o.Shipping, o.Total)
 	}
+	if o.ShippingDaysMin != 1 || o.ShippingDaysMax != 3 {
+		t.Fatalf("the order keeps the estimate %d–%d days, want Sweden's 1–3", o.ShippingDaysMin, o.ShippingDaysMax)
+	}
 	inv, ok := d.Invoice()
 	if !ok || inv.Shipping != eur(490) || inv.Amount != eur(2490) || inv.Paid() != eur(2490) {
 		t.Fatalf("invoice %+v", inv)

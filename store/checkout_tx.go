@@ -164,6 +164,9 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 		Subtotal: q.Tender.Subtotal, Discount: q.Tender.Discount, Total: q.Tender.Total, Shipping: q.Tender.Shipping,
 		ShipTo: req.ShipTo, Lines: len(q.Items),
 	}
+	if q.Zone != nil {
+		order.ShippingDaysMin, order.ShippingDaysMax = q.Zone.DaysMin, q.Zone.DaysMax
+	}
 	discountCode, giftCardCode := "", ""
 	if q.Discount != nil {
 		discountCode = q.Discount.Code

@@ -68,8 +68,12 @@ type Order struct {
 	// Shipping is what delivery cost, part of Total (after the discount,
 	// which is off the goods only).
 	Shipping Money
-	ShipTo   Address
-	Lines    int
+	// ShippingDaysMin and ShippingDaysMax are its zone's estimate of
+	// delivery when it was placed, as its confirmation says it (0: an
+	// order without a zone).
+	ShippingDaysMin, ShippingDaysMax int
+	ShipTo                           Address
+	Lines                            int
 	// Refunded is what its refunds gave back, of which RefundedGiftCard
 	// to the gift card and RefundedCard to the card.
 	Refunded, RefundedGiftCard, RefundedCard Money

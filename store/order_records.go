@@ -11,7 +11,9 @@ type orderRecord struct {
 	Subtotal         int64   `dynamodbav:"Subtotal"`
 	Discount         int64   `dynamodbav:"Discount"`
 	Total            int64   `dynamodbav:"Total"`
-	Shipping         int64   `dynamodbav:"Shipping,omitempty"` // delivery, in Total (none before shipping rates)
+	Shipping         int64   `dynamodbav:"Shipping,omitempty"`    // delivery, in Total (none before shipping rates)
+	ShipDaysMin      int     `dynamodbav:"ShipDaysMin,omitempty"` // the zone's estimate when placed
+	ShipDaysMax      int     `dynamodbav:"ShipDaysMax,omitempty"`
 	Currency         string  `dynamodbav:"Currency"`
 	ShipTo           Address `dynamodbav:"ShipTo"`
 	Lines            int     `dynamodbav:"Lines"`
@@ -66,7 +68,7 @@ func (r orderRecord) order() Order {
 		ID: trimPrefix(r.PK, prefixOrder), Number: r.Number, CustomerID: trimPrefix(r.SK, prefixCustomer),
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
 		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c}, Shipping: Money{r.Shipping, c},
-		ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
+		ShippingDaysMin: r.ShipDaysMin, ShippingDaysMax: r.ShipDaysMax, ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
 		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
 		RefundedShipping: Money{r.RefundedShipping, c}, SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
 		Hold: r.Hold.hold(c), ToPick: r.Pick,
@@ -81,7 +83,7 @@ func newOrderRecord(o Order, items []OrderItem, listShards int) orderRecord {
 		PK: orderKey(o.ID), SK: customerKey(o.CustomerID), EntityType: entityOrder,
 		Date: timestamp(o.PlacedAt), Status: string(o.Status),
 		Subtotal: o.Subtotal.Amount, Discount: o.Discount.Amount, Total: o.Total.Amount, Shipping: o.Shipping.Amount, Currency: o.Total.Currency,
-		ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email, BuyerLang: o.Buyer.Lang, BuyerGuest: o.Buyer.Guest,
+		ShipDaysMin: o.ShippingDaysMin, ShipDaysMax: o.ShippingDaysMax, ShipTo: o.ShipTo, Lines: o.Lines, Number: o.Number, BuyerName: o.Buyer.Name, BuyerEmail: o.Buyer.Email, BuyerLang: o.Buyer.Lang, BuyerGuest: o.Buyer.Guest,
 		SubscriptionID: o.SubscriptionID, ReceiptNumber: o.ReceiptNumber,
 		GSI1PK: shardKey(ordersMonthKey(o.PlacedAt), shardOf(o.ID, listShards)), GSI1SK: createdKey(o.PlacedAt, o.ID),
 		GSI2PK: customerKey(o.CustomerID), GSI2SK: datedKey(prefixOrder, o.PlacedAt),

@@ -146,6 +146,16 @@ func TestCheckoutChargesAndRefundsShipping(t *testing.T) {
 	if got := s.dayRevenue(t) - before; got != 2480 {
 		t.Fatalf("the day's totals grew by %d, want 2480", got)
 	}
+	var confirmation *store.Mail
+	for _, m := range outboxOfKind(t, s.env.Store, store.MailOrderPlaced) {
+		if strings.Contains(m.Subject, d.Order.Label()) {
+			confirmation = &m
+		}
+	}
+	if confirmation == nil || !strings.Contains(confirmation.Text, "Delivery  €4.90") || !strings.Contains(confirmation.Text, "It arrives in 1–3 days once it ships.") ||
+		!strings.Contains(confirmation.HTML, "It arrives in 1–3 days once it ships.") {
+		t.Fatalf("the confirmation does not show delivery and its estimate: %+v", confirmation)
+	}
 	op := b.get("/orders/" + orderID)
 	wantText(t, "invoice line", op.testid("invoice-shipping"), "€4.90")
 	wantText(t, "invoice total", op.testid("invoice-total"), "€24.80")
