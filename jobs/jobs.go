@@ -36,6 +36,9 @@ const (
 	TriggerSchedule    = "schedule"
 	TriggerStaff       = "staff"
 	TriggerCommandLine = "command line"
+	// TriggerStartUp is the shop itself as it starts (the archive of a
+	// month that closed while no replica ran), not a person.
+	TriggerStartUp = "start-up"
 )
 
 // Gateway charges a card once per idempotency key and tells what it did

@@ -310,9 +310,19 @@ func (s *Scheduler) RunLeased(ctx context.Context, job string, date time.Time, t
 	return RunLeased(ctx, s.runner, s.store, job, date, trigger, s.track)
 }
 
-// Start a run in the background for staff ("Run now"): it returns once the
-// lease is taken, so a refusal is reported at once.
+// RunNow starts a run in the background for staff ("Run now"): it returns
+// once the lease is taken, so a refusal is reported at once.
 func (s *Scheduler) RunNow(job string, date time.Time) error {
+	return s.runInBackground(job, date, TriggerStaff)
+}
+
+// RunAtStartUp is RunNow for the shop itself as it starts: the run says
+// so rather than naming staff.
+func (s *Scheduler) RunAtStartUp(job string, date time.Time) error {
+	return s.runInBackground(job, date, TriggerStartUp)
+}
+
+func (s *Scheduler) runInBackground(job string, date time.Time, trigger string) error {
 	if !ValidJob(job) {
 		return ErrUnknownJob
 	}
@@ -330,7 +340,7 @@ func (s *Scheduler) RunNow(job string, date time.Time) error {
 		defer s.runs.Done()
 		ctx, cancel := context.WithTimeout(s.halt, time.Hour) // Shutdown stops it
 		defer cancel()
-		run, err := RunLeased(ctx, s.runner, s.store, job, date, TriggerStaff, func(job string, rec *recorder) func() {
+		run, err := RunLeased(ctx, s.runner, s.store, job, date, trigger, func(job string, rec *recorder) func() {
 			forget := s.track(job, rec) // before answering, so a second click sees it running
 			started <- nil
 			return forget

@@ -93,3 +93,38 @@ func TestShutdownStopsARunBetweenTwoSubscriptionsAndGivesItsLeaseBack(t *testing
 		t.Fatalf("%d ledger charges, want %d", got, n)
 	}
 }
+
+// The shop's own run as it starts is recorded as the shop's, not staff's:
+// staff reading the runs would look for who pressed "Run now".
+func TestARunAtStartUpSaysTheShopStartedIt(t *testing.T) {
+	t.Parallel()
+	b := newBilling(t, "2026-03-15")
+	ctx := ctxT(t)
+	sched, err := jobs.NewScheduler(b.runner("starting"), b.env.Store, time.UTC, jobs.Schedules{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunAtStartUp(jobs.JobPayments, day("2026-03-15")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		runs, err := b.env.Store.Runs(ctx, jobs.JobPayments, 5, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs.Items) == 1 && runs.Items[0].Outcome != store.RunRunning {
+			if got := runs.Items[0].Trigger; got != jobs.TriggerStartUp {
+				t.Fatalf("the run's trigger: %q, want %q", got, jobs.TriggerStartUp)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no finished run within a minute: %+v", runs.Items)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := sched.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -218,7 +218,7 @@ func TestAdminJobsConsoleShowsRecordedRunsAndIsForStaff(t *testing.T) {
 	if _, polling := ended.Attr("hx-trigger"); polling {
 		t.Fatal("an ended run is polled")
 	}
-	wantText(t, "reminders progress", ended.Find(`[data-testid="run-progress-counts"]`), "3 mailed")
+	wantText(t, "reminders progress", ended.Find(`[data-testid="run-progress-counts"]`), "3 reminders mailed")
 
 	// "Show more": htmx gets the rows of the next page, a plain visit the
 	// job's run history.
