@@ -41,7 +41,7 @@ func TestShutdownStopsARunBetweenTwoSubscriptionsAndGivesItsLeaseBack(t *testing
 		time.Sleep(300 * time.Millisecond) // the runs' context is cancelled at once
 		return nil
 	}
-	if err := sched.RunNow(jobs.JobPayments, date); err != nil {
+	if err := sched.RunNow(jobs.JobPayments, date, "Sam Staff"); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -74,7 +74,7 @@ func TestShutdownStopsARunBetweenTwoSubscriptionsAndGivesItsLeaseBack(t *testing
 	if err != nil || lease.Done || !lease.ExpiresAt.Before(b.env.Store.Now()) {
 		t.Fatalf("the lease after the shutdown: %+v %v, want given back (expired, not done)", lease, err)
 	}
-	if err := sched.RunNow(jobs.JobPayments, date); !errors.Is(err, jobs.ErrShuttingDown) {
+	if err := sched.RunNow(jobs.JobPayments, date, "Sam Staff"); !errors.Is(err, jobs.ErrShuttingDown) {
 		t.Fatalf("Run now after the shutdown: %v", err)
 	}
 

@@ -18,6 +18,11 @@ func TestRunPagesShowTheirJobsCounts(t *testing.T) {
 		return AdminRunPage{Progress: AdminRunProgress{Run: store.JobRun{ID: "r1", Job: job, Date: at, StartedAt: at, Outcome: outcome, Counts: c, Trigger: "start-up", Replica: "one"}},
 			Chart: AdminRunChart{Job: job}}
 	}
+	// A run staff started names them.
+	staffRun := func(p AdminRunPage) AdminRunPage {
+		p.Progress.Run.Trigger, p.Progress.Run.StartedBy = "staff", "Sam Staff"
+		return p
+	}
 	for _, c := range []struct {
 		name        string
 		page        AdminRunPage
@@ -32,8 +37,8 @@ func TestRunPagesShowTheirJobsCounts(t *testing.T) {
 			[]string{"charged"}, nil, "4 of 10 due done", "None so far.", ""},
 		{"reminders", run("reminders", store.RunCompleted, store.RunCounts{Due: 5, Mailed: 4, Skipped: 1}),
 			[]string{"due", "mailed", "skipped", "failed"}, []string{"charged", "declined", "cancelled", "attention"}, "", "None: the run finished everything it found due.", ""},
-		{"card refunds", run("card-refunds", store.RunCompleted, store.RunCounts{Due: 2, Refunded: 2, Mailed: 2}),
-			[]string{"refunded", "mailed"}, []string{"charged", "declined", "skipped"}, "", "", ""},
+		{"card refunds", staffRun(run("card-refunds", store.RunCompleted, store.RunCounts{Due: 2, Refunded: 2, Mailed: 2})),
+			[]string{"refunded", "mailed"}, []string{"charged", "declined", "skipped"}, "", "", "started by Sam Staff"},
 		{"archive", run("archive", store.RunCompleted, store.RunCounts{Due: 3, Archived: 3}),
 			[]string{"archived"}, []string{"charged", "mailed", "skipped"}, "", "", ""},
 	} {
