@@ -60,10 +60,10 @@ const runStoppedError = "the replica running it stopped"
 
 // JobRun is one run of a billing job, recorded as it goes.
 type JobRun struct {
-	ID        string
-	Job       string    // "reminders" or "payments"
-	Date      time.Time // the billing date it processed
-	Trigger   string    // "schedule", "staff", "command line", "start-up"
+	ID      string
+	Job     string    // "reminders" or "payments"
+	Date    time.Time // the billing date it processed
+	Trigger string    // "schedule", "staff", "command line", "start-up"
 	// StartedBy names the staff member who pressed "Run now" (Trigger
 	// "staff"), as the console shows them.
 	StartedBy string
