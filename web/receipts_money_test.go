@@ -62,6 +62,15 @@ func TestAPlacedOrderIsNotSaidToBeBeingPacked(t *testing.T) {
 	if !strings.Contains(p.body, "Until we start packing") {
 		t.Fatal("no offer to cancel on a placed order")
 	}
+	// Nor does the shipments part: nothing is packed before staff start.
+	if got := text(p.testid("no-shipments")); strings.Contains(got, "We are packing") || !strings.Contains(got, "not packed yet") {
+		t.Fatalf("the shipments part says %q beside the offer to cancel until packing starts", got)
+	}
+	for _, l := range []string{"ko", "id"} {
+		if got, en := text(b.get(paths.Order(o.ID)+"?lang="+l).testid("no-shipments")), text(p.testid("no-shipments")); got == "" || got == en {
+			t.Errorf("%s: the shipments part says %q", l, got)
+		}
+	}
 }
 
 // The subscribe confirmation names the receipt by its number in the books,
