@@ -964,7 +964,8 @@ func (cl *clusterRun) refusedTicks() map[string]int {
 	for _, r := range cl.state.Replicas {
 		b, _ := os.ReadFile(r.Log)
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, "tick taken by another replica") && strings.Contains(line, "job="+jobs.JobPayments) {
+			left := strings.Contains(line, "tick taken by another replica") || strings.Contains(line, "tick already ran on another replica")
+			if left && strings.Contains(line, "job="+jobs.JobPayments) {
 				out[r.Name]++
 			}
 		}

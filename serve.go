@@ -235,7 +235,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		if books != nil {
 			// A month that closed while no replica ran (or a new shop's
 			// demo months) is archived at start, not on tomorrow's tick.
-			if err := sched.RunNow(jobs.JobArchive, st.Today()); err != nil {
+			if err := sched.RunAtStartUp(jobs.JobArchive, st.Today()); err != nil {
 				log.Info("archive at start", "why not", err)
 			}
 		}

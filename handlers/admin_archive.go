@@ -92,7 +92,7 @@ func (h *AdminArchive) RunNow(c *fiber.Ctx) error {
 	if sched == nil {
 		return h.render(c, fiber.StatusServiceUnavailable, schedulerOffMessage(c))
 	}
-	err := sched.RunNow(jobs.JobArchive, h.Store.Today())
+	err := sched.RunNow(jobs.JobArchive, h.Store.Today(), page.Viewer(c).Name)
 	switch {
 	case errors.Is(err, jobs.ErrRunning), errors.Is(err, store.ErrLeaseHeld):
 		return h.render(c, fiber.StatusConflict, page.T(c, "admin.archive.err.running"))

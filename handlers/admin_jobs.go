@@ -26,7 +26,8 @@ type JobScheduler interface {
 	// RunNow starts a run in the background once it holds the lease of
 	// job and date: jobs.ErrRunning, store.ErrLeaseHeld, store.ErrLeaseDone
 	// or jobs.ErrFutureDate when it cannot.
-	RunNow(job string, date time.Time) error
+	// RunNow starts a run for the staff member named.
+	RunNow(job string, date time.Time, staff string) error
 	// NextRun is when the job runs next on this replica (zero if never).
 	NextRun(job string) time.Time
 	// Schedule is the job's cron expression.
@@ -361,7 +362,7 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 	}
 	day := store.FormatDate(date)
 	started := h.Store.Now()
-	err = sched.RunNow(job, date)
+	err = sched.RunNow(job, date, page.Viewer(c).Name)
 	switch {
 	case errors.Is(err, jobs.ErrFutureDate):
 		form.Errors["date"] = page.T(c, "admin.jobs.err.future", "Date", day)
@@ -373,7 +374,7 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 		form.Errors[""] = page.T(c, "admin.jobs.err.lease_done", "Job", views.AdminJobNoun(c.UserContext(), job), "Date", day)
 		return h.renderList(c, fiber.StatusConflict, form)
 	case errors.Is(err, jobs.ErrShuttingDown):
-		form.Errors[""] = "This replica is shutting down and starts no run. Try again in a moment: another replica will answer."
+		form.Errors[""] = page.T(c, "admin.jobs.err.shutting_down")
 		return h.renderList(c, fiber.StatusServiceUnavailable, form)
 	case errors.Is(err, store.ErrLeaseHeld):
 		form.Errors[""] = page.T(c, "admin.jobs.err.lease_held", "Holder", h.leaseHolder(c.UserContext(), job, date))

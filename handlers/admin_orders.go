@@ -24,6 +24,8 @@ type AdminOrderStore interface {
 	Now() time.Time
 	Location() *time.Location // the shop's time zone: date filters pick its days
 	OrdersBetween(ctx context.Context, from, to time.Time, limit int, cursor string) (store.Page[store.Order], error)
+	ProductOrders(ctx context.Context, productID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
+	OrdersOfLines(ctx context.Context, lines []store.OrderItem) ([]store.Order, error)
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
 	RefundOrder(ctx context.Context, req store.OrderRefundRequest, refunder store.Refunder) (store.Refund, error)
@@ -68,6 +70,8 @@ func csvTimeColumn(name string, loc *time.Location) string {
 // AdminOrders serves /admin/orders.
 type AdminOrders struct {
 	Store AdminOrderStore
+	// Products are what the list filters by (the catalogue's copy).
+	Products AdminOrderProducts
 	// Log receives the failure of an export cut short after it started.
 	Log *slog.Logger
 	// Refunds makes a refund's card part at the provider that took it.
@@ -104,6 +108,10 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 	ctx, after := c.UserContext(), c.Query("after")
 	r, f, rerr := h.filter(c)
 	f.Statuses, f.Status = orderStatuses, c.Query("status")
+	of, err := h.parseOrderFilter(c, &f)
+	if err != nil {
+		return err
+	}
 	data := views.AdminOrderList{Filter: f}
 	status := fiber.StatusOK
 	if c.Context().QueryArgs().Has("number") {
@@ -129,15 +137,15 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 	case f.Status != "" && !slices.Contains(orderStatuses, f.Status):
 		status = fiber.StatusUnprocessableEntity
 		data.Filter.Errors = views.FieldErrors{"": page.T(c, "admin.orders.err.status")}
-	case rerr != nil:
+	case rerr != nil || f.Errors.Has("product") || f.Errors.Has("buyer"):
 		status = fiber.StatusUnprocessableEntity
 	default:
-		next, err := h.readOrders(ctx, r, store.OrderStatus(f.Status), after, &data)
+		next, err := h.readOrders(ctx, r, of, after, &data)
 		if err != nil {
 			return err
 		}
-		data.NextURL = paths.More(paths.AdminOrders, next, "from", r.From, "to", r.To, "status", f.Status)
-		data.CSVURL = paths.AdminOrdersCSV(r.From, r.To)
+		data.NextURL = paths.More(paths.AdminOrders, next, "from", r.From, "to", r.To, "status", f.Status, "product", f.Product, "buyer", f.Buyer)
+		data.CSVURL = paths.AdminOrdersCSV(r.From, r.To, "status", f.Status, "product", f.Product, "buyer", f.Buyer)
 	}
 	partial := views.AdminOrdersSection(data)
 	if after != "" {
@@ -172,24 +180,25 @@ func (h *AdminOrders) customerOrders(c *fiber.Ctx, id string, data views.AdminOr
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.orders.title_of", "Customer", cust.Name), Page: page.Full(views.AdminOrdersView, data), Partial: partial})
 }
 
-// readOrders fills one screen of the range's orders, of one status if
-// given: pages of the range filtered here, at most statusPagesRead of
-// them. It returns the cursor of what is left.
-func (h *AdminOrders) readOrders(ctx context.Context, r dateRange, status store.OrderStatus, cursor string, data *views.AdminOrderList) (string, error) {
+// readOrders fills one screen of the range's orders the filter lets
+// through: pages of the range (or of the product's lines) filtered here,
+// at most statusPagesRead of them when a status or customer narrows them.
+// It returns the cursor of what is left.
+func (h *AdminOrders) readOrders(ctx context.Context, r dateRange, f orderFilter, cursor string, data *views.AdminOrderList) (string, error) {
 	for pages := 0; ; pages++ {
-		p, err := h.Store.OrdersBetween(ctx, r.Start, r.End, adminPageSize, cursor)
+		p, err := h.ordersPage(ctx, r, f, adminPageSize, cursor)
 		if err != nil {
 			return "", err
 		}
 		data.Looked += len(p.Items)
 		for _, o := range p.Items {
-			if status == "" || o.Status == status {
+			if f.match(o) {
 				data.Orders = append(data.Orders, o)
 			}
 		}
 		cursor = p.Next
-		if status == "" || cursor == "" || len(data.Orders) >= adminPageSize || pages+1 >= statusPagesRead {
-			data.Partial = status != "" && cursor != "" && len(data.Orders) < adminPageSize
+		if !f.narrows() || cursor == "" || len(data.Orders) >= adminPageSize || pages+1 >= statusPagesRead {
+			data.Partial = f.narrows() && cursor != "" && len(data.Orders) < adminPageSize
 			return cursor, nil
 		}
 	}
@@ -215,20 +224,34 @@ func orderCSVRecord(o store.Order, loc *time.Location) []string {
 	}
 }
 
-// CSV streams the orders of a date range as a CSV file, newest first (see
-// streamCSV).
+// CSV streams the orders of a date range the list's filters let through
+// as a CSV file, newest first (see streamCSV).
 func (h *AdminOrders) CSV(c *fiber.Ctx) error {
 	r, err := parseDateRange(c.Query("from"), c.Query("to"), h.Store.Now(), h.Store.Location())
 	if err != nil {
 		return page.BadRequest(err.Text(c))
 	}
+	f := views.AdminDateFilter{Status: c.Query("status")}
+	of, ferr := h.parseOrderFilter(c, &f)
+	switch {
+	case ferr != nil:
+		return ferr
+	case f.Status != "" && (!slices.Contains(orderStatuses, f.Status) || f.Status == statusAwaitingPayment):
+		return page.BadRequest(page.T(c, "admin.orders.err.status"))
+	case f.Errors.Any():
+		for _, msg := range f.Errors {
+			return page.BadRequest(msg)
+		}
+	}
 	loc := h.Store.Location()
 	return streamCSV(c, h.log(), "orders-"+r.From+"-to-"+r.To+".csv", orderCSVHeader(loc), "orders",
 		func(ctx context.Context, cursor string) (csvPage, error) {
-			orders, err := h.Store.OrdersBetween(ctx, r.Start, r.End, csvPageSize, cursor)
+			orders, err := h.ordersPage(ctx, r, of, csvPageSize, cursor)
 			p := csvPage{next: orders.Next}
 			for _, o := range orders.Items {
-				p.records = append(p.records, orderCSVRecord(o, loc))
+				if of.match(o) {
+					p.records = append(p.records, orderCSVRecord(o, loc))
+				}
 			}
 			return p, err
 		})

@@ -29,3 +29,17 @@ func cardProblemIn(ctx context.Context, err error) (field, msg string, ok bool) 
 	}
 	return "", "", false
 }
+
+// cardRefusedTitle heads a form that came back because the bank refused
+// the card rather than because something was typed wrong ("Your card was
+// declined", not "Please check one field"); "" for a card typed wrong.
+func cardRefusedTitle(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(err, payment.ErrDeclined), errors.Is(err, payment.ErrInsufficientFunds),
+		errors.Is(err, payment.ErrAuthenticationRequired): // a kept card's bank that asks: declined off-session
+		return lang.T(ctx, "checkout.card.declined_title")
+	case errors.Is(err, payment.ErrProcessing), errors.Is(err, payment.ErrVoided), errors.Is(err, payment.ErrKeyReused):
+		return lang.T(ctx, "checkout.card.not_charged_title")
+	}
+	return ""
+}

@@ -16,8 +16,9 @@ import (
 // swapReturned is the subscriptions page the bank's page returns to after
 // a swap now's charge it asked about: the waiting swap is settled as the
 // payment stands (written once, whether this or the provider's event comes
-// first) and the page says what happened, on to the plain list (303). A
-// swap settled already (its event came first) or unknown is the list.
+// first) and the page says what happened, on to the plain list (303); one
+// paid after the swap stopped waiting is given back. A swap settled
+// already (its event came first) or unknown is the list.
 func (h *Subscriptions) swapReturned(c *fiber.Ctx, v views.Viewer) error {
 	ctx := c.UserContext()
 	st, err := h.Charger.SettleSwapNow(ctx, v.ID, c.Query(jobs.SwapReturnQuery))
@@ -36,6 +37,8 @@ func (h *Subscriptions) swapReturned(c *fiber.Ctx, v views.Viewer) error {
 		page.Flash(c, views.FlashError, page.T(c, "subs.swap.bank_refused", args...))
 	case jobs.SwapGivenBack:
 		page.Flash(c, views.FlashError, page.T(c, "subs.swap.bank_given_back", args...))
+	case jobs.SwapTooLate:
+		page.Flash(c, views.FlashError, page.T(c, "subs.swap.bank_too_late", args...))
 	default:
 		page.Flash(c, views.FlashInfo, page.T(c, "subs.swap.bank_waiting", args...))
 	}

@@ -96,6 +96,9 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 		f.Errors[""] = page.T(c, "subs.error.payment_page")
 	case err != nil && kept != nil && keptCardProblem(ctx, err) != "":
 		f.Errors["card"] = keptCardProblem(ctx, err)
+		if title := cardRefusedTitle(ctx, err); title != "" {
+			f.Errors[""] = title
+		}
 	case err != nil:
 		return err
 	case st.Subscription != nil:

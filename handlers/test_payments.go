@@ -140,6 +140,9 @@ func (h *TestPayments) answer(c *fiber.Ctx, s store.TestPaySession, f views.Test
 			return err
 		}
 		f.Errors[field] = msg
+		if title := cardRefusedTitle(ctx, err); title != "" {
+			f.Errors[""] = title
+		}
 	}
 	s.Challenge = nil // the form again, with what went wrong
 	return h.render(c, fiber.StatusUnprocessableEntity, s, f)

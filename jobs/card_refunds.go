@@ -73,11 +73,13 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 		var tries store.CardRefundTries
 		var err error
 		atProvider := false // made at the provider, which has not confirmed it yet
+		mailed := p.IsReceipt()
 		if p.IsReceipt() {
 			var rc store.Receipt
 			rc, err = st.RetryReceiptRefund(tctx, p.CustomerID, p.Number, refunder, mail)
 			if rc.Refund != nil {
 				tries, atProvider = rc.Refund.CardTries, rc.Refund.Status == store.ReceiptRefundPending
+				mailed = rc.Refund.MailedWith == "" // a part another receipt's mail tells of sends none
 			}
 		} else {
 			var rf store.Refund
@@ -90,7 +92,7 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 		}
 		if err == nil {
 			rec.count(ctx, func(c *store.RunCounts) { c.Refunded++ })
-			if p.IsReceipt() {
+			if mailed {
 				rec.count(ctx, func(c *store.RunCounts) { c.Mailed++ })
 			}
 			continue

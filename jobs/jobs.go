@@ -36,7 +36,17 @@ const (
 	TriggerSchedule    = "schedule"
 	TriggerStaff       = "staff"
 	TriggerCommandLine = "command line"
+	// TriggerStartUp is the shop itself as it starts (the archive of a
+	// month that closed while no replica ran), not a person.
+	TriggerStartUp = "start-up"
 )
+
+// runStart is who started a run: the trigger, and for "Run now" the staff
+// member's name.
+type runStart struct {
+	Trigger string
+	Staff   string
+}
 
 // Gateway charges a card once per idempotency key and tells what it did
 // with a key; the payment gateway (store/payment) implements it.
@@ -174,12 +184,12 @@ func (r *Runner) Run(ctx context.Context, job string, date time.Time, trigger st
 	if date.After(r.store.Today()) {
 		return store.JobRun{}, ErrFutureDate
 	}
-	return r.run(ctx, job, date, trigger, nil)
+	return r.run(ctx, job, date, runStart{Trigger: trigger}, nil)
 }
 
-func (r *Runner) run(ctx context.Context, job string, date time.Time, trigger string, onStart func(string, *recorder) func()) (store.JobRun, error) {
+func (r *Runner) run(ctx context.Context, job string, date time.Time, by runStart, onStart func(string, *recorder) func()) (store.JobRun, error) {
 	rec := newRecorder(r.store, store.JobRun{
-		ID: store.NewID(), Job: job, Date: date, Trigger: trigger, Replica: r.cfg.Replica,
+		ID: store.NewID(), Job: job, Date: date, Trigger: by.Trigger, StartedBy: by.Staff, Replica: r.cfg.Replica,
 		StartedAt: r.store.Now(), Outcome: store.RunRunning,
 	})
 	if err := rec.start(ctx); err != nil {

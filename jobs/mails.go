@@ -161,8 +161,12 @@ func (r *Runner) mailPriceChange(s store.Subscription, c store.PriceChange, from
 
 // ReceiptRefundMail is the mail of a receipt's refund, to its customer;
 // the receipt page links it. Staff's refunds and cancellations send it.
+// A cancellation's refund from two receipts sends one, the receipt's whose
+// refund names the other's part (With): the total, and what goes back from
+// which receipt to which card; the other's sends none. A top-up says what
+// came back of the payment in all.
 func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.Mail {
-	if rec.Refund == nil {
+	if rec.Refund == nil || rec.Refund.MailedWith != "" {
 		return nil
 	}
 	if baseURL == "" {
@@ -170,17 +174,38 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	}
 	l := lang.OrEnglish(rec.Lang)
 	link := link(baseURL, paths.Receipt(rec.Number))
-	refund := lang.MoneyIn(l, rec.Refund.Amount)
+	t := receiptRefundTexts(l, rec)
 	id := store.MailID("subrefund", rec.Number)
 	if rec.RefundedBefore.Amount > 0 { // a top-up: a refund of its own after the receipt's first
 		id = store.MailID("subrefund", rec.Number, rec.Refund.Key)
 	}
 	return &store.Mail{
-		ID: id, To: rec.Email, Kind: store.MailReceiptRefund,
-		Subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.NumberInBooks()),
-		Text: mailText(l, lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
-			"Card", rec.Card.Label(), "Reason", rec.Refund.Reason), lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)),
-		HTML:       render(receiptRefundHTML(l, rec, link)),
+		ID: id, To: rec.Email, Kind: store.MailReceiptRefund, Subject: t.subject,
+		Text:       mailText(l, slices.DeleteFunc([]string{t.body, t.inAll, lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
+		HTML:       render(receiptRefundHTML(l, rec, t, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
+}
+
+// refundTexts are a receipt refund mail's words: what was refunded in all
+// (total), the subject, the body and, after a top-up, what came back of
+// the payment in all.
+type refundTexts struct{ total, subject, body, inAll string }
+
+func receiptRefundTexts(l lang.Lang, rec store.Receipt) refundTexts {
+	rf := rec.Refund
+	refund := lang.MoneyIn(l, rf.Amount)
+	t := refundTexts{total: refund, subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.NumberInBooks()),
+		body: lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
+			"Card", rec.Card.Label(), "Reason", rf.Reason)}
+	if w := rf.With; w != nil {
+		t.total = lang.MoneyIn(l, store.Money{Amount: rf.Amount.Amount + w.Amount.Amount, Currency: rf.Amount.Currency})
+		t.subject = lang.In(l, "mail.subrefund.subject_two", "Amount", t.total, "Number", rec.NumberInBooks(), "Other", w.Number)
+		t.body = lang.In(l, "mail.subrefund.body_two", "Total", t.total, "Product", rec.ProductName, "Reason", rf.Reason,
+			"Refund", refund, "Number", rec.NumberInBooks(), "Card", rec.Card.Label(), "OtherRefund", lang.MoneyIn(l, w.Amount), "Other", w.Number, "OtherCard", w.Card)
+	}
+	if rec.RefundedBefore.Amount > 0 {
+		t.inAll = lang.In(l, "mail.subrefund.in_all", "Before", lang.MoneyIn(l, rec.RefundedBefore), "Total", lang.MoneyIn(l, rec.Refunded()), "Amount", lang.MoneyIn(l, rec.Amount))
+	}
+	return t
 }

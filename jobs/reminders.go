@@ -156,12 +156,18 @@ func (r *Runner) announcePrice(ctx context.Context, rec *recorder, c store.Price
 	return told, ctx.Err()
 }
 
-// tellPrice mails one subscriber and reports whether it did.
+// tellPrice mails one subscriber and reports whether it did: only one
+// who will pay the new price, still on the product (a swap away, from the
+// next payment or now, moves the subscription to the other product's key;
+// read again after a conflict it is that product's) and not ending before
+// it applies.
 func (r *Runner) tellPrice(ctx context.Context, rec *recorder, sub store.Subscription, c store.PriceChange, from time.Time) bool {
 	for conflicts := 0; ; conflicts++ {
 		switch {
+		case sub.ProductID != c.ProductID:
+			return false // swapped to another product since the list was read: it will not pay this price
 		case sub.NewPrice == c.New && !sub.NewPriceFrom.IsZero():
-			return false // told already (a rerun), or shown it when subscribing
+			return false // told already (a rerun), or shown it when subscribing or swapping to the product
 		case sub.Status == store.SubscriptionCancelled, sub.Ending() && !sub.EndsOn.After(from):
 			return false // it ends before the new price would apply
 		}

@@ -274,7 +274,7 @@ func (s *Scheduler) tick(ctx context.Context, job string) {
 	held := h.lease
 	h.mu.Unlock()
 	s.runner.sweepBeforeRun(runCtx, job, held)
-	run, err := s.runner.run(runCtx, job, h.lease.Date, TriggerSchedule, s.track)
+	run, err := s.runner.run(runCtx, job, h.lease.Date, runStart{Trigger: TriggerSchedule}, s.track)
 	if errors.Is(err, ErrShutdown) {
 		// Given back here rather than in gocron's unlock, so Shutdown's
 		// wait covers it.
@@ -307,12 +307,23 @@ var ErrRunning = errors.New("this job is already running")
 // replica holds it, ErrLeaseDone if the date's tick already ran. The lease
 // is renewed while the run goes and marked done when it completes.
 func (s *Scheduler) RunLeased(ctx context.Context, job string, date time.Time, trigger string) (store.JobRun, error) {
-	return RunLeased(ctx, s.runner, s.store, job, date, trigger, s.track)
+	return runLeased(ctx, s.runner, s.store, job, date, runStart{Trigger: trigger}, s.track)
 }
 
-// Start a run in the background for staff ("Run now"): it returns once the
-// lease is taken, so a refusal is reported at once.
-func (s *Scheduler) RunNow(job string, date time.Time) error {
+// RunNow starts a run in the background for a staff member ("Run now",
+// the run records their name): it returns once the lease is taken, so a
+// refusal is reported at once.
+func (s *Scheduler) RunNow(job string, date time.Time, staff string) error {
+	return s.runInBackground(job, date, runStart{Trigger: TriggerStaff, Staff: staff})
+}
+
+// RunAtStartUp is RunNow for the shop itself as it starts: the run says
+// so rather than naming staff.
+func (s *Scheduler) RunAtStartUp(job string, date time.Time) error {
+	return s.runInBackground(job, date, runStart{Trigger: TriggerStartUp})
+}
+
+func (s *Scheduler) runInBackground(job string, date time.Time, by runStart) error {
 	if !ValidJob(job) {
 		return ErrUnknownJob
 	}
@@ -330,7 +341,7 @@ func (s *Scheduler) RunNow(job string, date time.Time) error {
 		defer s.runs.Done()
 		ctx, cancel := context.WithTimeout(s.halt, time.Hour) // Shutdown stops it
 		defer cancel()
-		run, err := RunLeased(ctx, s.runner, s.store, job, date, TriggerStaff, func(job string, rec *recorder) func() {
+		run, err := runLeased(ctx, s.runner, s.store, job, date, by, func(job string, rec *recorder) func() {
 			forget := s.track(job, rec) // before answering, so a second click sees it running
 			started <- nil
 			return forget
@@ -373,6 +384,10 @@ func (s *Scheduler) track(job string, rec *recorder) func() {
 // or is cancelled gives the lease back; so does a completed run of a job
 // that runs again the same day). onStart, if set, sees the run.
 func RunLeased(ctx context.Context, r *Runner, st Store, job string, date time.Time, trigger string, onStart func(string, *recorder) func()) (store.JobRun, error) {
+	return runLeased(ctx, r, st, job, date, runStart{Trigger: trigger}, onStart)
+}
+
+func runLeased(ctx context.Context, r *Runner, st Store, job string, date time.Time, by runStart, onStart func(string, *recorder) func()) (store.JobRun, error) {
 	if !ValidJob(job) {
 		return store.JobRun{}, ErrUnknownJob
 	}
@@ -406,7 +421,7 @@ func RunLeased(ctx context.Context, r *Runner, st Store, job string, date time.T
 			}
 		}
 	}()
-	run, runErr := r.run(runCtx, job, date, trigger, onStart)
+	run, runErr := r.run(runCtx, job, date, by, onStart)
 	cancel(nil)
 	<-renewed
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -33,7 +34,8 @@ func (l leaseLocker) Lock(ctx context.Context, job string) (gocron.Lock, error) 
 	}
 	lease, err := s.store.AcquireLease(ctx, job, s.store.Today(), s.runner.cfg.Replica, s.runner.cfg.LeaseTTL)
 	if err != nil {
-		s.log.Info("tick taken by another replica", "job", job, "why", err)
+		level, msg := tickRefused(s.runner.cfg.Replica, lease, err)
+		s.log.Log(ctx, level, msg, "job", job, "owner", lease.Owner, "why", err)
 		return nil, err // gocron does not run the job
 	}
 	h := &heldLease{store: s.store, lease: lease, ttl: s.runner.cfg.LeaseTTL, stop: make(chan struct{}), done: make(chan struct{})}
@@ -147,4 +149,21 @@ func (h *heldLease) release(ctx context.Context) error {
 	}
 	h.released = true
 	return nil
+}
+
+// tickRefused says why a tick did not take its lease, as the log should:
+// a tick this replica already ran is no news from another replica, and a
+// failed request is an error, not a replica's turn.
+func tickRefused(replica string, cur store.Lease, err error) (slog.Level, string) {
+	switch {
+	case errors.Is(err, store.ErrLeaseDone) && cur.Owner == replica:
+		return slog.LevelDebug, "tick already ran on this replica"
+	case errors.Is(err, store.ErrLeaseDone):
+		return slog.LevelInfo, "tick already ran on another replica"
+	case errors.Is(err, store.ErrLeaseHeld) && cur.Owner == replica:
+		return slog.LevelInfo, "tick still running on this replica"
+	case errors.Is(err, store.ErrLeaseHeld):
+		return slog.LevelInfo, "tick taken by another replica"
+	}
+	return slog.LevelError, "tick could not take its lease"
 }

@@ -41,7 +41,7 @@ func TestShutdownStopsARunBetweenTwoSubscriptionsAndGivesItsLeaseBack(t *testing
 		time.Sleep(300 * time.Millisecond) // the runs' context is cancelled at once
 		return nil
 	}
-	if err := sched.RunNow(jobs.JobPayments, date); err != nil {
+	if err := sched.RunNow(jobs.JobPayments, date, "Sam Staff"); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -74,7 +74,7 @@ func TestShutdownStopsARunBetweenTwoSubscriptionsAndGivesItsLeaseBack(t *testing
 	if err != nil || lease.Done || !lease.ExpiresAt.Before(b.env.Store.Now()) {
 		t.Fatalf("the lease after the shutdown: %+v %v, want given back (expired, not done)", lease, err)
 	}
-	if err := sched.RunNow(jobs.JobPayments, date); !errors.Is(err, jobs.ErrShuttingDown) {
+	if err := sched.RunNow(jobs.JobPayments, date, "Sam Staff"); !errors.Is(err, jobs.ErrShuttingDown) {
 		t.Fatalf("Run now after the shutdown: %v", err)
 	}
 
@@ -91,5 +91,40 @@ func TestShutdownStopsARunBetweenTwoSubscriptionsAndGivesItsLeaseBack(t *testing
 	}
 	if got := b.env.CountEntities(t, "gatewayCharge"); got != n {
 		t.Fatalf("%d ledger charges, want %d", got, n)
+	}
+}
+
+// The shop's own run as it starts is recorded as the shop's, not staff's:
+// staff reading the runs would look for who pressed "Run now".
+func TestARunAtStartUpSaysTheShopStartedIt(t *testing.T) {
+	t.Parallel()
+	b := newBilling(t, "2026-03-15")
+	ctx := ctxT(t)
+	sched, err := jobs.NewScheduler(b.runner("starting"), b.env.Store, time.UTC, jobs.Schedules{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sched.RunAtStartUp(jobs.JobPayments, day("2026-03-15")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		runs, err := b.env.Store.Runs(ctx, jobs.JobPayments, 5, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs.Items) == 1 && runs.Items[0].Outcome != store.RunRunning {
+			if got := runs.Items[0].Trigger; got != jobs.TriggerStartUp {
+				t.Fatalf("the run's trigger: %q, want %q", got, jobs.TriggerStartUp)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no finished run within a minute: %+v", runs.Items)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := sched.Shutdown(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -33,6 +33,9 @@ type SubscriptionPaymentStore interface {
 	SwapWaitingFor(ctx context.Context, customerID, key string) (store.SwapWaiting, error)
 	SwapNowConfirmed(ctx context.Context, w store.SwapWaiting, charge store.GatewayCharge, mail func(store.Receipt) *store.Mail) (store.SwappedNow, error)
 	DropSwapWaiting(ctx context.Context, w store.SwapWaiting) error
+	SwapWaitGivenBack(ctx context.Context, w store.SwapWaiting, mail *store.Mail) error
+	ChangeReceiptPaidBy(ctx context.Context, customerID, paid string, since time.Time) (store.Receipt, error)
+	PutMail(ctx context.Context, m store.Mail) error
 }
 
 // SubscriptionPayments moves subscriptions' money through the card

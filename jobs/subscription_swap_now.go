@@ -56,7 +56,7 @@ func (sp *SubscriptionPayments) ChargeSwapNow(ctx context.Context, plan store.Sw
 	done, err := sp.Store.SwapNowCharged(ctx, plan, charge, sp.mail)
 	var stale *store.StaleError
 	if errors.As(err, &stale) {
-		if _, rerr := prov.Refund(ctx, payment.RefundRequest{PaymentRef: pi.ID, Amount: pi.Amount, Key: key + "-back", Metadata: meta}); rerr != nil {
+		if rerr := sp.giveBack(ctx, prov.Name(), pi, plan.Current.AccountID, plan.Current.ID, key); rerr != nil {
 			// The key makes a later try the same refund; staff see the
 			// payment at the provider with its metadata.
 			slog.ErrorContext(ctx, "give back a swap now's charge", "subscription", plan.Current.ID, "payment", pi.ID, "err", rerr)

@@ -37,6 +37,9 @@ const (
 	// SwapGivenBack: paid, but the subscription moved since the swap was
 	// planned: the payment is refunded and nothing changed.
 	SwapGivenBack
+	// SwapTooLate: paid after the swap stopped waiting (a week): the
+	// payment is refunded, nothing changed, and the customer mailed.
+	SwapTooLate
 )
 
 // SwapSettled is a waiting swap and what settling it did.
@@ -49,10 +52,12 @@ type SwapSettled struct {
 // SettleSwapNow settles the swap now waiting on the charge keyed key as its
 // payment stands at the provider (the customer back from the bank's page:
 // one read of the waiting swap, one of the payment). ErrNotFound when none
-// waits (settled by its event before, or never).
+// waits (settled by its event before, or never). A swap that stopped
+// waiting has its payment, if paid, given back (settleLate).
 func (sp *SubscriptionPayments) SettleSwapNow(ctx context.Context, customerID, key string) (SwapSettled, error) {
 	w, err := sp.Store.SwapWaitingFor(ctx, customerID, key)
-	if err != nil {
+	late := errors.Is(err, store.ErrSwapTooLate)
+	if err != nil && !late {
 		return SwapSettled{}, err
 	}
 	prov, err := sp.Providers.For(w.Provider)
@@ -63,22 +68,35 @@ func (sp *SubscriptionPayments) SettleSwapNow(ctx context.Context, customerID, k
 	if err != nil {
 		return SwapSettled{Waiting: w}, err
 	}
+	if late {
+		return sp.settleLate(ctx, w, pi)
+	}
 	return sp.settleSwap(ctx, w, pi)
 }
 
 // settleSwapEvent settles the waiting swap a change's payment event is
-// about; the event of a plain swap now's charge (recorded by its request)
-// or of one settled already finds none and changes nothing.
+// about, or gives back its payment if the swap stopped waiting
+// (settleLate). Without a wait, a succeeded payment no swap recorded is
+// given back too (unrecordedChange); the event of a plain swap now's
+// charge (recorded by its request) or of one settled already changes
+// nothing.
 func (sp *SubscriptionPayments) settleSwapEvent(ctx context.Context, ev payment.Event, md map[string]string) error {
 	if ev.Payment == nil {
 		return nil
 	}
 	w, err := sp.Store.SwapWaitingFor(ctx, md[payment.MetaCustomer], md[payment.MetaKey])
-	if errors.Is(err, store.ErrNotFound) || err == nil && w.Payment != ev.Payment.ID {
-		return nil
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrSwapGivenBack):
+		return nil // given back already, mailed
+	case errors.Is(err, store.ErrSwapTooLate) && w.Payment == ev.Payment.ID:
+		_, err = sp.settleLate(ctx, w, *ev.Payment)
 		return err
+	case errors.Is(err, store.ErrNotFound):
+		return sp.unrecordedChange(ctx, ev, md)
+	case err != nil:
+		return err
+	case w.Payment != ev.Payment.ID:
+		return nil
 	}
 	_, err = sp.settleSwap(ctx, w, *ev.Payment)
 	return err
@@ -87,7 +105,8 @@ func (sp *SubscriptionPayments) settleSwapEvent(ctx context.Context, ev payment.
 // settleSwap applies a waiting swap's payment as it stands: succeeded, the
 // swap is written once (store.SwapNowConfirmed), or, the subscription
 // having moved, the payment given back (its key makes a second try the
-// same refund) and the wait dropped; failed, the wait is dropped.
+// same refund) and the wait marked so with the customer's mail; failed,
+// the wait is dropped.
 func (sp *SubscriptionPayments) settleSwap(ctx context.Context, w store.SwapWaiting, pi payment.PaymentIntent) (SwapSettled, error) {
 	out := SwapSettled{Waiting: w}
 	switch pi.Status {
@@ -109,15 +128,23 @@ func (sp *SubscriptionPayments) settleSwap(ctx context.Context, w store.SwapWait
 	case !errors.As(err, &stale):
 		return out, err
 	}
-	prov, err := sp.Providers.For(w.Provider)
-	if err != nil {
-		return out, err
-	}
-	meta := map[string]string{payment.MetaFor: payment.ForChange, payment.MetaCustomer: w.Plan.Current.AccountID,
-		payment.MetaSubscription: w.Plan.Current.ID, payment.MetaKey: w.Key}
-	if _, err := prov.Refund(ctx, payment.RefundRequest{PaymentRef: pi.ID, Amount: pi.Amount, Key: w.Key + "-back", Metadata: meta}); err != nil {
+	if err := sp.giveBack(ctx, w.Provider, pi, w.Plan.Current.AccountID, w.Plan.Current.ID, w.Key); err != nil {
 		return out, fmt.Errorf("give back the charge of a swap that moved: %w", err) // the wait stays: its event or return tries again
 	}
 	out.Outcome = SwapGivenBack
-	return out, sp.Store.DropSwapWaiting(ctx, w)
+	m := swapBackMail(sp.BaseURL, sp.Store.Now(), w.Plan.Current, pi, w.Plan.Next.LineName(), "mail.swapback.moved")
+	return out, sp.Store.SwapWaitGivenBack(ctx, w, m)
+}
+
+// giveBack refunds a swap now's payment in full under the key every path
+// that gives it back uses (the change's key and "-back"), so that however
+// many of them do, the provider makes one refund.
+func (sp *SubscriptionPayments) giveBack(ctx context.Context, provider string, pi payment.PaymentIntent, customerID, subscriptionID, key string) error {
+	prov, err := sp.Providers.For(provider)
+	if err != nil {
+		return err
+	}
+	meta := map[string]string{payment.MetaFor: payment.ForChange, payment.MetaCustomer: customerID, payment.MetaSubscription: subscriptionID, payment.MetaKey: key}
+	_, err = prov.Refund(ctx, payment.RefundRequest{PaymentRef: pi.ID, Amount: pi.Amount, Key: key + "-back", Metadata: meta})
+	return err
 }

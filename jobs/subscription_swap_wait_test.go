@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"strings"
 	"sync"
 	"testing"
 
@@ -65,7 +66,7 @@ func (b *subBench) askedSwap(t *testing.T, c store.Customer, sub store.Subscript
 // (several tabs) and the provider's event (twice) racing write the swap
 // and its receipt once, nothing given back. Refused, nothing changes and
 // the next swap now goes through. Paid after the subscription moved, the
-// payment is given back and nothing is written.
+// payment is given back, mailed once, and nothing is written.
 func TestSwapNowTheBankAsksAbout(t *testing.T) {
 	t.Parallel()
 	b := newSubBench(t, "2026-03-15")
@@ -174,5 +175,11 @@ func TestSwapNowTheBankAsksAbout(t *testing.T) {
 	}
 	if at := b.ledger(t)[plan.Current.ID]; at == nil || at.changes != 0 || at.givenBack != 1 {
 		t.Fatalf("the provider's ledger %+v, want the payment given back", at)
+	}
+	if err := b.sp.ApplySubscriptionEvent(ctx, b.paymentEvent(t, payment.EventPaymentSucceeded, pi)); err != nil {
+		t.Fatalf("the event again: %v", err)
+	}
+	if ms := b.refundMailsOf(t, plan.Current.ID); len(ms) != 1 || !strings.Contains(ms[0].Text, "changed meanwhile") {
+		t.Fatalf("mails %+v, want one saying the subscription changed meanwhile", ms)
 	}
 }

@@ -11,7 +11,10 @@ import (
 // the period's receipt paid the old line's days, the change's receipt
 // ("Change to <line>") the difference to the new line for the rest. A
 // cancellation now gives back the unused days at what they were paid at,
-// the new line, never the old receipt's amount alone.
+// the new line, never the old receipt's amount alone. Given back from both
+// receipts, it is told in one mail, the period's refund's, with the total
+// and each receipt's part and card (RefundPart); the change's refund
+// sends none (TestCancelNowAfterASwapNowGivesBackTheNewLinesDays).
 
 // CancelSplit is what cancelling now gives back of a period swapped now
 // with a charge: Owed, the unused days at the new line (UnusedShare of
@@ -88,6 +91,10 @@ func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.
 	}
 	if split.FromPeriod.Amount > 0 {
 		out = append(out, req(receipt, split.FromPeriod, "cancel-"+cur.ID, why(split.UnusedDays, split.Days)+" at "+change.ProductName))
+	}
+	if len(out) == 2 { // one mail, the period's, tells of both
+		out[1].req.With = &RefundPart{Number: change.NumberInBooks(), Amount: split.FromChange, Card: change.Card.Label()}
+		out[0].req.MailedWith = receipt.Number
 	}
 	return out, split.UnusedDays, split.Days, nil
 }

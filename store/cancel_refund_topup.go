@@ -63,7 +63,7 @@ func (s *Store) receiptRefundTopUp(r Receipt, req RefundRequest) (types.Transact
 		Set(expression.Name("RefundBy"), expression.Value(req.By)).
 		Set(expression.Name("RefundRequestedAt"), expression.Value(timestamp(now))).
 		Set(expression.Name("RefundedBefore"), expression.Value(r.Refunded().Amount))
-	for _, attr := range []string{"RefundedAt", "RefundID", "CardTries", "CardProblem", "CardTriedAt", "CardNextTryAt"} {
+	for _, attr := range append([]string{"RefundedAt", "RefundID", "CardTries", "CardProblem", "CardTriedAt", "CardNextTryAt"}, refundPartAttrs...) {
 		upd = upd.Remove(expression.Name(attr))
 	}
 	cond := expression.Name("RefundStatus").Equal(expression.Value(string(ReceiptRefunded))).

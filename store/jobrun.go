@@ -60,10 +60,13 @@ const runStoppedError = "the replica running it stopped"
 
 // JobRun is one run of a billing job, recorded as it goes.
 type JobRun struct {
-	ID        string
-	Job       string    // "reminders" or "payments"
-	Date      time.Time // the billing date it processed
-	Trigger   string    // "schedule", "staff", "command line"
+	ID      string
+	Job     string    // "reminders" or "payments"
+	Date    time.Time // the billing date it processed
+	Trigger string    // "schedule", "staff", "command line", "start-up"
+	// StartedBy names the staff member who pressed "Run now" (Trigger
+	// "staff"), as the console shows them.
+	StartedBy string
 	Replica   string
 	StartedAt time.Time
 	EndedAt   time.Time
@@ -100,6 +103,7 @@ type jobRunRecord struct {
 	Job        string    `dynamodbav:"Job"`
 	Date       string    `dynamodbav:"Date"`
 	Trigger    string    `dynamodbav:"Trigger"`
+	StartedBy  string    `dynamodbav:"StartedBy,omitempty"`
 	Replica    string    `dynamodbav:"Replica"`
 	StartedAt  string    `dynamodbav:"StartedAt"`
 	EndedAt    string    `dynamodbav:"EndedAt,omitempty"`
@@ -128,7 +132,7 @@ const runRetention = 90 * 24 * time.Hour
 func newJobRunRecord(r JobRun) jobRunRecord {
 	rec := jobRunRecord{
 		PK: runsKey(r.Job), SK: r.ID, EntityType: entityJobRun, Job: r.Job, Date: FormatDate(r.Date),
-		Trigger: r.Trigger, Replica: r.Replica, StartedAt: timestamp(r.StartedAt), Outcome: r.Outcome, Error: r.Error,
+		Trigger: r.Trigger, StartedBy: r.StartedBy, Replica: r.Replica, StartedAt: timestamp(r.StartedAt), Outcome: r.Outcome, Error: r.Error,
 		Why: r.Why, Counts: r.Counts, ExpiresAt: r.StartedAt.Add(runRetention).Unix(),
 	}
 	if !r.SavedAt.IsZero() {
@@ -141,7 +145,7 @@ func newJobRunRecord(r JobRun) jobRunRecord {
 }
 
 func (r jobRunRecord) run() JobRun {
-	return JobRun{ID: r.SK, Job: r.Job, Date: parseDate(r.Date), Trigger: r.Trigger, Replica: r.Replica,
+	return JobRun{ID: r.SK, Job: r.Job, Date: parseDate(r.Date), Trigger: r.Trigger, StartedBy: r.StartedBy, Replica: r.Replica,
 		StartedAt: parseTime(r.StartedAt), EndedAt: parseTime(r.EndedAt), Outcome: r.Outcome, Error: r.Error, Why: r.Why,
 		Counts: r.Counts, SavedAt: parseTime(r.SavedAt)}
 }

@@ -127,7 +127,14 @@ type receiptRecord struct {
 	RefundID          string `dynamodbav:"RefundID,omitempty"`       // the provider's refund: once done, or while it answered pending
 	CardRound         int    `dynamodbav:"CardRound,omitempty"`      // card_refund.go's round, kept when a failed refund is let go
 	RefundedBefore    int64  `dynamodbav:"RefundedBefore,omitempty"` // earlier refunds' total, before a top-up (cancel_refund_topup.go)
-	cardTriesRecord          // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
+	// A cancellation's refund from two receipts, told of in one mail
+	// (cancel_refund_swap.go): the other receipt's part on the one that
+	// mails, and on the other the one that mails for it.
+	RefundWithNumber string `dynamodbav:"RefundWithNumber,omitempty"`
+	RefundWithAmount int64  `dynamodbav:"RefundWithAmount,omitempty"`
+	RefundWithCard   string `dynamodbav:"RefundWithCard,omitempty"`
+	RefundMailedWith string `dynamodbav:"RefundMailedWith,omitempty"`
+	cardTriesRecord         // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
 func (r receiptRecord) receipt() Receipt {

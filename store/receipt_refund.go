@@ -42,17 +42,34 @@ type ReceiptRefund struct {
 	GatewayID   string // the gateway's id of the refund
 	// CardTries are the failed tries while pending (refund_retry.go).
 	CardTries CardRefundTries
+	// With is another receipt's refund the same cancellation made, told of
+	// in this refund's mail; MailedWith, on that other receipt, names the
+	// receipt whose mail tells of it: its own refund sends none
+	// (cancel_refund_swap.go).
+	With       *RefundPart
+	MailedWith string
+}
+
+// RefundPart is one receipt's part of a refund from two.
+type RefundPart struct {
+	Number string // the receipt's number in the books
+	Amount Money
+	Card   string // the card it goes back to, as Card.Label says
 }
 
 func (r receiptRecord) refund() *ReceiptRefund {
 	if r.RefundStatus == "" {
 		return nil
 	}
-	return &ReceiptRefund{
+	out := &ReceiptRefund{
 		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
 		Reason: r.RefundReason, By: r.RefundBy, RequestedAt: parseTime(r.RefundRequestedAt),
-		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID, CardTries: r.tries(),
+		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID, CardTries: r.tries(), MailedWith: r.RefundMailedWith,
 	}
+	if r.RefundWithNumber != "" {
+		out.With = &RefundPart{Number: r.RefundWithNumber, Amount: Money{r.RefundWithAmount, r.Currency}, Card: r.RefundWithCard}
+	}
+	return out
 }
 
 // Refunded is what was given back of the receipt (a pending refund
@@ -100,7 +117,33 @@ type RefundRequest struct {
 	// Finish takes over a pending refund whatever its key (staff's "finish
 	// the refund" button); the pending one's amount and reason stand.
 	Finish bool
+	// With and MailedWith join a cancellation's refunds of two receipts
+	// in one mail (ReceiptRefund's).
+	With       *RefundPart
+	MailedWith string
 }
+
+// pending is req as its receipt's pending refund, reserved now.
+func (req RefundRequest) pending(now time.Time) *ReceiptRefund {
+	return &ReceiptRefund{Status: ReceiptRefundPending, Key: req.Key, Amount: req.Amount, Reason: req.Reason, By: req.By, RequestedAt: now,
+		With: req.With, MailedWith: req.MailedWith}
+}
+
+// withParts adds req's parts (With, MailedWith) to a reservation's update.
+func (req RefundRequest) withParts(upd expression.UpdateBuilder) expression.UpdateBuilder {
+	if w := req.With; w != nil {
+		upd = upd.Set(expression.Name("RefundWithNumber"), expression.Value(w.Number)).
+			Set(expression.Name("RefundWithAmount"), expression.Value(w.Amount.Amount)).
+			Set(expression.Name("RefundWithCard"), expression.Value(w.Card))
+	}
+	if req.MailedWith != "" {
+		upd = upd.Set(expression.Name("RefundMailedWith"), expression.Value(req.MailedWith))
+	}
+	return upd
+}
+
+// refundPartAttrs are the attributes of a refund's parts, removed with it.
+var refundPartAttrs = []string{"RefundWithNumber", "RefundWithAmount", "RefundWithCard", "RefundMailedWith"}
 
 // refundKey is the gateway's idempotency key of a receipt's refund: one
 // per receipt, so no two requests can both give money back.
@@ -147,7 +190,7 @@ func (s *Store) RefundReceipt(ctx context.Context, req RefundRequest, refunder R
 			if err != nil {
 				return r, err
 			}
-			r.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: req.Key, Amount: req.Amount, Reason: req.Reason, By: req.By, RequestedAt: s.now()}
+			r.Refund = req.pending(s.now())
 			return s.finishReceiptRefund(ctx, r, refunder, mail)
 		}
 		mine := r.Refund.Key == req.Key
@@ -176,6 +219,7 @@ func (s *Store) receiptRefundReservation(r Receipt, req RefundRequest) (types.Tr
 		Set(expression.Name("RefundReason"), expression.Value(req.Reason)).
 		Set(expression.Name("RefundBy"), expression.Value(req.By)).
 		Set(expression.Name("RefundRequestedAt"), expression.Value(timestamp(now)))
+	upd = req.withParts(upd)
 	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.AttributeNotExists(expression.Name("RefundStatus")))
 	return s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID), upd, cond)
 }
@@ -316,7 +360,7 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 		if r.topUp {
 			receipt = receipt.toppedUp()
 		}
-		receipt.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: refund.Key, Amount: refund.Amount, Reason: refund.Reason, By: refund.By, RequestedAt: s.now()}
+		receipt.Refund = refund.pending(s.now())
 		done, err := s.finishReceiptRefund(ctx, receipt, refunder, mail)
 		if err != nil {
 			// Cancelled all the same; the refund waits on the receipt for staff.

@@ -79,7 +79,7 @@ func (s *Store) finishReceiptRefund(ctx context.Context, r Receipt, refunder Ref
 // failed refund's key is spent). more joins the write (an event's item).
 func (s *Store) letReceiptRefundGo(ctx context.Context, r Receipt, more []types.TransactWriteItem) error {
 	upd, round := nextRound(r.refundRound)
-	for _, attr := range []string{"CardTries", "CardProblem", "CardTriedAt", "CardNextTryAt", "RefundStatus", "RefundKey", "RefundAmount", "RefundReason", "RefundBy", "RefundRequestedAt", "RefundID", attrAttnPK, attrAttnSK} {
+	for _, attr := range append([]string{"CardTries", "CardProblem", "CardTriedAt", "CardNextTryAt", "RefundStatus", "RefundKey", "RefundAmount", "RefundReason", "RefundBy", "RefundRequestedAt", "RefundID", attrAttnPK, attrAttnSK}, refundPartAttrs...) {
 		upd = upd.Remove(expression.Name(attr))
 	}
 	w, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID), upd, receiptRefundMine(r.Refund.Key).And(round))

@@ -72,6 +72,13 @@ func (w *Window) allProducts(ctx context.Context) ([]Product, error) {
 	return windowGet(ctx, w, "all-products", windowListTTL, &w.lists, w.s.AllProducts)
 }
 
+// CatalogueProducts is the whole catalogue by name, at most a minute old:
+// what staff pick a product from to filter by (the list is the caller's).
+func (w *Window) CatalogueProducts(ctx context.Context) ([]Product, error) {
+	all, err := w.allProducts(ctx)
+	return slices.Clone(all), err
+}
+
 // CatalogueProduct is a product from the whole catalogue's copy, at most
 // a minute old: what a drop's page and card show of the product a ticket
 // buys, with no read of its own once the catalogue is warm. ErrNotFound

@@ -212,7 +212,7 @@ func (s *Store) SwapNowRefunding(ctx context.Context, plan SwapNowPlan, refunder
 		return SwappedNow{}, fmt.Errorf("swap subscription %s now: %w", plan.Current.ID, err)
 	}
 	r := plan.Receipt
-	r.Refund = &ReceiptRefund{Status: ReceiptRefundPending, Key: req.Key, Amount: req.Amount, Reason: req.Reason, By: req.By, RequestedAt: s.now()}
+	r.Refund = req.pending(s.now())
 	done, err := s.finishReceiptRefund(ctx, r, refunder, mail)
 	if err != nil {
 		// Swapped all the same; the refund waits on the receipt, pending.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,9 +22,29 @@ import (
 // return page and the provider's event comes first, in the transaction
 // that deletes the waiting item (SwapNowConfirmed). A payment that fails
 // deletes it (DropSwapWaiting); one never answered is left to its TTL.
+//
+// A swap waits a week (swapWaitTTL). A payment confirmed after that is
+// too late: the quote credited days the customer has used at the old
+// line since, and the period may have renewed, so the swap is not made
+// and the payment goes back in full with a mail saying why (the jobs'
+// settleLate; ErrSwapTooLate). The item is kept a month beyond its week
+// (swapWaitKept) so that such a payment still finds it.
 
-// swapWaitTTL is how long a waiting swap's item is kept for its payment.
+// swapWaitTTL is how long a waiting swap waits for its payment.
 const swapWaitTTL = 7 * 24 * time.Hour
+
+// swapWaitKept is how long a waiting swap's item is kept after its time.
+const swapWaitKept = 30 * 24 * time.Hour
+
+// ErrSwapGivenBack is SwapWaitingFor's answer for a swap whose payment
+// was given back (it came too late, or the subscription had moved): the
+// item stays, so that the payment's events find it settled.
+var ErrSwapGivenBack = fmt.Errorf("the swap's payment was given back: %w", ErrNotFound)
+
+// ErrSwapTooLate is SwapWaitingFor's answer for a swap that stopped
+// waiting: its payment, if it comes, is given back. It is an ErrNotFound
+// to a caller that only settles swaps still waiting.
+var ErrSwapTooLate = fmt.Errorf("the swap waited past its time for its payment: %w", ErrNotFound)
 
 // SwapWaiting is a swap now waiting for its charge's confirmation.
 type SwapWaiting struct {
@@ -31,6 +52,7 @@ type SwapWaiting struct {
 	Provider string
 	Payment  string // the provider's payment of Plan.Quote.Charge
 	Key      string // its idempotency key (Plan.ChargeKey)
+	Until    time.Time
 }
 
 // ChargeKey is the provider's key of the plan's charge: the change and the
@@ -58,6 +80,8 @@ type swapWaitRecord struct {
 	Charge         int64              `dynamodbav:"Charge"`
 	Currency       string             `dynamodbav:"Currency"`
 	CreatedAt      string             `dynamodbav:"CreatedAt"`
+	GivenBack      string             `dynamodbav:"GivenBack,omitempty"` // when its payment was given back
+	Until          int64              `dynamodbav:"Until,omitempty"`     // waiting until (unix); an item from before it was kept longer has its TTL
 	ExpiresAt      int64              `dynamodbav:"ExpiresAt"`
 }
 
@@ -69,7 +93,11 @@ func (r swapWaitRecord) waiting() SwapWaiting {
 		Credit: m(r.Credit), NewShare: m(r.NewShare), Difference: m(r.NewShare - r.Credit), Charge: m(r.Charge), Refund: m(0)}
 	plan := SwapNowPlan{Current: cur, Next: next, Quote: q,
 		Receipt: Receipt{Number: r.ReceiptNumber, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd)}}
-	return SwapWaiting{Plan: plan, Provider: r.Provider, Payment: r.Payment, Key: r.Key}
+	until := r.Until
+	if until == 0 {
+		until = r.ExpiresAt
+	}
+	return SwapWaiting{Plan: plan, Provider: r.Provider, Payment: r.Payment, Key: r.Key, Until: time.Unix(until, 0).UTC()}
 }
 
 // WaitSwapNow records a swap now whose charge (payment, at provider) waits
@@ -87,7 +115,7 @@ func (s *Store) WaitSwapNow(ctx context.Context, plan SwapNowPlan, provider, pay
 		Current: newSubscriptionRecord(cur, 1), Next: newSubscriptionRecord(plan.Next, 1),
 		ReceiptNumber: r.Number, PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), From: FormatDate(q.From),
 		UnusedDays: q.UnusedDays, Days: q.Days, Credit: q.Credit.Amount, NewShare: q.NewShare.Amount, Charge: q.Charge.Amount,
-		Currency: q.Charge.Currency, CreatedAt: timestamp(now), ExpiresAt: now.Add(swapWaitTTL).Unix()}
+		Currency: q.Charge.Currency, CreatedAt: timestamp(now), Until: now.Add(swapWaitTTL).Unix(), ExpiresAt: now.Add(swapWaitTTL + swapWaitKept).Unix()}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return SwapWaiting{}, err
@@ -112,7 +140,8 @@ func (s *Store) WaitSwapNow(ctx context.Context, plan SwapNowPlan, provider, pay
 
 // SwapWaitingFor reads the swap now waiting on the charge keyed key (one
 // GetItem, consistent); ErrNotFound when none waits (never, settled, or
-// past its time).
+// gone); ErrSwapGivenBack when its payment was given back;
+// ErrSwapTooLate, with the swap, when it waited past its time.
 func (s *Store) SwapWaitingFor(ctx context.Context, customerID, key string) (SwapWaiting, error) {
 	if !ValidID(customerID) || key == "" {
 		return SwapWaiting{}, ErrNotFound
@@ -121,15 +150,25 @@ func (s *Store) SwapWaitingFor(ctx context.Context, customerID, key string) (Swa
 	if err != nil {
 		return SwapWaiting{}, err
 	}
-	if rec.ExpiresAt <= s.now().Unix() {
-		return SwapWaiting{}, fmt.Errorf("waiting swap %s: past its time: %w", key, ErrNotFound)
+	now := s.now()
+	if rec.ExpiresAt <= now.Unix() {
+		return SwapWaiting{}, fmt.Errorf("waiting swap %s: gone: %w", key, ErrNotFound)
 	}
-	return rec.waiting(), nil
+	w := rec.waiting()
+	if rec.GivenBack != "" {
+		return w, fmt.Errorf("waiting swap %s: %w", key, ErrSwapGivenBack)
+	}
+	if !now.Before(w.Until) {
+		return w, fmt.Errorf("waiting swap %s since %s: %w", key, rec.CreatedAt, ErrSwapTooLate)
+	}
+	return w, nil
 }
 
-// waitDelete deletes w's item on condition it still waits on w's payment.
+// waitDelete deletes w's item on condition it still waits on w's payment
+// (not given back meanwhile).
 func (s *Store) waitDelete(w SwapWaiting) (types.TransactWriteItem, error) {
-	cond, err := expression.NewBuilder().WithCondition(expression.Name("Payment").Equal(expression.Value(w.Payment))).Build()
+	waits := expression.Name("Payment").Equal(expression.Value(w.Payment)).And(expression.AttributeNotExists(expression.Name("GivenBack")))
+	cond, err := expression.NewBuilder().WithCondition(waits).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
@@ -155,8 +194,35 @@ func (s *Store) SwapNowConfirmed(ctx context.Context, w SwapWaiting, charge Gate
 	return s.swapNowCharged(ctx, w.Plan, charge, mail, del)
 }
 
-// DropSwapWaiting deletes a waiting swap whose payment failed, or was
-// given back; one gone already is no error.
+// SwapWaitGivenBack marks a waiting swap whose payment was given back (it
+// came too late, or the subscription moved) with, if given, the
+// customer's mail saying so, in one transaction on condition it still
+// waits on that payment: once, whoever reports the payment. The item
+// stays to its TTL, so that the payment's events find it settled; one
+// marked or gone already is no error.
+func (s *Store) SwapWaitGivenBack(ctx context.Context, w SwapWaiting, mail *Mail) error {
+	cond := expression.Name("Payment").Equal(expression.Value(w.Payment)).And(expression.AttributeNotExists(expression.Name("GivenBack")))
+	mark, err := s.txUpdate(accountKey(w.Plan.Current.AccountID), swapWaitKey(w.Key), expression.Set(expression.Name("GivenBack"), expression.Value(timestamp(s.now()))), cond)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{mark}
+	if mail != nil {
+		mp, err := s.mailPut(*mail)
+		if err != nil {
+			return err
+		}
+		items = append(items, mp)
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if slices.Contains(cancellationReasons(err), reasonConditionFailed) {
+		return nil // given back by another meanwhile, with its mail
+	}
+	return err
+}
+
+// DropSwapWaiting deletes a waiting swap whose payment failed; one gone
+// already is no error.
 func (s *Store) DropSwapWaiting(ctx context.Context, w SwapWaiting) error {
 	del, err := s.waitDelete(w)
 	if err != nil {
@@ -169,4 +235,18 @@ func (s *Store) DropSwapWaiting(ctx context.Context, w SwapWaiting) error {
 		return nil
 	}
 	return err
+}
+
+// ChangeReceiptPaidBy is the customer's "Change to" receipt of the swap
+// now payment paid, recorded from since on: one consistent Query of the
+// account's receipts since then. ErrNotFound when no swap recorded it
+// (one that waited and was given back, or one not recorded yet).
+func (s *Store) ChangeReceiptPaidBy(ctx context.Context, customerID, paid string, since time.Time) (Receipt, error) {
+	if !ValidID(customerID) || paid == "" {
+		return Receipt{}, ErrNotFound
+	}
+	lo, hi := receiptRange(since)
+	mine := expression.Name("ChargeID").Equal(expression.Value(paid)).And(expression.Name("Kind").Equal(expression.Value(string(ReceiptChange))))
+	q := querySpec{key: onTable.pkAndSKBetween(accountKey(customerID), lo, hi), filter: &mine, consistent: true}
+	return queryOne(ctx, s, q, "change receipt of "+paid, receiptRecord.receipt)
 }

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"shop/store"
 )
 
@@ -209,8 +213,9 @@ func TestBillingTotalsRaceToARecount(t *testing.T) {
 }
 
 // Subscriptions written without their totals (seeded as the demo does, or
-// from before the totals) are counted by the recount Migrate runs once; a
-// recount again, or Migrate again, leaves the same totals.
+// from before the totals) are counted by the recount Migrate runs once on
+// a table without its mark; a recount again, or Migrate again, leaves the
+// same totals.
 func TestRecountingSubscriptionTotalsTwiceGivesTheSameTotals(t *testing.T) {
 	t.Parallel()
 	f := newBillingFixture(t, time.Date(2026, 11, 10, 9, 0, 0, 0, time.UTC))
@@ -235,6 +240,18 @@ func TestRecountingSubscriptionTotalsTwiceGivesTheSameTotals(t *testing.T) {
 		t.Fatalf("before the recount: %s, want %s", before, want)
 	}
 	const counted = "active 1 paused 1 past due 1 mrr [€20.00] | 2026-11 new 1 cancelled 1 dunned 1 recovered [€0.00]"
+	// A table from before the totals has no mark of their count: shop
+	// migrate counts its subscriptions, once.
+	if _, err := f.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.env.Table), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "meta"}, "SK": &types.AttributeValueMemberS{Value: "marker#subscription-totals-counted"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := billingNow(t, st); got != counted {
+		t.Fatalf("after migrating a table from before the totals: %s, want %s", got, counted)
+	}
 	for run := range 2 {
 		n, err := st.RecountSubscriptionTotals(ctx)
 		if err != nil || n != 4 {

@@ -802,9 +802,9 @@ func AdminArchiveView(l Layout, p AdminArchivePage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var49 string
-					templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.jobs.trigger_on", "Trigger", adminTrigger(ctx, r.Trigger), "Replica", r.Replica))
+					templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(t(ctx, "admin.jobs.trigger_on", "Trigger", adminStartedBy(ctx, r), "Replica", r.Replica))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_archive.templ`, Line: 116, Col: 115}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_archive.templ`, Line: 116, Col: 109}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
 					if templ_7745c5c3_Err != nil {

@@ -2,7 +2,6 @@ package views
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"shop/store"
@@ -26,8 +25,9 @@ type billingBar struct {
 // billingSeries is one figure a month, drawn in a class of its own.
 type billingSeries struct {
 	Class  string
+	Name   string // what the figure is: "New"
 	Values []int64
-	Label  func(int64) string
+	Value  func(int64) string // one figure as written: "3", "€12.90"
 }
 
 // billingBars lays the series side by side in each month's slot, on one
@@ -56,24 +56,40 @@ func billingBars(ctx context.Context, months []store.BillingMonth, series ...bil
 				h = 1 // a figure above zero always shows
 			}
 			out = append(out, billingBar{X: i*slot + 2 + k*w, Y: chartH - h, W: w, H: h, Class: s.Class,
-				Title: billingMonthName(ctx, m.Month) + ": " + s.Label(v)})
+				Title: billingMonthName(ctx, m.Month) + ": " + s.Name + " " + s.Value(v)})
 		}
 	}
 	return out
 }
 
-// billingSpan is the first and last month a chart draws, its axis's ends.
-type billingSpan struct{ First, Last string }
-
-func (b AdminBilling) span(ctx context.Context) billingSpan {
-	ms := b.Totals.Months
-	if len(ms) == 0 {
-		return billingSpan{}
-	}
-	return billingSpan{First: billingMonthName(ctx, ms[0].Month), Last: billingMonthName(ctx, ms[len(ms)-1].Month)}
+// billingPlot is one billing chart: its bars, and its axes: the largest
+// figure and zero up the side, the first and last month along the bottom.
+type billingPlot struct {
+	Bars []billingBar
+	Axes chartAxes
 }
 
-// billingDrawn says whether any bar shows (a chart of zeros draws none).
+func billingPlotOf(ctx context.Context, months []store.BillingMonth, series ...billingSeries) billingPlot {
+	p := billingPlot{Bars: billingBars(ctx, months, series...)}
+	if len(months) == 0 || len(series) == 0 {
+		return p
+	}
+	var top int64
+	for _, s := range series {
+		for _, v := range s.Values {
+			top = max(top, v)
+		}
+	}
+	if top > 0 {
+		p.Axes.Y = append(p.Axes.Y, chartTick{Y: 2, Label: series[0].Value(top)})
+	}
+	p.Axes.Y = append(p.Axes.Y, chartTick{Y: chartH - 1, Label: series[0].Value(0)})
+	first, last := billingMonthName(ctx, months[0].Month), billingMonthName(ctx, months[len(months)-1].Month)
+	p.Axes.X = []string{first, last}
+	return p
+}
+
+// billingDrawn says a chart has a bar above zero to draw.
 func billingDrawn(bars []billingBar) bool {
 	for _, bar := range bars {
 		if bar.H > 0 {
@@ -103,7 +119,15 @@ func (b AdminBilling) recovered() []int64 {
 	return out
 }
 
-func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
+// count writes a count as the page's language does.
+func (b AdminBilling) count(ctx context.Context) func(int64) string {
+	return func(v int64) string { return lang.Number(ctx, v) }
+}
+
+// money writes an amount in the shop's currency as the page's language does.
+func (b AdminBilling) money(ctx context.Context) func(int64) string {
+	return func(v int64) string { return money(ctx, b.shopMoney(v)) }
+}
 
 // shopMoney is an amount in the shop's currency (the first of the MRR's).
 func (b AdminBilling) shopMoney(v int64) store.Money {

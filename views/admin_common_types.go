@@ -25,6 +25,22 @@ type AdminDateFilter struct {
 	// Statuses, when set, offer a status to show only (Status; "" any).
 	Statuses []string
 	Status   string
+	// Products, when set, offer the orders' filters: a product they have a
+	// line of (Product, its id; "" any) and a customer's name or email
+	// (Buyer, any part of either).
+	Products []store.Product
+	Product  string
+	Buyer    string
+}
+
+// ProductName is the name of the product the orders are filtered by.
+func (f AdminDateFilter) ProductName() string {
+	for _, p := range f.Products {
+		if p.ID == f.Product {
+			return p.Name
+		}
+	}
+	return ""
 }
 
 const (

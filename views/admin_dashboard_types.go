@@ -158,3 +158,24 @@ type AdminJobLast struct {
 type AdminOpenDrops struct {
 	Drops []store.Drop
 }
+
+// axes marks the sales chart: the best day's revenue, half of it and zero
+// up the side (and the largest refund below zero), the first, middle and
+// last day along the bottom.
+func (s AdminSales) axes(ctx context.Context) chartAxes {
+	days := spanLabels(len(s.Days), func(i int) string { return lang.DayMonth(ctx, s.Days[i].Day) })
+	top, bottom := s.extent()
+	if top+bottom == 0 {
+		return chartAxes{Y: []chartTick{{Y: chartH - 1, Label: lang.Number(ctx, 0)}}, X: days}
+	}
+	cur := s.Month.Revenue.Currency
+	at := func(v int64) store.Money { return store.Money{Amount: v, Currency: cur} }
+	base := s.baseline()
+	scale := func(v int64) int { return int(v * (chartH - 2) / (top + bottom)) }
+	up := min(scale(top), base)
+	ticks := []chartTick{{Y: base - up, Label: money(ctx, at(top))}, {Y: base, Label: money(ctx, at(0))}, {Y: base - up/2, Label: money(ctx, at(top/2))}}
+	if bottom > 0 {
+		ticks = append(ticks, chartTick{Y: base + min(scale(bottom), chartH-base), Label: "−" + money(ctx, at(bottom))})
+	}
+	return chartAxes{Y: spacedTicks(ticks...), X: days}
+}

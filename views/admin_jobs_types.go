@@ -104,6 +104,18 @@ func (p AdminRunProgress) Polling() bool {
 	return p.Run.Outcome == store.RunRunning && p.Stalled == ""
 }
 
+// Counters are the counts the run's job keeps; the rare ones (beyond
+// catch-up, cancelled) only when there are some.
+func (p AdminRunProgress) Counters() []runCounter {
+	var out []runCounter
+	for _, c := range runCounters(p.Run.Job) {
+		if !c.Rare || c.Of(p.Run.Counts) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // URL is where htmx asks for the progress.
 func (p AdminRunProgress) URL() string { return paths.AdminJobRunProgress(p.Run.Job, p.Run.ID) }
 

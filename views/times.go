@@ -53,6 +53,15 @@ func adminStamp(ctx context.Context, t time.Time) string {
 	return t.In(Zone(ctx)).Format("2006-01-02\u00a015:04\u00a0MST")
 }
 
+// adminClock is the time of day of an instant in the shop's zone, with
+// the zone's name: a list shows the day above it.
+func adminClock(ctx context.Context, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(Zone(ctx)).Format("15:04\u00a0MST")
+}
+
 // adminDay is the day of an instant in the shop's time zone: the day staff
 // would type in a date filter to find it.
 func adminDay(ctx context.Context, t time.Time) string {

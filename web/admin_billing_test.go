@@ -76,10 +76,10 @@ func TestAdminBillingDashboardShowsTheKeptTotals(t *testing.T) {
 	}
 	// A chart of zeros says so in words; one with bars does not. The
 	// demo has new subscriptions and no cancel by dunning.
-	if p.testid("billing-chart-changes").Parent().Find(`[data-testid="billing-chart-empty"]`).Length() != 0 {
+	if p.testid("billing-chart-changes").Closest("figure").Find(`[data-testid="billing-chart-empty"]`).Length() != 0 {
 		t.Error("the chart of new subscriptions says it has none")
 	}
-	wantText(t, "empty dunning chart", p.testid("billing-chart-dunned").Parent().Find(`[data-testid="billing-chart-empty"]`), "None in these 12 months.")
+	wantText(t, "empty dunning chart", p.testid("billing-chart-dunned").Closest("figure").Find(`[data-testid="billing-chart-empty"]`), "None in these 12 months.")
 
 	// Ada pauses an active subscription and cancels another: the page
 	// follows, and this month counts the cancel.

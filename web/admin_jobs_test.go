@@ -218,7 +218,7 @@ func TestAdminJobsConsoleShowsRecordedRunsAndIsForStaff(t *testing.T) {
 	if _, polling := ended.Attr("hx-trigger"); polling {
 		t.Fatal("an ended run is polled")
 	}
-	wantText(t, "reminders progress", ended.Find(`[data-testid="run-progress-counts"]`), "3 mailed")
+	wantText(t, "reminders progress", ended.Find(`[data-testid="run-progress-counts"]`), "3 reminders mailed")
 
 	// "Show more": htmx gets the rows of the next page, a plain visit the
 	// job's run history.
@@ -654,7 +654,8 @@ func TestAdminJobsRunNow(t *testing.T) {
 	}
 	runID := strings.TrimPrefix(loc, "/admin/jobs/payments/runs/")
 	rec, err := s.env.Store.Run(ctx, jobs.JobPayments, runID)
-	if err != nil || rec.Trigger != jobs.TriggerStaff || rec.Replica != h.replica || itoa(rec.Counts.Charged) != wantCharged {
+	// The run names who pressed "Run now", as its page shows it.
+	if err != nil || rec.Trigger != jobs.TriggerStaff || rec.StartedBy != "Sam Staff" || rec.Replica != h.replica || itoa(rec.Counts.Charged) != wantCharged {
 		t.Fatalf("run record %+v (%v)", rec, err)
 	}
 	for _, sub := range subs {

@@ -302,7 +302,7 @@ func New(cfg Config) (*fiber.App, error) {
 
 	admin := app.Group("/admin") // staff only: requireStaff above
 	adminProducts := &handlers.AdminProducts{Store: cfg.Store, Shelf: cfg.Shelf, Finder: cfg.Store.Window()}
-	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Log: cfg.Log, Refunds: cfg.Refunds, StripeDashboard: cfg.StripeDashboard}
+	adminOrders := &handlers.AdminOrders{Store: cfg.Store, Products: cfg.Store.Window(), Log: cfg.Log, Refunds: cfg.Refunds, StripeDashboard: cfg.StripeDashboard}
 	adminCustomers := &handlers.AdminCustomers{Store: cfg.Store}
 	adminInvoices := &handlers.AdminInvoices{Store: cfg.Store}
 	toPack := &handlers.AdminToPack{Store: cfg.Store}

@@ -76,4 +76,18 @@ func TestBrowserFindCustomerAsYouType(t *testing.T) {
 	if got := j.text(sel("customer-name")); !strings.Contains(got, "Samaneh Karimi") {
 		t.Fatalf("opened %q", got)
 	}
+
+	// The orders list fits the console's column at 1280 px in every
+	// language: Total and Ship to are not cut off behind a sideways scroll.
+	for _, lang := range []string{"id", "ko", "en"} {
+		j.do("orders in "+lang, chromedp.Navigate(s.base+"/admin/orders?lang="+lang), chromedp.WaitVisible(sel("orders-table")))
+		fit, err := chromedp.Run(j.ctx, chromedp.Evaluate[string](`(() => { const t = document.querySelector('`+sel("orders-table")+`'); return t.scrollWidth <= t.parentElement.clientWidth ? '' : t.scrollWidth + ' px in ' + t.parentElement.clientWidth })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fit != "" {
+			t.Errorf("%s: the orders table is %s: cut off at 1280 px", lang, fit)
+		}
+	}
+	j.shot("find-05-orders-1280")
 }

@@ -249,8 +249,27 @@ func TestBrowserFeedbackAndFocus(t *testing.T) {
 		chromedp.SendKeys(sel("field-street"), "Storgatan"), chromedp.SendKeys(sel("field-number"), "12"),
 		chromedp.SendKeys(sel("field-zip"), "41101"), chromedp.SendKeys(sel("field-city"), "Göteborg"),
 		chromedp.SendKeys(sel("field-country"), "Sweden"),
-		chromedp.SendKeys(sel("field-discount"), "phone10"), chromedp.Click(sel("field-giftcard")),
+		chromedp.SendKeys(sel("field-discount"), "nosuch"), chromedp.Click(sel("field-giftcard")),
+		chromedp.WaitVisible(sel("error-discount")))
+	// An unknown code is said beside its field (out of band of the
+	// summary's update), the field marked; the summary, which leads on a
+	// phone, scrolls away with the page instead of lying over the fields.
+	if got := j.attr(sel("field-discount"), "aria-invalid"); got != "true" {
+		t.Errorf("the unknown code's field is not marked invalid (aria-invalid %q)", got)
+	}
+	if eval[bool](j, "summary over the code", `(() => {
+		document.querySelector('[data-testid="field-discount"]').scrollIntoView({block: 'start'});
+		const s = document.querySelector('[data-testid="summary"]').getBoundingClientRect(), f = document.querySelector('[data-testid="field-discount"]').getBoundingClientRect();
+		return s.bottom > f.top && s.top < f.bottom; })()`) {
+		t.Error("the order summary lies over the discount code field")
+	}
+	j.shot("focus-02-unknown-code")
+	eval[bool](j, "select the code", `(() => { const e = document.querySelector('[data-testid="field-discount"]'); e.focus(); e.select(); return true; })()`)
+	j.do("a code that is", chromedp.SendKeys(sel("field-discount"), "phone10"), chromedp.Click(sel("field-giftcard")),
 		chromedp.WaitVisible(sel("summary-discount")))
+	if j.count(sel("error-discount")) != 0 || j.count(sel("hint-discount")) != 1 || j.attr(sel("field-discount"), "aria-invalid") != "" {
+		t.Error("the code put right still shows its error or is still marked invalid")
+	}
 	if got := j.text(sel("summary-discount")); !strings.HasPrefix(got, "−€") {
 		t.Errorf("the discount reads %q, want −€…", got)
 	}
@@ -276,5 +295,5 @@ func TestBrowserFeedbackAndFocus(t *testing.T) {
 	if !eval[bool](j, "in view", `(() => { const r = document.querySelector('[data-testid="error-summary"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`) {
 		t.Error("the declined card's message is not in view")
 	}
-	j.shot("focus-02-declined")
+	j.shot("focus-03-declined")
 }

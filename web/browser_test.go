@@ -193,8 +193,18 @@ func (j journey) count(css string) int {
 func (j journey) waitFor(step, js string, within time.Duration) {
 	j.t.Helper()
 	if _, err := chromedp.Run(j.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(within))); err != nil {
-		j.t.Fatalf("%s: %v", j.step(step), err)
+		// What the page showed, so a failure on a loaded machine says more
+		// than a deadline.
+		seen, _ := chromedp.Run(j.ctx, chromedp.Evaluate[string](`location.pathname + ' [' + document.readyState + ', htmx ' + !!window.htmx + '] ' + (document.querySelector('main') || document.body).innerText.slice(0, 600)`))
+		j.t.Fatalf("%s: %v; the page: %s", j.step(step), err, seen)
 	}
+}
+
+// htmxReady waits until the page's scripts ran and htmx processed it:
+// Navigate waits for the load, a click that follows a link does not.
+func (j journey) htmxReady(page string) {
+	j.t.Helper()
+	j.waitFor(page+": htmx ready", `document.readyState === 'complete' && !!window.htmx`, 30*time.Second)
 }
 
 // signInAt opens path, is sent to the login form, signs in and waits for
@@ -341,15 +351,20 @@ func TestBrowserJourneyCheckoutAndShipment(t *testing.T) {
 		chromedp.Click(sel("to-checkout")),
 		chromedp.WaitVisible(sel("checkout-form")),
 	)
+	// A click's page shows before its deferred scripts run: on a loaded
+	// machine a code typed then would change before htmx listens.
+	j.htmxReady("checkout")
 	j.do("address", storgatanAddress()...)
-	j.do("codes",
+	j.do("discount code",
 		chromedp.SendKeys(sel("field-discount"), "journey10"),
 		chromedp.Click(sel("field-giftcard")), // leaving a code field refreshes the summary
-		chromedp.WaitVisible(sel("summary-discount")),
+	)
+	j.waitFor("the summary takes the discount", `!!document.querySelector('[data-testid="summary-discount"]')`, time.Minute)
+	j.do("gift card",
 		chromedp.SendKeys(sel("field-giftcard"), "gift-jour-ney1"),
 		chromedp.Click(sel("field-discount")),
-		chromedp.WaitVisible(sel("summary-giftcard")),
 	)
+	j.waitFor("the summary takes the gift card", `!!document.querySelector('[data-testid="summary-giftcard"]')`, time.Minute)
 	// €74.80 less 10 % (€7.48) is €67.32; the gift card pays €10.00.
 	if got := j.rawText(sel("summary-card")); !strings.Contains(got, "€57.32") {
 		t.Fatalf("to pay by card %q, want €57.32", got)

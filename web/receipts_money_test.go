@@ -62,6 +62,15 @@ func TestAPlacedOrderIsNotSaidToBeBeingPacked(t *testing.T) {
 	if !strings.Contains(p.body, "Until we start packing") {
 		t.Fatal("no offer to cancel on a placed order")
 	}
+	// Nor does the shipments part: nothing is packed before staff start.
+	if got := text(p.testid("no-shipments")); strings.Contains(got, "We are packing") || !strings.Contains(got, "not packed yet") {
+		t.Fatalf("the shipments part says %q beside the offer to cancel until packing starts", got)
+	}
+	for _, l := range []string{"ko", "id"} {
+		if got, en := text(b.get(paths.Order(o.ID)+"?lang="+l).testid("no-shipments")), text(p.testid("no-shipments")); got == "" || got == en {
+			t.Errorf("%s: the shipments part says %q", l, got)
+		}
+	}
 }
 
 // The subscribe confirmation names the receipt by its number in the books,
@@ -90,7 +99,17 @@ func TestSubscriptionMessagesNameTheBooksAndDoNotLinger(t *testing.T) {
 
 	p := s.act(t, b, sub, "period", map[string][]string{"period": {"2"}}, "HX-Request", "true")
 	wantStatus(t, "change period", p, http.StatusOK)
-	if p.doc.Find(`#flash[hx-swap-oob="delete"]`).Length() != 1 {
-		t.Fatalf("the htmx answer does not take the earlier banner away:\n%s", trim(p.body))
+	// The banner's place stays (empty, hidden), so the next htmx answer's
+	// swap finds it too: a deleted #flash gives htmx no target the second
+	// time (oobErrorNoTarget) and the first action's banner would be the
+	// last one taken away.
+	gone := p.doc.Find(`#flash[hx-swap-oob="outerHTML"]`)
+	if gone.Length() != 1 || gone.AttrOr("hidden", "no") == "no" || trim(gone.Text()) != "" {
+		t.Fatalf("the htmx answer does not put an empty banner in the earlier one's place:\n%s", trim(p.body))
+	}
+	p = s.act(t, b, s.current(t, ada, sub.ID), "period", map[string][]string{"period": {"3"}}, "HX-Request", "true")
+	wantStatus(t, "change period again", p, http.StatusOK)
+	if p.doc.Find(`#flash[hx-swap-oob="outerHTML"]`).Length() != 1 {
+		t.Fatalf("the second htmx answer does not take the banner's place:\n%s", trim(p.body))
 	}
 }

@@ -104,6 +104,7 @@ func TestStaffRefundASubscriptionReceipt(t *testing.T) {
 	wantStatus(t, "the customer's receipt", mine, http.StatusOK)
 	wantText(t, "the customer's receipt", mine.testid("receipt-refund"), "−€5.00")
 	wantText(t, "the customer's receipt", mine.testid("receipt-refund"), "The beans came late")
+	wantText(t, "the customer's receipt: what it came to", mine.testid("receipt-net"), "€7.50")
 	wantText(t, "the customer's receipts", b.get("/receipts").testid("receipt-row-refund"), "refunded €5.00")
 	wantText(t, "staff's customer page", staff.get("/admin/customers/"+ada).testid("customer-receipt-refund"), "refunded €5.00")
 	if m := s.mailsOf(t, store.MailReceiptRefund); len(m) != 1 || !strings.Contains(m[0].Text, "The beans came late") || !strings.Contains(m[0].Text, "/receipts/"+rec.Number) {

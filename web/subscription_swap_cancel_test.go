@@ -74,6 +74,28 @@ func TestCancelNowAfterASwapNowGivesBackTheNewLinesDays(t *testing.T) {
 	if paid != period.Amount.Amount+q.Charge.Amount || paid-back != usedOld+usedNew {
 		t.Fatalf("the provider took %d and gave back %d (net %d); want %d: %d at the old line + %d at the new", paid, back, paid-back, usedOld+usedNew, usedOld, usedNew)
 	}
+	// Given back from two receipts, told in one mail: the total, and what
+	// went back to which card from which receipt.
+	if r, err := s.env.Store.CurrentReceipt(ctx, s.current(t, ada, sub.ID)); err != nil || r.Refund == nil || r.Refund.With == nil ||
+		r.Refund.Amount.Amount+r.Refund.With.Amount.Amount != owed.Amount {
+		t.Fatalf("the period's refund %+v (%v): want the change's part named on it", r.Refund, err)
+	}
+	mails := s.refundMailsOf(t, sub.ID)
+	if len(mails) != 1 || !strings.Contains(mails[0].Text, "We refunded "+owed.String()+" in all") || !strings.Contains(mails[0].Text, period.NumberInBooks()) {
+		t.Fatalf("%d refund mails for one cancellation, want one telling of %v in all:\n%+v", len(mails), owed, mails)
+	}
+}
+
+// refundMailsOf are the receipt refund mails of subscription id.
+func (s *shop) refundMailsOf(t *testing.T, id string) []store.Mail {
+	t.Helper()
+	var out []store.Mail
+	for _, m := range s.mailsOf(t, store.MailReceiptRefund) {
+		if m.SubscriptionID == id {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // A period paid with a discount code: the credit is what was paid, and the
@@ -152,5 +174,11 @@ func TestCancelNowAfterASwapNowRefundGivesBackTheRest(t *testing.T) {
 	}
 	if r.Number != period.Number || r.Refunded().Amount != q.Refund.Amount+owed.Amount || r.Refund.By != "cancellation" {
 		t.Fatalf("the period's receipt %s: refunded %v (%+v), want %d in all", r.Number, r.Refunded(), r.Refund, q.Refund.Amount+owed.Amount)
+	}
+	// The swap's refund had its mail; the cancellation's says what came
+	// back of the payment in all.
+	inAll := eur(q.Refund.Amount + owed.Amount).String()
+	if mails := s.refundMailsOf(t, sub.ID); len(mails) != 2 || !strings.Contains(mails[0].Text, "We refunded "+owed.String()) || !strings.Contains(mails[0].Text, inAll+" in all") {
+		t.Fatalf("refund mails %+v, want the swap's and the cancellation's, saying %s in all", mails, inAll)
 	}
 }

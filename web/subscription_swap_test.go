@@ -117,3 +117,33 @@ func TestSwapProductOrQuantityFromTheNextPayment(t *testing.T) {
 	wantStatus(t, "staff's customer page", staff, http.StatusOK)
 	wantText(t, "staff's customer page", staff.testid("subscription-product"), "3 × Green Tea Tin")
 }
+
+// A swap to a product whose monthly price is scheduled to change shows
+// the new price before it is confirmed (the preview of either choice) and
+// takes it on, from its day, as a new subscriber would; the card says so,
+// and the announcement's job does not mail it again (jobs'
+// TestPriceAnnouncementTellsOnlyWhoWillPayIt).
+func TestSwapToAProductWhosePriceChangesShowsItsNewPrice(t *testing.T) {
+	t.Parallel()
+	s, b, ada, sub := subscribedShop(t, "")
+	ctx := context.Background()
+	tea := store.Product{ID: "sub-green-tea", Name: "Green Tea Tin", Description: "Sencha.", Category: "coffee", Price: eur(990), Subscribable: true, MonthlyPrice: eur(1450)}
+	if _, err := s.env.Store.CreateProduct(ctx, tea); err != nil {
+		t.Fatal(err)
+	}
+	from := s.env.Store.Today().AddDate(0, 0, store.PriceNoticeDays+10)
+	if _, err := s.env.Store.SchedulePriceChange(ctx, tea, eur(1590), from, "staff@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for _, when := range []string{"next", "now"} {
+		p := s.act(t, b, sub, "swap", url.Values{"product": {tea.ID}, "quantity": {"2"}, "when": {when}, "preview": {"1"}})
+		wantStatus(t, "preview "+when, p, http.StatusOK)
+		wantText(t, "the new price, "+when, subCard(p, sub.ID).Find(sel("sub-swap-new-price")), "€31.80")
+	}
+	wantStatus(t, "swap", s.act(t, b, sub, "swap", url.Values{"product": {tea.ID}, "quantity": {"2"}, "when": {"next"}}), http.StatusSeeOther)
+	got := s.current(t, ada, sub.ID)
+	if got.ProductID != tea.ID || got.NewPrice != eur(1590) || !got.NewPriceFrom.Equal(from) {
+		t.Fatalf("after the swap: %s, new price %v from %s; want €15.90 a month from %s", got.ProductID, got.NewPrice, store.FormatDate(got.NewPriceFrom), store.FormatDate(from))
+	}
+	wantText(t, "the card", subCard(b.get(paths.Subscriptions), sub.ID).Find(sel("sub-new-price")), "€31.80 from the first payment on or after")
+}

@@ -10,17 +10,20 @@ import (
 
 	"shop/store"
 	"shop/views/lang"
+	"shop/web/paths"
 )
 
 // The subscription, receipt, drop and ticket pages in Korean and in
 // Indonesian: their words, the amounts and days as each language writes
-// them, and the answers of their forms (flashes, htmx swaps, refusals).
+// them, and the answers of their forms (flashes, htmx swaps, refusals),
+// with a code's and a trial's previews and a swap's.
 func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 	t.Parallel()
 	type words struct {
 		subscribe, submit, active, day, every2, title2, subscribed, skipped string
 		receipts, receiptTitle, amount, drops, claimed, valid, tickets      string
 		opensIn, left                                                       string
+		swapNothing, swapCredit, swapCharged, codeToday, trialToday         string
 	}
 	for _, tc := range []struct {
 		l lang.Lang
@@ -31,12 +34,16 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 			subscribed: "정기 결제를 시작했습니다", skipped: "이번 결제를 건너뛰었습니다",
 			receipts: "영수증", receiptTitle: "영수증 R", amount: "€25.00", drops: "한정 판매", claimed: "응모 완료",
 			valid: "유효", tickets: "내 응모권", opensIn: "후 오픈", left: "3장 중 3장 남음",
+			swapNothing: "지금은 결제되지 않습니다", swapCredit: "적립", swapCharged: "지금 카드로 결제",
+			codeToday: "코드 BOX10로 오늘 €1.25 할인됩니다.", trialToday: "오늘: 결제 없음.",
 		}},
 		{lang.Indonesian, words{
 			subscribe: "Berlangganan", submit: "Berlangganan dan bayar sekarang", active: "Aktif", day: "tanggal %d", every2: "setiap 2 bulan", title2: "Setiap 2 bulan",
 			subscribed: "Anda berlangganan", skipped: "Pembayaran dilewati",
 			receipts: "Kuitansi", receiptTitle: "Kuitansi R", amount: "€25,00", drops: "Rilis terbatas", claimed: "Berhasil diklaim",
 			valid: "berlaku", tickets: "Tiket Anda", opensIn: "Dibuka dalam", left: "Sisa 3 dari 3",
+			swapNothing: "Tidak ada tagihan sekarang", swapCredit: "Kredit untuk", swapCharged: "Ditagihkan sekarang",
+			codeToday: "Kode BOX10 memotong €1,25 hari ini.", trialToday: "Hari ini: tidak ada yang dibayar.",
 		}},
 	} {
 		t.Run(string(tc.l), func(t *testing.T) {
@@ -56,6 +63,16 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 			wantText(t, "subscribe heading", p.testid("subscribe").Find("h2"), w.subscribe)
 			wantText(t, "subscribe button", p.testid("subscribe-submit"), w.submit)
 			wantText(t, "every 2 months", p.testid("period-2").Parent(), w.title2+" · "+w.amount)
+
+			// A discount code and a free trial, as the form's preview says
+			// them.
+			s.discountCode(t, store.DiscountCode{Code: "BOX10", Payments: 2})
+			s.trialTea(t)
+			payday := itoa(s.env.Store.Today().Day())
+			coded := b.get(paths.SubscribePreviewOf(boxID)+"&day="+payday+"&period=1&code=box10", "HX-Request", "true")
+			wantText(t, "code preview", coded.testid("preview-code-today"), w.codeToday)
+			trial := b.get(paths.SubscribePreviewOf(trialTeaID)+"&day="+payday+"&period=1", "HX-Request", "true")
+			wantText(t, "trial preview", trial.testid("preview-today"), w.trialToday)
 
 			// On today's day: a whole period at once (the first days of
 			// another day are prorated; see the tests of the preview).
@@ -85,6 +102,16 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 			if got := text(stale.testid("sub-error")); got == "" || strings.Contains(got, "another tab") {
 				t.Fatalf("stale answer %q", got)
 			}
+
+			// A change of quantity, previewed as it is chosen (htmx): from
+			// the next payment, and now with the unused days credited.
+			next := b.get(paths.SubscriptionSwap(sub.ID)+"?product="+boxID+"&quantity=2&when=next", "HX-Request", "true")
+			wantStatus(t, "swap preview", next, http.StatusOK)
+			wantText(t, "swap preview", next.testid("sub-swap-now"), w.swapNothing)
+			swapNow := b.get(paths.SubscriptionSwap(sub.ID)+"?product="+boxID+"&quantity=2&when=now", "HX-Request", "true")
+			wantStatus(t, "swap now preview", swapNow, http.StatusOK)
+			wantText(t, "swap now credit", swapNow.testid("sub-swap-preview"), w.swapCredit)
+			wantText(t, "swap now charge", swapNow.testid("sub-swap-preview"), w.swapCharged)
 
 			r := b.get("/receipts")
 			wantText(t, "receipts heading", r.doc.Find("h1"), w.receipts)

@@ -144,6 +144,14 @@ func TestTestPaymentPageTakesTheTestCard(t *testing.T) {
 	if got := p.testid("error-card_number").Text(); !strings.Contains(got, "declined") {
 		t.Fatalf("declined: %q", got)
 	}
+	// Headed as what happened, not as a field to check; the field's link
+	// says the rest.
+	if got := text(p.testid("error-summary")); !strings.HasPrefix(got, "Your card was declined") || strings.Contains(got, "check") {
+		t.Fatalf("a declined card's summary says %q, want it headed \"Your card was declined\"", got)
+	}
+	if p.testid("summary-link-card_number").Length() != 1 {
+		t.Fatal("the summary does not link to the card number")
+	}
 	if got, _ := s.provider.RetrieveCheckout(context.Background(), cs.ID); got.Status != payment.SessionOpen {
 		t.Fatalf("after a decline the session is %s", got.Status)
 	}
@@ -169,15 +177,20 @@ func TestTestPaymentPageSpeaksTheShopsLanguages(t *testing.T) {
 	t.Parallel()
 	s := newTestPayShop(t)
 	_, path := s.session(t, payment.CheckoutRequest{Amount: eur(990), Description: "Order 7"})
-	for l, want := range map[string]string{"ko": "테스트 결제", "id": "Pembayaran uji", "en": "Test payment"} {
+	for l, want := range map[string]struct{ banner, declined string }{
+		"ko": {"테스트 결제", "카드가 거절되었습니다"}, "id": {"Pembayaran uji", "Kartu Anda ditolak"}, "en": {"Test payment", "Your card was declined"},
+	} {
 		b := newBrowser(t, s.base)
 		p := b.get(path + "?lang=" + l)
 		wantStatus(t, l, p, http.StatusOK)
-		if got := p.testid("test-payment-banner").Text(); !strings.Contains(got, want) {
-			t.Errorf("%s banner %q, want %q", l, got, want)
+		if got := p.testid("test-payment-banner").Text(); !strings.Contains(got, want.banner) {
+			t.Errorf("%s banner %q, want %q", l, got, want.banner)
 		}
 		p = b.post(path, cardFields(payment.CardInsufficientFunds))
 		wantStatus(t, l+" declined", p, http.StatusUnprocessableEntity)
+		if got := p.testid("form-error").Text(); got != want.declined {
+			t.Errorf("%s: a card without funds is headed %q, want %q", l, got, want.declined)
+		}
 	}
 }
 

@@ -9,6 +9,8 @@
 //     what was typed into the form is put back;
 //   - after a swap, focus goes to the first field in error, or stays with
 //     the updated part when the focused element went away;
+//   - a field's message swapped in beside it marks the field invalid (or
+//     valid again);
 //   - a page or swap with an error summary scrolls it into view.
 // It is a file, not inline script: the CSP allows none.
 (function () {
@@ -265,6 +267,19 @@
       }
       state.focused = true;
     }
+  });
+
+  // A field's note swapped in out of band (what a checkout code says
+  // beside it after the summary's update) marks the field it describes:
+  // invalid beside an error, valid again beside its hint. Read once
+  // settled: until then htmx leaves the old note's class on the new one.
+  document.addEventListener('htmx:afterSettle', function (evt) {
+    var note = evt.target;
+    if (!(note instanceof Element) || !note.id) return;
+    document.querySelectorAll('[aria-describedby~="' + CSS.escape(note.id) + '"]').forEach(function (field) {
+      if (note.classList.contains('field-error')) field.setAttribute('aria-invalid', 'true');
+      else field.removeAttribute('aria-invalid');
+    });
   });
 
   function ready() {

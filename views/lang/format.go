@@ -149,6 +149,16 @@ func DateTimeIn(l Lang, t time.Time) string {
 	return DateIn(l, t) + ", " + t.Format("15:04 MST")
 }
 
+// DayMonth writes a day without its year, for a chart's axis: "22 Nov",
+// "11월 22일", "22 Nov".
+func DayMonth(ctx context.Context, t time.Time) string {
+	l := From(ctx)
+	if l == Korean {
+		return t.Format("1월 2일")
+	}
+	return strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1]
+}
+
 // Month writes a calendar month: "November 2026", "2026년 11월",
 // "November 2026".
 func Month(ctx context.Context, t time.Time) string {

@@ -227,12 +227,12 @@ func TestMoney(t *testing.T) {
 func TestDates(t *testing.T) {
 	at := time.Date(2026, 11, 22, 2, 31, 0, 0, time.FixedZone("CET", 3600))
 	for _, tc := range []struct {
-		l                     Lang
-		date, datetime, month string
+		l                               Lang
+		date, datetime, month, dayMonth string
 	}{
-		{English, "22 Nov 2026", "22 Nov 2026, 02:31 CET", "November 2026"},
-		{Korean, "2026년 11월 22일", "2026년 11월 22일 02:31 CET", "2026년 11월"},
-		{Indonesian, "22 Nov 2026", "22 Nov 2026, 02.31 CET", "November 2026"},
+		{English, "22 Nov 2026", "22 Nov 2026, 02:31 CET", "November 2026", "22 Nov"},
+		{Korean, "2026년 11월 22일", "2026년 11월 22일 02:31 CET", "2026년 11월", "11월 22일"},
+		{Indonesian, "22 Nov 2026", "22 Nov 2026, 02.31 CET", "November 2026", "22 Nov"},
 	} {
 		ctx := With(context.Background(), tc.l)
 		if got := Date(ctx, at); got != tc.date {
@@ -243,6 +243,9 @@ func TestDates(t *testing.T) {
 		}
 		if got := Month(ctx, at); got != tc.month {
 			t.Errorf("%s Month = %q, want %q", tc.l, got, tc.month)
+		}
+		if got := DayMonth(ctx, at); got != tc.dayMonth {
+			t.Errorf("%s DayMonth = %q, want %q", tc.l, got, tc.dayMonth)
 		}
 	}
 	if got := Date(context.Background(), time.Time{}); got != "" {

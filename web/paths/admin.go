@@ -48,9 +48,10 @@ func AdminWarehouseStock(id string) string { return under(AdminWarehouses, id, "
 // AdminProduct is a product's page for staff (GET) and its edit (POST).
 func AdminProduct(id string) string { return under(AdminProducts, id) }
 
-// AdminOrdersCSV is the orders of the days from to to (included) as CSV.
-func AdminOrdersCSV(from, to string) string {
-	return WithQuery("/admin/orders.csv", "from", from, "to", to)
+// AdminOrdersCSV is the orders of the days from to to (included) as CSV,
+// with the list's filters (name, value pairs: status, product, buyer).
+func AdminOrdersCSV(from, to string, filters ...string) string {
+	return WithQuery("/admin/orders.csv", append([]string{"from", from, "to", to}, filters...)...)
 }
 
 // AdminOrder is an order's page for staff.
