@@ -115,7 +115,12 @@ func TestStaffDaysAndTimesAreTheShopsZone(t *testing.T) {
 	p := staff.get("/admin/orders?from=2026-10-24&to=2026-10-26")
 	var stamps []string
 	p.testid("admin-order-row").Each(func(_ int, r *goquerySelection) {
-		stamps = append(stamps, strings.Join(strings.Fields(r.Find("td").First().Text()), " "))
+		// The day over its time; the whole instant in the cell's title.
+		cell := r.Find("td").First()
+		if day, clock := cell.Contents().First().Text(), cell.Find("small").Text(); !strings.Contains(cell.AttrOr("title", ""), day) || !strings.Contains(strings.Join(strings.Fields(cell.AttrOr("title", "")), " "), strings.Join(strings.Fields(clock), " ")) {
+			t.Errorf("the cell shows %q over %q, its title %q", day, clock, cell.AttrOr("title", ""))
+		}
+		stamps = append(stamps, strings.Join(strings.Fields(cell.AttrOr("title", "")), " "))
 	})
 	for _, want := range []string{"2026-10-26 00:30 CET", "2026-10-25 23:30 CET", "2026-10-25 00:30 CEST", "2026-10-24 23:30 CEST"} {
 		if !slices.Contains(stamps, want) {
