@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -60,22 +61,13 @@ func (h *AdminOrders) parseOrderFilter(c *fiber.Ctx, f *views.AdminDateFilter) (
 		}
 		f.Errors[field] = msg
 	}
-	if f.Product != "" && !hasProduct(products, f.Product) {
+	if f.Product != "" && !slices.ContainsFunc(products, func(p store.Product) bool { return p.ID == f.Product }) {
 		bad("product", page.T(c, "admin.orders.err.product"))
 	}
 	if utf8.RuneCountInString(f.Buyer) > maxBuyerFilter {
 		bad("buyer", page.T(c, "admin.orders.err.buyer_long", "Max", maxBuyerFilter))
 	}
 	return of, nil
-}
-
-func hasProduct(products []store.Product, id string) bool {
-	for _, p := range products {
-		if p.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // ordersPage is a page of the range's orders to filter: all of them, or

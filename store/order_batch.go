@@ -3,11 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -25,35 +22,22 @@ func (s *Store) OrdersOfLines(ctx context.Context, lines []OrderItem) ([]Order, 
 			refs = append(refs, l)
 		}
 	}
+	keys := make([]map[string]types.AttributeValue, 0, len(refs))
+	for _, l := range refs {
+		keys = append(keys, itemKey(orderKey(l.OrderID), customerKey(l.CustomerID)))
+	}
 	byID := make(map[string]Order, len(refs))
-	for chunk := range slices.Chunk(refs, 100) {
-		keys := make([]map[string]types.AttributeValue, 0, len(chunk))
-		for _, l := range chunk {
-			keys = append(keys, itemKey(orderKey(l.OrderID), customerKey(l.CustomerID)))
+	err := s.batchGet(ctx, keys, false, func(it map[string]types.AttributeValue) error {
+		var r orderRecord
+		if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+			return err
 		}
-		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keys}}
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt > 0 { // unprocessed keys: back off a little, as the SDK's guide asks
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(time.Duration(10<<min(attempt-1, 6)) * time.Millisecond):
-				}
-			}
-			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
-			if err != nil {
-				return nil, fmt.Errorf("read orders of lines: %w", err)
-			}
-			for _, it := range out.Responses[s.table] {
-				var r orderRecord
-				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
-					return nil, err
-				}
-				o := r.order()
-				byID[o.ID] = o
-			}
-			pending = out.UnprocessedKeys
-		}
+		o := r.order()
+		byID[o.ID] = o
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read orders of lines: %w", err)
 	}
 	out := make([]Order, 0, len(refs))
 	for _, l := range refs {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -236,38 +235,25 @@ func (s *Store) numberPastInvoices(ctx context.Context, orders []PastOrder, ids,
 // takenOrderNumbers reads which of the numbers name an order: BatchGetItem,
 // 100 keys a request.
 func (s *Store) takenOrderNumbers(ctx context.Context, numbers []string) (map[string]bool, error) {
+	var keys []map[string]types.AttributeValue
+	seen := map[string]bool{}
+	for _, n := range numbers {
+		if !seen[n] {
+			seen[n] = true
+			keys = append(keys, itemKey(orderNumberKey(n), orderNumberKey(n)))
+		}
+	}
 	taken := map[string]bool{}
-	for chunk := range slices.Chunk(numbers, 100) {
-		keys := make([]map[string]types.AttributeValue, 0, len(chunk))
-		seen := map[string]bool{}
-		for _, n := range chunk {
-			if !seen[n] {
-				seen[n] = true
-				keys = append(keys, itemKey(orderNumberKey(n), orderNumberKey(n)))
-			}
+	err := s.batchGet(ctx, keys, true, func(it map[string]types.AttributeValue) error {
+		var r orderNumberRecord
+		if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+			return err
 		}
-		pending := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt > 0 {
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(time.Duration(10<<min(attempt-1, 6)) * time.Millisecond):
-				}
-			}
-			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
-			if err != nil {
-				return nil, fmt.Errorf("read order numbers: %w", err)
-			}
-			for _, it := range out.Responses[s.table] {
-				var r orderNumberRecord
-				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
-					return nil, err
-				}
-				taken[trimPrefix(r.PK, prefixOrderNo)] = true
-			}
-			pending = out.UnprocessedKeys
-		}
+		taken[trimPrefix(r.PK, prefixOrderNo)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read order numbers: %w", err)
 	}
 	return taken, nil
 }

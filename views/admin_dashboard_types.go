@@ -62,24 +62,27 @@ func (s AdminSales) extent() (top, bottom int64) {
 	return top, bottom
 }
 
+// scale is an amount's height in the chart: revenue and refunds share
+// the height on one scale.
+func (s AdminSales) scale(v int64) int {
+	top, bottom := s.extent()
+	if top+bottom == 0 {
+		return 0
+	}
+	return int(v * (chartH - 2) / (top + bottom))
+}
+
 // bars lays out the days' revenue above the baseline and their refunds
 // below it, on one scale, so a refund's bar compares with a sale's.
 func (s AdminSales) bars(ctx context.Context) []salesBar {
 	if len(s.Days) == 0 {
 		return nil
 	}
-	top, bottom := s.extent()
 	base := s.baseline()
-	scale := func(v int64) int {
-		if top+bottom == 0 {
-			return 0
-		}
-		return int(v * (chartH - 2) / (top + bottom))
-	}
 	w := chartW / len(s.Days)
 	out := make([]salesBar, len(s.Days))
 	for i, d := range s.Days {
-		h, rh := scale(d.Revenue.Amount), scale(d.Refunded.Amount)
+		h, rh := s.scale(d.Revenue.Amount), s.scale(d.Refunded.Amount)
 		if d.Orders > 0 {
 			h = max(h, 2) // a day with orders shows, however small
 		}
@@ -171,11 +174,10 @@ func (s AdminSales) axes(ctx context.Context) chartAxes {
 	cur := s.Month.Revenue.Currency
 	at := func(v int64) store.Money { return store.Money{Amount: v, Currency: cur} }
 	base := s.baseline()
-	scale := func(v int64) int { return int(v * (chartH - 2) / (top + bottom)) }
-	up := min(scale(top), base)
+	up := min(s.scale(top), base)
 	ticks := []chartTick{{Y: base - up, Label: money(ctx, at(top))}, {Y: base, Label: money(ctx, at(0))}, {Y: base - up/2, Label: money(ctx, at(top/2))}}
 	if bottom > 0 {
-		ticks = append(ticks, chartTick{Y: base + min(scale(bottom), chartH-base), Label: "−" + money(ctx, at(bottom))})
+		ticks = append(ticks, chartTick{Y: base + min(s.scale(bottom), chartH-base), Label: "−" + money(ctx, at(bottom))})
 	}
 	return chartAxes{Y: spacedTicks(ticks...), X: days}
 }
