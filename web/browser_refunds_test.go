@@ -31,7 +31,10 @@ func TestBrowserJourneyRefundAndCancel(t *testing.T) {
 		chromedp.SendKeys(sel("field-reason"), "Arrived chipped"),
 	)
 	staff.shot("60-refund-form")
-	staff.do("staff refund", chromedp.Click(sel("refund-submit")), chromedp.WaitVisible(sel("order-refund-row")))
+	staff.do("staff ask to refund", chromedp.Click(sel("refund-submit")), chromedp.WaitVisible(sel("refund-confirm-title")))
+	staff.waitText("the confirmation says where the money goes", sel("refund-confirm-to"), "€18.90")
+	staff.shot("61-refund-confirm")
+	staff.do("staff confirm", chromedp.Click(sel("refund-confirm-yes")), chromedp.WaitVisible(sel("order-refund-row")))
 	staff.waitText("the refund is listed", sel("order-refund-amount"), "€18.90")
 	staff.shot("61-refunded")
 
