@@ -80,3 +80,11 @@ func (f RefundForm) UnitFields() []UnitField {
 	}
 	return out
 }
+
+// AdminReceiptRefundConfirm is a receipt's refund as typed, checked and
+// not made.
+type AdminReceiptRefundConfirm struct {
+	Receipt store.Receipt
+	Amount  store.Money
+	Form    AdminRefundForm
+}
