@@ -49,4 +49,12 @@ func TestBrowserJourneyRefundAndCancel(t *testing.T) {
 	)
 	c.do("and confirms", chromedp.Click(sel("cancel-submit")), chromedp.WaitVisible(sel("refund")))
 	c.waitText("the order is cancelled", sel("order-status"), "Cancelled")
+
+	// The outbox, with the refund's and the cancellation's mails, fits the
+	// console's column at 1280 px in every language.
+	for _, lang := range []string{"id", "ko", "en"} {
+		staff.do("the outbox in "+lang, chromedp.Navigate(s.base+paths.AdminOutbox+"?lang="+lang), chromedp.WaitVisible(sel("mail-row")))
+		staff.tableFits(lang, "outbox")
+		staff.shot("63-outbox-" + lang)
+	}
 }
