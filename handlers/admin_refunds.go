@@ -57,7 +57,8 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 		}
 		inv, _ := d.Invoice()
 		confirm := views.AdminRefundConfirm{Order: d.Order, Refund: preview, Payments: inv.Payments,
-			RestockName: data.Warehouses[preview.RestockWarehouse], Form: form, CSRF: page.CSRFToken(c)}
+			RestockName: data.Warehouses[preview.RestockWarehouse], Action: paths.AdminOrderRefunds(id), Fields: form.Fields(),
+			Back: paths.AdminOrder(id), CanChange: true, CSRF: page.CSRFToken(c)}
 		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.refunds.confirm_page", "Order", d.Order.Label()), Page: page.Full(views.AdminRefundConfirmView, confirm)})
 	}
 	rf, err := h.Store.RefundOrder(c.UserContext(), req, h.Refunds)

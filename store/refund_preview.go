@@ -40,3 +40,18 @@ func (s *Store) PreviewRefund(ctx context.Context, req OrderRefundRequest) (Refu
 	}
 	return plan.Refund, nil
 }
+
+// PreviewReturnRefund is the refund RefundReturn would make of an
+// inspected return at version now, written nowhere (see PreviewRefund).
+//
+// Cost: the return's GetItem, then PreviewRefund's.
+func (s *Store) PreviewReturnRefund(ctx context.Context, orderID, returnID string, version int, how ReturnRefund) (Refund, error) {
+	r, err := s.returnAt(ctx, orderID, returnID, ReturnInspected, version)
+	if err != nil {
+		return Refund{}, err
+	}
+	if !ValidID(how.Warehouse) {
+		return Refund{}, fmt.Errorf("warehouse %q: %w", how.Warehouse, ErrNotFound)
+	}
+	return s.PreviewRefund(ctx, returnRefundRequest(r, how, Customer{}, nil))
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // AdminRefundConfirm is a refund staff asked for, planned and not made:
-// the store's preview, and the form as typed to send again.
+// the store's preview, and the form as sent, to send again confirmed.
 type AdminRefundConfirm struct {
 	Order  store.Order
 	Refund store.Refund // the preview: nothing written
@@ -19,8 +19,14 @@ type AdminRefundConfirm struct {
 	// RestockName is the warehouse's name the units go back into ("":
 	// none chosen).
 	RestockName string
-	Form        RefundForm
-	CSRF        string
+	// Action takes the confirmed form, its Fields the form as sent; Back
+	// is "No, leave it". CanChange offers "Change it" (edit=1), which
+	// brings the form back as typed.
+	Action    string
+	Fields    []FormField
+	Back      string
+	CanChange bool
+	CSRF      string
 }
 
 // RefundTender is a part of a refund and where it goes.
@@ -66,17 +72,24 @@ func (p AdminRefundConfirm) StockWords(ctx context.Context) string {
 	return t(ctx, "admin.refunds.confirm_stock_none")
 }
 
-// UnitField is a units field of the refund form, as typed.
-type UnitField struct{ Name, Value string }
+// FormField is a field of a form sent again as a hidden input.
+type FormField struct{ Name, Value string }
 
-// UnitFields are the form's units fields in a steady order, for hidden
-// inputs.
-func (f RefundForm) UnitFields() []UnitField {
-	out := make([]UnitField, 0, len(f.Units))
+// Fields are the order refund form's fields as typed, in a steady order,
+// for the confirmation's hidden inputs.
+func (f RefundForm) Fields() []FormField {
+	out := []FormField{{"key", f.Key}}
 	for _, name := range slices.Sorted(maps.Keys(f.Units)) {
 		if v := f.Units[name]; v != "" {
-			out = append(out, UnitField{name, v})
+			out = append(out, FormField{name, v})
 		}
+	}
+	out = append(out, FormField{"amount", f.Amount}, FormField{"reason", f.Reason}, FormField{"restock", f.Restock})
+	if f.Shipping {
+		out = append(out, FormField{"shipping", "1"})
+	}
+	if f.Placed {
+		out = append(out, FormField{"placed", "1"})
 	}
 	return out
 }

@@ -84,7 +84,7 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 	ret := jobsAttr(staff.get(adminOrder).testid("order-return-link"), "href")
 	wantStatus(t, "receive", staff.post(ret+"/receive", url.Values{"version": {returnVersion(t, staff.get(ret), "receive-form")}}), http.StatusSeeOther)
 	wantStatus(t, "inspect", staff.post(ret+"/inspect", url.Values{"version": {returnVersion(t, staff.get(ret), "inspect-form")}, "verdict-0": {"accepted"}}), http.StatusSeeOther)
-	wantStatus(t, "refund the return", staff.post(ret+"/refund", url.Values{"version": {returnVersion(t, staff.get(ret), "refund-form")}, "warehouse": {"sto"}}), http.StatusSeeOther)
+	wantStatus(t, "refund the return", staff.post(ret+"/refund", url.Values{"version": {returnVersion(t, staff.get(ret), "refund-form")}, "warehouse": {"sto"}, "confirm": {"yes"}}), http.StatusSeeOther)
 
 	// An order the customer cancels: its refund mail.
 	placed := newOrderMaker(t, st).place(st, s.customerID(t, demo.CustomerEmail), line("kt-mug", 1))
