@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
 
@@ -214,17 +215,23 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 	if receipts.Next != "" {
 		billing.ReceiptsNext = paths.WithQuery(paths.AdminCustomer(id), "receipts_after", receipts.Next)
 	}
-	partial := views.AdminCustomerActivitySection(a)
+	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing, Access: h.access(c, cust, changes, problem)}
+	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data),
+		Partial: customerPartial(data, invAfter, prodAfter, recAfter)})
+}
+
+// customerPartial is what htmx asked of the customer's page: one table's
+// next rows, or the date-filtered section.
+func customerPartial(data views.AdminCustomerPage, invAfter, prodAfter, recAfter string) templ.Component {
 	switch {
 	case invAfter != "":
-		partial = views.AdminCustomerInvoiceRows(a)
+		return views.AdminCustomerInvoiceRows(data.Activity)
 	case prodAfter != "":
-		partial = views.AdminCustomerProductRows(a)
+		return views.AdminCustomerProductRows(data.Activity)
 	case recAfter != "":
-		partial = views.AdminCustomerReceiptRows(billing)
+		return views.AdminCustomerReceiptRows(data.Billing)
 	}
-	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing, Access: h.access(c, cust, changes, problem)}
-	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data), Partial: partial})
+	return views.AdminCustomerActivitySection(data.Activity)
 }
 
 // customerTableWanted says whether the customer's page reads table: all
