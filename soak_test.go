@@ -641,6 +641,7 @@ func (r *soakRun) refund(c *soakClient, o soakOrder, whole bool) {
 			v.Set("amount", "1.00")
 		}
 		v.Set("reason", "soak: a refund")
+		v.Set("confirm", "yes") // as the confirmation page sends it
 	})
 	if status == http.StatusSeeOther {
 		if whole {

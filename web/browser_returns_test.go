@@ -57,6 +57,17 @@ func TestBrowserJourneyReturn(t *testing.T) {
 		t.Fatalf("printed slip: header %s, slip %s, number in %s", printed[0], printed[1], printed[2])
 	}
 	ada.do("screen media", emulate(""))
+	// On a phone the slip and the order's page with its return fit the
+	// width: the number, the addresses and the items wrap.
+	slip, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`location.pathname`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada.phone()
+	ada.noSidewaysScroll(slip, "/orders/"+o.ID)
+	ada.do("the slip at 360 px", chromedp.Navigate(s.base+slip), chromedp.WaitVisible(sel("return-slip")))
+	ada.shot("returns-05-slip-phone")
+	ada.do("1280 px wide", chromedp.EmulateViewport(1280, 900))
 
 	staff := ada.tab("staff")
 	staff.signIn(demo.StaffEmail, demo.StaffPassword)

@@ -104,7 +104,7 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 	rec := s.receiptOf(t, graceID)
 	receiptPath := "/admin/customers/" + graceID + "/receipts/" + rec.Number
 	key := jobsAttr(staff.get(receiptPath).testid("refund-form").Find(`input[name="key"]`), "value")
-	wantStatus(t, "refund the receipt", staff.post(receiptPath+"/refund", url.Values{"amount": {"1.00"}, "reason": {"Late"}, "key": {key}}), http.StatusSeeOther)
+	wantStatus(t, "refund the receipt", staff.post(receiptPath+"/refund", url.Values{"amount": {"1.00"}, "reason": {"Late"}, "key": {key}, "confirm": {"yes"}}), http.StatusSeeOther)
 	if _, err := st.SchedulePriceChange(ctx, box, store.Money{Amount: boxPerMon + 100, Currency: "EUR"}, today.AddDate(0, 0, store.PriceNoticeDays), "staff"); err != nil {
 		t.Fatal(err)
 	}
