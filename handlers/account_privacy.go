@@ -222,6 +222,7 @@ type (
 	}
 	exportShipment struct {
 		ID          string              `json:"id"`
+		Number      string              `json:"number,omitempty"`
 		Status      string              `json:"status"`
 		ShipTo      exportAddress       `json:"shipTo"`
 		CreatedAt   time.Time           `json:"createdAt"`
@@ -353,7 +354,7 @@ func exportOf(d store.CustomerData, thisSession string, now time.Time) exportDoc
 			e.Invoices = append(e.Invoices, ei)
 		}
 		for _, sh := range od.Shipments {
-			es := exportShipment{ID: sh.ID, Status: string(sh.Status), ShipTo: exportAddressOf(sh.ShipTo), CreatedAt: sh.CreatedAt,
+			es := exportShipment{ID: sh.ID, Number: sh.Number, Status: string(sh.Status), ShipTo: exportAddressOf(sh.ShipTo), CreatedAt: sh.CreatedAt,
 				ShippedAt: timeOrNil(sh.ShippedAt), DeliveredAt: timeOrNil(sh.DeliveredAt), Carrier: sh.Carrier, Tracking: sh.Tracking, Items: []exportShippedItem{}}
 			for _, si := range sh.Items {
 				es.Items = append(es.Items, exportShippedItem{Product: si.ProductName, Quantity: si.Quantity})

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
 
@@ -28,6 +29,8 @@ type AdminCustomerStore interface {
 	FindCustomers(ctx context.Context, typed string, limit int, cursor string) (store.Page[store.CustomerMatch], error)
 	CustomerInvoices(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (store.Page[store.Invoice], error)
 	CustomerProducts(ctx context.Context, customerID string, from, to time.Time, limit int, cursor string) (store.Page[store.OrderItem], error)
+	// OrderNumbers names the orders of a page of invoices and products.
+	OrderNumbers(ctx context.Context, customerID string, orderIDs []string) (map[string]string, error)
 	Subscriptions(ctx context.Context, customerID string) ([]store.Subscription, error)
 	RecentReceipts(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Receipt], error)
 	RoleChanges(ctx context.Context, customerID string) ([]store.RoleChange, error)
@@ -153,19 +156,7 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 	// What htmx asked for: one table's next page, or the date-filtered
 	// section; the whole page needs everything.
 	htmx := page.IsHTMX(c)
-	want := func(table string) bool {
-		switch {
-		case !htmx:
-			return true
-		case invAfter != "":
-			return table == "invoices"
-		case prodAfter != "":
-			return table == "products"
-		case recAfter != "":
-			return table == "receipts"
-		}
-		return table == "invoices" || table == "products"
-	}
+	want := func(table string) bool { return customerTableWanted(table, htmx, invAfter, prodAfter, recAfter) }
 	var (
 		cust     store.Customer
 		changes  []store.RoleChange
@@ -200,7 +191,8 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	if err != nil {
 		return err
 	}
 	if rerr != nil {
@@ -209,6 +201,9 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 	} else {
 		a.Filter.From, a.Filter.To = rng.From, rng.To
 		a.Invoices, a.Products = invoices.Items, products.Items
+		if a.OrderNumbers, err = h.orderNumbers(c.UserContext(), id, a); err != nil {
+			return err
+		}
 		if invoices.Next != "" {
 			a.InvoicesNext = paths.WithQuery(paths.AdminCustomer(id), "from", rng.From, "to", rng.To, "invoices_after", invoices.Next)
 		}
@@ -220,17 +215,57 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 	if receipts.Next != "" {
 		billing.ReceiptsNext = paths.WithQuery(paths.AdminCustomer(id), "receipts_after", receipts.Next)
 	}
-	partial := views.AdminCustomerActivitySection(a)
+	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing, Access: h.access(c, cust, changes, problem)}
+	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data),
+		Partial: customerPartial(data, invAfter, prodAfter, recAfter)})
+}
+
+// customerPartial is what htmx asked of the customer's page: one table's
+// next rows, or the date-filtered section.
+func customerPartial(data views.AdminCustomerPage, invAfter, prodAfter, recAfter string) templ.Component {
 	switch {
 	case invAfter != "":
-		partial = views.AdminCustomerInvoiceRows(a)
+		return views.AdminCustomerInvoiceRows(data.Activity)
 	case prodAfter != "":
-		partial = views.AdminCustomerProductRows(a)
+		return views.AdminCustomerProductRows(data.Activity)
 	case recAfter != "":
-		partial = views.AdminCustomerReceiptRows(billing)
+		return views.AdminCustomerReceiptRows(data.Billing)
 	}
-	data := views.AdminCustomerPage{Customer: cust, Activity: a, Billing: billing, Access: h.access(c, cust, changes, problem)}
-	return page.Render(c, status, page.View{Title: cust.Name, Page: page.Full(views.AdminCustomerView, data), Partial: partial})
+	return views.AdminCustomerActivitySection(data.Activity)
+}
+
+// customerTableWanted says whether the customer's page reads table: all
+// of them for the whole page; for htmx, the one whose next page it asked
+// for, or the date-filtered section's two.
+func customerTableWanted(table string, htmx bool, invAfter, prodAfter, recAfter string) bool {
+	switch {
+	case !htmx:
+		return true
+	case invAfter != "":
+		return table == "invoices"
+	case prodAfter != "":
+		return table == "products"
+	case recAfter != "":
+		return table == "receipts"
+	}
+	return table == "invoices" || table == "products"
+}
+
+// orderNumbers are the numbers of the orders a page of the customer's
+// invoices and products names: one BatchGetItem, none when they name no
+// order.
+func (h *AdminCustomers) orderNumbers(ctx context.Context, customerID string, a views.AdminCustomerActivity) (map[string]string, error) {
+	var ids []string
+	for _, inv := range a.Invoices {
+		ids = append(ids, inv.OrderID)
+	}
+	for _, it := range a.Products {
+		ids = append(ids, it.OrderID)
+	}
+	if len(ids) == 0 {
+		return map[string]string{}, nil
+	}
+	return h.Store.OrderNumbers(ctx, customerID, ids)
 }
 
 // access is the account section: the role, whether it can sign in, the

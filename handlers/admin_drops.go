@@ -36,6 +36,9 @@ type AdminDropStore interface {
 	VoidTickets(ctx context.Context, dropID string) ([]store.Ticket, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
+	// CustomersByID names a page of holders: one BatchGetItem.
+	CustomersByID(ctx context.Context, ids []string) (map[string]store.Customer, error)
+	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	PutMail(ctx context.Context, m store.Mail) error
 	ListedClaimed(d store.Drop) bool
 	Now() time.Time
@@ -57,6 +60,16 @@ type AdminDrops struct {
 	Log   *slog.Logger
 	// Shelf keeps the drops' photos (the products' shelf).
 	Shelf photos.Shelf
+	// Catalogue is the shop window's copy of the catalogue: the products
+	// the new-drop form picks from and a product drop's name, with no
+	// read once it is warm.
+	Catalogue AdminDropCatalogue
+}
+
+// AdminDropCatalogue is the catalogue's copy (store.Window).
+type AdminDropCatalogue interface {
+	CatalogueProducts(ctx context.Context) ([]store.Product, error)
+	CatalogueProduct(ctx context.Context, id string) (store.Product, error)
 }
 
 const (
@@ -95,11 +108,14 @@ func (h *AdminDrops) List(c *fiber.Ctx) error {
 	return h.renderList(c, fiber.StatusOK, h.newForm(c))
 }
 
-// withIntegrations gives the form the integrations a drop can be for:
-// those not revoked.
+// withIntegrations gives the form the integrations a drop can be for
+// (those not revoked) and the products it can be a drop of.
 func (h *AdminDrops) withIntegrations(c *fiber.Ctx, form *views.AdminDropForm) error {
 	access, err := h.Store.APIAccess(c.UserContext())
 	if err != nil {
+		return err
+	}
+	if form.Products, err = h.Catalogue.CatalogueProducts(c.UserContext()); err != nil {
 		return err
 	}
 	form.Integrations = nil
@@ -153,13 +169,54 @@ func (h *AdminDrops) createdBy(ctx context.Context, d store.Drop) (string, error
 	}
 	id, ok := store.StaffCreator(d.CreatedBy)
 	if !ok {
+		if d.Audience == store.DropAudienceShop {
+			// A drop for the customers from before its maker was kept:
+			// only staff make those.
+			return lang.T(ctx, "admin.drops.by_staff"), nil
+		}
 		return "", nil
 	}
 	cust, err := h.Store.Customer(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
+	if errors.Is(err, store.ErrNotFound) || err == nil && cust.Name == "" {
+		return lang.T(ctx, "admin.drops.by_staff"), nil
 	}
 	return cust.Name, err
+}
+
+// names fills in what the drop's page names: its product, the warehouses
+// its quantity was set aside from, and the page's holders (one
+// BatchGetItem; a product drop also reads the warehouses, one Query).
+func (h *AdminDrops) names(ctx context.Context, d store.Drop, data *views.AdminDropPage) error {
+	var ids []string
+	for _, tk := range data.Tickets {
+		if tk.CustomerID != "" {
+			ids = append(ids, tk.CustomerID)
+		}
+	}
+	var err error
+	if len(ids) > 0 {
+		if data.Holders, err = h.Store.CustomersByID(ctx, ids); err != nil {
+			return err
+		}
+	}
+	if d.ProductID == "" {
+		return nil
+	}
+	p, err := h.Catalogue.CatalogueProduct(ctx, d.ProductID)
+	switch {
+	case err == nil:
+		data.ProductName = p.Name
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	if len(d.SetAside) > 0 {
+		ws, err := h.Store.Warehouses(ctx)
+		if err != nil {
+			return err
+		}
+		data.Warehouses = warehouseNames(ws)
+	}
+	return nil
 }
 
 func (h *AdminDrops) live(d store.Drop) views.AdminDropLive {
@@ -198,6 +255,12 @@ func (h *AdminDrops) renderDropWith(c *fiber.Ctx, status int, problem string, de
 		if data.CreatedBy, err = h.createdBy(c.UserContext(), d); err != nil {
 			return err
 		}
+		err = h.names(c.UserContext(), d, &data)
+	} else {
+		err = h.names(c.UserContext(), store.Drop{}, &data) // rows: their holders only
+	}
+	if err != nil {
+		return err
 	}
 	data.NextURL = paths.More(paths.AdminDrop(d.ID), tickets.Next)
 	v := page.View{Title: d.Title, Page: page.Full(views.AdminDropView, data)}

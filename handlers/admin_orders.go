@@ -293,7 +293,7 @@ func (h *AdminOrders) renderOrder(c *fiber.Ctx, id string, status int, problem s
 		return err
 	}
 	data.Error = problem
-	return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.order", "Order", id), Page: page.Full(views.AdminOrderView, data)})
+	return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.order", "Order", data.Details.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
 }
 
 // Show is one order with its items, invoice and shipments.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -15,6 +16,7 @@ import (
 type AdminOutboxStore interface {
 	Outbox(ctx context.Context, limit int, cursor string) (store.Page[store.Mail], error)
 	Mail(ctx context.Context, id string) (store.Mail, error)
+	Customer(ctx context.Context, id string) (store.Customer, error)
 }
 
 // AdminOutbox serves /admin/outbox: the mail sent to customers.
@@ -50,5 +52,13 @@ func (h *AdminOutbox) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That mail")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: m.Subject, Page: page.Full(views.AdminMailView, views.AdminMailPage{Mail: m, Kept: h.Kept})})
+	data := views.AdminMailPage{Mail: m, Kept: h.Kept}
+	if m.CustomerID != "" {
+		// Named by the account as it is now: one GetItem.
+		data.Customer, err = h.Store.Customer(c.UserContext(), m.CustomerID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: m.Subject, Page: page.Full(views.AdminMailView, data)})
 }

@@ -105,12 +105,21 @@ func (h *AdminShipments) render(c *fiber.Ctx, id string, status int, problem str
 	case err != nil:
 		return err
 	}
+	if sh.OrderNumber == "" {
+		// A shipment from before numbers keeps no order number: its
+		// order's read names it (one Query, for those only).
+		d, err := h.Store.OrderDetails(c.UserContext(), sh.OrderID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		sh.OrderNumber = d.Order.Number
+	}
 	if form.Carrier == "" {
 		form.Carrier = sh.Carrier
 	}
 	data := views.AdminShipmentPage{Shipment: sh, Warehouse: w, OrderID: sh.OrderID, Now: h.Store.Now(),
 		Error: problem, Ship: form, CSRF: page.CSRFToken(c)}
-	return page.Render(c, status, page.View{Title: page.T(c, "admin.shipments.shipment", "Shipment", id), Page: page.Full(views.AdminShipmentView, data)})
+	return page.Render(c, status, page.View{Title: views.ShipmentName(c.UserContext(), sh, w.Name), Page: page.Full(views.AdminShipmentView, data)})
 }
 
 // stepForm reads a change from its form.
@@ -174,7 +183,7 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	}
 	if page.Field(c, "confirm") != "yes" {
 		data := views.AdminShipmentConfirm{Shipment: sh, Step: f, CSRF: page.CSRFToken(c)}
-		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.shipments.confirm_title", "Shipment", sid), Page: page.Full(views.AdminShipmentConfirmView, data)})
+		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.shipments.confirm_title", "Shipment", views.ShipmentName(c.UserContext(), sh, "")), Page: page.Full(views.AdminShipmentConfirmView, data)})
 	}
 	_, err = h.Store.ChangeShipment(c.UserContext(), orderID, sid, store.ShipmentStep{To: f.To, Carrier: f.Carrier, Tracking: f.Tracking, Version: f.Version, Mail: h.Mail}, by)
 	switch {
@@ -188,9 +197,10 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 		return notFoundAs(err, "That shipment")
 	}
 	minutes := int(store.UndoWindow / time.Minute)
-	msg := page.T(c, "admin.shipments.marked", "Shipment", sid, "To", views.AdminShipmentWord(c.UserContext(), f.To), "Minutes", minutes)
+	name := views.ShipmentName(c.UserContext(), sh, "")
+	msg := page.T(c, "admin.shipments.marked", "Shipment", name, "To", views.AdminShipmentWord(c.UserContext(), f.To), "Minutes", minutes)
 	if forward {
-		msg = page.T(c, "admin.shipments.marked_with", "Shipment", sid, "To", views.AdminShipmentWord(c.UserContext(), f.To), "Minutes", minutes,
+		msg = page.T(c, "admin.shipments.marked_with", "Shipment", name, "To", views.AdminShipmentWord(c.UserContext(), f.To), "Minutes", minutes,
 			"Carrier", carrier.Name(f.Carrier), "Tracking", f.Tracking)
 	}
 	page.Flash(c, views.FlashSuccess, msg)
@@ -292,7 +302,7 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	page.Flash(c, views.FlashSuccess, page.T(c, "admin.shipments.undone_flash", "Shipment", sid, "To", views.AdminShipmentWord(c.UserContext(), ch.To)))
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.shipments.undone_flash", "To", views.AdminShipmentWord(c.UserContext(), ch.To)))
 	return page.Redirect(c, paths.AdminShipment(sid))
 }
 

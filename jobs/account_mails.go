@@ -53,10 +53,15 @@ func shipmentLine(l lang.Lang, sh store.Shipment) string {
 	for _, it := range sh.Items {
 		its = append(its, fmt.Sprintf("%d × %s", it.Quantity, it.ProductName))
 	}
-	if len(its) == 0 {
+	switch {
+	case len(its) == 0 && sh.Number == "":
 		return lang.In(l, "mail.parcel")
+	case len(its) == 0:
+		return lang.In(l, "mail.parcel_numbered", "Number", sh.Number)
+	case sh.Number == "":
+		return lang.In(l, "mail.parcel_items", "Items", strings.Join(its, ", "))
 	}
-	return lang.In(l, "mail.parcel_items", "Items", strings.Join(its, ", "))
+	return lang.In(l, "mail.parcel_numbered_items", "Number", sh.Number, "Items", strings.Join(its, ", "))
 }
 
 const mailSignature = "\nFika & Field\n"

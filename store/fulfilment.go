@@ -33,6 +33,8 @@ var (
 // conditioned on the order still being "placed" with the refunds of units
 // read: a refund landing between the read and the write fails it
 // (ErrRefundedWhileShipping), so no unit is both restocked and shipped.
+// Each shipment takes a number of its own in the same transaction, on
+// condition it is free; a number taken meanwhile is drawn again.
 func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType string) ([]Shipment, error) {
 	d, err := s.OrderDetails(ctx, orderID)
 	if err != nil {
@@ -45,62 +47,13 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 		return nil, ErrShipmentsExist
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	byWarehouse := map[string]*Shipment{}
-	var order []string
-	for _, it := range d.Items {
-		for _, a := range it.ToShip() {
-			sh, ok := byWarehouse[a.WarehouseID]
-			if !ok {
-				sh = &Shipment{ID: NewID(), OrderID: orderID, WarehouseID: a.WarehouseID, Type: shippingType,
-					Status: ShipmentPending, ShipTo: d.Order.ShipTo, CreatedAt: now}
-				byWarehouse[a.WarehouseID] = sh
-				sh.Version = 1
-				order = append(order, a.WarehouseID)
-			}
-			sh.Items = append(sh.Items, ShipmentItem{ID: NewID(), ShipmentID: sh.ID, OrderID: orderID,
-				ProductID: it.ProductID, ProductName: it.ProductName, Quantity: a.Quantity})
-		}
-	}
-	if len(order) == 0 {
+	shipments := shipmentsOf(d, shippingType, now)
+	if len(shipments) == 0 {
 		return nil, fmt.Errorf("order %s: %w", orderID, ErrNothingToShip)
 	}
-	slices.Sort(order)
 	shards, err := s.lists.count(ctx, s)
 	if err != nil {
 		return nil, err
-	}
-	var tx []types.TransactWriteItem
-	putAll := func(recs ...any) error {
-		for _, rec := range recs {
-			item, err := attributevalue.MarshalMap(rec)
-			if err != nil {
-				return err
-			}
-			tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}})
-		}
-		return nil
-	}
-	var out []Shipment
-	for _, w := range order {
-		sh := byWarehouse[w]
-		if err := putAll(shipmentRecord{
-			PK: orderKey(orderID), SK: shipmentKey(sh.ID), EntityType: entityShipment,
-			WarehouseID: w, Type: sh.Type, Status: string(sh.Status), Address: sh.ShipTo, Date: timestamp(now),
-			GSI1PK: shipmentKey(sh.ID), GSI1SK: shipmentKey(sh.ID), GSI2PK: warehouseKey(w), GSI2SK: shipmentKey(sh.ID),
-			Version: 1, ShsPK: shipmentsInKey(ShipmentPending, shardOf(sh.ID, shards)), ShsSK: createdKey(now, sh.ID),
-		}); err != nil {
-			return nil, err
-		}
-		for _, si := range sh.Items {
-			if err := putAll(shipmentItemRecord{
-				PK: orderKey(orderID), SK: shipmentItemKey(si.ID), EntityType: entityShipmentItem,
-				Quantity: si.Quantity, ProductName: si.ProductName,
-				GSI1PK: shipmentKey(sh.ID), GSI1SK: productKey(si.ProductID),
-			}); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, *sh)
 	}
 	upd, cond, err := s.orderStatusChange(ctx, d.Order, OrderShipping)
 	if err != nil {
@@ -114,23 +67,107 @@ func (s *Store) CreateShipments(ctx context.Context, orderID, shippingType strin
 	if err != nil {
 		return nil, err
 	}
-	tx = append(tx, statusUpdate)
-	if len(tx) > 100 {
-		return nil, fmt.Errorf("order %s needs %d writes to ship, more than one transaction takes", orderID, len(tx))
-	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
-	if reasons := cancellationReasons(err); reasons != nil && reasons[len(reasons)-1] == reasonConditionFailed {
-		// Which of the two conditions failed: only a read tells.
-		now, rerr := s.orderDetails(ctx, orderID, true)
-		if rerr == nil && now.Order.Status == OrderPlaced && len(now.Shipments) == 0 {
-			return nil, ErrRefundedWhileShipping
+	for attempt := 1; ; attempt++ {
+		s.numberShipments(shipments)
+		tx, numbers, err := s.shipmentPuts(shipments, now, shards)
+		if err != nil {
+			return nil, err
 		}
-		return nil, ErrShipmentsExist
+		tx = append(tx, statusUpdate)
+		if len(tx) > maxTransactItems {
+			return nil, fmt.Errorf("order %s needs %d writes to ship, more than one transaction takes", orderID, len(tx))
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
+		reasons := cancellationReasons(err)
+		if reasons != nil && reasons[len(reasons)-1] == reasonConditionFailed {
+			// Which of the two conditions failed: only a read tells.
+			now, rerr := s.orderDetails(ctx, orderID, true)
+			if rerr == nil && now.Order.Status == OrderPlaced && len(now.Shipments) == 0 {
+				return nil, ErrRefundedWhileShipping
+			}
+			return nil, ErrShipmentsExist
+		}
+		if reasons != nil && attempt < 5 && slices.ContainsFunc(numbers, func(i int) bool { return reasons[i] == reasonConditionFailed }) {
+			continue // a number taken meanwhile: drawn again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create shipments: %w", err)
+		}
+		out := make([]Shipment, len(shipments))
+		for i, sh := range shipments {
+			out[i] = *sh
+		}
+		return out, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("create shipments: %w", err)
+}
+
+// shipmentsOf are the shipments of what is still to ship of an order, one
+// per warehouse, in the warehouses' order, not numbered yet.
+func shipmentsOf(d OrderDetails, shippingType string, now time.Time) []*Shipment {
+	byWarehouse := map[string]*Shipment{}
+	var ws []string
+	for _, it := range d.Items {
+		for _, a := range it.ToShip() {
+			sh, ok := byWarehouse[a.WarehouseID]
+			if !ok {
+				sh = &Shipment{ID: NewID(), OrderID: d.Order.ID, OrderNumber: d.Order.Number, WarehouseID: a.WarehouseID,
+					Type: shippingType, Status: ShipmentPending, ShipTo: d.Order.ShipTo, CreatedAt: now, Version: 1}
+				byWarehouse[a.WarehouseID] = sh
+				ws = append(ws, a.WarehouseID)
+			}
+			sh.Items = append(sh.Items, ShipmentItem{ID: NewID(), ShipmentID: sh.ID, OrderID: d.Order.ID,
+				ProductID: it.ProductID, ProductName: it.ProductName, Quantity: a.Quantity})
+		}
 	}
-	return out, nil
+	slices.Sort(ws)
+	out := make([]*Shipment, len(ws))
+	for i, w := range ws {
+		out[i] = byWarehouse[w]
+	}
+	return out
+}
+
+// shipmentPuts are the puts of new shipments, their items and their
+// numbers' items, and where in them the numbers' items are.
+func (s *Store) shipmentPuts(shipments []*Shipment, now time.Time, shards int) ([]types.TransactWriteItem, []int, error) {
+	var tx []types.TransactWriteItem
+	var numbers []int
+	putAll := func(recs ...any) error {
+		for _, rec := range recs {
+			item, err := attributevalue.MarshalMap(rec)
+			if err != nil {
+				return err
+			}
+			tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item}})
+		}
+		return nil
+	}
+	for _, sh := range shipments {
+		if err := putAll(shipmentRecord{
+			PK: orderKey(sh.OrderID), SK: shipmentKey(sh.ID), EntityType: entityShipment, Number: sh.Number, OrderNumber: sh.OrderNumber,
+			WarehouseID: sh.WarehouseID, Type: sh.Type, Status: string(sh.Status), Address: sh.ShipTo, Date: timestamp(now),
+			GSI1PK: shipmentKey(sh.ID), GSI1SK: shipmentKey(sh.ID), GSI2PK: warehouseKey(sh.WarehouseID), GSI2SK: shipmentKey(sh.ID),
+			Version: 1, ShsPK: shipmentsInKey(ShipmentPending, shardOf(sh.ID, shards)), ShsSK: createdKey(now, sh.ID),
+		}); err != nil {
+			return nil, nil, err
+		}
+		for _, si := range sh.Items {
+			if err := putAll(shipmentItemRecord{
+				PK: orderKey(sh.OrderID), SK: shipmentItemKey(si.ID), EntityType: entityShipmentItem,
+				Quantity: si.Quantity, ProductName: si.ProductName,
+				GSI1PK: shipmentKey(sh.ID), GSI1SK: productKey(si.ProductID),
+			}); err != nil {
+				return nil, nil, err
+			}
+		}
+		number, err := s.shipmentNumberPut(*sh)
+		if err != nil {
+			return nil, nil, err
+		}
+		numbers = append(numbers, len(tx))
+		tx = append(tx, number)
+	}
+	return tx, numbers, nil
 }
 
 // orderStatusUpdate moves an order from one status to another, on or off

@@ -25,6 +25,7 @@ const (
 	prefixInvoice   = "i#"
 	prefixShipment  = "sh#"
 	prefixShipItem  = "shp#"
+	prefixShipNo    = "shno#" // a shipment number, taken
 	prefixCart      = "cart#"
 	prefixVisitor   = "v#"
 	prefixGiftCard  = "gc#"
@@ -150,6 +151,7 @@ const (
 	entityRefund         = "orderRefund"
 	entityShipment       = "shipment"
 	entityShipmentItem   = "shipmentItem"
+	entityShipmentNumber = "shipmentNumber"
 	entityCart           = "cart"
 	entityCartLine       = "cartLine" // a cart line of the old shape, one item per line (read to migrate)
 	entityGiftCard       = "giftCard"

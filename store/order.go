@@ -216,16 +216,21 @@ const (
 
 // Shipment is one parcel from one warehouse.
 type Shipment struct {
-	ID          string
-	OrderID     string
-	WarehouseID string
-	Type        string
-	Status      ShipmentStatus
-	ShipTo      Address
-	CreatedAt   time.Time
-	ShippedAt   time.Time
-	DeliveredAt time.Time
-	Items       []ShipmentItem
+	ID string
+	// Number is the shipment's own ("SH-7K3Q92", shipment_number.go);
+	// OrderNumber its order's, kept on it so that a list of shipments
+	// names their orders without reading them. Both "" for a shipment
+	// from before numbers.
+	Number, OrderNumber string
+	OrderID             string
+	WarehouseID         string
+	Type                string
+	Status              ShipmentStatus
+	ShipTo              Address
+	CreatedAt           time.Time
+	ShippedAt           time.Time
+	DeliveredAt         time.Time
+	Items               []ShipmentItem
 	// Carrier (an id of package carrier) and Tracking are what staff gave
 	// when it shipped.
 	Carrier, Tracking string

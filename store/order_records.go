@@ -213,6 +213,8 @@ type shipmentRecord struct {
 	PK          string  `dynamodbav:"PK"` // o#order
 	SK          string  `dynamodbav:"SK"` // sh#id
 	EntityType  string  `dynamodbav:"EntityType"`
+	Number      string  `dynamodbav:"Number,omitempty"`
+	OrderNumber string  `dynamodbav:"OrderNumber,omitempty"`
 	WarehouseID string  `dynamodbav:"WarehouseID"`
 	Type        string  `dynamodbav:"Type"`
 	Status      string  `dynamodbav:"Status"`
@@ -237,7 +239,7 @@ type shipmentRecord struct {
 func (r shipmentRecord) shipment() Shipment {
 	return Shipment{
 		ID: trimPrefix(r.SK, prefixShipment), OrderID: trimPrefix(r.PK, prefixOrder),
-		WarehouseID: r.WarehouseID, Type: r.Type, Status: ShipmentStatus(r.Status), ShipTo: r.Address,
+		Number: r.Number, OrderNumber: r.OrderNumber, WarehouseID: r.WarehouseID, Type: r.Type, Status: ShipmentStatus(r.Status), ShipTo: r.Address,
 		CreatedAt: parseTime(r.Date), ShippedAt: parseTime(r.ShippedAt), DeliveredAt: parseTime(r.DeliveredAt),
 		Carrier: r.Carrier, Tracking: r.Tracking, Version: r.Version,
 	}

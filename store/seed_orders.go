@@ -317,8 +317,12 @@ func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book b
 		}
 	}
 	for n, sh := range shipments {
+		// A number as CreateShipments draws it; its item is written
+		// without a condition, as every seeded item is.
+		sh.Number, sh.OrderNumber = s.shipmentNumbers(), order.Number
+		recs = append(recs, newShipmentNumberRecord(sh))
 		rec := shipmentRecord{
-			PK: orderKey(order.ID), SK: shipmentKey(sh.ID), EntityType: entityShipment,
+			PK: orderKey(order.ID), SK: shipmentKey(sh.ID), EntityType: entityShipment, Number: sh.Number, OrderNumber: sh.OrderNumber,
 			WarehouseID: sh.WarehouseID, Type: sh.Type, Status: string(sh.Status), Address: sh.ShipTo, Date: timestamp(sh.CreatedAt),
 			ShippedAt: stamp(sh.ShippedAt), DeliveredAt: stamp(sh.DeliveredAt),
 			GSI1PK: shipmentKey(sh.ID), GSI1SK: shipmentKey(sh.ID), GSI2PK: warehouseKey(sh.WarehouseID), GSI2SK: shipmentKey(sh.ID),

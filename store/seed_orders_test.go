@@ -161,6 +161,7 @@ func TestSeedOrdersWriteWhatCheckoutAndShippingWrite(t *testing.T) {
 func sameShape(d store.OrderDetails) string {
 	var b strings.Builder
 	o := d.Order
+	number := o.Number
 	o.ID, o.Number, o.PlacedAt = "", "", time.Time{}
 	o.Hold = nil // how the shop waited for its payment: a past order's was settled long ago
 	b.WriteString(strings.ReplaceAll(strings.TrimSpace(fmtAny(o)), "\n", " "))
@@ -180,6 +181,9 @@ func sameShape(d store.OrderDetails) string {
 	}
 	for _, sh := range d.Shipments {
 		sh.ID, sh.OrderID, sh.CreatedAt, sh.ShippedAt, sh.DeliveredAt = "", "", time.Time{}, time.Time{}, time.Time{}
+		if strings.HasPrefix(sh.Number, "SH-") && sh.OrderNumber == number && number != "" {
+			sh.Number, sh.OrderNumber = "SH-…", "its order's" // drawn, and the order's kept
+		}
 		sh.Items = slices.Clone(sh.Items)
 		for i := range sh.Items {
 			sh.Items[i].ID, sh.Items[i].ShipmentID, sh.Items[i].OrderID = "", "", ""

@@ -31,6 +31,8 @@ type Store struct {
 
 	// orderNumbers draws a new order number (newOrderNumber).
 	orderNumbers func() string
+	// shipmentNumbers draws a new shipment number (newShipmentNumber).
+	shipmentNumbers func() string
 
 	// onAWS: the table is on Amazon DynamoDB, where Migrate turns on
 	// point-in-time recovery and deletion protection and never drops an
@@ -58,6 +60,12 @@ type Option func(*Store)
 // WithOrderNumbers replaces how order numbers are drawn, for tests of a
 // number drawn twice.
 func WithOrderNumbers(draw func() string) Option { return func(s *Store) { s.orderNumbers = draw } }
+
+// WithShipmentNumbers replaces how shipment numbers are drawn, for tests
+// of a number drawn twice.
+func WithShipmentNumbers(draw func() string) Option {
+	return func(s *Store) { s.shipmentNumbers = draw }
+}
 
 // OnAmazonDynamoDB says the table lives on Amazon DynamoDB: Migrate keeps
 // it safe there (point-in-time recovery, deletion protection, no index
@@ -106,7 +114,7 @@ const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, vat: DefaultVATRates(), books: &bookTurns{}}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: DefaultVATRates(), books: &bookTurns{}}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {

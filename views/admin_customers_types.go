@@ -29,6 +29,8 @@ type AdminCustomerActivity struct {
 	InvoicesNext string
 	Products     []store.OrderItem
 	ProductsNext string
+	// OrderNumbers are the numbers of the orders the rows name, by id.
+	OrderNumbers map[string]string
 }
 
 // AdminCustomerBilling is a customer's subscriptions and a page of their

@@ -174,7 +174,7 @@ func warehouseName(names map[string]string, id string) string {
 // adminConfirmWhat is the confirm page's sentence: what the change does, with the carrier and
 // tracking number when it ships, and how long it can be undone.
 func adminConfirmWhat(ctx context.Context, p AdminShipmentConfirm) templ.Component {
-	args := []any{"Shipment", p.Shipment.ID, "From", AdminShipmentWord(ctx, p.Shipment.Status),
+	args := []any{"Shipment", ShipmentName(ctx, p.Shipment, ""), "From", AdminShipmentWord(ctx, p.Shipment.Status),
 		"To", AdminShipmentWord(ctx, p.Step.To), "Minutes", undoMinutes()}
 	if p.Step.Tracking == "" {
 		return tMarked(ctx, "admin.shipments.confirm_what", args...)

@@ -386,7 +386,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
 
 	// Limited drops for staff.
-	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf}
+	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf, Catalogue: cfg.Store.Window()}
 	admin.Get("/drops", adminDrops.List)
 	admin.Post("/drops", adminDrops.Create)
 	admin.Get("/drops/:id", adminDrops.Show)
