@@ -24,14 +24,25 @@ func evalJS[T any](j journey, what, script string) T {
 }
 
 // headerApart checks that the header's Cart and Menu do not run into each
-// other: the cart link's box (its text and padding) ends at least gap px
-// before the menu button.
+// other (the cart link's box, its text and padding, ends at least gap px
+// before the menu button) and that the button keeps to the page's column.
 func (j journey) headerApart(where string, gap float64) {
 	j.t.Helper()
-	got := evalJS[float64](j, "the gap between Cart and Menu", `document.querySelector('[data-testid="nav-menu-toggle"]').getBoundingClientRect().left -
-		document.querySelector('[data-testid="nav-cart-quick"]').getBoundingClientRect().right`)
-	if got < gap {
-		j.t.Errorf("%s: Cart and Menu are %.0f px apart, want at least %.0f", where, got, gap)
+	type header struct {
+		Gap  float64 `json:"gap"`
+		Past float64 `json:"past"`
+	}
+	got := evalJS[header](j, "the gap between Cart and Menu", `(() => {
+		const menu = document.querySelector('[data-testid="nav-menu-toggle"]').getBoundingClientRect();
+		const main = document.querySelector('main');
+		return {gap: menu.left - document.querySelector('[data-testid="nav-cart-quick"]').getBoundingClientRect().right,
+			past: menu.right - (main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight))};
+	})()`)
+	if got.Gap < gap {
+		j.t.Errorf("%s: Cart and Menu are %.0f px apart, want at least %.0f", where, got.Gap, gap)
+	}
+	if got.Past > 1 {
+		j.t.Errorf("%s: the Menu button ends %.0f px past the page's column", where, got.Past)
 	}
 }
 
@@ -59,6 +70,14 @@ func TestBrowserLayoutAtBothWidths(t *testing.T) {
 		t.Fatal(err)
 	}
 	ada := s.customerID(t, demo.CustomerEmail)
+	// Four in the cart: the header's longest Cart, "Keranjang (4)".
+	grinder, err := st.Product(ctx, "cf-grinder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddToCart(ctx, store.CustomerOwner(ada), grinder, 4); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := st.Claim(ctx, store.ClaimRequest{DropID: drop.ID, Client: ada, CustomerID: ada, DropTitle: drop.Title}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +110,13 @@ func TestBrowserLayoutAtBothWidths(t *testing.T) {
 	}
 
 	j.phone()
-	for _, l := range []string{"en", "ko"} {
+	for _, l := range []string{"id", "en", "ko"} {
 		j.do("home in "+l, chromedp.Navigate(s.base+"/?lang="+l), chromedp.WaitVisible(sel("nav-menu-toggle")))
 		j.headerApart(fmt.Sprintf("%s at %d px", l, phoneWidth), 0)
+		if l == "id" {
+			j.shot("layout-03-home-phone-id")
+			continue
+		}
 
 		// The placeholder typed in: the box does not scroll to show it.
 		cut := evalJS[float64](j, "the search box's room", `(() => {
