@@ -641,6 +641,7 @@ func (r *soakRun) refund(c *soakClient, o soakOrder, whole bool) {
 			v.Set("amount", "1.00")
 		}
 		v.Set("reason", "soak: a refund")
+		v.Set("confirm", "yes") // as the confirmation page sends it
 	})
 	if status == http.StatusSeeOther {
 		if whole {
@@ -715,6 +716,9 @@ func (r *soakRun) takeBackReturns(c *soakClient) {
 		for _, step := range []string{"receive-form", "inspect-form", "refund-form"} {
 			status := soakSubmit(c, p, step, func(v url.Values, form *goquery.Selection) {
 				form.Find(`[data-testid="verdict-accept"]`).Each(func(_ int, f *goquery.Selection) { v.Set(f.AttrOr("name", ""), f.AttrOr("value", "")) })
+				if step == "refund-form" {
+					v.Set("confirm", "yes") // as the confirmation page sends it
+				}
 			})
 			if status != http.StatusSeeOther {
 				break // another staff member's step first (409), or a fault

@@ -29,9 +29,11 @@ type AdminOrderStore interface {
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
 	RefundOrder(ctx context.Context, req store.OrderRefundRequest, refunder store.Refunder) (store.Refund, error)
+	PreviewRefund(ctx context.Context, req store.OrderRefundRequest) (store.Refund, error)
 	RetryCardRefund(ctx context.Context, orderID, key string, refunder store.Refunder) (store.Refund, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	OrderIDByNumber(ctx context.Context, number string) (string, error)
+	ReturnByNumber(ctx context.Context, number string) (store.Return, error)
 	CustomerOrders(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Order], error)
 	HeldOrders(ctx context.Context, limit int, cursor string) (store.Page[store.Order], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
@@ -103,7 +105,7 @@ func (h *AdminOrders) filter(c *fiber.Ctx) (dateRange, views.AdminDateFilter, *r
 // List is the orders placed in a date range (default the last 30 days),
 // newest first, optionally of one status; htmx asks for the section (the
 // filter) or the next page's rows. ?number= goes to the order of that
-// number.
+// number, or to the return of a return's number.
 func (h *AdminOrders) List(c *fiber.Ctx) error {
 	ctx, after := c.UserContext(), c.Query("after")
 	r, f, rerr := h.filter(c)
@@ -117,6 +119,13 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 	if c.Context().QueryArgs().Has("number") {
 		data.Number = strings.ToUpper(strings.TrimSpace(c.Query("number")))
 		id, err := h.Store.OrderIDByNumber(ctx, data.Number)
+		var r store.Return
+		if _, _, isReturn := store.ParseReturnNumber(data.Number); isReturn && errors.Is(err, store.ErrNotFound) {
+			// The number on a returned parcel: its return.
+			if r, err = h.Store.ReturnByNumber(ctx, data.Number); err == nil {
+				return page.Redirect(c, paths.AdminReturn(r.OrderID, r.ID))
+			}
+		}
 		switch {
 		case err == nil:
 			return page.Redirect(c, paths.AdminOrder(id))

@@ -59,8 +59,9 @@ func (h *AdminReceipts) render(c *fiber.Ctx, status int, r store.Receipt, f view
 }
 
 // Refund gives back the amount typed (the whole payment, or part of it)
-// with a reason, once per receipt: the form's key makes a double submit one
-// refund, and a second refund of the receipt is refused. Bad input comes
+// with a reason, once per receipt, after staff confirm it (confirm=yes;
+// edit=1 brings the form back as typed): the form's key makes a double
+// submit one refund, and a second refund of the receipt is refused. Bad input comes
 // back at its field with a 422 and nothing written.
 func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	r, err := h.receipt(c)
@@ -94,6 +95,17 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	}
 	if f.Errors.Any() {
 		return h.render(c, fiber.StatusUnprocessableEntity, r, f)
+	}
+	if page.Field(c, "edit") == "1" {
+		return h.render(c, fiber.StatusOK, r, f)
+	}
+	if !finish && r.Refund == nil && page.Field(c, "confirm") != "yes" {
+		// Asked from the receipt's page: what would go back, to confirm.
+		// (A receipt refunded already goes on to the store, which tells
+		// a double submit from a second refund.)
+		f.CSRF = page.CSRFToken(c)
+		data := views.AdminReceiptRefundConfirm{Receipt: r, Amount: amount, Form: f}
+		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.refunds.confirm_crumb"), Page: page.Full(views.AdminReceiptRefundConfirmView, data)})
 	}
 	done, err := h.Store.RefundReceipt(c.UserContext(), store.RefundRequest{
 		CustomerID: r.AccountID, Number: r.Number, Amount: amount, Reason: f.Reason, By: page.Viewer(c).Name, Key: f.Key, Finish: finish,

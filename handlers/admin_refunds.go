@@ -18,11 +18,14 @@ import (
 // Refund gives money back on an order, from the refund form of the order's
 // staff page: units of its lines (back into the warehouse chosen, or
 // none; of an order not shipping yet, back where they were allocated) or
-// an amount, with a reason. The form's key, made when it
-// rendered, makes the refund once however often it is sent; a form that
-// comes back with errors keeps its key, so that sending it again after a
-// card refund that did not go through finishes that same refund. Bad input
-// is a 422 with each field's error and nothing written.
+// an amount, with a reason. Sent from the order's page, it only shows
+// what the refund would give back and to which tender, to confirm; the
+// confirmed form (confirm=yes) makes it, and "Change" (edit=1) brings the
+// form back as typed. The form's key, made when it rendered, makes the
+// refund once however often it is sent; a form that comes back with
+// errors keeps its key, so that sending it again after a card refund that
+// did not go through finishes that same refund. Bad input is a 422 with
+// each field's error and nothing written.
 func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	by, ok := page.StaffMember(c)
 	if !ok {
@@ -39,11 +42,38 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	d := data.Details
 	form, req, errs := readRefundForm(c, d, data.Warehouses)
 	req.By, req.Mail = by, jobs.RefundMail(c.BaseURL(), h.Store.Now)
-	if errs.Any() {
+	if errs.Any() || page.Field(c, "edit") == "1" {
+		status := fiber.StatusOK
+		if errs.Any() {
+			status = fiber.StatusUnprocessableEntity
+		}
 		data.Refund, data.Refund.Errors = form, errs
-		return page.Render(c, fiber.StatusUnprocessableEntity, page.View{Title: page.T(c, "admin.orders.order", "Order", d.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
+		return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.order", "Order", d.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
+	}
+	if page.Field(c, "confirm") != "yes" {
+		preview, err := h.Store.PreviewRefund(c.UserContext(), req)
+		if err != nil {
+			return h.refundRefused(c, d, form, req, errs, err)
+		}
+		inv, _ := d.Invoice()
+		confirm := views.AdminRefundConfirm{Order: d.Order, Refund: preview, Payments: inv.Payments,
+			RestockName: data.Warehouses[preview.RestockWarehouse], Action: paths.AdminOrderRefunds(id), Fields: form.Fields(),
+			Back: paths.AdminOrder(id), CanChange: true, CSRF: page.CSRFToken(c)}
+		return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.refunds.confirm_page", "Order", d.Order.Label()), Page: page.Full(views.AdminRefundConfirmView, confirm)})
 	}
 	rf, err := h.Store.RefundOrder(c.UserContext(), req, h.Refunds)
+	if err != nil {
+		return h.refundRefused(c, d, form, req, errs, err)
+	}
+	page.Written(c, "order", id, "refund", rf.ID)
+	page.Flash(c, views.FlashSuccess, refundedText(c, rf))
+	return page.Redirect(c, paths.AdminOrder(id))
+}
+
+// refundRefused answers a refund the store would not plan or make: the
+// order's page as it is now, with the form as sent and what was wrong.
+func (h *AdminOrders) refundRefused(c *fiber.Ctx, d store.OrderDetails, form views.RefundForm, req store.OrderRefundRequest, errs views.FieldErrors, err error) error {
+	id := d.Order.ID
 	field := "amount"
 	if len(req.Lines) > 0 {
 		field = "lines"
@@ -70,12 +100,8 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrBadRefund):
 		errs[""] = upperFirstText(err.Error()) + "."
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
-	case err != nil:
-		return notFoundAs(err, "That order")
 	}
-	page.Written(c, "order", id, "refund", rf.ID)
-	page.Flash(c, views.FlashSuccess, refundedText(c, rf))
-	return page.Redirect(c, paths.AdminOrder(id))
+	return notFoundAs(err, "That order")
 }
 
 // refundedText says what a refund gave back, and where.
@@ -119,6 +145,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 	form := views.RefundForm{
 		Key: page.Field(c, "key"), Amount: strings.TrimSpace(page.Field(c, "amount")), Reason: page.Field(c, "reason"),
 		Restock: page.Field(c, "restock"), Units: map[string]string{}, Shipping: page.Field(c, "shipping") == "1",
+		Placed: page.Field(c, "placed") == "1",
 	}
 	errs := views.FieldErrors{}
 	req := store.OrderRefundRequest{OrderID: d.Order.ID, Key: form.Key, Reason: strings.TrimSpace(form.Reason), RestockWarehouse: form.Restock,

@@ -28,6 +28,7 @@ type AdminReturnStore interface {
 	ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, mail func(store.Return) store.Mail) (store.Return, error)
 	InspectReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, in store.Inspection) (store.Return, error)
 	RefundReturn(ctx context.Context, orderID, returnID string, version int, how store.ReturnRefund, by store.Customer, refunder store.Refunder, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
+	PreviewReturnRefund(ctx context.Context, orderID, returnID string, version int, how store.ReturnRefund) (store.Refund, error)
 }
 
 // AdminReturns serves /admin/returns and each return's page under its order.
@@ -232,7 +233,53 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.choose_warehouse")})
 	}
 	how := store.ReturnRefund{Warehouse: w, Shipping: page.Field(c, "shipping") == "1"}
+	if page.Field(c, "confirm") != "yes" {
+		preview, err := h.Store.PreviewReturnRefund(c.UserContext(), orderID, returnID, version, how)
+		if err != nil {
+			return h.returnRefundRefused(c, orderID, returnID, err)
+		}
+		return h.confirmRefund(c, orderID, returnID, version, how, preview)
+	}
 	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, how, by, h.Refunds, refundMail)
+	if err != nil {
+		return h.returnRefundRefused(c, orderID, returnID, err)
+	}
+	page.Written(c, "order", orderID, "return", returnID)
+	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.refunded", "Amount", lang.Money(c.UserContext(), r.Refunded)))
+	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
+}
+
+// confirmRefund asks staff to confirm a return's refund: what it gives
+// back, to which tender, and where the units go.
+func (h *AdminReturns) confirmRefund(c *fiber.Ctx, orderID, returnID string, version int, how store.ReturnRefund, preview store.Refund) error {
+	var (
+		d  store.OrderDetails
+		ws []store.Warehouse
+	)
+	g, ctx := errgroup.WithContext(c.UserContext())
+	g.Go(func() (err error) { d, err = h.Store.OrderDetails(ctx, orderID); return notFoundAs(err, "That return") })
+	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	inv, _ := d.Invoice()
+	data := views.AdminRefundConfirm{Order: d.Order, Refund: preview, Payments: inv.Payments,
+		Action: paths.AdminReturnRefund(orderID, returnID), Back: paths.AdminReturn(orderID, returnID), CSRF: page.CSRFToken(c),
+		Fields: []views.FormField{{Name: "version", Value: strconv.Itoa(version)}, {Name: "warehouse", Value: how.Warehouse}}}
+	if how.Shipping {
+		data.Fields = append(data.Fields, views.FormField{Name: "shipping", Value: "1"})
+	}
+	for _, w := range ws {
+		if w.ID == preview.RestockWarehouse {
+			data.RestockName = w.Name
+		}
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.refunds.confirm_page", "Order", d.Order.Label()), Page: page.Full(views.AdminRefundConfirmView, data)})
+}
+
+// returnRefundRefused answers a return's refund the store would not plan
+// or make, on the return's page as it is now.
+func (h *AdminReturns) returnRefundRefused(c *fiber.Ctx, orderID, returnID string, err error) error {
 	switch {
 	case errors.Is(err, store.ErrShippingRefunded), errors.Is(err, store.ErrNoShipping):
 		return h.render(c, fiber.StatusConflict, page.T(c, "admin.refunds.err.shipping_refunded"), nil)
@@ -247,12 +294,8 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 		return h.render(c, fiber.StatusBadGateway, page.T(c, "admin.returns.err.card"), nil)
 	case errors.Is(err, store.ErrRefundLines), errors.Is(err, store.ErrRefundExceedsCharge):
 		return h.render(c, fiber.StatusConflict, page.T(c, "admin.returns.err.refunded_otherwise"), nil)
-	case err != nil:
-		return h.refused(c, err, nil)
 	}
-	page.Written(c, "order", orderID, "return", returnID)
-	page.Flash(c, views.FlashSuccess, page.T(c, "admin.returns.refunded", "Amount", lang.Money(c.UserContext(), r.Refunded)))
-	return page.Redirect(c, paths.AdminReturn(orderID, returnID))
+	return h.refused(c, err, nil)
 }
 
 // refundMail tells the customer what came back, and to what, in the

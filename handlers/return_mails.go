@@ -10,29 +10,53 @@ import (
 )
 
 // returnRequestedMail tells the customer, in the language of the order,
-// the return's number, where to send the parcel, what to put in it and
-// where to print the slip; the store makes it from the return as written.
-func returnRequestedMail(base string) func(store.Return) *store.Mail {
-	return func(r store.Return) *store.Mail {
+// each return's number, where to send its parcel, what to put in it and
+// where to print its slip: one mail for the returns of one ask (one a
+// warehouse the units go back to). The store makes it from the returns as
+// written.
+func returnRequestedMail(base string) func([]store.Return) *store.Mail {
+	return func(rs []store.Return) *store.Mail {
+		r := rs[0]
 		if r.Buyer.Email == "" {
 			return nil // nobody to write to; the order's page says it all
 		}
 		l := lang.OrEnglish(r.Buyer.Lang)
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s\n\n%s\n\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro", "Number", r.Number, "Order", r.OrderLabel()))
-		fmt.Fprintf(&b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.send_to"), indent(returnAddress(r.SendTo)))
-		fmt.Fprintf(&b, "%s\n", lang.In(l, "mail.return_requested.parcel"))
-		for _, line := range r.Lines {
-			fmt.Fprintf(&b, "  %d × %s\n", line.Quantity, line.ProductName)
+		numbers := make([]string, len(rs))
+		for i, p := range rs {
+			numbers[i] = p.Number
 		}
-		fmt.Fprintf(&b, "  %s\n\n", lang.In(l, "mail.return_requested.slip_in_parcel", "Number", r.Number))
-		fmt.Fprintf(&b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.print"), strings.TrimRight(base, "/")+paths.OrderReturnSlip(r.OrderID, r.ID))
+		var b strings.Builder
+		subject := lang.In(l, "mail.return_requested.subject", "Number", r.Number)
+		if len(rs) == 1 {
+			fmt.Fprintf(&b, "%s\n\n%s\n\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro", "Number", r.Number, "Order", r.OrderLabel()))
+		} else {
+			subject = lang.In(l, "mail.return_requested.subject_parts", "Numbers", strings.Join(numbers, ", "), "Parts", len(rs))
+			fmt.Fprintf(&b, "%s\n\n%s\n\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro_parts", "Order", r.OrderLabel(), "Parts", len(rs)))
+		}
+		for _, p := range rs {
+			if len(rs) > 1 {
+				fmt.Fprintf(&b, "%s\n\n", lang.In(l, "mail.return_requested.part", "Part", p.Part, "Parts", p.Parts, "Number", p.Number))
+			}
+			writeReturnParcel(&b, l, base, p)
+		}
 		fmt.Fprintf(&b, "%s\n\nFika & Field\n", lang.In(l, "mail.return_requested.next"))
 		return &store.Mail{
 			To: r.Buyer.Email, Kind: store.MailReturnRequested, CustomerID: r.CustomerID, CreatedAt: r.RequestedAt, Status: store.MailPending,
-			Subject: lang.In(l, "mail.return_requested.subject", "Number", r.Number), Text: b.String(),
+			Subject: subject, Text: b.String(),
 		}
 	}
+}
+
+// writeReturnParcel writes where one return's parcel goes, what goes in it
+// and where its slip is.
+func writeReturnParcel(b *strings.Builder, l lang.Lang, base string, r store.Return) {
+	fmt.Fprintf(b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.send_to"), indent(returnAddress(r.SendTo)))
+	fmt.Fprintf(b, "%s\n", lang.In(l, "mail.return_requested.parcel"))
+	for _, line := range r.Lines {
+		fmt.Fprintf(b, "  %d × %s\n", line.Quantity, line.ProductName)
+	}
+	fmt.Fprintf(b, "  %s\n\n", lang.In(l, "mail.return_requested.slip_in_parcel", "Number", r.Number))
+	fmt.Fprintf(b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.print"), strings.TrimRight(base, "/")+paths.OrderReturnSlip(r.OrderID, r.ID))
 }
 
 // returnAddress is where a return goes, as it reads on a parcel.

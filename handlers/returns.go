@@ -20,7 +20,7 @@ import (
 type ReturnStore interface {
 	Now() time.Time
 	ReturnClosesAt(d store.OrderDetails) time.Time
-	RequestReturn(ctx context.Context, orderID, customerID string, req store.ReturnRequest) (store.Return, error)
+	RequestReturn(ctx context.Context, orderID, customerID string, req store.ReturnRequest) ([]store.Return, error)
 }
 
 // maxReturnUnits bounds a quantity typed on the return form (an order line
@@ -123,12 +123,10 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	status := fiber.StatusUnprocessableEntity
 	if len(errs) == 0 {
-		ret, err := h.Store.RequestReturn(c.UserContext(), id, v.ID, req)
+		rs, err := h.Store.RequestReturn(c.UserContext(), id, v.ID, req)
 		switch {
 		case err == nil:
-			page.Written(c, "order", id, "return", ret.ID)
-			page.Flash(c, views.FlashSuccess, page.T(c, "returns.requested", "Number", ret.Number))
-			return page.Redirect(c, paths.Order(id)+"#return-"+ret.ID)
+			return returnRequested(c, id, rs)
 		case errors.Is(err, store.ErrReturnWindowClosed):
 			errs[""] = page.T(c, "returns.window_closed")
 		case errors.Is(err, store.ErrReturnTooMany):
@@ -157,6 +155,22 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	part := returnsPart(c, h.Store, d, typed)
 	part.Reason, part.Comment, part.Errors = req.Reason, req.Comment, errs
 	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part})})
+}
+
+// returnRequested says which returns an ask became and goes to the first:
+// one, or one for each warehouse the units go back to.
+func returnRequested(c *fiber.Ctx, orderID string, rs []store.Return) error {
+	numbers, written := make([]string, len(rs)), []any{"order", orderID}
+	for i, r := range rs {
+		numbers[i], written = r.Number, append(written, "return", r.ID)
+	}
+	page.Written(c, written...)
+	msg := page.T(c, "returns.requested", "Number", rs[0].Number)
+	if len(rs) > 1 {
+		msg = page.T(c, "returns.requested_parts", "Numbers", strings.Join(numbers, ", "), "Parts", len(rs))
+	}
+	page.Flash(c, views.FlashSuccess, msg)
+	return page.Redirect(c, paths.Order(orderID)+"#return-"+rs[0].ID)
 }
 
 // ReturnSlip is the printable slip of one of the customer's returns: its

@@ -269,20 +269,30 @@ func lineValue(o Order, it OrderItem, n int) int64 {
 // UpdateItem marking the refund done; each restocked level's low-stock
 // check after.
 func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger Refunder) (Refund, error) {
+	req, err := checkRefundRequest(req)
+	if err != nil {
+		return Refund{}, err
+	}
+	return s.refund(ctx, req, false, charger)
+}
+
+// checkRefundRequest refuses a staff refund that could never be made,
+// before anything is read.
+func checkRefundRequest(req OrderRefundRequest) (OrderRefundRequest, error) {
 	if !ValidID(req.Key) || len(req.Key) > 36 {
-		return Refund{}, ErrRefundKey
+		return req, ErrRefundKey
 	}
 	req.Reason = strings.TrimSpace(req.Reason)
 	if req.Reason == "" {
-		return Refund{}, ErrRefundReason
+		return req, ErrRefundReason
 	}
 	if len([]rune(req.Reason)) > 500 {
-		return Refund{}, fmt.Errorf("the reason is longer than 500 characters: %w", ErrBadRefund)
+		return req, fmt.Errorf("the reason is longer than 500 characters: %w", ErrBadRefund)
 	}
 	if len(req.Lines) == 0 && req.Amount.Amount <= 0 && !req.Shipping {
-		return Refund{}, ErrRefundNothing
+		return req, ErrRefundNothing
 	}
-	return s.refund(ctx, req, false, charger)
+	return req, nil
 }
 
 // CancelOrder cancels a customer's order that has not started shipping

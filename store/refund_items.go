@@ -21,100 +21,127 @@ type plannedRefund struct {
 	unshipped bool // units of a placed order, back where allocated
 }
 
-// refundItems plans a refund of d and builds its transaction: the refund's
-// record first (its failure: the key is taken), the order second (its
-// failure on a cancel: no longer placed), the mail last.
-func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefundRequest, cancel bool) (plannedRefund, []types.TransactWriteItem, []stockBack, error) {
+// lineTake is n units of an order's line a refund takes back.
+type lineTake struct {
+	item OrderItem
+	n    int
+}
+
+// refundPlan is a refund worked out from the order as read, before any
+// write: what it gives back and to which tender, and what it needs to
+// write (the invoice, the tenders, the lines it takes).
+type refundPlan struct {
+	plannedRefund
+	inv       Invoice
+	tend      tenders
+	takes     []lineTake
+	unitsLeft int // units of the order not refunded after this one
+}
+
+// planRefund works out a refund of d: its lines at what they cost after
+// the discount, delivery if given back, and the amount split gift card
+// first, then card. Pure: the preview staff confirm and the transaction
+// that makes the refund are the same plan.
+func planRefund(d OrderDetails, req OrderRefundRequest, cancel bool, now time.Time) (refundPlan, error) {
 	o := d.Order
 	inv, ok := d.Invoice()
 	if !ok {
-		return plannedRefund{}, nil, nil, fmt.Errorf("order %s has no invoice: %w", o.ID, ErrBadRefund)
+		return refundPlan{}, fmt.Errorf("order %s has no invoice: %w", o.ID, ErrBadRefund)
 	}
 	if cancel && o.Status != OrderPlaced {
 		if o.Status == OrderCancelled {
-			return plannedRefund{}, nil, nil, fmt.Errorf("order %s is cancelled already: %w", o.ID, ErrNotCancelable)
+			return refundPlan{}, fmt.Errorf("order %s is cancelled already: %w", o.ID, ErrNotCancelable)
 		}
-		return plannedRefund{}, nil, nil, ErrNotCancelable
+		return refundPlan{}, ErrNotCancelable
 	}
-	now := s.now().UTC().Truncate(time.Millisecond)
-	rf := plannedRefund{Refund: Refund{
+	p := refundPlan{inv: inv, plannedRefund: plannedRefund{Refund: Refund{
 		ID: req.Key, OrderID: o.ID, At: now, Reason: req.Reason, RestockWarehouse: req.RestockWarehouse,
 		ByID: req.By.ID, ByName: req.By.Buyer().Label(req.By.ID), Cancel: cancel, Status: RefundDone,
-	}}
+	}}}
 	cur := o.Total.Currency
 
 	// Which units go back, and what they give.
-	type lineTake struct {
-		item OrderItem
-		n    int
-	}
-	var takes []lineTake
 	switch {
 	case cancel:
 		for _, it := range d.Items {
 			if n := it.Quantity - it.Refunded; n > 0 {
-				takes = append(takes, lineTake{it, n})
+				p.takes = append(p.takes, lineTake{it, n})
 			}
 		}
 	case len(req.Lines) > 0:
 		if req.Amount.Amount != 0 {
-			return plannedRefund{}, nil, nil, fmt.Errorf("refund by lines or by amount, not both: %w", ErrBadRefund)
+			return refundPlan{}, fmt.Errorf("refund by lines or by amount, not both: %w", ErrBadRefund)
 		}
 		seen := map[string]bool{}
 		for _, l := range req.Lines {
 			key := orderItemSortKey(l.ProductID, l.DropID)
 			if seen[key] {
-				return plannedRefund{}, nil, nil, fmt.Errorf("line %s twice: %w", l.ProductID, ErrBadRefund)
+				return refundPlan{}, fmt.Errorf("line %s twice: %w", l.ProductID, ErrBadRefund)
 			}
 			seen[key] = true
 			i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == l.ProductID && it.DropID == l.DropID })
 			if i < 0 {
-				return plannedRefund{}, nil, nil, fmt.Errorf("product %s is not on order %s: %w", l.ProductID, o.ID, ErrRefundLines)
+				return refundPlan{}, fmt.Errorf("product %s is not on order %s: %w", l.ProductID, o.ID, ErrRefundLines)
 			}
 			if l.Quantity < 1 || l.Quantity > d.Items[i].Quantity-d.Items[i].Refunded {
-				return plannedRefund{}, nil, nil, fmt.Errorf("%s: %w", d.Items[i].ProductName, ErrRefundLines)
+				return refundPlan{}, fmt.Errorf("%s: %w", d.Items[i].ProductName, ErrRefundLines)
 			}
-			takes = append(takes, lineTake{d.Items[i], l.Quantity})
+			p.takes = append(p.takes, lineTake{d.Items[i], l.Quantity})
 		}
 	}
 	var amount int64
-	unitsLeft := 0
 	for _, it := range d.Items {
-		unitsLeft += it.Quantity - it.Refunded
+		p.unitsLeft += it.Quantity - it.Refunded
 	}
-	for _, t := range takes {
+	for _, t := range p.takes {
 		v := lineValue(o, t.item, t.n)
-		rf.Lines = append(rf.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Quantity: t.n, Amount: Money{v, cur}})
+		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Quantity: t.n, Amount: Money{v, cur}})
 		amount += v
-		unitsLeft -= t.n
+		p.unitsLeft -= t.n
 	}
-	amount, ship, err := refundAmount(o, req, cancel, len(takes), amount, len(takes) > 0 && unitsLeft == 0)
+	amount, ship, err := refundAmount(o, req, cancel, len(p.takes), amount, len(p.takes) > 0 && p.unitsLeft == 0)
 	if err != nil {
-		return plannedRefund{}, nil, nil, err
+		return refundPlan{}, err
 	}
-	rf.Shipping = Money{ship, cur}
-	tend := tendersOf(o, inv)
-	gc, card, err := tend.split(amount)
+	p.Shipping = Money{ship, cur}
+	p.tend = tendersOf(o, inv)
+	gc, card, err := p.tend.split(amount)
 	if err != nil {
-		return plannedRefund{}, nil, nil, err
+		return refundPlan{}, err
 	}
-	if gc > 0 && tend.giftCardCode == "" {
-		return plannedRefund{}, nil, nil, fmt.Errorf("this order's gift card is not on its invoice (an order from before refunds): %w", ErrBadRefund)
+	if gc > 0 && p.tend.giftCardCode == "" {
+		return refundPlan{}, fmt.Errorf("this order's gift card is not on its invoice (an order from before refunds): %w", ErrBadRefund)
 	}
-	if card > 0 && tend.chargeID == "" {
-		return plannedRefund{}, nil, nil, fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
+	if card > 0 && p.tend.chargeID == "" {
+		return refundPlan{}, fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
 	}
-	rf.Amount, rf.GiftCard, rf.Card, rf.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, tend.chargeID
+	p.Amount, p.GiftCard, p.Card, p.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, p.tend.chargeID
 	if card > 0 {
-		rf.Status = RefundCardPending
+		p.Status = RefundCardPending
+		p.Provider = p.tend.provider
 	}
 
 	// Where the units go back: units of an order not shipping yet never
 	// left their warehouses, so they go back there (cancel implies placed).
-	rf.unshipped = len(takes) > 0 && o.Status == OrderPlaced
-	if rf.unshipped {
-		rf.RestockWarehouse, rf.BackWhereAllocated = "", true
+	p.unshipped = len(p.takes) > 0 && o.Status == OrderPlaced
+	if p.unshipped {
+		p.RestockWarehouse, p.BackWhereAllocated = "", true
 	}
+	return p, nil
+}
+
+// refundItems plans a refund of d and builds its transaction: the refund's
+// record first (its failure: the key is taken), the order second (its
+// failure on a cancel: no longer placed), the mail last.
+func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefundRequest, cancel bool) (plannedRefund, []types.TransactWriteItem, []stockBack, error) {
+	o := d.Order
+	now := s.now().UTC().Truncate(time.Millisecond)
+	plan, err := planRefund(d, req, cancel, now)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	rf, inv, tend, takes, unitsLeft := plan.plannedRefund, plan.inv, plan.tend, plan.takes, plan.unitsLeft
+	amount, gc, card, ship := rf.Amount.Amount, rf.GiftCard.Amount, rf.Card.Amount, rf.Shipping.Amount
 	var warehouses map[string]Warehouse
 	restock := rf.unshipped || rf.RestockWarehouse != ""
 	if restock && len(takes) > 0 {
@@ -136,11 +163,11 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	var tx []types.TransactWriteItem
 	rec := refundRecord{
 		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
-		Amount: amount, GiftCard: gc, Card: card, Shipping: ship, Currency: cur, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
+		Amount: amount, GiftCard: gc, Card: card, Shipping: ship, Currency: o.Total.Currency, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
 		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
 	}
 	if card > 0 {
-		rec.Provider, rf.Provider = tend.provider, tend.provider
+		rec.Provider = rf.Provider
 	}
 	for _, l := range rf.Lines {
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})

@@ -138,7 +138,7 @@ func TestReturnRefundsDeliveryOnlyWhenChosen(t *testing.T) {
 	returned := func(key string, how store.ReturnRefund) (store.Return, store.OrderDetails) {
 		t.Helper()
 		d := deliveredOrder(t, f, key, 2)
-		r, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(2))
+		r, err := one(t)(st.RequestReturn(ctx, d.Order.ID, "c", askA(2)))
 		if err != nil {
 			t.Fatal(err)
 		}

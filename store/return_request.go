@@ -89,57 +89,73 @@ func (s *Store) ReturnByNumber(ctx context.Context, number string) (Return, erro
 var errReturnRaced = errors.New("another return of the order was written meanwhile")
 
 // RequestReturn records a customer's return of lines of their own order (an
-// order of someone else is ErrNotFound), with its number and the warehouse
-// to send it to, and puts req.Mail (made from the return) in the outbox. One TransactWriteItems: the return (attribute_not_exists), the
+// order of someone else is ErrNotFound): one return for each warehouse the
+// units go back to (splitReturn), each with its number and that
+// warehouse's address, and puts req.Mail (made from the returns) in the
+// outbox. One TransactWriteItems: the returns (attribute_not_exists), the
 // mail, and the order's returned-units item, which counts each line's
 // returned units (ADD, on condition they leave room) and the returns (on
-// condition no other return took this one's number). Two returns at once
-// thus never ask back more than was bought nor share a number; the one that
-// loses reads again and takes the next number, or is refused if the units
-// are gone. Cost: one Query, one GetItem (the warehouse), one
-// TransactWriteItems of three items.
-func (s *Store) RequestReturn(ctx context.Context, orderID, customerID string, req ReturnRequest) (Return, error) {
+// condition no other return took these numbers). Two asks at once thus
+// never ask back more than was bought nor share a number; the one that
+// loses reads again and takes the next numbers, or is refused if the units
+// are gone. Cost: one Query, one GetItem of each warehouse, one
+// TransactWriteItems of two items and one more per parcel.
+func (s *Store) RequestReturn(ctx context.Context, orderID, customerID string, req ReturnRequest) ([]Return, error) {
 	req.Reason, req.Comment = strings.TrimSpace(req.Reason), strings.TrimSpace(req.Comment)
 	if !slices.Contains(ReturnReasons, req.Reason) || len(req.Comment) > maxReturnNote {
-		return Return{}, ErrBadReturn
+		return nil, ErrBadReturn
 	}
 	for attempt := 1; ; attempt++ {
 		d, err := s.orderDetails(ctx, orderID, true)
 		if err != nil {
-			return Return{}, err
+			return nil, err
 		}
-		r, err := s.planReturn(d, customerID, req)
+		rs, asked, err := s.planReturns(ctx, d, customerID, req)
 		if err != nil {
-			return Return{}, err
+			return nil, err
 		}
-		if r.Buyer.Email == "" && req.Mail != nil {
-			// An order from before orders kept their buyer: the mail
-			// goes to the account.
-			switch c, err := s.Customer(ctx, customerID); {
-			case err == nil:
-				r.Buyer.Name, r.Buyer.Email = c.Name, c.Email
-			case !errors.Is(err, ErrNotFound): // an erased account has no address to mail
-				return Return{}, err
-			}
-		}
-		if id := returnWarehouse(d, r.Lines); id != "" {
-			if r.SendTo, err = s.Warehouse(ctx, id); err != nil {
-				return Return{}, err
-			}
-		}
-		err = s.writeReturn(ctx, d, r, req.Mail)
+		err = s.writeReturns(ctx, d, asked, rs, req.Mail)
 		if errors.Is(err, errReturnRaced) && attempt < 3 {
 			continue
 		}
 		if errors.Is(err, errReturnRaced) {
-			return Return{}, fmt.Errorf("order %s: %w", orderID, ErrConflict)
+			return nil, fmt.Errorf("order %s: %w", orderID, ErrConflict)
 		}
-		return r, err
+		return rs, err
 	}
 }
 
+// planReturns makes the returns of what the customer asks of the order as
+// read, one a parcel, each with the address it goes to; asked is every
+// line asked, whole.
+func (s *Store) planReturns(ctx context.Context, d OrderDetails, customerID string, req ReturnRequest) (rs []Return, asked []ReturnLine, err error) {
+	r, err := s.planReturn(d, customerID, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Buyer.Email == "" && req.Mail != nil {
+		// An order from before orders kept their buyer: the mail goes to
+		// the account.
+		switch c, err := s.Customer(ctx, customerID); {
+		case err == nil:
+			r.Buyer.Name, r.Buyer.Email = c.Name, c.Email
+		case !errors.Is(err, ErrNotFound): // an erased account has no address to mail
+			return nil, nil, err
+		}
+	}
+	rs = parcelsOf(r, len(d.Returns)+1, splitReturn(d, r.Lines))
+	for i := range rs {
+		if id := rs[i].SendTo.ID; id != "" {
+			if rs[i].SendTo, err = s.Warehouse(ctx, id); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return rs, r.Lines, nil
+}
+
 // planReturn checks what the customer asks of the order as read and makes
-// the return: its lines at the order's prices and the next number.
+// the return of it all: its lines at the order's prices.
 func (s *Store) planReturn(d OrderDetails, customerID string, req ReturnRequest) (Return, error) {
 	orderID := d.Order.ID
 	if d.Order.CustomerID != customerID {
@@ -154,7 +170,7 @@ func (s *Store) planReturn(d OrderDetails, customerID string, req ReturnRequest)
 		return Return{}, fmt.Errorf("order %s: closed %s: %w", orderID, timestamp(closes), ErrReturnWindowClosed)
 	}
 	r := Return{
-		ID: NewIDAt(now), OrderID: orderID, OrderNumber: d.Order.Number, Number: ReturnNumber(d.Order.Label(), len(d.Returns)+1),
+		ID: NewIDAt(now), OrderID: orderID, OrderNumber: d.Order.Number,
 		CustomerID: customerID, Buyer: d.Order.Buyer, Status: ReturnRequested, Reason: req.Reason, Comment: req.Comment,
 		Currency: d.Order.Total.Currency, RequestedAt: now, Version: 1,
 	}
@@ -186,90 +202,67 @@ func (s *Store) planReturn(d OrderDetails, customerID string, req ReturnRequest)
 	return r, nil
 }
 
-// returnWarehouse is the warehouse a return's parcel goes to: the one that
-// shipped most of its units (the first shipment's on a tie), else the one
-// checkout allocated its first line to. One parcel, one address: staff may
-// still put the units back anywhere when they refund.
-func returnWarehouse(d OrderDetails, lines []ReturnLine) string {
-	best, most := "", 0
-	for _, sh := range d.Shipments {
-		n := 0
-		for _, si := range sh.Items {
-			for _, l := range lines {
-				if si.ProductID == l.ProductID {
-					n += min(si.Quantity, l.Quantity)
-				}
-			}
+// writeReturns writes the planned returns, their mail and the order's
+// returned-units item (counting asked, every line asked) in one
+// transaction.
+func (s *Store) writeReturns(ctx context.Context, d OrderDetails, asked []ReturnLine, rs []Return, mail func([]Return) *Mail) error {
+	items := make([]types.TransactWriteItem, 0, len(rs)+2)
+	for _, r := range rs {
+		put, err := s.txPutNew(newReturnRecord(r))
+		if err != nil {
+			return err
 		}
-		if n > most {
-			best, most = sh.WarehouseID, n
-		}
+		items = append(items, put)
 	}
-	if best != "" {
-		return best
-	}
-	for _, it := range d.Items {
-		if it.ProductID == lines[0].ProductID && len(it.Allocations) > 0 {
-			return it.Allocations[0].WarehouseID
-		}
-	}
-	return ""
-}
-
-// writeReturn writes the planned return, its mail and the order's
-// returned-units item in one transaction.
-func (s *Store) writeReturn(ctx context.Context, d OrderDetails, r Return, mail func(Return) *Mail) error {
-	put, err := s.txPutNew(newReturnRecord(r))
+	count, err := s.returnedUnitsUpdate(d, asked, len(rs))
 	if err != nil {
 		return err
 	}
-	count, err := s.returnedUnitsUpdate(d, r)
-	if err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{put, count}
-	if m := mailOf(mail, r); m != nil {
-		m.ID = ReturnRequestedMailID(r.ID)
+	items = append(items, count)
+	if m := mailOf(mail, rs); m != nil {
+		m.ID = ReturnRequestedMailID(rs[0].ID)
 		mailPut, err := s.mailPut(*m)
 		if err != nil {
 			return err
 		}
 		items = append(items, mailPut)
 	}
+	orderID := d.Order.ID
 	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	switch reasons := cancellationReasons(err); {
-	case len(reasons) > 1 && reasons[1] == reasonConditionFailed:
+	case len(reasons) > len(rs) && reasons[len(rs)] == reasonConditionFailed:
 		return errReturnRaced
 	case slices.Contains(reasons, reasonTransactionConflict):
 		// Still contended after transactWrite's retries: nothing was written.
-		return fmt.Errorf("order %s: %w", r.OrderID, ErrConflict)
+		return fmt.Errorf("order %s: %w", orderID, ErrConflict)
 	}
 	if err != nil {
-		return fmt.Errorf("request return of order %s: %w", r.OrderID, err)
+		return fmt.Errorf("request return of order %s: %w", orderID, err)
 	}
 	return nil
 }
 
-// mailOf is mail made from r, or nil when there is no mail to make.
-func mailOf(mail func(Return) *Mail, r Return) *Mail {
+// mailOf is mail made from rs, or nil when there is no mail to make.
+func mailOf(mail func([]Return) *Mail, rs []Return) *Mail {
 	if mail == nil {
 		return nil
 	}
-	return mail(r)
+	return mail(rs)
 }
 
-// returnedUnitsUpdate adds the return's units to the order's returned-units
-// item. The units a line has had returned live on it as one attribute per
+// returnedUnitsUpdate adds the units asked back (lines, each line once) to
+// the order's returned-units item. The units a line has had returned live on it as one attribute per
 // line, so the condition needs no arithmetic: the most it may hold before
-// this return is bought - refunded without a return - asked. Its Returns
-// counts the returns: below this one's place, or this number is taken.
-func (s *Store) returnedUnitsUpdate(d OrderDetails, r Return) (types.TransactWriteItem, error) {
+// this ask is bought - refunded without a return - asked. Its Returns
+// counts the returns: below the first new one's place, or its number is
+// taken; n returns are added.
+func (s *Store) returnedUnitsUpdate(d OrderDetails, lines []ReturnLine, n int) (types.TransactWriteItem, error) {
 	returns := expression.Name("Returns")
 	place := len(d.Returns) + 1
-	upd := expression.Set(expression.Name("EntityType"), expression.Value(entityReturnedUnits)).Set(returns, expression.Value(place))
+	upd := expression.Set(expression.Name("EntityType"), expression.Value(entityReturnedUnits)).Set(returns, expression.Value(place+n-1))
 	cond := expression.Or(expression.AttributeNotExists(returns), returns.LessThan(expression.Value(place)))
 	refunded := refundedOutsideReturns(d)
-	for _, l := range r.Lines {
+	for _, l := range lines {
 		bought := -refunded[l.lineKey()]
 		for _, it := range d.Items {
 			if orderItemSortKey(it.ProductID, it.DropID) == l.lineKey() {
@@ -280,5 +273,5 @@ func (s *Store) returnedUnitsUpdate(d OrderDetails, r Return) (types.TransactWri
 		upd = upd.Add(name, expression.Value(l.Quantity))
 		cond = cond.And(expression.Or(expression.AttributeNotExists(name), name.LessThanEqual(expression.Value(bought-l.Quantity))))
 	}
-	return s.txUpdate(orderKey(r.OrderID), sortKeyReturnedUnits, upd, cond)
+	return s.txUpdate(orderKey(d.Order.ID), sortKeyReturnedUnits, upd, cond)
 }

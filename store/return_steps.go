@@ -169,6 +169,12 @@ func ReturnRefundKey(returnID string) string { return "ret-" + returnID }
 // refundReturnedLines is the refund of a return's accepted lines: the one
 // call into the order refunds.
 func (s *Store) refundReturnedLines(ctx context.Context, r Return, how ReturnRefund, by Customer, charger Refunder, mail func(Refund, Order) *Mail) (Refund, error) {
+	return s.RefundOrder(ctx, returnRefundRequest(r, how, by, mail), charger)
+}
+
+// returnRefundRequest is the order refund a return's refund makes: its
+// accepted lines, restocked where staff chose.
+func returnRefundRequest(r Return, how ReturnRefund, by Customer, mail func(Refund, Order) *Mail) OrderRefundRequest {
 	req := OrderRefundRequest{OrderID: r.OrderID, Key: ReturnRefundKey(r.ID), Reason: "Return: " + r.Reason,
 		RestockWarehouse: how.Warehouse, Shipping: how.Shipping, fromReturn: true, By: by, Mail: mail}
 	for _, l := range r.Lines {
@@ -176,5 +182,5 @@ func (s *Store) refundReturnedLines(ctx context.Context, r Return, how ReturnRef
 			req.Lines = append(req.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, Quantity: l.Quantity})
 		}
 	}
-	return s.RefundOrder(ctx, req, charger)
+	return req
 }

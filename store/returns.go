@@ -92,7 +92,11 @@ type Return struct {
 	// SendTo is where the parcel goes: the warehouse that shipped the
 	// lines, kept as it was when the return was asked (the slip printed
 	// then must stay right).
-	SendTo      Warehouse
+	SendTo Warehouse
+	// Part and Parts place the return among those of one ask: the units
+	// asked together left from Parts warehouses, and each warehouse's go
+	// back to it as a return of their own (0 and 0: the ask was one).
+	Part, Parts int
 	Status      ReturnStatus
 	Reason      string
 	Comment     string // what the customer added, if anything
@@ -163,6 +167,8 @@ type returnRecord struct {
 	SendToID         string       `dynamodbav:"SendToID,omitempty"`
 	SendToName       string       `dynamodbav:"SendToName,omitempty"`
 	SendTo           *Address     `dynamodbav:"SendTo,omitempty"`
+	Part             int          `dynamodbav:"Part,omitempty"`
+	Parts            int          `dynamodbav:"Parts,omitempty"`
 	CustomerID       string       `dynamodbav:"CustomerID"`
 	BuyerName        string       `dynamodbav:"BuyerName,omitempty"`
 	BuyerEmail       string       `dynamodbav:"BuyerEmail,omitempty"`
@@ -200,7 +206,7 @@ func newReturnRecord(r Return) returnRecord {
 	}
 	return returnRecord{
 		PK: orderKey(r.OrderID), SK: returnKey(r.ID), EntityType: entityReturn,
-		OrderNumber: r.OrderNumber, Number: r.Number, SendToID: r.SendTo.ID, SendToName: r.SendTo.Name, SendTo: sendTo, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email, BuyerLang: r.Buyer.Lang,
+		OrderNumber: r.OrderNumber, Number: r.Number, SendToID: r.SendTo.ID, SendToName: r.SendTo.Name, SendTo: sendTo, Part: r.Part, Parts: r.Parts, CustomerID: r.CustomerID, BuyerName: r.Buyer.Name, BuyerEmail: r.Buyer.Email, BuyerLang: r.Buyer.Lang,
 		Status: string(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: timestamp(r.RequestedAt), ReceivedAt: stamp(r.ReceivedAt), InspectedAt: stamp(r.InspectedAt),
 		RefundedAt: stamp(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
@@ -216,7 +222,7 @@ func (r returnRecord) ret() Return {
 	}
 	return Return{
 		ID: trimPrefix(r.SK, prefixReturn), OrderID: trimPrefix(r.PK, prefixOrder), OrderNumber: r.OrderNumber,
-		Number: r.Number, SendTo: sendTo,
+		Number: r.Number, SendTo: sendTo, Part: r.Part, Parts: r.Parts,
 		CustomerID: r.CustomerID, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang},
 		Status: ReturnStatus(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: parseTime(r.RequestedAt), ReceivedAt: parseTime(r.ReceivedAt), InspectedAt: parseTime(r.InspectedAt),
@@ -236,9 +242,10 @@ type ReturnRequest struct {
 	Lines   []ReturnAsk
 	Reason  string
 	Comment string
-	// Mail, if not nil, makes the mail that tells the customer the
-	// return's number and where to send it; it goes with the return.
-	Mail func(Return) *Mail
+	// Mail, if not nil, makes the mail that tells the customer each
+	// return's number and where to send it (one mail for the returns of
+	// one ask, parts in order); it goes with them.
+	Mail func([]Return) *Mail
 }
 
 // ReturnWindow is how many days after delivery a return may be asked.

@@ -15,8 +15,16 @@ import (
 // "c", ships it and marks it delivered at the clock's time.
 func deliveredOrder(t *testing.T, f shopFixture, key string, qty int) store.OrderDetails {
 	t.Helper()
+	return deliveredOrderOf(t, f, key, store.CheckoutLine{ProductID: "a", Quantity: qty})
+}
+
+// deliveredOrderOf places an order of lines for customer "c", ships it
+// (a shipment from each warehouse it was allocated to) and marks it
+// delivered.
+func deliveredOrderOf(t *testing.T, f shopFixture, key string, lines ...store.CheckoutLine) store.OrderDetails {
+	t.Helper()
 	ctx, st := ctxT(t), f.env.Store
-	req := request(key, "c", store.CheckoutLine{ProductID: "a", Quantity: qty})
+	req := request(key, "c", lines...)
 	o, err := paytest.New(t, st).Checkout(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +46,20 @@ func deliveredOrder(t *testing.T, f shopFixture, key string, qty int) store.Orde
 		t.Fatal(err)
 	}
 	return d
+}
+
+// one is the return of an ask whose units all left from one warehouse.
+func one(t *testing.T) func([]store.Return, error) (store.Return, error) {
+	return func(rs []store.Return, err error) (store.Return, error) {
+		t.Helper()
+		if err == nil && len(rs) != 1 {
+			t.Fatalf("%d returns of units from one warehouse, want 1", len(rs))
+		}
+		if err != nil {
+			return store.Return{}, err
+		}
+		return rs[0], nil
+	}
 }
 
 func askA(n int) store.ReturnRequest {
@@ -94,7 +116,7 @@ func TestReturnLifecycle(t *testing.T) {
 	}
 
 	clock.Set(clock.Now().Add(24 * time.Hour))
-	r, err := st.RequestReturn(ctx, id, "c", askA(2))
+	r, err := one(t)(st.RequestReturn(ctx, id, "c", askA(2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +232,7 @@ func TestReturnRejected(t *testing.T) {
 	f := newFixture(t, map[string][2]int{"a": {20, -1}}, 1200, store.WithClock(clock.Now), store.WithListShards(2))
 	st, ctx := f.env.Store, ctxT(t)
 	d := deliveredOrder(t, f, "k1", 1)
-	r, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(1))
+	r, err := one(t)(st.RequestReturn(ctx, d.Order.ID, "c", askA(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +267,7 @@ func TestReturnLeavesOutUnitsRefundedWithoutOne(t *testing.T) {
 	if _, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(2)); !errors.Is(err, store.ErrReturnTooMany) {
 		t.Fatalf("asking back 2 of the 1 unit not refunded: %v", err)
 	}
-	r, err := st.RequestReturn(ctx, d.Order.ID, "c", askA(1))
+	r, err := one(t)(st.RequestReturn(ctx, d.Order.ID, "c", askA(1)))
 	if err != nil {
 		t.Fatal(err)
 	}

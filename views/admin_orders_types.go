@@ -59,7 +59,10 @@ type RefundForm struct {
 	Restock string // a warehouse id, or "" for none
 	// Shipping: "Refund delivery too" was ticked.
 	Shipping bool
-	Errors   FieldErrors
+	// Placed: the form was made while the order was not shipping yet, so
+	// its units go back where they were allocated.
+	Placed bool
+	Errors FieldErrors
 }
 
 // RefundUnitsField names a line's units field: "units-<product>", and

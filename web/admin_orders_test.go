@@ -317,7 +317,7 @@ func TestAdminOrdersByNumberAndStatus(t *testing.T) {
 	}
 	p = b.get("/admin/orders?number=FF-000000")
 	wantStatus(t, "unknown number", p, http.StatusNotFound)
-	wantText(t, "unknown number", p.testid("error-number"), "No order has the number FF-000000")
+	wantText(t, "unknown number", p.testid("error-number"), "No order or return has the number FF-000000")
 	wantStatus(t, "blank number", b.get("/admin/orders?number="), http.StatusUnprocessableEntity)
 
 	// Placed: 28 of 30, a screen of 25 then the rest.

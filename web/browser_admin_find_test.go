@@ -81,13 +81,20 @@ func TestBrowserFindCustomerAsYouType(t *testing.T) {
 	// language: Total and Ship to are not cut off behind a sideways scroll.
 	for _, lang := range []string{"id", "ko", "en"} {
 		j.do("orders in "+lang, chromedp.Navigate(s.base+"/admin/orders?lang="+lang), chromedp.WaitVisible(sel("orders-table")))
-		fit, err := chromedp.Run(j.ctx, chromedp.Evaluate[string](`(() => { const t = document.querySelector('`+sel("orders-table")+`'); return t.scrollWidth <= t.parentElement.clientWidth ? '' : t.scrollWidth + ' px in ' + t.parentElement.clientWidth })()`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fit != "" {
-			t.Errorf("%s: the orders table is %s: cut off at 1280 px", lang, fit)
-		}
+		j.tableFits(lang, "orders-table")
 	}
 	j.shot("find-05-orders-1280")
+}
+
+// tableFits checks that the table with testid is no wider than its
+// column: nothing cut off behind a sideways scroll.
+func (j *journey) tableFits(lang, testid string) {
+	j.t.Helper()
+	fit, err := chromedp.Run(j.ctx, chromedp.Evaluate[string](`(() => { const t = document.querySelector('`+sel(testid)+`'); return t.scrollWidth <= t.parentElement.clientWidth ? '' : t.scrollWidth + ' px in ' + t.parentElement.clientWidth })()`))
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	if fit != "" {
+		j.t.Errorf("%s: the table %s is %s: cut off", lang, testid, fit)
+	}
 }

@@ -31,7 +31,10 @@ func TestBrowserJourneyRefundAndCancel(t *testing.T) {
 		chromedp.SendKeys(sel("field-reason"), "Arrived chipped"),
 	)
 	staff.shot("60-refund-form")
-	staff.do("staff refund", chromedp.Click(sel("refund-submit")), chromedp.WaitVisible(sel("order-refund-row")))
+	staff.do("staff ask to refund", chromedp.Click(sel("refund-submit")), chromedp.WaitVisible(sel("refund-confirm-title")))
+	staff.waitText("the confirmation says where the money goes", sel("refund-confirm-to"), "€18.90")
+	staff.shot("61-refund-confirm")
+	staff.do("staff confirm", chromedp.Click(sel("refund-confirm-yes")), chromedp.WaitVisible(sel("order-refund-row")))
 	staff.waitText("the refund is listed", sel("order-refund-amount"), "€18.90")
 	staff.shot("61-refunded")
 
@@ -46,4 +49,12 @@ func TestBrowserJourneyRefundAndCancel(t *testing.T) {
 	)
 	c.do("and confirms", chromedp.Click(sel("cancel-submit")), chromedp.WaitVisible(sel("refund")))
 	c.waitText("the order is cancelled", sel("order-status"), "Cancelled")
+
+	// The outbox, with the refund's and the cancellation's mails, fits the
+	// console's column at 1280 px in every language.
+	for _, lang := range []string{"id", "ko", "en"} {
+		staff.do("the outbox in "+lang, chromedp.Navigate(s.base+paths.AdminOutbox+"?lang="+lang), chromedp.WaitVisible(sel("mail-row")))
+		staff.tableFits(lang, "outbox")
+		staff.shot("63-outbox-" + lang)
+	}
 }

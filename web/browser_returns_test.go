@@ -57,6 +57,17 @@ func TestBrowserJourneyReturn(t *testing.T) {
 		t.Fatalf("printed slip: header %s, slip %s, number in %s", printed[0], printed[1], printed[2])
 	}
 	ada.do("screen media", emulate(""))
+	// On a phone the slip and the order's page with its return fit the
+	// width: the number, the addresses and the items wrap.
+	slip, err := chromedp.Run(ada.ctx, chromedp.Evaluate[string](`location.pathname`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada.phone()
+	ada.noSidewaysScroll(slip, "/orders/"+o.ID)
+	ada.do("the slip at 360 px", chromedp.Navigate(s.base+slip), chromedp.WaitVisible(sel("return-slip")))
+	ada.shot("returns-05-slip-phone")
+	ada.do("1280 px wide", chromedp.EmulateViewport(1280, 900))
 
 	staff := ada.tab("staff")
 	staff.signIn(demo.StaffEmail, demo.StaffPassword)
@@ -67,6 +78,7 @@ func TestBrowserJourneyReturn(t *testing.T) {
 	)
 	staff.shot("returns-10-list")
 	staff.do("staff open the return", chromedp.Click(sel("return-link")), chromedp.WaitVisible(sel("receive-return")))
+	staff.htmxReady("the return") // a followed link's page may still be loading: its nodes change under a click
 	if got := staff.text(sel("return-reason")); !strings.Contains(got, "The cover was torn.") {
 		t.Fatalf("staff see the reason %q", got)
 	}
@@ -80,13 +92,15 @@ func TestBrowserJourneyReturn(t *testing.T) {
 	staff.do("staff refund into Stockholm",
 		chromedp.SetValue(sel("restock-warehouse"), "sto"),
 		chromedp.Click(sel("refund-return")),
-		chromedp.WaitVisible(sel("return-refunded")),
+		chromedp.WaitVisible(sel("refund-confirm-yes")),
 	)
+	staff.shot("returns-12-confirm")
+	staff.do("staff confirm the refund", chromedp.Click(sel("refund-confirm-yes")), chromedp.WaitVisible(sel("return-refunded")))
 	refunded := staff.text(sel("return-refunded"))
 	if !strings.Contains(refunded, "€24.90") || !strings.Contains(refunded, "Stockholm") {
 		t.Fatalf("staff see %q after the refund", refunded)
 	}
-	staff.shot("returns-12-refunded")
+	staff.shot("returns-13-refunded")
 
 	ada.do("Ada looks at her order again", chromedp.Navigate(s.base+"/orders/"+o.ID), chromedp.WaitVisible(sel("return-step-refunded")))
 	if got := ada.text(sel("return-step-refunded")); !strings.HasPrefix(got, "Refunded €24.90") {

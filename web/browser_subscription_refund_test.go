@@ -27,8 +27,11 @@ func TestBrowserStaffRefundAReceipt(t *testing.T) {
 		chromedp.SetValue(sel("field-amount"), "2.00"),
 		chromedp.SendKeys(sel("field-reason"), "One bag arrived torn"),
 		chromedp.Click(sel("refund-submit")),
-		chromedp.WaitVisible(sel("receipt-refund")),
+		chromedp.WaitVisible(sel("refund-confirm-yes")),
 	)
+	j.waitText("the confirmation names the card", sel("refund-confirm-to"), "€2.00")
+	j.shot("39-receipt-refund-confirm")
+	j.do("confirm it", chromedp.Click(sel("refund-confirm-yes")), chromedp.WaitVisible(sel("receipt-refund")))
 	if got := j.text(sel("receipt-refund")); !strings.Contains(got, "−€2.00") || !strings.Contains(got, "One bag arrived torn") {
 		t.Fatalf("the refund reads %q", got)
 	}

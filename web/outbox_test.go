@@ -84,7 +84,7 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 	ret := jobsAttr(staff.get(adminOrder).testid("order-return-link"), "href")
 	wantStatus(t, "receive", staff.post(ret+"/receive", url.Values{"version": {returnVersion(t, staff.get(ret), "receive-form")}}), http.StatusSeeOther)
 	wantStatus(t, "inspect", staff.post(ret+"/inspect", url.Values{"version": {returnVersion(t, staff.get(ret), "inspect-form")}, "verdict-0": {"accepted"}}), http.StatusSeeOther)
-	wantStatus(t, "refund the return", staff.post(ret+"/refund", url.Values{"version": {returnVersion(t, staff.get(ret), "refund-form")}, "warehouse": {"sto"}}), http.StatusSeeOther)
+	wantStatus(t, "refund the return", staff.post(ret+"/refund", url.Values{"version": {returnVersion(t, staff.get(ret), "refund-form")}, "warehouse": {"sto"}, "confirm": {"yes"}}), http.StatusSeeOther)
 
 	// An order the customer cancels: its refund mail.
 	placed := newOrderMaker(t, st).place(st, s.customerID(t, demo.CustomerEmail), line("kt-mug", 1))
@@ -104,7 +104,7 @@ func TestOutboxOpensEveryKindOfMail(t *testing.T) {
 	rec := s.receiptOf(t, graceID)
 	receiptPath := "/admin/customers/" + graceID + "/receipts/" + rec.Number
 	key := jobsAttr(staff.get(receiptPath).testid("refund-form").Find(`input[name="key"]`), "value")
-	wantStatus(t, "refund the receipt", staff.post(receiptPath+"/refund", url.Values{"amount": {"1.00"}, "reason": {"Late"}, "key": {key}}), http.StatusSeeOther)
+	wantStatus(t, "refund the receipt", staff.post(receiptPath+"/refund", url.Values{"amount": {"1.00"}, "reason": {"Late"}, "key": {key}, "confirm": {"yes"}}), http.StatusSeeOther)
 	if _, err := st.SchedulePriceChange(ctx, box, store.Money{Amount: boxPerMon + 100, Currency: "EUR"}, today.AddDate(0, 0, store.PriceNoticeDays), "staff"); err != nil {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func TestReturnRefundsDeliveryWhenStaffChoose(t *testing.T) {
 		wantStatus(t, "inspect", b.post(href+"/inspect", url.Values{"version": {returnVersion(t, b.get(href), "inspect-form")}, "verdict-0": {"accepted"}}), http.StatusSeeOther)
 		rp := b.get(href)
 		wantText(t, "the choice", rp.testid("refund-shipping"), "Refund delivery too: €4.90")
-		form := url.Values{"version": {returnVersion(t, rp, "refund-form")}, "warehouse": {"sto"}}
+		form := url.Values{"version": {returnVersion(t, rp, "refund-form")}, "warehouse": {"sto"}, "confirm": {"yes"}}
 		if tick {
 			form.Set("shipping", "1")
 		}

@@ -11,14 +11,16 @@ import (
 	"shop/web/paths"
 )
 
-// refundForm is the order page's refund form as rendered, with fields set.
+// refundForm is the order page's refund form as rendered, with fields
+// set, confirmed as its confirmation page sends it
+// (TestAdminRefundIsConfirmedBeforeMoneyMoves goes through that page).
 func refundForm(t *testing.T, p page, fields ...string) url.Values {
 	t.Helper()
 	key, ok := p.testid("refund-form").Find(`input[name="key"]`).Attr("value")
 	if !ok || key == "" {
 		t.Fatal("the refund form has no key")
 	}
-	v := url.Values{"key": {key}}
+	v := url.Values{"key": {key}, "confirm": {"yes"}}
 	for i := 0; i+1 < len(fields); i += 2 {
 		v.Set(fields[i], fields[i+1])
 	}

@@ -61,6 +61,10 @@ func TestReturnNumberAddressAndSlip(t *testing.T) {
 			t.Errorf("send it to %q, which lacks %q", trim(got), want)
 		}
 	}
+	wantText(t, "what to do with the parcel", p.testid("return-send"), "Write the number "+number+" on the outside of the parcel")
+	if p.testid("return-part").Length() != 0 {
+		t.Error("a return of one parcel says which part it is")
+	}
 	slip := paths.OrderReturnSlip(o.ID, rid)
 	if href := p.testid("return-slip-link").AttrOr("href", ""); href != slip {
 		t.Fatalf("the slip link is %q, want %q", href, slip)
@@ -79,7 +83,7 @@ func TestReturnNumberAddressAndSlip(t *testing.T) {
 	if items := sp.testid("slip-item"); items.Length() != 1 || !strings.Contains(items.Text(), "2") || !strings.Contains(items.Text(), "Cinnamon") {
 		t.Errorf("the slip lists %q", trim(items.Text()))
 	}
-	if cc := sp.header.Get("Cache-Control"); !strings.Contains(cc, "private") {
+	if cc := sp.header.Get("Cache-Control"); !strings.Contains(cc, "private") || !strings.Contains(cc, "no-store") {
 		t.Errorf("the slip answers Cache-Control %q", cc)
 	}
 	// Nobody else's, and nothing made up.
@@ -119,6 +123,18 @@ func TestReturnNumberAddressAndSlip(t *testing.T) {
 	wantStatus(t, "find by number", found, http.StatusSeeOther)
 	if loc := found.header.Get("Location"); loc != paths.AdminReturn(o.ID, rid) {
 		t.Fatalf("the number leads to %q", loc)
+	}
+	wantText(t, "the staff order page's return", b.get(paths.AdminOrder(o.ID)).testid("order-return-link"), number)
+	// The orders' search box takes a return's number too.
+	byOrders := b.get(paths.AdminOrders + "?number=" + url.QueryEscape(number))
+	wantStatus(t, "find by number in the orders", byOrders, http.StatusSeeOther)
+	if loc := byOrders.header.Get("Location"); loc != paths.AdminReturn(o.ID, rid) {
+		t.Fatalf("the orders' search leads %s to %q", number, loc)
+	}
+	if unknown := b.get(paths.AdminOrders + "?number=" + url.QueryEscape(o.Number+"-R9")); unknown.status != http.StatusNotFound {
+		t.Errorf("an unknown return's number in the orders' search: %d", unknown.status)
+	} else {
+		wantText(t, "unknown return number", unknown.testid("error-number"), "No order or return has the number "+o.Number+"-R9")
 	}
 	rp := b.get(paths.AdminReturn(o.ID, rid))
 	wantText(t, "the return page's number", rp.testid("admin-return-number"), number)

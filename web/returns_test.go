@@ -170,8 +170,19 @@ func TestReturnFlow(t *testing.T) {
 	before := stockIn(t, s, "bk-cinnamon", "sto")
 	wantStatus(t, "unknown warehouse", b.post(href+"/refund", url.Values{"version": {v}, "warehouse": {"nowhere"}}), http.StatusUnprocessableEntity)
 	wantStatus(t, "no warehouse", b.post(href+"/refund", url.Values{"version": {v}}), http.StatusUnprocessableEntity)
-	wantStatus(t, "refund", b.post(href+"/refund", url.Values{"version": {v}, "warehouse": {"sto"}}), http.StatusSeeOther)
-	wantStatus(t, "refund again", b.post(href+"/refund", url.Values{"version": {v}, "warehouse": {"sto"}}), http.StatusConflict)
+	// Asked, it is shown to confirm: what goes back to which tender and
+	// where the units go; nothing moves until staff confirm.
+	ask := b.post(href+"/refund", url.Values{"version": {v}, "warehouse": {"sto"}})
+	wantStatus(t, "ask to refund", ask, http.StatusOK)
+	wantText(t, "where it goes", ask.testid("refund-confirm-to"), "Back to Visa ending in 4242")
+	wantText(t, "where the units go", ask.testid("refund-confirm-stock"), "Stockholm")
+	if got := stockIn(t, s, "bk-cinnamon", "sto"); got != before {
+		t.Fatalf("asking to confirm restocked: %d cinnamon in sto, was %d", got, before)
+	}
+	confirmed := hiddenFields(ask, "refund-confirm-form")
+	confirmed.Set("confirm", "yes")
+	wantStatus(t, "refund", b.post(href+"/refund", confirmed), http.StatusSeeOther)
+	wantStatus(t, "refund again", b.post(href+"/refund", confirmed), http.StatusConflict)
 	if got := stockIn(t, s, "bk-cinnamon", "sto"); got != max(before, 0)+2 {
 		t.Fatalf("cinnamon in sto %d, was %d", got, before)
 	}

@@ -78,7 +78,23 @@ func TestStaffRefundASubscriptionReceipt(t *testing.T) {
 		t.Fatalf("bad input wrote a refund: %+v", r.Refund)
 	}
 
-	p := staff.post(path+"/refund", form("5.00", "The beans came late", key))
+	// Asked from the page, the refund is shown to confirm; nothing moves.
+	ask := staff.post(path+"/refund", form("5.00", "The beans came late", key))
+	wantStatus(t, "the refund form", ask, http.StatusOK)
+	wantText(t, "confirmation", ask.testid("refund-confirm-title"), "Refund €5.00 of receipt "+rec.NumberInBooks()+"?")
+	wantText(t, "to the card", ask.testid("refund-confirm-to"), "Back to Visa")
+	wantText(t, "of what was paid", ask.testid("refund-confirm-to"), "of €12.50 paid")
+	if r := s.receiptOf(t, ada); r.Refund != nil {
+		t.Fatalf("asking to confirm wrote a refund: %+v", r.Refund)
+	}
+	confirmed := hiddenFields(ask, "refund-confirm-form")
+	edit := cloneValues(confirmed)
+	edit.Set("edit", "1")
+	if v, _ := staff.post(path+"/refund", edit).testid("field-amount").Attr("value"); v != "5.00" {
+		t.Errorf("'Change it' brought the amount back as %q", v)
+	}
+	confirmed.Set("confirm", "yes")
+	p := staff.post(path+"/refund", confirmed)
 	wantStatus(t, "refund", p, http.StatusSeeOther)
 	page = staff.get(path)
 	wantText(t, "the flash", page.testid("flash"), "Refunded €5.00")
@@ -88,7 +104,7 @@ func TestStaffRefundASubscriptionReceipt(t *testing.T) {
 	}
 	// The same form again (a double submit) refunds nothing more; another
 	// refund of the receipt is refused.
-	wantStatus(t, "the same form again", staff.post(path+"/refund", form("5.00", "The beans came late", key)), http.StatusSeeOther)
+	wantStatus(t, "the same form again", staff.post(path+"/refund", confirmed), http.StatusSeeOther)
 	again := staff.post(path+"/refund", form("2.00", "more", store.NewID()))
 	wantStatus(t, "a second refund", again, http.StatusConflict)
 	wantText(t, "a second refund", again.testid("form-error"), "refunded once")
