@@ -149,6 +149,14 @@ func TestATicketsNextStepIsAddToCartByItsDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b, id := s.newCustomer(t, "Next Step")
+	claim := b.claim(d.ID, false)
+	wantStatus(t, "claim", claim, http.StatusOK)
+	tk, err := st.Ticket(ctx, d.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := tk.CreatedAt.Add(48 * time.Hour).In(st.Location())
 	for _, c := range []struct {
 		l        lang.Lang
 		add, use string
@@ -157,19 +165,18 @@ func TestATicketsNextStepIsAddToCartByItsDate(t *testing.T) {
 		{lang.Korean, "장바구니에 담기", "까지 사용하세요"},
 		{lang.Indonesian, "Tambah ke keranjang seharga", "Gunakan sebelum"},
 	} {
-		b, id := s.newCustomer(t, "Next Step "+string(c.l))
-		b.get("/drops?lang=" + string(c.l))
-		claim := b.claim(d.ID, false)
-		wantStatus(t, string(c.l)+": claim", claim, http.StatusOK)
-		tk, err := st.Ticket(ctx, d.ID, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		by := lang.DateIn(c.l, tk.CreatedAt.Add(48*time.Hour).In(st.Location()))
-		for _, p := range []struct {
+		pages := []struct {
 			where string
 			page  page
-		}{{"the claim's answer", claim}, {"the drop's page", b.get("/drops/" + d.ID)}, {"/tickets", b.get("/tickets")}} {
+		}{{"the drop's page", b.get("/drops/" + d.ID + "?lang=" + string(c.l))}, {"/tickets", b.get("/tickets")}}
+		if c.l == lang.English {
+			pages = append(pages, struct {
+				where string
+				page  page
+			}{"the claim's answer", claim})
+		}
+		by := lang.DateIn(c.l, until)
+		for _, p := range pages {
 			what := string(c.l) + ", " + p.where
 			buy := p.page.testid("ticket-buy")
 			if buy.Length() != 1 || attr(buy.Closest("form"), "action") != "/tickets/"+d.ID+"/buy" {
