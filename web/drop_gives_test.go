@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // A drop's page and card say what a ticket gets: a product drop its
@@ -131,4 +133,61 @@ func TestLastTicketsWinnerIsNotToldSoldOut(t *testing.T) {
 	// A second customer is refused as before, and told sold out.
 	bo, _ := s.newCustomer(t, "Bo Late")
 	wantRefused(t, "after the last ticket", bo.claim(d.ID, false), http.StatusConflict, "")
+}
+
+// After a claim the ticket of a product drop says what to do next: an
+// "Add to cart" with the drop's price, and the date the ticket must be
+// used by, on its own line (it once was one long "Buy for … until …"
+// button whose date ran out of it on a phone): in the claim's answer, on
+// the drop's page and on /tickets, in each language.
+func TestATicketsNextStepIsAddToCartByItsDate(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	ctx, st, now := context.Background(), s.env.Store, time.Now()
+	d, err := st.CreateDrop(ctx, store.NewDrop{Title: "Grinder drop", Quantity: 3, Opens: now.Add(-time.Minute), Closes: now.Add(24 * time.Hour),
+		Published: true, ProductID: "cf-grinder", Price: centsEUR(4000), RedeemWithin: 48 * time.Hour, StaffID: "staff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, id := s.newCustomer(t, "Next Step")
+	claim := b.claim(d.ID, false)
+	wantStatus(t, "claim", claim, http.StatusOK)
+	tk, err := st.Ticket(ctx, d.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := tk.CreatedAt.Add(48 * time.Hour).In(st.Location())
+	for _, c := range []struct {
+		l        lang.Lang
+		add, use string
+	}{
+		{lang.English, "Add to cart for €40.00", "Use it by"},
+		{lang.Korean, "장바구니에 담기", "까지 사용하세요"},
+		{lang.Indonesian, "Tambah ke keranjang seharga", "Gunakan sebelum"},
+	} {
+		pages := []struct {
+			where string
+			page  page
+		}{{"the drop's page", b.get("/drops/" + d.ID + "?lang=" + string(c.l))}, {"/tickets", b.get("/tickets")}}
+		if c.l == lang.English {
+			pages = append(pages, struct {
+				where string
+				page  page
+			}{"the claim's answer", claim})
+		}
+		by := lang.DateIn(c.l, until)
+		for _, p := range pages {
+			what := string(c.l) + ", " + p.where
+			buy := p.page.testid("ticket-buy")
+			if buy.Length() != 1 || attr(buy.Closest("form"), "action") != "/tickets/"+d.ID+"/buy" {
+				t.Fatalf("%s: no Add to cart for the ticket:\n%s", what, trim(p.page.body))
+			}
+			wantText(t, what+": the button", buy, c.add)
+			if strings.Contains(text(buy), by) {
+				t.Errorf("%s: the button %q holds the date", what, text(buy))
+			}
+			wantText(t, what+": used by", p.page.testid("ticket-use-by"), c.use)
+			wantText(t, what+": used by", p.page.testid("ticket-use-by"), by)
+		}
+	}
 }

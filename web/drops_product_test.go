@@ -55,7 +55,7 @@ func TestProductDropTicketBuysThroughCheckout(t *testing.T) {
 	ada, adaID := s.newCustomer(t, "Ada Drops")
 	wantStatus(t, "claim", ada.claim(dropID, false), http.StatusOK)
 	p = ada.get("/tickets")
-	wantText(t, "the ticket's offer", p.testid("ticket-buy"), "Buy for €40.00 until")
+	wantText(t, "the ticket's offer", p.testid("ticket-buy"), "Add to cart for €40.00")
 	p = ada.post("/tickets/"+dropID+"/buy", url.Values{})
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/cart" {
 		t.Fatalf("buy: %d to %q", p.status, p.header.Get("Location"))
