@@ -16,6 +16,8 @@ import (
 // AdminInvoiceStore is what the staff invoice pages read.
 type AdminInvoiceStore interface {
 	Invoice(ctx context.Context, invoiceID string) (store.Invoice, error)
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	SellerReader
 }
 
 // AdminInvoices serves /admin/invoices.
@@ -62,5 +64,15 @@ func (h *AdminInvoices) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That invoice")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.invoices.invoice", "Invoice", id), Page: page.Full(views.AdminInvoiceView, views.AdminInvoicePage{Invoice: inv})})
+	ctx := c.UserContext()
+	d, err := h.Store.OrderDetails(ctx, inv.OrderID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) { // an imported invoice's order may be gone
+		return err
+	}
+	sel, err := h.Store.Seller(ctx)
+	if err != nil {
+		return err
+	}
+	p := views.AdminInvoicePage{Invoice: inv, Order: d, Seller: sel}
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.invoices.invoice", "Invoice", id), Page: page.Full(views.AdminInvoiceView, p)})
 }

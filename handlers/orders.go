@@ -84,7 +84,11 @@ func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, err
 }
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
-	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil), Guest: !page.Viewer(c).SignedIn()}
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil), Guest: !page.Viewer(c).SignedIn(), Seller: sel}
 	if data.Guest {
 		data.Returns.Open = false // asked for signed in: a guest session has no account to follow it in
 	}

@@ -17,6 +17,7 @@ type ReceiptStore interface {
 	Statement(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.StatementLine], error)
 	Receipt(ctx context.Context, customerID, number string) (store.Receipt, error)
 	Location() *time.Location
+	SellerReader
 }
 
 const receiptsPageSize = 20
@@ -58,5 +59,9 @@ func (h *Receipts) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That receipt")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.NumberInBooks()), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.NumberInBooks()), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location(), Seller: sel})})
 }

@@ -358,6 +358,9 @@ func New(cfg Config) (*fiber.App, error) {
 	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Refunds, Mail: refundMail}
 	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
 	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
+	adminSeller := &handlers.AdminSeller{Store: cfg.Store}
+	admin.Get("/settings/seller", adminSeller.Show)
+	admin.Post("/settings/seller", adminSeller.Save)
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
 	admin.Get("/shipments", adminShipments.List)

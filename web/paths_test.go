@@ -302,6 +302,8 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminCustomerReceipt", get, paths.AdminCustomerReceipt(id, "R0000000000AA")},
 		{"AdminReceiptRefund", post, paths.AdminReceiptRefund(id, "R0000000000AA")},
 		{"AdminInvoices", get, paths.AdminInvoices},
+		{"AdminSeller", get, paths.AdminSeller},
+		{"AdminSeller", post, paths.AdminSeller},
 		{"AdminInvoice", get, paths.AdminInvoice(id)},
 		{"AdminShipment", get, paths.AdminShipment(id)},
 		{"AdminGiftCards", get, paths.AdminGiftCards},

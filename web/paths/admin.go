@@ -25,6 +25,9 @@ const (
 	AdminOutbox         = "/admin/outbox"
 	AdminArchive        = "/admin/archive"     // the archive of the books
 	AdminArchiveRun     = "/admin/archive/run" // POST: archive the closed months now
+	// AdminSeller is the seller's legal name, address and VAT number that
+	// invoices, receipts and credit notes print (POST saves them).
+	AdminSeller = "/admin/settings/seller"
 )
 
 // AdminArchiveFile is one archived month's file of a section, like
