@@ -41,6 +41,16 @@ func (h *AdminReceipts) Show(c *fiber.Ctx) error {
 	return h.render(c, fiber.StatusOK, r, f)
 }
 
+// PDF is the receipt as a PDF, as its customer gets it.
+func (h *AdminReceipts) PDF(c *fiber.Ctx) error {
+	r, err := h.receipt(c)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := receiptPDF(c.UserContext(), h.Store, h.Store, r)
+	return sendPDF(c, name, pdf, err)
+}
+
 func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 	customer, number := c.Params("id"), c.Params("number")
 	if !store.ValidID(customer) || !store.ValidID(number) {

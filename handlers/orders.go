@@ -66,6 +66,20 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 	return h.render(c, fiber.StatusOK, d, "")
 }
 
+// InvoicePDF is the order's invoice as a PDF, for its customer only.
+func (h *Orders) InvoicePDF(c *fiber.Ctx) error {
+	v, err := orderViewerFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	d, err := h.ownOrder(c, v)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := invoicePDF(c.UserContext(), h.Store, h.Store, d)
+	return sendPDF(c, name, pdf, err)
+}
+
 // ownOrder reads the order of the path if it is the viewer's; another
 // customer's order is a 404, the same as one that does not exist.
 func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, error) {

@@ -44,6 +44,24 @@ func (h *Receipts) List(c *fiber.Ctx) error {
 	return page.List(c, page.T(c, "receipts.title"), views.ReceiptsView, views.ReceiptRows, data)
 }
 
+// PDF is one of the customer's receipts as a PDF; another's is a 404.
+func (h *Receipts) PDF(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	number := c.Params("number")
+	if !store.ValidID(number) {
+		return page.NotFound("That receipt")
+	}
+	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
+	if err != nil {
+		return notFoundAs(err, "That receipt")
+	}
+	name, pdf, err := receiptPDF(c.UserContext(), h.Store, h.Store, r)
+	return sendPDF(c, name, pdf, err)
+}
+
 // Show is one receipt, by its number. Another customer's number is a 404,
 // the same as one that does not exist.
 func (h *Receipts) Show(c *fiber.Ctx) error {

@@ -130,6 +130,14 @@ func AdminSubscriptionsIn(status string) string {
 // AdminInvoice is an invoice with its payments.
 func AdminInvoice(id string) string { return under(AdminInvoices, id) }
 
+// AdminInvoicePDF is the invoice as a PDF.
+func AdminInvoicePDF(id string) string { return under(AdminInvoices, id, "invoice.pdf") }
+
+// AdminReceiptPDF is a customer's receipt as a PDF.
+func AdminReceiptPDF(customerID, number string) string {
+	return under(AdminCustomers, customerID, "receipts", number, "receipt.pdf")
+}
+
 // AdminShipment is a shipment with its items.
 func AdminShipment(id string) string { return under(AdminShipments, id) }
 

@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/store"
+	"shop/views/lang"
+	"shop/views/pdfdoc"
+)
+
+// The documents as PDF, for the customer (their own only; another's is a
+// 404 as on its page) and for staff: rendered on each download, never
+// stored, in the customer's language (the one their mails are in).
+
+// locator is the shop's zone: a document's dates are its days.
+type locator interface {
+	Location() *time.Location
+}
+
+// pdfCommon is what every document of a customer in language code carries.
+func pdfCommon(ctx context.Context, st SellerReader, code string, loc locator) (pdfdoc.Common, error) {
+	sel, err := st.Seller(ctx)
+	if err != nil {
+		return pdfdoc.Common{}, err
+	}
+	return pdfdoc.Common{Lang: lang.OrEnglish(code), Loc: loc.Location(), Seller: sel}, nil
+}
+
+// invoicePDF renders an order's invoice (ErrNotFound: it has none yet).
+func invoicePDF(ctx context.Context, st SellerReader, loc locator, d store.OrderDetails) (string, []byte, error) {
+	inv, ok := d.Invoice()
+	if !ok {
+		return "", nil, store.ErrNotFound
+	}
+	common, err := pdfCommon(ctx, st, d.Order.Buyer.Lang, loc)
+	if err != nil {
+		return "", nil, err
+	}
+	pdf, err := pdfdoc.Invoice(ctx, common, d, inv)
+	return "invoice-" + inv.ID + ".pdf", pdf, err
+}
+
+// receiptPDF renders a receipt.
+func receiptPDF(ctx context.Context, st SellerReader, loc locator, r store.Receipt) (string, []byte, error) {
+	common, err := pdfCommon(ctx, st, r.Lang, loc)
+	if err != nil {
+		return "", nil, err
+	}
+	pdf, err := pdfdoc.Receipt(ctx, common, r)
+	return "receipt-" + r.NumberInBooks() + ".pdf", pdf, err
+}
+
+// fileNameUnsafe is what a download's name may not hold: it keeps a download's name to letters, digits, dots and dashes.
+var fileNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// sendPDF answers a document as a download, private and not stored.
+func sendPDF(c *fiber.Ctx, name string, pdf []byte, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFoundAs(err, "That document")
+	}
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "application/pdf")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+fileNameUnsafe.ReplaceAllString(name, "-")+`"`)
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
+	return c.Send(pdf)
+}
