@@ -71,3 +71,60 @@ func sendPDF(c *fiber.Ctx, name string, pdf []byte, err error) error {
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	return c.Send(pdf)
 }
+
+// creditNotePDF renders the credit note of an order's refund (ErrNotFound:
+// no such refund, or not numbered yet, or no invoice).
+func creditNotePDF(ctx context.Context, st SellerReader, loc locator, d store.OrderDetails, key string) (string, []byte, error) {
+	rf, ok := d.Refund(key)
+	inv, hasInvoice := d.Invoice()
+	if !ok || !hasInvoice || rf.CreditNote == "" {
+		return "", nil, store.ErrNotFound
+	}
+	common, err := pdfCommon(ctx, st, d.Order.Buyer.Lang, loc)
+	if err != nil {
+		return "", nil, err
+	}
+	pdf, err := pdfdoc.CreditNote(ctx, common, d, inv, rf)
+	return "credit-note-" + rf.CreditNote + ".pdf", pdf, err
+}
+
+// CreditNotePDF is the credit note of one of the customer's order's
+// refunds.
+func (h *Orders) CreditNotePDF(c *fiber.Ctx) error {
+	v, err := orderViewerFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	d, err := h.ownOrder(c, v)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := creditNotePDF(c.UserContext(), h.Store, h.Store, d, c.Params("key"))
+	return sendPDF(c, name, pdf, err)
+}
+
+// AdminCreditNoteStore is what staff's credit notes read.
+type AdminCreditNoteStore interface {
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	Location() *time.Location
+	SellerReader
+}
+
+// AdminCreditNotes serves a refund's credit note to staff.
+type AdminCreditNotes struct {
+	Store AdminCreditNoteStore
+}
+
+// PDF is the credit note of an order's refund, as its customer gets it.
+func (h *AdminCreditNotes) PDF(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That order")
+	if err != nil {
+		return err
+	}
+	d, err := h.Store.OrderDetails(c.UserContext(), id)
+	if err != nil {
+		return notFoundAs(err, "That order")
+	}
+	name, pdf, err := creditNotePDF(c.UserContext(), h.Store, h.Store, d, c.Params("key"))
+	return sendPDF(c, name, pdf, err)
+}

@@ -73,3 +73,39 @@ func (s *Store) NumberCreditNote(ctx context.Context, orderID string, rf Refund)
 	}
 	return rf, nil
 }
+
+// Refund is the order's refund of the key, if it has one.
+func (d OrderDetails) Refund(key string) (Refund, bool) { return d.refund(key) }
+
+// CreditVAT is what a refund gives back per VAT rate: its lines at their
+// items' rates, and the rest (an amount, delivery) shared among the
+// invoice's rates in proportion to what each was paid.
+func (d OrderDetails) CreditVAT(rf Refund, inv Invoice) []VATLine {
+	rates := map[string]VATRate{}
+	for _, it := range d.Items {
+		rates[it.ProductID+"\x00"+it.DropID] = it.VATRate
+	}
+	var taxed []Taxed
+	rest := rf.Amount.Amount
+	for _, l := range rf.Lines {
+		taxed = append(taxed, Taxed{Rate: rates[l.ProductID+"\x00"+l.DropID], Gross: l.Amount})
+		rest -= l.Amount.Amount
+	}
+	var paid int64
+	for _, v := range inv.VAT {
+		paid += v.Gross.Amount
+	}
+	if rest > 0 && paid > 0 {
+		var share []Taxed
+		for _, v := range inv.VAT {
+			share = append(share, Taxed{Rate: v.Rate, Gross: v.Gross})
+		}
+		for _, v := range VATBreakdown(share, Money{Amount: paid - rest, Currency: rf.Amount.Currency}) {
+			taxed = append(taxed, Taxed{Rate: v.Rate, Gross: v.Gross})
+		}
+	}
+	if len(taxed) == 0 {
+		return nil
+	}
+	return VATBreakdown(taxed, Money{Currency: rf.Amount.Currency})
+}

@@ -81,4 +81,22 @@ func TestDocumentPDFDownloads(t *testing.T) {
 	wantPDFDownload(t, "staff's invoice", b.get(paths.AdminInvoicePDF(inv.ID)), "invoice-"+inv.ID+".pdf")
 	wantPDFDownload(t, "staff's receipt", b.get(paths.AdminReceiptPDF(ada, r.Number)), "receipt-"+r.NumberInBooks()+".pdf")
 	wantStatus(t, "staff's unknown invoice", b.get(paths.AdminInvoicePDF("2026-999999")), http.StatusNotFound)
+
+	// A refund is a credit note: linked on both order pages once numbered.
+	orderPage := paths.AdminOrder(o.ID)
+	wantStatus(t, "refund", b.post(paths.AdminOrderRefunds(o.ID), refundForm(t, b.get(orderPage), "amount", "3.80", "reason", "Late delivery")), http.StatusSeeOther)
+	d, err = s.env.Store.OrderDetails(ctx, o.ID)
+	if err != nil || len(d.Refunds) != 1 || !strings.HasPrefix(d.Refunds[0].CreditNote, "CN") {
+		t.Fatalf("the refund has no credit note: %+v, %v", d.Refunds, err)
+	}
+	rf := d.Refunds[0]
+	if href, _ := b.get(orderPage).testid("credit-note-pdf").Attr("href"); href != paths.AdminCreditNotePDF(o.ID, rf.ID) {
+		t.Fatalf("staff's order page links the credit note at %q", href)
+	}
+	wantPDFDownload(t, "staff's credit note", b.get(paths.AdminCreditNotePDF(o.ID, rf.ID)), "credit-note-"+rf.CreditNote+".pdf")
+	mine := c.get(paths.Order(o.ID))
+	wantText(t, "customer's credit note", mine.testid("credit-note-pdf"), rf.CreditNote)
+	wantPDFDownload(t, "customer's credit note", c.get(paths.OrderCreditNotePDF(o.ID, rf.ID)), "credit-note-"+rf.CreditNote+".pdf")
+	wantStatus(t, "another's credit note", other.get(paths.OrderCreditNotePDF(o.ID, rf.ID)), http.StatusNotFound)
+	wantStatus(t, "no such refund", c.get(paths.OrderCreditNotePDF(o.ID, "nosuchrefund")), http.StatusNotFound)
 }

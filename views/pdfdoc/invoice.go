@@ -24,7 +24,7 @@ func Invoice(ctx context.Context, c Common, d store.OrderDetails, inv store.Invo
 	if name == "" {
 		name = d.Order.ShipTo.Name
 	}
-	billed := views.DocAddressLines(d.Order.ShipTo)
+	billed := docAddress(d.Order.ShipTo)
 	if d.Order.ShipTo.Street == "" {
 		billed = nil
 	}

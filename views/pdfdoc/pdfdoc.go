@@ -238,3 +238,6 @@ func (d *doc) pdfLeft() float64 {
 	l, _, _, _ := d.pdf.GetMargins()
 	return l
 }
+
+// docAddress is a postal address as documents print it.
+func docAddress(a store.Address) []string { return views.DocAddressLines(a) }

@@ -109,3 +109,28 @@ func keep(t *testing.T, name string, pdf []byte) {
 		}
 	}
 }
+
+func TestCreditNotePDF(t *testing.T) {
+	d, inv := sampleOrder()
+	d.Items[0].ProductID = "kt-mug"
+	rf := store.Refund{ID: "rf-1", Amount: eur(1890 + 300), Card: eur(2190), Reason: "Arrived chipped", Status: store.RefundDone,
+		CreditNote: "CN2026-000001", CreditNoteAt: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
+		Lines: []store.RefundLine{{ProductID: "kt-mug", ProductName: "Kaffekopp (머그컵)", Quantity: 1, Amount: eur(1890)}}}
+	for _, c := range []struct {
+		lang  lang.Lang
+		texts []string
+	}{
+		{lang.English, []string{"Credit note CN2026-000001", "Corrects invoice 2026-000123", "Kaffekopp (머그컵)", "-1", "−€18.90", "Refund: Arrived chipped", "−€21.90", "Back to the card", "SE556677889901"}},
+		{lang.Korean, []string{"대변표 CN2026-000001", "청구서 2026-000123", "환불 합계"}},
+	} {
+		pdf, err := pdfdoc.CreditNote(context.Background(), pdfdoc.Common{Lang: c.lang, Seller: seller}, d, inv, rf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep(t, "credit-note-"+string(c.lang)+".pdf", pdf)
+		wantPDF(t, "credit note "+string(c.lang), pdf, 1, c.texts...)
+	}
+	if v := d.CreditVAT(rf, inv); len(v) != 2 || v[0].Rate != 2500 || v[0].Gross.Amount+v[1].Gross.Amount != 2190 {
+		t.Fatalf("the credit note's VAT: %+v", v)
+	}
+}

@@ -130,6 +130,11 @@ func AdminSubscriptionsIn(status string) string {
 // AdminInvoice is an invoice with its payments.
 func AdminInvoice(id string) string { return under(AdminInvoices, id) }
 
+// AdminCreditNotePDF is the credit note of an order's refund.
+func AdminCreditNotePDF(orderID, key string) string {
+	return under(AdminOrders, orderID, "refunds", key, "credit-note.pdf")
+}
+
 // AdminInvoicePDF is the invoice as a PDF.
 func AdminInvoicePDF(id string) string { return under(AdminInvoices, id, "invoice.pdf") }
 
