@@ -128,3 +128,44 @@ func (h *AdminCreditNotes) PDF(c *fiber.Ctx) error {
 	name, pdf, err := creditNotePDF(c.UserContext(), h.Store, h.Store, d, c.Params("key"))
 	return sendPDF(c, name, pdf, err)
 }
+
+// MailAttachmentStore is what rendering a mail's document reads.
+type MailAttachmentStore interface {
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	Receipt(ctx context.Context, customerID, number string) (store.Receipt, error)
+	Location() *time.Location
+	SellerReader
+}
+
+// MailAttachment renders the document a mail carries, when it is sent
+// (jobs.DeliveryConfig.Attach): the order's invoice, or the receipt. A
+// document that is not there (an order of a subscription's period has no
+// invoice of its own) is no attachment, not a failure: the mail goes
+// without.
+func MailAttachment(st MailAttachmentStore) func(ctx context.Context, m store.Mail) (string, []byte, error) {
+	render := mailDocument(st)
+	return func(ctx context.Context, m store.Mail) (string, []byte, error) {
+		name, pdf, err := render(ctx, m)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", nil, nil
+		}
+		return name, pdf, err
+	}
+}
+
+func mailDocument(st MailAttachmentStore) func(ctx context.Context, m store.Mail) (string, []byte, error) {
+	return func(ctx context.Context, m store.Mail) (string, []byte, error) {
+		if m.AttachOrder != "" {
+			d, err := st.OrderDetails(ctx, m.AttachOrder)
+			if err != nil {
+				return "", nil, err
+			}
+			return invoicePDF(ctx, st, st, d)
+		}
+		r, err := st.Receipt(ctx, m.CustomerID, m.AttachReceipt)
+		if err != nil {
+			return "", nil, err
+		}
+		return receiptPDF(ctx, st, st, r)
+	}
+}
