@@ -242,6 +242,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "card refunds", cfg.cardRefundsCron, "tz", cfg.tz)
 
 		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
+		delivery.Attach = handlers.MailAttachment(st) // invoices and receipts as PDF, rendered as each mail goes
 		deliverer, err := jobs.NewDeliverer(st, delivery)
 		if err != nil {
 			return err

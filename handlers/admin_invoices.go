@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -16,6 +17,9 @@ import (
 // AdminInvoiceStore is what the staff invoice pages read.
 type AdminInvoiceStore interface {
 	Invoice(ctx context.Context, invoiceID string) (store.Invoice, error)
+	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
+	Location() *time.Location
+	SellerReader
 }
 
 // AdminInvoices serves /admin/invoices.
@@ -62,5 +66,35 @@ func (h *AdminInvoices) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That invoice")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.invoices.invoice", "Invoice", id), Page: page.Full(views.AdminInvoiceView, views.AdminInvoicePage{Invoice: inv})})
+	ctx := c.UserContext()
+	d, err := h.Store.OrderDetails(ctx, inv.OrderID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) { // an imported invoice's order may be gone
+		return err
+	}
+	sel, err := h.Store.Seller(ctx)
+	if err != nil {
+		return err
+	}
+	p := views.AdminInvoicePage{Invoice: inv, Order: d, Seller: sel}
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.invoices.invoice", "Invoice", id), Page: page.Full(views.AdminInvoiceView, p)})
+}
+
+// PDF is the invoice as a PDF, as its customer gets it.
+func (h *AdminInvoices) PDF(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "That invoice")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	inv, err := h.Store.Invoice(ctx, id)
+	if err != nil {
+		return notFoundAs(err, "That invoice")
+	}
+	d, err := h.Store.OrderDetails(ctx, inv.OrderID)
+	if err != nil {
+		return notFoundAs(err, "That invoice")
+	}
+	d.Invoices = []store.Invoice{inv} // the one asked for
+	name, pdf, err := invoicePDF(ctx, h.Store, h.Store, d)
+	return sendPDF(c, name, pdf, err)
 }

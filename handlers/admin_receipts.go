@@ -20,6 +20,7 @@ type AdminReceiptStore interface {
 	Receipt(ctx context.Context, customerID, number string) (store.Receipt, error)
 	RefundReceipt(ctx context.Context, req store.RefundRequest, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.Receipt, error)
 	Location() *time.Location
+	SellerReader
 }
 
 // AdminReceipts serves a customer's receipt for staff, and its refund.
@@ -40,6 +41,16 @@ func (h *AdminReceipts) Show(c *fiber.Ctx) error {
 	return h.render(c, fiber.StatusOK, r, f)
 }
 
+// PDF is the receipt as a PDF, as its customer gets it.
+func (h *AdminReceipts) PDF(c *fiber.Ctx) error {
+	r, err := h.receipt(c)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := receiptPDF(c.UserContext(), h.Store, h.Store, r)
+	return sendPDF(c, name, pdf, err)
+}
+
 func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 	customer, number := c.Params("id"), c.Params("number")
 	if !store.ValidID(customer) || !store.ValidID(number) {
@@ -54,7 +65,11 @@ func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 
 func (h *AdminReceipts) render(c *fiber.Ctx, status int, r store.Receipt, f views.AdminRefundForm) error {
 	f.CSRF = page.CSRFToken(c)
-	data := views.AdminReceiptPage{Receipt: r, Form: f, Loc: h.Store.Location()}
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	data := views.AdminReceiptPage{Receipt: r, Form: f, Loc: h.Store.Location(), Seller: sel}
 	return page.Render(c, status, page.View{Title: page.T(c, "admin.subrefunds.receipt_n", "Number", r.NumberInBooks()), Page: page.Full(views.AdminReceiptView, data)})
 }
 

@@ -92,6 +92,10 @@ func (h *GuestOrders) Show(c *fiber.Ctx) error {
 	}
 	ret := returnsPart(c, h.Store, d, nil)
 	ret.Open = false // asked for signed in, or by mail to the shop
-	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: ret, ReadOnly: true}
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: ret, ReadOnly: true, Seller: sel}
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, data)})
 }

@@ -66,6 +66,20 @@ func (h *Orders) Show(c *fiber.Ctx) error {
 	return h.render(c, fiber.StatusOK, d, "")
 }
 
+// InvoicePDF is the order's invoice as a PDF, for its customer only.
+func (h *Orders) InvoicePDF(c *fiber.Ctx) error {
+	v, err := orderViewerFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	d, err := h.ownOrder(c, v)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := invoicePDF(c.UserContext(), h.Store, h.Store, d)
+	return sendPDF(c, name, pdf, err)
+}
+
 // ownOrder reads the order of the path if it is the viewer's; another
 // customer's order is a 404, the same as one that does not exist.
 func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, error) {
@@ -84,7 +98,11 @@ func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, err
 }
 
 func (h *Orders) render(c *fiber.Ctx, status int, d store.OrderDetails, problem string) error {
-	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil), Guest: !page.Viewer(c).SignedIn()}
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	data := views.OrderPage{Details: d, Loc: h.Store.Location(), Error: problem, Returns: returnsPart(c, h.Store, d, nil), Guest: !page.Viewer(c).SignedIn(), Seller: sel}
 	if data.Guest {
 		data.Returns.Open = false // asked for signed in: a guest session has no account to follow it in
 	}

@@ -17,6 +17,7 @@ type ReceiptStore interface {
 	Statement(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.StatementLine], error)
 	Receipt(ctx context.Context, customerID, number string) (store.Receipt, error)
 	Location() *time.Location
+	SellerReader
 }
 
 const receiptsPageSize = 20
@@ -43,6 +44,24 @@ func (h *Receipts) List(c *fiber.Ctx) error {
 	return page.List(c, page.T(c, "receipts.title"), views.ReceiptsView, views.ReceiptRows, data)
 }
 
+// PDF is one of the customer's receipts as a PDF; another's is a 404.
+func (h *Receipts) PDF(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	number := c.Params("number")
+	if !store.ValidID(number) {
+		return page.NotFound("That receipt")
+	}
+	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
+	if err != nil {
+		return notFoundAs(err, "That receipt")
+	}
+	name, pdf, err := receiptPDF(c.UserContext(), h.Store, h.Store, r)
+	return sendPDF(c, name, pdf, err)
+}
+
 // Show is one receipt, by its number. Another customer's number is a 404,
 // the same as one that does not exist.
 func (h *Receipts) Show(c *fiber.Ctx) error {
@@ -58,5 +77,9 @@ func (h *Receipts) Show(c *fiber.Ctx) error {
 	if err != nil {
 		return notFoundAs(err, "That receipt")
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.NumberInBooks()), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location()})})
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.NumberInBooks()), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location(), Seller: sel})})
 }

@@ -21,6 +21,13 @@ type ReturnStore interface {
 	Now() time.Time
 	ReturnClosesAt(d store.OrderDetails) time.Time
 	RequestReturn(ctx context.Context, orderID, customerID string, req store.ReturnRequest) ([]store.Return, error)
+	// The order's page prints the seller on its invoice.
+	SellerReader
+}
+
+// SellerReader reads who sells, as documents print it.
+type SellerReader interface {
+	Seller(ctx context.Context) (store.Seller, error)
 }
 
 // maxReturnUnits bounds a quantity typed on the return form (an order line
@@ -154,7 +161,11 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	}
 	part := returnsPart(c, h.Store, d, typed)
 	part.Reason, part.Comment, part.Errors = req.Reason, req.Comment, errs
-	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part})})
+	sel, err := h.Store.Seller(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return page.Render(c, status, page.View{Title: page.T(c, "orders.order", "Number", d.Order.Label()), Page: page.Full(views.OrderView, views.OrderPage{Details: d, Loc: h.Store.Location(), Returns: part, Seller: sel})})
 }
 
 // returnRequested says which returns an ask became and goes to the first:

@@ -91,6 +91,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
 		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
+		AttachOrder: o.ID, // its invoice, rendered when sent
 	}
 }
 

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,10 @@ type DeliveryConfig struct {
 	// Jitter draws from [0, 1) for RetryDelay (default math/rand/v2's
 	// Float64); tests fix it.
 	Jitter func() float64
+	// Attach renders the document a mail names (AttachOrder,
+	// AttachReceipt) as a file to attach when it is sent; nil attaches
+	// nothing. An error is a failed try: the mail goes again later.
+	Attach func(ctx context.Context, m store.Mail) (name string, pdf []byte, err error)
 }
 
 func (c DeliveryConfig) withDefaults() DeliveryConfig {
@@ -271,6 +276,9 @@ func (d *Deliverer) sendPending(ctx context.Context) (sent, failed int, err erro
 		}
 		msg, sendErr := d.message(m)
 		if sendErr == nil {
+			sendErr = d.attach(ctx, msg, m)
+		}
+		if sendErr == nil {
 			if conn == nil && connErr == nil {
 				if conn, connErr = d.client.DialToSMTPClientWithContext(ctx); connErr != nil {
 					if ctx.Err() != nil {
@@ -409,4 +417,19 @@ func (d *Deliverer) keepPending(ctx context.Context) (kept, failed int, err erro
 		kept++
 	}
 	return kept, 0, errors.Join(errs...)
+}
+
+// attach adds the PDF of the document the mail names, rendered now.
+func (d *Deliverer) attach(ctx context.Context, msg *mail.Msg, m store.Mail) error {
+	if d.cfg.Attach == nil || (m.AttachOrder == "" && m.AttachReceipt == "") {
+		return nil
+	}
+	name, pdf, err := d.cfg.Attach(ctx, m)
+	if err != nil {
+		return fmt.Errorf("render the attachment of %s: %w", m.ID, err)
+	}
+	if len(pdf) == 0 {
+		return nil // no such document (yet): the mail goes without
+	}
+	return msg.AttachReader(name, bytes.NewReader(pdf), mail.WithFileContentType("application/pdf"))
 }

@@ -69,6 +69,7 @@ func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
 		HTML:       render(receiptHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
+		AttachReceipt: rec.Number, // the receipt, rendered when sent
 	}
 }
 

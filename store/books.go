@@ -41,12 +41,18 @@ type bookKind string
 const (
 	bookInvoices bookKind = "invoice"
 	bookReceipts bookKind = "receipt"
+	// bookCreditNotes numbers the credit notes of orders' refunds
+	// ("CN2026-000001"): a series of its own, as EU invoicing rules ask.
+	bookCreditNotes bookKind = "creditnote"
 )
 
 // letter is what a kind's numbers carry before the year.
 func (k bookKind) letter() string {
-	if k == bookReceipts {
+	switch k {
+	case bookReceipts:
 		return "R"
+	case bookCreditNotes:
+		return "CN"
 	}
 	return ""
 }

@@ -90,7 +90,10 @@ const (
 	// Staff's subscription settings under partitionMeta, and a product's
 	// scheduled monthly price under its p#id.
 	sortKeySubSettings = "settings#subscriptions"
-	sortKeyPriceChange = "pricechange"
+	// The seller's legal name, address and VAT number under partitionMeta,
+	// printed on every invoice, receipt and credit note (seller.go).
+	sortKeySellerSettings = "settings#seller"
+	sortKeyPriceChange    = "pricechange"
 
 	// A product drop's entry in the list of drops to close (its unclaimed
 	// stock goes back then), and the sort keys of drops by closing time.

@@ -54,6 +54,11 @@ type Mail struct {
 	// NextAttemptAt is when a failed mail is tried again (the deliverer's
 	// backoff); the delivery queue holds it back until then.
 	NextAttemptAt time.Time
+	// AttachOrder and AttachReceipt name the document the mail carries as
+	// a PDF: the order's invoice, or the customer's receipt of that number.
+	// The PDF is rendered when the mail is sent, never kept in the outbox
+	// (an item holds at most 400 KB).
+	AttachOrder, AttachReceipt string
 }
 
 type mailRecord struct {
@@ -67,6 +72,8 @@ type mailRecord struct {
 	HTML           string `dynamodbav:"HTML"`
 	CustomerID     string `dynamodbav:"CustomerID"`
 	SubscriptionID string `dynamodbav:"SubscriptionID"`
+	AttachOrder    string `dynamodbav:"AttachOrder,omitempty"`   // the order whose invoice it carries
+	AttachReceipt  string `dynamodbav:"AttachReceipt,omitempty"` // the receipt (of CustomerID) it carries
 	CreatedAt      string `dynamodbav:"CreatedAt"`
 	Status         string `dynamodbav:"Status"`
 	Attempts       int    `dynamodbav:"Attempts"`
@@ -88,6 +95,7 @@ func newMailRecord(m Mail) mailRecord {
 		PK: mailKey(m.ID), SK: mailKey(m.ID), EntityType: entityMail,
 		To: m.To, Kind: string(m.Kind), Subject: m.Subject, Text: wrapMailText(m.Text, mailTextWidth), HTML: m.HTML,
 		CustomerID: m.CustomerID, SubscriptionID: m.SubscriptionID, CreatedAt: timestamp(m.CreatedAt),
+		AttachOrder: m.AttachOrder, AttachReceipt: m.AttachReceipt,
 		Status: string(m.Status), Attempts: m.Attempts, LastError: m.LastError, ExpiresAt: m.CreatedAt.Add(mailRetention).Unix(),
 		GSI1PK: partitionOutbox, GSI1SK: createdKey(m.CreatedAt, m.ID),
 	}
@@ -110,7 +118,7 @@ func (r mailRecord) mail() Mail {
 		ID: trimPrefix(r.PK, prefixMail), To: r.To, Kind: MailKind(r.Kind), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
 		CustomerID: r.CustomerID, SubscriptionID: r.SubscriptionID, CreatedAt: parseTime(r.CreatedAt),
 		Status: MailStatus(r.Status), Attempts: r.Attempts, LastError: r.LastError, SentAt: parseTime(r.SentAt),
-		NextAttemptAt: parseTime(r.NextAttemptAt),
+		NextAttemptAt: parseTime(r.NextAttemptAt), AttachOrder: r.AttachOrder, AttachReceipt: r.AttachReceipt,
 	}
 }
 

@@ -114,6 +114,12 @@ type Refund struct {
 	Provider string
 	// CardTries are the failed tries of its card part (refund_retry.go).
 	CardTries CardRefundTries
+	// CreditNote is its number in the books ("CN2026-000001",
+	// credit_note.go), given when it is done: at once for one without a
+	// card part, when the provider confirms the card's part else; "" until
+	// then, and on a refund from before credit notes.
+	CreditNote   string
+	CreditNoteAt time.Time
 
 	// BackWhereAllocated: the order was not shipping yet, so its units went
 	// back into the warehouses they were allocated from (as a cancellation's
@@ -167,6 +173,9 @@ type refundRecord struct {
 	OrderLabel string `dynamodbav:"OrderLabel,omitempty"`
 
 	BackWhereAllocated bool `dynamodbav:"BackWhereAllocated,omitempty"`
+
+	CreditNote   string `dynamodbav:"CreditNote,omitempty"`   // its number in the books, once done
+	CreditNoteAt string `dynamodbav:"CreditNoteAt,omitempty"` // when that number was given
 }
 
 type refundLineRecord struct {
@@ -184,7 +193,7 @@ func (r refundRecord) refund() Refund {
 		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c}, Shipping: Money{r.Shipping, c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
 		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(), Provider: r.Provider,
-		cardRound: r.CardRound,
+		cardRound: r.CardRound, CreditNote: r.CreditNote, CreditNoteAt: parseTime(r.CreditNoteAt),
 	}
 	for _, l := range r.Lines {
 		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})

@@ -135,6 +135,10 @@ func (s *Store) applyOrderRefundEvent(ctx context.Context, ev RefundEvent, outco
 		return "", err
 	}
 	if rf.Status != RefundCardPending {
+		// Done already: its credit note, if a stop before left it without.
+		if _, err := s.NumberCreditNote(ctx, orderID, rf); err != nil {
+			return "", err
+		}
 		return RefundEventDuplicate, nil
 	}
 	if !ev.waitsOn(rf.Provider, rf.chargeID, cardRefundOf(orderID, rf).Key, rf.GatewayRefundID) {
@@ -166,6 +170,10 @@ func (s *Store) applyOrderRefundEvent(ctx context.Context, ev RefundEvent, outco
 	}
 	if outcome == eventRefundFailed {
 		return RefundEventFailed, nil
+	}
+	rf.Status = RefundDone
+	if _, err := s.NumberCreditNote(ctx, orderID, rf); err != nil {
+		return "", fmt.Errorf("refund %s of order %s confirmed: %w", key, orderID, err) // the event again numbers it
 	}
 	return RefundEventConfirmed, nil
 }

@@ -313,6 +313,9 @@ func TestStripeRefundWaitsWhileStripeIsDownAndIsConfirmedOnce(t *testing.T) {
 	if rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", refunds); err != nil || rf.Status != store.RefundCardPending || fs.creates.Load() != 1 {
 		t.Fatalf("read while pending: %+v, %v", rf, err)
 	}
+	if rf.CreditNote != "" {
+		t.Fatalf("a refund the provider has not confirmed has credit note %s", rf.CreditNote)
+	}
 	// Succeeded: the event (ten deliveries) and the job at once.
 	fs.status.Store(payment.RefundSucceeded)
 	ev := store.RefundEvent{Provider: payment.ProviderStripe, EventID: "evt_refund_ok", RefundRef: "re_fake_1", PaymentRef: o.Hold.PaymentRef,
@@ -342,6 +345,9 @@ func TestStripeRefundWaitsWhileStripeIsDownAndIsConfirmedOnce(t *testing.T) {
 	rf = must(st.OrderRefund(ctx, o.ID, "rf-down"))
 	if rf.Status != store.RefundDone || rf.GatewayRefundID != "re_fake_1" || confirmed.Load() > 1 || fs.creates.Load() != 1 {
 		t.Fatalf("after the event and the job: %+v, confirmed by %d events, %d refunds at Stripe", rf, confirmed.Load(), fs.creates.Load())
+	}
+	if want := fmt.Sprintf("CN%d-000001", time.Now().Year()); rf.CreditNote != want {
+		t.Fatalf("the confirmed refund's credit note is %q, want %s", rf.CreditNote, want)
 	}
 	if pending := must(st.PendingCardRefunds(ctx)); len(pending) != 0 {
 		t.Fatalf("still waiting: %+v", pending)

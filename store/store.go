@@ -42,6 +42,7 @@ type Store struct {
 	// (books.go); none: one series. vat is the rate of each category.
 	bookSeries []string
 	books      *bookTurns
+	seller     *sellerCache // the seller's details, a short while (seller.go)
 	vat        VATRates
 	// currency is the one the shop prices in (currency.go).
 	currency string
@@ -114,7 +115,7 @@ const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: DefaultVATRates(), books: &bookTurns{}}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: DefaultVATRates(), books: &bookTurns{}, seller: &sellerCache{}}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {

@@ -223,3 +223,11 @@ func vatLines(recs []vatRecord, currency string) []VATLine {
 	}
 	return out
 }
+
+// LineVAT is the VAT in one line's gross amount at its rate (rounded as a
+// rate's total is): what an invoice shows against each line. The
+// document's totals per rate are VATBreakdown's, after any discount.
+func LineVAT(r VATRate, gross Money) VATLine { return vatLineOf(r, gross) }
+
+// VAT is the VAT in the line's total at its rate, before any discount.
+func (i OrderItem) VAT() VATLine { return vatLineOf(i.VATRate, i.LineTotal()) }

@@ -13,4 +13,8 @@ type AdminInvoiceLookup struct {
 // AdminInvoicePage is one invoice and its payments.
 type AdminInvoicePage struct {
 	Invoice store.Invoice
+	// Order is the invoice's order: its lines (each with its VAT) and the
+	// address it is billed to.
+	Order  store.OrderDetails
+	Seller store.Seller
 }

@@ -13,6 +13,7 @@ type AdminReceiptPage struct {
 	Receipt store.Receipt
 	Form    AdminRefundForm
 	Loc     *time.Location
+	Seller  store.Seller // who sells, printed on it
 }
 
 // AdminRefundForm refunds a receipt, in full or in part, with a reason.

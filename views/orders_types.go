@@ -34,6 +34,8 @@ type OrderPage struct {
 	ReadOnly bool
 	// Guest: a guest checkout's session, which has no list of orders.
 	Guest bool
+	// Seller is who sells, printed on the invoice.
+	Seller store.Seller
 }
 
 // OrderCancelPage asks to confirm cancelling an order.

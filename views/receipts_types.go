@@ -21,6 +21,7 @@ type ReceiptsPage struct {
 type ReceiptPage struct {
 	Receipt store.Receipt
 	Loc     *time.Location
+	Seller  store.Seller // who sells, printed on it
 }
 
 // invoiceCard sums up how an order was paid: "Visa •••• 4242",

@@ -255,6 +255,8 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/orders", orders.List)
 	app.Get("/orders/:id", orders.Show)
 	app.Get("/orders/:id/cancel", orders.ConfirmCancel)
+	app.Get("/orders/:id/invoice.pdf", orders.InvoicePDF)
+	app.Get("/orders/:id/refunds/:key/credit-note.pdf", orders.CreditNotePDF)
 	app.Post("/orders/:id/cancel", orders.Cancel)
 	app.Get("/orders/:id/payment", orderPayment.Poll)
 	app.Post("/orders/:id/pay", orderPayment.Pay)
@@ -278,6 +280,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Post("/subscriptions/:id/pay", subscriptions.Pay)
 	app.Get("/receipts", receipts.List)
 	app.Get("/receipts/:number", receipts.Show)
+	app.Get("/receipts/:number/receipt.pdf", receipts.PDF)
 
 	// Limited drops: the list, a drop's page (its count above), the claim
 	// area htmx fetches at the opening, the claim, and the tickets.
@@ -332,6 +335,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/orders/:id/shipments", adminOrders.CreateShipments)
 	admin.Post("/orders/:id/refunds", adminOrders.Refund)
 	admin.Post("/orders/:id/refunds/:key/retry", adminOrders.RetryCardRefund)
+	admin.Get("/orders/:id/refunds/:key/credit-note.pdf", (&handlers.AdminCreditNotes{Store: cfg.Store}).PDF)
 	admin.Post("/orders/:id/allocate", adminOrders.Allocate)
 	admin.Post("/orders/:id/shipments/:sid", adminShipments.Change)
 	admin.Post("/orders/:id/shipments/:sid/undo", adminShipments.Undo)
@@ -357,9 +361,14 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/subscriptions/prices", adminSubSettings.SchedulePrice)
 	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Refunds, Mail: refundMail}
 	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
+	admin.Get("/customers/:id/receipts/:number/receipt.pdf", adminReceipts.PDF)
 	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
+	adminSeller := &handlers.AdminSeller{Store: cfg.Store}
+	admin.Get("/settings/seller", adminSeller.Show)
+	admin.Post("/settings/seller", adminSeller.Save)
 	admin.Get("/invoices", adminInvoices.Lookup)
 	admin.Get("/invoices/:id", adminInvoices.Show)
+	admin.Get("/invoices/:id/invoice.pdf", adminInvoices.PDF)
 	admin.Get("/shipments", adminShipments.List)
 	admin.Post("/shipments/pack", toPack.Pack)
 	admin.Get("/shipments/print", toPack.Print)

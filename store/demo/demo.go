@@ -168,7 +168,7 @@ func Load(ctx context.Context, st *store.Store, bcryptCost int) (loaded bool, er
 	for _, step := range []struct {
 		marker string
 		load   func(context.Context, *store.Store) error
-	}{{dropsMarker, loadDrops}, {historyMarker, loadHistory}, {refundsMarker, loadRefunds}} {
+	}{{dropsMarker, loadDrops}, {historyMarker, loadHistory}, {refundsMarker, loadRefunds}, {sellerMarker, loadSeller}} {
 		done, err = st.Marked(ctx, step.marker)
 		if err != nil {
 			return loaded, err
@@ -248,6 +248,34 @@ func loadShop(ctx context.Context, st *store.Store, bcryptCost int) error {
 		}
 	}
 	if err := st.Mark(ctx, marker); err != nil && !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	return nil
+}
+
+const sellerMarker = "demo-seller-v1"
+
+// DemoSeller is the demo shop's seller, printed on its invoices, receipts
+// and credit notes.
+var DemoSeller = store.Seller{
+	LegalName: "Fika & Field AB",
+	Address:   "Hamngatan 12\n411 11 Göteborg\nSweden",
+	VATNumber: "SE556677889901",
+	ChangedBy: "Demo",
+}
+
+// loadSeller fills the seller's details unless staff gave them already.
+func loadSeller(ctx context.Context, st *store.Store) error {
+	now, err := st.SellerNow(ctx)
+	if err != nil {
+		return err
+	}
+	if !now.Known() {
+		if _, err := st.SaveSeller(ctx, DemoSeller); err != nil && !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("demo seller: %w", err)
+		}
+	}
+	if err := st.Mark(ctx, sellerMarker); err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
 	}
 	return nil

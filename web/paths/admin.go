@@ -25,6 +25,9 @@ const (
 	AdminOutbox         = "/admin/outbox"
 	AdminArchive        = "/admin/archive"     // the archive of the books
 	AdminArchiveRun     = "/admin/archive/run" // POST: archive the closed months now
+	// AdminSeller is the seller's legal name, address and VAT number that
+	// invoices, receipts and credit notes print (POST saves them).
+	AdminSeller = "/admin/settings/seller"
 )
 
 // AdminArchiveFile is one archived month's file of a section, like
@@ -126,6 +129,19 @@ func AdminSubscriptionsIn(status string) string {
 
 // AdminInvoice is an invoice with its payments.
 func AdminInvoice(id string) string { return under(AdminInvoices, id) }
+
+// AdminCreditNotePDF is the credit note of an order's refund.
+func AdminCreditNotePDF(orderID, key string) string {
+	return under(AdminOrders, orderID, "refunds", key, "credit-note.pdf")
+}
+
+// AdminInvoicePDF is the invoice as a PDF.
+func AdminInvoicePDF(id string) string { return under(AdminInvoices, id, "invoice.pdf") }
+
+// AdminReceiptPDF is a customer's receipt as a PDF.
+func AdminReceiptPDF(customerID, number string) string {
+	return under(AdminCustomers, customerID, "receipts", number, "receipt.pdf")
+}
 
 // AdminShipment is a shipment with its items.
 func AdminShipment(id string) string { return under(AdminShipments, id) }

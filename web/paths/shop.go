@@ -124,6 +124,17 @@ func SubscriptionPay(id string) string { return under(Subscriptions, id, "pay") 
 // Receipt is a subscription payment's receipt, by its number.
 func Receipt(number string) string { return under(Receipts, number) }
 
+// ReceiptPDF is the receipt as a PDF.
+func ReceiptPDF(number string) string { return under(Receipts, number, "receipt.pdf") }
+
+// OrderCreditNotePDF is the credit note of an order's refund (by its key).
+func OrderCreditNotePDF(id, key string) string {
+	return under(Orders, id, "refunds", key, "credit-note.pdf")
+}
+
+// OrderInvoicePDF is the order's invoice as a PDF.
+func OrderInvoicePDF(id string) string { return under(Orders, id, "invoice.pdf") }
+
 // Drop is a limited drop's page.
 func Drop(id string) string { return under(Drops, id) }
 
