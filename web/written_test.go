@@ -165,7 +165,7 @@ func TestAWriteThatStandsIsTheAnswerWhenTheSessionIsNotSaved(t *testing.T) {
 	rec := receiptOf()
 	receipt := "/admin/customers/" + ada + "/receipts/" + rec.Number
 	key, _ := staff.get(receipt).doc.Find(`[data-testid="refund-form"] input[name="key"]`).Attr("value")
-	faulty("receipt refund", staff, receipt+"/refund", url.Values{"amount": {"1.00"}, "reason": {"Late"}, "key": {key}}, receipt, "receipt="+rec.Number)
+	faulty("receipt refund", staff, receipt+"/refund", url.Values{"amount": {"1.00"}, "reason": {"Late"}, "key": {key}, "confirm": {"yes"}}, receipt, "receipt="+rec.Number)
 	if r := receiptOf(); r.Refund == nil || r.Refund.Status != store.ReceiptRefunded {
 		t.Fatalf("receipt after its refund: %+v", r.Refund)
 	}
@@ -201,7 +201,7 @@ func TestAWriteThatStandsIsTheAnswerWhenTheSessionIsNotSaved(t *testing.T) {
 	href, _ := staff.get(paths.AdminOrder(delivered.ID)).testid("order-return-link").Attr("href")
 	faulty("receive", staff, href+"/receive", url.Values{"version": {returnVersion(t, staff.get(href), "receive-form")}}, href, "order="+delivered.ID)
 	faulty("inspect", staff, href+"/inspect", url.Values{"version": {returnVersion(t, staff.get(href), "inspect-form")}, "verdict-0": {"accepted"}}, href)
-	faulty("refund the return", staff, href+"/refund", url.Values{"version": {returnVersion(t, staff.get(href), "refund-form")}, "warehouse": {"sto"}}, href)
+	faulty("refund the return", staff, href+"/refund", url.Values{"version": {returnVersion(t, staff.get(href), "refund-form")}, "warehouse": {"sto"}, "confirm": {"yes"}}, href)
 	if d, err := st.OrderDetails(ctx, delivered.ID); err != nil || len(d.Returns) != 1 || d.Returns[0].Status != store.ReturnRefunded {
 		t.Fatalf("return after its refund: %+v, %v", d.Returns, err)
 	}
