@@ -204,4 +204,7 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 	j.do("pack in place", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(row),
 		chromedp.Click(row+` [data-testid="to-pack-pack"]`), chromedp.WaitVisible(`[data-testid="to-pack-done"][data-order="`+order.ID+`"] [data-testid="to-pack-shipment"]`))
 	j.shot("phone-07-admin-packed-in-place")
+	// A customer's invoices with their refunds, in the table's box.
+	j.do("customer", chromedp.Navigate(s.base+paths.AdminCustomer(adaID)), chromedp.WaitVisible(sel("customer-invoices")))
+	j.shot("phone-08-admin-customer")
 }
