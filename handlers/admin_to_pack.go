@@ -85,6 +85,9 @@ var errTooMany = errors.New("too many orders at once")
 func (h *AdminToPack) Pack(c *fiber.Ctx) error {
 	ids, err := chosenOrders(c.Request().PostArgs().PeekMulti("order"))
 	if one := page.Field(c, "pack"); one != "" {
+		if page.IsHTMX(c) {
+			return h.packInPlace(c, one)
+		}
 		ids, err = []string{one}, nil
 	}
 	if errors.Is(err, errTooMany) {
@@ -128,6 +131,27 @@ func (h *AdminToPack) Pack(c *fiber.Ctx) error {
 	}
 	page.Flash(c, kind, strings.Join(msgs, " "))
 	return page.Redirect(c, paths.AdminShipments)
+}
+
+// packInPlace answers htmx's press of a row's Pack with the row as it
+// now is: its shipments, packed already by someone else, or why it could
+// not be packed (a 200 all the same: the row says it, in place).
+func (h *AdminToPack) packInPlace(c *fiber.Ctx, id string) error {
+	r := views.AdminToPackResult{OrderID: id}
+	shs, err := h.Store.CreateShipments(c.UserContext(), id, shippingTypes[0])
+	switch {
+	case err == nil:
+		page.Written(c, "packed orders", 1)
+		r.Shipments = shs
+	case errors.Is(err, store.ErrShipmentsExist):
+		r.Already = true
+	case errors.Is(err, store.ErrRefundedWhileShipping), errors.Is(err, store.ErrNothingToShip),
+		errors.Is(err, store.ErrNotPaid), errors.Is(err, store.ErrNotFound):
+		r.Problem = true
+	default:
+		return err
+	}
+	return page.Write(c, fiber.StatusOK, views.AdminToPackRowResult(r))
 }
 
 // Print is the pick list and packing slips of the orders chosen

@@ -179,3 +179,36 @@ func adminAround2(ctx context.Context, id, first, second string, args ...any) ad
 	between, after, _ := strings.Cut(rest, adminAroundMark2)
 	return adminTextAround2{before, between, after}
 }
+
+// invoiceRefundTotal is what an invoice's refunds (its negative payments)
+// gave back, and whether that was all it was paid.
+type invoiceRefundTotal struct {
+	Amount store.Money // positive: what went back
+	Paid   store.Money // what its payments took
+}
+
+// invoiceRefunds adds up inv's refunds: the invoice already carries them,
+// so the customer's page needs no read more to show them.
+func invoiceRefunds(inv store.Invoice) invoiceRefundTotal {
+	r := invoiceRefundTotal{Amount: store.Money{Currency: inv.Amount.Currency}, Paid: store.Money{Currency: inv.Amount.Currency}}
+	for _, p := range inv.Payments {
+		if p.IsRefund() {
+			r.Amount.Amount -= p.Amount.Amount
+		} else {
+			r.Paid.Amount += p.Amount.Amount
+		}
+	}
+	return r
+}
+
+// Any says whether anything was refunded.
+func (r invoiceRefundTotal) Any() bool { return r.Amount.Amount > 0 }
+
+// Status is "Partly refunded" or "Refunded in full", as the order's page
+// says it.
+func (r invoiceRefundTotal) Status(ctx context.Context) string {
+	if r.Amount.Amount >= r.Paid.Amount {
+		return t(ctx, "admin.refunds.refunded_all")
+	}
+	return t(ctx, "admin.refunds.refunded_part")
+}

@@ -130,3 +130,21 @@ func NewPickSheet(orders []store.OrderDetails, ws []store.Warehouse) PickSheet {
 
 // pickQuantity is one line to pick, as staff read it: "2 × Mug".
 func pickQuantity(l store.PickLine) string { return itoa(l.Quantity) + " × " + l.ProductName }
+
+// AdminToPackResult is what pressing one row's Pack did, shown in the
+// row's place (htmx): the shipments made, or that someone had packed it
+// already, or that it could not be packed.
+type AdminToPackResult struct {
+	OrderID   string
+	Shipments []store.Shipment
+	Already   bool
+	Problem   bool
+}
+
+// shipmentName is a shipment's number, its id before numbers.
+func shipmentName(sh store.Shipment) string {
+	if sh.Number != "" {
+		return sh.Number
+	}
+	return sh.ID
+}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/web/paths"
 )
 
 func TestAdminCustomers(t *testing.T) {
@@ -144,4 +146,46 @@ func TestAdminFindCustomers(t *testing.T) {
 	if got := names(p); len(got) != 5 || got[0] != "Majken 25" || p.testid("customers-more").Length() != 0 {
 		t.Fatalf("next page: %q", got)
 	}
+}
+
+// An order refunded in part shows its refund on the customer's page, by
+// its invoice, linking to the order's refunds; in Korean too.
+func TestAdminCustomerPageShowsAnInvoicesRefunds(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada := s.customerID(t, demo.CustomerEmail)
+	o := m.place(s.env.Store, ada, line("kt-mug", 2), line("cf-grinder", 1)) // €37.80 + €54.90
+	kept := m.place(s.env.Store, ada, line("kt-mug", 1))
+	if _, err := s.env.Store.CreateShipments(context.Background(), o.ID, "Standard"); err != nil {
+		t.Fatal(err)
+	}
+	form := refundForm(t, b.get(paths.AdminOrder(o.ID)), "units-kt-mug", "1", "restock", "gbg", "reason", "Arrived chipped")
+	wantStatus(t, "refund one mug", b.post(paths.AdminOrderRefunds(o.ID), form), http.StatusSeeOther)
+
+	c := b.get(paths.AdminCustomer(ada))
+	wantStatus(t, "customer", c, http.StatusOK)
+	rowOf := func(p page, orderID string) *goquery.Selection {
+		return p.testid("customer-invoice-row").FilterFunction(func(_ int, r *goquery.Selection) bool {
+			return r.Find(`a[href="/admin/orders/`+orderID+`"]`).Length() == 1
+		})
+	}
+	row := rowOf(c, o.ID)
+	if row.Length() != 1 {
+		t.Fatalf("%d invoice rows for the refunded order", row.Length())
+	}
+	ref := row.Find(`[data-testid="customer-invoice-refund"]`)
+	if href, _ := ref.Attr("href"); href != paths.AdminOrder(o.ID)+"#refunds" {
+		t.Errorf("the refund links to %q", href)
+	}
+	wantText(t, "refunded", ref.Find(`[data-testid="money"]`), "−€18.90")
+	wantText(t, "status", ref.Find(`[data-testid="customer-invoice-refund-status"]`), "Partly refunded")
+	if n := rowOf(c, kept.ID).Find(`[data-testid="customer-invoice-refund"]`).Length(); n != 0 {
+		t.Error("an order with no refund shows one")
+	}
+
+	ko := b.get(paths.AdminCustomer(ada) + "?lang=ko")
+	wantStatus(t, "customer in Korean", ko, http.StatusOK)
+	wantText(t, "status in Korean", rowOf(ko, o.ID).Find(`[data-testid="customer-invoice-refund-status"]`), "일부 환불됨")
 }

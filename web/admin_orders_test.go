@@ -191,7 +191,7 @@ func TestAdminOrderShipmentsInvoiceAndShipmentPages(t *testing.T) {
 	if ships.Length() < 1 || p.testid("create-shipments").Length() != 0 {
 		t.Fatalf("%d shipments after creating them", ships.Length())
 	}
-	wantText(t, "shipment status", ships.First().Find(`[data-testid="order-shipment-status"]`), "To pack")
+	wantText(t, "shipment status", ships.First().Find(`[data-testid="order-shipment-status"]`), "Packed")
 	items := 0
 	p.testid("order-shipment-item").Each(func(_ int, li *goquerySelection) {
 		n, _ := strconv.Atoi(strings.Fields(li.Text())[0])

@@ -123,7 +123,7 @@ func TestAdminShipWithTrackingConfirmUndo(t *testing.T) {
 	wantStatus(t, "confirm page", p, http.StatusOK)
 	wantText(t, "confirm", p.testid("confirm-title"), "Mark shipped?")
 	wantText(t, "normalised number", p.testid("confirm-tracking"), "1Z999AA10123456784")
-	wantText(t, "still pending", b.get(shPath).testid("shipment-status"), "To pack")
+	wantText(t, "still pending", b.get(shPath).testid("shipment-status"), "Packed")
 	confirm := hiddenFields(p, "confirm-form")
 	p = b.post(path+"/shipments/"+sid, confirm)
 	wantStatus(t, "confirmed", p, http.StatusSeeOther)
@@ -203,7 +203,7 @@ func TestAdminShipWithTrackingConfirmUndo(t *testing.T) {
 	wantText(t, "back", p.testid("confirm-title"), "Back to packing")
 	wantStatus(t, "back to packing", b.post(path+"/shipments/"+sid, hiddenFields(p, "confirm-form")), http.StatusSeeOther)
 	p = b.get(shPath)
-	wantText(t, "pending again", p.testid("shipment-status"), "To pack")
+	wantText(t, "pending again", p.testid("shipment-status"), "Packed")
 	wantText(t, "no carrier", p.testid("shipment-carrier"), "—")
 	if p.testid("ship-form").Length() != 1 {
 		t.Fatal("a shipment back to packing cannot be shipped again")
@@ -321,5 +321,30 @@ func TestAdminShipmentListAndSlip(t *testing.T) {
 	ada.signIn(demo.CustomerEmail, demo.CustomerPassword)
 	if p := ada.get("/admin/shipments"); p.status == http.StatusOK {
 		t.Fatal("a customer sees the shipments list")
+	}
+}
+
+// A shipment is made when staff pack its order, so a pending one's badge
+// says it is packed (the queue before it is "To pack"), in each language.
+func TestAdminPendingShipmentBadgeSaysPacked(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	o := m.place(s.env.Store, s.customerID(t, demo.CustomerEmail), line("kt-mug", 1))
+	shs, err := s.env.Store.CreateShipments(context.Background(), o.ID, "Standard")
+	if err != nil || len(shs) == 0 {
+		t.Fatalf("%d shipments, %v", len(shs), err)
+	}
+	for _, tc := range []struct{ lang, want, not string }{
+		{"ko", "포장 완료", "포장 대기"}, {"id", "Dikemas", "Perlu dikemas"}, {"en", "Packed", "To pack"},
+	} {
+		p := b.get("/admin/shipments/" + shs[0].ID + "?lang=" + tc.lang)
+		wantStatus(t, tc.lang, p, http.StatusOK)
+		badge := p.testid("shipment-status")
+		wantText(t, tc.lang+" badge", badge, tc.want)
+		if strings.Contains(badge.Text(), tc.not) {
+			t.Errorf("%s badge %q still says %q", tc.lang, trim(badge.Text()), tc.not)
+		}
 	}
 }

@@ -207,3 +207,52 @@ func allOf(rows map[string][]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// A row's Pack pressed with htmx packs that order alone and answers with
+// the row as it now is, its shipments linked, no layout; pressed again it
+// says someone packed it already. Without htmx the queue comes back (303).
+func TestAdminPacksOneOrderInPlace(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	b := s.staff(t)
+	m := newOrderMaker(t, s.env.Store)
+	ada := s.customerID(t, demo.CustomerEmail)
+	one := m.place(s.env.Store, ada, line("kt-mug", 1))
+	other := m.place(s.env.Store, ada, line("kt-mug", 2))
+	q := b.get("/admin/shipments")
+	if q.doc.Find(`[data-testid="to-pack-pack"][hx-post]`).Length() == 0 {
+		t.Fatal("the rows' Pack buttons do not ask htmx")
+	}
+
+	r := b.post("/admin/shipments/pack", url.Values{"pack": {one.ID}, "order": {other.ID}}, "HX-Request", "true")
+	wantStatus(t, "pack in place", r, http.StatusOK)
+	if strings.Contains(r.body, "<html") || strings.Contains(r.body, "<nav") {
+		t.Fatalf("htmx got more than the row: %s", trim(r.body))
+	}
+	row := r.doc.Find(`[data-testid="to-pack-done"][data-order="` + one.ID + `"]`)
+	wantText(t, "the row's result", row, "Packed:")
+	d, err := s.env.Store.OrderDetails(context.Background(), one.ID)
+	if err != nil || len(d.Shipments) == 0 {
+		t.Fatalf("packed in place: %d shipments, %v", len(d.Shipments), err)
+	}
+	link := row.Find(`[data-testid="to-pack-shipment"]`).First()
+	if href, _ := link.Attr("href"); href != "/admin/shipments/"+d.Shipments[0].ID && row.Find(`a[href="/admin/shipments/`+d.Shipments[0].ID+`"]`).Length() == 0 {
+		t.Errorf("the result links to %q", href)
+	}
+	if !strings.HasPrefix(trim(link.Text()), "SH-") {
+		t.Errorf("the shipment is named %q", trim(link.Text()))
+	}
+	if o, _ := s.env.Store.OrderDetails(context.Background(), other.ID); len(o.Shipments) != 0 {
+		t.Error("the selected order was packed with the one pressed")
+	}
+
+	again := b.post("/admin/shipments/pack", url.Values{"pack": {one.ID}}, "HX-Request", "true")
+	wantStatus(t, "again in place", again, http.StatusOK)
+	wantText(t, "packed already", again.testid("to-pack-done"), "Packed already")
+
+	plain := b.post("/admin/shipments/pack", url.Values{"pack": {other.ID}})
+	wantStatus(t, "without htmx", plain, http.StatusSeeOther)
+	if loc := plain.header.Get("Location"); loc != "/admin/shipments" {
+		t.Errorf("without htmx: to %q", loc)
+	}
+}

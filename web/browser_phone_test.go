@@ -193,4 +193,18 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 	// their boxes, its buttons wrap.
 	j.do("to pack", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(sel("to-pack-form")))
 	j.shot("phone-05-admin-to-pack")
+	// Its pick list and packing slips, printed from a phone: nothing
+	// scrolls sideways there either.
+	print := paths.AdminShipmentsPrint + "?order=" + order.ID
+	j.noSidewaysScroll(print)
+	j.do("print", chromedp.Navigate(s.base+print), chromedp.WaitVisible(sel("pick-list")))
+	j.shot("phone-06-admin-pick-sheet")
+	// A row's Pack, with htmx: the row becomes its shipments in place.
+	row := `[data-testid="to-pack-row"][data-order="` + order.ID + `"]`
+	j.do("pack in place", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(row),
+		chromedp.Click(row+` [data-testid="to-pack-pack"]`), chromedp.WaitVisible(`[data-testid="to-pack-done"][data-order="`+order.ID+`"] [data-testid="to-pack-shipment"]`))
+	j.shot("phone-07-admin-packed-in-place")
+	// A customer's invoices with their refunds, in the table's box.
+	j.do("customer", chromedp.Navigate(s.base+paths.AdminCustomer(adaID)), chromedp.WaitVisible(sel("customer-invoices")))
+	j.shot("phone-08-admin-customer")
 }
