@@ -91,13 +91,14 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 
 	gw.Fail(nil)
 	// What the README says it costs: the refund, the test provider's
-	// refund (a GetItem, a transaction) and the refund marked done.
+	// refund (a GetItem, a transaction), the refund marked done, and its
+	// credit note's number (the series' counter, a transaction).
 	f.env.Counter.Reset()
 	rf, err = st.RetryCardRefund(ctx, o.ID, "rf-down", gw)
 	if err != nil || rf.Status != store.RefundDone || rf.GatewayRefundID == "" {
 		t.Fatalf("retry with the bank back: %+v %v", rf, err)
 	}
-	if ops := f.env.Counter.Ops(); ops["GetItem"] != 2 || ops["TransactWriteItems"] != 1 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 4 {
+	if ops := f.env.Counter.Ops(); ops["GetItem"] != 3 || ops["TransactWriteItems"] != 2 || ops["UpdateItem"] != 1 || f.env.Counter.Total() != 6 {
 		t.Fatalf("a retry that finished made %v", ops)
 	}
 	again, err := st.RetryCardRefund(ctx, o.ID, "rf-down", gw)

@@ -547,8 +547,8 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	}
 	j.shot("26-receipt")
 
-	// Printed, it is a receipt: no navigation or buttons, the shop's name
-	// and address on top.
+	// Printed, it is a receipt: no navigation or buttons, the seller's
+	// name and address on top.
 	j.do("print media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 		return err
@@ -556,8 +556,8 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	printed, err := chromedp.Run(j.ctx, chromedp.Evaluate[[]string](`[
 		getComputedStyle(document.querySelector('body > header')).display,
 		getComputedStyle(document.querySelector('body > footer')).display,
-		getComputedStyle(document.querySelector('[data-testid="receipt-shop"]')).display,
-		document.querySelector('[data-testid="receipt-shop"]').innerText]`))
+		getComputedStyle(document.querySelector('[data-testid="seller"]')).display,
+		document.querySelector('[data-testid="seller"]').innerText]`))
 	if err != nil {
 		t.Fatal(err)
 	}

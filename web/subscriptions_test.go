@@ -243,10 +243,10 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 	wantText(t, "receipt VAT gross", rp.testid("vat-gross"), "€12.50")
 	wantText(t, "receipt card", rp.testid("receipt-card"), "Visa •••• 4242")
 	wantText(t, "receipt period", rp.testid("receipt-period"), day(today)+" – "+day(next))
-	wantText(t, "print header", rp.testid("receipt-shop"), "Fika & Field")
-	if !rp.testid("receipt-shop").HasClass("print-only") {
-		t.Fatal("the shop's name and address are not print-only")
-	}
+	// The seller heads the receipt, on screen and printed (its legal
+	// name, address and VAT number).
+	wantText(t, "the seller", rp.testid("seller-name"), "Fika & Field")
+	wantText(t, "the seller's VAT number", rp.testid("seller-vat"), "SE556677889901")
 	if strings.Contains(rp.body, payment.CardSucceeds) || strings.Contains(list.body, payment.CardSucceeds) {
 		t.Fatal("the card number is on a page")
 	}
