@@ -29,7 +29,6 @@ type AdminOrderStore interface {
 	OrderDetails(ctx context.Context, orderID string) (store.OrderDetails, error)
 	CreateShipments(ctx context.Context, orderID, shippingType string) ([]store.Shipment, error)
 	RefundOrder(ctx context.Context, req store.OrderRefundRequest, refunder store.Refunder) (store.Refund, error)
-	PreviewRefund(ctx context.Context, req store.OrderRefundRequest) (store.Refund, error)
 	RetryCardRefund(ctx context.Context, orderID, key string, refunder store.Refunder) (store.Refund, error)
 	Warehouses(ctx context.Context) ([]store.Warehouse, error)
 	OrderIDByNumber(ctx context.Context, number string) (string, error)

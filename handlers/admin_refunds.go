@@ -51,7 +51,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 		return page.Render(c, status, page.View{Title: page.T(c, "admin.orders.order", "Order", d.Order.Label()), Page: page.Full(views.AdminOrderView, data)})
 	}
 	if page.Field(c, "confirm") != "yes" {
-		preview, err := h.Store.PreviewRefund(c.UserContext(), req)
+		preview, err := d.PreviewRefund(req)
 		if err != nil {
 			return h.refundRefused(c, d, form, req, errs, err)
 		}

@@ -28,7 +28,7 @@ type AdminReturnStore interface {
 	ReceiveReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, mail func(store.Return) store.Mail) (store.Return, error)
 	InspectReturn(ctx context.Context, orderID, returnID string, version int, by store.Customer, in store.Inspection) (store.Return, error)
 	RefundReturn(ctx context.Context, orderID, returnID string, version int, how store.ReturnRefund, by store.Customer, refunder store.Refunder, mail func(store.Refund, store.Order) *store.Mail) (store.Return, error)
-	PreviewReturnRefund(ctx context.Context, orderID, returnID string, version int, how store.ReturnRefund) (store.Refund, error)
+	PreviewReturnRefund(ctx context.Context, orderID, returnID string, version int, how store.ReturnRefund) (store.Refund, store.OrderDetails, error)
 }
 
 // AdminReturns serves /admin/returns and each return's page under its order.
@@ -234,11 +234,11 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 	}
 	how := store.ReturnRefund{Warehouse: w, Shipping: page.Field(c, "shipping") == "1"}
 	if page.Field(c, "confirm") != "yes" {
-		preview, err := h.Store.PreviewReturnRefund(c.UserContext(), orderID, returnID, version, how)
+		preview, d, err := h.Store.PreviewReturnRefund(c.UserContext(), orderID, returnID, version, how)
 		if err != nil {
 			return h.returnRefundRefused(c, orderID, returnID, err)
 		}
-		return h.confirmRefund(c, orderID, returnID, version, how, preview)
+		return h.confirmRefund(c, d, returnID, version, how, preview)
 	}
 	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, how, by, h.Refunds, refundMail)
 	if err != nil {
@@ -250,16 +250,12 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 }
 
 // confirmRefund asks staff to confirm a return's refund: what it gives
-// back, to which tender, and where the units go.
-func (h *AdminReturns) confirmRefund(c *fiber.Ctx, orderID, returnID string, version int, how store.ReturnRefund, preview store.Refund) error {
-	var (
-		d  store.OrderDetails
-		ws []store.Warehouse
-	)
-	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { d, err = h.Store.OrderDetails(ctx, orderID); return notFoundAs(err, "That return") })
-	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
-	if err := g.Wait(); err != nil {
+// back, to which tender, and where the units go; a warehouse not in the
+// list is refused at its field, as the refund itself would be.
+func (h *AdminReturns) confirmRefund(c *fiber.Ctx, d store.OrderDetails, returnID string, version int, how store.ReturnRefund, preview store.Refund) error {
+	orderID := d.Order.ID
+	ws, err := h.Store.Warehouses(c.UserContext())
+	if err != nil {
 		return err
 	}
 	inv, _ := d.Invoice()
@@ -270,9 +266,12 @@ func (h *AdminReturns) confirmRefund(c *fiber.Ctx, orderID, returnID string, ver
 		data.Fields = append(data.Fields, views.FormField{Name: "shipping", Value: "1"})
 	}
 	for _, w := range ws {
-		if w.ID == preview.RestockWarehouse {
+		if w.ID == how.Warehouse {
 			data.RestockName = w.Name
 		}
+	}
+	if data.RestockName == "" {
+		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.no_warehouse")})
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.refunds.confirm_page", "Order", d.Order.Label()), Page: page.Full(views.AdminRefundConfirmView, data)})
 }

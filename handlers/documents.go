@@ -143,9 +143,8 @@ type MailAttachmentStore interface {
 // invoice of its own) is no attachment, not a failure: the mail goes
 // without.
 func MailAttachment(st MailAttachmentStore) func(ctx context.Context, m store.Mail) (string, []byte, error) {
-	render := mailDocument(st)
 	return func(ctx context.Context, m store.Mail) (string, []byte, error) {
-		name, pdf, err := render(ctx, m)
+		name, pdf, err := mailDocument(ctx, st, m)
 		if errors.Is(err, store.ErrNotFound) {
 			return "", nil, nil
 		}
@@ -153,19 +152,18 @@ func MailAttachment(st MailAttachmentStore) func(ctx context.Context, m store.Ma
 	}
 }
 
-func mailDocument(st MailAttachmentStore) func(ctx context.Context, m store.Mail) (string, []byte, error) {
-	return func(ctx context.Context, m store.Mail) (string, []byte, error) {
-		if m.AttachOrder != "" {
-			d, err := st.OrderDetails(ctx, m.AttachOrder)
-			if err != nil {
-				return "", nil, err
-			}
-			return invoicePDF(ctx, st, st, d)
-		}
-		r, err := st.Receipt(ctx, m.CustomerID, m.AttachReceipt)
+// mailDocument renders the invoice of the mail's order, or its receipt.
+func mailDocument(ctx context.Context, st MailAttachmentStore, m store.Mail) (string, []byte, error) {
+	if m.AttachOrder != "" {
+		d, err := st.OrderDetails(ctx, m.AttachOrder)
 		if err != nil {
 			return "", nil, err
 		}
-		return receiptPDF(ctx, st, st, r)
+		return invoicePDF(ctx, st, st, d)
 	}
+	r, err := st.Receipt(ctx, m.CustomerID, m.AttachReceipt)
+	if err != nil {
+		return "", nil, err
+	}
+	return receiptPDF(ctx, st, st, r)
 }

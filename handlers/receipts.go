@@ -50,13 +50,9 @@ func (h *Receipts) PDF(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	number := c.Params("number")
-	if !store.ValidID(number) {
-		return page.NotFound("That receipt")
-	}
-	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
+	r, err := h.ownReceipt(c, v)
 	if err != nil {
-		return notFoundAs(err, "That receipt")
+		return err
 	}
 	name, pdf, err := receiptPDF(c.UserContext(), h.Store, h.Store, r)
 	return sendPDF(c, name, pdf, err)
@@ -69,17 +65,27 @@ func (h *Receipts) Show(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	number := c.Params("number")
-	if !store.ValidID(number) {
-		return page.NotFound("That receipt")
-	}
-	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
+	r, err := h.ownReceipt(c, v)
 	if err != nil {
-		return notFoundAs(err, "That receipt")
+		return err
 	}
 	sel, err := h.Store.Seller(c.UserContext())
 	if err != nil {
 		return err
 	}
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "receipts.receipt.title", "Number", r.NumberInBooks()), Page: page.Full(views.ReceiptView, views.ReceiptPage{Receipt: r, Loc: h.Store.Location(), Seller: sel})})
+}
+
+// ownReceipt reads the viewer's receipt of the path's number; another
+// customer's number is a 404, the same as one that does not exist.
+func (h *Receipts) ownReceipt(c *fiber.Ctx, v views.Viewer) (store.Receipt, error) {
+	number := c.Params("number")
+	if !store.ValidID(number) {
+		return store.Receipt{}, page.NotFound("That receipt")
+	}
+	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
+	if err != nil {
+		return store.Receipt{}, notFoundAs(err, "That receipt")
+	}
+	return r, nil
 }

@@ -74,9 +74,6 @@ func (s *Store) NumberCreditNote(ctx context.Context, orderID string, rf Refund)
 	return rf, nil
 }
 
-// Refund is the order's refund of the key, if it has one.
-func (d OrderDetails) Refund(key string) (Refund, bool) { return d.refund(key) }
-
 // CreditVAT is what a refund gives back per VAT rate: its lines at their
 // items' rates, and the rest (an amount, delivery) shared among the
 // invoice's rates in proportion to what each was paid.
@@ -100,6 +97,8 @@ func (d OrderDetails) CreditVAT(rf Refund, inv Invoice) []VATLine {
 		for _, v := range inv.VAT {
 			share = append(share, Taxed{Rate: v.Rate, Gross: v.Gross})
 		}
+		// The invoice's rates with all but rest taken off: rest, shared by
+		// what each rate was paid.
 		for _, v := range VATBreakdown(share, Money{Amount: paid - rest, Currency: rf.Amount.Currency}) {
 			taxed = append(taxed, Taxed{Rate: v.Rate, Gross: v.Gross})
 		}

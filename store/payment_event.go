@@ -87,7 +87,7 @@ func validEventID(id string) bool {
 // books: the money was never the order's.
 func (s *Store) refundPayment(ctx context.Context, d OrderDetails, res PaymentResult, cause error) (PaymentApplied, error) {
 	o := d.Order
-	if rf, ok := d.refund(lateRefundKey(res.Provider, res.PaymentRef)); ok {
+	if rf, ok := d.Refund(lateRefundKey(res.Provider, res.PaymentRef)); ok {
 		return PaymentApplied{Order: o, Duplicate: true, Refund: &rf}, cause
 	}
 	var rf Refund

@@ -331,7 +331,7 @@ func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool,
 		if cancel && d.Order.CustomerID != req.By.ID {
 			return Refund{}, fmt.Errorf("order %s: %w", req.OrderID, ErrNotFound) // not theirs: as if absent
 		}
-		if done, ok := d.refund(req.Key); ok {
+		if done, ok := d.Refund(req.Key); ok {
 			return s.finishRefund(ctx, d.Order, done, charger)
 		}
 		if plannedUnshipped && d.Order.Status != OrderPlaced && d.Order.Status != OrderCancelled {
@@ -377,8 +377,8 @@ func (s *Store) refund(ctx context.Context, req OrderRefundRequest, cancel bool,
 	}
 }
 
-// refund finds an order's refund by key.
-func (d OrderDetails) refund(key string) (Refund, bool) {
+// Refund is the order's refund of the key, if it has one.
+func (d OrderDetails) Refund(key string) (Refund, bool) {
 	for _, r := range d.Refunds {
 		if r.ID == key {
 			return r, true

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 )
 
 // Seller is who sells, as every invoice, receipt and credit note must say:
@@ -175,10 +173,7 @@ func (s *Store) SaveSeller(ctx context.Context, sel Seller) (Seller, error) {
 	sel.LegalName = strings.TrimSpace(sel.LegalName)
 	sel.Address = strings.Join(sel.AddressLines(), "\n")
 	sel.VATNumber = NormalizeVATNumber(sel.VATNumber)
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
-	if sel.Version > 0 {
-		cond = expression.Name("Version").Equal(expression.Value(sel.Version))
-	}
+	cond := atVersion(sel.Version)
 	sel.Version++
 	sel.ChangedAt = s.now()
 	err := s.putIf(ctx, sellerRecord{

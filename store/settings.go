@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 )
 
 // SubscriptionSettings are staff's choices about subscriptions, kept in the
@@ -47,10 +45,7 @@ func (s *Store) SubscriptionSettings(ctx context.Context) (SubscriptionSettings,
 // SaveSubscriptionSettings writes the settings on condition they are still
 // at the version staff saw; ErrConflict if another change came first.
 func (s *Store) SaveSubscriptionSettings(ctx context.Context, set SubscriptionSettings) (SubscriptionSettings, error) {
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
-	if set.Version > 0 {
-		cond = expression.Name("Version").Equal(expression.Value(set.Version))
-	}
+	cond := atVersion(set.Version)
 	set.Version++
 	set.ChangedAt = s.now()
 	err := s.putIf(ctx, settingsRecord{

@@ -120,10 +120,7 @@ func (s *Store) SaveShippingZone(ctx context.Context, z ShippingZone) (ShippingZ
 			}
 		}
 	}
-	cond := expression.AttributeNotExists(expression.Name(attrPK))
-	if z.Version > 0 {
-		cond = expression.Name("Version").Equal(expression.Value(z.Version))
-	}
+	cond := atVersion(z.Version)
 	z.FreeFrom.Currency = z.Price.Currency
 	z.Version++
 	err = s.putIf(ctx, shippingZoneRecord{

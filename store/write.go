@@ -49,6 +49,15 @@ func (s *Store) putIf(ctx context.Context, rec any, cond expression.ConditionBui
 	return err
 }
 
+// atVersion is the condition of a save over what staff saw: the item
+// still at version seen, or absent if they saw it never saved (0).
+func atVersion(seen int) expression.ConditionBuilder {
+	if seen > 0 {
+		return expression.Name("Version").Equal(expression.Value(seen))
+	}
+	return expression.AttributeNotExists(expression.Name(attrPK))
+}
+
 // putNew writes rec on condition that its item does not exist yet;
 // ErrConflict if it does.
 func (s *Store) putNew(ctx context.Context, rec any, what string) error {
