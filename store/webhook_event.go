@@ -37,7 +37,7 @@ type DeliveryStatus string
 const (
 	DeliveryPending   DeliveryStatus = "pending" // not sent yet, or refused and retried at NextAt
 	DeliveryDelivered DeliveryStatus = "delivered"
-	DeliveryFailed    DeliveryStatus = "failed" // refused for three days: given up
+	DeliveryFailed    DeliveryStatus = "failed"  // refused for three days: given up
 	DeliveryDropped   DeliveryStatus = "dropped" // its endpoint was deleted
 )
 
