@@ -27,7 +27,7 @@ import (
 	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/web"
-	"shop/webhook"
+	"shop/jobs/webhook"
 )
 
 // engine is what openStore connected to: its health, which every request

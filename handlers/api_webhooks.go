@@ -12,7 +12,7 @@ import (
 
 	"shop/store"
 	"shop/web/paths"
-	"shop/webhook"
+	"shop/jobs/webhook"
 )
 
 // APIWebhookStore is what the webhooks API writes and lists.

@@ -18,7 +18,7 @@ import (
 	"shop/store"
 	"shop/store/storetest"
 	"shop/web"
-	"shop/webhook"
+	"shop/jobs/webhook"
 )
 
 // noLookup keeps a test app's deliverer off the network.

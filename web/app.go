@@ -6,7 +6,7 @@ package web
 import (
 	"context"
 	"net/http"
-	"shop/webhook"
+	"shop/jobs/webhook"
 	"time"
 
 	"github.com/gofiber/fiber/v2"

@@ -2,7 +2,7 @@ package web
 
 import (
 	"log/slog"
-	"shop/webhook"
+	"shop/jobs/webhook"
 	"sync/atomic"
 	"time"
 

@@ -24,7 +24,7 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
-	"shop/webhook"
+	"shop/jobs/webhook"
 )
 
 // clock is a test clock the store and the deliverer read.
