@@ -255,4 +255,41 @@ func TestAdminPacksOneOrderInPlace(t *testing.T) {
 	if loc := plain.header.Get("Location"); loc != "/admin/shipments" {
 		t.Errorf("without htmx: to %q", loc)
 	}
+
+	// The warehouse's count in its heading comes one less, out of band:
+	// the press posts the count the page showed (the heading's hidden
+	// field, as the form does), and the last order packed says so, in
+	// each language.
+	for _, tc := range []struct{ lang, left, allPacked string }{
+		{"en", "1 order", "all packed"}, {"ko", "주문 1건", "모두 포장함"}, {"id", "1 pesanan", "semua sudah dikemas"},
+	} {
+		a := m.place(s.env.Store, ada, line("kt-mug", 1))
+		z := m.place(s.env.Store, ada, line("kt-mug", 1))
+		q := b.get("/admin/shipments?lang=" + tc.lang)
+		w := q.doc.Find(`[data-testid="to-pack-row"][data-order="`+a.ID+`"]`).Closest(`[data-testid="to-pack-warehouse"]`).AttrOr("data-warehouse", "")
+		if w == "" {
+			t.Fatalf("%s: order %s is not on the queue", tc.lang, a.Label())
+		}
+		shown := func(p page) (string, string) {
+			c := p.doc.Find("#to-pack-count-" + w)
+			return strings.Join(strings.Fields(c.Text()), " "), c.Find(`input[name="left-`+w+`"]`).AttrOr("value", "")
+		}
+		text, n := shown(q)
+		if n != "2" || !strings.Contains(text, "2") {
+			t.Fatalf("%s: the queue's count says %q (%s)", tc.lang, text, n)
+		}
+		r := b.post("/admin/shipments/pack", url.Values{"pack": {a.ID}, "from": {w}, "left-" + w: {n}}, "HX-Request", "true")
+		count := r.doc.Find("#to-pack-count-" + w)
+		if count.AttrOr("hx-swap-oob", "") != "true" {
+			t.Fatalf("%s: the answer does not update the count out of band: %s", tc.lang, trim(r.body))
+		}
+		if text, n = shown(r); text != tc.left || n != "1" {
+			t.Errorf("%s: after packing one the count says %q (%s), want %q", tc.lang, text, n, tc.left)
+		}
+		r = b.post("/admin/shipments/pack", url.Values{"pack": {z.ID}, "from": {w}, "left-" + w: {n}}, "HX-Request", "true")
+		if text, n = shown(r); text != tc.allPacked || n != "0" {
+			t.Errorf("%s: after packing the last the count says %q (%s), want %q", tc.lang, text, n, tc.allPacked)
+		}
+	}
+	b.get("/admin/shipments?lang=en")
 }
