@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -292,4 +293,52 @@ func TestAdminPacksOneOrderInPlace(t *testing.T) {
 		}
 	}
 	b.get("/admin/shipments?lang=en")
+}
+
+// An order split over two warehouses is in both groups: packed from one
+// row, the answer says so in its row under the other warehouse too, and
+// brings both warehouses' counts one less, out of band.
+func TestAdminPackInPlaceAnswersForEveryWarehouseOfTheOrder(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	b := s.staff(t)
+	levels, err := s.env.Store.ProductStock(context.Background(), "kt-mug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	most, all := 0, 0
+	for _, l := range levels {
+		most, all = max(most, l.Quantity), all+l.Quantity
+	}
+	if all <= most {
+		t.Fatalf("kt-mug is stocked in one warehouse only: %+v", levels)
+	}
+	// More than any one warehouse holds: the checkout splits it.
+	o := newOrderMaker(t, s.env.Store).place(s.env.Store, s.customerID(t, demo.CustomerEmail), line("kt-mug", most+1))
+	ws := allocatedTo(t, s, o.ID)
+	if len(ws) < 2 {
+		t.Fatalf("order of %d mugs allocated to %v", most+1, ws)
+	}
+	q := b.get("/admin/shipments")
+	form := url.Values{"pack": {o.ID}, "from": {ws[0]}}
+	for _, w := range ws {
+		if q.doc.Find("#to-pack-"+w+"-"+o.ID).Length() != 1 {
+			t.Fatalf("the order has no row under %s", w)
+		}
+		form.Set("left-"+w, q.doc.Find(`input[name="left-`+w+`"]`).AttrOr("value", ""))
+	}
+	r := b.post("/admin/shipments/pack", form, "HX-Request", "true")
+	wantStatus(t, "pack in place", r, http.StatusOK)
+	for i, w := range ws {
+		row := r.doc.Find("#to-pack-" + w + "-" + o.ID)
+		wantText(t, "the row under "+w, row, "Packed:")
+		if oob := row.AttrOr("hx-swap-oob", ""); (i == 0) != (oob == "") {
+			t.Errorf("the row under %s: hx-swap-oob %q (the pressed row is the answer itself, the others out of band)", w, oob)
+		}
+		before, _ := strconv.Atoi(form.Get("left-" + w))
+		count := r.doc.Find("#to-pack-count-" + w)
+		if got := count.Find("input").AttrOr("value", ""); got != strconv.Itoa(before-1) || count.AttrOr("hx-swap-oob", "") != "true" {
+			t.Errorf("%s's count: %q out of band %q, want %d", w, got, count.AttrOr("hx-swap-oob", ""), before-1)
+		}
+	}
 }
