@@ -31,19 +31,13 @@ func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
 	// many holders.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), dropCancelTimeout)
 	defer cancel()
-	err = h.Store.SetDropStatus(ctx, d.ID, store.DropCancelled)
+	tickets, err := h.Store.CancelDrop(ctx, d.ID)
 	h.Gate.Forget(d.ID)
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		if now, rerr := h.Store.Drop(ctx, d.ID); rerr != nil || now.Status != store.DropCancelled {
-			return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.closed_early"))
-		}
+		return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.closed_early"))
 	case err != nil:
-		return err
-	}
-	tickets, err := h.Store.VoidTickets(ctx, d.ID)
-	if err != nil {
-		return fmt.Errorf("cancel drop %s: void tickets: %w", d.ID, err)
+		return fmt.Errorf("cancel drop %s: %w", d.ID, err)
 	}
 	mailed, err := h.mailHolders(ctx, d, tickets)
 	if err != nil {

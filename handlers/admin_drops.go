@@ -33,7 +33,9 @@ type AdminDropStore interface {
 	// APIAccess lists the integrations a drop can be made for.
 	APIAccess(ctx context.Context) (store.APIAccess, error)
 	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
-	VoidTickets(ctx context.Context, dropID string) ([]store.Ticket, error)
+	// CancelDrop cancels a drop (again, to finish one cut short) and voids
+	// its tickets.
+	CancelDrop(ctx context.Context, id string) ([]store.Ticket, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	// CustomersByID names a page of holders: one BatchGetItem.

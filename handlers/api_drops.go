@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"shop/store"
-	"shop/web/paths"
 )
 
 // APIDropStore is what the drops API writes and lists in DynamoDB.
@@ -23,6 +21,15 @@ type APIDropStore interface {
 	ValidateDrop(nd store.NewDrop) error
 	CreateDrop(ctx context.Context, nd store.NewDrop) (store.Drop, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
+	// TicketConsistent reads one client's ticket (a GetItem).
+	TicketConsistent(ctx context.Context, dropID, client string) (store.Ticket, error)
+	// IntegrationDrops lists an integration's drops, newest first.
+	IntegrationDrops(ctx context.Context, integration string, limit int, cursor string, keep func(store.Drop) bool) (store.Page[store.Drop], error)
+	DropConsistent(ctx context.Context, id string) (store.Drop, error)
+	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
+	CancelDrop(ctx context.Context, id string) ([]store.Ticket, error)
+	// IdempotentDrop is what a live Idempotency-Key says of a request.
+	IdempotentDrop(ctx context.Context, scope, key, hash string) error
 }
 
 // APIDropGate answers claims and counts from memory when it can (the
@@ -31,6 +38,8 @@ type APIDropGate interface {
 	Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error)
 	Allow(client string) bool
 	Count(ctx context.Context, id string) (store.Drop, error)
+	// Forget drops what the gate knows of a drop whose status changed.
+	Forget(id string)
 }
 
 // APIDrops serves /api/v1/drops: integrations make drops and claim
@@ -153,38 +162,67 @@ func apiTime(field, s string) (time.Time, error) {
 
 // Create makes a drop for the key's integration, never published: 201
 // with the drop, or 400 naming the field at fault, with nothing written.
+// Under an Idempotency-Key a repeat answers the first answer.
 func (h *APIDrops) Create(c *fiber.Ctx) error {
 	var in apiDropInput
 	if err := apiDecode(c, &in); err != nil {
 		return err
 	}
-	opens, err := apiTime("opens", in.Opens)
+	idem, keyed, err := apiIdempotency(c, in)
 	if err != nil {
 		return err
 	}
-	closes, err := apiTime("closes", in.Closes)
+	nd, err := apiNewDrop(c, in)
+	if err == nil {
+		err = h.Store.ValidateDrop(nd)
+	}
 	if err != nil {
-		return err
-	}
-	if in.Title, err = apiText("title", in.Title); err != nil {
-		return err
-	}
-	nd := store.NewDrop{Title: in.Title, Quantity: in.Quantity, Opens: opens, Closes: closes,
-		Audience: apiAudience(c), CreatedBy: apiAudience(c)}
-	if err := h.Store.ValidateDrop(nd); err != nil {
+		// A repeat after the opening passed is no longer valid: the key
+		// still answers it.
+		if keyed {
+			if done, answer := apiIdempotent(c, h.Store.IdempotentDrop(c.UserContext(), idem.Scope, idem.Key, idem.Hash)); done {
+				return answer
+			}
+		}
 		return apiDropError(err)
+	}
+	if keyed {
+		nd.Idempotency = idem
 	}
 	// The drop as the API shows it at its making.
 	nd.Announce = announce(h.Hooks, c, store.EventDropCreated, func(d store.Drop) any { return apiDropOf(d, d.CreatedAt) })
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
+	if done, answer := apiIdempotent(c, err); done {
+		return answer
+	}
 	if err != nil {
 		return apiDropError(err)
 	}
 	if nd.Announce != nil {
 		h.wake()
 	}
-	c.Location(paths.APIDrop(d.ID))
-	return c.Status(fiber.StatusCreated).JSON(apiDropOf(d, h.Store.Now()))
+	body, err := apiDropAnswer(d)
+	if err != nil {
+		return err
+	}
+	return apiCreated(c, d.ID, body)
+}
+
+// apiNewDrop is the drop the body in asks for, for the key's integration.
+func apiNewDrop(c *fiber.Ctx, in apiDropInput) (store.NewDrop, error) {
+	opens, err := apiTime("opens", in.Opens)
+	if err != nil {
+		return store.NewDrop{}, err
+	}
+	closes, err := apiTime("closes", in.Closes)
+	if err != nil {
+		return store.NewDrop{}, err
+	}
+	if in.Title, err = apiText("title", in.Title); err != nil {
+		return store.NewDrop{}, err
+	}
+	return store.NewDrop{Title: in.Title, Quantity: in.Quantity, Opens: opens, Closes: closes,
+		Audience: apiAudience(c), CreatedBy: apiAudience(c)}, nil
 }
 
 func apiDropError(err error) error {
@@ -250,8 +288,9 @@ func ValidAPIClient(s string) bool {
 }
 
 // Claim claims a ticket of one of the integration's drops for one of its
-// clients: 201 with the ticket; 409 with the reason a claim was refused;
-// 429 when the client claims more than the gate allows a second.
+// clients: 201 with the ticket; 200 with it when the client already holds
+// it (a retried claim); 409 with the reason a claim was refused; 429 when
+// the client claims more than the gate allows a second.
 func (h *APIDrops) Claim(c *fiber.Ctx) error {
 	id, err := apiDropID(c)
 	if err != nil {
@@ -280,6 +319,11 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 	}
 	ann := announce(h.Hooks, c, store.EventTicketClaimed, func(t store.Ticket) any { return apiTicketOf(t) })
 	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann})
+	if held, ok, herr := h.held(c.UserContext(), id, client, err); herr != nil {
+		return herr
+	} else if ok { // a repeat of the holder's claim: its ticket, as at first
+		return c.JSON(apiTicketOf(held))
+	}
 	if reason := store.ClaimReason(err); reason != "" {
 		return &APIError{Status: fiber.StatusConflict, Reason: reason, Message: err.Error()}
 	}
@@ -305,13 +349,9 @@ func (h *APIDrops) Tickets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	limit := apiTicketsDefault
-	if s := c.Query("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > apiTicketsMaxLimit {
-			return apiBadRequest("limit", fmt.Sprintf("limit: a whole number from 1 to %d", apiTicketsMaxLimit))
-		}
-		limit = n
+	limit, err := apiLimit(c, apiTicketsDefault, apiTicketsMaxLimit)
+	if err != nil {
+		return err
 	}
 	after := strings.TrimSpace(c.Query("after"))
 	page, err := h.Store.DropTickets(c.UserContext(), d.ID, limit, after)
@@ -326,4 +366,25 @@ func (h *APIDrops) Tickets(c *fiber.Ctx) error {
 		out.Tickets = append(out.Tickets, apiTicketOf(t))
 	}
 	return c.JSON(out)
+}
+
+// held is the ticket a refused claim's client holds, if it holds one: the
+// refusal carries it when the claim's transaction (or the client's claim
+// in flight) found it; a drop sold out or closed, refused from memory,
+// costs one GetItem of the ticket and never a transaction.
+func (h *APIDrops) held(ctx context.Context, dropID, client string, claimErr error) (store.Ticket, bool, error) {
+	if t, ok := store.HeldTicket(claimErr); ok {
+		return t, true, nil
+	}
+	if !errors.Is(claimErr, store.ErrSoldOut) && !errors.Is(claimErr, store.ErrDropClosed) {
+		return store.Ticket{}, false, nil
+	}
+	t, err := h.Store.TicketConsistent(ctx, dropID, client)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Ticket{}, false, nil
+	case err != nil:
+		return store.Ticket{}, false, err
+	}
+	return t, t.Status != store.TicketVoid, nil
 }

@@ -295,10 +295,14 @@ func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Dr
 // transaction (see closeProductDrop).
 func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) error {
 	defer s.forgetDrops()
+	upd := leaveDropLists(to)
 	if d, err := s.DropConsistent(ctx, id); err == nil && len(d.SetAside) > 0 {
 		return s.closeProductDrop(ctx, d, to)
+	} else if _, api := AudienceIntegration(d.Audience); err == nil && api {
+		// Its GSI1 keys list it in its integration's drops: kept.
+		upd = expression.Set(expression.Name("Status"), expression.Value(string(to)))
 	}
-	err := s.updateIf(ctx, dropKey(id), sortKeyDropInfo, leaveDropLists(to),
+	err := s.updateIf(ctx, dropKey(id), sortKeyDropInfo, upd,
 		expression.Name("Status").Equal(expression.Value(string(DropOpen))))
 	if isConditionFailed(err) {
 		return fmt.Errorf("drop %s is not open (or does not exist): %w", id, ErrConflict)

@@ -8,9 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -32,6 +29,9 @@ type NewDrop struct {
 	// Announce puts the drop.created event in the creating transaction,
 	// for the integration's endpoints that want it.
 	Announce *Announcement[Drop]
+	// Idempotency: the drop is made once under this key; a repeat is a
+	// *DropReplay, another request under it ErrIdempotencyMismatch.
+	Idempotency *DropIdempotency
 }
 
 // DropError is a bad field of a new drop.
@@ -137,34 +137,8 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	if err := validateDrop(nd, now, s.dropMaxLength()); err != nil {
 		return Drop{}, err
 	}
-	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Description: strings.TrimSpace(nd.Description), Quantity: nd.Quantity, Status: DropOpen,
-		Opens: nd.Opens.UTC().Truncate(time.Millisecond), Closes: nd.Closes.UTC().Truncate(time.Millisecond), CreatedAt: now,
-		Audience: nd.Audience, CreatedBy: nd.CreatedBy, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
-	if d.Audience == "" {
-		d.Audience = DropAudienceShop
-	}
-	if t := s.counterThreshold(); d.Quantity > t {
-		// One counter per threshold's worth, at least two: each item then
-		// takes a share of the claims' writes.
-		n := min(maxDropCounters, max(2, (d.Quantity+t-1)/t))
-		for i := range n {
-			share := d.Quantity / n
-			if i < d.Quantity%n {
-				share++
-			}
-			d.Counters = append(d.Counters, DropCounter{N: i, Quantity: share})
-		}
-	}
-	rec := dropRecord{
-		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Description: d.Description, Quantity: d.Quantity,
-		Status: string(d.Status), Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), CreatedAt: timestamp(now),
-		Audience: d.Audience, CreatedBy: d.CreatedBy, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
-		RedeemWithin: int64(d.RedeemWithin / time.Second), Counters: len(d.Counters),
-		GSI2PK: partitionDrops, GSI2SK: createdKey(now, d.ID),
-	}
-	if d.Published {
-		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, closesKey(d.Closes, d.ID)
-	}
+	d := s.newDrop(nd, now)
+	rec := newDropRecord(d, now)
 	// A product drop sets its quantity aside from stock in the same
 	// transaction: the stock items and their adjustments follow the drop's.
 	var setAside []types.TransactWriteItem
@@ -183,18 +157,21 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	for _, c := range d.Counters {
 		recs = append(recs, dropCounterRecord{PK: dropKey(d.ID), SK: dropCounterKey(c.N), EntityType: entityDropCounter, Quantity: c.Quantity})
 	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return Drop{}, err
-	}
 	var items []types.TransactWriteItem
 	for _, r := range recs {
-		item, err := attributevalue.MarshalMap(r)
+		item, err := s.txPutNew(r)
 		if err != nil {
 			return Drop{}, err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}})
+		items = append(items, item)
+	}
+	idemAt := -1
+	if nd.Idempotency != nil {
+		item, err := s.txIdempotency(nd.Idempotency, d, now)
+		if err != nil {
+			return Drop{}, err
+		}
+		idemAt, items = len(items), append(items, item)
 	}
 	if event, ok, err := txAnnounce(s, nd.Announce, EventDropCreated, now, d); err != nil {
 		return Drop{}, err
@@ -211,6 +188,11 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 	dropItems := len(items)
 	items = append(items, setAside...)
 	if err := s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		if idemAt >= 0 {
+			if refusal := idempotencyRefusal(err, idemAt, nd.Idempotency.Hash); refusal != nil {
+				return Drop{}, refusal
+			}
+		}
 		reasons := cancellationReasons(err)
 		if len(reasons) > dropItems && slices.Contains(reasons[dropItems:], reasonConditionFailed) {
 			return Drop{}, s.setAsideShort(ctx, d) // the stock moved since it was read
@@ -224,6 +206,49 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		s.forgetDrops()
 	}
 	return d, nil
+}
+
+// newDropRecord is the item of a new drop: on /drops if published, in
+// its integration's list if an integration's.
+func newDropRecord(d Drop, now time.Time) dropRecord {
+	rec := dropRecord{
+		PK: dropKey(d.ID), SK: sortKeyDropInfo, EntityType: entityDrop, Title: d.Title, Description: d.Description, Quantity: d.Quantity,
+		Status: string(d.Status), Opens: timestamp(d.Opens), Closes: timestamp(d.Closes), CreatedAt: timestamp(now),
+		Audience: d.Audience, CreatedBy: d.CreatedBy, Published: d.Published, ProductID: d.ProductID, Price: d.Price.Amount, Currency: d.Price.Currency,
+		RedeemWithin: int64(d.RedeemWithin / time.Second), Counters: len(d.Counters),
+		GSI2PK: partitionDrops, GSI2SK: createdKey(now, d.ID),
+	}
+	if d.Published {
+		rec.GSI1PK, rec.GSI1SK = partitionPublishedDrops, closesKey(d.Closes, d.ID)
+	}
+	if name, ok := AudienceIntegration(d.Audience); ok { // never published
+		rec.GSI1PK, rec.GSI1SK = integrationDropsKey(name), createdKey(now, d.ID)
+	}
+	return rec
+}
+
+// newDrop is the drop nd makes at now, with its counters above the
+// threshold.
+func (s *Store) newDrop(nd NewDrop, now time.Time) Drop {
+	d := Drop{ID: NewID(), Title: strings.TrimSpace(nd.Title), Description: strings.TrimSpace(nd.Description), Quantity: nd.Quantity, Status: DropOpen,
+		Opens: nd.Opens.UTC().Truncate(time.Millisecond), Closes: nd.Closes.UTC().Truncate(time.Millisecond), CreatedAt: now,
+		Audience: nd.Audience, CreatedBy: nd.CreatedBy, Published: nd.Published, ProductID: nd.ProductID, Price: nd.Price, RedeemWithin: nd.RedeemWithin}
+	if d.Audience == "" {
+		d.Audience = DropAudienceShop
+	}
+	if t := s.counterThreshold(); d.Quantity > t {
+		// One counter per threshold's worth, at least two: each item then
+		// takes a share of the claims' writes.
+		n := min(maxDropCounters, max(2, (d.Quantity+t-1)/t))
+		for i := range n {
+			share := d.Quantity / n
+			if i < d.Quantity%n {
+				share++
+			}
+			d.Counters = append(d.Counters, DropCounter{N: i, Quantity: share})
+		}
+	}
+	return d
 }
 
 func (s *Store) counterThreshold() int {

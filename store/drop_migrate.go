@@ -16,7 +16,9 @@ import (
 // Drops written before /drops was keyed by closing time have the GSI1 sort
 // key <opens>#id, which sorts below every closes#… key and so falls out of
 // /drops, and their product drops have no entry in the list of drops to
-// close. Migrate moves them (migrateDrops); every step is idempotent.
+// close; integrations' drops made before GET /api/v1/drops are not in
+// their integration's list (drop_api.go). Migrate moves them
+// (migrateDrops); every step is idempotent.
 
 // dropsToCloseMarker marks a table whose product drops were all given
 // their entry in the list of drops to close (drops-closing).
@@ -28,6 +30,9 @@ const dropsToCloseMarker = "drops-closing-v1"
 // product drops still open for the reconcile step.
 func (s *Store) migrateDrops(ctx context.Context) error {
 	if err := s.rekeyPublishedDrops(ctx); err != nil {
+		return err
+	}
+	if err := s.listIntegrationDrops(ctx); err != nil {
 		return err
 	}
 	done, err := s.Marked(ctx, dropsToCloseMarker)

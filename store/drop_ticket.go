@@ -167,8 +167,11 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	} else if ok {
 		items = append(items, event)
 	}
+	// A client who holds a ticket gets it back from the failed condition
+	// (ALL_OLD): a retried claim answers with it, with no read more.
 	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}})
+		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
 
 	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
@@ -181,6 +184,9 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	r := tce.CancellationReasons
 	failed := func(i int) bool { return i < len(r) && aws.ToString(r[i].Code) == reasonConditionFailed }
 	last := len(items) - 1
+	if failed(last) && r[last].Item != nil {
+		return Ticket{}, claimHeld(r[last].Item, failed(0), r[0].Item, now)
+	}
 	switch {
 	case failed(0):
 		// The drop's item (window or, without counters, room) refused: its
@@ -204,6 +210,43 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	}
 	// A conflict with a concurrent transaction on the same items: contention.
 	return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, ErrClaimContended)
+}
+
+// HeldError refuses the claim of a client who already holds a ticket of
+// the drop, and carries that ticket: errors.Is(err, ErrAlreadyClaimed).
+type HeldError struct{ Ticket Ticket }
+
+func (e *HeldError) Error() string        { return ErrAlreadyClaimed.Error() }
+func (e *HeldError) Is(target error) bool { return target == ErrAlreadyClaimed }
+
+// HeldTicket is the ticket a refused claim's client holds, when the
+// refusal carries it.
+func HeldTicket(err error) (Ticket, bool) {
+	var h *HeldError
+	if errors.As(err, &h) {
+		return h.Ticket, true
+	}
+	return Ticket{}, false
+}
+
+// claimHeld is the refusal of a claim whose ticket condition failed: the
+// ticket held (its old image), whatever else the drop says, unless the
+// drop was cancelled (its tickets are void).
+func claimHeld(ticketItem map[string]types.AttributeValue, dropFailed bool, dropItem map[string]types.AttributeValue, now time.Time) error {
+	var tr ticketRecord
+	if err := attributevalue.UnmarshalMap(ticketItem, &tr); err != nil {
+		return err
+	}
+	if dropFailed && dropItem != nil {
+		var dr dropRecord
+		if err := attributevalue.UnmarshalMap(dropItem, &dr); err != nil {
+			return err
+		}
+		if why := dr.drop().Why(now); errors.Is(why, ErrDropCancelled) {
+			return why
+		}
+	}
+	return &HeldError{Ticket: tr.ticket()}
 }
 
 // Errors of a claim that the gate retries.

@@ -70,6 +70,7 @@ const (
 	prefixTicketDated    = "t#"           // GSI2 sort key of a customer's tickets
 	prefixAPIKey         = "apikey#"      // an API key by the SHA-256 of its secret
 	prefixIntegration    = "integration#" // a system using the API, by its name (taken forever)
+	prefixAPIIdempotency = "apiidem#"     // an Idempotency-Key of the API, apiidem#<API key id>#<key> (24 h)
 	prefixMail           = "mail#"
 	prefixAccountLink    = "link#" // a mailed account link by the SHA-256 of its secret
 	prefixLease          = "lease#"
@@ -115,6 +116,7 @@ const (
 	partitionDrops          = "drops-all"          // GSI2: every drop, newest first
 	partitionDropsToClose   = "drops-closing"      // GSI2: product drops not closed yet, by closing time (sparse)
 	partitionAPIKeys        = "apikeys"            // GSI1: API keys and their integrations, newest first
+	prefixIntegrationDrops  = "drops-of#"          // GSI1: an integration's drops, newest first (drops-of#<name>)
 	partitionOutbox         = "outbox"             // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"       // GSI2: mails waiting for delivery
 	partitionWebhooksDue    = "webhooks-due"       // GSI2: webhook events with a delivery waiting, by when it is due (sparse)
@@ -188,6 +190,7 @@ const (
 	entityDrop           = "drop"
 	entityDropCounter    = "dropCounter"
 	entityDropClosing    = "dropClosing"
+	entityAPIIdempotency = "apiIdempotencyKey"
 	entityTicket         = "ticket"
 	entityAPIKey         = "apiKey"
 	entityIntegration    = "integration"
@@ -377,6 +380,10 @@ func dropClaimsKey(id string) string    { return prefixDrop + id + infixClaims }
 func ticketDatedKey(t time.Time) string { return prefixTicketDated + timestamp(t) }
 func apiKeyKey(hash string) string      { return prefixAPIKey + hash }
 func integrationKey(name string) string { return prefixIntegration + name }
+func integrationDropsKey(name string) string {
+	return prefixIntegrationDrops + name
+}
+func apiIdempotencyKey(scope, key string) string { return prefixAPIIdempotency + scope + "#" + key }
 
 // leaseKey is the lease of one job's tick: a job and the date it processes.
 func leaseKey(job string, day time.Time) string { return prefixLease + job + "#" + FormatDate(day) }

@@ -49,6 +49,8 @@ func TestKeyBuilders(t *testing.T) {
 		{closedBy(at), "closes#2025-03-05T12:30:00.000Z#~"},
 		{ticketPartition("d1"), "subject#d1#ticket"},
 		{dropClaimsKey("d1"), "subject#d1#claims"},
+		{integrationDropsKey("partner"), "drops-of#partner"},
+		{apiIdempotencyKey("k1", "abc"), "apiidem#k1#abc"},
 		{testPaySessionKey("cs_test_1"), "gwsession#cs_test_1"},
 		{testPayIdemKey("checkout-k1"), "gwkey#checkout-k1"},
 		{testPayDueKey("evt_test_1", 1), "testpay-due#0"},

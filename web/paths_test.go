@@ -365,9 +365,13 @@ func TestPathsMeetRoutes(t *testing.T) {
 
 		{"APIOpenAPI", get, paths.APIOpenAPI},
 		{"APIDrops", post, paths.APIDrops},
+		{"APIDrops", get, paths.APIDrops},
 		{"APIDrop", get, paths.APIDrop(id)},
+		{"APIDropClose", post, paths.APIDropClose(id)},
+		{"APIDropCancel", post, paths.APIDropCancel(id)},
 		{"APIDropClaims", post, paths.APIDropClaims(id)},
 		{"APIDropTickets", get, paths.APIDropTickets(id)},
+		{"APIDropTicket", get, paths.APIDropTicket(id, "c:1")},
 		{"APIWebhooks", post, paths.APIWebhooks},
 		{"APIWebhooks", get, paths.APIWebhooks},
 		{"APIWebhook", http.MethodDelete, paths.APIWebhook(id)},

@@ -188,8 +188,8 @@ func (g *Gate) Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket,
 			return store.Ticket{}, ctx.Err()
 		}
 		err := c.err
-		if err == nil {
-			err = store.ErrAlreadyClaimed
+		if err == nil { // the first claim's ticket is this client's
+			err = &store.HeldError{Ticket: c.ticket}
 		}
 		// A refusal too: count it, as the stats say why claims were refused.
 		if reason := store.ClaimReason(err); reason != "" {

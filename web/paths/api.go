@@ -3,7 +3,7 @@ package paths
 // The JSON API for other systems, described in web/openapi.json.
 const (
 	APIOpenAPI  = "/api/v1/openapi.json"
-	APIDrops    = "/api/v1/drops"    // POST creates one
+	APIDrops    = "/api/v1/drops"    // POST creates one, GET lists the key's
 	APIWebhooks = "/api/v1/webhooks" // POST registers one, GET lists them
 )
 
@@ -18,3 +18,12 @@ func APIDropClaims(id string) string { return under(APIDrops, id, "claims") }
 
 // APIDropTickets is the tickets claimed of a drop.
 func APIDropTickets(id string) string { return under(APIDrops, id, "tickets") }
+
+// APIDropTicket is one client's ticket of a drop.
+func APIDropTicket(id, client string) string { return under(APIDrops, id, "tickets", client) }
+
+// APIDropClose closes a drop now (POST).
+func APIDropClose(id string) string { return under(APIDrops, id, "close") }
+
+// APIDropCancel cancels a drop and voids its tickets (POST).
+func APIDropCancel(id string) string { return under(APIDrops, id, "cancel") }
