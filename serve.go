@@ -21,13 +21,13 @@ import (
 
 	"shop/handlers"
 	"shop/jobs"
+	"shop/jobs/webhook"
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/demo"
 	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/web"
-	"shop/jobs/webhook"
 )
 
 // engine is what openStore connected to: its health, which every request

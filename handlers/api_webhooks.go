@@ -10,9 +10,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/jobs/webhook"
 	"shop/store"
 	"shop/web/paths"
-	"shop/jobs/webhook"
 )
 
 // APIWebhookStore is what the webhooks API writes and lists.

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"shop/handlers"
+	"shop/jobs/webhook"
 	"shop/store"
 	"shop/store/storetest"
 	"shop/web"
-	"shop/jobs/webhook"
 )
 
 // noLookup keeps a test app's deliverer off the network.

@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
+	"shop/jobs/webhook"
 	"shop/store"
 	"shop/store/storetest"
-	"shop/jobs/webhook"
 )
 
 // clock is a test clock the store and the deliverer read.

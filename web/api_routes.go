@@ -1,0 +1,40 @@
+package web
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers"
+	"shop/jobs/webhook"
+)
+
+// apiRoutes is the JSON API for other systems: no session, no CSRF; a
+// bearer key checked against a copy of the keys reloaded every few seconds.
+// Errors are JSON ({"error", "reason"}); described in openapi.json. The
+// webhooks' deliverer runs on every replica, jobs or not, until bg ends.
+func apiRoutes(bg context.Context, app *fiber.App, cfg Config) {
+	apiKeys := handlers.NewAPIKeys(cfg.Store, cfg.APIKeysEvery, cfg.Log)
+	go apiKeys.Run(bg)
+	hooks := webhook.New(cfg.Store, webhook.Config{Client: webhook.NewClient(cfg.Webhooks.Client),
+		Jitter: cfg.Webhooks.Jitter, Active: apiKeys.AnyWebhooks, Log: cfg.Log})
+	if cfg.Webhooks.Deliverer != nil {
+		*cfg.Webhooks.Deliverer = hooks
+	}
+	go hooks.Run(bg, cfg.Webhooks.Every)
+	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake}
+	apiWebhooks := &handlers.APIWebhooks{Store: cfg.Store, Keys: apiKeys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
+	app.Get("/api/v1/openapi.json", serveOpenAPI)
+	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())
+	api.Post("/drops", apiDrops.Create)
+	api.Get("/drops", apiDrops.List)
+	api.Get("/drops/:id", apiDrops.Show)
+	api.Post("/drops/:id/close", apiDrops.Close)
+	api.Post("/drops/:id/cancel", apiDrops.Cancel)
+	api.Post("/drops/:id/claims", apiDrops.Claim)
+	api.Get("/drops/:id/tickets", apiDrops.Tickets)
+	api.Get("/drops/:id/tickets/:client", apiDrops.Ticket)
+	api.Post("/webhooks", apiWebhooks.Create)
+	api.Get("/webhooks", apiWebhooks.List)
+	api.Delete("/webhooks/:id", apiWebhooks.Delete)
+}
