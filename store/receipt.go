@@ -141,7 +141,7 @@ type receiptRecord struct {
 	RefundCreditNote   string              `dynamodbav:"RefundCreditNote,omitempty"`
 	RefundCreditNoteAt string              `dynamodbav:"RefundCreditNoteAt,omitempty"`
 	CreditNotesBefore  []receiptNoteRecord `dynamodbav:"CreditNotesBefore,omitempty"`
-	cardTriesRecord         // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
+	cardTriesRecord                        // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
 func (r receiptRecord) receipt() Receipt {
