@@ -41,6 +41,7 @@ type config struct {
 	catchUpDays    int
 	jobConcurrency int
 	jobsOn         bool
+	hooksPrivate   bool // SHOP_WEBHOOK_ALLOW_PRIVATE: webhooks may go to http:// and local addresses
 	remindersCron  string
 	paymentsCron   string
 	retryDays      string
@@ -350,6 +351,11 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 	if err != nil {
 		return err
 	}
+	hooksPrivate, err := envBool("SHOP_WEBHOOK_ALLOW_PRIVATE", false)
+	if err != nil {
+		return err
+	}
+	fs.BoolVar(&c.hooksPrivate, "webhook-allow-private", hooksPrivate, "let webhooks go to http:// URLs and local or private addresses, for development (SHOP_WEBHOOK_ALLOW_PRIVATE)")
 	fs.BoolVar(&c.demo, "demo", demo, "load demo data on first start; default on only with the shop's own DynamoDB Local (SHOP_DEMO)")
 	fs.BoolVar(&c.secure, "secure-cookies", secure, "mark cookies Secure; set behind HTTPS (SHOP_SECURE_COOKIES)")
 	fs.IntVar(&c.bcryptCost, "bcrypt-cost", 11, "bcrypt cost of password hashes")

@@ -27,6 +27,7 @@ import (
 	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/web"
+	"shop/jobs/webhook"
 )
 
 // engine is what openStore connected to: its health, which every request
@@ -273,6 +274,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		Payments: pay.providers, PaymentHold: pay.hold, Settler: pay.settler, SubscriptionPayments: pay.subscriptions,
 		Refunds: payment.NewCardRefunds(pay.providers, gateway), StripeDashboard: pay.dashboard,
 		MailKeptInOutbox: cfg.smtpURL == "",
+		Webhooks:         web.WebhookConfig{Client: webhook.ClientConfig{AllowPrivate: cfg.hooksPrivate}},
 	})
 	if err != nil {
 		return err

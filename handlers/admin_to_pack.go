@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -135,9 +136,12 @@ func (h *AdminToPack) Pack(c *fiber.Ctx) error {
 
 // packInPlace answers htmx's press of a row's Pack with the row as it
 // now is: its shipments, packed already by someone else, or why it could
-// not be packed (a 200 all the same: the row says it, in place).
+// not be packed (a 200 all the same: the row says it, in place). An order
+// packed (by this press or before it) leaves each of its warehouses'
+// groups: their counts come one less and its rows under the others say the
+// same, out of band (toPackElsewhere).
 func (h *AdminToPack) packInPlace(c *fiber.Ctx, id string) error {
-	r := views.AdminToPackResult{OrderID: id}
+	r := views.AdminToPackResult{OrderID: id, From: page.Field(c, "from")}
 	shs, err := h.Store.CreateShipments(c.UserContext(), id, shippingTypes[0])
 	switch {
 	case err == nil:
@@ -145,13 +149,43 @@ func (h *AdminToPack) packInPlace(c *fiber.Ctx, id string) error {
 		r.Shipments = shs
 	case errors.Is(err, store.ErrShipmentsExist):
 		r.Already = true
+		// Its shipments say which warehouses' groups it leaves.
+		d, err := h.Store.OrderDetails(c.UserContext(), id)
+		if err != nil {
+			return err
+		}
+		shs = d.Shipments
 	case errors.Is(err, store.ErrRefundedWhileShipping), errors.Is(err, store.ErrNothingToShip),
 		errors.Is(err, store.ErrNotPaid), errors.Is(err, store.ErrNotFound):
 		r.Problem = true
 	default:
 		return err
 	}
+	r.Others, r.Counts = toPackElsewhere(c, r.From, shs)
 	return page.Write(c, fiber.StatusOK, views.AdminToPackRowResult(r))
+}
+
+// toPackElsewhere is, for an order packed into shs, its warehouses other
+// than the one whose row was pressed, and each warehouse's count one
+// less: the count the page showed comes with the press (the heading's
+// hidden field, left-<warehouse>), so no queue is read again. A warehouse
+// whose count the form did not post is not on the page.
+func toPackElsewhere(c *fiber.Ctx, from string, shs []store.Shipment) (others []string, counts []views.ToPackCount) {
+	for _, sh := range shs {
+		w := sh.WarehouseID
+		if slices.ContainsFunc(counts, func(n views.ToPackCount) bool { return n.WarehouseID == w }) {
+			continue
+		}
+		left, err := strconv.Atoi(page.Field(c, views.ToPackLeftField+w))
+		if err != nil {
+			continue
+		}
+		counts = append(counts, views.ToPackCount{WarehouseID: w, Left: max(left-1, 0)})
+		if w != from {
+			others = append(others, w)
+		}
+	}
+	return others, counts
 }
 
 // Print is the pick list and packing slips of the orders chosen

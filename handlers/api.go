@@ -52,6 +52,7 @@ const (
 	ReasonMediaType    = "unsupported_media_type"
 	ReasonTooLarge     = "too_large"
 	ReasonRateLimited  = "rate_limited"
+	ReasonTooMany      = "too_many"
 	ReasonBusy         = "busy"
 	ReasonUnavailable  = "unavailable"
 	ReasonInternal     = "internal"

@@ -40,6 +40,37 @@ type APIDropGate interface {
 type APIDrops struct {
 	Store APIDropStore
 	Gate  APIDropGate
+	// Hooks says which endpoints want an event (the key cache's copy);
+	// nil: no events are written.
+	Hooks APIHooks
+	// Wake tells this replica's webhook deliverer an event was written.
+	Wake func()
+}
+
+// APIHooks finds the webhook endpoints that want an event.
+type APIHooks interface {
+	Subscribed(integration, typ string) []string
+}
+
+// announce is the announcement of an event of the key's integration, or
+// nil when no endpoint wants it.
+func announce[T any](h APIHooks, c *fiber.Ctx, typ string, data func(T) any) *store.Announcement[T] {
+	if h == nil {
+		return nil
+	}
+	integration := APIKeyOf(c).Integration
+	ids := h.Subscribed(integration, typ)
+	if len(ids) == 0 {
+		return nil
+	}
+	return &store.Announcement[T]{Integration: integration, Endpoints: ids, Data: data}
+}
+
+// wake tells the deliverer after a write that carried an event.
+func (h *APIDrops) wake() {
+	if h.Wake != nil {
+		h.Wake()
+	}
 }
 
 // Bounds of the API's inputs.
@@ -143,9 +174,14 @@ func (h *APIDrops) Create(c *fiber.Ctx) error {
 	if err := h.Store.ValidateDrop(nd); err != nil {
 		return apiDropError(err)
 	}
+	// The drop as the API shows it at its making.
+	nd.Announce = announce(h.Hooks, c, store.EventDropCreated, func(d store.Drop) any { return apiDropOf(d, d.CreatedAt) })
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
 	if err != nil {
 		return apiDropError(err)
+	}
+	if nd.Announce != nil {
+		h.wake()
 	}
 	c.Location(paths.APIDrop(d.ID))
 	return c.Status(fiber.StatusCreated).JSON(apiDropOf(d, h.Store.Now()))
@@ -242,7 +278,8 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title})
+	ann := announce(h.Hooks, c, store.EventTicketClaimed, func(t store.Ticket) any { return apiTicketOf(t) })
+	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann})
 	if reason := store.ClaimReason(err); reason != "" {
 		return &APIError{Status: fiber.StatusConflict, Reason: reason, Message: err.Error()}
 	}
@@ -254,6 +291,9 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 		return &APIError{Status: fiber.StatusServiceUnavailable, Reason: ReasonBusy, Message: "the drop is busy; try again", Err: err}
 	case err != nil:
 		return err
+	}
+	if ann != nil {
+		h.wake()
 	}
 	return c.Status(fiber.StatusCreated).JSON(apiTicketOf(t))
 }

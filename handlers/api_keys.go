@@ -34,6 +34,7 @@ type APIKeys struct {
 
 type apiKeySet struct {
 	byHash map[string]store.APIKey
+	access store.APIAccess // for the webhook endpoints
 	at     time.Time
 }
 
@@ -70,7 +71,7 @@ func (k *APIKeys) loadLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	set := &apiKeySet{byHash: make(map[string]store.APIKey, len(access.Keys)), at: at}
+	set := &apiKeySet{byHash: make(map[string]store.APIKey, len(access.Keys)), access: access, at: at}
 	for _, key := range access.Keys {
 		if access.Works(key) {
 			set.byHash[key.ID] = key
@@ -159,4 +160,23 @@ func (k *APIKeys) Require() fiber.Handler {
 func APIKeyOf(c *fiber.Ctx) store.APIKey {
 	k, _ := c.Locals(apiKeyLocal{}).(store.APIKey)
 	return k
+}
+
+// Subscribed are the ids of an integration's webhook endpoints that want
+// events of type typ, as this replica's copy knows them (a copy at most
+// one interval old; the replica that registers an endpoint reloads at
+// once).
+func (k *APIKeys) Subscribed(integration, typ string) []string {
+	set := k.set.Load()
+	if set == nil {
+		return nil
+	}
+	return set.access.WebhooksFor(integration, typ)
+}
+
+// AnyWebhooks reports whether any endpoint is known: without one the
+// webhook deliverer makes no request.
+func (k *APIKeys) AnyWebhooks() bool {
+	set := k.set.Load()
+	return set != nil && len(set.access.Webhooks) > 0
 }

@@ -73,11 +73,11 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 		case !hasLine(cart, p.ID) && len(cart.Lines) >= store.MaxCartLines:
 			err = store.ErrCartFull
 		case lineQty(cart, p.ID)+qty > form.Available:
-			err = &store.StockShortError{ProductID: p.ID, ProductName: p.Name, Wanted: lineQty(cart, p.ID) + qty, Available: form.Available}
+			err = &store.StockShortError{ProductID: p.ID, ProductName: productIn(c.UserContext(), p).Name, Wanted: lineQty(cart, p.ID) + qty, Available: form.Available}
 		default:
 			err = h.Store.AddToCart(c.UserContext(), owner, p, qty)
 			if err == nil {
-				form.Added = page.T(c, "cart.added.what", "Quantity", qty, "Product", p.Name)
+				form.Added = page.T(c, "cart.added.what", "Quantity", qty, "Product", productIn(c.UserContext(), p).Name)
 				form.CartUnits = cart.Units() + qty
 				form.Quantity = "1"
 			}
@@ -137,7 +137,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 			return notFoundAs(err, "That product")
 		}
 		if available := store.TotalStock(stock); qty > available {
-			perr = &store.StockShortError{ProductID: p.ID, ProductName: p.Name, Wanted: qty, Available: available}
+			perr = &store.StockShortError{ProductID: p.ID, ProductName: productIn(c.UserContext(), p).Name, Wanted: qty, Available: available}
 		}
 	}
 	if perr != nil {

@@ -20,6 +20,7 @@ type DropStore interface {
 	CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (store.Page[store.Ticket], error)
 	Product(ctx context.Context, id string) (store.Product, error)
 	AddTicketToCart(ctx context.Context, owner string, d store.Drop, p store.Product) error
+	Cart(ctx context.Context, owner string) (store.Cart, error)
 	Now() time.Time
 	Location() *time.Location
 }
@@ -127,7 +128,31 @@ func (h *Drops) claimArea(c *fiber.Ctx, d store.Drop) (views.DropClaim, error) {
 	case !errors.Is(err, store.ErrNotFound):
 		return area, err
 	}
+	if area.Offer != nil {
+		inCart, err := h.ticketsInCart(c)
+		if err != nil {
+			return area, err
+		}
+		area.Offer.InCart = inCart[d.ID]
+	}
 	return area, nil
+}
+
+// ticketsInCart is the drops whose ticket lines are in the visit's cart:
+// a ticket already there is offered the cart, not "Add to cart" again. One
+// Query of the cart, made only for a ticket that has an offer.
+func (h *Drops) ticketsInCart(c *fiber.Ctx) (map[string]bool, error) {
+	cart, err := h.Store.Cart(c.UserContext(), page.CartOwner(c, false))
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]bool{}
+	for _, l := range cart.Lines {
+		if l.DropID != "" {
+			in[l.DropID] = true
+		}
+	}
+	return in, nil
 }
 
 // areaOf reads the drop of the URL (through the gate) and this visit's
@@ -353,6 +378,16 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 		}
 		if o := views.OfferOf(t, d, now); o != nil {
 			data.Offers[t.DropID] = *o
+		}
+	}
+	if len(data.Offers) > 0 {
+		inCart, err := h.ticketsInCart(c)
+		if err != nil {
+			return err
+		}
+		for id, o := range data.Offers {
+			o.InCart = inCart[id]
+			data.Offers[id] = o
 		}
 	}
 	data.NextURL = paths.More(paths.Tickets, tickets.Next)

@@ -53,7 +53,7 @@ func writeReturnParcel(b *strings.Builder, l lang.Lang, base string, r store.Ret
 	fmt.Fprintf(b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.send_to"), indent(returnAddress(r.SendTo)))
 	fmt.Fprintf(b, "%s\n", lang.In(l, "mail.return_requested.parcel"))
 	for _, line := range r.Lines {
-		fmt.Fprintf(b, "  %d × %s\n", line.Quantity, line.ProductName)
+		fmt.Fprintf(b, "  %d × %s\n", line.Quantity, line.NameIn(string(l)))
 	}
 	fmt.Fprintf(b, "  %s\n\n", lang.In(l, "mail.return_requested.slip_in_parcel", "Number", r.Number))
 	fmt.Fprintf(b, "%s\n%s\n\n", lang.In(l, "mail.return_requested.print"), strings.TrimRight(base, "/")+paths.OrderReturnSlip(r.OrderID, r.ID))
@@ -79,7 +79,7 @@ func returnReceivedMail(r store.Return, to string) store.Mail {
 	l := lang.OrEnglish(r.Buyer.Lang)
 	var lines strings.Builder
 	for _, line := range r.Lines {
-		fmt.Fprintf(&lines, "  %d × %s\n", line.Quantity, line.ProductName)
+		fmt.Fprintf(&lines, "  %d × %s\n", line.Quantity, line.NameIn(string(l)))
 	}
 	label := r.OrderLabel()
 	return store.Mail{

@@ -83,7 +83,7 @@ func returnsPart(c *fiber.Ctx, st ReturnStore, d store.OrderDetails, typed map[s
 		if it.DropID != "" {
 			line += " " + it.DropID
 		}
-		r.Lines = append(r.Lines, views.ReturnFormLine{Line: line, Name: it.ProductName, Left: left, Typed: typed[line]})
+		r.Lines = append(r.Lines, views.ReturnFormLine{Line: line, Name: it.NameIn(string(page.Lang(c))), Left: left, Typed: typed[line]})
 	}
 	r.Open = !r.Closed && len(r.Lines) > 0
 	return r

@@ -16,10 +16,11 @@ func shopMessage(ctx context.Context, err error) string {
 	var ce *store.CodeError
 	switch {
 	case errors.As(err, &short):
+		name := short.Names.In(string(lang.From(ctx)), short.ProductName)
 		if short.Available == 0 {
-			return lang.T(ctx, "cart.stock.out", "Product", short.ProductName)
+			return lang.T(ctx, "cart.stock.out", "Product", name)
 		}
-		return lang.T(ctx, "cart.stock.short", "Product", short.ProductName, "Available", short.Available, "Wanted", short.Wanted)
+		return lang.T(ctx, "cart.stock.short", "Product", name, "Available", short.Available, "Wanted", short.Wanted)
 	case errors.As(err, &ce):
 		return codeMessage(ctx, ce)
 	case errors.Is(err, store.ErrBadQty):

@@ -96,7 +96,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	case err == nil:
 		card.Sub, card.Notice, card.Open, card.Until = sub, done(sub), "", ""
 		if !page.IsHTMX(c) {
-			page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", card.Notice))
+			page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.NameIn(string(page.Lang(c))), "Notice", card.Notice))
 			return page.Redirect(c, paths.Subscriptions)
 		}
 		return h.answer(c, v, fiber.StatusOK, card)
@@ -126,9 +126,11 @@ func (h *Subscriptions) answer(c *fiber.Ctx, v views.Viewer, status int, card vi
 			return err
 		}
 		card.Cards, card.Today, card.CSRF = h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
-		if card.Products, err = h.Window.SubscribableProducts(c.UserContext()); err != nil {
+		products, err := h.Window.SubscribableProducts(c.UserContext())
+		if err != nil {
 			return err
 		}
+		card.Products = productsIn(c.UserContext(), products)
 		return page.Write(c, status, views.SubscriptionCardAnswer(card))
 	}
 	data, err := h.list(c, v, &card)
@@ -282,7 +284,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 		}
 	}
 	if !page.IsHTMX(c) {
-		page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", res.Subscription.ProductName, "Notice", card.Notice))
+		page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", res.Subscription.NameIn(string(page.Lang(c))), "Notice", card.Notice))
 		return page.Redirect(c, paths.Subscriptions)
 	}
 	return h.answer(c, v, fiber.StatusOK, card)

@@ -146,7 +146,7 @@ func isAny(err error, targets ...error) bool {
 func (h *Subscriptions) swappedNow(c *fiber.Ctx, v views.Viewer, done store.SwappedNow, plan store.SwapNowPlan) error {
 	ctx := c.UserContext()
 	sub, q := done.Subscription, plan.Quote
-	args := []any{"Line", sub.LineName(), "Card", sub.Card.Label(), "From", dayText(ctx, q.From)}
+	args := []any{"Line", sub.LineNameIn(string(page.Lang(c))), "Card", sub.Card.Label(), "From", dayText(ctx, q.From)}
 	var notice string
 	switch {
 	case q.Refund.Amount > 0 && done.Receipt != nil && done.Receipt.Refund != nil && done.Receipt.Refund.Status != store.ReceiptRefunded:
@@ -165,7 +165,7 @@ func (h *Subscriptions) swappedNow(c *fiber.Ctx, v views.Viewer, done store.Swap
 		page.Written(c, "subscription", sub.ID)
 	}
 	if !page.IsHTMX(c) {
-		page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.ProductName, "Notice", notice))
+		page.Flash(c, views.FlashSuccess, page.T(c, "subs.flash.changed", "Product", sub.NameIn(string(page.Lang(c))), "Notice", notice))
 		return page.Redirect(c, paths.Subscriptions)
 	}
 	card := views.SubscriptionCard{Sub: sub, Notice: notice, Errors: views.FieldErrors{}}

@@ -29,7 +29,7 @@ func (h *Subscriptions) swapReturned(c *fiber.Ctx, v views.Viewer) error {
 		return err
 	}
 	plan := st.Waiting.Plan
-	args := []any{"Product", plan.Current.ProductName, "Amount", lang.Money(ctx, plan.Quote.Charge)}
+	args := []any{"Product", plan.Current.NameIn(string(page.Lang(c))), "Amount", lang.Money(ctx, plan.Quote.Charge)}
 	switch st.Outcome {
 	case jobs.SwapApplied:
 		return h.swappedNow(c, v, st.Done, plan)

@@ -424,10 +424,11 @@ func (h *Subscriptions) list(c *fiber.Ctx, v views.Viewer, changed *views.Subscr
 		return views.SubscriptionsPage{}, err
 	}
 	kept, today, csrf := h.keptCards(subs), h.Store.Today(), page.CSRFToken(c)
-	products, err := h.Window.SubscribableProducts(c.UserContext())
+	offered, err := h.Window.SubscribableProducts(c.UserContext())
 	if err != nil {
 		return views.SubscriptionsPage{}, err
 	}
+	products := productsIn(c.UserContext(), offered)
 	var data views.SubscriptionsPage
 	for _, s := range subs {
 		card := views.SubscriptionCard{Sub: s, Cards: kept, Today: today, CSRF: csrf, Products: products}

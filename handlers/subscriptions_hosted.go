@@ -155,21 +155,21 @@ func keptCardProblem(ctx context.Context, err error) string {
 // receipt.
 func subscribedMessage(c *fiber.Ctx, sub store.Subscription, receipt store.Receipt) string {
 	ctx := c.UserContext()
-	msg := page.T(c, "subs.flash.subscribed_again", "Product", sub.ProductName)
+	msg := page.T(c, "subs.flash.subscribed_again", "Product", sub.NameIn(string(page.Lang(c))))
 	dates, next := lang.DateRange(ctx, receipt.PeriodStart, receipt.LastDay()), lang.Money(ctx, sub.AmountFor(sub.NextPaymentDate))
 	switch {
 	case receipt.Number == "":
 	case receipt.Kind == store.ReceiptTrial:
-		msg = page.T(c, "subs.flash.subscribed_trial", "Product", sub.ProductName, "Until", dayText(ctx, receipt.LastDay()),
+		msg = page.T(c, "subs.flash.subscribed_trial", "Product", sub.NameIn(string(page.Lang(c))), "Until", dayText(ctx, receipt.LastDay()),
 			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
 	case receipt.Kind == store.ReceiptFirstDays:
-		msg = page.T(c, "subs.flash.subscribed_part", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount), "Dates", dates,
+		msg = page.T(c, "subs.flash.subscribed_part", "Product", sub.NameIn(string(page.Lang(c))), "Amount", lang.Money(ctx, receipt.Amount), "Dates", dates,
 			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
 	case receipt.Kind == store.ReceiptFreeDays:
-		msg = page.T(c, "subs.flash.subscribed_free", "Product", sub.ProductName, "Dates", dates,
+		msg = page.T(c, "subs.flash.subscribed_free", "Product", sub.NameIn(string(page.Lang(c))), "Dates", dates,
 			"Receipt", receipt.NumberInBooks(), "Next", next, "Date", dayText(ctx, sub.NextPaymentDate))
 	default:
-		msg = page.T(c, "subs.flash.subscribed", "Product", sub.ProductName, "Amount", lang.Money(ctx, receipt.Amount),
+		msg = page.T(c, "subs.flash.subscribed", "Product", sub.NameIn(string(page.Lang(c))), "Amount", lang.Money(ctx, receipt.Amount),
 			"Receipt", receipt.NumberInBooks(), "Date", dayText(ctx, sub.NextPaymentDate))
 	}
 	if !sub.NewPriceFrom.IsZero() {
@@ -195,7 +195,7 @@ func (h *Subscriptions) confirming(c *fiber.Ctx, customerID string) error {
 	}
 	switch p.Status {
 	case store.SubscribePending:
-		page.Flash(c, views.FlashInfo, page.T(c, "subs.flash.confirming", "Product", p.ProductName))
+		page.Flash(c, views.FlashInfo, page.T(c, "subs.flash.confirming", "Product", p.Names.In(string(page.Lang(c)), p.ProductName)))
 	case store.SubscribeStarted:
 		// Started by the provider's word: the page says so as the form's
 		// answer did.

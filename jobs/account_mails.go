@@ -35,7 +35,10 @@ func (m ShopMail) orderLink(o store.Order) (link, msgID string) {
 	return m.link(paths.Order(o.ID)), "mail.order.link"
 }
 
-func itemLine(it store.OrderItem) string { return fmt.Sprintf("%d × %s", it.Quantity, it.ProductName) }
+// itemLine is "2 × Name" of an order line, named in the mail's language.
+func itemLine(l lang.Lang, it store.OrderItem) string {
+	return fmt.Sprintf("%d × %s", it.Quantity, it.NameIn(string(l)))
+}
 
 func lineTotal(it store.OrderItem) store.Money {
 	return store.Money{Amount: it.Price.Amount * int64(it.Quantity), Currency: it.Price.Currency}
@@ -52,7 +55,7 @@ func addressLine(a store.Address) string {
 func shipmentLine(l lang.Lang, sh store.Shipment) string {
 	var its []string
 	for _, it := range sh.Items {
-		its = append(its, fmt.Sprintf("%d × %s", it.Quantity, it.ProductName))
+		its = append(its, fmt.Sprintf("%d × %s", it.Quantity, it.NameIn(string(l))))
 	}
 	switch {
 	case len(its) == 0 && sh.Number == "":
@@ -75,7 +78,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem, inv store.
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", lang.In(l, "mail.hello_name", "Name", o.Buyer.Name), lang.In(l, "mail.order.thanks", "Order", o.Label()))
 	for _, it := range items {
-		fmt.Fprintf(&b, "  %s  %s\n", itemLine(it), lang.MoneyIn(l, lineTotal(it)))
+		fmt.Fprintf(&b, "  %s  %s\n", itemLine(l, it), lang.MoneyIn(l, lineTotal(it)))
 	}
 	if o.Discount.Amount > 0 {
 		fmt.Fprintf(&b, "  %s  −%s\n", discountLabel(l, inv), lang.MoneyIn(l, o.Discount))

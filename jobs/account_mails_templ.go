@@ -149,9 +149,9 @@ func orderPlacedHTML(l lang.Lang, o store.Order, items []store.OrderItem, inv st
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 string
-				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(itemLine(it))
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(itemLine(l, it))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/account_mails.templ`, Line: 30, Col: 62}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/account_mails.templ`, Line: 30, Col: 65}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -164,7 +164,7 @@ func orderPlacedHTML(l lang.Lang, o store.Order, items []store.OrderItem, inv st
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(lang.MoneyIn(l, lineTotal(it)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/account_mails.templ`, Line: 30, Col: 132}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/account_mails.templ`, Line: 30, Col: 135}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {

@@ -43,8 +43,8 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 	date, amount := longDateIn(l, s.NextPaymentDate), lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
 	return &store.Mail{
 		ID: store.MailID("reminder", s.ID, store.FormatDate(s.NextPaymentDate)), To: s.Email, Kind: store.MailReminder,
-		Subject: lang.In(l, "mail.reminder.subject", "Product", s.ProductName, "Date", date),
-		Text: mailText(l, lang.In(l, "mail.reminder.body", "Date", date, "Amount", amount, "Card", s.Card.Label(), "Product", s.ProductName),
+		Subject: lang.In(l, "mail.reminder.subject", "Product", s.NameIn(string(l)), "Date", date),
+		Text: mailText(l, lang.In(l, "mail.reminder.body", "Date", date, "Amount", amount, "Card", s.Card.Label(), "Product", s.NameIn(string(l))),
 			lang.In(l, "mail.reminder.manage", "Link", manage)),
 		HTML:       render(reminderHTML(l, s, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
@@ -61,9 +61,9 @@ func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 	link := link(base, paths.Receipt(rec.Number))
 	return &store.Mail{
 		ID: store.MailID("receipt", rec.SubscriptionID, rec.Number), To: rec.Email, Kind: store.MailReceipt,
-		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.NumberInBooks(), "Product", rec.ProductName),
+		Subject: lang.In(l, "mail.receipt.subject", "Number", rec.NumberInBooks(), "Product", rec.NameIn(string(l))),
 		Text: mailText(l, slices.DeleteFunc([]string{
-			lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.ProductName,
+			lang.In(l, "mail.receipt.charged", "Amount", lang.MoneyIn(l, rec.Amount), "Card", rec.Card.Label(), "Product", rec.NameIn(string(l)),
 				"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
 			receiptCodeLine(l, rec), receiptDeliveryLine(l, rec),
 			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
@@ -101,7 +101,7 @@ func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
 	link := r.link(paths.Subscriptions)
 	return &store.Mail{
 		ID: store.MailID("payfail", s.ID, store.FormatDate(s.NextPaymentDate), fmt.Sprintf("a%d", s.Attempt)), To: s.Email, Kind: store.MailPaymentFailed,
-		Subject: lang.In(l, "mail.failed.subject", "Product", s.ProductName),
+		Subject: lang.In(l, "mail.failed.subject", "Product", s.NameIn(string(l))),
 		Text: mailText(l, lang.In(l, "mail.failed.declined", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Reason", reason)+"\n"+
 			lang.In(l, "mail.failed.retry", "Date", longDateIn(l, s.RetryDate), "Link", link)),
 		HTML:       render(failedHTML(l, s, reason, link)),
@@ -118,7 +118,7 @@ func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
 	link := r.link(paths.Product(s.ProductID))
 	return &store.Mail{
 		ID: store.MailID("cancelled", s.ID), To: s.Email, Kind: store.MailCancelled,
-		Subject:    lang.In(l, "mail.cancelled.subject", "Product", s.ProductName),
+		Subject:    lang.In(l, "mail.cancelled.subject", "Product", s.NameIn(string(l))),
 		Text:       mailText(l, reason, lang.In(l, "mail.cancelled.again", "Link", link)),
 		HTML:       render(cancelledHTML(l, s, reason, link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
@@ -134,9 +134,9 @@ func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *stor
 	month := monthYearIn(l, expires)
 	return &store.Mail{
 		ID: store.MailID("cardexp", s.ID, s.Card.Last4, store.FormatDate(s.NextPaymentDate)), To: s.Email, Kind: store.MailCardExpiring,
-		Subject: lang.In(l, "mail.cardexp.subject", "Card", s.Card.Label(), "Product", s.ProductName),
+		Subject: lang.In(l, "mail.cardexp.subject", "Card", s.Card.Label(), "Product", s.NameIn(string(l))),
 		Text: mailText(l, lang.In(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", month, "Amount", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate)),
-			"Product", s.ProductName, "Date", longDateIn(l, s.NextPaymentDate))+"\n"+lang.In(l, "mail.cardexp.add", "Link", manage)),
+			"Product", s.NameIn(string(l)), "Date", longDateIn(l, s.NextPaymentDate))+"\n"+lang.In(l, "mail.cardexp.add", "Link", manage)),
 		HTML:       render(cardExpiringHTML(l, s, month, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
@@ -152,8 +152,8 @@ func (r *Runner) mailPriceChange(s store.Subscription, c store.PriceChange, from
 	date := longDateIn(l, from)
 	return &store.Mail{
 		ID: store.MailID("price", c.ProductID, store.FormatDate(c.EffectiveOn), s.ID), To: s.Email, Kind: store.MailPriceChange,
-		Subject: lang.In(l, "mail.price.subject", "Product", s.ProductName, "Date", date),
-		Text: mailText(l, lang.In(l, "mail.price.body", "Product", s.ProductName, "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", lang.MoneyIn(l, c.New),
+		Subject: lang.In(l, "mail.price.subject", "Product", s.NameIn(string(l)), "Date", date),
+		Text: mailText(l, lang.In(l, "mail.price.body", "Product", s.NameIn(string(l)), "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", lang.MoneyIn(l, c.New),
 			"Date", date, "Payment", lang.MoneyIn(l, sub.AmountFor(from)))+"\n"+lang.In(l, "mail.price.change", "Link", manage)),
 		HTML:       render(priceChangeHTML(l, s, c.New, sub.AmountFor(from), date, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
@@ -197,12 +197,12 @@ func receiptRefundTexts(l lang.Lang, rec store.Receipt) refundTexts {
 	rf := rec.Refund
 	refund := lang.MoneyIn(l, rf.Amount)
 	t := refundTexts{total: refund, subject: lang.In(l, "mail.subrefund.subject", "Amount", refund, "Number", rec.NumberInBooks()),
-		body: lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.ProductName,
+		body: lang.In(l, "mail.subrefund.body", "Refund", refund, "Amount", lang.MoneyIn(l, rec.Amount), "Product", rec.NameIn(string(l)),
 			"Card", rec.Card.Label(), "Reason", rf.Reason)}
 	if w := rf.With; w != nil {
 		t.total = lang.MoneyIn(l, store.Money{Amount: rf.Amount.Amount + w.Amount.Amount, Currency: rf.Amount.Currency})
 		t.subject = lang.In(l, "mail.subrefund.subject_two", "Amount", t.total, "Number", rec.NumberInBooks(), "Other", w.Number)
-		t.body = lang.In(l, "mail.subrefund.body_two", "Total", t.total, "Product", rec.ProductName, "Reason", rf.Reason,
+		t.body = lang.In(l, "mail.subrefund.body_two", "Total", t.total, "Product", rec.NameIn(string(l)), "Reason", rf.Reason,
 			"Refund", refund, "Number", rec.NumberInBooks(), "Card", rec.Card.Label(), "OtherRefund", lang.MoneyIn(l, w.Amount), "Other", w.Number, "OtherCard", w.Card)
 	}
 	if rec.RefundedBefore.Amount > 0 {

@@ -131,9 +131,9 @@ func reminderHTML(l lang.Lang, s store.Subscription, manage string) templ.Compon
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.reminder.heading", "Product", s.ProductName))
+			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.reminder.heading", "Product", s.NameIn(string(l))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 27, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 27, Col: 101}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -143,7 +143,7 @@ func reminderHTML(l lang.Lang, s store.Subscription, manage string) templ.Compon
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = views.MarkedIn(l, "mail.reminder.body", "Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate)), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Card", s.Card.Label(), "Product", s.ProductName).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.reminder.body", "Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate)), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Card", s.Card.Label(), "Product", s.NameIn(string(l))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -219,7 +219,7 @@ func receiptHTML(l lang.Lang, r store.Receipt, link string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = views.MarkedIn(l, "mail.receipt.charged", "Amount", views.Mark("strong", "", lang.MoneyIn(l, r.Amount)), "Card", r.Card.Label(), "Product", r.ProductName, "From", longDateIn(l, r.PeriodStart), "To", longDateIn(l, r.PeriodEnd)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.receipt.charged", "Amount", views.Mark("strong", "", lang.MoneyIn(l, r.Amount)), "Card", r.Card.Label(), "Product", r.NameIn(string(l)), "From", longDateIn(l, r.PeriodStart), "To", longDateIn(l, r.PeriodEnd)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -347,9 +347,9 @@ func failedHTML(l lang.Lang, s store.Subscription, reason, link string) templ.Co
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var17 string
-			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.failed.heading", "Product", s.ProductName))
+			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.failed.heading", "Product", s.NameIn(string(l))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 55, Col: 93}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 55, Col: 99}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 			if templ_7745c5c3_Err != nil {
@@ -428,9 +428,9 @@ func cancelledHTML(l lang.Lang, s store.Subscription, reason, link string) templ
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var21 string
-			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.cancelled.subject", "Product", s.ProductName))
+			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.cancelled.subject", "Product", s.NameIn(string(l))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 65, Col: 96}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 65, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 			if templ_7745c5c3_Err != nil {
@@ -521,7 +521,7 @@ func cardExpiringHTML(l lang.Lang, s store.Subscription, month, manage string) t
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = views.MarkedIn(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", views.Mark("strong", "", month), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Product", s.ProductName, "Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate))).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", views.Mark("strong", "", month), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))), "Product", s.NameIn(string(l)), "Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -585,9 +585,9 @@ func priceChangeHTML(l lang.Lang, s store.Subscription, monthly, payment store.M
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var28 string
-			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.price.heading", "Product", s.ProductName))
+			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.price.heading", "Product", s.NameIn(string(l))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 87, Col: 92}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/mails.templ`, Line: 87, Col: 98}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -597,7 +597,7 @@ func priceChangeHTML(l lang.Lang, s store.Subscription, monthly, payment store.M
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = views.MarkedIn(l, "mail.price.body", "Product", s.ProductName, "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", views.Mark("strong", "", lang.MoneyIn(l, monthly)), "Date", views.Mark("strong", "", from), "Payment", views.Mark("strong", "", lang.MoneyIn(l, payment))).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.price.body", "Product", s.NameIn(string(l)), "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", views.Mark("strong", "", lang.MoneyIn(l, monthly)), "Date", views.Mark("strong", "", from), "Payment", views.Mark("strong", "", lang.MoneyIn(l, payment))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -696,7 +696,7 @@ func receiptRefundHTML(l lang.Lang, r store.Receipt, t refundTexts, link string)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = views.MarkedIn(l, "mail.subrefund.body", "Refund", views.Mark("strong", "", lang.MoneyIn(l, r.Refund.Amount)), "Amount", lang.MoneyIn(l, r.Amount), "Product", r.ProductName, "Card", r.Card.Label(), "Reason", r.Refund.Reason).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = views.MarkedIn(l, "mail.subrefund.body", "Refund", views.Mark("strong", "", lang.MoneyIn(l, r.Refund.Amount)), "Amount", lang.MoneyIn(l, r.Amount), "Product", r.NameIn(string(l)), "Card", r.Card.Label(), "Reason", r.Refund.Reason).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -153,8 +153,8 @@ func (r *Runner) mailConfirmPayment(s store.Subscription) *store.Mail {
 	amount, date := lang.MoneyIn(l, s.AmountFor(in.Period)), longDateIn(l, in.Period)
 	return &store.Mail{
 		ID: store.MailID("payconfirm", s.ID, store.FormatDate(in.Period), fmt.Sprintf("a%d", in.Attempt)), To: s.Email, Kind: store.MailPaymentFailed,
-		Subject: lang.In(l, "mail.confirm.subject", "Product", s.ProductName),
-		Text: mailText(l, lang.In(l, "mail.confirm.body", "Amount", amount, "Card", s.Card.Label(), "Product", s.ProductName, "Date", date),
+		Subject: lang.In(l, "mail.confirm.subject", "Product", s.NameIn(string(l))),
+		Text: mailText(l, lang.In(l, "mail.confirm.body", "Amount", amount, "Card", s.Card.Label(), "Product", s.NameIn(string(l)), "Date", date),
 			lang.In(l, "mail.confirm.link", "Link", link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
@@ -167,8 +167,8 @@ func (r *Runner) mailCardNeeded(s store.Subscription) *store.Mail {
 	amount, date := lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate)), longDateIn(l, s.NextPaymentDate)
 	return &store.Mail{
 		ID: store.MailID("cardneeded", s.ID, store.FormatDate(s.NextPaymentDate)), To: s.Email, Kind: store.MailCardExpiring,
-		Subject: lang.In(l, "mail.cardneeded.subject", "Product", s.ProductName),
-		Text: mailText(l, lang.In(l, "mail.cardneeded.body", "Card", s.Card.Label(), "Product", s.ProductName, "Amount", amount, "Date", date),
+		Subject: lang.In(l, "mail.cardneeded.subject", "Product", s.NameIn(string(l))),
+		Text: mailText(l, lang.In(l, "mail.cardneeded.body", "Card", s.Card.Label(), "Product", s.NameIn(string(l)), "Amount", amount, "Date", date),
 			lang.In(l, "mail.cardneeded.link", "Link", link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}

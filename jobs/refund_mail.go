@@ -24,7 +24,7 @@ func RefundMail(baseURL string, now func() time.Time) func(store.Refund, store.O
 		link := strings.TrimRight(baseURL, "/") + paths.Order(o.ID)
 		var lines strings.Builder
 		for _, line := range r.Lines {
-			fmt.Fprintf(&lines, "- %d × %s\n", line.Quantity, line.ProductName)
+			fmt.Fprintf(&lines, "- %d × %s\n", line.Quantity, line.NameIn(string(l)))
 		}
 		if r.Shipping.Amount > 0 {
 			fmt.Fprintf(&lines, "- %s\n", refundDelivery(l, r))

@@ -19,8 +19,8 @@ func (r *Runner) mailTrialEnding(s store.Subscription) *store.Mail {
 	amount := lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
 	return &store.Mail{
 		ID: store.MailID("trial", s.ID, store.FormatDate(s.TrialEnds)), To: s.Email, Kind: store.MailReminder,
-		Subject: lang.In(l, "mail.trial.subject", "Product", s.ProductName, "Until", until),
-		Text: mailText(l, lang.In(l, "mail.trial.body", "Product", s.ProductName, "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
+		Subject: lang.In(l, "mail.trial.subject", "Product", s.NameIn(string(l)), "Until", until),
+		Text: mailText(l, lang.In(l, "mail.trial.body", "Product", s.NameIn(string(l)), "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
 			lang.In(l, "mail.reminder.manage", "Link", manage)),
 		HTML:       render(trialHTML(l, s, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
@@ -42,8 +42,8 @@ func trialStartMail(base string, now time.Time, s store.Subscription, rec store.
 	amount := lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))
 	return &store.Mail{
 		ID: store.MailID("trialstart", s.ID), To: s.Email, Kind: store.MailReceipt,
-		Subject: lang.In(l, "mail.trialstart.subject", "Product", s.ProductName, "Until", until),
-		Text: mailText(l, lang.In(l, "mail.trialstart.body", "Product", s.ProductName, "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
+		Subject: lang.In(l, "mail.trialstart.subject", "Product", s.NameIn(string(l)), "Until", until),
+		Text: mailText(l, lang.In(l, "mail.trialstart.body", "Product", s.NameIn(string(l)), "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
 			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", receipt), lang.In(l, "mail.reminder.manage", "Link", manage)),
 		HTML:       render(trialStartHTML(l, s, until, date, amount, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: now, Status: store.MailPending,

@@ -53,9 +53,9 @@ func trialHTML(l lang.Lang, s store.Subscription, manage string) templ.Component
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var3 string
-			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.trial.heading", "Product", s.ProductName))
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.trial.heading", "Product", s.NameIn(string(l))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/trial_mail.templ`, Line: 12, Col: 92}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/trial_mail.templ`, Line: 12, Col: 98}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -65,7 +65,7 @@ func trialHTML(l lang.Lang, s store.Subscription, manage string) templ.Component
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = views.MarkedIn(l, "mail.trial.body", "Product", s.ProductName, "Until", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate.AddDate(0, 0, -1))),
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.trial.body", "Product", s.NameIn(string(l)), "Until", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate.AddDate(0, 0, -1))),
 				"Date", views.Mark("strong", "", longDateIn(l, s.NextPaymentDate)), "Amount", views.Mark("strong", "", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate))),
 				"Card", s.Card.Label()).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
@@ -132,9 +132,9 @@ func trialStartHTML(l lang.Lang, s store.Subscription, until, date, amount, mana
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var6 string
-			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.trialstart.heading", "Product", s.ProductName))
+			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(lang.In(l, "mail.trialstart.heading", "Product", s.NameIn(string(l))))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/trial_mail.templ`, Line: 27, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `jobs/trial_mail.templ`, Line: 27, Col: 103}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {
@@ -144,7 +144,7 @@ func trialStartHTML(l lang.Lang, s store.Subscription, until, date, amount, mana
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = views.MarkedIn(l, "mail.trialstart.body", "Product", s.ProductName, "Until", views.Mark("strong", "", until),
+			templ_7745c5c3_Err = views.MarkedIn(l, "mail.trialstart.body", "Product", s.NameIn(string(l)), "Until", views.Mark("strong", "", until),
 				"Date", views.Mark("strong", "", date), "Amount", views.Mark("strong", "", amount), "Card", s.Card.Label()).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

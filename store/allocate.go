@@ -11,6 +11,7 @@ import (
 type StockShortError struct {
 	ProductID   string
 	ProductName string
+	Names       ProductNames // the name in the shop's other languages, for the customer's message
 	Wanted      int
 	Available   int
 }
@@ -28,6 +29,7 @@ func (e *StockShortError) Is(target error) bool { return target == ErrInsufficie
 type allocationLine struct {
 	ProductID   string
 	ProductName string
+	Names       ProductNames
 	Quantity    int
 	Stock       []StockLevel
 }
@@ -44,7 +46,7 @@ func allocate(lines []allocationLine) ([][]Allocation, error) {
 			total += max(s.Quantity, 0)
 		}
 		if total < l.Quantity {
-			return nil, &StockShortError{ProductID: l.ProductID, ProductName: l.ProductName, Wanted: l.Quantity, Available: total}
+			return nil, &StockShortError{ProductID: l.ProductID, ProductName: l.ProductName, Names: l.Names, Wanted: l.Quantity, Available: total}
 		}
 	}
 	if w := singleWarehouse(lines); w != "" {

@@ -38,11 +38,25 @@ type APIKey struct {
 	RevokedAt   time.Time
 }
 
-// APIAccess is every integration and every key, newest first: one Query,
-// which each replica's key cache repeats every few seconds.
+// APIAccess is every integration, every key and every webhook endpoint
+// (without its secret), newest first: one Query, which each replica's key
+// cache repeats every few seconds.
 type APIAccess struct {
 	Integrations []Integration
 	Keys         []APIKey
+	Webhooks     []WebhookEndpoint
+}
+
+// WebhooksFor are the ids of an integration's endpoints that want events
+// of type typ.
+func (a APIAccess) WebhooksFor(integration, typ string) []string {
+	var out []string
+	for _, w := range a.Webhooks {
+		if w.Integration == integration && w.Wants(typ) {
+			out = append(out, w.ID)
+		}
+	}
+	return out
 }
 
 // Integration finds an integration by name.
@@ -84,8 +98,12 @@ type apiAccessRecord struct {
 	CreatedAt   string `dynamodbav:"CreatedAt"`
 	Revoked     bool   `dynamodbav:"Revoked"`
 	RevokedAt   string `dynamodbav:"RevokedAt,omitempty"`
-	GSI1PK      string `dynamodbav:"GSI1-PK"` // apikeys
-	GSI1SK      string `dynamodbav:"GSI1-SK"`
+	// A webhook endpoint's (webhook.go), read here without its secret.
+	ID     string   `dynamodbav:"ID,omitempty"`
+	URL    string   `dynamodbav:"URL,omitempty"`
+	Events []string `dynamodbav:"Events,omitempty"`
+	GSI1PK string   `dynamodbav:"GSI1-PK"` // apikeys
+	GSI1SK string   `dynamodbav:"GSI1-SK"`
 }
 
 func (r apiAccessRecord) key() APIKey {
@@ -280,6 +298,9 @@ func (s *Store) APIAccess(ctx context.Context) (APIAccess, error) {
 				out.Keys = append(out.Keys, r.key())
 			case entityIntegration:
 				out.Integrations = append(out.Integrations, r.integration())
+			case entityWebhook:
+				out.Webhooks = append(out.Webhooks, WebhookEndpoint{ID: r.ID, Integration: r.Integration, URL: r.URL,
+					Events: r.Events, CreatedAt: parseTime(r.CreatedAt)})
 			}
 		}
 		if p.Next == "" {

@@ -52,6 +52,7 @@ func ParseQuantity(s string) (int, error) {
 type CartLine struct {
 	ProductID   string
 	ProductName string
+	Names       ProductNames // the name in the shop's other languages (NameIn)
 	UnitPrice   Money
 	Quantity    int
 	AddedAt     time.Time
@@ -59,6 +60,9 @@ type CartLine struct {
 	// drop's price (UnitPrice), bought with the ticket.
 	DropID string
 }
+
+// NameIn is the product's name as added, in lang where staff gave one.
+func (l CartLine) NameIn(lang string) string { return l.Names.In(lang, l.ProductName) }
 
 // Key is the line's key in the cart: the product id, or ticket#<drop id>.
 func (l CartLine) Key() string { return cartLineKey(l.ProductID, l.DropID) }
@@ -97,11 +101,12 @@ func (c Cart) Units() int {
 
 // cartLineDoc is one line in the cart item's Lines map, keyed by product id.
 type cartLineDoc struct {
-	ProductName string `dynamodbav:"ProductName"`
-	UnitPrice   int64  `dynamodbav:"UnitPrice"`
-	Currency    string `dynamodbav:"Currency"`
-	Quantity    int    `dynamodbav:"Quantity"`
-	AddedAt     string `dynamodbav:"AddedAt"`
+	ProductName string       `dynamodbav:"ProductName"`
+	Names       ProductNames `dynamodbav:"Names,omitempty"`
+	UnitPrice   int64        `dynamodbav:"UnitPrice"`
+	Currency    string       `dynamodbav:"Currency"`
+	Quantity    int          `dynamodbav:"Quantity"`
+	AddedAt     string       `dynamodbav:"AddedAt"`
 	// A ticket line (key ticket#<drop id>) names its product and drop.
 	ProductID string `dynamodbav:"ProductID,omitempty"`
 	DropID    string `dynamodbav:"DropID,omitempty"`
@@ -119,7 +124,7 @@ type cartRecord struct {
 func (r cartRecord) cart(owner string) Cart {
 	c := Cart{Owner: owner}
 	for id, l := range r.Lines {
-		line := CartLine{ProductID: id, ProductName: l.ProductName,
+		line := CartLine{ProductID: id, ProductName: l.ProductName, Names: l.Names,
 			UnitPrice: Money{l.UnitPrice, l.Currency}, Quantity: l.Quantity, AddedAt: parseTime(l.AddedAt)}
 		if l.DropID != "" {
 			line.ProductID, line.DropID = l.ProductID, l.DropID
@@ -232,7 +237,7 @@ func (s *Store) AddToCart(ctx context.Context, owner string, p Product, qty int)
 		return fmt.Errorf("product %q: %w", p.ID, ErrNotFound)
 	}
 	path := cartLinePath(p.ID)
-	line := cartLineDoc{ProductName: p.Name, UnitPrice: p.Price.Amount, Currency: p.Price.Currency, Quantity: qty, AddedAt: timestamp(s.now())}
+	line := cartLineDoc{ProductName: p.Name, Names: p.names(), UnitPrice: p.Price.Amount, Currency: p.Price.Currency, Quantity: qty, AddedAt: timestamp(s.now())}
 	for range 8 {
 		cur, err := s.updateCart(ctx, owner, expression.Set(expression.Name(path), expression.Value(line)),
 			expression.AttributeNotExists(expression.Name(path)).
@@ -262,6 +267,7 @@ func (s *Store) AddToCart(ctx context.Context, owner string, p Product, qty int)
 			qtyPath := expression.Name(path + ".Quantity")
 			cur, err = s.updateCart(ctx, owner, expression.Set(qtyPath, qtyPath.Plus(expression.Value(qty))).
 				Set(expression.Name(path+".ProductName"), expression.Value(p.Name)).
+				Set(expression.Name(path+".Names"), expression.Value(p.names())).
 				Set(expression.Name(path+".UnitPrice"), expression.Value(p.Price.Amount)).
 				Set(expression.Name(path+".Currency"), expression.Value(p.Price.Currency)),
 				qtyPath.LessThanEqual(expression.Value(MaxLineQty-qty)))

@@ -14,6 +14,7 @@ type itemRole struct {
 	kind      string // "stock", "giftcard", "discount", "cart", "day-totals", or ""
 	productID string
 	name      string
+	names     ProductNames
 	wanted    int
 }
 
@@ -156,7 +157,7 @@ func (s *Store) checkoutTakes(b *txItems, req CheckoutRequest, q Quote, order Or
 			err := b.update(productKey(it.ProductID), warehouseKey(a.WarehouseID),
 				expression.Set(expression.Name("Quantity"), expression.Name("Quantity").Minus(expression.Value(a.Quantity))),
 				expression.Name("Quantity").GreaterThanEqual(expression.Value(a.Quantity)),
-				itemRole{kind: "stock", productID: it.ProductID, name: it.ProductName, wanted: it.Quantity})
+				itemRole{kind: "stock", productID: it.ProductID, name: it.ProductName, names: it.Names, wanted: it.Quantity})
 			if err != nil {
 				return err
 			}

@@ -236,7 +236,7 @@ func cartWithLinesBack(cart cartRecord, items []OrderItem, now time.Time) (cartR
 		if _, there := lines[key]; there || len(lines) >= MaxCartLines {
 			continue
 		}
-		doc := cartLineDoc{ProductName: it.ProductName, UnitPrice: it.Price.Amount, Currency: it.Price.Currency, Quantity: it.Quantity, AddedAt: timestamp(now)}
+		doc := cartLineDoc{ProductName: it.ProductName, Names: it.Names, UnitPrice: it.Price.Amount, Currency: it.Price.Currency, Quantity: it.Quantity, AddedAt: timestamp(now)}
 		if it.DropID != "" {
 			doc.ProductID, doc.DropID = it.ProductID, it.DropID
 		}

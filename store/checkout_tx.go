@@ -91,7 +91,7 @@ func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []ite
 			for _, l := range levels {
 				left += max(l.Quantity, 0)
 			}
-			return &StockShortError{ProductID: role.productID, ProductName: role.name, Wanted: role.wanted, Available: left}
+			return &StockShortError{ProductID: role.productID, ProductName: role.name, Names: role.names, Wanted: role.wanted, Available: left}
 		case "ticket":
 			return fmt.Errorf("your ticket for %s was used in another order or has expired: %w", role.name, ErrTicketNotRedeemable)
 		case "cart":

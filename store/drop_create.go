@@ -29,6 +29,9 @@ type NewDrop struct {
 	Price        Money
 	RedeemWithin time.Duration
 	StaffID      string // who made it, for the stock adjustments of a product drop
+	// Announce puts the drop.created event in the creating transaction,
+	// for the integration's endpoints that want it.
+	Announce *Announcement[Drop]
 }
 
 // DropError is a bad field of a new drop.
@@ -192,6 +195,11 @@ func (s *Store) CreateDrop(ctx context.Context, nd NewDrop) (Drop, error) {
 		}
 		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
 			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}})
+	}
+	if event, ok, err := txAnnounce(s, nd.Announce, EventDropCreated, now, d); err != nil {
+		return Drop{}, err
+	} else if ok {
+		items = append(items, event)
 	}
 	if name, ok := AudienceIntegration(d.Audience); ok {
 		check, err := s.txCheck(integrationKey(name), integrationKey(name), integrationActive())

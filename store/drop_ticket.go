@@ -98,6 +98,9 @@ type ClaimRequest struct {
 	// Counter is the counter the claim counts on, for a drop with
 	// counters (the gate picks one it believes has some left).
 	Counter int
+	// Announce puts the ticket.claimed event in the claim's transaction,
+	// for the drop's integration's endpoints that want it.
+	Announce *Announcement[Ticket]
 }
 
 // Claim claims a ticket in one TransactWriteItems: the count goes up on
@@ -156,6 +159,13 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return Ticket{}, err
+	}
+	// The event (if any endpoint wants it) goes before the ticket, which
+	// stays last: the reasons below read it there.
+	if event, ok, err := txAnnounce(s, req.Announce, EventTicketClaimed, now, t); err != nil {
+		return Ticket{}, err
+	} else if ok {
+		items = append(items, event)
 	}
 	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
 		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}})

@@ -116,7 +116,7 @@ func shipmentsOf(d OrderDetails, shippingType string, now time.Time) []*Shipment
 				ws = append(ws, a.WarehouseID)
 			}
 			sh.Items = append(sh.Items, ShipmentItem{ID: NewID(), ShipmentID: sh.ID, OrderID: d.Order.ID,
-				ProductID: it.ProductID, ProductName: it.ProductName, Quantity: a.Quantity})
+				ProductID: it.ProductID, ProductName: it.ProductName, Names: it.Names, Quantity: a.Quantity})
 		}
 	}
 	slices.Sort(ws)
@@ -154,7 +154,7 @@ func (s *Store) shipmentPuts(shipments []*Shipment, now time.Time, shards int) (
 		for _, si := range sh.Items {
 			if err := putAll(shipmentItemRecord{
 				PK: orderKey(sh.OrderID), SK: shipmentItemKey(si.ID), EntityType: entityShipmentItem,
-				Quantity: si.Quantity, ProductName: si.ProductName,
+				Quantity: si.Quantity, ProductName: si.ProductName, Names: si.Names,
 				GSI1PK: shipmentKey(sh.ID), GSI1SK: productKey(si.ProductID),
 			}); err != nil {
 				return nil, nil, err

@@ -20,7 +20,10 @@ func NormalizeEmail(email string) string {
 	return norm.NFC.String(strings.ToLower(strings.TrimSpace(email)))
 }
 
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+// idAlphabet is the ids' base32: no i, l, o or u.
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+var idEncoding = base32.NewEncoding(idAlphabet).WithPadding(base32.NoPadding)
 
 // NewID returns a 20-character id: 48 bits of milliseconds, so ids sort by
 // creation time, then 48 random bits. Safe in URLs and keys.

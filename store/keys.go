@@ -117,9 +117,19 @@ const (
 	partitionAPIKeys        = "apikeys"            // GSI1: API keys and their integrations, newest first
 	partitionOutbox         = "outbox"             // GSI1: every mail, newest first
 	partitionMailQueue      = "mail-pending"       // GSI2: mails waiting for delivery
+	partitionWebhooksDue    = "webhooks-due"       // GSI2: webhook events with a delivery waiting, by when it is due (sparse)
 	partitionPriceChanges   = "price-changes"      // GSI1: scheduled price changes, by the day they apply
 	partitionShipping       = "shipping"           // the shipping zones, zone#id each (shipping_zones.go)
 	prefixZone              = "zone#"
+
+	// Webhooks (webhook.go, webhook_event.go): an integration's endpoints
+	// under its integration#name, the events written with their change,
+	// and each delivery attempt under its event.
+	prefixWebhook        = "hook#"
+	prefixWebhookEvent   = "whevent#"
+	sortKeyWebhookEvent  = "event"
+	prefixWebhookAttempt = "attempt#"
+	infixAttempts        = "#attempts" // GSI1: an endpoint's attempts, in time order
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -172,6 +182,9 @@ const (
 	entityGatewayCard    = "gatewayCard"
 	entityGatewayRefund  = "gatewayRefund"
 	entityMail           = "mail"
+	entityWebhook        = "webhookEndpoint"
+	entityWebhookEvent   = "webhookEvent"
+	entityWebhookAttempt = "webhookAttempt"
 	entityDrop           = "drop"
 	entityDropCounter    = "dropCounter"
 	entityDropClosing    = "dropClosing"
@@ -318,6 +331,22 @@ func shardOf(id string, n int) int {
 }
 
 func mailKey(id string) string { return prefixMail + id }
+
+// webhookKey is the sort key of an endpoint under its integration's
+// integration#name: one Query lists an integration's endpoints.
+func webhookKey(id string) string { return prefixWebhook + id }
+
+// webhookEventKey is an event's partition (its sort key is "event"; its
+// attempts sit beside it).
+func webhookEventKey(id string) string { return prefixWebhookEvent + id }
+
+// webhookAttemptKey sorts an event's attempts by endpoint, then time.
+func webhookAttemptKey(endpoint string, at time.Time) string {
+	return prefixWebhookAttempt + endpoint + "#" + timestamp(at)
+}
+
+// webhookAttemptsKey is the GSI1 partition of an endpoint's attempts.
+func webhookAttemptsKey(endpoint string) string { return webhookKey(endpoint) + infixAttempts }
 
 // accountLinkKey keys a mailed link by the hash of its secret: what the
 // table holds cannot be clicked.

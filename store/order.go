@@ -115,7 +115,10 @@ type OrderItem struct {
 	CustomerID  string
 	Buyer       Buyer
 	ProductID   string
-	ProductName string
+	ProductName string // in English, as staff read it
+	// Names is the product's name in the shop's other languages when it
+	// was sold: what its buyer reads (NameIn).
+	Names       ProductNames
 	Price       Money // per unit
 	Quantity    int
 	PlacedAt    time.Time
@@ -132,6 +135,9 @@ type OrderItem struct {
 	// redeemWithin is the drop's, for the ticket's condition at checkout.
 	redeemWithin time.Duration
 }
+
+// NameIn is the product's name as sold, in lang where staff gave one.
+func (i OrderItem) NameIn(lang string) string { return i.Names.In(lang, i.ProductName) }
 
 // LineTotal is price times quantity.
 func (i OrderItem) LineTotal() Money {
@@ -249,8 +255,12 @@ type ShipmentItem struct {
 	OrderID     string
 	ProductID   string
 	ProductName string
+	Names       ProductNames // as its order line's
 	Quantity    int
 }
+
+// NameIn is the product's name as sold, in lang where staff gave one.
+func (i ShipmentItem) NameIn(lang string) string { return i.Names.In(lang, i.ProductName) }
 
 // OrderDetails is an order's whole item collection.
 type OrderDetails struct {

@@ -11,8 +11,8 @@ import (
 // characters of an alphabet without the look-alikes (0/O, 1/I/L, U/V).
 // 29^6 is about 600 million numbers: a new one is drawn at random and
 // written with the order on condition it is free, and drawn again in the
-// rare case it is not. Orders from before numbers (and imported ones) are
-// shown by their id.
+// rare case it is not. Orders from before numbers are named by a reference
+// their id holds (Order.Label).
 const (
 	orderNumberPrefix   = "FF-"
 	orderNumberAlphabet = "23456789ABCDEFGHJKMNPQRSTWXYZ"
@@ -49,13 +49,36 @@ func ParseOrderNumber(s string) (string, bool) {
 	return orderNumberPrefix + s, true
 }
 
-// Label is how the order is named to people: its number, or its id for an
-// order from before numbers.
+// Label is how the order is named to people: its number. An order from
+// before numbers is named by a short reference its id holds, "#" and six
+// of the id's random characters in capitals ("#7E1J4F"): what staff and
+// the customer can read out, never an FF- number it is not. Every page,
+// mail and document names an order through Label, so this is the one
+// place the fallback lives. An imported order's own id (not one of ours)
+// is what its old shop called it and is shown as it is.
 func (o Order) Label() string {
 	if o.Number != "" {
 		return o.Number
 	}
+	if len(o.ID) == idLength && validOwnID(o.ID) {
+		return "#" + strings.ToUpper(o.ID[idLength-1-orderNumberLength:idLength-1])
+	}
 	return o.ID
+}
+
+// idLength is the length of an id NewID makes: 12 bytes in base32. Its
+// last character holds only padding bits, so a reference is read from the
+// six before it (the random part).
+const idLength = 20
+
+// validOwnID reports whether id is in NewID's alphabet.
+func validOwnID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if !strings.ContainsRune(idAlphabet, rune(id[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 type orderNumberRecord struct {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"shop/store"
@@ -30,6 +31,33 @@ func TestParseOrderNumber(t *testing.T) {
 		got, ok := store.ParseOrderNumber(tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("ParseOrderNumber(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// An order is named by its number; one from before numbers by a short
+// reference its id holds, never the id (people do not read 20
+// characters out); an imported order by its old shop's id.
+func TestOrderLabel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		order store.Order
+		want  string
+	}{
+		{store.Order{ID: "06h1zdxr7e1j4f0pdph0", Number: "FF-7K3Q92"}, "FF-7K3Q92"},
+		{store.Order{ID: "06h1zdxr7e1j4f0pdph0"}, "#F0PDPH"},
+		{store.Order{ID: "shopify-1042"}, "shopify-1042"},
+		{store.Order{ID: "06H1ZDXR7E1J4F0PDPH0"}, "06H1ZDXR7E1J4F0PDPH0"}, // not one of ours
+	} {
+		if got := tc.order.Label(); got != tc.want {
+			t.Errorf("%+v.Label() = %q, want %q", tc.order, got, tc.want)
+		}
+	}
+	// Any id NewID makes gives a short reference in capitals.
+	for range 100 {
+		got := store.Order{ID: store.NewID()}.Label()
+		if len(got) != 7 || got[0] != '#' || strings.ToUpper(got) != got {
+			t.Fatalf("an order from before numbers is named %q", got)
 		}
 	}
 }

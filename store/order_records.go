@@ -110,6 +110,7 @@ type orderItemRecord struct {
 	SK          string       `dynamodbav:"SK"` // p#product
 	EntityType  string       `dynamodbav:"EntityType"`
 	ProductName string       `dynamodbav:"ProductName"`
+	Names       ProductNames `dynamodbav:"Names,omitempty"` // in the shop's other languages
 	Price       int64        `dynamodbav:"Price"`
 	Currency    string       `dynamodbav:"Currency"`
 	Quantity    int          `dynamodbav:"Quantity"`
@@ -133,7 +134,7 @@ type orderItemRecord struct {
 func (r orderItemRecord) item() OrderItem {
 	return OrderItem{
 		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
-		ProductName: r.ProductName, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
+		ProductName: r.ProductName, Names: r.Names, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
 		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID, VATRate: VATRate(r.VATRate),
 		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, Refunded: r.Refunded, Expired: r.Status == string(OrderExpired),
 	}
@@ -142,7 +143,7 @@ func (r orderItemRecord) item() OrderItem {
 func newOrderItemRecord(i OrderItem) orderItemRecord {
 	return orderItemRecord{
 		PK: orderKey(i.OrderID), SK: orderItemSortKey(i.ProductID, i.DropID), EntityType: entityOrderItem,
-		ProductName: i.ProductName, Price: i.Price.Amount, Currency: i.Price.Currency, Quantity: i.Quantity,
+		ProductName: i.ProductName, Names: i.Names, Price: i.Price.Amount, Currency: i.Price.Currency, Quantity: i.Quantity,
 		Date: timestamp(i.PlacedAt), CustomerID: i.CustomerID, Allocations: i.Allocations, DropID: i.DropID,
 		VATRate: int(i.VATRate), BuyerName: i.Buyer.Name, BuyerEmail: i.Buyer.Email,
 		GSI1PK: productKey(i.ProductID), GSI1SK: timestamp(i.PlacedAt),
@@ -246,19 +247,20 @@ func (r shipmentRecord) shipment() Shipment {
 }
 
 type shipmentItemRecord struct {
-	PK          string `dynamodbav:"PK"` // o#order
-	SK          string `dynamodbav:"SK"` // shp#id
-	EntityType  string `dynamodbav:"EntityType"`
-	Quantity    int    `dynamodbav:"Quantity"`
-	ProductName string `dynamodbav:"ProductName"`
-	GSI1PK      string `dynamodbav:"GSI1-PK"` // sh#shipment
-	GSI1SK      string `dynamodbav:"GSI1-SK"` // p#product
+	PK          string       `dynamodbav:"PK"` // o#order
+	SK          string       `dynamodbav:"SK"` // shp#id
+	EntityType  string       `dynamodbav:"EntityType"`
+	Quantity    int          `dynamodbav:"Quantity"`
+	ProductName string       `dynamodbav:"ProductName"`
+	Names       ProductNames `dynamodbav:"Names,omitempty"`
+	GSI1PK      string       `dynamodbav:"GSI1-PK"` // sh#shipment
+	GSI1SK      string       `dynamodbav:"GSI1-SK"` // p#product
 }
 
 func (r shipmentItemRecord) shipmentItem() ShipmentItem {
 	return ShipmentItem{
 		ID: trimPrefix(r.SK, prefixShipItem), OrderID: trimPrefix(r.PK, prefixOrder),
 		ShipmentID: trimPrefix(r.GSI1PK, prefixShipment), ProductID: trimPrefix(r.GSI1SK, prefixProduct),
-		ProductName: r.ProductName, Quantity: r.Quantity,
+		ProductName: r.ProductName, Names: r.Names, Quantity: r.Quantity,
 	}
 }

@@ -48,3 +48,32 @@ func productTexts(texts map[string]ProductText) map[string]ProductText {
 	}
 	return out
 }
+
+// ProductNames is a product's name in the shop's other languages by
+// language code, as staff gave them when it was put in a cart or sold: a
+// cart's line and an order's line keep them, so a customer reads the line
+// in their language with no read of the product (nil when staff gave none).
+type ProductNames map[string]string
+
+// In is the name in lang, else english.
+func (n ProductNames) In(lang, english string) string {
+	if name := n[lang]; name != "" {
+		return name
+	}
+	return english
+}
+
+// names is the product's ProductNames, nil when it has none.
+func (p Product) names() ProductNames {
+	var out ProductNames
+	for l, t := range p.Texts {
+		if t.Name == "" {
+			continue
+		}
+		if out == nil {
+			out = ProductNames{}
+		}
+		out[l] = t.Name
+	}
+	return out
+}

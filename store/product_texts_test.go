@@ -69,3 +69,38 @@ func TestProductTextsAreSaved(t *testing.T) {
 		t.Fatalf("after clearing: %+v (%v)", cleared, err)
 	}
 }
+
+// A line keeps the product's names as they were: read in a language with
+// a name, it is that name; else the English. A subscription's line counts
+// its units in front of either.
+func TestLineNamesInALanguage(t *testing.T) {
+	names := store.ProductNames{"ko": "핸드 그라인더", "id": ""}
+	for _, tc := range []struct {
+		lang, want string
+		units      int
+	}{
+		{"ko", "핸드 그라인더", 1},
+		{"id", "Hand Grinder", 1}, // an empty name falls back
+		{"en", "Hand Grinder", 1},
+		{"", "Hand Grinder", 1},
+		{"ko", "2 × 핸드 그라인더", 2},
+		{"en", "2 × Hand Grinder", 2},
+	} {
+		item := store.OrderItem{ProductName: "Hand Grinder", Names: names}
+		if tc.units == 1 {
+			if got := item.NameIn(tc.lang); got != tc.want {
+				t.Errorf("OrderItem.NameIn(%q) = %q, want %q", tc.lang, got, tc.want)
+			}
+			if got := (store.CartLine{ProductName: "Hand Grinder", Names: names}).NameIn(tc.lang); got != tc.want {
+				t.Errorf("CartLine.NameIn(%q) = %q, want %q", tc.lang, got, tc.want)
+			}
+		}
+		sub := store.Subscription{ProductName: "Hand Grinder", Names: names, Quantity: tc.units}
+		if got := sub.LineNameIn(tc.lang); got != tc.want {
+			t.Errorf("%d units: LineNameIn(%q) = %q, want %q", tc.units, tc.lang, got, tc.want)
+		}
+	}
+	if got := (store.OrderItem{ProductName: "Mug"}).NameIn("ko"); got != "Mug" {
+		t.Errorf("a line without names reads %q in Korean", got)
+	}
+}

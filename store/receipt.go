@@ -44,7 +44,8 @@ type Receipt struct {
 	AccountID      string
 	SubscriptionID string
 	ProductID      string
-	ProductName    string
+	ProductName    string       // its subscription's line, in English
+	Names          ProductNames // that line in the shop's other languages (NameIn)
 	Email          string
 	Lang           string    // its subscription's, for the receipt's mails
 	ProcessedAt    time.Time // the charge's time
@@ -89,34 +90,35 @@ type Receipt struct {
 }
 
 type receiptRecord struct {
-	PK              string      `dynamodbav:"PK"`
-	SK              string      `dynamodbav:"SK"`
-	EntityType      string      `dynamodbav:"EntityType"`
-	Number          string      `dynamodbav:"Number"`
-	SubscriptionID  string      `dynamodbav:"SubscriptionID"`
-	SKU             string      `dynamodbav:"SKU"`
-	ProductName     string      `dynamodbav:"ProductName"`
-	Email           string      `dynamodbav:"Email"`
-	Lang            string      `dynamodbav:"Lang,omitempty"`
-	ProcessedDate   string      `dynamodbav:"ProcessedDate"`
-	ProcessedAmount int64       `dynamodbav:"ProcessedAmount"`
-	Currency        string      `dynamodbav:"Currency"`
-	CardBrand       string      `dynamodbav:"CardBrand"`
-	CardLast4       string      `dynamodbav:"CardLast4"`
-	ChargeID        string      `dynamodbav:"ChargeID"`
-	Provider        string      `dynamodbav:"Provider,omitempty"` // the charge's provider ("": the test provider's)
-	PeriodStart     string      `dynamodbav:"PeriodStart"`
-	PeriodEnd       string      `dynamodbav:"PeriodEnd"`
-	Kind            string      `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
-	ExpiresAt       int64       `dynamodbav:"ExpiresAt"`      // the table's TTL attribute
-	BookNumber      string      `dynamodbav:"BookNumber,omitempty"`
-	VAT             []vatRecord `dynamodbav:"VAT,omitempty"`
-	OrderID         string      `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
-	DiscountCode    string      `dynamodbav:"DiscountCode,omitempty"`
-	Discount        int64       `dynamodbav:"Discount,omitempty"` // what the code took off
-	Shipping        int64       `dynamodbav:"Shipping,omitempty"` // the delivery in ProcessedAmount
-	GSI1PK          string      `dynamodbav:"GSI1-PK,omitempty"`  // receipts#YYYY-MM#shard: the month's list (archive.go)
-	GSI1SK          string      `dynamodbav:"GSI1-SK,omitempty"`  // <charged at>#number
+	PK              string       `dynamodbav:"PK"`
+	SK              string       `dynamodbav:"SK"`
+	EntityType      string       `dynamodbav:"EntityType"`
+	Number          string       `dynamodbav:"Number"`
+	SubscriptionID  string       `dynamodbav:"SubscriptionID"`
+	SKU             string       `dynamodbav:"SKU"`
+	ProductName     string       `dynamodbav:"ProductName"`
+	Names           ProductNames `dynamodbav:"Names,omitempty"`
+	Email           string       `dynamodbav:"Email"`
+	Lang            string       `dynamodbav:"Lang,omitempty"`
+	ProcessedDate   string       `dynamodbav:"ProcessedDate"`
+	ProcessedAmount int64        `dynamodbav:"ProcessedAmount"`
+	Currency        string       `dynamodbav:"Currency"`
+	CardBrand       string       `dynamodbav:"CardBrand"`
+	CardLast4       string       `dynamodbav:"CardLast4"`
+	ChargeID        string       `dynamodbav:"ChargeID"`
+	Provider        string       `dynamodbav:"Provider,omitempty"` // the charge's provider ("": the test provider's)
+	PeriodStart     string       `dynamodbav:"PeriodStart"`
+	PeriodEnd       string       `dynamodbav:"PeriodEnd"`
+	Kind            string       `dynamodbav:"Kind,omitempty"` // "" a whole period; first_days, free_days
+	ExpiresAt       int64        `dynamodbav:"ExpiresAt"`      // the table's TTL attribute
+	BookNumber      string       `dynamodbav:"BookNumber,omitempty"`
+	VAT             []vatRecord  `dynamodbav:"VAT,omitempty"`
+	OrderID         string       `dynamodbav:"OrderID,omitempty"` // the order its period made, if the product ships
+	DiscountCode    string       `dynamodbav:"DiscountCode,omitempty"`
+	Discount        int64        `dynamodbav:"Discount,omitempty"` // what the code took off
+	Shipping        int64        `dynamodbav:"Shipping,omitempty"` // the delivery in ProcessedAmount
+	GSI1PK          string       `dynamodbav:"GSI1-PK,omitempty"`  // receipts#YYYY-MM#shard: the month's list (archive.go)
+	GSI1SK          string       `dynamodbav:"GSI1-SK,omitempty"`  // <charged at>#number
 	// The receipt's one refund (receipt_refund.go), on the receipt itself
 	// so that every read of a receipt shows it at no extra cost.
 	RefundStatus      string `dynamodbav:"RefundStatus,omitempty"`
@@ -147,7 +149,7 @@ type receiptRecord struct {
 func (r receiptRecord) receipt() Receipt {
 	return Receipt{
 		Kind: ReceiptKind(r.Kind), Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
-		ProductID: r.SKU, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
+		ProductID: r.SKU, ProductName: r.ProductName, Names: r.Names, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
 		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
@@ -198,7 +200,7 @@ func receiptTimeOf(number string) (time.Time, bool) {
 func newReceiptRecord(r Receipt) receiptRecord {
 	return receiptRecord{
 		PK: accountKey(r.AccountID), SK: receiptSortKey(r.ProcessedAt, r.ProductID), EntityType: entityReceipt,
-		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Email: r.Email, Lang: r.Lang,
+		Number: r.Number, SubscriptionID: r.SubscriptionID, SKU: r.ProductID, ProductName: r.ProductName, Names: r.Names, Email: r.Email, Lang: r.Lang,
 		ProcessedDate: timestamp(r.ProcessedAt), ProcessedAmount: r.Amount.Amount, Currency: r.Amount.Currency,
 		CardBrand: r.Card.Brand, CardLast4: r.Card.Last4, ChargeID: r.ChargeID, Provider: r.Provider,
 		PeriodStart: FormatDate(r.PeriodStart), PeriodEnd: FormatDate(r.PeriodEnd), Kind: string(r.Kind), ExpiresAt: r.ExpiresAt.Unix(),
@@ -219,6 +221,10 @@ type periodRecord struct {
 // the next payment date).
 func (r Receipt) LastDay() time.Time { return r.PeriodEnd.AddDate(0, 0, -1) }
 
+// NameIn is what it paid for, in lang where staff gave the product a name
+// in it.
+func (r Receipt) NameIn(lang string) string { return r.Names.In(lang, r.ProductName) }
+
 // FirstDays reports whether it pays a new subscriber's first days, not a
 // whole period (charged or free).
 func (r Receipt) FirstDays() bool {
@@ -229,7 +235,7 @@ func (r Receipt) FirstDays() bool {
 func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd time.Time) Receipt {
 	return Receipt{
 		Number: ReceiptNumber(charge.At, sub.ProductID), AccountID: sub.AccountID, SubscriptionID: sub.ID,
-		ProductID: sub.ProductID, ProductName: sub.LineName(), Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
+		ProductID: sub.ProductID, ProductName: sub.LineName(), Names: sub.lineNames(), Email: sub.Email, Lang: sub.Lang, ProcessedAt: charge.At,
 		Amount: charge.Amount, Card: Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}, ChargeID: charge.ID, Provider: charge.Provider,
 		PeriodStart: periodStart, PeriodEnd: periodEnd, ExpiresAt: receiptExpiry(charge.At), category: sub.Category,
 	}

@@ -42,11 +42,15 @@ import (
 // RefundLine is how many units of one order line a refund takes back.
 type RefundLine struct {
 	ProductID   string
-	DropID      string // the line bought with a drop's ticket, else ""
-	ProductName string // filled in by the refund
+	DropID      string       // the line bought with a drop's ticket, else ""
+	ProductName string       // filled in by the refund
+	Names       ProductNames // as its order line's
 	Quantity    int
 	Amount      Money // what these units give back, filled in by the refund
 }
+
+// NameIn is the product's name as sold, in lang where staff gave one.
+func (l RefundLine) NameIn(lang string) string { return l.Names.In(lang, l.ProductName) }
 
 // OrderRefundRequest is one press of "Refund" on an order's staff page (or
 // of "Cancel order" on the customer's order page, see CancelOrder).
@@ -179,11 +183,12 @@ type refundRecord struct {
 }
 
 type refundLineRecord struct {
-	ProductID   string `dynamodbav:"ProductID"`
-	DropID      string `dynamodbav:"DropID,omitempty"`
-	ProductName string `dynamodbav:"ProductName"`
-	Quantity    int    `dynamodbav:"Quantity"`
-	Amount      int64  `dynamodbav:"Amount"`
+	ProductID   string       `dynamodbav:"ProductID"`
+	DropID      string       `dynamodbav:"DropID,omitempty"`
+	ProductName string       `dynamodbav:"ProductName"`
+	Names       ProductNames `dynamodbav:"Names,omitempty"`
+	Quantity    int          `dynamodbav:"Quantity"`
+	Amount      int64        `dynamodbav:"Amount"`
 }
 
 func (r refundRecord) refund() Refund {
@@ -196,7 +201,7 @@ func (r refundRecord) refund() Refund {
 		cardRound: r.CardRound, CreditNote: r.CreditNote, CreditNoteAt: parseTime(r.CreditNoteAt),
 	}
 	for _, l := range r.Lines {
-		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
+		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Names: l.Names, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
 	}
 	return rf
 }

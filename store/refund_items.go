@@ -95,7 +95,7 @@ func planRefund(d OrderDetails, req OrderRefundRequest, cancel bool, now time.Ti
 	}
 	for _, t := range p.takes {
 		v := lineValue(o, t.item, t.n)
-		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Quantity: t.n, Amount: Money{v, cur}})
+		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Names: t.item.Names, Quantity: t.n, Amount: Money{v, cur}})
 		amount += v
 		p.unitsLeft -= t.n
 	}
@@ -170,7 +170,7 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		rec.Provider = rf.Provider
 	}
 	for _, l := range rf.Lines {
-		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Quantity: l.Quantity, Amount: l.Amount.Amount})
+		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Names: l.Names, Quantity: l.Quantity, Amount: l.Amount.Amount})
 	}
 	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, req.Key, now)
 	switch {

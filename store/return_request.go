@@ -193,7 +193,7 @@ func (s *Store) planReturn(d OrderDetails, customerID string, req ReturnRequest)
 		if a.Quantity > left[k] {
 			return Return{}, fmt.Errorf("%s: %d asked, %d left: %w", it.ProductName, a.Quantity, left[k], ErrReturnTooMany)
 		}
-		r.Lines = append(r.Lines, ReturnLine{ProductID: it.ProductID, DropID: it.DropID, ProductName: it.ProductName,
+		r.Lines = append(r.Lines, ReturnLine{ProductID: it.ProductID, DropID: it.DropID, ProductName: it.ProductName, Names: it.Names,
 			Price: it.Price.Amount, Quantity: a.Quantity})
 	}
 	if len(r.Lines) == 0 {

@@ -69,7 +69,8 @@ type ReturnLine struct {
 	ProductID   string        `dynamodbav:"ProductID"`
 	DropID      string        `dynamodbav:"DropID,omitempty"`
 	ProductName string        `dynamodbav:"ProductName"`
-	Price       int64         `dynamodbav:"Price"` // per unit, in the order's currency
+	Names       ProductNames  `dynamodbav:"Names,omitempty"` // as its order line's
+	Price       int64         `dynamodbav:"Price"`           // per unit, in the order's currency
 	Quantity    int           `dynamodbav:"Quantity"`
 	Verdict     ReturnVerdict `dynamodbav:"Verdict,omitempty"`
 	Note        string        `dynamodbav:"Note,omitempty"`
@@ -78,6 +79,9 @@ type ReturnLine struct {
 // lineKey is the order line's sort key: the returned-units item counts
 // each line under it.
 func (l ReturnLine) lineKey() string { return orderItemSortKey(l.ProductID, l.DropID) }
+
+// NameIn is the product's name as sold, in lang where staff gave one.
+func (l ReturnLine) NameIn(lang string) string { return l.Names.In(lang, l.ProductName) }
 
 // Return is one return of an order's lines.
 type Return struct {

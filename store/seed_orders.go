@@ -354,7 +354,7 @@ func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book b
 		for _, si := range sh.Items {
 			recs = append(recs, shipmentItemRecord{
 				PK: orderKey(order.ID), SK: shipmentItemKey(si.ID), EntityType: entityShipmentItem,
-				Quantity: si.Quantity, ProductName: si.ProductName,
+				Quantity: si.Quantity, ProductName: si.ProductName, Names: si.Names,
 				GSI1PK: shipmentKey(sh.ID), GSI1SK: productKey(si.ProductID),
 			})
 		}
@@ -392,7 +392,7 @@ func pastShipments(p PastOrder, orderID string, items []OrderItem) []Shipment {
 				byWarehouse[a.WarehouseID] = sh
 			}
 			sh.Items = append(sh.Items, ShipmentItem{ID: NewIDAt(p.ShipmentsAt), ShipmentID: sh.ID, OrderID: orderID,
-				ProductID: it.ProductID, ProductName: it.ProductName, Quantity: a.Quantity})
+				ProductID: it.ProductID, ProductName: it.ProductName, Names: it.Names, Quantity: a.Quantity})
 		}
 	}
 	out := make([]Shipment, 0, len(byWarehouse))

@@ -16,47 +16,48 @@ import (
 // the AWS guide. While a job has something to do with it, it carries the
 // keys of the sharded billing-due indexes; the change is in the same write.
 type subscriptionRecord struct {
-	PK               string `dynamodbav:"PK"`
-	SK               string `dynamodbav:"SK"`
-	EntityType       string `dynamodbav:"EntityType"`
-	SubscriptionID   string `dynamodbav:"SubscriptionID"`
-	AccountID        string `dynamodbav:"AccountID"`
-	SKU              string `dynamodbav:"SKU"`
-	ProductName      string `dynamodbav:"ProductName"`
-	Category         string `dynamodbav:"Category,omitempty"`
-	Email            string `dynamodbav:"Email"`
-	Lang             string `dynamodbav:"Lang,omitempty"`
-	MonthlyPrice     int64  `dynamodbav:"MonthlyPrice"`
-	Quantity         int    `dynamodbav:"Quantity,omitempty"` // units a month; none: 1
-	PaymentAmount    int64  `dynamodbav:"PaymentAmount"`      // MonthlyPrice × PeriodMonths, as the jobs charge it
-	Shipping         int64  `dynamodbav:"Shipping,omitempty"` // delivery of each payment that sends a parcel
-	ShipTo           string `dynamodbav:"ShipTo,omitempty"`   // the country it was priced to
-	Currency         string `dynamodbav:"Currency"`
-	PeriodMonths     int    `dynamodbav:"PeriodMonths"`
-	PaymentDay       int    `dynamodbav:"PaymentDay"`
-	Status           string `dynamodbav:"Status"`
-	CardToken        string `dynamodbav:"CardToken"`
-	CardBrand        string `dynamodbav:"CardBrand"`
-	CardLast4        string `dynamodbav:"CardLast4"`
-	CardProvider     string `dynamodbav:"CardProvider,omitempty"` // "": the old gateway's token
-	CardExpMonth     int    `dynamodbav:"CardExpMonth,omitempty"`
-	CardExpYear      int    `dynamodbav:"CardExpYear,omitempty"`
-	CardCustomer     string `dynamodbav:"CardCustomer,omitempty"`
-	NextPaymentDate  string `dynamodbav:"NextPaymentDate,omitempty"`
-	NextReminderDate string `dynamodbav:"NextReminderDate,omitempty"`
-	LastPaymentDate  string `dynamodbav:"LastPaymentDate,omitempty"`
-	LastReminderDate string `dynamodbav:"LastReminderDate,omitempty"`
-	EndsOn           string `dynamodbav:"EndsOn,omitempty"`
-	RetryDate        string `dynamodbav:"RetryDate,omitempty"`
-	PausedOn         string `dynamodbav:"PausedOn,omitempty"`
-	ResumesOn        string `dynamodbav:"ResumesOn,omitempty"`
-	CancelledOn      string `dynamodbav:"CancelledOn,omitempty"`
-	CreatedAt        string `dynamodbav:"CreatedAt"`
-	Version          int    `dynamodbav:"Version"`
-	Attempt          int    `dynamodbav:"Attempt,omitempty"`
-	IntentPeriod     string `dynamodbav:"IntentPeriod,omitempty"`
-	IntentAttempt    int    `dynamodbav:"IntentAttempt,omitempty"`
-	IntentAt         string `dynamodbav:"IntentAt,omitempty"`
+	PK               string       `dynamodbav:"PK"`
+	SK               string       `dynamodbav:"SK"`
+	EntityType       string       `dynamodbav:"EntityType"`
+	SubscriptionID   string       `dynamodbav:"SubscriptionID"`
+	AccountID        string       `dynamodbav:"AccountID"`
+	SKU              string       `dynamodbav:"SKU"`
+	ProductName      string       `dynamodbav:"ProductName"`
+	Names            ProductNames `dynamodbav:"Names,omitempty"` // in the shop's other languages
+	Category         string       `dynamodbav:"Category,omitempty"`
+	Email            string       `dynamodbav:"Email"`
+	Lang             string       `dynamodbav:"Lang,omitempty"`
+	MonthlyPrice     int64        `dynamodbav:"MonthlyPrice"`
+	Quantity         int          `dynamodbav:"Quantity,omitempty"` // units a month; none: 1
+	PaymentAmount    int64        `dynamodbav:"PaymentAmount"`      // MonthlyPrice × PeriodMonths, as the jobs charge it
+	Shipping         int64        `dynamodbav:"Shipping,omitempty"` // delivery of each payment that sends a parcel
+	ShipTo           string       `dynamodbav:"ShipTo,omitempty"`   // the country it was priced to
+	Currency         string       `dynamodbav:"Currency"`
+	PeriodMonths     int          `dynamodbav:"PeriodMonths"`
+	PaymentDay       int          `dynamodbav:"PaymentDay"`
+	Status           string       `dynamodbav:"Status"`
+	CardToken        string       `dynamodbav:"CardToken"`
+	CardBrand        string       `dynamodbav:"CardBrand"`
+	CardLast4        string       `dynamodbav:"CardLast4"`
+	CardProvider     string       `dynamodbav:"CardProvider,omitempty"` // "": the old gateway's token
+	CardExpMonth     int          `dynamodbav:"CardExpMonth,omitempty"`
+	CardExpYear      int          `dynamodbav:"CardExpYear,omitempty"`
+	CardCustomer     string       `dynamodbav:"CardCustomer,omitempty"`
+	NextPaymentDate  string       `dynamodbav:"NextPaymentDate,omitempty"`
+	NextReminderDate string       `dynamodbav:"NextReminderDate,omitempty"`
+	LastPaymentDate  string       `dynamodbav:"LastPaymentDate,omitempty"`
+	LastReminderDate string       `dynamodbav:"LastReminderDate,omitempty"`
+	EndsOn           string       `dynamodbav:"EndsOn,omitempty"`
+	RetryDate        string       `dynamodbav:"RetryDate,omitempty"`
+	PausedOn         string       `dynamodbav:"PausedOn,omitempty"`
+	ResumesOn        string       `dynamodbav:"ResumesOn,omitempty"`
+	CancelledOn      string       `dynamodbav:"CancelledOn,omitempty"`
+	CreatedAt        string       `dynamodbav:"CreatedAt"`
+	Version          int          `dynamodbav:"Version"`
+	Attempt          int          `dynamodbav:"Attempt,omitempty"`
+	IntentPeriod     string       `dynamodbav:"IntentPeriod,omitempty"`
+	IntentAttempt    int          `dynamodbav:"IntentAttempt,omitempty"`
+	IntentAt         string       `dynamodbav:"IntentAt,omitempty"`
 	// The intent's payment at its card provider (billing_provider.go).
 	IntentProvider string `dynamodbav:"IntentProvider,omitempty"`
 	IntentRef      string `dynamodbav:"IntentRef,omitempty"`
@@ -103,7 +104,7 @@ func (r subscriptionRecord) subscription() Subscription {
 		orders = append(orders, PeriodOrder{PeriodStart: parseDate(o.Period), OrderID: o.OrderID, OrderNumber: o.Number})
 	}
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
-		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Category: r.Category, Email: r.Email, Lang: r.Lang,
+		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Names: r.Names, Category: r.Category, Email: r.Email, Lang: r.Lang,
 		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, Quantity: r.Quantity, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
 		Shipping: Money{r.Shipping, r.Currency}, ShipTo: r.ShipTo,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4,
@@ -125,7 +126,7 @@ func (r subscriptionRecord) subscription() Subscription {
 func newSubscriptionRecord(s Subscription, shards int) subscriptionRecord {
 	r := subscriptionRecord{
 		PK: accountKey(s.AccountID), SK: subscriptionSortKey(s.ID, s.ProductID), EntityType: entitySubscription,
-		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Category: s.Category, Email: s.Email, Lang: s.Lang,
+		SubscriptionID: s.ID, AccountID: s.AccountID, SKU: s.ProductID, ProductName: s.ProductName, Names: s.Names, Category: s.Category, Email: s.Email, Lang: s.Lang,
 		MonthlyPrice: s.MonthlyPrice.Amount, Quantity: s.Quantity, PaymentAmount: s.AmountFor(s.NextPaymentDate).Amount, Currency: s.MonthlyPrice.Currency,
 		Shipping: s.Shipping.Amount, ShipTo: s.ShipTo,
 		PeriodMonths: s.PeriodMonths, PaymentDay: s.PaymentDay, Status: string(s.Status),

@@ -55,6 +55,7 @@ type PendingSubscribe struct {
 	SubscriptionID string // the id the subscription will have
 	ProductID      string
 	ProductName    string
+	Names          ProductNames
 	Category       string
 	MonthlyPrice   Money
 	PaymentDay     int
@@ -87,33 +88,34 @@ type PendingSubscribe struct {
 }
 
 type pendingDoc struct {
-	Status       string `dynamodbav:"Status,omitempty"`
-	ProductID    string `dynamodbav:"ProductID,omitempty"`
-	ProductName  string `dynamodbav:"ProductName,omitempty"`
-	Category     string `dynamodbav:"Category,omitempty"`
-	MonthlyPrice int64  `dynamodbav:"MonthlyPrice,omitempty"`
-	Currency     string `dynamodbav:"Currency,omitempty"`
-	PaymentDay   int    `dynamodbav:"PaymentDay,omitempty"`
-	PeriodMonths int    `dynamodbav:"PeriodMonths,omitempty"`
-	Email        string `dynamodbav:"Email,omitempty"`
-	Lang         string `dynamodbav:"Lang,omitempty"`
-	Today        string `dynamodbav:"Today,omitempty"`
-	NewPrice     int64  `dynamodbav:"NewPrice,omitempty"`
-	NewPriceFrom string `dynamodbav:"NewPriceFrom,omitempty"`
-	Charge       int64  `dynamodbav:"Charge,omitempty"`
-	Provider     string `dynamodbav:"Provider,omitempty"`
-	Session      string `dynamodbav:"Session,omitempty"`
-	Payment      string `dynamodbav:"Payment,omitempty"`
-	CardToken    string `dynamodbav:"CardToken,omitempty"`
-	CardBrand    string `dynamodbav:"CardBrand,omitempty"`
-	CardLast4    string `dynamodbav:"CardLast4,omitempty"`
-	CardExpMonth int    `dynamodbav:"CardExpMonth,omitempty"`
-	CardExpYear  int    `dynamodbav:"CardExpYear,omitempty"`
-	CardCustomer string `dynamodbav:"CardCustomer,omitempty"`
-	At           string `dynamodbav:"At,omitempty"`
-	TrialDays    int    `dynamodbav:"TrialDays,omitempty"`
-	Shipping     int64  `dynamodbav:"Shipping,omitempty"`
-	ShipTo       string `dynamodbav:"ShipTo,omitempty"`
+	Status       string       `dynamodbav:"Status,omitempty"`
+	ProductID    string       `dynamodbav:"ProductID,omitempty"`
+	ProductName  string       `dynamodbav:"ProductName,omitempty"`
+	Names        ProductNames `dynamodbav:"Names,omitempty"`
+	Category     string       `dynamodbav:"Category,omitempty"`
+	MonthlyPrice int64        `dynamodbav:"MonthlyPrice,omitempty"`
+	Currency     string       `dynamodbav:"Currency,omitempty"`
+	PaymentDay   int          `dynamodbav:"PaymentDay,omitempty"`
+	PeriodMonths int          `dynamodbav:"PeriodMonths,omitempty"`
+	Email        string       `dynamodbav:"Email,omitempty"`
+	Lang         string       `dynamodbav:"Lang,omitempty"`
+	Today        string       `dynamodbav:"Today,omitempty"`
+	NewPrice     int64        `dynamodbav:"NewPrice,omitempty"`
+	NewPriceFrom string       `dynamodbav:"NewPriceFrom,omitempty"`
+	Charge       int64        `dynamodbav:"Charge,omitempty"`
+	Provider     string       `dynamodbav:"Provider,omitempty"`
+	Session      string       `dynamodbav:"Session,omitempty"`
+	Payment      string       `dynamodbav:"Payment,omitempty"`
+	CardToken    string       `dynamodbav:"CardToken,omitempty"`
+	CardBrand    string       `dynamodbav:"CardBrand,omitempty"`
+	CardLast4    string       `dynamodbav:"CardLast4,omitempty"`
+	CardExpMonth int          `dynamodbav:"CardExpMonth,omitempty"`
+	CardExpYear  int          `dynamodbav:"CardExpYear,omitempty"`
+	CardCustomer string       `dynamodbav:"CardCustomer,omitempty"`
+	At           string       `dynamodbav:"At,omitempty"`
+	TrialDays    int          `dynamodbav:"TrialDays,omitempty"`
+	Shipping     int64        `dynamodbav:"Shipping,omitempty"`
+	ShipTo       string       `dynamodbav:"ShipTo,omitempty"`
 	couponDoc
 	GSI2PK string `dynamodbav:"GSI2-PK,omitempty"` // subscribes-pending while pending
 	GSI2SK string `dynamodbav:"GSI2-SK,omitempty"` // <at>#<subscription id>
@@ -127,7 +129,7 @@ func (r subscribeKeyRecord) pending() PendingSubscribe {
 	}
 	p := PendingSubscribe{
 		Key: trimPrefix(trimPrefix(r.PK, prefixIdem), "sub-"+r.CustomerID+"-"), CustomerID: r.CustomerID, SubscriptionID: r.SubscriptionID,
-		ProductID: d.ProductID, ProductName: d.ProductName, Category: d.Category, MonthlyPrice: Money{d.MonthlyPrice, d.Currency},
+		ProductID: d.ProductID, ProductName: d.ProductName, Names: d.Names, Category: d.Category, MonthlyPrice: Money{d.MonthlyPrice, d.Currency},
 		PaymentDay: d.PaymentDay, PeriodMonths: d.PeriodMonths, Email: d.Email, Lang: d.Lang, Today: parseDate(d.Today),
 		NewPrice: Money{d.NewPrice, d.Currency}, NewPriceFrom: parseDate(d.NewPriceFrom), Charge: Money{d.Charge, d.Currency},
 		Provider: d.Provider, Session: d.Session, Payment: d.Payment, Status: status, At: parseTime(d.At), Coupon: d.coupon(d.Currency),
@@ -144,7 +146,7 @@ func (p PendingSubscribe) record() subscribeKeyRecord {
 	key := subscribeKey(p.CustomerID, p.Key)
 	r := subscribeKeyRecord{PK: idempotencyKey(key), SK: idempotencyKey(key), EntityType: entityIdempotency,
 		CustomerID: p.CustomerID, SubscriptionID: p.SubscriptionID, ExpiresAt: p.At.Add(pendingSubscribeTTL).Unix(),
-		pendingDoc: pendingDoc{Status: string(p.Status), ProductID: p.ProductID, ProductName: p.ProductName, Category: p.Category,
+		pendingDoc: pendingDoc{Status: string(p.Status), ProductID: p.ProductID, ProductName: p.ProductName, Names: p.Names, Category: p.Category,
 			MonthlyPrice: p.MonthlyPrice.Amount, Currency: p.MonthlyPrice.Currency, PaymentDay: p.PaymentDay, PeriodMonths: p.PeriodMonths,
 			Email: p.Email, Lang: p.Lang, Today: FormatDate(p.Today), Charge: p.Charge.Amount, Provider: p.Provider,
 			Session: p.Session, Payment: p.Payment, CardToken: p.Card.Token, CardBrand: p.Card.Brand, CardLast4: p.Card.Last4,
@@ -191,7 +193,7 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 	q := QuoteSubscriptionShipped(today, product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon,
 		req.Delivery.PeriodRate(product.MonthlyPrice, req.PeriodMonths))
 	return PendingSubscribe{Coupon: coupon, TrialDays: product.TrialDays, Shipping: q.Shipping, ShipTo: req.Delivery.Country(),
-		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name,
+		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name, Names: req.Product.names(),
 		Category: req.Product.Category, MonthlyPrice: req.Product.MonthlyPrice, PaymentDay: req.PaymentDay, PeriodMonths: req.PeriodMonths,
 		Email: req.Email, Lang: req.Lang, Today: today, NewPrice: q.NewPrice, NewPriceFrom: q.NewPriceFrom, Charge: q.First.Charge,
 		Status: SubscribePending, At: now,

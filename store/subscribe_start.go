@@ -52,7 +52,7 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	first := q.First
 	now := s.now().UTC().Truncate(time.Millisecond)
 	sub := Subscription{
-		ID: p.SubscriptionID, AccountID: p.CustomerID, ProductID: p.ProductID, ProductName: p.ProductName, Category: p.Category,
+		ID: p.SubscriptionID, AccountID: p.CustomerID, ProductID: p.ProductID, ProductName: p.ProductName, Names: p.Names, Category: p.Category,
 		Email: p.Email, Lang: p.Lang, MonthlyPrice: p.MonthlyPrice, PeriodMonths: p.PeriodMonths, PaymentDay: p.PaymentDay,
 		Status: SubscriptionActive, Card: card, CreatedAt: now, Version: 1, LastPaymentDate: p.Today,
 		NextPaymentDate: first.Next, NewPrice: p.NewPrice, NewPriceFrom: p.NewPriceFrom, Coupon: q.Coupon,

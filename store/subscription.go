@@ -36,6 +36,7 @@ type Subscription struct {
 	AccountID    string // the customer's id
 	ProductID    string // the guide's SKU
 	ProductName  string
+	Names        ProductNames // the product's name in the shop's other languages
 	Email        string
 	Lang         string // of its mails, copied from the customer like the email: the jobs read no customer
 	MonthlyPrice Money  // of one unit

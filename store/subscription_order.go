@@ -93,7 +93,7 @@ func (s *Store) planSubscriptionOrder(ctx context.Context, sub Subscription, rec
 			SubscriptionID: sub.ID, ReceiptNumber: receipt.Number,
 		},
 		// One unit for each month paid: a three-month period ships three.
-		item: OrderItem{CustomerID: sub.AccountID, ProductID: sub.ProductID, ProductName: sub.ProductName,
+		item: OrderItem{CustomerID: sub.AccountID, ProductID: sub.ProductID, ProductName: sub.ProductName, Names: sub.Names,
 			Price: price, Quantity: units, PlacedAt: at},
 	}
 	so.item.OrderID, so.item.Buyer = so.order.ID, so.order.Buyer

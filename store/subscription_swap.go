@@ -34,11 +34,33 @@ func (s Subscription) Units() int { return max(s.Quantity, 1) }
 
 // LineName is what its receipts and staff call it: "2 × Coffee beans", or
 // the product's name alone for one unit.
-func (s Subscription) LineName() string {
+func (s Subscription) LineName() string { return s.lineName(s.ProductName) }
+
+// LineNameIn is LineName with the product named in lang where staff gave
+// a name in it.
+func (s Subscription) LineNameIn(lang string) string { return s.lineName(s.NameIn(lang)) }
+
+// NameIn is the product's name in lang where staff gave one.
+func (s Subscription) NameIn(lang string) string { return s.Names.In(lang, s.ProductName) }
+
+func (s Subscription) lineName(product string) string {
 	if s.Units() == 1 {
-		return s.ProductName
+		return product
 	}
-	return strconv.Itoa(s.Units()) + " × " + s.ProductName
+	return strconv.Itoa(s.Units()) + " × " + product
+}
+
+// lineNames is LineNameIn in each language the product has a name in: a
+// receipt's names.
+func (s Subscription) lineNames() ProductNames {
+	var out ProductNames
+	for l := range s.Names {
+		if out == nil {
+			out = ProductNames{}
+		}
+		out[l] = s.LineNameIn(l)
+	}
+	return out
 }
 
 // SwapProduct changes the product and the quantity from the next payment
@@ -73,7 +95,7 @@ func SwapProduct(p Product, quantity int, change *PriceChange) SubscriptionChang
 		if p.ID == s.ProductID {
 			return s, nil
 		}
-		s.ProductID, s.ProductName, s.Category, s.MonthlyPrice = p.ID, p.Name, p.Category, p.MonthlyPrice
+		s.ProductID, s.ProductName, s.Names, s.Category, s.MonthlyPrice = p.ID, p.Name, p.names(), p.Category, p.MonthlyPrice
 		s.NewPrice, s.NewPriceFrom = Money{}, time.Time{}
 		if pc := change; pc != nil && pc.ProductID == p.ID && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == p.MonthlyPrice.Currency {
 			s.NewPrice, s.NewPriceFrom = pc.New, pc.EffectiveOn

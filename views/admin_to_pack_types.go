@@ -139,7 +139,29 @@ type AdminToPackResult struct {
 	Shipments []store.Shipment
 	Already   bool
 	Problem   bool
+	From      string        // the warehouse whose row was pressed
+	Others    []string      // the order's other warehouses on the page: their rows say the same
+	Counts    []ToPackCount // the order's warehouses' counts, one less
 }
+
+// ToPackCount is how many orders a warehouse's group on the queue's page
+// has still to pack.
+type ToPackCount struct {
+	WarehouseID string
+	Left        int
+}
+
+// toPackCountID and toPackLeftField name a warehouse's count in its
+// heading and the hidden field the form posts it in; toPackRowID names an
+// order's row under a warehouse.
+func toPackCountID(warehouseID string) string { return "to-pack-count-" + warehouseID }
+
+func toPackLeftField(warehouseID string) string { return ToPackLeftField + warehouseID }
+
+func toPackRowID(warehouseID, orderID string) string { return "to-pack-" + warehouseID + "-" + orderID }
+
+// ToPackLeftField prefixes the hidden field of a warehouse's count.
+const ToPackLeftField = "left-"
 
 // shipmentName is a shipment's number, its id before numbers.
 func shipmentName(sh store.Shipment) string {

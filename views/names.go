@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"shop/store"
+	"shop/views/lang"
 )
 
 // What people call things: a shipment by its number, an order by its
@@ -72,3 +73,20 @@ func orderName(ctx context.Context, numbers map[string]string, orderID string) s
 	}
 	return t(ctx, "admin.shipments.its_order")
 }
+
+// A product on the customer's pages is named in the page's language where
+// staff gave a name in it when the line was made (the cart's line and the
+// order's keep them); staff's pages keep the English, which they wrote.
+
+// lineName is an order line's product as its buyer reads it.
+func lineName(ctx context.Context, it store.OrderItem) string {
+	return it.NameIn(langOf(ctx))
+}
+
+// cartLineName is a cart line's product as its owner reads it.
+func cartLineName(ctx context.Context, l store.CartLine) string {
+	return l.NameIn(langOf(ctx))
+}
+
+// langOf is the page's language as a code, for a line's NameIn.
+func langOf(ctx context.Context) string { return string(lang.From(ctx)) }

@@ -66,7 +66,7 @@ func receiptKindWords(ctx context.Context, r store.Receipt) string {
 	case store.ReceiptFreeDays:
 		return lang.T(ctx, "receipts.kind.free_days")
 	case store.ReceiptChange:
-		return lang.T(ctx, "receipts.kind.change", "Line", r.ProductName)
+		return lang.T(ctx, "receipts.kind.change", "Line", r.NameIn(langOf(ctx)))
 	case store.ReceiptTrial:
 		return lang.T(ctx, "receipts.kind.trial")
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"time"
 
 	"shop/store"
@@ -38,7 +39,7 @@ type SwapPreview struct {
 
 // swapChoices are the products c may swap to: the subscribable ones in
 // its currency, its own among them even if it is no longer offered.
-func swapChoices(c SubscriptionCard) []store.Product {
+func swapChoices(ctx context.Context, c SubscriptionCard) []store.Product {
 	var out []store.Product
 	own := false
 	for _, p := range c.Products {
@@ -49,7 +50,7 @@ func swapChoices(c SubscriptionCard) []store.Product {
 		out = append(out, p)
 	}
 	if !own {
-		out = append([]store.Product{{ID: c.Sub.ProductID, Name: c.Sub.ProductName, MonthlyPrice: c.Sub.MonthlyPrice}}, out...)
+		out = append([]store.Product{{ID: c.Sub.ProductID, Name: c.Sub.NameIn(langOf(ctx)), MonthlyPrice: c.Sub.MonthlyPrice}}, out...)
 	}
 	return out
 }

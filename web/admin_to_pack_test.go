@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -254,5 +255,90 @@ func TestAdminPacksOneOrderInPlace(t *testing.T) {
 	wantStatus(t, "without htmx", plain, http.StatusSeeOther)
 	if loc := plain.header.Get("Location"); loc != "/admin/shipments" {
 		t.Errorf("without htmx: to %q", loc)
+	}
+
+	// The warehouse's count in its heading comes one less, out of band:
+	// the press posts the count the page showed (the heading's hidden
+	// field, as the form does), and the last order packed says so, in
+	// each language.
+	for _, tc := range []struct{ lang, left, allPacked string }{
+		{"en", "1 order", "all packed"}, {"ko", "주문 1건", "모두 포장함"}, {"id", "1 pesanan", "semua sudah dikemas"},
+	} {
+		a := m.place(s.env.Store, ada, line("kt-mug", 1))
+		z := m.place(s.env.Store, ada, line("kt-mug", 1))
+		q := b.get("/admin/shipments?lang=" + tc.lang)
+		w := q.doc.Find(`[data-testid="to-pack-row"][data-order="`+a.ID+`"]`).Closest(`[data-testid="to-pack-warehouse"]`).AttrOr("data-warehouse", "")
+		if w == "" {
+			t.Fatalf("%s: order %s is not on the queue", tc.lang, a.Label())
+		}
+		shown := func(p page) (string, string) {
+			c := p.doc.Find("#to-pack-count-" + w)
+			return strings.Join(strings.Fields(c.Text()), " "), c.Find(`input[name="left-`+w+`"]`).AttrOr("value", "")
+		}
+		text, n := shown(q)
+		if n != "2" || !strings.Contains(text, "2") {
+			t.Fatalf("%s: the queue's count says %q (%s)", tc.lang, text, n)
+		}
+		r := b.post("/admin/shipments/pack", url.Values{"pack": {a.ID}, "from": {w}, "left-" + w: {n}}, "HX-Request", "true")
+		count := r.doc.Find("#to-pack-count-" + w)
+		if count.AttrOr("hx-swap-oob", "") != "true" {
+			t.Fatalf("%s: the answer does not update the count out of band: %s", tc.lang, trim(r.body))
+		}
+		if text, n = shown(r); text != tc.left || n != "1" {
+			t.Errorf("%s: after packing one the count says %q (%s), want %q", tc.lang, text, n, tc.left)
+		}
+		r = b.post("/admin/shipments/pack", url.Values{"pack": {z.ID}, "from": {w}, "left-" + w: {n}}, "HX-Request", "true")
+		if text, n = shown(r); text != tc.allPacked || n != "0" {
+			t.Errorf("%s: after packing the last the count says %q (%s), want %q", tc.lang, text, n, tc.allPacked)
+		}
+	}
+	b.get("/admin/shipments?lang=en")
+}
+
+// An order split over two warehouses is in both groups: packed from one
+// row, the answer says so in its row under the other warehouse too, and
+// brings both warehouses' counts one less, out of band.
+func TestAdminPackInPlaceAnswersForEveryWarehouseOfTheOrder(t *testing.T) {
+	t.Parallel()
+	s := newShopWithoutHistory(t)
+	b := s.staff(t)
+	levels, err := s.env.Store.ProductStock(context.Background(), "kt-mug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	most, all := 0, 0
+	for _, l := range levels {
+		most, all = max(most, l.Quantity), all+l.Quantity
+	}
+	if all <= most {
+		t.Fatalf("kt-mug is stocked in one warehouse only: %+v", levels)
+	}
+	// More than any one warehouse holds: the checkout splits it.
+	o := newOrderMaker(t, s.env.Store).place(s.env.Store, s.customerID(t, demo.CustomerEmail), line("kt-mug", most+1))
+	ws := allocatedTo(t, s, o.ID)
+	if len(ws) < 2 {
+		t.Fatalf("order of %d mugs allocated to %v", most+1, ws)
+	}
+	q := b.get("/admin/shipments")
+	form := url.Values{"pack": {o.ID}, "from": {ws[0]}}
+	for _, w := range ws {
+		if q.doc.Find("#to-pack-"+w+"-"+o.ID).Length() != 1 {
+			t.Fatalf("the order has no row under %s", w)
+		}
+		form.Set("left-"+w, q.doc.Find(`input[name="left-`+w+`"]`).AttrOr("value", ""))
+	}
+	r := b.post("/admin/shipments/pack", form, "HX-Request", "true")
+	wantStatus(t, "pack in place", r, http.StatusOK)
+	for i, w := range ws {
+		row := r.doc.Find("#to-pack-" + w + "-" + o.ID)
+		wantText(t, "the row under "+w, row, "Packed:")
+		if oob := row.AttrOr("hx-swap-oob", ""); (i == 0) != (oob == "") {
+			t.Errorf("the row under %s: hx-swap-oob %q (the pressed row is the answer itself, the others out of band)", w, oob)
+		}
+		before, _ := strconv.Atoi(form.Get("left-" + w))
+		count := r.doc.Find("#to-pack-count-" + w)
+		if got := count.Find("input").AttrOr("value", ""); got != strconv.Itoa(before-1) || count.AttrOr("hx-swap-oob", "") != "true" {
+			t.Errorf("%s's count: %q out of band %q, want %d", w, got, count.AttrOr("hx-swap-oob", ""), before-1)
+		}
 	}
 }

@@ -6,6 +6,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"shop/jobs/webhook"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -165,13 +166,23 @@ func New(cfg Config) (*fiber.App, error) {
 	// Errors are JSON ({"error", "reason"}); described in openapi.json.
 	apiKeys := handlers.NewAPIKeys(cfg.Store, cfg.APIKeysEvery, cfg.Log)
 	go apiKeys.Run(bg)
-	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate}
+	hooks := webhook.New(cfg.Store, webhook.Config{Client: webhook.NewClient(cfg.Webhooks.Client),
+		Jitter: cfg.Webhooks.Jitter, Active: apiKeys.AnyWebhooks, Log: cfg.Log})
+	if cfg.Webhooks.Deliverer != nil {
+		*cfg.Webhooks.Deliverer = hooks
+	}
+	go hooks.Run(bg, cfg.Webhooks.Every)
+	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake}
+	apiWebhooks := &handlers.APIWebhooks{Store: cfg.Store, Keys: apiKeys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
 	app.Get("/api/v1/openapi.json", serveOpenAPI)
 	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())
 	api.Post("/drops", apiDrops.Create)
 	api.Get("/drops/:id", apiDrops.Show)
 	api.Post("/drops/:id/claims", apiDrops.Claim)
 	api.Get("/drops/:id/tickets", apiDrops.Tickets)
+	api.Post("/webhooks", apiWebhooks.Create)
+	api.Get("/webhooks", apiWebhooks.List)
+	api.Delete("/webhooks/:id", apiWebhooks.Delete)
 	app.Use("/api", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown /api path
 
 	// Card providers' signed events: no session, no CSRF; the signature,

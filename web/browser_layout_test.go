@@ -165,22 +165,64 @@ func TestBrowserLayoutAtBothWidths(t *testing.T) {
 		}
 		j.shot("layout-04-tickets-phone-" + l)
 
-		j.do("a long name", chromedp.Navigate(s.base+"/products/cf-light"), chromedp.WaitVisible(sel("breadcrumb")))
-		type crumbs struct {
-			Step    float64 `json:"step"`
-			Divider string  `json:"divider"`
-		}
-		b := evalJS[crumbs](j, "the breadcrumb", `(() => {
-			const items = document.querySelectorAll('[data-testid="breadcrumb"] li');
-			return {step: items[items.length - 1].getBoundingClientRect().top - items[0].getBoundingClientRect().top,
-				divider: getComputedStyle(items[0], '::after').content};
-		})()`)
-		if b.Step > 1 {
-			t.Errorf("%s: on a phone the breadcrumb's last item starts %.0f px below the first, on a line of its own", l, b.Step)
-		}
-		if b.Divider == "none" || b.Divider == "" {
-			t.Errorf("%s: the breadcrumb has no divider after its first item", l)
+		// Long names, each ending in its weight: the last word stays with
+		// the one before it.
+		for _, id := range []string{"cf-gbg-dark", "cf-espresso", "cf-decaf", "cf-light"} {
+			j.do("a long name", chromedp.Navigate(s.base+"/products/"+id), chromedp.WaitVisible(sel("breadcrumb")))
+			type crumbs struct {
+				Step    float64 `json:"step"`
+				Divider string  `json:"divider"`
+				Alone   string  `json:"alone"`
+			}
+			// Alone is the name's last word, in the breadcrumb or the
+			// heading, when it sits on a line of its own ("Midnight Decaf
+			// 250 / g").
+			b := evalJS[crumbs](j, "the breadcrumb", `(() => {
+				const items = document.querySelectorAll('[data-testid="breadcrumb"] li');
+				const last = items[items.length - 1];
+				const alone = e => {
+					const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+					let text = null;
+					while (walk.nextNode()) { if (walk.currentNode.textContent.trim()) text = walk.currentNode; }
+					const words = [...text.textContent.matchAll(/\S+/g)];
+					const top = w => { const r = document.createRange(); r.setStart(text, w.index); r.setEnd(text, w.index + w[0].length); return r.getClientRects()[0].top; };
+					const [before, end] = words.slice(-2);
+					return before && top(end) > top(before) + 1 ? end[0] : '';
+				};
+				const inCrumb = alone(last), inName = alone(document.querySelector('[data-testid="product-name"]'));
+				return {step: last.getBoundingClientRect().top - items[0].getBoundingClientRect().top,
+					divider: getComputedStyle(items[0], '::after').content,
+					alone: inCrumb ? 'breadcrumb: ' + inCrumb : inName ? 'heading: ' + inName : ''};
+			})()`)
+			if b.Alone != "" {
+				t.Errorf("%s: %s on a phone: the name's last word is alone on its line in the %s", l, id, b.Alone)
+			}
+			if b.Step > 1 {
+				t.Errorf("%s: %s on a phone: the breadcrumb's last item starts %.0f px below the first, on a line of its own", l, id, b.Step)
+			}
+			if b.Divider == "none" || b.Divider == "" {
+				t.Errorf("%s: the breadcrumb has no divider after its first item", l)
+			}
+			if id == "cf-decaf" {
+				j.shot("layout-06-breadcrumb-weight-phone-" + l)
+			}
 		}
 		j.shot("layout-05-breadcrumb-phone-" + l)
+	}
+
+	// The ticket put in the cart: its drop's page and /tickets offer the
+	// cart instead of Add to cart, on a phone and at 1280 px.
+	j.do("add the ticket", chromedp.Navigate(s.base+"/tickets?lang=en"), chromedp.WaitVisible(sel("ticket-buy")),
+		chromedp.Click(sel("ticket-buy")), chromedp.WaitVisible(sel("cart")))
+	for _, w := range []int{phoneWidth, 1280} {
+		j.do(fmt.Sprintf("%d px wide", w), chromedp.EmulateViewport(int64(w), 900))
+		j.noSidewaysScroll("/drops/"+drop.ID, "/tickets")
+		for _, p := range []string{"/drops/" + drop.ID, "/tickets"} {
+			j.do("open "+p, chromedp.Navigate(s.base+p), chromedp.WaitVisible(sel("ticket-cart-link")))
+			if j.count(sel("ticket-buy")) != 0 {
+				t.Errorf("%d px: %s offers Add to cart for a ticket in the cart", w, p)
+			}
+		}
+		j.shot(fmt.Sprintf("layout-07-ticket-in-cart-%d", w))
 	}
 }

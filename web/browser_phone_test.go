@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,6 +205,41 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 	j.do("pack in place", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(row),
 		chromedp.Click(row+` [data-testid="to-pack-pack"]`), chromedp.WaitVisible(`[data-testid="to-pack-done"][data-order="`+order.ID+`"] [data-testid="to-pack-shipment"]`))
 	j.shot("phone-07-admin-packed-in-place")
+	// The queue's rows are cards on a phone: the row the press became is
+	// in view, nothing in its box scrolls sideways, and its warehouse's
+	// count in the heading came one less with it.
+	done := `[data-testid="to-pack-done"][data-order="` + order.ID + `"]`
+	placed, err := chromedp.Run(j.ctx, chromedp.Evaluate[string](`(() => {
+		const r = document.querySelector('`+done+`').getBoundingClientRect();
+		const wide = [...document.querySelectorAll('.table-scroll')].filter(b => b.scrollWidth > b.clientWidth);
+		return (r.left < 0 || r.right > innerWidth ? 'the packed row spans ' + r.left + '-' + r.right + ' of ' + innerWidth + '; ' : '') +
+			(wide.length ? wide.length + ' table boxes scroll sideways' : '');
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if placed != "" {
+		t.Errorf("360 px, packed in place: %s", placed)
+	}
+	counts, err := chromedp.Run(j.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+sel("to-pack-count")+`')].map(c => c.textContent.trim() + '=' + c.querySelector('input').value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.do("queue again", chromedp.Navigate(s.base+paths.AdminShipments), chromedp.WaitVisible(sel("to-pack-form")))
+	again, err := chromedp.Run(j.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+sel("to-pack-count")+`')].map(c => c.textContent.trim() + '=' + c.querySelector('input').value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(counts, again) {
+		t.Errorf("the counts after packing in place %q are not the queue's %q", counts, again)
+	}
+	// At 1280 px the queue stays a table.
+	j.do("to pack at 1280", chromedp.EmulateViewport(1280, 900), chromedp.Reload(), chromedp.WaitVisible(sel("to-pack-form")))
+	if !j.visible(".to-pack-table thead th:nth-child(2)") {
+		t.Error("1280 px: the packing queue is not a table")
+	}
+	j.shot("admin-to-pack-1280")
+	j.phone()
 	// A customer's invoices with their refunds, in the table's box.
 	j.do("customer", chromedp.Navigate(s.base+paths.AdminCustomer(adaID)), chromedp.WaitVisible(sel("customer-invoices")))
 	j.shot("phone-08-admin-customer")

@@ -2,6 +2,7 @@ package web
 
 import (
 	"log/slog"
+	"shop/jobs/webhook"
 	"sync/atomic"
 	"time"
 
@@ -112,4 +113,20 @@ type Config struct {
 	// customer cancels one; nil: one over Store and Payments, which hands
 	// subscriptions' and refunds' events on (jobs.NewCardPayments).
 	Settler *jobs.PaymentSettler
+	// Webhooks configures the delivery of the API's webhook events, which
+	// every replica runs (SHOP_JOBS=false too): the client's address
+	// policy (AllowPrivate: SHOP_WEBHOOK_ALLOW_PRIVATE), how often it
+	// polls (default 3 s; woken at once by an event written here), and
+	// for tests a resolver, allowed addresses and root CAs.
+	Webhooks WebhookConfig
+}
+
+// WebhookConfig configures the app's webhook deliverer.
+type WebhookConfig struct {
+	Client webhook.ClientConfig
+	Every  time.Duration
+	// Jitter fixes the retries' jitter (tests); nil: random.
+	Jitter func() float64
+	// Deliverer, when set, receives the app's deliverer (tests drive it).
+	Deliverer **webhook.Deliverer
 }

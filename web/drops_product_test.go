@@ -65,6 +65,20 @@ func TestProductDropTicketBuysThroughCheckout(t *testing.T) {
 		t.Fatalf("cart:\n%s", trim(cart.testid("cart").Text()))
 	}
 	wantText(t, "cart total", cart.testid("cart-total"), "€40.00")
+	// In the cart, the ticket offers the cart, not "Add to cart" again: on
+	// /tickets and on its drop's page, in each language.
+	for _, tc := range []struct{ lang, says string }{{"ko", "장바구니에 담겨"}, {"id", "Sudah di keranjang"}, {"en", "In your cart"}} {
+		for _, path := range []string{"/tickets", "/drops/" + dropID} {
+			p := ada.get(path + "?lang=" + tc.lang)
+			if n := p.testid("ticket-buy").Length(); n != 0 {
+				t.Errorf("%s %s: a ticket in the cart is offered Add to cart (%d)", tc.lang, path, n)
+			}
+			wantText(t, tc.lang+" "+path+": in the cart", p.testid("ticket-in-cart"), tc.says)
+			if href := attr(p.testid("ticket-cart-link"), "href"); href != "/cart" {
+				t.Errorf("%s %s: the ticket's link goes to %q", tc.lang, path, href)
+			}
+		}
+	}
 
 	key, total := ada.checkoutPage()
 	if total != "4000" {

@@ -226,3 +226,42 @@ func TestStaffDropPageNamesProductWarehousesHoldersAndMaker(t *testing.T) {
 	wantText(t, "an old drop's maker", p.testid("admin-drop-created-by"), "made by the shop's staff")
 	noRawIDs(t, "an old drop's page", p)
 }
+
+// An order from before order numbers is named by a short reference its id
+// holds (store.Order.Label), on the staff and customer pages alike: the
+// lists, the order pages and their titles; no page shows its id.
+func TestOrdersFromBeforeNumbersAreNamedWithoutTheirIDs(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	adaID := s.customerID(t, demo.CustomerEmail)
+	o := newOrderMaker(t, s.env.Store).place(s.env.Store, adaID, line("kt-mug", 1))
+	_, err := s.env.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.env.Table),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "o#" + o.ID}, "SK": &types.AttributeValueMemberS{Value: "c#" + adaID}},
+		UpdateExpression:         aws.String("REMOVE #n"),
+		ConditionExpression:      aws.String("attribute_exists(#n)"),
+		ExpressionAttributeNames: map[string]string{"#n": "Number"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := "#" + strings.ToUpper(o.ID[13:19])
+
+	b := s.staff(t)
+	staff := b.get("/admin/orders/" + o.ID)
+	if title := staff.doc.Find("title").Text(); !strings.Contains(title, ref) {
+		t.Errorf("the staff order page's title %q does not name the order %s", title, ref)
+	}
+	noRawIDs(t, "staff order page", staff)
+	noRawIDs(t, "staff to-pack queue", b.get("/admin/shipments"))
+
+	ada := s.browser(t)
+	ada.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	mine := ada.get("/orders/" + o.ID)
+	wantText(t, "customer's order heading", mine.testid("order-number"), ref)
+	noRawIDs(t, "customer's order page", mine)
+	list := ada.get("/orders")
+	wantText(t, "customer's orders", list.doc.Find(`[data-testid="order-number"][href="/orders/`+o.ID+`"]`), ref)
+	noRawIDs(t, "customer's orders", list)
+}

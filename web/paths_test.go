@@ -370,6 +370,9 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"APIDrop", get, paths.APIDrop(id)},
 		{"APIDropClaims", post, paths.APIDropClaims(id)},
 		{"APIDropTickets", get, paths.APIDropTickets(id)},
+		{"APIWebhooks", post, paths.APIWebhooks},
+		{"APIWebhooks", get, paths.APIWebhooks},
+		{"APIWebhook", http.MethodDelete, paths.APIWebhook(id)},
 	}
 	tested := map[string]bool{"WithQuery": true, "More": true} // build on the others
 	for _, c := range cases {

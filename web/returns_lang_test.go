@@ -67,7 +67,8 @@ func TestCustomerLanguageReachesTheirSubscriptions(t *testing.T) {
 	}
 	b := s.browser(t)
 	b.signIn(demo.CustomerEmail, demo.CustomerPassword)
-	wantStatus(t, "subscriptions in Korean", b.get("/subscriptions?lang=ko"), http.StatusOK)
+	page := b.get("/subscriptions?lang=ko")
+	wantStatus(t, "subscriptions in Korean", page, http.StatusOK)
 	subs, err := st.Subscriptions(ctx, ada)
 	if err != nil || len(subs) == 0 {
 		t.Fatalf("Ada's subscriptions: %d, %v", len(subs), err)
@@ -76,6 +77,18 @@ func TestCustomerLanguageReachesTheirSubscriptions(t *testing.T) {
 		if sub.Status != store.SubscriptionCancelled && sub.Lang != "ko" {
 			t.Errorf("Ada's %s subscription to %s mails in %q after her switch to Korean", sub.Status, sub.ProductID, sub.Lang)
 		}
+		// Named in Korean on her page and her receipts, as staff named
+		// the product when she subscribed.
+		if ko := sub.Names["ko"]; ko == "" {
+			t.Errorf("Ada's subscription to %s keeps no Korean name", sub.ProductID)
+		} else if !strings.Contains(page.testid("subscriptions").Text(), ko) {
+			t.Errorf("her subscriptions page does not name %q", ko)
+		}
+	}
+	receipts := b.get("/receipts")
+	first := receipts.testid("receipt-link").First()
+	if name := first.Text(); !strings.ContainsFunc(name, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }) {
+		t.Errorf("her newest receipt is named %q, not in Hangul", name)
 	}
 	after, err := st.Subscriptions(ctx, henrik)
 	if err != nil {

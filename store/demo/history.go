@@ -348,7 +348,7 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 		for _, l := range o.lines {
 			p := products[l.product]
 			past.Items = append(past.Items, store.OrderItem{
-				ProductID: p.id, ProductName: p.name, Price: store.Money{Amount: p.price, Currency: store.DefaultCurrency},
+				ProductID: p.id, ProductName: p.name, Names: namesOf(p.id), Price: store.Money{Amount: p.price, Currency: store.DefaultCurrency},
 				Quantity: l.qty, Allocations: []store.Allocation{{WarehouseID: warehouses[l.warehouse].ID, Quantity: l.qty}},
 				VATRate: st.VATRates().Of(p.category),
 			})

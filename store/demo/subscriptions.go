@@ -125,7 +125,7 @@ func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time
 		created = paidAt(pl.joined, loc, now)
 	}
 	sub := store.Subscription{
-		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Category: categoryOf(pl.product), Email: pl.email, Lang: lang,
+		ID: store.NewIDAt(created), AccountID: customerID, ProductID: pl.product, ProductName: productName, Names: namesOf(pl.product), Category: categoryOf(pl.product), Email: pl.email, Lang: lang,
 		MonthlyPrice: store.Money{Amount: monthlyPrices[pl.product], Currency: store.DefaultCurrency},
 		PeriodMonths: pl.months, PaymentDay: pl.day, CreatedAt: created, Version: 1,
 	}

@@ -147,3 +147,16 @@ var productTexts = map[string]map[string]store.ProductText{
 func text(name, description string) store.ProductText {
 	return store.ProductText{Name: name, Description: description}
 }
+
+// namesOf is the product's names in the other languages, as a line bought
+// in the demo's history keeps them.
+func namesOf(id string) store.ProductNames {
+	var out store.ProductNames
+	for l, t := range productTexts[id] {
+		if out == nil {
+			out = store.ProductNames{}
+		}
+		out[l] = t.Name
+	}
+	return out
+}

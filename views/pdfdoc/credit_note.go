@@ -40,7 +40,7 @@ func CreditNote(ctx context.Context, c Common, d store.OrderDetails, inv store.I
 		r := rates[l.ProductID+"\x00"+l.DropID]
 		v := store.LineVAT(r, l.Amount)
 		unit := store.Money{Amount: l.Amount.Amount / int64(max(l.Quantity, 1)), Currency: l.Amount.Currency}
-		rows = append(rows, []string{l.ProductName, strconv.Itoa(-l.Quantity), doc.money(unit), r.String(), doc.money(v.Tax.Negated()), doc.money(l.Amount.Negated())})
+		rows = append(rows, []string{l.NameIn(string(c.Lang)), strconv.Itoa(-l.Quantity), doc.money(unit), r.String(), doc.money(v.Tax.Negated()), doc.money(l.Amount.Negated())})
 		rest -= l.Amount.Amount
 	}
 	if rf.Shipping.Amount > 0 {

@@ -32,7 +32,7 @@ func Invoice(ctx context.Context, c Common, d store.OrderDetails, inv store.Invo
 	rows := make([][]string, 0, len(d.Items))
 	for _, it := range d.Items {
 		v := it.VAT()
-		rows = append(rows, []string{it.ProductName, strconv.Itoa(it.Quantity), doc.money(it.Price), it.VATRate.String(), doc.money(v.Tax), doc.money(it.LineTotal())})
+		rows = append(rows, []string{it.NameIn(string(c.Lang)), strconv.Itoa(it.Quantity), doc.money(it.Price), it.VATRate.String(), doc.money(v.Tax), doc.money(it.LineTotal())})
 	}
 	if inv.Shipping.Amount > 0 {
 		rows = append(rows, []string{doc.t("checkout.shipping"), "1", doc.money(inv.Shipping), "", "", doc.money(inv.Shipping)})

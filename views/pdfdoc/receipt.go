@@ -23,7 +23,7 @@ func Receipt(ctx context.Context, c Common, r store.Receipt) ([]byte, error) {
 		v = r.VAT[0]
 	}
 	goods := r.Amount.Amount - r.Shipping.Amount + r.Discount.Amount
-	item := r.ProductName
+	item := r.NameIn(string(c.Lang))
 	rows := [][]string{{item, "1", doc.money(store.Money{Amount: goods, Currency: r.Amount.Currency}), rateOf(v), taxOf(doc, v), doc.money(store.Money{Amount: goods, Currency: r.Amount.Currency})}}
 	if r.Shipping.Amount > 0 {
 		rows = append(rows, []string{doc.t("checkout.shipping"), "1", doc.money(r.Shipping), "", "", doc.money(r.Shipping)})
