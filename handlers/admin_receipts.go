@@ -51,6 +51,17 @@ func (h *AdminReceipts) PDF(c *fiber.Ctx) error {
 	return sendPDF(c, name, pdf, err)
 }
 
+// CreditNotePDF is the credit note of the receipt's refund, as its
+// customer gets it.
+func (h *AdminReceipts) CreditNotePDF(c *fiber.Ctx) error {
+	r, err := h.receipt(c)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := receiptCreditNotePDF(c.UserContext(), h.Store, h.Store, r, c.Params("note"))
+	return sendPDF(c, name, pdf, err)
+}
+
 func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 	customer, number := c.Params("id"), c.Params("number")
 	if !store.ValidID(customer) || !store.ValidID(number) {

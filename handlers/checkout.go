@@ -42,7 +42,7 @@ type Checkout struct {
 	Log  *slog.Logger // an address that could not be saved after an order
 	// Confirmation is the order's confirmation mail, written with the
 	// order (nil: none).
-	Confirmation func(store.Order, []store.OrderItem) store.Mail
+	Confirmation store.ConfirmationMail
 	// Guests makes or finds the customer of a guest checkout.
 	Guests GuestCheckoutStore
 }

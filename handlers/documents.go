@@ -55,6 +55,21 @@ func receiptPDF(ctx context.Context, st SellerReader, loc locator, r store.Recei
 	return "receipt-" + r.NumberInBooks() + ".pdf", pdf, err
 }
 
+// receiptCreditNotePDF renders the credit note numbered note of a
+// receipt's refund (ErrNotFound: the receipt has none of that number).
+func receiptCreditNotePDF(ctx context.Context, st SellerReader, loc locator, r store.Receipt, note string) (string, []byte, error) {
+	n, ok := r.CreditNote(note)
+	if !ok {
+		return "", nil, store.ErrNotFound
+	}
+	common, err := pdfCommon(ctx, st, r.Lang, loc)
+	if err != nil {
+		return "", nil, err
+	}
+	pdf, err := pdfdoc.ReceiptCreditNote(ctx, common, r, n)
+	return "credit-note-" + n.Number + ".pdf", pdf, err
+}
+
 // fileNameUnsafe is what a download's name may not hold: it keeps a download's name to letters, digits, dots and dashes.
 var fileNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 

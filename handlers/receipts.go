@@ -58,6 +58,21 @@ func (h *Receipts) PDF(c *fiber.Ctx) error {
 	return sendPDF(c, name, pdf, err)
 }
 
+// CreditNotePDF is the credit note of one of the customer's receipts'
+// refunds; another's is a 404.
+func (h *Receipts) CreditNotePDF(c *fiber.Ctx) error {
+	v, err := signedInFor(c, c.OriginalURL())
+	if err != nil || !v.SignedIn() {
+		return err
+	}
+	r, err := h.ownReceipt(c, v)
+	if err != nil {
+		return err
+	}
+	name, pdf, err := receiptCreditNotePDF(c.UserContext(), h.Store, h.Store, r, c.Params("note"))
+	return sendPDF(c, name, pdf, err)
+}
+
 // Show is one receipt, by its number. Another customer's number is a 404,
 // the same as one that does not exist.
 func (h *Receipts) Show(c *fiber.Ctx) error {

@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/carrier"
+	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
 )
@@ -71,7 +72,7 @@ const mailSignature = "\nFika & Field\n"
 
 // OrderPlaced is the order's confirmation, in the buyer's language at
 // checkout; its id makes it once per order.
-func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail {
+func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem, inv store.Invoice) store.Mail {
 	l := lang.OrEnglish(o.Buyer.Lang)
 	link, linkMsg := m.orderLink(o)
 	var b strings.Builder
@@ -80,22 +81,50 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem) store.Mail
 		fmt.Fprintf(&b, "  %s  %s\n", itemLine(l, it), lang.MoneyIn(l, lineTotal(it)))
 	}
 	if o.Discount.Amount > 0 {
-		fmt.Fprintf(&b, "  %s  −%s\n", lang.In(l, "mail.order.discount"), lang.MoneyIn(l, o.Discount))
+		fmt.Fprintf(&b, "  %s  −%s\n", discountLabel(l, inv), lang.MoneyIn(l, o.Discount))
 	}
 	if amount, ok := deliveryAmount(l, o); ok {
 		fmt.Fprintf(&b, "  %s  %s\n", lang.In(l, "mail.order.delivery"), amount)
 	}
 	fmt.Fprintf(&b, "  %s  %s\n\n", lang.In(l, "mail.order.total"), lang.MoneyIn(l, o.Total))
+	if paid := paidWith(inv); len(paid) > 0 {
+		fmt.Fprintf(&b, "%s\n", lang.In(l, "mail.order.paid_with"))
+		for _, p := range paid {
+			fmt.Fprintf(&b, "  %s  %s\n", views.PaymentLabelIn(l, p), lang.MoneyIn(l, p.Amount))
+		}
+		b.WriteString("\n")
+	}
 	if estimate := deliveryEstimate(l, o); estimate != "" {
 		fmt.Fprintf(&b, "%s\n\n", estimate)
 	}
 	fmt.Fprintf(&b, "%s\n\n%s\n%s", lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), mailSignature)
 	return store.Mail{
 		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
-		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, link)),
+		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, inv, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
 		AttachOrder: o.ID, // its invoice, rendered when sent
 	}
+}
+
+// discountLabel names the confirmation's discount by its code, as the
+// invoice has it: "Discount, code SUMMER10".
+func discountLabel(l lang.Lang, inv store.Invoice) string {
+	if inv.DiscountCode == "" {
+		return lang.In(l, "mail.order.discount")
+	}
+	return lang.In(l, "mail.order.discount_code", "Code", inv.DiscountCode)
+}
+
+// paidWith is what paid the order, as its invoice has it: the gift card's
+// part, then the card's (brand, last four), each with its amount.
+func paidWith(inv store.Invoice) []store.Payment {
+	var out []store.Payment
+	for _, p := range inv.Payments {
+		if !p.IsRefund() && p.Amount.Amount > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // deliveryAmount is the confirmation's delivery line: what it cost, or

@@ -26,7 +26,7 @@ func TestOrderAndAccountMailsGoOutOverSMTP(t *testing.T) {
 	delivered := sh
 	delivered.Status, delivered.DeliveredAt, delivered.Version = store.ShipmentDelivered, now, 3
 
-	env, srv, d := newDelivery(t, m.OrderPlaced(o, items), *m.ShipmentStep(o, sh), *m.ShipmentStep(o, delivered))
+	env, srv, d := newDelivery(t, m.OrderPlaced(o, items, store.Invoice{}), *m.ShipmentStep(o, sh), *m.ShipmentStep(o, delivered))
 	if pending := m.ShipmentStep(o, store.Shipment{ID: "sh1", Status: store.ShipmentPending}); pending != nil {
 		t.Fatalf("a step back to pending mails %+v", pending)
 	}

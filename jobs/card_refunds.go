@@ -17,7 +17,8 @@ import (
 // provider that took the payment, under its first try's key, so a retry
 // never refunds twice; one the provider answered pending is read there,
 // and confirmed if its refund event has not done so first. One that fails MaxCardRefundTries times stays listed for
-// staff. Its lease is the job's and today's like the others', but given
+// staff. It also numbers the credit notes of refunds done whose process
+// stopped before numbering them (store.NumberDueCreditNotes). Its lease is the job's and today's like the others', but given
 // back after each run rather than marked done, so the next tick (every
 // 15 minutes by default) runs again.
 const JobCardRefunds = "card-refunds"
@@ -27,6 +28,7 @@ type CardRefundStore interface {
 	PendingCardRefunds(ctx context.Context) ([]store.PendingCardRefund, error)
 	RetryCardRefund(ctx context.Context, orderID, key string, refunder store.Refunder) (store.Refund, error)
 	RetryReceiptRefund(ctx context.Context, customerID, number string, refunder store.Refunder, mail func(store.Receipt) *store.Mail) (store.Receipt, error)
+	NumberDueCreditNotes(ctx context.Context) (int, error)
 }
 
 // cardRefundTimeout bounds one refund's try, so a hanging gateway does not
@@ -99,6 +101,15 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 		}
 		slog.WarnContext(ctx, "card refund retried, not taken", "order", p.OrderID, "refund", p.RefundID, "receipt", p.Number, "tries", tries.Count, "err", err)
 		rec.failRefund(ctx, p, tries)
+	}
+	// Refunds done whose process stopped before their credit note's
+	// number: numbered now, not when an event happens to come again.
+	n, err := st.NumberDueCreditNotes(ctx)
+	if n > 0 {
+		slog.InfoContext(ctx, "credit notes numbered that a stop had left", "count", n)
+	}
+	if err != nil {
+		return fmt.Errorf("number the credit notes due: %w", err)
 	}
 	return nil
 }

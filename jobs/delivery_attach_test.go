@@ -9,11 +9,13 @@ import (
 	"mime"
 	"mime/multipart"
 	netmail "net/mail"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"shop/handlers"
 	"shop/jobs"
 	"shop/store"
 )
@@ -111,4 +113,81 @@ func attachmentOf(t *testing.T, data []byte) (string, []byte) {
 	}
 	t.Fatalf("no PDF attached:\n%s", data)
 	return "", nil
+}
+
+// The order's confirmation, as checkout writes it, is sent with its
+// invoice rendered for real as it goes (handlers.MailAttachment, as the
+// shop configures delivery): an application/pdf part whose bytes are a PDF
+// and whose text holds the order's and the invoice's numbers.
+func TestDeliverPendingAttachesTheRenderedInvoice(t *testing.T) {
+	t.Parallel()
+	env, srv, _ := newDelivery(t)
+	ctx, st := ctxT(t), env.Store
+	w := store.Warehouse{ID: "w1", Name: "Main", Address: store.Address{City: "Boras", Country: "Sweden"}}
+	p := store.Product{ID: "tea", Name: "Sencha tea", Category: "coffee", Price: eur(2000)}
+	if err := st.PutWarehouse(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutProduct(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AdjustStock(ctx, p, w, 5, "delivery", store.Customer{ID: "staff"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateGiftCard(ctx, store.GiftCard{Code: "GIFT-MAIL-0001", Balance: eur(5000)}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := st.HoldCheckout(ctx, store.CheckoutRequest{Key: "mail-pdf", CustomerID: "ada", Buyer: store.Buyer{Name: "Ada", Email: "ada@example.com"},
+		Lines: []store.CheckoutLine{{ProductID: "tea", Quantity: 1}}, GiftCardCode: "GIFT-MAIL-0001", HoldFor: 30 * time.Minute,
+		ShipTo:       store.Address{Name: "Ada", Street: "Main", Number: "1", ZipCode: "11111", City: "Boras", Country: "Sweden"},
+		Confirmation: jobs.ShopMail{BaseURL: "https://shop.example"}.OrderPlaced})
+	if err != nil || o.Status != store.OrderPlaced {
+		t.Fatalf("an order the gift card pays whole: %+v %v", o, err)
+	}
+	d, err := st.OrderDetails(ctx, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, ok := d.Invoice()
+	if !ok {
+		t.Fatal("the order has no invoice")
+	}
+	// Written with the order, due at once.
+	m := outboxMail(t, env, store.MailID("order", o.ID))
+	m.CreatedAt = time.Now().Add(-time.Minute)
+	if err := st.MarkMail(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	dl := newDelivererWith(t, st, srv.URL(), func(c *jobs.DeliveryConfig) { c.Attach = handlers.MailAttachment(st) })
+	deliver(t, dl, 1, 0)
+	got := srv.Received()
+	if len(got) != 1 {
+		t.Fatalf("the server received %d messages", len(got))
+	}
+	name, pdf := attachmentOf(t, got[0].Data)
+	if name != "invoice-"+inv.ID+".pdf" || !bytes.HasPrefix(pdf, []byte("%PDF")) {
+		t.Fatalf("attached %q, starting %q", name, pdf[:min(len(pdf), 16)])
+	}
+	text := pdfText(t, pdf)
+	for _, want := range []string{o.Label(), inv.ID, "Sencha tea", "€20.00"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the attached invoice lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// pdfText is a PDF's text as pdftotext reads it (poppler-utils), its words
+// joined by single spaces.
+func pdfText(t *testing.T, pdf []byte) string {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Fatal("pdftotext is not installed (apt-get install poppler-utils; .ci/run installs it)")
+	}
+	cmd := exec.Command("pdftotext", "-layout", "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
 }

@@ -165,7 +165,7 @@ func TestOrderMailsGoWithTheirWrites(t *testing.T) {
 	st, ctx := f.env.Store, ctxT(t)
 	req := request("mail-checkout", "c1", store.CheckoutLine{ProductID: "p1", Quantity: 2})
 	req.Buyer = store.Buyer{Name: "Ada", Email: "ada@example.com"}
-	req.Confirmation = func(o store.Order, items []store.OrderItem) store.Mail {
+	req.Confirmation = func(o store.Order, items []store.OrderItem, _ store.Invoice) store.Mail {
 		return store.Mail{ID: "order-" + o.ID, To: o.Buyer.Email, Kind: store.MailOrderPlaced, Subject: "Order " + o.Number + " " + items[0].ProductName,
 			CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending}
 	}

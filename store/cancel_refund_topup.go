@@ -44,6 +44,7 @@ func (s *Store) cancelTopUp(ctx context.Context, cur Subscription, receipt Recei
 // card refund in the next round, as receiptRefundTopUp writes it.
 func (r Receipt) toppedUp() Receipt {
 	r.RefundedBefore = r.Refunded()
+	r.CreditNotesBefore = r.CreditNotes()
 	r.refundRound++
 	return r
 }
@@ -63,6 +64,7 @@ func (s *Store) receiptRefundTopUp(r Receipt, req RefundRequest) (types.Transact
 		Set(expression.Name("RefundBy"), expression.Value(req.By)).
 		Set(expression.Name("RefundRequestedAt"), expression.Value(timestamp(now))).
 		Set(expression.Name("RefundedBefore"), expression.Value(r.Refunded().Amount))
+	upd = keepCreditNote(upd, r)
 	for _, attr := range append([]string{"RefundedAt", "RefundID", "CardTries", "CardProblem", "CardTriedAt", "CardNextTryAt"}, refundPartAttrs...) {
 		upd = upd.Remove(expression.Name(attr))
 	}

@@ -132,7 +132,7 @@ func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder R
 		rf.GatewayRefundID, rf.CardTries.NextAt = ans.Ref, next
 		return rf, nil
 	}
-	err = s.updateIf(ctx, pk, sk, markCardRefundDone(ans.Ref), pending)
+	err = s.updateIf(ctx, pk, sk, markCardRefundDone(ans.Ref, o.ID, rf, s.now()), pending)
 	if isConditionFailed(err) {
 		now, err := s.OrderRefund(ctx, o.ID, rf.ID) // confirmed meanwhile (its event, the job): as it is
 		if err != nil {
@@ -148,11 +148,17 @@ func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder R
 }
 
 // markCardRefundDone is the update of an order's refund whose card part
-// the provider confirmed.
-func markCardRefundDone(ref string) expression.UpdateBuilder {
-	return expression.Set(expression.Name("Status"), expression.Value(string(RefundDone))).
+// the provider confirmed: off the pending list, onto the list of credit
+// notes due (a late payment's refund, which takes none, off both).
+func markCardRefundDone(ref, orderID string, rf Refund, at time.Time) expression.UpdateBuilder {
+	upd := expression.Set(expression.Name("Status"), expression.Value(string(RefundDone))).
 		Set(expression.Name("GatewayRefundID"), expression.Value(ref)).
-		Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt"))
+		Remove(expression.Name("CardNextTryAt"))
+	if !takesCreditNote(rf) {
+		return upd.Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK))
+	}
+	pk, sk := creditNoteDueKeys(at, orderID, rf.ID)
+	return upd.Set(expression.Name(attrAttnPK), expression.Value(pk)).Set(expression.Name(attrAttnSK), expression.Value(sk))
 }
 
 // failCardRound records that the provider reported the refund's card part

@@ -23,6 +23,11 @@ type CheckoutLine struct {
 	DropID    string
 }
 
+// ConfirmationMail builds an order's confirmation from what its placing
+// transaction writes: the order, its lines and its invoice (its payments,
+// its code), so the mail says how the order was paid without a read.
+type ConfirmationMail func(Order, []OrderItem, Invoice) Mail
+
 // CheckoutRequest is one press of "Place order".
 type CheckoutRequest struct {
 	Key          string // idempotency key from the checkout form
@@ -44,7 +49,7 @@ type CheckoutRequest struct {
 	// Confirmation, if set, is the order's confirmation mail, put in the
 	// outbox by the order's own transaction (one item more): never an
 	// order without its mail, nor a mail without its order.
-	Confirmation func(Order, []OrderItem) Mail
+	Confirmation ConfirmationMail
 	// HoldFor is how long HoldCheckout holds the order for its card
 	// payment on the provider's page.
 	HoldFor time.Duration

@@ -163,7 +163,7 @@ func TestPaymentEventDeliveredTenTimesAtOncePlacesOnce(t *testing.T) {
 	req.HoldFor = holdFor
 	o := must(st.HoldCheckout(ctx, req))
 	res := paymentOf(o, "evt_once")
-	res.Confirmation = func(o store.Order, _ []store.OrderItem) store.Mail {
+	res.Confirmation = func(o store.Order, _ []store.OrderItem, _ store.Invoice) store.Mail {
 		return store.Mail{ID: "order-" + o.ID, To: "dee@example.com", Kind: store.MailOrderPlaced, Subject: "s", Text: "t",
 			CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending}
 	}

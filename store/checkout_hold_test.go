@@ -252,7 +252,7 @@ func TestPaymentPlacesTheHeldOrderOnce(t *testing.T) {
 	res := paymentOf(o, "evt_1")
 	res.Provider = payment.ProviderStripe
 	mailed := 0
-	res.Confirmation = func(o store.Order, items []store.OrderItem) store.Mail {
+	res.Confirmation = func(o store.Order, items []store.OrderItem, _ store.Invoice) store.Mail {
 		mailed++
 		return store.Mail{ID: "order-" + o.ID, To: "ada@example.com", Kind: store.MailOrderPlaced, Subject: "s", Text: "t", CustomerID: o.CustomerID,
 			CreatedAt: o.PlacedAt, Status: store.MailPending}

@@ -46,7 +46,7 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 		q.Items = append(q.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
 	}
 	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"),
-		Confirmation: func(o Order, _ []OrderItem) Mail {
+		Confirmation: func(o Order, _ []OrderItem, _ Invoice) Mail {
 			return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending}
 		}}
 	order := Order{ID: "o1", CustomerID: "c1", PlacedAt: now}
@@ -155,7 +155,7 @@ func TestLargestHoldPlaceAndReleaseLeaveRoomInTheirTransactions(t *testing.T) {
 	ticket := full
 	ticket.Items = append(slices.Clone(full.Items[:MaxCartLines-1]), OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1,
 		DropID: "d1", redeemWithin: time.Hour, Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
-	mail := func(o Order, _ []OrderItem) Mail {
+	mail := func(o Order, _ []OrderItem, _ Invoice) Mail {
 		return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending}
 	}
 	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"), HoldFor: 30 * time.Minute}

@@ -88,7 +88,7 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 	}
 	if req.Confirmation != nil {
 		// Built per attempt: a retry may have drawn another order number.
-		mail, err := s.mailPut(req.Confirmation(order, q.Items))
+		mail, err := s.mailPut(req.Confirmation(order, q.Items, inv))
 		if err != nil {
 			return nil, nil, err
 		}

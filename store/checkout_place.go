@@ -29,7 +29,7 @@ type PaymentResult struct {
 	Amount     Money // what was paid
 	// Confirmation, if set, is the order's confirmation mail, written in
 	// the transaction that places it.
-	Confirmation func(Order, []OrderItem) Mail
+	Confirmation ConfirmationMail
 	// Refunded, if set, tells the customer that a payment which could not
 	// place the order (it came after the hold was released, or did not
 	// match it) is given back: written with the refund's record.
@@ -203,7 +203,7 @@ func (s *Store) placeItems(o Order, items []OrderItem, inv Invoice, book bookNum
 	}
 	b.add(totals, itemRole{kind: "day-totals"})
 	if res.Confirmation != nil {
-		mail, err := s.mailPut(res.Confirmation(o, items))
+		mail, err := s.mailPut(res.Confirmation(o, items, inv))
 		if err != nil {
 			return nil, nil, err
 		}

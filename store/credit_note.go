@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -24,8 +25,11 @@ import (
 // of the series' counter and the refund (on condition it is done and has
 // no number), so a refund is numbered once and a number is never lost.
 // A process stopped between the two leaves a done refund without its
-// number until the next call of NumberCreditNote for it (the same key
-// sent again, the order's page for staff).
+// number until the next call of NumberCreditNote for it: the same key sent
+// again, its event again, or the card refunds job, which numbers every
+// refund left on the list of credit notes due (NumberDueCreditNotes): the
+// write that marks a refund done puts it there, the one that numbers it
+// takes it off.
 
 var errCreditNoteGiven = errors.New("credit note numbered meanwhile")
 
@@ -35,7 +39,7 @@ var errCreditNoteGiven = errors.New("credit note numbered meanwhile")
 // not know its last number). A refund not done, numbered already, or of an
 // order without an invoice (a late payment's refund) is returned as it is.
 func (s *Store) NumberCreditNote(ctx context.Context, orderID string, rf Refund) (Refund, error) {
-	if rf.Status != RefundDone || rf.CreditNote != "" || strings.HasPrefix(rf.ID, prefixLateRefund) {
+	if rf.Status != RefundDone || rf.CreditNote != "" || !takesCreditNote(rf) {
 		return rf, nil
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
@@ -47,7 +51,8 @@ func (s *Store) NumberCreditNote(ctx context.Context, orderID string, rf Refund)
 		cond := expression.Name("Status").Equal(expression.Value(string(RefundDone))).
 			And(expression.AttributeNotExists(expression.Name("CreditNote")))
 		upd := expression.Set(expression.Name("CreditNote"), expression.Value(n.String())).
-			Set(expression.Name("CreditNoteAt"), expression.Value(timestamp(now)))
+			Set(expression.Name("CreditNoteAt"), expression.Value(timestamp(now))).
+			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)) // off the list of notes due
 		w, err := s.txUpdate(orderKey(orderID), refundKey(rf.ID), upd, cond)
 		if err != nil {
 			return err
@@ -107,4 +112,49 @@ func (d OrderDetails) CreditVAT(rf Refund, inv Invoice) []VATLine {
 		return nil
 	}
 	return VATBreakdown(taxed, Money{Currency: rf.Amount.Currency})
+}
+
+// takesCreditNote says whether a refund is numbered as a credit note: all
+// but a late payment's refund (its order has no invoice to correct).
+func takesCreditNote(rf Refund) bool { return !strings.HasPrefix(rf.ID, prefixLateRefund) }
+
+// creditNoteDueKeys are the Attention keys of a done refund not numbered
+// yet: one partition (a refund stays on it for one transaction's round
+// trip, unless its process stopped), oldest first.
+func creditNoteDueKeys(at time.Time, orderID, key string) (string, string) {
+	return creditNotesDueList, createdKey(at, orderRefundListID(orderID, key))
+}
+
+// creditNoteGrace is how long a done refund belongs to the request that
+// marked it done before the job numbers it instead (either may: the
+// number is given once).
+const creditNoteGrace = 2 * time.Minute
+
+// NumberDueCreditNotes numbers the credit notes of order refunds done for
+// longer than the grace and still without one (their process stopped
+// between marking them done and numbering them): one Query of the
+// Attention index's credit-notes-due partition, then NumberCreditNote for
+// each. It returns how many it numbered.
+func (s *Store) NumberDueCreditNotes(ctx context.Context) (int, error) {
+	before := createdKey(s.now().UTC().Add(-creditNoteGrace), "")
+	items, err := s.query(ctx, querySpec{key: onAttention.pkAndSKBelow(creditNotesDueList, before)})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, item := range items {
+		var r refundRecord
+		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+			return n, err
+		}
+		rf := r.refund()
+		done, err := s.NumberCreditNote(ctx, rf.OrderID, rf)
+		if err != nil {
+			return n, fmt.Errorf("credit note of refund %s of order %s: %w", rf.ID, rf.OrderID, err)
+		}
+		if rf.CreditNote == "" && done.CreditNote != "" {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -209,6 +209,9 @@ const (
 	// pendingCardRefundsList lists the card refunds the gateway has not
 	// confirmed yet, orders' and receipts' (refund_retry.go).
 	pendingCardRefundsList = "card-refunds-pending"
+	// creditNotesDueList holds an order's refund from the write that marks
+	// it done to the one that numbers its credit note (credit_note.go).
+	creditNotesDueList = "credit-notes-due"
 	// attentionListed is the one-time step that lists, on a table from
 	// before the Attention index and the day totals, the orders waiting to
 	// ship, the low stock levels, and every order in its day's totals.

@@ -65,6 +65,8 @@ type Receipt struct {
 	// RefundedBefore is what earlier refunds gave back, done before the
 	// top-up that is Refund (a swap now's, then cancelling now's rest).
 	RefundedBefore Money
+	// CreditNotesBefore are those earlier refunds' credit notes.
+	CreditNotesBefore []ReceiptCreditNote
 	// BookNumber is its number in the books ("R2026-000045", see
 	// books.go), given when it is written; "" on one from before.
 	BookNumber string
@@ -136,7 +138,12 @@ type receiptRecord struct {
 	RefundWithAmount int64  `dynamodbav:"RefundWithAmount,omitempty"`
 	RefundWithCard   string `dynamodbav:"RefundWithCard,omitempty"`
 	RefundMailedWith string `dynamodbav:"RefundMailedWith,omitempty"`
-	cardTriesRecord         // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
+	// The refund's credit note (receipt_credit_note.go), and those of
+	// refunds a top-up followed.
+	RefundCreditNote   string              `dynamodbav:"RefundCreditNote,omitempty"`
+	RefundCreditNoteAt string              `dynamodbav:"RefundCreditNoteAt,omitempty"`
+	CreditNotesBefore  []receiptNoteRecord `dynamodbav:"CreditNotesBefore,omitempty"`
+	cardTriesRecord                        // while its refund waits for the gateway: its tries, and listed (refund_retry.go)
 }
 
 func (r receiptRecord) receipt() Receipt {
@@ -148,6 +155,7 @@ func (r receiptRecord) receipt() Receipt {
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
 		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound, DiscountCode: r.DiscountCode, Discount: Money{r.Discount, r.Currency},
 		RefundedBefore: Money{r.RefundedBefore, r.Currency}, Shipping: Money{r.Shipping, r.Currency},
+		CreditNotesBefore: r.notesBefore(),
 	}
 }
 

@@ -48,6 +48,11 @@ type ReceiptRefund struct {
 	// (cancel_refund_swap.go).
 	With       *RefundPart
 	MailedWith string
+	// CreditNote is its number in the books' credit notes
+	// ("CN2026-000007"), given when the provider confirms it
+	// (receipt_credit_note.go); "" before, and on one from before.
+	CreditNote   string
+	CreditNoteAt time.Time
 }
 
 // RefundPart is one receipt's part of a refund from two.
@@ -65,6 +70,7 @@ func (r receiptRecord) refund() *ReceiptRefund {
 		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
 		Reason: r.RefundReason, By: r.RefundBy, RequestedAt: parseTime(r.RefundRequestedAt),
 		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID, CardTries: r.tries(), MailedWith: r.RefundMailedWith,
+		CreditNote: r.RefundCreditNote, CreditNoteAt: parseTime(r.RefundCreditNoteAt),
 	}
 	if r.RefundWithNumber != "" {
 		out.With = &RefundPart{Number: r.RefundWithNumber, Amount: Money{r.RefundWithAmount, r.Currency}, Card: r.RefundWithCard}

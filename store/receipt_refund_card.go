@@ -94,23 +94,71 @@ func (s *Store) letReceiptRefundGo(ctx context.Context, r Receipt, more []types.
 }
 
 // completeReceiptRefund records a receipt's pending refund as made (ref:
-// the provider's refund), with today's totals and its mail, in one
-// transaction on condition it is still the pending one read: once,
-// whoever confirms it (the request, the job, the provider's event). more
-// joins the transaction (an event's item).
+// the provider's refund), numbered as a credit note (receipt_credit_note.go),
+// with today's totals and its mail, in one transaction on condition it is
+// still the pending one read: once, whoever confirms it (the request, the
+// job, the provider's event). more joins the transaction (an event's item).
 func (s *Store) completeReceiptRefund(ctx context.Context, r Receipt, ref string, mail func(Receipt) *Mail, more []types.TransactWriteItem) (Receipt, error) {
-	done := r
-	refund := *r.Refund
-	refund.Status, refund.GatewayID, refund.RefundedAt = ReceiptRefunded, ref, s.now()
-	done.Refund = &refund
-	complete, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID),
-		expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefunded))).
-			Set(expression.Name("RefundID"), expression.Value(ref)).
-			Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))).
-			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt")),
-		receiptRefundMine(r.Refund.Key))
+	at := s.now().UTC().Truncate(time.Millisecond)
+	var done Receipt
+	var cancelled error
+	err := s.numbered(ctx, bookCreditNotes, r.SubscriptionID, at, 1, func(n bookNumber) error {
+		items, counterAt, d, err := s.receiptRefundCompletion(ctx, r, ref, mail, more, n, at)
+		if err != nil {
+			return err
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		reasons := cancellationReasons(err)
+		switch {
+		case err == nil:
+			done = d
+			return nil
+		case len(reasons) > 0 && reasons[0] == reasonConditionFailed:
+			cancelled = err // not pending any more: a twin finished it
+			return nil
+		case bookNumberTaken(err, counterAt):
+			return errBookNumberTaken
+		case len(reasons) > 0:
+			cancelled = err
+			return nil
+		}
+		return fmt.Errorf("complete refund of %s: %w", r.Number, err)
+	})
 	if err != nil {
 		return r, err
+	}
+	if cancelled == nil {
+		return done, nil
+	}
+	// A twin finished it first (the provider gave both the one refund):
+	// the receipt as it is now is the answer.
+	now, rerr := s.receiptConsistent(ctx, r.AccountID, r.Number)
+	if rerr != nil {
+		return r, rerr
+	}
+	if now.Refund != nil && now.Refund.Status == ReceiptRefunded {
+		return now, nil
+	}
+	return now, fmt.Errorf("complete refund of %s: %w", r.Number, ErrConflict)
+}
+
+// receiptRefundCompletion is completeReceiptRefund's transaction with
+// credit note n: the receipt, more, the day's totals, the mail, then the
+// series' counter (its index returned), and the receipt as it writes it.
+func (s *Store) receiptRefundCompletion(ctx context.Context, r Receipt, ref string, mail func(Receipt) *Mail, more []types.TransactWriteItem, n bookNumber, at time.Time) ([]types.TransactWriteItem, int, Receipt, error) {
+	done := r
+	refund := *r.Refund
+	refund.Status, refund.GatewayID, refund.RefundedAt = ReceiptRefunded, ref, at
+	refund.CreditNote, refund.CreditNoteAt = n.String(), at
+	done.Refund = &refund
+	upd := expression.Set(expression.Name("RefundStatus"), expression.Value(string(ReceiptRefunded))).
+		Set(expression.Name("RefundID"), expression.Value(ref)).
+		Set(expression.Name("RefundedAt"), expression.Value(timestamp(refund.RefundedAt))).
+		Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)).Remove(expression.Name("CardNextTryAt"))
+	complete, err := s.txUpdate(accountKey(r.AccountID), receiptSortKey(r.ProcessedAt, r.ProductID), withCreditNote(upd, n, at),
+		receiptRefundMine(r.Refund.Key))
+	if err != nil {
+		return nil, 0, r, err
 	}
 	items := append([]types.TransactWriteItem{complete}, more...)
 	if r.orderID != "" {
@@ -118,11 +166,11 @@ func (s *Store) completeReceiptRefund(ctx context.Context, r Receipt, ref string
 		// back counts on today's, with the completion, so once.
 		shards, err := s.lists.count(ctx, s)
 		if err != nil {
-			return r, err
+			return nil, 0, r, err
 		}
 		totals, err := s.dayTotalsRefund(r.orderID, refund.RefundedAt, refund.Amount, shards)
 		if err != nil {
-			return r, err
+			return nil, 0, r, err
 		}
 		items = append(items, totals)
 	}
@@ -130,26 +178,11 @@ func (s *Store) completeReceiptRefund(ctx context.Context, r Receipt, ref string
 		if m := mail(done); m != nil {
 			mp, err := s.mailPut(*m)
 			if err != nil {
-				return r, err
+				return nil, 0, r, err
 			}
 			items = append(items, mp)
 		}
 	}
-	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if reasons := cancellationReasons(err); len(reasons) > 0 {
-		// A twin finished it first (the provider gave both the one
-		// refund): the receipt as it is now is the answer.
-		now, rerr := s.receiptConsistent(ctx, r.AccountID, r.Number)
-		if rerr != nil {
-			return r, rerr
-		}
-		if now.Refund != nil && now.Refund.Status == ReceiptRefunded {
-			return now, nil
-		}
-		return now, fmt.Errorf("complete refund of %s: %w", r.Number, ErrConflict)
-	}
-	if err != nil {
-		return r, fmt.Errorf("complete refund of %s: %w", r.Number, err)
-	}
-	return done, nil
+	items, counterAt, err := s.creditNoteCounter(items, n)
+	return items, counterAt, done, err
 }

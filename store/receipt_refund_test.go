@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -95,8 +96,13 @@ func TestRefundReceiptInPartOnceByKey(t *testing.T) {
 	if done.Refund == nil || done.Refund.Status != store.ReceiptRefunded || done.Refunded() != eur(500) || done.Refund.GatewayID == "" {
 		t.Fatalf("refund %+v", done.Refund)
 	}
+	// Done, it is a credit note of the books' series, numbered with the
+	// provider's confirmation.
+	if done.Refund.CreditNote != "CN2026-000001" || done.Refund.CreditNoteAt.IsZero() {
+		t.Fatalf("the refund's credit note %q at %v, want CN2026-000001", done.Refund.CreditNote, done.Refund.CreditNoteAt)
+	}
 	again, err := st.RefundReceipt(ctx, req, gw, refundMail)
-	if err != nil || again.Refund.GatewayID != done.Refund.GatewayID {
+	if err != nil || again.Refund.GatewayID != done.Refund.GatewayID || again.Refund.CreditNote != done.Refund.CreditNote {
 		t.Fatalf("the same key again: %+v %v", again.Refund, err)
 	}
 	other := req
@@ -183,8 +189,8 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 		t.Fatal("a refund the gateway did not answer was recorded as done")
 	}
 	pending, _ := st.Receipt(ctx, "cy", rec.Number)
-	if pending.Refund == nil || pending.Refund.Status != store.ReceiptRefundPending {
-		t.Fatalf("after no answer: %+v", pending.Refund)
+	if pending.Refund == nil || pending.Refund.Status != store.ReceiptRefundPending || pending.Refund.CreditNote != "" || len(pending.CreditNotes()) != 0 {
+		t.Fatalf("after no answer (no credit note before the provider confirms): %+v", pending.Refund)
 	}
 	gw.Fail(nil)
 	other := req
@@ -194,7 +200,7 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	}
 	other.Finish = true
 	done, err := st.RefundReceipt(ctx, other, gw, refundMail)
-	if err != nil || done.Refunded() != eur(1299) {
+	if err != nil || done.Refunded() != eur(1299) || done.Refund.CreditNote != "CN2026-000001" {
 		t.Fatalf("finished: %+v %v", done.Refund, err)
 	}
 	if refunds, sum := gw.total(t); refunds != 1 || sum != 1299 {
@@ -209,7 +215,7 @@ func TestRefundReceiptPendingIsFinishedOnce(t *testing.T) {
 	if _, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: "dee", Number: rec2.Number, Amount: eur(100), Reason: "x", By: "s", Key: "a"}, gw, refundMail); !errors.Is(err, store.ErrRefundExceedsCharge) {
 		t.Fatalf("refused: %v", err)
 	}
-	if r, _ := st.Receipt(ctx, "dee", rec2.Number); r.Refund != nil {
+	if r, _ := st.Receipt(ctx, "dee", rec2.Number); r.Refund != nil || len(r.CreditNotes()) != 0 {
 		t.Fatalf("a refused refund stayed reserved: %+v", r.Refund)
 	}
 }
@@ -256,5 +262,75 @@ func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	}
 	if m := refundMails(t, st); len(m) != 1 {
 		t.Errorf("%d refund mails", len(m))
+	}
+}
+
+// Receipts refunded at the same moment each take a credit note's number
+// of the series orders' refunds take: distinct, consecutive from the
+// first, no gap, each referring to its receipt; finished again (the same
+// key) a refund keeps its number and takes none.
+//
+// Not parallel: a race of transactions on one counter beside other tests'
+// writes makes DynamoDB Local time out its lock waits.
+func TestReceiptCreditNotesAreGaplessUnderARace(t *testing.T) {
+	const n = 10
+	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
+	ctx, st, gw := ctxT(t), f.env.Store, newLedgerRefunder(f)
+	recs := make([]store.Receipt, n)
+	for i := range recs {
+		customer := fmt.Sprintf("cn%02d", i)
+		f.subscribe(t, customer, 18, 1)
+		recs[i] = firstReceipt(t, f, customer)
+	}
+	done := make([]store.Receipt, 2*n) // receipt i's twins answer at 2i and 2i+1
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, rec := range recs {
+		wg.Add(2)
+		for twin := range 2 { // a double submit: one refund, one note
+			go func() {
+				defer wg.Done()
+				<-start
+				r, err := st.RefundReceipt(ctx, store.RefundRequest{CustomerID: rec.AccountID, Number: rec.Number, Amount: eur(int64(100 + i)),
+					Reason: "race", By: "staff", Key: "cn-" + rec.Number}, gw, refundMail)
+				if err != nil && !errors.Is(err, store.ErrRefundUnderWay) {
+					t.Errorf("refund of receipt %d: %v", i, err)
+				}
+				if err == nil {
+					done[2*i+twin] = r
+				}
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	var got []string
+	for i, rec := range recs {
+		r, err := st.RetryReceiptRefund(ctx, rec.AccountID, rec.Number, gw, refundMail) // finished again, if a twin left it
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := r.CreditNotes()
+		if len(notes) != 1 || notes[0].Amount != eur(int64(100+i)) {
+			t.Fatalf("receipt %d's credit notes %+v", i, notes)
+		}
+		for _, d := range done[2*i : 2*i+2] {
+			if d.Refund != nil && d.Refund.CreditNote != notes[0].Number {
+				t.Errorf("receipt %d answered note %q, holds %q", i, d.Refund.CreditNote, notes[0].Number)
+			}
+		}
+		got = append(got, notes[0].Number)
+	}
+	slices.Sort(got)
+	for i, note := range got {
+		if want := fmt.Sprintf("CN2026-%06d", i+1); note != want {
+			t.Fatalf("credit notes %v: number %d is %q, want %s", got, i+1, note, want)
+		}
+	}
+	if refunds, _ := gw.total(t); refunds != n {
+		t.Errorf("the provider made %d refunds, want %d", refunds, n)
 	}
 }

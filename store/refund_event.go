@@ -153,7 +153,7 @@ func (s *Store) applyOrderRefundEvent(ctx context.Context, ev RefundEvent, outco
 			ref = rf.GatewayRefundID
 		}
 		_, cond = nextRound(rf.cardRound)
-		upd, cond = markCardRefundDone(ref), cond.And(expression.Name("Status").Equal(expression.Value(string(RefundCardPending))))
+		upd, cond = markCardRefundDone(ref, orderID, rf, now), cond.And(expression.Name("Status").Equal(expression.Value(string(RefundCardPending))))
 	}
 	if err := b.update(orderKey(orderID), refundKey(key), upd, cond, itemRole{}); err != nil {
 		return "", err

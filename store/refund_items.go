@@ -173,8 +173,11 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Names: l.Names, Quantity: l.Quantity, Amount: l.Amount.Amount})
 	}
 	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, req.Key, now)
-	if rf.Status == RefundCardPending {
+	switch {
+	case rf.Status == RefundCardPending:
 		rec.AttentionListPK, rec.AttentionListSK = pendingRefundKeys(now, orderRefundListID(o.ID, req.Key))
+	case takesCreditNote(Refund{ID: req.Key, Status: rf.Status}):
+		rec.AttentionListPK, rec.AttentionListSK = creditNoteDueKeys(now, o.ID, req.Key) // until NumberCreditNote
 	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {

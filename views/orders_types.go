@@ -93,9 +93,14 @@ func orderRefundedWords(ctx context.Context, o store.Order) string {
 // paymentLabel is store.Payment's Label in the language of ctx: "Visa
 // ending in 4242", "Gift card ending FT20", "Refund to Visa ending in 4242".
 func paymentLabel(ctx context.Context, p store.Payment) string {
+	return PaymentLabelIn(lang.From(ctx), p)
+}
+
+// PaymentLabelIn is paymentLabel in language l, for a mail.
+func PaymentLabelIn(l lang.Lang, p store.Payment) string {
 	kind := p.Type
 	if p.Type == "GiftCard" {
-		kind = lang.T(ctx, "orders.payment.gift_card")
+		kind = lang.In(l, "orders.payment.gift_card")
 	}
 	_, end, ok := strings.Cut(p.Reference, "••••")
 	end = strings.TrimSpace(end)
@@ -104,12 +109,12 @@ func paymentLabel(ctx context.Context, p store.Payment) string {
 	case !ok || end == "":
 		label = kind
 	case p.Type == "GiftCard":
-		label = lang.T(ctx, "orders.payment.gift_card_ending", "Kind", kind, "End", end)
+		label = lang.In(l, "orders.payment.gift_card_ending", "Kind", kind, "End", end)
 	default:
-		label = lang.T(ctx, "orders.payment.card_ending", "Kind", kind, "End", end)
+		label = lang.In(l, "orders.payment.card_ending", "Kind", kind, "End", end)
 	}
 	if p.IsRefund() {
-		return lang.T(ctx, "orders.payment.refund_to", "Payment", label)
+		return lang.In(l, "orders.payment.refund_to", "Payment", label)
 	}
 	return label
 }

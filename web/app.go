@@ -270,6 +270,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/receipts", receipts.List)
 	app.Get("/receipts/:number", receipts.Show)
 	app.Get("/receipts/:number/receipt.pdf", receipts.PDF)
+	app.Get("/receipts/:number/credit-notes/:note/credit-note.pdf", receipts.CreditNotePDF)
 
 	// Limited drops: the list, a drop's page (its count above), the claim
 	// area htmx fetches at the opening, the claim, and the tickets.
@@ -351,6 +352,7 @@ func New(cfg Config) (*fiber.App, error) {
 	adminReceipts := &handlers.AdminReceipts{Store: cfg.Store, Refunder: cfg.Refunds, Mail: refundMail}
 	admin.Get("/customers/:id/receipts/:number", adminReceipts.Show)
 	admin.Get("/customers/:id/receipts/:number/receipt.pdf", adminReceipts.PDF)
+	admin.Get("/customers/:id/receipts/:number/credit-notes/:note/credit-note.pdf", adminReceipts.CreditNotePDF)
 	admin.Post("/customers/:id/receipts/:number/refund", adminReceipts.Refund)
 	adminSeller := &handlers.AdminSeller{Store: cfg.Store}
 	admin.Get("/settings/seller", adminSeller.Show)

@@ -44,4 +44,10 @@ func TestBrowserStaffRefundAReceipt(t *testing.T) {
 	if got := customer.text(sel("receipt-refund")); !strings.Contains(got, "−€2.00") {
 		t.Fatalf("the customer's receipt reads %q", got)
 	}
+	customer.shot("41-receipt-refunded-customer")
+	customer.do("their receipts", chromedp.Navigate(s.base+"/receipts"), chromedp.WaitVisible(sel("receipts")))
+	if got := customer.text(sel("receipt-row-refund")); !strings.Contains(got, "less a refund of €2.00") {
+		t.Fatalf("the receipts' row reads %q", got)
+	}
+	customer.shot("42-receipts-refunded-row")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"shop/store"
 	"shop/store/demo"
 	"shop/web/paths"
 )
@@ -99,4 +100,65 @@ func TestDocumentPDFDownloads(t *testing.T) {
 	wantPDFDownload(t, "customer's credit note", c.get(paths.OrderCreditNotePDF(o.ID, rf.ID)), "credit-note-"+rf.CreditNote+".pdf")
 	wantStatus(t, "another's credit note", other.get(paths.OrderCreditNotePDF(o.ID, rf.ID)), http.StatusNotFound)
 	wantStatus(t, "no such refund", c.get(paths.OrderCreditNotePDF(o.ID, "nosuchrefund")), http.StatusNotFound)
+}
+
+// A receipt's refund is a credit note: staff refund a receipt, and the
+// customer's and staff's receipt pages link its PDF, numbered in the
+// credit notes' series and referring to the receipt; the net row says
+// what the receipt came to. Another customer's, or a number the receipt
+// does not hold, is a 404.
+func TestReceiptCreditNoteDownloads(t *testing.T) {
+	t.Parallel()
+	s := newShop(t)
+	ctx := context.Background()
+	ada := s.customerID(t, demo.CustomerEmail)
+	recs, err := s.env.Store.Receipts(ctx, ada, "2000-01-01", "2100-01-01", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r store.Receipt
+	for _, it := range recs.Items {
+		if it.Refund == nil && it.Amount.Amount > 500 {
+			r = it
+			break
+		}
+	}
+	if r.Number == "" {
+		t.Fatal("the demo's Ada has no receipt to refund")
+	}
+	b := s.staff(t)
+	staffPage := paths.AdminCustomerReceipt(ada, r.Number)
+	refund := b.post(paths.AdminReceiptRefund(ada, r.Number), refundForm(t, b.get(staffPage), "amount", "5.00", "reason", "Beans arrived stale"))
+	wantStatus(t, "refund the receipt", refund, http.StatusSeeOther)
+	done, err := s.env.Store.Receipt(ctx, ada, r.Number)
+	if err != nil || done.Refund == nil || !strings.HasPrefix(done.Refund.CreditNote, "CN") {
+		t.Fatalf("the receipt's refund has no credit note: %+v %v", done.Refund, err)
+	}
+	note := done.Refund.CreditNote
+	net := r.Amount
+	net.Amount -= 500
+	sp := b.get(staffPage)
+	if href, _ := sp.testid("receipt-credit-note-pdf").Attr("href"); href != paths.AdminReceiptCreditNotePDF(ada, r.Number, note) {
+		t.Fatalf("staff's receipt page links the credit note at %q", href)
+	}
+	wantText(t, "staff's net row", sp.testid("receipt-net"), net.String())
+	staffPDF := b.get(paths.AdminReceiptCreditNotePDF(ada, r.Number, note))
+	wantPDFDownload(t, "staff's receipt credit note", staffPDF, "credit-note-"+note+".pdf")
+	text := strings.Join(strings.Fields(pdfText(t, staffPDF.body)), " ")
+	for _, want := range []string{note, r.NumberInBooks(), "Beans arrived stale"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the credit note lacks %q:\n%s", want, text)
+		}
+	}
+
+	c := s.browser(t)
+	c.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	mine := c.get(paths.Receipt(r.Number))
+	wantText(t, "customer's credit note link", mine.testid("receipt-credit-note-pdf"), note)
+	wantText(t, "customer's net row", mine.testid("receipt-net"), net.String())
+	wantPDFDownload(t, "customer's receipt credit note", c.get(paths.ReceiptCreditNotePDF(r.Number, note)), "credit-note-"+note+".pdf")
+	wantStatus(t, "a note the receipt does not hold", c.get(paths.ReceiptCreditNotePDF(r.Number, "CN2000-000001")), http.StatusNotFound)
+	other := s.browser(t)
+	other.signIn("henrik@fikafield.example", "customer-demo-password")
+	wantStatus(t, "another's credit note", other.get(paths.ReceiptCreditNotePDF(r.Number, note)), http.StatusNotFound)
 }

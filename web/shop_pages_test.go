@@ -190,6 +190,16 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 		!strings.Contains(pays.Eq(1).Text(), "€65.23") || strings.Contains(pays.Text(), "ch_") {
 		t.Fatalf("payments: %q (in people's words, no gateway reference)", pays.Text())
 	}
+	// Its confirmation mail says how it was paid, as the invoice does.
+	mails := outboxMails(t, s, store.MailOrderPlaced, demo.CustomerEmail)
+	if len(mails) != 1 {
+		t.Fatalf("%d confirmation mails, want 1", len(mails))
+	}
+	for _, want := range []string{"Discount, code WELCOME10  −€9.47", "Paid with\n  Gift card ending 0001  €20.00\n  Visa ending in 4242  €65.23\n"} {
+		if !strings.Contains(mails[0].Text, want) {
+			t.Errorf("the confirmation lacks %q:\n%s", want, mails[0].Text)
+		}
+	}
 	// The order is named by a number a person can read out.
 	number := strings.TrimSpace(strings.TrimPrefix(order.testid("order-number").Text(), "Order"))
 	if _, ok := store.ParseOrderNumber(number); !ok || strings.Contains(order.testid("order-number").Text(), strings.TrimPrefix(loc, "/orders/")) {

@@ -121,7 +121,14 @@ func TestStaffRefundASubscriptionReceipt(t *testing.T) {
 	wantText(t, "the customer's receipt", mine.testid("receipt-refund"), "−€5.00")
 	wantText(t, "the customer's receipt", mine.testid("receipt-refund"), "The beans came late")
 	wantText(t, "the customer's receipt: what it came to", mine.testid("receipt-net"), "€7.50")
-	wantText(t, "the customer's receipts", b.get("/receipts").testid("receipt-row-refund"), "refunded €5.00")
+	// The statement's row says what the receipt came to, and the refund
+	// as such, as an order's row does.
+	list := b.get("/receipts")
+	wantText(t, "the customer's receipts: the net", list.testid("receipt-row-amount"), "€7.50")
+	wantText(t, "the customer's receipts: the refund", list.testid("receipt-row-refund"), "less a refund of €5.00 (was €12.50)")
+	wantText(t, "the customer's receipt: its credit note", mine.testid("receipt-credit-note-pdf"), "Credit note CN")
+	wantText(t, "staff's receipt: what it came to", page.testid("receipt-net"), "€7.50")
+	wantText(t, "staff's receipt: its credit note", page.testid("receipt-credit-note-pdf"), "Credit note CN")
 	wantText(t, "staff's customer page", staff.get("/admin/customers/"+ada).testid("customer-receipt-refund"), "refunded €5.00")
 	if m := s.mailsOf(t, store.MailReceiptRefund); len(m) != 1 || !strings.Contains(m[0].Text, "The beans came late") || !strings.Contains(m[0].Text, "/receipts/"+rec.Number) {
 		t.Errorf("refund mails %+v", m)

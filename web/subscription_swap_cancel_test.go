@@ -175,6 +175,11 @@ func TestCancelNowAfterASwapNowRefundGivesBackTheRest(t *testing.T) {
 	if r.Number != period.Number || r.Refunded().Amount != q.Refund.Amount+owed.Amount || r.Refund.By != "cancellation" {
 		t.Fatalf("the period's receipt %s: refunded %v (%+v), want %d in all", r.Number, r.Refunded(), r.Refund, q.Refund.Amount+owed.Amount)
 	}
+	// Each refund is a credit note of its own: the swap's kept when the
+	// cancellation's topped it up.
+	if notes := r.CreditNotes(); len(notes) != 2 || notes[0].Amount.Amount != q.Refund.Amount || notes[1].Amount != owed || notes[0].Number == notes[1].Number {
+		t.Fatalf("the period's receipt's credit notes %+v, want the swap's (%d) and the cancellation's (%v)", notes, q.Refund.Amount, owed)
+	}
 	// The swap's refund had its mail; the cancellation's says what came
 	// back of the payment in all.
 	inAll := eur(q.Refund.Amount + owed.Amount).String()

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"shop/store"
+	"shop/views"
 )
 
 // CreditNote is a refund's credit note as a PDF: its number, the invoice
@@ -67,5 +68,40 @@ func CreditNote(ctx context.Context, c Common, d store.OrderDetails, inv store.I
 		doc.subheading(doc.t("doc.given_back"))
 		doc.table([]column{{doc.t("admin.invoices.paid_with"), 0.75, "L"}, {doc.t("doc.col.amount"), 0.25, "R"}}, back)
 	}
+	return doc.bytes()
+}
+
+// ReceiptCreditNote is the credit note of a receipt's refund as a PDF:
+// its number, the receipt it corrects, what was given back with its VAT
+// (the receipt's one rate), and the card it went back to.
+func ReceiptCreditNote(ctx context.Context, c Common, r store.Receipt, n store.ReceiptCreditNote) ([]byte, error) {
+	title := words(c).t("doc.credit_note", "Number", n.Number)
+	doc, err := newDoc(ctx, c, title)
+	if err != nil {
+		return nil, err
+	}
+	doc.heading(title,
+		doc.t("doc.date", "Date", doc.date(n.At)),
+		doc.t("doc.refers_to_receipt", "Receipt", r.NumberInBooks(), "Date", doc.date(r.ProcessedAt)),
+		doc.t("doc.period", "Period", views.ReceiptPeriod(doc.ctx, r)))
+	doc.parties(r.Email, nil)
+	var rate store.VATRate
+	if len(r.VAT) == 1 {
+		rate = r.VAT[0].Rate
+	}
+	v := store.LineVAT(rate, n.Amount)
+	v.Net, v.Tax, v.Gross = v.Net.Negated(), v.Tax.Negated(), v.Gross.Negated()
+	item := doc.t("doc.credit_amount", "Reason", n.Reason)
+	if n.Reason == "" {
+		item = r.ProductName
+	}
+	doc.table(doc.lineColumns(), [][]string{{item, "", "", rateOf(v), taxOf(doc, v), doc.money(n.Amount.Negated())}})
+	doc.totals([]total{{doc.t("doc.credited"), doc.money(n.Amount.Negated()), true}})
+	if len(r.VAT) == 1 {
+		doc.vat([]store.VATLine{v})
+	}
+	doc.subheading(doc.t("doc.given_back"))
+	doc.table([]column{{doc.t("admin.invoices.paid_with"), 0.75, "L"}, {doc.t("doc.col.amount"), 0.25, "R"}},
+		[][]string{{r.Card.Label(), doc.money(n.Amount)}})
 	return doc.bytes()
 }

@@ -134,3 +134,28 @@ func TestCreditNotePDF(t *testing.T) {
 		t.Fatalf("the credit note's VAT: %+v", v)
 	}
 }
+
+// A receipt's refund is a credit note of its own number, referring to the
+// receipt's number in the books, with the VAT of the receipt's rate.
+func TestReceiptCreditNotePDF(t *testing.T) {
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	r := store.Receipt{Number: "R0000000000AA", BookNumber: "R2026-000024", ProductName: "Kaffe varje månad", Email: "ada@fikafield.example",
+		ProcessedAt: at, PeriodStart: at, PeriodEnd: at.AddDate(0, 1, 0), Amount: eur(1490), Card: store.Card{Brand: "Visa", Last4: "4242"}, ChargeID: "ch_9",
+		VAT: store.VATBreakdown([]store.Taxed{{Rate: 1200, Gross: eur(1490)}}, store.Money{})}
+	n := store.ReceiptCreditNote{Number: "CN2026-000007", At: at.AddDate(0, 0, 9), Amount: eur(500), Reason: "Beans arrived stale"}
+	for _, c := range []struct {
+		lang  lang.Lang
+		texts []string
+	}{
+		{lang.English, []string{"Credit note CN2026-000007", "Corrects receipt R2026-000024", "Refund: Beans arrived stale", "12 %", "−€5.00", "Given back", "Visa •••• 4242", "€5.00", "SE556677889901"}},
+		{lang.Korean, []string{"대변표 CN2026-000007", "영수증 R2026-000024 정정", "환불 합계"}},
+		{lang.Indonesian, []string{"Nota kredit CN2026-000007", "Mengoreksi kuitansi R2026-000024"}},
+	} {
+		pdf, err := pdfdoc.ReceiptCreditNote(context.Background(), pdfdoc.Common{Lang: c.lang, Seller: seller}, r, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep(t, "receipt-credit-note-"+string(c.lang)+".pdf", pdf)
+		wantPDF(t, "receipt's credit note "+string(c.lang), pdf, 1, c.texts...)
+	}
+}

@@ -143,6 +143,12 @@ func AdminReceiptPDF(customerID, number string) string {
 	return under(AdminCustomers, customerID, "receipts", number, "receipt.pdf")
 }
 
+// AdminReceiptCreditNotePDF is the credit note (by its number) of a
+// customer's receipt's refund.
+func AdminReceiptCreditNotePDF(customerID, number, note string) string {
+	return under(AdminCustomers, customerID, "receipts", number, "credit-notes", note, "credit-note.pdf")
+}
+
 // AdminShipment is a shipment with its items.
 func AdminShipment(id string) string { return under(AdminShipments, id) }
 

@@ -127,6 +127,12 @@ func Receipt(number string) string { return under(Receipts, number) }
 // ReceiptPDF is the receipt as a PDF.
 func ReceiptPDF(number string) string { return under(Receipts, number, "receipt.pdf") }
 
+// ReceiptCreditNotePDF is the credit note (by its number) of a receipt's
+// refund.
+func ReceiptCreditNotePDF(number, note string) string {
+	return under(Receipts, number, "credit-notes", note, "credit-note.pdf")
+}
+
 // OrderCreditNotePDF is the credit note of an order's refund (by its key).
 func OrderCreditNotePDF(id, key string) string {
 	return under(Orders, id, "refunds", key, "credit-note.pdf")

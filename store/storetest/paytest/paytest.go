@@ -72,7 +72,7 @@ func (p *Payer) Checkout(ctx context.Context, req store.CheckoutRequest) (store.
 // that payment, as the provider's webhook would (PayOnPage, then
 // store.PlaceHeldOrder). Paid already (a double submit racing this one):
 // the order as the first payment placed it.
-func (p *Payer) Pay(ctx context.Context, o store.Order, confirmation func(store.Order, []store.OrderItem) store.Mail) (store.Order, error) {
+func (p *Payer) Pay(ctx context.Context, o store.Order, confirmation store.ConfirmationMail) (store.Order, error) {
 	res, err := p.PayOnPage(ctx, o)
 	if errors.Is(err, store.ErrOrderPaid) { // a twin placed it before this one opened its page
 		d, err := p.Store.OrderDetails(ctx, o.ID)
