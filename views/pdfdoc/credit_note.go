@@ -93,7 +93,7 @@ func ReceiptCreditNote(ctx context.Context, c Common, r store.Receipt, n store.R
 	v.Net, v.Tax, v.Gross = v.Net.Negated(), v.Tax.Negated(), v.Gross.Negated()
 	item := doc.t("doc.credit_amount", "Reason", n.Reason)
 	if n.Reason == "" {
-		item = r.ProductName
+		item = r.NameIn(string(doc.c.Lang))
 	}
 	doc.table(doc.lineColumns(), [][]string{{item, "", "", rateOf(v), taxOf(doc, v), doc.money(n.Amount.Negated())}})
 	doc.totals([]total{{doc.t("doc.credited"), doc.money(n.Amount.Negated()), true}})
