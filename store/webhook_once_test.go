@@ -144,7 +144,9 @@ func TestCancelDropVoidsEachTicketOnce(t *testing.T) {
 		}
 	}
 	ann := store.CancelAnnouncements{Drop: dropAnnouncement(), Voided: &store.Announcement[store.Ticket]{Integration: "partner",
-		Endpoints: []string{"ep1"}, Data: func(t store.Ticket) any { return map[string]string{"DropID": t.DropID, "Client": t.Client, "Status": string(t.Status)} }}}
+		Endpoints: []string{"ep1"}, Data: func(t store.Ticket) any {
+			return map[string]string{"DropID": t.DropID, "Client": t.Client, "Status": string(t.Status)}
+		}}}
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
