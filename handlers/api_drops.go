@@ -57,6 +57,9 @@ type APIDrops struct {
 	Hooks APIHooks
 	// Wake tells this replica's webhook deliverer an event was written.
 	Wake func()
+	// Notice announces a listed drop's sell-out or deadline once
+	// (DropNotices.Notice); nil: the list announces nothing.
+	Notice func(ctx context.Context, d store.Drop, typ string)
 }
 
 // APIHooks finds the webhook endpoints that want an event.

@@ -24,8 +24,9 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 		*cfg.Webhooks.Deliverer = hooks
 	}
 	go hooks.Run(bg, cfg.Webhooks.Every)
-	cfg.Gate.OnNotice((&handlers.DropNotices{Store: cfg.Store, Hooks: apiKeys, Wake: hooks.Wake, Log: cfg.Log}).Notice)
-	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake}
+	notices := &handlers.DropNotices{Store: cfg.Store, Hooks: apiKeys, Wake: hooks.Wake, Log: cfg.Log}
+	cfg.Gate.OnNotice(notices.Notice)
+	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake, Notice: notices.Notice}
 	apiWebhooks := &handlers.APIWebhooks{Store: cfg.Store, Keys: apiKeys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
 	app.Get("/api/v1/openapi.json", serveOpenAPI)
 	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())

@@ -249,3 +249,23 @@ func TestAPIWebhooksNoticeAddsNoRequestPerClaim(t *testing.T) {
 	}
 	t.Logf("requests of five refusals after the sell-out: %v", counter.Ops())
 }
+
+// A drop no gate holds at its deadline (nobody claimed or read it) is
+// announced closed by the next list of the integration's drops, once.
+func TestAPIWebhooksDropClosedNoticedByTheList(t *testing.T) {
+	t.Parallel()
+	rcv := newHookReceiver(t)
+	_, c := apiShop(t, withoutBackgroundReads, withHooksTo(rcv))
+	hook := registerHook(t, c, rcv, `"drop.closed"`)
+	closes := time.Now().Add(time.Second).Truncate(time.Second).Add(time.Second)
+	d := c.makeDrop(fmt.Sprintf(`{"title": "Unwatched", "quantity": 5, "opens": %q, "closes": %q}`,
+		rfc3339(time.Now().Add(-10*time.Second)), rfc3339(closes)))
+	time.Sleep(time.Until(closes))
+	for range 3 {
+		c.do(http.MethodGet, "/api/v1/drops", "").want(t, "list", http.StatusOK, "")
+	}
+	evs := rcv.exactly(t, hook.Secret, 1, 300*time.Millisecond)
+	if e := evs[0]; e.Type != store.EventDropClosed || e.Data.ID != d.ID || e.Data.Status != "closed" {
+		t.Fatalf("closed: %+v", e)
+	}
+}
