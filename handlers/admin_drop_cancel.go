@@ -31,8 +31,11 @@ func (h *AdminDrops) Cancel(c *fiber.Ctx) error {
 	// many holders.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), dropCancelTimeout)
 	defer cancel()
-	tickets, err := h.Store.CancelDrop(ctx, d.ID)
+	ann := store.CancelAnnouncements{Drop: adminAnnounce(h, d, store.EventDropCancelled, h.dropData),
+		Voided: adminAnnounce(h, d, store.EventTicketVoided, ticketData)}
+	tickets, err := h.Store.CancelDropAnnounced(ctx, d.ID, ann)
 	h.Gate.Forget(d.ID)
+	h.wake(err == nil && (ann.Drop != nil || ann.Voided != nil))
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.closed_early"))

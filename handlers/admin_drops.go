@@ -32,10 +32,12 @@ type AdminDropStore interface {
 	SetDropPhoto(ctx context.Context, dropID string, photo store.Photo) error
 	// APIAccess lists the integrations a drop can be made for.
 	APIAccess(ctx context.Context) (store.APIAccess, error)
-	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
-	// CancelDrop cancels a drop (again, to finish one cut short) and voids
-	// its tickets.
-	CancelDrop(ctx context.Context, id string) ([]store.Ticket, error)
+	// SetDropStatusAnnounced closes a drop early, with an integration's
+	// drop its drop.closed event.
+	SetDropStatusAnnounced(ctx context.Context, id string, to store.DropStatus, a *store.Announcement[store.Drop]) error
+	// CancelDropAnnounced cancels a drop (again, to finish one cut short)
+	// and voids its tickets, with an integration's drop its events.
+	CancelDropAnnounced(ctx context.Context, id string, a store.CancelAnnouncements) ([]store.Ticket, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	// CustomersByID names a page of holders: one BatchGetItem.
@@ -66,7 +68,30 @@ type AdminDrops struct {
 	// the new-drop form picks from and a product drop's name, with no
 	// read once it is warm.
 	Catalogue AdminDropCatalogue
+	// Hooks says which endpoints of an integration's drop want the events
+	// of staff's changes (the API key cache's copy); nil: none are written.
+	Hooks APIHooks
+	// Wake tells this replica's webhook deliverer an event was written.
+	Wake func()
 }
+
+// adminAnnounce is the announcement of an event of an integration's drop d,
+// or nil when it is the shop's or no endpoint wants it.
+func adminAnnounce[T any](h *AdminDrops, d store.Drop, typ string, data func(T) any) *store.Announcement[T] {
+	integration, _ := store.AudienceIntegration(d.Audience)
+	return announceFor(h.Hooks, integration, typ, data)
+}
+
+// wake tells the deliverer after a write that carried an event.
+func (h *AdminDrops) wake(announced bool) {
+	if announced && h.Wake != nil {
+		h.Wake()
+	}
+}
+
+// dropData is a drop as an event of staff's change shows it: as the API
+// answers it then.
+func (h *AdminDrops) dropData(d store.Drop) any { return apiDropOf(d, h.Store.Now()) }
 
 // AdminDropCatalogue is the catalogue's copy (store.Window).
 type AdminDropCatalogue interface {
@@ -288,8 +313,10 @@ func (h *AdminDrops) Close(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	err = h.Store.SetDropStatus(c.UserContext(), d.ID, store.DropClosed)
+	ann := adminAnnounce(h, d, store.EventDropClosed, h.dropData)
+	err = h.Store.SetDropStatusAnnounced(c.UserContext(), d.ID, store.DropClosed, ann)
 	h.Gate.Forget(d.ID)
+	h.wake(err == nil && ann != nil)
 	if errors.Is(err, store.ErrConflict) {
 		return h.renderDrop(c, fiber.StatusConflict, page.T(c, "admin.drops.err.already_over"))
 	}

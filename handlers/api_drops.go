@@ -26,8 +26,11 @@ type APIDropStore interface {
 	// IntegrationDrops lists an integration's drops, newest first.
 	IntegrationDrops(ctx context.Context, integration string, limit int, cursor string, keep func(store.Drop) bool) (store.Page[store.Drop], error)
 	DropConsistent(ctx context.Context, id string) (store.Drop, error)
-	SetDropStatus(ctx context.Context, id string, to store.DropStatus) error
-	CancelDrop(ctx context.Context, id string) ([]store.Ticket, error)
+	// SetDropStatusAnnounced closes a drop, with its drop.closed event.
+	SetDropStatusAnnounced(ctx context.Context, id string, to store.DropStatus, a *store.Announcement[store.Drop]) error
+	// CancelDropAnnounced cancels a drop, with its drop.cancelled and
+	// ticket.voided events.
+	CancelDropAnnounced(ctx context.Context, id string, a store.CancelAnnouncements) ([]store.Ticket, error)
 	// IdempotentDrop is what a live Idempotency-Key says of a request.
 	IdempotentDrop(ctx context.Context, scope, key, hash string) error
 }
@@ -54,6 +57,9 @@ type APIDrops struct {
 	Hooks APIHooks
 	// Wake tells this replica's webhook deliverer an event was written.
 	Wake func()
+	// Notice announces a listed drop's sell-out or deadline once
+	// (DropNotices.Notice); nil: the list announces nothing.
+	Notice func(ctx context.Context, d store.Drop, typ string)
 }
 
 // APIHooks finds the webhook endpoints that want an event.
@@ -64,10 +70,15 @@ type APIHooks interface {
 // announce is the announcement of an event of the key's integration, or
 // nil when no endpoint wants it.
 func announce[T any](h APIHooks, c *fiber.Ctx, typ string, data func(T) any) *store.Announcement[T] {
-	if h == nil {
+	return announceFor(h, APIKeyOf(c).Integration, typ, data)
+}
+
+// announceFor is the announcement of an event of an integration, or nil
+// when no endpoint wants it (or integration is empty: the shop's).
+func announceFor[T any](h APIHooks, integration, typ string, data func(T) any) *store.Announcement[T] {
+	if h == nil || integration == "" {
 		return nil
 	}
-	integration := APIKeyOf(c).Integration
 	ids := h.Subscribed(integration, typ)
 	if len(ids) == 0 {
 		return nil

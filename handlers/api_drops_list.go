@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -70,8 +72,33 @@ func (h *APIDrops) List(c *fiber.Ctx) error {
 	out := APIDropList{Drops: make([]APIDrop, 0, len(page.Items)), Next: page.Next}
 	for _, d := range page.Items {
 		out.Drops = append(out.Drops, apiDropOf(d, now))
+		h.noticeListed(c, d, now)
 	}
 	return c.JSON(out)
+}
+
+// noticeListed tells Notice of a listed drop that sold out or is open
+// past its close: a drop no gate holds (nobody claimed or read it around
+// its deadline) is announced at its next read here. Notice writes each
+// once per replica; not waited for.
+func (h *APIDrops) noticeListed(c *fiber.Ctx, d store.Drop, now time.Time) {
+	if h.Notice == nil || d.Status != store.DropOpen {
+		return
+	}
+	var typs []string
+	if d.Claimed >= d.Quantity {
+		typs = append(typs, store.EventDropSoldOut)
+	}
+	if !now.Before(d.Closes) {
+		typs = append(typs, store.EventDropClosed)
+	}
+	for _, typ := range typs {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 10*time.Second)
+		go func() {
+			defer cancel()
+			h.Notice(ctx, d, typ)
+		}()
+	}
 }
 
 // Ticket answers one client's ticket of one of the integration's drops,

@@ -22,8 +22,12 @@ func (h *APIDrops) Close(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	err = h.Store.SetDropStatus(ctx, d.ID, store.DropClosed)
+	ann := announce(h.Hooks, c, store.EventDropClosed, h.dropData)
+	err = h.Store.SetDropStatusAnnounced(ctx, d.ID, store.DropClosed, ann)
 	h.Gate.Forget(d.ID)
+	if err == nil && ann != nil {
+		h.wake()
+	}
 	if err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
 	}
@@ -49,8 +53,13 @@ func (h *APIDrops) Cancel(c *fiber.Ctx) error {
 	// Voiding outlives the request's deadline: a big drop has many tickets.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), dropCancelTimeout)
 	defer cancel()
-	_, err = h.Store.CancelDrop(ctx, d.ID)
+	ann := store.CancelAnnouncements{Drop: announce(h.Hooks, c, store.EventDropCancelled, h.dropData),
+		Voided: announce(h.Hooks, c, store.EventTicketVoided, ticketData)}
+	_, err = h.Store.CancelDropAnnounced(ctx, d.ID, ann)
 	h.Gate.Forget(d.ID)
+	if err == nil && (ann.Drop != nil || ann.Voided != nil) {
+		h.wake()
+	}
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return &APIError{Status: fiber.StatusConflict, Reason: store.ClaimReason(store.ErrDropClosed),
@@ -64,3 +73,10 @@ func (h *APIDrops) Cancel(c *fiber.Ctx) error {
 	}
 	return c.JSON(apiDropOf(now, h.Store.Now()))
 }
+
+// dropData is a drop as an event of its change shows it: as the API
+// answers it then.
+func (h *APIDrops) dropData(d store.Drop) any { return apiDropOf(d, h.Store.Now()) }
+
+// ticketData is a ticket as an event shows it.
+func ticketData(t store.Ticket) any { return apiTicketOf(t) }

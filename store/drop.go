@@ -294,15 +294,30 @@ func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Dr
 // A product drop gives back to stock what was not claimed, in the same
 // transaction (see closeProductDrop).
 func (s *Store) SetDropStatus(ctx context.Context, id string, to DropStatus) error {
+	return s.SetDropStatusAnnounced(ctx, id, to, nil)
+}
+
+// SetDropStatusAnnounced is SetDropStatus writing, for an integration's
+// drop, the drop.closed or drop.cancelled event in the same transaction
+// (keyed by drop and type: see AnnounceDropOnce), for a's endpoints. A
+// drop announced closed at its deadline is closed without a second event.
+func (s *Store) SetDropStatusAnnounced(ctx context.Context, id string, to DropStatus, a *Announcement[Drop]) error {
 	defer s.forgetDrops()
 	upd := leaveDropLists(to)
-	if d, err := s.DropConsistent(ctx, id); err == nil && len(d.SetAside) > 0 {
+	d, err := s.DropConsistent(ctx, id)
+	if err == nil && len(d.SetAside) > 0 { // never an integration's: no event
 		return s.closeProductDrop(ctx, d, to)
 	} else if _, api := AudienceIntegration(d.Audience); err == nil && api {
 		// Its GSI1 keys list it in its integration's drops: kept.
 		upd = expression.Set(expression.Name("Status"), expression.Value(string(to)))
+		if a != nil {
+			d.Status = to
+			if done, err := s.setDropStatusWithEvent(ctx, d, upd, a); done {
+				return err
+			}
+		}
 	}
-	err := s.updateIf(ctx, dropKey(id), sortKeyDropInfo, upd,
+	err = s.updateIf(ctx, dropKey(id), sortKeyDropInfo, upd,
 		expression.Name("Status").Equal(expression.Value(string(DropOpen))))
 	if isConditionFailed(err) {
 		return fmt.Errorf("drop %s is not open (or does not exist): %w", id, ErrConflict)

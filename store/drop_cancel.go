@@ -29,7 +29,21 @@ func (s *Store) ListedClaimed(d Drop) bool { return d.Counted() }
 // A drop closed (by staff or the API) is ErrConflict. Voiding outlives a
 // request's deadline on a big drop: give ctx time.
 func (s *Store) CancelDrop(ctx context.Context, id string) ([]Ticket, error) {
-	err := s.SetDropStatus(ctx, id, DropCancelled)
+	return s.CancelDropAnnounced(ctx, id, CancelAnnouncements{})
+}
+
+// CancelAnnouncements are the events a cancellation of an integration's
+// drop writes: drop.cancelled with the status, ticket.voided with each
+// ticket voided (keyed by drop and ticket: a cancellation run again
+// writes none twice).
+type CancelAnnouncements struct {
+	Drop   *Announcement[Drop]
+	Voided *Announcement[Ticket]
+}
+
+// CancelDropAnnounced is CancelDrop writing a's events.
+func (s *Store) CancelDropAnnounced(ctx context.Context, id string, a CancelAnnouncements) ([]Ticket, error) {
+	err := s.SetDropStatusAnnounced(ctx, id, DropCancelled, a.Drop)
 	if errors.Is(err, ErrConflict) {
 		d, rerr := s.DropConsistent(ctx, id)
 		if rerr != nil {
@@ -41,7 +55,7 @@ func (s *Store) CancelDrop(ctx context.Context, id string) ([]Ticket, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	tickets, err := s.VoidTickets(ctx, id)
+	tickets, err := s.voidTickets(ctx, id, a.Voided)
 	if err != nil {
 		return nil, fmt.Errorf("cancel drop %s: void tickets: %w", id, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -276,6 +277,12 @@ func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, curso
 // VoidTickets marks a cancelled drop's tickets void, page by page, and
 // returns them (to tell their holders).
 func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error) {
+	return s.voidTickets(ctx, dropID, nil)
+}
+
+// voidTickets is VoidTickets, each ticket not void yet voided with its
+// ticket.voided event for a's endpoints (if a has any).
+func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[Ticket]) ([]Ticket, error) {
 	var out []Ticket
 	cursor := ""
 	for {
@@ -283,18 +290,15 @@ func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error
 		if err != nil {
 			return out, err
 		}
+		if a != nil && len(a.Endpoints) > 0 {
+			err = s.voidAnnounced(ctx, dropID, slices.DeleteFunc(slices.Clone(page.Items), func(t Ticket) bool { return t.Status == TicketVoid }), a)
+		} else {
+			err = s.voidEach(ctx, dropID, page.Items)
+		}
+		if err != nil {
+			return out, err
+		}
 		for _, t := range page.Items {
-			upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).Build()
-			if err != nil {
-				return out, err
-			}
-			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(s.table), Key: itemKey(ticketPartition(dropID), ticketSortKey(t.Client)),
-				UpdateExpression: upd.Update(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
-			})
-			if err != nil {
-				return out, fmt.Errorf("void ticket: %w", err)
-			}
 			t.Status = TicketVoid
 			out = append(out, t)
 		}
@@ -303,4 +307,22 @@ func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error
 		}
 		cursor = page.Next
 	}
+}
+
+// voidEach voids tickets one UpdateItem each.
+func (s *Store) voidEach(ctx context.Context, dropID string, tickets []Ticket) error {
+	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).Build()
+	if err != nil {
+		return err
+	}
+	for _, t := range tickets {
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: itemKey(ticketPartition(dropID), ticketSortKey(t.Client)),
+			UpdateExpression: upd.Update(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+		})
+		if err != nil {
+			return fmt.Errorf("void ticket: %w", err)
+		}
+	}
+	return nil
 }

@@ -142,13 +142,19 @@ type webhookBody struct {
 // announce is the event of a change of obj made at now, due at once to
 // each endpoint; false when nobody asked for it.
 func announce[T any](a *Announcement[T], typ string, now time.Time, obj T) (WebhookEvent, bool, error) {
+	return announceAs(a, NewID(), typ, now, obj)
+}
+
+// announceAs is announce with the event's id given (onceEventID for an
+// event written once).
+func announceAs[T any](a *Announcement[T], id, typ string, now time.Time, obj T) (WebhookEvent, bool, error) {
 	if a == nil || len(a.Endpoints) == 0 {
 		return WebhookEvent{}, false, nil
 	}
 	if a.Data == nil {
 		return WebhookEvent{}, false, errNoAnnouncement
 	}
-	e := WebhookEvent{ID: NewID(), Type: typ, Integration: a.Integration, CreatedAt: now, Deliveries: map[string]WebhookDelivery{}}
+	e := WebhookEvent{ID: id, Type: typ, Integration: a.Integration, CreatedAt: now, Deliveries: map[string]WebhookDelivery{}}
 	body, err := json.Marshal(webhookBody{ID: "evt_" + e.ID, Type: typ, Created: now.UTC(), Data: a.Data(obj)})
 	if err != nil {
 		return WebhookEvent{}, false, fmt.Errorf("the %s event: %w", typ, err)

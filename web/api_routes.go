@@ -13,7 +13,9 @@ import (
 // bearer key checked against a copy of the keys reloaded every few seconds.
 // Errors are JSON ({"error", "reason"}); described in openapi.json. The
 // webhooks' deliverer runs on every replica, jobs or not, until bg ends.
-func apiRoutes(bg context.Context, app *fiber.App, cfg Config) {
+// The drop gate tells it of drops that sold out or closed by time. It
+// returns what staff's pages need to announce their changes.
+func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	apiKeys := handlers.NewAPIKeys(cfg.Store, cfg.APIKeysEvery, cfg.Log)
 	go apiKeys.Run(bg)
 	hooks := webhook.New(cfg.Store, webhook.Config{Client: webhook.NewClient(cfg.Webhooks.Client),
@@ -22,7 +24,9 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) {
 		*cfg.Webhooks.Deliverer = hooks
 	}
 	go hooks.Run(bg, cfg.Webhooks.Every)
-	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake}
+	notices := &handlers.DropNotices{Store: cfg.Store, Hooks: apiKeys, Wake: hooks.Wake, Log: cfg.Log}
+	cfg.Gate.OnNotice(notices.Notice)
+	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake, Notice: notices.Notice}
 	apiWebhooks := &handlers.APIWebhooks{Store: cfg.Store, Keys: apiKeys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
 	app.Get("/api/v1/openapi.json", serveOpenAPI)
 	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())
@@ -37,4 +41,12 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) {
 	api.Post("/webhooks", apiWebhooks.Create)
 	api.Get("/webhooks", apiWebhooks.List)
 	api.Delete("/webhooks/:id", apiWebhooks.Delete)
+	return announcers{Hooks: apiKeys, Wake: hooks.Wake}
+}
+
+// announcers are the endpoints' copy and the deliverer's wake-up, for the
+// pages whose changes write events.
+type announcers struct {
+	Hooks handlers.APIHooks
+	Wake  func()
 }

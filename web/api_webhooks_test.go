@@ -32,7 +32,7 @@ func TestAPIWebhooksRegisterListDelete(t *testing.T) {
 	t.Parallel()
 	env, c := apiShop(t, noLookup)
 	for _, tc := range []struct{ body, field string }{
-		{`{"url": "https://partner.example.com/h", "events": ["ticket.voided"]}`, "events"},
+		{`{"url": "https://partner.example.com/h", "events": ["order.placed"]}`, "events"},
 		{`{"url": "https://partner.example.com/h", "events": []}`, "events"},
 		{`{"url": "https://partner.example.com/h", "events": ["ticket.claimed", "ticket.claimed"]}`, "events"},
 		{`{"url": "http://partner.example.com/h", "events": ["ticket.claimed"]}`, "url"},

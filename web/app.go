@@ -160,7 +160,7 @@ func New(cfg Config) (*fiber.App, error) {
 	app.Get("/metrics", loopbackOnly(), cfg.Metrics.handler())
 	app.Use("/static", staticCache(), filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 
-	apiRoutes(bg, app, cfg)
+	hooks := apiRoutes(bg, app, cfg)
 	app.Use("/api", func(c *fiber.Ctx) error { return fiber.ErrNotFound }) // no session for an unknown /api path
 
 	// Card providers' signed events: no session, no CSRF; the signature,
@@ -386,7 +386,8 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
 
 	// Limited drops for staff.
-	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf, Catalogue: cfg.Store.Window()}
+	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf, Catalogue: cfg.Store.Window(),
+		Hooks: hooks.Hooks, Wake: hooks.Wake}
 	admin.Get("/drops", adminDrops.List)
 	admin.Post("/drops", adminDrops.Create)
 	admin.Get("/drops/:id", adminDrops.Show)

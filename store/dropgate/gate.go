@@ -40,6 +40,7 @@ type Gate struct {
 	loading  map[string]*load // first reads of drops under way
 	inflight map[string]*call
 	clients  map[string]*window
+	notice   Notice
 }
 
 // load is a first read of a drop that concurrent first asks wait for.
@@ -61,7 +62,8 @@ type dropState struct {
 	claimed  int          // tickets this replica handed out since the last read
 	claims   int          // tickets this replica handed out in all
 	rejected map[string]int
-	recent   []time.Time // this replica's claims in the last few seconds
+	recent   []time.Time     // this replica's claims in the last few seconds
+	told     map[string]bool // the changes Notice was told of
 }
 
 type call struct {
@@ -118,15 +120,21 @@ func (g *Gate) state(ctx context.Context, id string) (*dropState, error) {
 	if err == nil {
 		st, ok = g.drops[id]
 		if !ok {
-			st = &dropState{drop: d, readAt: g.now(), usedAt: g.now(), full: map[int]bool{}, rejected: map[string]int{}}
-			st.learn(d)
+			st = newDropState(d, g.now())
 			g.drops[id] = st
+			g.observe(ctx, st)
 		}
 	}
 	l.st, l.err = st, err
 	g.mu.Unlock()
 	close(l.done)
 	return st, err
+}
+
+func newDropState(d store.Drop, now time.Time) *dropState {
+	st := &dropState{drop: d, readAt: now, usedAt: now, full: map[int]bool{}, rejected: map[string]int{}, told: map[string]bool{}}
+	st.learn(d)
+	return st
 }
 
 // learn takes a fresh read of the drop.
@@ -177,6 +185,7 @@ func (g *Gate) Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket,
 	g.mu.Lock()
 	if why := g.refusal(st); why != nil {
 		st.rejected[store.ClaimReason(why)]++
+		g.observe(ctx, st)
 		g.mu.Unlock()
 		return store.Ticket{}, why
 	}
@@ -249,7 +258,7 @@ func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest)
 		if counters {
 			n, ok := g.pickCounter(st)
 			if !ok {
-				g.markSoldOut(st)
+				g.markSoldOut(ctx, st)
 				return store.Ticket{}, store.ErrSoldOut
 			}
 			req.Counter = n
@@ -269,7 +278,7 @@ func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest)
 			}
 			continue
 		case errors.Is(err, store.ErrSoldOut):
-			g.markSoldOut(st)
+			g.markSoldOut(ctx, st)
 		case errors.Is(err, store.ErrDropClosed), errors.Is(err, store.ErrDropCancelled):
 			// Learn the new status at the next refresh; until then each claim
 			// still asks (rare: a closed drop answers from memory soon).
@@ -285,9 +294,10 @@ func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest)
 	}
 }
 
-func (g *Gate) markSoldOut(st *dropState) {
+func (g *Gate) markSoldOut(ctx context.Context, st *dropState) {
 	g.mu.Lock()
 	st.soldOut = true
+	g.observe(ctx, st)
 	g.mu.Unlock()
 }
 

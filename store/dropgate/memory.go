@@ -45,9 +45,8 @@ func (g *Gate) Prime(drops ...store.Drop) {
 		if known || reading || !d.Counted() {
 			continue
 		}
-		st := &dropState{drop: d, readAt: now, usedAt: now, full: map[int]bool{}, rejected: map[string]int{}}
-		st.learn(d)
-		g.drops[d.ID] = st
+		st := newDropState(d, now)
+		g.drops[d.ID] = st // a visitor's page: nothing noticed, no write
 	}
 }
 
@@ -116,6 +115,7 @@ func (g *Gate) Refresh(ctx context.Context) {
 		if st, ok := g.drops[id]; ok {
 			st.readAt = now
 			st.learn(d)
+			g.observe(ctx, st)
 		}
 		g.mu.Unlock()
 	}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The events a change of a drop's status writes with it: drop.closed and
+// drop.cancelled in the transaction that sets the status, ticket.voided
+// with each ticket a cancellation voids.
+
+// dropStatusEvent is the event of a drop set to status to.
+func dropStatusEvent(to DropStatus) string {
+	if to == DropCancelled {
+		return EventDropCancelled
+	}
+	return EventDropClosed
+}
+
+// setDropStatusWithEvent sets d's status (to d.Status, by upd) on
+// condition it is open, and puts the keyed event in the same transaction.
+// done false: the event was written before (drop.closed at the deadline),
+// and the status is left to a write without it.
+func (s *Store) setDropStatusWithEvent(ctx context.Context, d Drop, upd expression.UpdateBuilder, a *Announcement[Drop]) (done bool, err error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	change, err := s.txUpdate(dropKey(d.ID), sortKeyDropInfo, upd, expression.Name("Status").Equal(expression.Value(string(DropOpen))))
+	if err != nil {
+		return true, err
+	}
+	event, ok, err := txAnnounceOnce(s, a, dropStatusEvent(d.Status), d.ID, "", now, d)
+	if err != nil || !ok {
+		return err != nil, err
+	}
+	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{change, event}})
+	reasons := cancellationReasons(err)
+	switch {
+	case err == nil:
+		return true, nil
+	case len(reasons) == 2 && reasons[0] == reasonConditionFailed:
+		return true, fmt.Errorf("drop %s is not open: %w", d.ID, ErrConflict)
+	case len(reasons) == 2 && reasons[1] == reasonConditionFailed:
+		return false, nil
+	}
+	return true, fmt.Errorf("set drop %s %s: %w", d.ID, d.Status, err)
+}
+
+// voidBatch is how many tickets one transaction voids with their events
+// (two items each).
+const voidBatch = 25
+
+// voidAnnounced voids tickets of a drop not void yet, each with its
+// ticket.voided event (keyed by drop and ticket), voidBatch to a
+// transaction. A batch refused because one of its tickets was voided
+// meanwhile (a cancellation run twice at once) is retried ticket by
+// ticket, skipping those.
+func (s *Store) voidAnnounced(ctx context.Context, dropID string, tickets []Ticket, a *Announcement[Ticket]) error {
+	for batch := range slices.Chunk(tickets, voidBatch) {
+		items, err := s.voidItems(dropID, batch, a)
+		if err != nil {
+			return err
+		}
+		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			continue
+		}
+		if !slices.Contains(cancellationReasons(err), reasonConditionFailed) {
+			return fmt.Errorf("void tickets of %s: %w", dropID, err)
+		}
+		for _, t := range batch {
+			items, err := s.voidItems(dropID, []Ticket{t}, a)
+			if err != nil {
+				return err
+			}
+			err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+			if err != nil && !slices.Contains(cancellationReasons(err), reasonConditionFailed) {
+				return fmt.Errorf("void ticket of %s: %w", dropID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// voidItems are the transaction items voiding tickets (on condition each
+// is not void yet) with their events.
+func (s *Store) voidItems(dropID string, tickets []Ticket, a *Announcement[Ticket]) ([]types.TransactWriteItem, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	notVoid := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("Status").NotEqual(expression.Value(string(TicketVoid))))
+	var items []types.TransactWriteItem
+	for _, t := range tickets {
+		void, err := s.txUpdate(ticketPartition(dropID), ticketSortKey(t.Client),
+			expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid))), notVoid)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, void)
+		t.Status = TicketVoid
+		event, ok, err := txAnnounceOnce(s, a, EventTicketVoided, dropID, t.Client, now, t)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			items = append(items, event)
+		}
+	}
+	return items, nil
+}
