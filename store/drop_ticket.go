@@ -61,6 +61,7 @@ const (
 	TicketValid    TicketStatus = "valid"
 	TicketVoid     TicketStatus = "void" // its drop was cancelled
 	TicketRedeemed TicketStatus = "redeemed"
+	TicketReleased TicketStatus = "released" // given back: its place can be claimed again
 )
 
 type ticketRecord struct {
@@ -105,7 +106,8 @@ type ClaimRequest struct {
 
 // Claim claims a ticket in one TransactWriteItems: the count goes up on
 // condition that claimed < quantity, the drop is open and now is within
-// [opens, closes); the ticket is put on condition it does not exist. The
+// [opens, closes); the ticket is put on condition it does not exist (or
+// was released). The
 // error says why a claim was refused: ErrAlreadyClaimed, ErrSoldOut (for a
 // drop with counters: this counter is full, ErrCounterFull), ErrDropNotOpen,
 // ErrDropClosed, ErrDropCancelled, or ErrNotFound for an unknown drop.
@@ -156,7 +158,9 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	if err != nil {
 		return Ticket{}, err
 	}
-	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	// A released ticket is no ticket: its client may claim again.
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK)).
+		Or(expression.Name("Status").Equal(expression.Value(string(TicketReleased))))).Build()
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -170,7 +174,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	// A client who holds a ticket gets it back from the failed condition
 	// (ALL_OLD): a retried claim answers with it, with no read more.
 	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(), ExpressionAttributeValues: notExists.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
 
 	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})

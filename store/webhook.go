@@ -24,12 +24,13 @@ import (
 
 // Webhook event types.
 const (
-	EventDropCreated   = "drop.created"
-	EventTicketClaimed = "ticket.claimed"
+	EventDropCreated    = "drop.created"
+	EventTicketClaimed  = "ticket.claimed"
+	EventTicketReleased = "ticket.released"
 )
 
 // WebhookEventTypes are the events an endpoint can ask for.
-var WebhookEventTypes = []string{EventDropCreated, EventTicketClaimed}
+var WebhookEventTypes = []string{EventDropCreated, EventTicketClaimed, EventTicketReleased}
 
 // MaxWebhooksPerIntegration bounds an integration's endpoints (and so the
 // deliveries one event fans out to).
