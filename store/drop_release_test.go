@@ -110,11 +110,20 @@ func TestReleaseTicket(t *testing.T) {
 		t.Fatalf("release past the deadline: %v", err)
 	}
 	cancelled := newDrop(t, st, 3, clock.Now(), clock.Now().Add(time.Hour))
-	if _, err := st.Claim(ctx, store.ClaimRequest{DropID: cancelled.ID, Client: "ada"}, false); err != nil {
+	for _, c := range []string{"ada", "bo"} {
+		if _, err := st.Claim(ctx, store.ClaimRequest{DropID: cancelled.ID, Client: c}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.ReleaseTicket(ctx, store.ReleaseRequest{DropID: cancelled.ID, Client: "bo"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CancelDrop(ctx, cancelled.ID); err != nil {
-		t.Fatal(err)
+	// Cancelling voids (and tells) the holders, not who gave theirs back.
+	if void, err := st.CancelDrop(ctx, cancelled.ID); err != nil || len(void) != 1 || void[0].Client != "ada" {
+		t.Fatalf("cancel voided %+v, %v", void, err)
+	}
+	if tk := must(st.Ticket(ctx, cancelled.ID, "bo")); tk.Status != store.TicketReleased {
+		t.Fatalf("bo's released ticket after the cancellation: %+v", tk)
 	}
 	if _, err := st.ReleaseTicket(ctx, store.ReleaseRequest{DropID: cancelled.ID, Client: "ada"}); !errors.Is(err, store.ErrTicketVoided) {
 		t.Fatalf("release on a cancelled drop: %v", err)

@@ -278,7 +278,7 @@ func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, curso
 }
 
 // VoidTickets marks a cancelled drop's tickets void, page by page, and
-// returns them (to tell their holders).
+// returns them (to tell their holders); released tickets stay as they are.
 func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error) {
 	var out []Ticket
 	cursor := ""
@@ -288,14 +288,23 @@ func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error
 			return out, err
 		}
 		for _, t := range page.Items {
-			upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).Build()
+			if t.Status == TicketReleased {
+				continue // given back before: its holder holds nothing to void
+			}
+			// On condition it was not released meanwhile (the list lags).
+			upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).
+				WithCondition(expression.Name("Status").NotEqual(expression.Value(string(TicketReleased)))).Build()
 			if err != nil {
 				return out, err
 			}
 			_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				TableName: aws.String(s.table), Key: itemKey(ticketPartition(dropID), ticketSortKey(t.Client)),
-				UpdateExpression: upd.Update(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+				UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
+				ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
 			})
+			if isConditionFailed(err) {
+				continue
+			}
 			if err != nil {
 				return out, fmt.Errorf("void ticket: %w", err)
 			}
