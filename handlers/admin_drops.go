@@ -39,6 +39,10 @@ type AdminDropStore interface {
 	// and voids its tickets, with an integration's drop its events.
 	CancelDropAnnounced(ctx context.Context, id string, a store.CancelAnnouncements) ([]store.Ticket, error)
 	DropTickets(ctx context.Context, dropID string, limit int, cursor string) (store.Page[store.Ticket], error)
+	// TicketConsistent reads one holder's ticket; ReleaseTicket gives it
+	// back (as the API does).
+	TicketConsistent(ctx context.Context, dropID, client string) (store.Ticket, error)
+	ReleaseTicket(ctx context.Context, req store.ReleaseRequest) (store.Ticket, error)
 	Customer(ctx context.Context, id string) (store.Customer, error)
 	// CustomersByID names a page of holders: one BatchGetItem.
 	CustomersByID(ctx context.Context, ids []string) (map[string]store.Customer, error)
@@ -54,6 +58,8 @@ type AdminDropStore interface {
 type AdminDropGate interface {
 	Stats(id string) dropgate.Stats
 	Forget(id string)
+	// Released: a ticket (of counter n) was given back here.
+	Released(id string, n int)
 }
 
 // AdminDrops serves /admin/drops: the list, the new-drop form, a drop's

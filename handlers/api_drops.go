@@ -31,6 +31,8 @@ type APIDropStore interface {
 	// CancelDropAnnounced cancels a drop, with its drop.cancelled and
 	// ticket.voided events.
 	CancelDropAnnounced(ctx context.Context, id string, a store.CancelAnnouncements) ([]store.Ticket, error)
+	// ReleaseTicket gives a client's ticket back (store.ReleaseTicket).
+	ReleaseTicket(ctx context.Context, req store.ReleaseRequest) (store.Ticket, error)
 	// IdempotentDrop is what a live Idempotency-Key says of a request.
 	IdempotentDrop(ctx context.Context, scope, key, hash string) error
 }
@@ -43,6 +45,9 @@ type APIDropGate interface {
 	Count(ctx context.Context, id string) (store.Drop, error)
 	// Forget drops what the gate knows of a drop whose status changed.
 	Forget(id string)
+	// Released tells this replica's gate a ticket (of counter n) was given
+	// back, so that its place is claimable here at once.
+	Released(id string, n int)
 }
 
 // APIDrops serves /api/v1/drops: integrations make drops and claim
@@ -397,5 +402,6 @@ func (h *APIDrops) held(ctx context.Context, dropID, client string, claimErr err
 	case err != nil:
 		return store.Ticket{}, false, err
 	}
-	return t, t.Status != store.TicketVoid, nil
+	// A released ticket is held no more: its client claims like any other.
+	return t, t.Status != store.TicketVoid && t.Status != store.TicketReleased, nil
 }

@@ -122,6 +122,7 @@ func (h *Drops) claimArea(c *fiber.Ctx, d store.Drop) (views.DropClaim, error) {
 	area.CSRF = page.CSRFToken(c)
 	t, err := h.Store.Ticket(c.UserContext(), d.ID, v.ID)
 	switch {
+	case err == nil && t.Status == store.TicketReleased: // given back: they may claim again
 	case err == nil:
 		area.Ticket = &t
 		area.Offer = views.OfferOf(t, d, area.Now)

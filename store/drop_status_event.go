@@ -90,7 +90,9 @@ func (s *Store) voidAnnounced(ctx context.Context, dropID string, tickets []Tick
 // is not void yet) with their events.
 func (s *Store) voidItems(dropID string, tickets []Ticket, a *Announcement[Ticket]) ([]types.TransactWriteItem, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
-	notVoid := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("Status").NotEqual(expression.Value(string(TicketVoid))))
+	// Not void yet, nor released meanwhile (the list lags).
+	notVoid := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("Status").NotEqual(expression.Value(string(TicketVoid))),
+		expression.Name("Status").NotEqual(expression.Value(string(TicketReleased))))
 	var items []types.TransactWriteItem
 	for _, t := range tickets {
 		void, err := s.txUpdate(ticketPartition(dropID), ticketSortKey(t.Client),

@@ -62,6 +62,7 @@ const (
 	TicketValid    TicketStatus = "valid"
 	TicketVoid     TicketStatus = "void" // its drop was cancelled
 	TicketRedeemed TicketStatus = "redeemed"
+	TicketReleased TicketStatus = "released" // given back: its place can be claimed again
 )
 
 type ticketRecord struct {
@@ -106,7 +107,8 @@ type ClaimRequest struct {
 
 // Claim claims a ticket in one TransactWriteItems: the count goes up on
 // condition that claimed < quantity, the drop is open and now is within
-// [opens, closes); the ticket is put on condition it does not exist. The
+// [opens, closes); the ticket is put on condition it does not exist (or
+// was released). The
 // error says why a claim was refused: ErrAlreadyClaimed, ErrSoldOut (for a
 // drop with counters: this counter is full, ErrCounterFull), ErrDropNotOpen,
 // ErrDropClosed, ErrDropCancelled, or ErrNotFound for an unknown drop.
@@ -157,7 +159,9 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	if err != nil {
 		return Ticket{}, err
 	}
-	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	// A released ticket is no ticket: its client may claim again.
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK)).
+		Or(expression.Name("Status").Equal(expression.Value(string(TicketReleased))))).Build()
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -171,7 +175,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	// A client who holds a ticket gets it back from the failed condition
 	// (ALL_OLD): a retried claim answers with it, with no read more.
 	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+		ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(), ExpressionAttributeValues: notExists.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
 
 	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -275,7 +279,7 @@ func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, curso
 }
 
 // VoidTickets marks a cancelled drop's tickets void, page by page, and
-// returns them (to tell their holders).
+// returns them (to tell their holders); released tickets stay as they are.
 func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error) {
 	return s.voidTickets(ctx, dropID, nil)
 }
@@ -290,15 +294,17 @@ func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[
 		if err != nil {
 			return out, err
 		}
+		// A ticket given back before holds nothing to void.
+		live := slices.DeleteFunc(slices.Clone(page.Items), func(t Ticket) bool { return t.Status == TicketReleased })
 		if a != nil && len(a.Endpoints) > 0 {
-			err = s.voidAnnounced(ctx, dropID, slices.DeleteFunc(slices.Clone(page.Items), func(t Ticket) bool { return t.Status == TicketVoid }), a)
+			err = s.voidAnnounced(ctx, dropID, slices.DeleteFunc(slices.Clone(live), func(t Ticket) bool { return t.Status == TicketVoid }), a)
 		} else {
-			err = s.voidEach(ctx, dropID, page.Items)
+			live, err = s.voidEach(ctx, dropID, live)
 		}
 		if err != nil {
 			return out, err
 		}
-		for _, t := range page.Items {
+		for _, t := range live {
 			t.Status = TicketVoid
 			out = append(out, t)
 		}
@@ -309,20 +315,28 @@ func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[
 	}
 }
 
-// voidEach voids tickets one UpdateItem each.
-func (s *Store) voidEach(ctx context.Context, dropID string, tickets []Ticket) error {
-	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).Build()
+// voidEach voids tickets one UpdateItem each, on condition each was not
+// released meanwhile (the list lags): the tickets it voided.
+func (s *Store) voidEach(ctx context.Context, dropID string, tickets []Ticket) ([]Ticket, error) {
+	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).
+		WithCondition(expression.Name("Status").NotEqual(expression.Value(string(TicketReleased)))).Build()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var voided []Ticket
 	for _, t := range tickets {
 		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: itemKey(ticketPartition(dropID), ticketSortKey(t.Client)),
-			UpdateExpression: upd.Update(), ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
+			UpdateExpression: upd.Update(), ConditionExpression: upd.Condition(),
+			ExpressionAttributeNames: upd.Names(), ExpressionAttributeValues: upd.Values(),
 		})
-		if err != nil {
-			return fmt.Errorf("void ticket: %w", err)
+		if isConditionFailed(err) {
+			continue
 		}
+		if err != nil {
+			return voided, fmt.Errorf("void ticket: %w", err)
+		}
+		voided = append(voided, t)
 	}
-	return nil
+	return voided, nil
 }

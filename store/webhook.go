@@ -24,16 +24,17 @@ import (
 
 // Webhook event types.
 const (
-	EventDropCreated   = "drop.created"
-	EventDropSoldOut   = "drop.sold_out"
-	EventDropClosed    = "drop.closed"
-	EventDropCancelled = "drop.cancelled"
-	EventTicketClaimed = "ticket.claimed"
-	EventTicketVoided  = "ticket.voided"
+	EventDropCreated    = "drop.created"
+	EventDropSoldOut    = "drop.sold_out"
+	EventDropClosed     = "drop.closed"
+	EventDropCancelled  = "drop.cancelled"
+	EventTicketClaimed  = "ticket.claimed"
+	EventTicketReleased = "ticket.released"
+	EventTicketVoided   = "ticket.voided"
 )
 
 // WebhookEventTypes are the events an endpoint can ask for.
-var WebhookEventTypes = []string{EventDropCreated, EventDropSoldOut, EventDropClosed, EventDropCancelled, EventTicketClaimed, EventTicketVoided}
+var WebhookEventTypes = []string{EventDropCreated, EventDropSoldOut, EventDropClosed, EventDropCancelled, EventTicketClaimed, EventTicketReleased, EventTicketVoided}
 
 // MaxWebhooksPerIntegration bounds an integration's endpoints (and so the
 // deliveries one event fans out to).

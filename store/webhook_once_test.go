@@ -176,12 +176,3 @@ func TestCancelDropVoidsEachTicketOnce(t *testing.T) {
 		}
 	}
 }
-
-func allStoreTickets(t *testing.T, st *store.Store, dropID string) []store.Ticket {
-	t.Helper()
-	p, err := st.DropTickets(ctxT(t), dropID, 1000, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Items
-}

@@ -38,6 +38,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/drops/:id/claims", apiDrops.Claim)
 	api.Get("/drops/:id/tickets", apiDrops.Tickets)
 	api.Get("/drops/:id/tickets/:client", apiDrops.Ticket)
+	api.Delete("/drops/:id/tickets/:client", apiDrops.Release)
 	api.Post("/webhooks", apiWebhooks.Create)
 	api.Get("/webhooks", apiWebhooks.List)
 	api.Delete("/webhooks/:id", apiWebhooks.Delete)

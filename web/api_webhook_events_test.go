@@ -117,25 +117,31 @@ func TestAPIWebhooksDropClosedCancelledAndTicketsVoided(t *testing.T) {
 	}
 }
 
-// Staff closing or cancelling an integration's drop write its events too.
-func TestAdminDropCloseAndCancelAnnounced(t *testing.T) {
+// Staff closing, cancelling or releasing a ticket of an integration's drop
+// write its events too.
+func TestAdminDropCloseCancelAndReleaseAnnounced(t *testing.T) {
 	t.Parallel()
 	rcv := newHookReceiver(t)
 	s := newShop(t, withHooksTo(rcv))
 	name := "staffhooks" + store.NewID()[12:]
 	c := newAPIClient(t, s.base, newAPIKey(t, s.env.Store, name))
 	waitForKey(t, c)
-	hook := registerHook(t, c, rcv, `"drop.closed", "drop.cancelled", "ticket.voided"`)
+	hook := registerHook(t, c, rcv, `"drop.closed", "drop.cancelled", "ticket.voided", "ticket.released"`)
 	d := c.makeDrop(dropBody("Staff close", 3))
 	x := c.makeDrop(dropBody("Staff cancel", 3))
+	z := c.makeDrop(dropBody("Staff release", 3))
 	c.claim(x.ID, "ada").want(t, "claim", http.StatusCreated, "")
+	c.claim(z.ID, "bo").want(t, "claim", http.StatusCreated, "")
 
 	staff := s.staff(t)
 	wantStatus(t, "staff drop page", staff.get("/admin/drops/"+d.ID), http.StatusOK)
 	wantStatus(t, "close", staff.post("/admin/drops/"+d.ID+"/close", url.Values{}), http.StatusSeeOther)
 	wantStatus(t, "cancel", staff.post("/admin/drops/"+x.ID+"/cancel", url.Values{}), http.StatusSeeOther)
-	evs := rcv.exactly(t, hook.Secret, 3, 300*time.Millisecond)
-	want := []string{"drop.cancelled cancelled", "drop.closed closed", "ticket.voided void"}
+	release := attr(staff.get("/admin/drops/"+z.ID).testid("admin-ticket-release"), "href")
+	wantStatus(t, "the release's question", staff.get(release), http.StatusOK)
+	wantStatus(t, "release", staff.post(release, url.Values{}), http.StatusSeeOther)
+	evs := rcv.exactly(t, hook.Secret, 4, 300*time.Millisecond)
+	want := []string{"drop.cancelled cancelled", "drop.closed closed", "ticket.released released", "ticket.voided void"}
 	if got := kinds(evs); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}

@@ -394,6 +394,8 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Get("/drops/:id/live", adminDrops.Live)
 	admin.Get("/drops/:id/tickets.csv", adminDrops.CSV)
 	admin.Post("/drops/:id/close", adminDrops.Close)
+	admin.Get("/drops/:id/tickets/:client/release", adminDrops.ConfirmRelease)
+	admin.Post("/drops/:id/tickets/:client/release", adminDrops.Release)
 	admin.Post("/drops/:id/cancel", adminDrops.Cancel)
 	admin.Post("/drops/:id/description", adminDrops.Describe)
 	admin.Post("/drops/:id/photo", adminDrops.UploadPhoto)

@@ -157,4 +157,14 @@ func TestBrowserDropClaimTicketsAndSoldOut(t *testing.T) {
 		t.Fatalf("staff see refusals %q", got)
 	}
 	ada.shot("drops-21-admin-drop")
+
+	// Staff give Ada's ticket back: a question first, then the row says
+	// released and the count is down.
+	ada.do("staff ask to release Ada's ticket", chromedp.Click(sel("admin-ticket-release")), chromedp.WaitVisible(sel("release-form")))
+	ada.shot("drops-22-admin-release")
+	ada.do("staff release it", chromedp.Click(sel("release-confirm")), chromedp.WaitVisible(sel("flash")))
+	if got := ada.text(sel("admin-ticket-status")); !strings.Contains(got, "released") {
+		t.Fatalf("the released ticket's row says %q", got)
+	}
+	ada.shot("drops-23-admin-released")
 }

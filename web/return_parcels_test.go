@@ -130,7 +130,7 @@ func TestReturnInTwoParcels(t *testing.T) {
 		t.Errorf("the mail's subject: %q", mail.Subject)
 	}
 	for _, w := range append([]string{"소포 2개 중 1번째: 반품 " + r1, "소포 2개 중 2번째: 반품 " + r2, "Götgatan 48", "Hamngatan 12",
-		"2 × The Cinnamon Bun Book", "1 × Hand Grinder", "겉면"}, slips...) {
+		"2 × 시나몬 번 책", "1 × 핸드 그라인더", "겉면"}, slips...) { // named as she bought them, in Korean
 		if !strings.Contains(mail.Text, w) {
 			t.Errorf("the mail lacks %q:\n%s", w, mail.Text)
 		}

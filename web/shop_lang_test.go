@@ -27,13 +27,13 @@ func TestShopPagesInKoreanAndIndonesian(t *testing.T) {
 	}{
 		{
 			lang: "ko", all: "전체", coffee: "커피", sortNewest: "최신순", add: "장바구니에 담기", price: "€54.90", stock: "재고",
-			showing: "개 표시", cartTotal: "€109.80", toCheckout: "결제하기", added: "Hand Grinder 2개를 담았습니다.",
+			showing: "개 표시", cartTotal: "€109.80", toCheckout: "결제하기", added: "핸드 그라인더 2개를 담았습니다.",
 			badQty: "수량은 1에서 99 사이의 정수여야 합니다.", none: "일치하는 상품이 없습니다", notFound: "해당 상품을 찾을 수 없습니다.",
 			place: "주문하기", enterName: "이름을 입력해 주세요.", cardHint: "결제 페이지에서 카드로", summaryTotal: `^€\d+\.\d\d$`,
 		},
 		{
 			lang: "id", all: "Semua", coffee: "Kopi", sortNewest: "Terbaru dulu", add: "Tambah ke keranjang", price: "€54,90", stock: "Stok",
-			showing: "Menampilkan", cartTotal: "€109,80", toCheckout: "Lanjut ke pembayaran", added: "2 × Hand Grinder ditambahkan.",
+			showing: "Menampilkan", cartTotal: "€109,80", toCheckout: "Lanjut ke pembayaran", added: "2 × Penggiling Tangan ditambahkan.",
 			badQty: "Jumlah harus bilangan bulat dari 1 sampai 99.", none: "Tidak ada yang cocok", notFound: "Produk itu tidak ditemukan.",
 			place: "Buat pesanan", enterName: "Masukkan nama Anda.", cardHint: "dengan kartu di halaman pembayaran", summaryTotal: `^€\d+,\d\d$`,
 		},

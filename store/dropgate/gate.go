@@ -5,7 +5,7 @@
 // often is slowed. It only ever turns away what DynamoDB would refuse: the
 // claim's transaction stays the source of truth, and a refresher reads each
 // drop every second so that what another replica learned (a sell-out, a
-// cancellation) is known here within a second or two.
+// cancellation, a released ticket) is known here within a second or two.
 package dropgate
 
 import (
@@ -137,16 +137,15 @@ func newDropState(d store.Drop, now time.Time) *dropState {
 	return st
 }
 
-// learn takes a fresh read of the drop.
+// learn takes a fresh read of the drop. A read with places left undoes a
+// sell-out (or a full counter) learned before: tickets were released since.
+// A read older than a refusal may undo it too; then the next claim asks
+// DynamoDB, which refuses it again.
 func (st *dropState) learn(d store.Drop) {
 	st.drop, st.claimed = d, 0
-	if d.Claimed >= d.Quantity {
-		st.soldOut = true
-	}
+	st.soldOut = d.Claimed >= d.Quantity
 	for _, c := range d.Counters {
-		if c.Claimed >= c.Quantity {
-			st.full[c.N] = true
-		}
+		st.full[c.N] = c.Claimed >= c.Quantity
 	}
 }
 

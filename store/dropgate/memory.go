@@ -33,8 +33,9 @@ func (g *Gate) Count(ctx context.Context, id string) (store.Drop, error) {
 // the gate's first read of each one it does not know yet, so that a list
 // costs no read per drop. A drop with counters read from a list lacks its
 // count and is left to its own first read. A list a second old is safe to
-// learn from: a drop only moves on (more claimed, closed, cancelled), so
-// an older read lets through what DynamoDB then refuses, never the reverse.
+// learn from: what it says sold out may have places again (released
+// tickets), which the next refresh learns; an older read otherwise lets
+// through what DynamoDB then refuses.
 func (g *Gate) Prime(drops ...store.Drop) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -78,6 +79,25 @@ func (g *Gate) Stats(id string) Stats {
 	}
 	out.ClaimsPerSecond = float64(n) / 10
 	return out
+}
+
+// Released tells the gate a ticket of a drop (of counter n, for a drop
+// with counters) was given back here: its place is no longer sold out on
+// this replica at once; the others learn it at their next refresh.
+func (g *Gate) Released(id string, n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st, ok := g.drops[id]
+	if !ok {
+		return
+	}
+	st.soldOut = false
+	delete(st.full, n)
+	if st.claimed > 0 {
+		st.claimed--
+	} else if st.drop.Claimed > 0 {
+		st.drop.Claimed--
+	}
 }
 
 // Forget drops what the gate knows of a drop (staff changed it here: the

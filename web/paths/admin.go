@@ -179,6 +179,12 @@ func AdminDropLive(id string) string { return under(AdminDrops, id, "live") }
 // AdminDropTicketsCSV is the holders of a drop's tickets as CSV.
 func AdminDropTicketsCSV(id string) string { return under(AdminDrops, id, "tickets.csv") }
 
+// AdminDropTicketRelease asks before a holder's ticket is given back
+// (GET), and gives it back (POST).
+func AdminDropTicketRelease(id, client string) string {
+	return under(AdminDrops, id, "tickets", client, "release")
+}
+
 // AdminDropClose closes a drop early (POST).
 func AdminDropClose(id string) string { return under(AdminDrops, id, "close") }
 

@@ -19,7 +19,7 @@ func APIDropClaims(id string) string { return under(APIDrops, id, "claims") }
 // APIDropTickets is the tickets claimed of a drop.
 func APIDropTickets(id string) string { return under(APIDrops, id, "tickets") }
 
-// APIDropTicket is one client's ticket of a drop.
+// APIDropTicket is one client's ticket of a drop (DELETE releases it).
 func APIDropTicket(id, client string) string { return under(APIDrops, id, "tickets", client) }
 
 // APIDropClose closes a drop now (POST).
