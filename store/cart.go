@@ -237,7 +237,7 @@ func (s *Store) AddToCart(ctx context.Context, owner string, p Product, qty int)
 		return fmt.Errorf("product %q: %w", p.ID, ErrNotFound)
 	}
 	path := cartLinePath(p.ID)
-	line := cartLineDoc{ProductName: p.Name, Names: p.names(), UnitPrice: p.Price.Amount, Currency: p.Price.Currency, Quantity: qty, AddedAt: timestamp(s.now())}
+	line := cartLineDoc{ProductName: p.Name, Names: p.Names(), UnitPrice: p.Price.Amount, Currency: p.Price.Currency, Quantity: qty, AddedAt: timestamp(s.now())}
 	for range 8 {
 		cur, err := s.updateCart(ctx, owner, expression.Set(expression.Name(path), expression.Value(line)),
 			expression.AttributeNotExists(expression.Name(path)).
@@ -267,7 +267,7 @@ func (s *Store) AddToCart(ctx context.Context, owner string, p Product, qty int)
 			qtyPath := expression.Name(path + ".Quantity")
 			cur, err = s.updateCart(ctx, owner, expression.Set(qtyPath, qtyPath.Plus(expression.Value(qty))).
 				Set(expression.Name(path+".ProductName"), expression.Value(p.Name)).
-				Set(expression.Name(path+".Names"), expression.Value(p.names())).
+				Set(expression.Name(path+".Names"), expression.Value(p.Names())).
 				Set(expression.Name(path+".UnitPrice"), expression.Value(p.Price.Amount)).
 				Set(expression.Name(path+".Currency"), expression.Value(p.Price.Currency)),
 				qtyPath.LessThanEqual(expression.Value(MaxLineQty-qty)))

@@ -163,7 +163,7 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 			return Quote{}, ErrMixedCurrency
 		}
 		if l.DropID == "" {
-			lines = append(lines, allocationLine{ProductID: p.ID, ProductName: p.Name, Names: p.names(), Quantity: l.Quantity, Stock: stock[i]})
+			lines = append(lines, allocationLine{ProductID: p.ID, ProductName: p.Name, Names: p.Names(), Quantity: l.Quantity, Stock: stock[i]})
 		}
 		subtotal.Amount += price(i).Amount * int64(l.Quantity)
 	}
@@ -177,7 +177,7 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 	q := Quote{Discount: discount, GiftCard: gift}
 	for i, l := range req.Lines {
 		it := OrderItem{
-			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: products[i].Name, Names: products[i].names(),
+			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: products[i].Name, Names: products[i].Names(),
 			Price: price(i), Quantity: l.Quantity, VATRate: s.vat.Of(products[i].Category),
 		}
 		if l.DropID != "" {

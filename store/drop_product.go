@@ -276,7 +276,7 @@ func (s *Store) AddTicketToCart(ctx context.Context, owner string, d Drop, p Pro
 		return ErrTicketNotRedeemable
 	}
 	key := cartTicketKey(d.ID)
-	line := cartLineDoc{ProductID: p.ID, DropID: d.ID, ProductName: p.Name, Names: p.names(), UnitPrice: d.Price.Amount, Currency: d.Price.Currency,
+	line := cartLineDoc{ProductID: p.ID, DropID: d.ID, ProductName: p.Name, Names: p.Names(), UnitPrice: d.Price.Amount, Currency: d.Price.Currency,
 		Quantity: 1, AddedAt: timestamp(s.now())}
 	for range 5 {
 		rec, found, err := s.loadCart(ctx, owner, true)

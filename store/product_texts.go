@@ -63,8 +63,9 @@ func (n ProductNames) In(lang, english string) string {
 	return english
 }
 
-// names is the product's ProductNames, nil when it has none.
-func (p Product) names() ProductNames {
+// Names is the product's ProductNames, nil when it has none: what a line
+// made of it keeps.
+func (p Product) Names() ProductNames {
 	var out ProductNames
 	for l, t := range p.Texts {
 		if t.Name == "" {

@@ -193,7 +193,7 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 	q := QuoteSubscriptionShipped(today, product, req.PaymentDay, req.PeriodMonths, req.PriceChange, coupon,
 		req.Delivery.PeriodRate(product.MonthlyPrice, req.PeriodMonths))
 	return PendingSubscribe{Coupon: coupon, TrialDays: product.TrialDays, Shipping: q.Shipping, ShipTo: req.Delivery.Country(),
-		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name, Names: req.Product.names(),
+		Key: req.Key, CustomerID: req.CustomerID, SubscriptionID: NewID(), ProductID: req.Product.ID, ProductName: req.Product.Name, Names: req.Product.Names(),
 		Category: req.Product.Category, MonthlyPrice: req.Product.MonthlyPrice, PaymentDay: req.PaymentDay, PeriodMonths: req.PeriodMonths,
 		Email: req.Email, Lang: req.Lang, Today: today, NewPrice: q.NewPrice, NewPriceFrom: q.NewPriceFrom, Charge: q.First.Charge,
 		Status: SubscribePending, At: now,

@@ -95,7 +95,7 @@ func SwapProduct(p Product, quantity int, change *PriceChange) SubscriptionChang
 		if p.ID == s.ProductID {
 			return s, nil
 		}
-		s.ProductID, s.ProductName, s.Names, s.Category, s.MonthlyPrice = p.ID, p.Name, p.names(), p.Category, p.MonthlyPrice
+		s.ProductID, s.ProductName, s.Names, s.Category, s.MonthlyPrice = p.ID, p.Name, p.Names(), p.Category, p.MonthlyPrice
 		s.NewPrice, s.NewPriceFrom = Money{}, time.Time{}
 		if pc := change; pc != nil && pc.ProductID == p.ID && pc.AppliedOn.IsZero() && pc.EffectiveOn.After(today) && pc.New.Currency == p.MonthlyPrice.Currency {
 			s.NewPrice, s.NewPriceFrom = pc.New, pc.EffectiveOn

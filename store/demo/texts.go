@@ -150,13 +150,4 @@ func text(name, description string) store.ProductText {
 
 // namesOf is the product's names in the other languages, as a line bought
 // in the demo's history keeps them.
-func namesOf(id string) store.ProductNames {
-	var out store.ProductNames
-	for l, t := range productTexts[id] {
-		if out == nil {
-			out = store.ProductNames{}
-		}
-		out[l] = t.Name
-	}
-	return out
-}
+func namesOf(id string) store.ProductNames { return store.Product{Texts: productTexts[id]}.Names() }
