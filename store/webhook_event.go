@@ -216,8 +216,9 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, e WebhookEvent, endpoi
 	if a != nil {
 		log, err := attributevalue.MarshalMap(webhookAttemptRecord{PK: webhookEventKey(e.ID), SK: webhookAttemptKey(endpoint, a.At),
 			EntityType: entityWebhookAttempt, EventID: e.ID, Endpoint: endpoint, At: timestamp(a.At), Status: a.Status, Answer: a.Answer,
-			DurationMS: (a.Duration + time.Millisecond - 1).Milliseconds(), // rounded up: an answer under a millisecond still took time ExpiresAt: a.At.Add(webhookRetention).Unix(),
-			GSI1PK:     webhookAttemptsKey(endpoint), GSI1SK: createdKey(a.At, e.ID)})
+			// rounded up: an answer under a millisecond still took time
+			DurationMS: (a.Duration + time.Millisecond - 1).Milliseconds(), ExpiresAt: a.At.Add(webhookRetention).Unix(),
+			GSI1PK: webhookAttemptsKey(endpoint), GSI1SK: createdKey(a.At, e.ID)})
 		if err != nil {
 			return e, err
 		}

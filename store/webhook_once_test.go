@@ -3,10 +3,15 @@ package store_test
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
 	"shop/store/storetest"
@@ -173,6 +178,47 @@ func TestCancelDropVoidsEachTicketOnce(t *testing.T) {
 	for _, tk := range allStoreTickets(t, env.Store, d.ID) {
 		if tk.Status != store.TicketVoid {
 			t.Fatalf("ticket %s is %s", tk.Client, tk.Status)
+		}
+	}
+}
+
+// Every item an event leaves, the event and each attempt logged, expires
+// with the event's retention, so delivery logs keep no answer past 30 days.
+func TestWebhookAttemptsExpire(t *testing.T) {
+	env := storetest.New(t)
+	st := env.Store
+	d := newIntegrationDrop(t, st, 3)
+	if _, err := st.AnnounceDropOnce(ctxT(t), d, store.EventDropSoldOut, dropAnnouncement()); err != nil {
+		t.Fatal(err)
+	}
+	due, err := st.DueWebhookEvents(ctxT(t), 10)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("due events: %d, %v", len(due), err)
+	}
+	at := st.Now()
+	if _, err := st.RecordWebhookAttempt(ctxT(t), due[0], "ep1", store.WebhookDelivery{Status: store.DeliveryDelivered},
+		&store.WebhookAttempt{At: at, Status: 204, Duration: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.Client.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(env.Table), KeyConditionExpression: aws.String("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "whevent#" + due[0].ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Items) != 2 {
+		t.Fatalf("%d items of the event, want the event and its attempt", len(out.Items))
+	}
+	for _, item := range out.Items {
+		exp, ok := item["ExpiresAt"].(*types.AttributeValueMemberN)
+		if !ok {
+			t.Fatalf("item %v has no ExpiresAt", item["SK"])
+		}
+		n, err := strconv.ParseInt(exp.Value, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Unix(n, 0); got.Before(at.Add(29*24*time.Hour)) || got.After(at.Add(31*24*time.Hour)) {
+			t.Errorf("item %v expires at %v, want about 30 days after %v", item["SK"], got, at)
 		}
 	}
 }
