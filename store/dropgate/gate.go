@@ -233,7 +233,7 @@ func (g *Gate) ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ti
 	g.mu.Lock()
 	delete(g.inflight, key)
 	if c.err == nil {
-		g.counted(ctx, st)
+		g.counted(st)
 	} else if reason := store.ClaimReason(c.err); reason != "" {
 		st.rejected[reason]++
 	}
@@ -268,16 +268,13 @@ func (g *Gate) repeat(ctx context.Context, st *dropState, c *call) error {
 	return err
 }
 
-// counted takes a ticket this replica handed out into its counts; the
-// last one sells the drop out with no transaction more to learn it.
-// Called with g.mu held.
-func (g *Gate) counted(ctx context.Context, st *dropState) {
+// counted takes a ticket this replica handed out into its counts. Its
+// last ticket by its count does not sell the drop out here: a claim
+// answered after a refresh read it is counted twice, so a transaction
+// (one place) learns the sell-out from DynamoDB. Called with g.mu held.
+func (g *Gate) counted(st *dropState) {
 	st.claimed++
 	st.claims++
-	if st.drop.Claimed+st.claimed >= st.drop.Quantity {
-		st.soldOut = true
-		g.observe(ctx, st)
-	}
 	now := g.now()
 	st.recent = append(st.recent, now)
 	if cut := now.Add(-10 * time.Second); len(st.recent) > 0 && st.recent[0].Before(cut) {
