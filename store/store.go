@@ -5,6 +5,7 @@ package store
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -50,6 +51,9 @@ type Store struct {
 	// providerEraser deletes an erased customer's customers at the card
 	// providers (provider_customer.go).
 	providerEraser ProviderCustomerEraser
+
+	// sessionsEnded is told of the sessions this process ends (session.go).
+	sessionsEnded atomic.Pointer[func(ids ...string)]
 
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)

@@ -36,6 +36,13 @@ func New(cfg Config) (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.SessionCache == 0 {
+		cfg.SessionCache = time.Second
+	}
+	if cfg.SessionCache > 0 {
+		sessionStore.cache = newSessionCache(cfg.SessionCache)
+		cfg.Store.OnSessionsEnded(sessionStore.cache.forget)
+	}
 	account, err := handlers.NewAccount(cfg.Store, cfg.BcryptCost, cfg.Log)
 	if err != nil {
 		return nil, err
