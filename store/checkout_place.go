@@ -115,7 +115,6 @@ func (s *Store) applyPayment(ctx context.Context, d OrderDetails, res PaymentRes
 	if err != nil {
 		return PaymentApplied{}, err
 	}
-	s.wakeFor(EventOrderPlaced)
 	return PaymentApplied{Order: placed}, nil
 }
 

@@ -57,7 +57,6 @@ func (s *Store) placeAtOnce(ctx context.Context, req CheckoutRequest, q Quote) (
 		return s.orderAfterFailedWrite(ctx, req, err)
 	}
 	s.markLowAfter(ctx, q)
-	s.wakeFor(EventOrderPlaced)
 	return order, nil
 }
 

@@ -113,6 +113,7 @@ type EventRefund struct {
 	ID       string           `json:"id"`
 	Order    EventOrder       `json:"order"`
 	Created  time.Time        `json:"created"`
+	Status   string           `json:"status"`
 	Amount   EventMoney       `json:"amount"`
 	GiftCard EventMoney       `json:"gift_card"`
 	Card     EventMoney       `json:"card"`
@@ -123,7 +124,7 @@ type EventRefund struct {
 }
 
 func eventRefund(r Refund, o Order) EventRefund {
-	out := EventRefund{ID: r.ID, Order: eventOrder(o, nil), Created: r.At.UTC(), Amount: eventMoney(r.Amount), GiftCard: eventMoney(r.GiftCard),
+	out := EventRefund{ID: r.ID, Order: eventOrder(o, nil), Created: r.At.UTC(), Status: string(r.Status), Amount: eventMoney(r.Amount), GiftCard: eventMoney(r.GiftCard),
 		Card: eventMoney(r.Card), Shipping: eventMoney(r.Shipping), Reason: r.Reason, Cancel: r.Cancel, Lines: []EventOrderLine{}}
 	for _, l := range r.Lines {
 		out.Lines = append(out.Lines, EventOrderLine{Product: l.ProductID, Name: l.ProductName, Quantity: l.Quantity, Total: eventMoney(l.Amount), Drop: l.DropID})

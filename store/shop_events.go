@@ -50,18 +50,11 @@ func (s *Store) shopEndpoints(typ string) []string {
 	return h.Subscribed(StaffWebhooks, typ)
 }
 
-// shopEventWritten wakes the deliverer after a write carrying an event.
+// shopEventWritten wakes the deliverer after a write carrying an event:
+// transactWrite calls it for every transaction that put one.
 func (s *Store) shopEventWritten() {
 	if h := s.hooks(); h != nil && h.Wake != nil {
 		h.Wake()
-	}
-}
-
-// wakeFor wakes the deliverer after a write that carried an event of
-// type typ if an endpoint wants it (and so the write carried one).
-func (s *Store) wakeFor(typ string) {
-	if len(s.shopEndpoints(typ)) > 0 {
-		s.shopEventWritten()
 	}
 }
 
@@ -76,8 +69,8 @@ func (s *Store) shopEvent(typ, customer string, now time.Time, data func() any) 
 }
 
 // txShopEvent is the transaction's Put of the shop event typ, if any
-// staff endpoint wants it (ok false: nothing to add). The caller calls
-// shopEventWritten once its transaction succeeded.
+// staff endpoint wants it (ok false: nothing to add). The transaction
+// wakes the deliverer once it succeeded (transactWrite).
 func (s *Store) txShopEvent(typ, customer string, now time.Time, data func() any) (item types.TransactWriteItem, ok bool, err error) {
 	e, ok, err := s.shopEvent(typ, customer, now, data)
 	if !ok || err != nil {
@@ -100,4 +93,49 @@ func (s *Store) putShopEvent(ctx context.Context, typ, customer string, now time
 	}
 	s.shopEventWritten()
 	return true, nil
+}
+
+// carriesShopEvent reports whether a transaction puts a shop event.
+func carriesShopEvent(items []types.TransactWriteItem) bool {
+	for _, it := range items {
+		if it.Put == nil {
+			continue
+		}
+		kind, _ := it.Put.Item["EntityType"].(*types.AttributeValueMemberS)
+		owner, _ := it.Put.Item["Integration"].(*types.AttributeValueMemberS)
+		if kind != nil && owner != nil && kind.Value == entityWebhookEvent && owner.Value == StaffWebhooks {
+			return true
+		}
+	}
+	return false
+}
+
+// withShopEvent is items with the shop event typ if a staff endpoint
+// wants it.
+func (s *Store) withShopEvent(items []types.TransactWriteItem, typ, customer string, now time.Time, data func() any) ([]types.TransactWriteItem, error) {
+	item, ok, err := s.txShopEvent(typ, customer, now, data)
+	if ok {
+		items = append(items, item)
+	}
+	return items, err
+}
+
+// subscriptionEvents are items with the events a write of a subscription
+// from before to after makes, whichever write it is (subscriptionPut):
+// subscription.payment_failed when a charge was declined (its attempts
+// went up), subscription.cancelled when it ends (by the customer, at its
+// period's end, after its last retry).
+func (s *Store) subscriptionEvents(items []types.TransactWriteItem, before, after Subscription) ([]types.TransactWriteItem, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	data := func() any { return eventSubscription(after, nil) }
+	var err error
+	if after.Attempt > before.Attempt {
+		if items, err = s.withShopEvent(items, EventSubscriptionPaymentFailed, after.AccountID, now, data); err != nil {
+			return nil, err
+		}
+	}
+	if before.Status != SubscriptionCancelled && after.Status == SubscriptionCancelled {
+		return s.withShopEvent(items, EventSubscriptionCancelled, after.AccountID, now, data)
+	}
+	return items, nil
 }
