@@ -47,7 +47,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/webhooks", apiWebhooks.Create)
 	api.Get("/webhooks", apiWebhooks.List)
 	api.Delete("/webhooks/:id", apiWebhooks.Delete)
-	return announcers{Hooks: apiKeys, Wake: hooks.Wake}
+	return announcers{Hooks: apiKeys, Wake: hooks.Wake, Keys: apiKeys}
 }
 
 // announcers are the endpoints' copy and the deliverer's wake-up, for the
@@ -55,4 +55,5 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 type announcers struct {
 	Hooks handlers.APIHooks
 	Wake  func()
+	Keys  *handlers.APIKeys // the key cache, reloaded by the console's webhooks page
 }
