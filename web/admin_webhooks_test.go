@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"shop/jobs/webhook"
 	"shop/store"
 )
@@ -162,4 +164,60 @@ func TestAdminWebhooksListRegisterDelete(t *testing.T) {
 	wantStatus(t, "an owner that is none", staff.get("/admin/webhooks/no.such/"+mine), http.StatusNotFound)
 	wantStatus(t, "staff's endpoint", staff.get("/admin/webhooks/~staff/"+mine), http.StatusOK)
 	wantStatus(t, "a customer", s.browser(t).get("/admin/webhooks"), http.StatusSeeOther)
+}
+
+// A customer's data export lists the shop events that carried their data,
+// where each went and how its deliveries went; deleting the account
+// deletes the events and their delivery attempts.
+func TestShopEventsInTheExportAndErasedWithTheAccount(t *testing.T) {
+	t.Parallel()
+	rcv := newHookReceiver(t)
+	s := newShop(t, withHooksTo(rcv))
+	u := hookURL(rcv)
+	registerStaffHook(t, s.staff(t), u, store.EventOrderPlaced)
+	b, id := s.cartOf(t, "Grace Webhook", "cf-light", 1)
+	wantStatus(t, "place the order", s.placeOrder(t, b, b.freshCheckoutForm()), http.StatusSeeOther)
+	rcv.wait(t, 1)
+	var doc struct {
+		WebhookEvents []struct {
+			ID, Type string
+			Sent     struct{ Data store.EventOrder }
+			SentTo   []string
+			Attempts []struct{ Status int }
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		p := b.get("/account/data")
+		wantStatus(t, "data", p, http.StatusOK)
+		if err := json.Unmarshal([]byte(p.body), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.WebhookEvents) == 1 && len(doc.WebhookEvents[0].Attempts) == 1 || time.Now().After(deadline) {
+			break // the attempt is recorded just after the answer
+		}
+	}
+	if len(doc.WebhookEvents) != 1 {
+		t.Fatalf("%d events in the export, want order.placed", len(doc.WebhookEvents))
+	}
+	ev := doc.WebhookEvents[0]
+	if ev.Type != store.EventOrderPlaced || ev.Sent.Data.Customer.Email != "grace.webhook@example.com" || len(ev.SentTo) != 1 || ev.SentTo[0] != u ||
+		len(ev.Attempts) != 1 || ev.Attempts[0].Status != http.StatusOK {
+		t.Fatalf("export's event %+v", ev)
+	}
+
+	orders, err := s.env.Store.CustomerOrders(context.Background(), id, 10, "")
+	if err != nil || len(orders.Items) != 1 {
+		t.Fatalf("orders %v %v", orders.Items, err)
+	}
+	shipOrder(t, s.env.Store, orders.Items[0].ID)
+	wantStatus(t, "delete", b.post("/account/delete", url.Values{"password": {"a long enough password"}}), http.StatusSeeOther)
+	left, err := s.env.Store.CustomerWebhookEvents(context.Background(), id)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("after erasure: %d events, %v", len(left), err)
+	}
+	for _, it := range s.env.Items(t) {
+		if pk, ok := it["PK"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, "whevent#") {
+			t.Fatalf("left after erasure: %v", it["SK"])
+		}
+	}
 }
