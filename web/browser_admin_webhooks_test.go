@@ -33,9 +33,7 @@ func TestBrowserAdminWebhooksPage(t *testing.T) {
 	if n := j.count(sel("webhook-row")); n != 2 {
 		t.Fatalf("%d rows, want 2", n)
 	}
-	if w := j.widthOf(paths.AdminWebhooks); w.Document > w.Window {
-		t.Errorf("1280 px: the page is %d px wide: %v", w.Document, w.Wide)
-	}
+	j.tableFits("1280 px", "webhooks")
 	j.shot("webhooks-01-1280")
 	j.do("register nothing", chromedp.Click(sel("webhook-submit")), chromedp.WaitVisible(sel("error-events")))
 	j.shot("webhooks-02-errors-1280")
