@@ -189,8 +189,7 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 				return nil, err
 			}
 			saved, items = written, append(items, put...)
-			items, err = s.withShopEvent(items, EventSubscriptionRenewed, sub.AccountID, charge.At, func() any { return eventSubscription(written, &receipt) })
-			if err != nil {
+			if items, err = s.withShopEvent(items, EventSubscriptionRenewed, sub.AccountID, charge.At, func() any { return eventSubscription(written, &receipt) }); err != nil {
 				return nil, err
 			}
 			if mail != nil {

@@ -333,14 +333,9 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 			tx, rf.mailed = append(tx, put), true
 		}
 	}
-	event, ok, err := s.txShopEvent(EventOrderRefunded, o.CustomerID, now, func() any {
-		return eventRefund(rf.Refund, refundedOrder(o, rf, cancel || rf.unshipped && unitsLeft == 0))
-	})
-	if err != nil {
+	left := refundedOrder(o, rf, cancel || rf.unshipped && unitsLeft == 0)
+	if tx, err = s.withShopEvent(tx, EventOrderRefunded, o.CustomerID, now, func() any { return eventRefund(rf.Refund, left) }); err != nil {
 		return plannedRefund{}, nil, nil, err
-	}
-	if ok {
-		tx = append(tx, event)
 	}
 	if len(tx) > maxTransactItems {
 		return plannedRefund{}, nil, nil, fmt.Errorf("this refund needs more writes than one transaction takes; refund fewer lines at a time: %w", ErrBadRefund)
