@@ -7,6 +7,7 @@ import (
 
 	"shop/handlers"
 	"shop/jobs/webhook"
+	"shop/store"
 )
 
 // apiRoutes is the JSON API for other systems: no session, no CSRF; a
@@ -24,6 +25,10 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 		*cfg.Webhooks.Deliverer = hooks
 	}
 	go hooks.Run(bg, cfg.Webhooks.Every)
+	// The shop's own events (orders, subscriptions), written by the store
+	// wherever they happen, jobs included, for the staff endpoints this
+	// replica's key cache knows.
+	cfg.Store.AnnounceShopEvents(store.ShopHooks{Subscribed: apiKeys.Subscribed, Wake: hooks.Wake})
 	notices := &handlers.DropNotices{Store: cfg.Store, Hooks: apiKeys, Wake: hooks.Wake, Log: cfg.Log}
 	cfg.Gate.OnNotice(notices.Notice)
 	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake, Notice: notices.Notice}
@@ -42,7 +47,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/webhooks", apiWebhooks.Create)
 	api.Get("/webhooks", apiWebhooks.List)
 	api.Delete("/webhooks/:id", apiWebhooks.Delete)
-	return announcers{Hooks: apiKeys, Wake: hooks.Wake}
+	return announcers{Hooks: apiKeys, Wake: hooks.Wake, Keys: apiKeys}
 }
 
 // announcers are the endpoints' copy and the deliverer's wake-up, for the
@@ -50,4 +55,5 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 type announcers struct {
 	Hooks handlers.APIHooks
 	Wake  func()
+	Keys  *handlers.APIKeys // the key cache, reloaded by the console's webhooks page
 }

@@ -20,6 +20,7 @@ const (
 	AdminGiftCards      = "/admin/giftcards" // POST issues one
 	AdminDiscounts      = "/admin/discounts" // POST creates one
 	AdminAPIKeys        = "/admin/api-keys"  // POST adds an integration with its first key
+	AdminWebhooks       = "/admin/webhooks"  // every webhook endpoint; POST registers one of staff's
 	AdminDrops          = "/admin/drops"     // POST creates one
 	AdminJobs           = "/admin/jobs"
 	AdminOutbox         = "/admin/outbox"
@@ -169,6 +170,14 @@ func AdminIntegrationKeys(name string) string {
 func AdminIntegrationRevoke(name string) string {
 	return under(AdminAPIKeys, "integrations", name, "revoke")
 }
+
+// AdminWebhook is a webhook endpoint of owner (an integration's name, or
+// store.StaffWebhooks) for staff.
+func AdminWebhook(owner, id string) string { return under(AdminWebhooks, owner, id) }
+
+// AdminWebhookDelete asks to delete an endpoint (GET) and deletes it
+// (POST).
+func AdminWebhookDelete(owner, id string) string { return under(AdminWebhooks, owner, id, "delete") }
 
 // AdminDrop is a drop's page for staff.
 func AdminDrop(id string) string { return under(AdminDrops, id) }
