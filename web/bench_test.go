@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -26,6 +27,7 @@ import (
 	"shop/store/storetest"
 	"shop/views"
 	"shop/web"
+	"shop/web/plainpage"
 )
 
 // BenchmarkStorefront is the shop's load test (go tool task bench): the
@@ -47,6 +49,8 @@ func BenchmarkStorefront(b *testing.B) {
 	l := newLoad(b)
 
 	rows := []benchView{
+		{name: "plain page", path: "/", base: l.plain},
+		{name: "plain page + one GetItem", path: "/", base: l.plainRead},
 		{name: "/healthz", path: "/healthz"},
 		{name: "bare page", path: barePath},
 	}
@@ -78,13 +82,14 @@ func BenchmarkStorefront(b *testing.B) {
 	checkout := benchView{name: "checkout, signed in", path: "/checkout", signedIn: true, checkout: true}
 	l.measure(checkout, benchClients, 0)
 	results = append(results, l.measure(checkout, 0, duration))
-	bare := results[1].perSecond()
+	plain, plainRead := results[0].perSecond(), results[1].perSecond()
 	fmt.Printf("\n%s a row, %d clients at once, after one untimed view a client\n", duration, benchClients)
-	fmt.Printf("%-34s %7s %8s %8s %8s %11s %11s %7s\n", "page", "views", "req/s", "p50 ms", "p99 ms", "reads/view", "writes/view", "× bare")
+	fmt.Printf("%-34s %7s %8s %8s %8s %11s %11s %7s %7s\n", "page", "views", "req/s", "p50 ms", "p99 ms", "reads/view", "writes/view", "× plain", "× +read")
 	for _, r := range results {
-		fmt.Printf("%-34s %7d %8.0f %8.2f %8.2f %11.2f %11.2f %7.2f\n", r.name, r.n(), r.perSecond(), ms(r.quantile(50)), ms(r.quantile(99)),
-			r.perView(r.reads), r.perView(r.writes), r.perSecond()/bare)
+		fmt.Printf("%-34s %7d %8.0f %8.2f %8.2f %11.2f %11.2f %7.2f %7.2f\n", r.name, r.n(), r.perSecond(), ms(r.quantile(50)), ms(r.quantile(99)),
+			r.perView(r.reads), r.perView(r.writes), r.perSecond()/plain, r.perSecond()/plainRead)
 	}
+	fmt.Println("(plain page: the stack alone, web/plainpage; + one GetItem: the same after a GetItem of the shop's table, the yardstick of a page that reads once.)")
 
 	fmt.Printf("\n%d cookieless GETs of every storefront page\n", anon)
 	fmt.Printf("%-34s %8s %8s %11s %7s\n", "page", "req/s", "p99 ms", "reads/view", "writes")
@@ -121,8 +126,9 @@ const barePath = "/bench/bare"
 // benchView is one row of the table: a GET of path, or a checkout.
 type benchView struct {
 	name, path string
-	signedIn   bool // as one of the signed-in customers, else with no cookie
-	checkout   bool // POST the checkout form (the cart refilled first, untimed)
+	base       string // another server's address (the plain page's); "": the shop's
+	signedIn   bool   // as one of the signed-in customers, else with no cookie
+	checkout   bool   // POST the checkout form (the cart refilled first, untimed)
 }
 
 // benchResult is what the views of a row took, and their DynamoDB
@@ -161,6 +167,9 @@ type load struct {
 	http      *http.Client
 	customers []benchCustomer
 	drop      string // an open drop's id
+	// plain and plainRead are the plain page's addresses, without and
+	// with a GetItem a view.
+	plain, plainRead string
 	// refill fills carts again between checkouts; its requests are not the
 	// app's, so it has a client of its own, uncounted.
 	refill             *store.Store
@@ -183,6 +192,7 @@ func newLoad(b *testing.B) *load {
 		cfg.Gate = dropgate.New(cfg.Store, nil)
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		cfg.ExtraPages = barePage(b, env.Store)
+		cfg.SessionCache = 0 // production's: signed-in views read their session once a second
 	}
 	s := newShop(b, quiet, withAPIKeysEvery(time.Hour))
 	l := &load{b: b, s: s, checkoutTotalCents: "9470", http: &http.Client{
@@ -210,6 +220,11 @@ func newLoad(b *testing.B) *load {
 		b.Fatal(err)
 	}
 	l.refill = store.New(client, s.env.Table)
+	l.plain = servePlain(b, nil)
+	l.plainRead = servePlain(b, func(ctx context.Context) error {
+		_, err := l.refill.Product(ctx, "cf-light") // one GetItem, on a client the counts leave out
+		return err
+	})
 
 	hash, err := bcrypt.GenerateFromPassword([]byte("bench password"), bcrypt.MinCost)
 	if err != nil {
@@ -238,6 +253,19 @@ func newLoad(b *testing.B) *load {
 		l.fullCarts = append(l.fullCarts, true)
 	}
 	return l
+}
+
+// servePlain serves the plain page in this process, like the shop, and
+// returns its address.
+func servePlain(b *testing.B, read func(ctx context.Context) error) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	app := plainpage.New(read)
+	go func() { _ = app.Listener(ln) }()
+	b.Cleanup(func() { _ = app.Shutdown() })
+	return "http://" + ln.Addr().String()
 }
 
 // barePage adds the bare page: the catalogue's first page as the demo shop
@@ -324,7 +352,11 @@ func (l *load) view(v benchView, c int) (time.Duration, error) {
 		form.Set("_csrf", cust.csrf)
 		method, body, want = http.MethodPost, form.Encode(), http.StatusSeeOther
 	}
-	req, err := http.NewRequest(method, l.s.base+v.path, strings.NewReader(body))
+	base := l.s.base
+	if v.base != "" {
+		base = v.base
+	}
+	req, err := http.NewRequest(method, base+v.path, strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
