@@ -334,7 +334,8 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 		return err
 	}
 	ann := announce(h.Hooks, c, store.EventTicketClaimed, func(t store.Ticket) any { return apiTicketOf(t) })
-	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann})
+	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann,
+		RedeemWithin: d.TicketRedeemWithin()})
 	if held, ok, herr := h.held(c.UserContext(), id, client, err); herr != nil {
 		return herr
 	} else if ok { // a repeat of the holder's claim: its ticket, as at first
