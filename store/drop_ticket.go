@@ -175,20 +175,10 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	if err != nil {
 		return Ticket{}, err
 	}
-	// The event (if any endpoint wants it) and a product drop's entry in
-	// the list of units to give back go before the ticket, which stays
-	// last: the reasons below read it there.
-	if req.RedeemWithin > 0 {
-		ret, err := s.txTicketReturn(req.DropID, req.Client, now, req.RedeemWithin)
-		if err != nil {
-			return Ticket{}, err
-		}
-		items = append(items, ret)
-	}
-	if event, ok, err := txAnnounce(s, req.Announce, EventTicketClaimed, now, t); err != nil {
+	// The event and a product drop's entry in the list of units to give
+	// back go before the ticket, which stays last: the reasons read it there.
+	if items, err = s.claimExtras(items, req, now, t); err != nil {
 		return Ticket{}, err
-	} else if ok {
-		items = append(items, event)
 	}
 	// A client who holds a ticket gets it back from the failed condition
 	// (ALL_OLD): a retried claim answers with it, with no read more.
@@ -200,39 +190,65 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	if err == nil {
 		return t, nil
 	}
+	return Ticket{}, claimRefusal(err, req.DropID, hasCounters, len(items)-1, now)
+}
+
+// claimExtras adds to a claim's items the ticket.claimed event (if any
+// endpoint wants it) and, for a product drop, the ticket's entry in the
+// list of units to give back (drop_ticket_return.go).
+func (s *Store) claimExtras(items []types.TransactWriteItem, req ClaimRequest, now time.Time, t Ticket) ([]types.TransactWriteItem, error) {
+	if req.RedeemWithin > 0 {
+		ret, err := s.txTicketReturn(req.DropID, req.Client, now, req.RedeemWithin)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ret)
+	}
+	event, ok, err := txAnnounce(s, req.Announce, EventTicketClaimed, now, t)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		items = append(items, event)
+	}
+	return items, nil
+}
+
+// claimRefusal says why a claim's transaction was cancelled (last is the
+// ticket's item, after the drop's and a counter's).
+func claimRefusal(err error, dropID string, hasCounters bool, last int, now time.Time) error {
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, err)
+		return fmt.Errorf("claim %s: %w", dropID, err)
 	}
 	r := tce.CancellationReasons
 	failed := func(i int) bool { return i < len(r) && aws.ToString(r[i].Code) == reasonConditionFailed }
-	last := len(items) - 1
 	if failed(last) && r[last].Item != nil {
-		return Ticket{}, claimHeld(r[last].Item, failed(0), r[0].Item, now)
+		return claimHeld(r[last].Item, failed(0), r[0].Item, now)
 	}
 	switch {
 	case failed(0):
 		// The drop's item (window or, without counters, room) refused: its
 		// old image says which.
 		if r[0].Item == nil {
-			return Ticket{}, fmt.Errorf("drop %s: %w", req.DropID, ErrNotFound)
+			return fmt.Errorf("drop %s: %w", dropID, ErrNotFound)
 		}
 		var dr dropRecord
 		if err := attributevalue.UnmarshalMap(r[0].Item, &dr); err != nil {
-			return Ticket{}, err
+			return err
 		}
 		why := dr.drop().Why(now)
 		if why == nil { // a counter-less drop full at this instant
 			why = ErrSoldOut
 		}
-		return Ticket{}, why
+		return why
 	case hasCounters && failed(1):
-		return Ticket{}, ErrCounterFull
+		return ErrCounterFull
 	case failed(last):
-		return Ticket{}, ErrAlreadyClaimed
+		return ErrAlreadyClaimed
 	}
 	// A conflict with a concurrent transaction on the same items: contention.
-	return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, ErrClaimContended)
+	return fmt.Errorf("claim %s: %w", dropID, ErrClaimContended)
 }
 
 // HeldError refuses the claim of a client who already holds a ticket of
