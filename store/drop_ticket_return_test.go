@@ -256,3 +256,42 @@ func TestTicketReturnRace(t *testing.T) {
 		}
 	}
 }
+
+// A cancel voids a ticket already in an order awaiting its payment: the
+// unit waits for the payment; the order expiring leaves the ticket void
+// (not the order's to give back any more), and its unit then goes back,
+// on condition the order is still expired.
+func TestVoidedTicketOfAnExpiredOrderReturnsItsUnit(t *testing.T) {
+	t.Parallel()
+	f := newProductDropFixture(t, 2, 0)
+	ctx := ctxT(t)
+	d, err := f.teaDrop(t, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.claimProduct(t, d, "ada")
+	req := ticketCheckout(f, "hold-ada", "ada", d, false)
+	req.HoldFor = time.Hour
+	held, err := f.env.Store.HoldCheckout(ctx, req)
+	if err != nil || held.Status != store.OrderAwaitingPayment {
+		t.Fatalf("hold: %+v, %v", held, err)
+	}
+	if _, err := f.env.Store.CancelDrop(ctx, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := returnDue(t, f.env.Store); got["ada"] != store.TicketUnitHeld {
+		t.Fatalf("while the payment waits: %v", got)
+	}
+	if _, err := f.env.Store.ReleaseHeldOrder(ctx, held.ID, store.ReleaseExpired, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if tk := f.ticket(t, d, "ada"); tk.Status != store.TicketVoid || tk.OrderID != held.ID {
+		t.Fatalf("ticket after the order expired: %+v", tk)
+	}
+	if got := returnDue(t, f.env.Store); got["ada"] != store.TicketUnitReturned {
+		t.Fatalf("after the order expired: %v", got)
+	}
+	if s := f.stock(t); s["w1"] != 2 {
+		t.Fatalf("stock %v, want the unclaimed 1 and ada's 1 back", s)
+	}
+}
