@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"shop/store"
 )
 
@@ -293,5 +297,42 @@ func TestVoidedTicketOfAnExpiredOrderReturnsItsUnit(t *testing.T) {
 	}
 	if s := f.stock(t); s["w1"] != 2 {
 		t.Fatalf("stock %v, want the unclaimed 1 and ada's 1 back", s)
+	}
+}
+
+// Tickets claimed before the list existed (no entry) are listed once by
+// Migrate on a table of the older version; their units then go back like
+// any other's, and a ticket already listed is left as it is.
+func TestMigrateListsOlderTicketsForTheirUnits(t *testing.T) {
+	t.Parallel()
+	f := newProductDropFixture(t, 3, 0)
+	ctx := ctxT(t)
+	d, err := f.teaDrop(t, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.claim(t, d, "ada") // as the older version claimed: no entry
+	f.claim(t, d, "bob")
+	f.claimProduct(t, d, "cat")
+	if _, err := f.env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.env.Table), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "meta"}, "SK": &types.AttributeValueMemberS{Value: "marker#ticket-returns-v1"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Set(f.clock.Now().Add(store.DefaultRedeemWithin + time.Hour))
+	if got := returnDue(t, f.env.Store); len(got) != 1 || got["cat"] != store.TicketUnitReturned {
+		t.Fatalf("before the migration: %v, want only cat's", got)
+	}
+	for range 2 { // idempotent
+		if err := f.env.Store.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := returnDue(t, f.env.Store)
+	if len(got) != 2 || got["ada"] != store.TicketUnitReturned || got["bob"] != store.TicketUnitReturned {
+		t.Fatalf("after the migration: %v, want ada's and bob's", got)
+	}
+	if s := f.stock(t); s["w1"] != 3 {
+		t.Fatalf("stock %v, want all 3 back", s)
 	}
 }
