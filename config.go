@@ -56,6 +56,7 @@ type config struct {
 	archiveCron   string
 	// card refunds the gateway did not take, tried again
 	cardRefundsCron string
+	ticketStockCron string
 	// jobs run, seed subscriptions
 	date      string
 	force     bool
@@ -138,7 +139,7 @@ var commands = []command{
 			fs.IntVar(&c.declining, "declining", 0, "percent of them paying with the card that is declined")
 		}},
 	{name: "import-workbench", args: "FILE...", about: "write the sample items of NoSQL Workbench models", minArgs: 1, maxArgs: -1},
-	{name: "jobs run", args: "reminders|payments|archive|card-refunds", about: "run one job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
+	{name: "jobs run", args: "reminders|payments|archive|card-refunds|ticket-stock", about: "run one job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
 		flags: func(fs *flag.FlagSet, c *config) {
 			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
 			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
@@ -332,6 +333,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.archiveBucket, "archive-bucket", "SHOP_ARCHIVE_BUCKET", "", "S3 bucket for the archive of the books (needed for more than one replica); unset keeps it under <data dir>/archive"},
 		{&c.archiveCron, "archive-cron", "SHOP_ARCHIVE_CRON", "0 5 * * *", "when the archive job looks for closed months to archive, cron in SHOP_TZ"},
 		{&c.cardRefundsCron, "card-refunds-cron", "SHOP_CARD_REFUNDS_CRON", "*/15 * * * *", "when the card refunds job tries again the card refunds the gateway did not take, cron in SHOP_TZ"},
+		{&c.ticketStockCron, "ticket-stock-cron", "SHOP_TICKET_STOCK_CRON", "*/15 * * * *", "when the ticket stock job gives back the units of product drop tickets that expired unused or were voided, cron in SHOP_TZ"},
 	}
 	for _, v := range strs {
 		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")

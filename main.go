@@ -7,7 +7,7 @@
 //	shop seed subscriptions --count N --due YYYY-MM-DD [--declining P]
 //	shop import-workbench FILE...
 //	               write the sample items of NoSQL Workbench models
-//	shop jobs run reminders|payments|archive|card-refunds [--date YYYY-MM-DD] [--force]
+//	shop jobs run reminders|payments|archive|card-refunds|ticket-stock [--date YYYY-MM-DD] [--force]
 //	shop api-keys create --name NAME
 //	               make an API key; its secret is the last line printed
 //	shop customers index
@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string) error {
 	switch cmd.name {
 	case "jobs run":
 		if !jobs.ValidJob(cfg.positional[0]) {
-			return usagef("jobs run: unknown job %q (want reminders, payments, archive or card-refunds)", cfg.positional[0])
+			return usagef("jobs run: unknown job %q (want reminders, payments, archive, card-refunds or ticket-stock)", cfg.positional[0])
 		}
 		if cfg.date != "" {
 			if runDate, err = store.ParseDate(cfg.date); err != nil {

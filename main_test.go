@@ -123,7 +123,7 @@ func TestCommandLineRefusesWhatItDoesNotUnderstand(t *testing.T) {
 		{[]string{"serve", "now"}, `unexpected argument "now"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"jobs"}, "jobs needs a subcommand: jobs run"},
-		{[]string{"jobs", "run"}, "jobs run needs reminders|payments|archive|card-refunds"},
+		{[]string{"jobs", "run"}, "jobs run needs reminders|payments|archive|card-refunds|ticket-stock"},
 		{[]string{"jobs", "run", "payments", "reminders"}, `unexpected argument "reminders"`},
 		{[]string{"jobs", "run", "payments", "--date", "2026-03-15", "stray"}, `unexpected argument "stray"`},
 		{[]string{"jobs", "run", "payments", "--force=maybe"}, "force"},

@@ -217,7 +217,8 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	if cfg.jobsOn {
 		loc, _ := time.LoadLocation(cfg.tz)
-		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron, CardRefunds: cfg.cardRefundsCron}, log)
+		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron, CardRefunds: cfg.cardRefundsCron,
+			TicketStock: cfg.ticketStockCron}, log)
 		if err != nil {
 			return err
 		}
@@ -240,7 +241,8 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 				log.Info("archive at start", "why not", err)
 			}
 		}
-		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "card refunds", cfg.cardRefundsCron, "tz", cfg.tz)
+		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "card refunds", cfg.cardRefundsCron,
+			"ticket stock", cfg.ticketStockCron, "tz", cfg.tz)
 
 		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
 		delivery.Attach = handlers.MailAttachment(st) // invoices and receipts as PDF, rendered as each mail goes

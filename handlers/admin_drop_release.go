@@ -23,6 +23,7 @@ var releaseMessages = map[string]string{
 	"used":            "admin.drops.err.release_used",
 	"pending_payment": "admin.drops.err.release_pending_payment",
 	"in_cart":         "admin.drops.err.release_in_cart",
+	"expired":         "admin.drops.err.release_expired",
 	"closed":          "admin.drops.err.release_closed",
 	"cancelled":       "admin.drops.err.release_cancelled",
 }

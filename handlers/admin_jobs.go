@@ -56,10 +56,11 @@ type AdminJobs struct {
 }
 
 // billingJobNames are the jobs the console's home follows (the card
-// refunds have a block of their own: the refunds waiting).
+// refunds have a block of their own: the refunds waiting; the ticket
+// stock job shows on the batch-run page only).
 var (
 	billingJobNames = []string{jobs.JobReminders, jobs.JobPayments}
-	jobNames        = append(slices.Clip(billingJobNames), jobs.JobCardRefunds)
+	jobNames        = append(slices.Clip(billingJobNames), jobs.JobCardRefunds, jobs.JobTicketStock)
 )
 
 const (

@@ -335,7 +335,8 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 		return err
 	}
 	ann := announce(h.Hooks, c, store.EventTicketClaimed, func(t store.Ticket) any { return apiTicketOf(t) })
-	t, timing, err := h.Gate.ClaimTimed(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann})
+	t, timing, err := h.Gate.ClaimTimed(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann,
+		RedeemWithin: d.TicketRedeemWithin()})
 	if v := serverTiming(timing); v != "" {
 		c.Set("Server-Timing", v)
 	}

@@ -311,7 +311,8 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 		area.Error = page.T(c, "drops.refused.too_fast")
 		return h.answerClaim(c, fiber.StatusTooManyRequests, area, back)
 	}
-	t, claimErr := h.Gate.Claim(ctx, store.ClaimRequest{DropID: id, Client: v.ID, CustomerID: v.ID, DropTitle: d.Title})
+	t, claimErr := h.Gate.Claim(ctx, store.ClaimRequest{DropID: id, Client: v.ID, CustomerID: v.ID, DropTitle: d.Title,
+		RedeemWithin: d.TicketRedeemWithin()})
 	status, msg, refused := claimRefusal(c, claimErr)
 	if claimErr != nil && !refused {
 		return notFoundAs(claimErr, "That drop")

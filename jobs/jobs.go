@@ -24,12 +24,13 @@ const (
 
 // ValidJob reports whether name is a job.
 func ValidJob(name string) bool {
-	return name == JobReminders || name == JobPayments || name == JobArchive || name == JobCardRefunds
+	return name == JobReminders || name == JobPayments || name == JobArchive || name == JobCardRefunds || name == JobTicketStock
 }
 
 // rerunsDaily says a job's lease is given back after a run rather than
-// marked done: it runs many times a day (the card refunds).
-func rerunsDaily(job string) bool { return job == JobCardRefunds }
+// marked done: it runs many times a day (the card refunds, the ticket
+// stock).
+func rerunsDaily(job string) bool { return job == JobCardRefunds || job == JobTicketStock }
 
 // Triggers of a run.
 const (
@@ -149,7 +150,7 @@ func (c Config) withDefaults() Config {
 
 // Errors of a run request.
 var (
-	ErrUnknownJob = errors.New("unknown job: use reminders, payments, archive or card-refunds")
+	ErrUnknownJob = errors.New("unknown job: use reminders, payments, archive, card-refunds or ticket-stock")
 	ErrFutureDate = errors.New("a run cannot process a date after today: nobody is charged early")
 )
 
@@ -212,6 +213,8 @@ func (r *Runner) run(ctx context.Context, job string, date time.Time, by runStar
 		err = r.archive(ctx, rec)
 	case JobCardRefunds:
 		err = r.cardRefunds(ctx, rec)
+	case JobTicketStock:
+		err = r.ticketStock(ctx, rec)
 	}
 	if err != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
 		err = ErrShutdown // whatever the cancellation broke, the shutdown did it

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,47 +12,6 @@ import (
 
 	"shop/store"
 )
-
-// Schedules are cron expressions in the shop's time zone.
-type Schedules struct {
-	Reminders string // default "0 6 * * *"
-	Payments  string // default "0 7 * * *"
-	Reconcile string // default "*/5 * * * *"
-	Archive   string // default "0 5 * * *": daily, so a failed run is retried the next day
-	// CardRefunds, default "*/15 * * * *": the card refunds the gateway
-	// did not take are tried again (each after its own backoff).
-	CardRefunds string
-	Seconds     bool // the expressions have a seconds field (tests tick every few seconds)
-}
-
-// withSeconds says whether expr has a seconds field: every expression when
-// Seconds is set, else one of six fields (a cluster's check ticks every few
-// seconds through the same settings the shop reads).
-func (s Schedules) withSeconds(expr string) bool {
-	return s.Seconds || len(strings.Fields(expr)) == 6
-}
-
-func (s Schedules) withDefaults() Schedules {
-	if s.Reminders == "" {
-		s.Reminders = "0 6 * * *"
-	}
-	if s.Payments == "" {
-		s.Payments = "0 7 * * *"
-	}
-	if s.Archive == "" {
-		s.Archive = "0 5 * * *"
-	}
-	if s.Reconcile == "" {
-		s.Reconcile = "*/5 * * * *"
-	}
-	if s.CardRefunds == "" {
-		s.CardRefunds = "*/15 * * * *"
-		if s.Seconds {
-			s.CardRefunds = "0 " + s.CardRefunds // the same quarter hours, with a seconds field
-		}
-	}
-	return s
-}
 
 // Scheduler runs the jobs on their schedules, one runner per tick across
 // every replica: a lease in the table, keyed by job and the date the run
@@ -95,7 +53,8 @@ func NewScheduler(runner *Runner, st Store, loc *time.Location, sched Schedules,
 	}
 	s := &Scheduler{runner: runner, store: st, cron: cron, log: log, sched: sched, running: map[string]*recorder{}, jobs: map[string]gocron.Job{}, held: map[string]*heldLease{}, resting: map[string]func(time.Time) bool{}}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
-	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments, JobCardRefunds: sched.CardRefunds}
+	scheduled := map[string]string{JobReminders: sched.Reminders, JobPayments: sched.Payments, JobCardRefunds: sched.CardRefunds,
+		JobTicketStock: sched.TicketStock}
 	if runner.cfg.Archive != nil {
 		scheduled[JobArchive] = sched.Archive
 	}
@@ -238,6 +197,8 @@ func (s *Scheduler) Schedule(job string) string {
 		return s.sched.Archive
 	case JobCardRefunds:
 		return s.sched.CardRefunds
+	case JobTicketStock:
+		return s.sched.TicketStock
 	}
 	return s.sched.Payments
 }

@@ -156,7 +156,8 @@ func (s *Store) checkoutTakes(b *txItems, req CheckoutRequest, q Quote, order Or
 					Set(expression.Name("OrderID"), expression.Value(order.ID)).
 					Set(expression.Name("RedeemedAt"), expression.Value(timestamp(now))),
 				expression.Name("Status").Equal(expression.Value(string(TicketValid))).
-					And(expression.Name("CreatedAt").GreaterThan(expression.Value(timestamp(now.Add(-it.redeemWithin))))),
+					And(expression.Name("CreatedAt").GreaterThan(expression.Value(timestamp(now.Add(-it.redeemWithin))))).
+					And(expression.AttributeNotExists(expression.Name("UnitReturnedAt"))), // its unit went back to stock
 				itemRole{kind: "ticket", productID: it.ProductID, name: it.ProductName, wanted: 1})
 			if err != nil {
 				return err

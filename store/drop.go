@@ -68,6 +68,9 @@ type Drop struct {
 	// SetAside is the stock a product drop took from each warehouse when
 	// it was made; closing or cancelling it gives back what was not claimed.
 	SetAside []Allocation
+	// UnitsReturned is how many units tickets that expired unused or were
+	// voided gave back to stock (drop_ticket_return.go); Claimed keeps them.
+	UnitsReturned int
 	// Counters is how many counter items share the quantity (0: the drop
 	// item counts its claims itself).
 	Counters []DropCounter
@@ -227,6 +230,7 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 	}
 	var info *dropRecord
 	var counters []DropCounter
+	returned := 0
 	for _, it := range items {
 		var head struct {
 			SK string `dynamodbav:"SK"`
@@ -250,13 +254,21 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 				return Drop{}, fmt.Errorf("drop %s: counter key %q", id, r.SK)
 			}
 			counters = append(counters, DropCounter{N: n, Quantity: r.Quantity, Claimed: r.Claimed, Releases: r.Releases})
+		case head.SK == sortKeyDropReturned:
+			var r struct {
+				Units int `dynamodbav:"Units"`
+			}
+			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+				return Drop{}, err
+			}
+			returned = r.Units
 		}
 	}
 	found := info != nil
 	var d Drop
 	if found {
 		d = info.drop()
-		d.uncounted = false
+		d.uncounted, d.UnitsReturned = false, returned
 		if info.Counters > 0 { // the counters count, not the drop's item
 			d.Claimed, d.Releases = 0, 0
 			for _, c := range counters {

@@ -69,9 +69,18 @@ func (d Drop) shipFrom() string {
 // RedeemBy is when a ticket of d stops being redeemable.
 func (t Ticket) RedeemBy(d Drop) time.Time { return t.CreatedAt.Add(d.RedeemWithin) }
 
+// TicketRedeemWithin is how long a ticket of d can be redeemed, zero for
+// a drop that is not a product's: a claim's ClaimRequest.RedeemWithin.
+func (d Drop) TicketRedeemWithin() time.Duration {
+	if d.ProductID == "" {
+		return 0
+	}
+	return d.RedeemWithin
+}
+
 // Redeemable reports whether the ticket may buy d's product at now.
 func (t Ticket) Redeemable(d Drop, now time.Time) bool {
-	return d.ProductID != "" && t.Status == TicketValid && now.Before(t.RedeemBy(d))
+	return d.ProductID != "" && t.Status == TicketValid && !t.UnitReturned && now.Before(t.RedeemBy(d))
 }
 
 // setAsidePlan takes quantity from the warehouses holding most first, at
@@ -349,7 +358,7 @@ func ticketProblem(t Ticket, d Drop, now time.Time) error {
 		return fmt.Errorf("your ticket for “%s” was already used for an order: %w", d.Title, ErrTicketNotRedeemable)
 	case t.Status != TicketValid:
 		return fmt.Errorf("your ticket for “%s” is void: %w", d.Title, ErrTicketNotRedeemable)
-	case !now.Before(t.RedeemBy(d)):
+	case !now.Before(t.RedeemBy(d)), t.UnitReturned:
 		return fmt.Errorf("your ticket for “%s” expired: %w", d.Title, ErrTicketNotRedeemable)
 	}
 	return nil

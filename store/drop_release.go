@@ -27,6 +27,9 @@ var (
 	ErrTicketUsed           = errors.New("this ticket was used for an order")
 	ErrTicketPendingPayment = errors.New("this ticket is held by an order awaiting its payment")
 	ErrTicketInCart         = errors.New("this ticket is in its holder's cart: it must be taken out of the cart first")
+	// ErrTicketExpired: a product drop's ticket that expired unused gave
+	// its unit back to stock; its place is not given again.
+	ErrTicketExpired = errors.New("this ticket expired unused: its unit went back to stock")
 )
 
 // ReleaseReason is the word the API answers a refused release with.
@@ -42,6 +45,8 @@ func ReleaseReason(err error) string {
 		return "pending_payment"
 	case errors.Is(err, ErrTicketInCart):
 		return "in_cart"
+	case errors.Is(err, ErrTicketExpired):
+		return "expired"
 	}
 	return ClaimReason(err)
 }
@@ -66,7 +71,8 @@ const releaseAttempts = 8
 // is open (and the count above zero); a product drop's ticket on condition
 // it is not in its holder's cart; the event, if asked for. Refusals:
 // ErrNotFound, ErrTicketReleased, ErrTicketVoided, ErrTicketUsed,
-// ErrTicketPendingPayment, ErrTicketInCart, ErrDropClosed, ErrDropCancelled.
+// ErrTicketPendingPayment, ErrTicketInCart, ErrTicketExpired, ErrDropClosed,
+// ErrDropCancelled.
 func (s *Store) ReleaseTicket(ctx context.Context, req ReleaseRequest) (Ticket, error) {
 	for attempt := 0; ; attempt++ {
 		t, err := s.TicketConsistent(ctx, req.DropID, req.Client)
@@ -101,6 +107,9 @@ var errReleaseAgain = errors.New("release: read again")
 // unreleasable is why a ticket read cannot be released, or nil when it is
 // valid. A ticket redeemed by an order awaiting its payment says so.
 func (s *Store) unreleasable(ctx context.Context, t Ticket) error {
+	if t.UnitReturned && t.Status == TicketValid {
+		return ErrTicketExpired
+	}
 	switch t.Status {
 	case TicketValid:
 		return nil
@@ -138,7 +147,8 @@ func (s *Store) releaseTx(ctx context.Context, req ReleaseRequest, d Drop, t Tic
 		WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketReleased))).
 			Set(expression.Name("ReleasedAt"), expression.Value(timestamp(now)))).
 		WithCondition(expression.Name("Status").Equal(expression.Value(string(TicketValid))).
-			And(expression.Name("CreatedAt").Equal(expression.Value(timestamp(t.CreatedAt))))).Build()
+			And(expression.Name("CreatedAt").Equal(expression.Value(timestamp(t.CreatedAt)))).
+			And(expression.AttributeNotExists(expression.Name("UnitReturnedAt")))).Build()
 	if err != nil {
 		return Ticket{}, err
 	}

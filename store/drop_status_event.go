@@ -59,9 +59,9 @@ const voidBatch = 25
 // transaction. A batch refused because one of its tickets was voided
 // meanwhile (a cancellation run twice at once) is retried ticket by
 // ticket, skipping those.
-func (s *Store) voidAnnounced(ctx context.Context, dropID string, tickets []Ticket, a *Announcement[Ticket]) error {
+func (s *Store) voidAnnounced(ctx context.Context, dropID string, tickets []Ticket, a *Announcement[Ticket], product bool) error {
 	for batch := range slices.Chunk(tickets, voidBatch) {
-		items, err := s.voidItems(dropID, batch, a)
+		items, err := s.voidItems(dropID, batch, a, product)
 		if err != nil {
 			return err
 		}
@@ -73,7 +73,7 @@ func (s *Store) voidAnnounced(ctx context.Context, dropID string, tickets []Tick
 			return fmt.Errorf("void tickets of %s: %w", dropID, err)
 		}
 		for _, t := range batch {
-			items, err := s.voidItems(dropID, []Ticket{t}, a)
+			items, err := s.voidItems(dropID, []Ticket{t}, a, product)
 			if err != nil {
 				return err
 			}
@@ -87,8 +87,10 @@ func (s *Store) voidAnnounced(ctx context.Context, dropID string, tickets []Tick
 }
 
 // voidItems are the transaction items voiding tickets (on condition each
-// is not void yet) with their events.
-func (s *Store) voidItems(dropID string, tickets []Ticket, a *Announcement[Ticket]) ([]types.TransactWriteItem, error) {
+// is not void yet) with their events, and for a product drop each ticket's
+// entry in the list of units to give back made due now (at most 3 items a
+// ticket, 75 a batch).
+func (s *Store) voidItems(dropID string, tickets []Ticket, a *Announcement[Ticket], product bool) ([]types.TransactWriteItem, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
 	// Not void yet, nor released meanwhile (the list lags).
 	notVoid := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("Status").NotEqual(expression.Value(string(TicketVoid))),
@@ -101,6 +103,13 @@ func (s *Store) voidItems(dropID string, tickets []Ticket, a *Announcement[Ticke
 			return nil, err
 		}
 		items = append(items, void)
+		if product {
+			ret, err := s.txTicketReturnNow(dropID, t.Client, now)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, ret)
+		}
 		t.Status = TicketVoid
 		event, ok, err := txAnnounceOnce(s, a, EventTicketVoided, dropID, t.Client, now, t)
 		if err != nil {

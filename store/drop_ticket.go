@@ -53,6 +53,9 @@ type Ticket struct {
 	Status     TicketStatus
 	Counter    int
 	OrderID    string // the order that redeemed it
+	// UnitReturned: a product drop's ticket that expired unused or was
+	// voided gave its unit back to stock (drop_ticket_return.go).
+	UnitReturned bool
 }
 
 // TicketStatus is whether a ticket still stands.
@@ -77,6 +80,8 @@ type ticketRecord struct {
 	Status     string `dynamodbav:"Status"`
 	Counter    int    `dynamodbav:"Counter"`
 	OrderID    string `dynamodbav:"OrderID,omitempty"`
+	// UnitReturnedAt: when its unit went back to stock (never redeemed now).
+	UnitReturnedAt string `dynamodbav:"UnitReturnedAt,omitempty"`
 	// GSI1: the drop's tickets in claim order. GSI2: a shop customer's
 	// tickets, newest first (API clients get none).
 	GSI1PK string `dynamodbav:"GSI1-PK"`
@@ -87,7 +92,8 @@ type ticketRecord struct {
 
 func (r ticketRecord) ticket() Ticket {
 	return Ticket{DropID: r.DropID, DropTitle: r.DropTitle, Client: r.Client, CustomerID: r.CustomerID,
-		CreatedAt: parseTime(r.CreatedAt), Status: TicketStatus(r.Status), Counter: r.Counter, OrderID: r.OrderID}
+		CreatedAt: parseTime(r.CreatedAt), Status: TicketStatus(r.Status), Counter: r.Counter, OrderID: r.OrderID,
+		UnitReturned: r.UnitReturnedAt != ""}
 }
 
 // ClaimRequest is one claim: a drop, a client, and for the shop's
@@ -103,6 +109,10 @@ type ClaimRequest struct {
 	// Announce puts the ticket.claimed event in the claim's transaction,
 	// for the drop's integration's endpoints that want it.
 	Announce *Announcement[Ticket]
+	// RedeemWithin is a product drop's (Drop.TicketRedeemWithin): the
+	// claim puts the ticket's entry in the list of units to give back
+	// after it. Zero for other drops.
+	RedeemWithin time.Duration
 }
 
 // Claim claims a ticket in one TransactWriteItems: the count goes up on
@@ -165,12 +175,10 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	if err != nil {
 		return Ticket{}, err
 	}
-	// The event (if any endpoint wants it) goes before the ticket, which
-	// stays last: the reasons below read it there.
-	if event, ok, err := txAnnounce(s, req.Announce, EventTicketClaimed, now, t); err != nil {
+	// The event and a product drop's entry in the list of units to give
+	// back go before the ticket, which stays last: the reasons read it there.
+	if items, err = s.claimExtras(items, req, now, t); err != nil {
 		return Ticket{}, err
-	} else if ok {
-		items = append(items, event)
 	}
 	// A client who holds a ticket gets it back from the failed condition
 	// (ALL_OLD): a retried claim answers with it, with no read more.
@@ -182,39 +190,65 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest, hasCounters bool) (
 	if err == nil {
 		return t, nil
 	}
+	return Ticket{}, claimRefusal(err, req.DropID, hasCounters, len(items)-1, now)
+}
+
+// claimExtras adds to a claim's items the ticket.claimed event (if any
+// endpoint wants it) and, for a product drop, the ticket's entry in the
+// list of units to give back (drop_ticket_return.go).
+func (s *Store) claimExtras(items []types.TransactWriteItem, req ClaimRequest, now time.Time, t Ticket) ([]types.TransactWriteItem, error) {
+	if req.RedeemWithin > 0 {
+		ret, err := s.txTicketReturn(req.DropID, req.Client, now, req.RedeemWithin)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ret)
+	}
+	event, ok, err := txAnnounce(s, req.Announce, EventTicketClaimed, now, t)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		items = append(items, event)
+	}
+	return items, nil
+}
+
+// claimRefusal says why a claim's transaction was cancelled (last is the
+// ticket's item, after the drop's and a counter's).
+func claimRefusal(err error, dropID string, hasCounters bool, last int, now time.Time) error {
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, err)
+		return fmt.Errorf("claim %s: %w", dropID, err)
 	}
 	r := tce.CancellationReasons
 	failed := func(i int) bool { return i < len(r) && aws.ToString(r[i].Code) == reasonConditionFailed }
-	last := len(items) - 1
 	if failed(last) && r[last].Item != nil {
-		return Ticket{}, claimHeld(r[last].Item, failed(0), r[0].Item, now)
+		return claimHeld(r[last].Item, failed(0), r[0].Item, now)
 	}
 	switch {
 	case failed(0):
 		// The drop's item (window or, without counters, room) refused: its
 		// old image says which.
 		if r[0].Item == nil {
-			return Ticket{}, fmt.Errorf("drop %s: %w", req.DropID, ErrNotFound)
+			return fmt.Errorf("drop %s: %w", dropID, ErrNotFound)
 		}
 		var dr dropRecord
 		if err := attributevalue.UnmarshalMap(r[0].Item, &dr); err != nil {
-			return Ticket{}, err
+			return err
 		}
 		why := dr.drop().Why(now)
 		if why == nil { // a counter-less drop full at this instant
 			why = ErrSoldOut
 		}
-		return Ticket{}, why
+		return why
 	case hasCounters && failed(1):
-		return Ticket{}, ErrCounterFull
+		return ErrCounterFull
 	case failed(last):
-		return Ticket{}, ErrAlreadyClaimed
+		return ErrAlreadyClaimed
 	}
 	// A conflict with a concurrent transaction on the same items: contention.
-	return Ticket{}, fmt.Errorf("claim %s: %w", req.DropID, ErrClaimContended)
+	return fmt.Errorf("claim %s: %w", dropID, ErrClaimContended)
 }
 
 // HeldError refuses the claim of a client who already holds a ticket of
@@ -285,8 +319,14 @@ func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error
 }
 
 // voidTickets is VoidTickets, each ticket not void yet voided with its
-// ticket.voided event for a's endpoints (if a has any).
+// ticket.voided event for a's endpoints (if a has any); a product drop's
+// ticket with its entry in the list of units to give back made due now.
 func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[Ticket]) ([]Ticket, error) {
+	d, err := s.Drop(ctx, dropID)
+	if err != nil {
+		return nil, err
+	}
+	product := d.ProductID != ""
 	var out []Ticket
 	cursor := ""
 	for {
@@ -297,9 +337,9 @@ func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[
 		// A ticket given back before holds nothing to void.
 		live := slices.DeleteFunc(slices.Clone(page.Items), func(t Ticket) bool { return t.Status == TicketReleased })
 		if a != nil && len(a.Endpoints) > 0 {
-			err = s.voidAnnounced(ctx, dropID, slices.DeleteFunc(slices.Clone(live), func(t Ticket) bool { return t.Status == TicketVoid }), a)
+			err = s.voidAnnounced(ctx, dropID, slices.DeleteFunc(slices.Clone(live), func(t Ticket) bool { return t.Status == TicketVoid }), a, product)
 		} else {
-			live, err = s.voidEach(ctx, dropID, live)
+			live, err = s.voidEach(ctx, dropID, live, product)
 		}
 		if err != nil {
 			return out, err
@@ -316,8 +356,11 @@ func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[
 }
 
 // voidEach voids tickets one UpdateItem each, on condition each was not
-// released meanwhile (the list lags): the tickets it voided.
-func (s *Store) voidEach(ctx context.Context, dropID string, tickets []Ticket) ([]Ticket, error) {
+// released meanwhile (the list lags): the tickets it voided. A product
+// drop's ticket then has its entry in the list of units to give back made
+// due now (one more write: a stop between the two leaves the entry its
+// claim made, due at RedeemBy, when the job sees the ticket void).
+func (s *Store) voidEach(ctx context.Context, dropID string, tickets []Ticket, product bool) ([]Ticket, error) {
 	upd, err := expression.NewBuilder().WithUpdate(expression.Set(expression.Name("Status"), expression.Value(string(TicketVoid)))).
 		WithCondition(expression.Name("Status").NotEqual(expression.Value(string(TicketReleased)))).Build()
 	if err != nil {
@@ -335,6 +378,11 @@ func (s *Store) voidEach(ctx context.Context, dropID string, tickets []Ticket) (
 		}
 		if err != nil {
 			return voided, fmt.Errorf("void ticket: %w", err)
+		}
+		if product {
+			if err := s.ticketReturnNow(ctx, dropID, t.Client); err != nil {
+				return voided, err
+			}
 		}
 		voided = append(voided, t)
 	}

@@ -24,6 +24,7 @@ type RunCounts struct {
 	Attention int `json:"attention" dynamodbav:"Attention"` // beyond the catch-up window: for staff
 	Archived  int `json:"archived" dynamodbav:"Archived"`   // months of the books archived (the archive job)
 	Refunded  int `json:"refunded" dynamodbav:"Refunded"`   // card refunds finished (the card refunds job)
+	Returned  int `json:"returned" dynamodbav:"Returned"`   // ticket units back in stock (the ticket stock job)
 }
 
 // Done is how many due subscriptions the run has finished with. A payment
@@ -33,7 +34,7 @@ type RunCounts struct {
 // charges, declines and cancels nothing). A subscription charged for
 // several missed periods in one run counts once per charge.
 func (c RunCounts) Done() int {
-	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Archived + c.Refunded +
+	return c.Charged + c.Declined + c.Skipped + c.Failed + c.Cancelled + c.Attention + c.Archived + c.Refunded + c.Returned +
 		max(0, c.Mailed-(c.Charged+c.Declined+c.Cancelled+c.Refunded))
 }
 

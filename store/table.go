@@ -80,7 +80,8 @@ var allKeyAttributes = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2
 // the keys the code reads (drops, drop_migrate.go; orders and checkout
 // intents to their list shards, list_shards.go; customers' finder items,
 // customer_find.go; API keys to their integrations, apikey.go; placed orders
-// onto the packing queue, to_pack_migrate.go). It is
+// onto the packing queue, to_pack_migrate.go; product drop tickets onto the
+// list of units to give back, drop_ticket_return_migrate.go). It is
 // idempotent and waits until the table is usable.
 func (s *Store) Migrate(ctx context.Context) error {
 	steps, created, err := s.tableSteps(ctx)
@@ -115,6 +116,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.migrateDrops(ctx); err != nil {
+		return err
+	}
+	if err := s.migrateTicketReturns(ctx, created); err != nil {
 		return err
 	}
 	if err := s.countSubscriptionTotals(ctx, created); err != nil {

@@ -25,6 +25,7 @@ var (
 	countMailed    = runCounter{"mailed", "admin.jobs.col.mailed", "admin.jobs.counts.mails", "admin.jobs.n_mailed", func(c store.RunCounts) int { return c.Mailed }, false}
 	countReminded  = runCounter{"mailed", "admin.jobs.col.reminded", "admin.jobs.counts.reminded", "admin.jobs.n_reminded", func(c store.RunCounts) int { return c.Mailed }, false}
 	countRefunded  = runCounter{"refunded", "admin.jobs.col.refunded", "admin.jobs.counts.refunded", "admin.jobs.n_refunded", func(c store.RunCounts) int { return c.Refunded }, false}
+	countReturned  = runCounter{"returned", "admin.jobs.col.returned", "admin.jobs.counts.returned", "admin.jobs.n_returned", func(c store.RunCounts) int { return c.Returned }, false}
 	countArchived  = runCounter{"archived", "admin.jobs.col.archived", "admin.jobs.counts.archived", "admin.jobs.n_archived", func(c store.RunCounts) int { return c.Archived }, false}
 	// countFailedAll is the runs table's Failed: those the next run tries
 	// again and those beyond catch-up, which staff handle.
@@ -41,6 +42,8 @@ func runCounters(job string) []runCounter {
 		return []runCounter{countRefunded, countFailed, countMailed}
 	case "archive":
 		return []runCounter{countArchived, countFailed}
+	case "ticket-stock":
+		return []runCounter{countReturned, countSkipped, countFailed}
 	}
 	return []runCounter{countCharged, countDeclined, countSkipped, countFailed, countAttention, countCancelled, countMailed}
 }
@@ -62,6 +65,8 @@ func runDueNoun(job string) string {
 		return "admin.jobs.counts_of.refunds"
 	case "archive":
 		return "admin.jobs.counts_of.months"
+	case "ticket-stock":
+		return "admin.jobs.counts_of.tickets"
 	}
 	return "admin.subs.title"
 }

@@ -39,6 +39,8 @@ func TestRunPagesShowTheirJobsCounts(t *testing.T) {
 			[]string{"due", "mailed", "skipped", "failed"}, []string{"charged", "declined", "cancelled", "attention"}, "", "None: the run finished everything it found due.", ""},
 		{"card refunds", staffRun(run("card-refunds", store.RunCompleted, store.RunCounts{Due: 2, Refunded: 2, Mailed: 2})),
 			[]string{"refunded", "mailed"}, []string{"charged", "declined", "skipped"}, "", "", "started by Sam Staff"},
+		{"ticket stock", run("ticket-stock", store.RunCompleted, store.RunCounts{Due: 3, Returned: 2, Skipped: 1}),
+			[]string{"returned", "skipped", "failed"}, []string{"charged", "mailed", "refunded"}, "", "", ""},
 		{"archive", run("archive", store.RunCompleted, store.RunCounts{Due: 3, Archived: 3}),
 			[]string{"archived"}, []string{"charged", "mailed", "skipped"}, "", "", ""},
 	} {

@@ -642,6 +642,10 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 	if string(r.body) != string(web.OpenAPI) {
 		t.Fatal("served description differs from the embedded one")
 	}
+	// The one 4xx the document describes for itself (redocly's
+	// operation-4xx-response): a body over the small limit.
+	c.do(http.MethodGet, "/api/v1/openapi.json", strings.Repeat(" ", 1<<20+1)).
+		want(t, "openapi.json with a large body", http.StatusRequestEntityTooLarge, "too_large")
 	var doc struct {
 		OpenAPI string                                `json:"openapi"`
 		Paths   map[string]map[string]json.RawMessage `json:"paths"`
