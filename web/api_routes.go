@@ -19,7 +19,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	apiKeys := handlers.NewAPIKeys(cfg.Store, cfg.APIKeysEvery, cfg.Log)
 	go apiKeys.Run(bg)
 	hooks := webhook.New(cfg.Store, webhook.Config{Client: webhook.NewClient(cfg.Webhooks.Client),
-		Jitter: cfg.Webhooks.Jitter, Active: apiKeys.AnyWebhooks, Log: cfg.Log})
+		Jitter: cfg.Webhooks.Jitter, Active: apiKeys.AnyWebhooks, StaffMail: cfg.Webhooks.StaffMail, Log: cfg.Log})
 	if cfg.Webhooks.Deliverer != nil {
 		*cfg.Webhooks.Deliverer = hooks
 	}
