@@ -28,6 +28,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	cfg.Gate.OnNotice(notices.Notice)
 	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake, Notice: notices.Notice}
 	apiWebhooks := &handlers.APIWebhooks{Store: cfg.Store, Keys: apiKeys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
+	apiDeliveries := &handlers.APIWebhookDeliveries{Store: cfg.Store, Keys: apiKeys, Wake: hooks.Wake}
 	app.Get("/api/v1/openapi.json", serveOpenAPI)
 	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())
 	api.Post("/drops", apiDrops.Create)
@@ -42,6 +43,9 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/webhooks", apiWebhooks.Create)
 	api.Get("/webhooks", apiWebhooks.List)
 	api.Delete("/webhooks/:id", apiWebhooks.Delete)
+	api.Post("/webhooks/:id/enable", apiDeliveries.Enable)
+	api.Get("/webhooks/:id/deliveries", apiDeliveries.List)
+	api.Post("/webhooks/:id/deliveries/:event/resend", apiDeliveries.Resend)
 	return announcers{Hooks: apiKeys, Wake: hooks.Wake}
 }
 
