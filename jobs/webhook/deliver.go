@@ -25,6 +25,7 @@ type Store interface {
 	Today() time.Time
 	DueWebhookEvents(ctx context.Context, limit int) ([]store.WebhookEvent, error)
 	Webhook(ctx context.Context, integration, id string) (store.WebhookEndpoint, error)
+	WebhookEvent(ctx context.Context, id string) (store.WebhookEvent, error)
 	RecordWebhookAttempt(ctx context.Context, e store.WebhookEvent, endpoint string, d store.WebhookDelivery, a *store.WebhookAttempt) (store.WebhookEvent, error)
 	MarkWebhookFailing(ctx context.Context, owner, id string, at time.Time) error
 	MarkWebhookAnswering(ctx context.Context, owner, id string) error
@@ -247,13 +248,38 @@ func (d *Deliverer) deliverEvent(ctx context.Context, e store.WebhookEvent) (sen
 		// Record even when ctx ends now: a delivery made and not recorded
 		// would go again.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		e, err = d.store.RecordWebhookAttempt(rctx, e, ep, dl, attempt)
+		e, err = d.record(rctx, e, ep, dl, attempt)
 		rcancel()
 		if err != nil {
 			return sent, failed, err
 		}
 	}
 	return sent, failed, nil
+}
+
+// recordTries bounds record's reads and writes when resends keep saving
+// the event in between.
+const recordTries = 10
+
+// record saves the delivery's new state and logs its attempt. When a
+// resend saved the event since it was read, the attempt is logged all the
+// same and the resend's state kept (the event goes again: at least once).
+func (d *Deliverer) record(ctx context.Context, e store.WebhookEvent, ep string, dl store.WebhookDelivery, a *store.WebhookAttempt) (store.WebhookEvent, error) {
+	for range recordTries - 1 {
+		next, err := d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
+		if !errors.Is(err, store.ErrConflict) {
+			return next, err
+		}
+		cur, err := d.store.WebhookEvent(ctx, e.ID)
+		if err != nil {
+			return e, err
+		}
+		if now := cur.Deliveries[ep]; !now.Since.Equal(e.Deliveries[ep].Since) {
+			dl = now // resent meanwhile
+		}
+		e = cur
+	}
+	return d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
 }
 
 // notSent is what a delivery to a disabled endpoint logs: it fails
