@@ -59,6 +59,17 @@ func (a APIAccess) WebhooksFor(integration, typ string) []string {
 	return out
 }
 
+// WebhooksOf are an integration's endpoints, newest first.
+func (a APIAccess) WebhooksOf(integration string) []WebhookEndpoint {
+	var out []WebhookEndpoint
+	for _, w := range a.Webhooks {
+		if w.Integration == integration {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Integration finds an integration by name.
 func (a APIAccess) Integration(name string) (Integration, bool) {
 	i := slices.IndexFunc(a.Integrations, func(in Integration) bool { return in.Name == name })

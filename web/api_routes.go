@@ -46,7 +46,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/webhooks/:id/enable", apiDeliveries.Enable)
 	api.Get("/webhooks/:id/deliveries", apiDeliveries.List)
 	api.Post("/webhooks/:id/deliveries/:event/resend", apiDeliveries.Resend)
-	return announcers{Hooks: apiKeys, Wake: hooks.Wake}
+	return announcers{Hooks: apiKeys, Wake: hooks.Wake, Reload: apiKeys.Load}
 }
 
 // announcers are the endpoints' copy and the deliverer's wake-up, for the
@@ -54,4 +54,14 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 type announcers struct {
 	Hooks handlers.APIHooks
 	Wake  func()
+	// Reload has the replica's key cache read the endpoints again now.
+	Reload func(context.Context) error
+}
+
+// adminWebhookRoutes are the console's pages of one webhook endpoint.
+func adminWebhookRoutes(admin fiber.Router, cfg Config, hooks announcers) {
+	h := &handlers.AdminWebhook{Store: cfg.Store, Reload: hooks.Reload, Wake: hooks.Wake, Log: cfg.Log}
+	admin.Get("/webhooks/:owner/:id", h.Show)
+	admin.Post("/webhooks/:owner/:id/enable", h.Enable)
+	admin.Post("/webhooks/:owner/:id/deliveries/:event/resend", h.Resend)
 }

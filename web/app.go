@@ -384,6 +384,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys/integrations/:name/keys", adminAPIKeys.Issue)
 	admin.Get("/api-keys/integrations/:name/revoke", adminAPIKeys.ConfirmRevokeIntegration)
 	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
+	adminWebhookRoutes(admin, cfg, hooks)
 
 	// Limited drops for staff.
 	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf, Catalogue: cfg.Store.Window(),

@@ -230,3 +230,19 @@ func AdminShippingZone(id string) string { return under(AdminShipping, id) }
 
 // AdminShippingZoneDelete removes a zone (POST).
 func AdminShippingZoneDelete(id string) string { return under(AdminShipping, id, "delete") }
+
+// adminWebhooks is where the console's webhook endpoints are, each under
+// its owner (an integration's name).
+const adminWebhooks = "/admin/webhooks"
+
+// AdminWebhook is one endpoint of an owner: its deliveries, newest first,
+// and its state (GET).
+func AdminWebhook(owner, id string) string { return under(adminWebhooks, owner, id) }
+
+// AdminWebhookEnable enables a disabled endpoint (POST).
+func AdminWebhookEnable(owner, id string) string { return under(adminWebhooks, owner, id, "enable") }
+
+// AdminWebhookResend sends one event to the endpoint again (POST).
+func AdminWebhookResend(owner, id, event string) string {
+	return under(adminWebhooks, owner, id, "deliveries", event, "resend")
+}
