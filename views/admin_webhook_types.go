@@ -45,6 +45,12 @@ func adminDuration(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
+// adminSecondsOfDay is an attempt's time of day to the second, with the
+// zone: "12:56:31 UTC" (retries come seconds apart).
+func adminSecondsOfDay(ctx context.Context, t time.Time) string {
+	return t.In(Zone(ctx)).Format("15:04:05\u00a0MST")
+}
+
 // deliveryStateIDs name a delivery's states.
 var deliveryStateIDs = map[store.DeliveryStatus]string{
 	store.DeliveryPending:   "admin.webhook.state.pending",
@@ -53,12 +59,20 @@ var deliveryStateIDs = map[store.DeliveryStatus]string{
 	store.DeliveryDropped:   "admin.webhook.state.failed",
 }
 
-// deliveryState is a delivery's state now in the page's language, with
-// when a pending one goes next.
-func deliveryState(ctx context.Context, l store.WebhookDeliveryLog) string {
-	if l.Now == store.DeliveryPending && !l.NextAt.IsZero() {
-		return t(ctx, "admin.webhook.state.pending_at", "Time", adminStamp(ctx, l.NextAt))
+// deliveryNext is when a pending delivery goes next; "" otherwise.
+func deliveryNext(ctx context.Context, l store.WebhookDeliveryLog) string {
+	if l.Now != store.DeliveryPending || l.NextAt.IsZero() {
+		return ""
 	}
+	at := adminSecondsOfDay(ctx, l.NextAt)
+	if adminDay(ctx, l.NextAt) != adminDay(ctx, time.Now()) {
+		at = adminDay(ctx, l.NextAt) + " " + at
+	}
+	return t(ctx, "admin.webhook.state.next", "Time", at)
+}
+
+// deliveryState is a delivery's state now in the page's language.
+func deliveryState(ctx context.Context, l store.WebhookDeliveryLog) string {
 	id, ok := deliveryStateIDs[l.Now]
 	if !ok {
 		return string(l.Now)
