@@ -128,20 +128,21 @@ func (h *AccountPrivacy) Delete(c *fiber.Ctx) error {
 // subscriptions their card token, shipments the staff who moved them.
 type (
 	exportDoc struct {
-		Shop            string             `json:"shop"`
-		ExportedAt      time.Time          `json:"exportedAt"`
-		Account         exportAccount      `json:"account"`
-		SignIns         exportSignIns      `json:"signIns"`
-		Addresses       []exportAddress    `json:"addresses"`
-		Cart            []exportCartLine   `json:"cart"`
-		Orders          []exportOrder      `json:"orders"`
-		Subscriptions   []exportSub        `json:"subscriptions"`
-		Receipts        []exportReceipt    `json:"receipts"`
-		DropTickets     []exportTicket     `json:"dropTickets"`
-		Sessions        []exportSession    `json:"sessions"`
-		Mails           []exportMail       `json:"mails"`
-		AccountChanges  []exportRoleChange `json:"accountChanges"`
-		NotKeptAnywhere string             `json:"notKept"`
+		Shop            string               `json:"shop"`
+		ExportedAt      time.Time            `json:"exportedAt"`
+		Account         exportAccount        `json:"account"`
+		SignIns         exportSignIns        `json:"signIns"`
+		Addresses       []exportAddress      `json:"addresses"`
+		Cart            []exportCartLine     `json:"cart"`
+		Orders          []exportOrder        `json:"orders"`
+		Subscriptions   []exportSub          `json:"subscriptions"`
+		Receipts        []exportReceipt      `json:"receipts"`
+		DropTickets     []exportTicket       `json:"dropTickets"`
+		Sessions        []exportSession      `json:"sessions"`
+		Mails           []exportMail         `json:"mails"`
+		AccountChanges  []exportRoleChange   `json:"accountChanges"`
+		WebhookEvents   []exportWebhookEvent `json:"webhookEvents"` // account_privacy_events.go
+		NotKeptAnywhere string               `json:"notKept"`
 	}
 	exportAccount struct {
 		ID          string    `json:"id"`
@@ -327,7 +328,7 @@ func exportOf(d store.CustomerData, thisSession string, now time.Time) exportDoc
 		// Non-nil lists: an empty part reads [] rather than null.
 		Addresses: []exportAddress{}, Cart: []exportCartLine{}, Orders: []exportOrder{}, Subscriptions: []exportSub{},
 		Receipts: []exportReceipt{}, DropTickets: []exportTicket{}, Sessions: []exportSession{}, Mails: []exportMail{},
-		AccountChanges:  []exportRoleChange{},
+		AccountChanges: []exportRoleChange{}, WebhookEvents: exportWebhookEventsOf(d.WebhookEvents),
 		NotKeptAnywhere: "Card numbers: the payment provider keeps them; the shop keeps each card's brand and last four digits.",
 	}
 	for _, a := range d.Addresses.Addresses {

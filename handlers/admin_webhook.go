@@ -13,9 +13,9 @@ import (
 	"shop/web/paths"
 )
 
-// AdminWebhookStore is what the console's page of one endpoint reads and
+// AdminWebhookDeliveryStore is what the console's page of one endpoint reads and
 // writes.
-type AdminWebhookStore interface {
+type AdminWebhookDeliveryStore interface {
 	Webhook(ctx context.Context, owner, id string) (store.WebhookEndpoint, error)
 	WebhookDeliveries(ctx context.Context, endpoint string, limit int, cursor string) (store.Page[store.WebhookDeliveryLog], error)
 	ResendWebhookEvent(ctx context.Context, owner, endpoint, eventID string) (store.WebhookEvent, error)
@@ -26,7 +26,7 @@ type AdminWebhookStore interface {
 // owner (an integration's name) with its attempts newest first, a resend
 // per event, and Enable for one disabled for failing.
 type AdminWebhook struct {
-	Store AdminWebhookStore
+	Store AdminWebhookDeliveryStore
 	// Reload has this replica's key cache learn an endpoint enabled now.
 	Reload func(ctx context.Context) error
 	// Wake has the deliverer send a resent event now.
@@ -39,18 +39,15 @@ const adminDeliveriesPage = 25
 
 // hook reads the endpoint of the path's owner and id, or a 404.
 func (h *AdminWebhook) hook(c *fiber.Ctx) (string, store.WebhookEndpoint, error) {
-	owner, err := pathIDSaying(c, "owner", "admin.webhook.not_found")
-	if err != nil {
-		return "", store.WebhookEndpoint{}, err
-	}
-	id, err := pathIDSaying(c, "id", "admin.webhook.not_found")
-	if err != nil {
-		return "", store.WebhookEndpoint{}, err
+	owner, id := c.Params("owner"), c.Params("id")
+	if !store.ValidWebhookOwner(owner) || !store.ValidID(id) {
+		return "", store.WebhookEndpoint{}, notFoundSaying(c, "admin.webhook.not_found")
 	}
 	e, err := h.Store.Webhook(c.UserContext(), owner, id)
 	if err != nil {
 		return "", store.WebhookEndpoint{}, notFoundAsSaying(c, err, "admin.webhook.not_found")
 	}
+	e.Secret = "" // never on a page but the one after its registration
 	return owner, e, nil
 }
 
@@ -70,7 +67,7 @@ func (h *AdminWebhook) Show(c *fiber.Ctx) error {
 		return err
 	}
 	csrf := page.CSRFToken(c)
-	p := views.AdminWebhookPage{Owner: owner, Hook: e, CSRF: csrf, BackURL: paths.AdminAPIKeys, Back: page.T(c, "admin.apikeys.title"),
+	p := views.AdminWebhookPage{Owner: owner, Hook: e, CSRF: csrf,
 		Rows: views.AdminDeliveryRows{NextURL: paths.More(paths.AdminWebhook(owner, e.ID), log.Next)}}
 	for _, l := range log.Items {
 		p.Rows.Rows = append(p.Rows.Rows, views.AdminDeliveryRow{Owner: owner, Hook: e.ID, Log: l, CSRF: csrf})

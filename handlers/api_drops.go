@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/store"
+	"shop/store/dropgate"
 )
 
 // APIDropStore is what the drops API writes and lists in DynamoDB.
@@ -40,7 +41,7 @@ type APIDropStore interface {
 // APIDropGate answers claims and counts from memory when it can (the
 // process's one *dropgate.Gate, shared with the customers' pages).
 type APIDropGate interface {
-	Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error)
+	ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ticket, dropgate.Timing, error)
 	Allow(client string) bool
 	Count(ctx context.Context, id string) (store.Drop, error)
 	// Forget drops what the gate knows of a drop whose status changed.
@@ -334,7 +335,10 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 		return err
 	}
 	ann := announce(h.Hooks, c, store.EventTicketClaimed, func(t store.Ticket) any { return apiTicketOf(t) })
-	t, err := h.Gate.Claim(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann})
+	t, timing, err := h.Gate.ClaimTimed(c.UserContext(), store.ClaimRequest{DropID: id, Client: client, DropTitle: d.Title, Announce: ann})
+	if v := serverTiming(timing); v != "" {
+		c.Set("Server-Timing", v)
+	}
 	if held, ok, herr := h.held(c.UserContext(), id, client, err); herr != nil {
 		return herr
 	} else if ok { // a repeat of the holder's claim: its ticket, as at first
@@ -356,6 +360,23 @@ func (h *APIDrops) Claim(c *fiber.Ctx) error {
 		h.wake()
 	}
 	return c.Status(fiber.StatusCreated).JSON(apiTicketOf(t))
+}
+
+// serverTiming is a claim's Server-Timing: how long it waited for a place
+// ("wait") and spent in DynamoDB's transactions ("claim", with their
+// number); empty for a claim answered from memory.
+func serverTiming(t dropgate.Timing) string {
+	var parts []string
+	if t.Waited > 0 {
+		parts = append(parts, fmt.Sprintf("wait;dur=%.1f", float64(t.Waited.Microseconds())/1000))
+	}
+	switch {
+	case t.Transactions == 1:
+		parts = append(parts, fmt.Sprintf("claim;dur=%.1f", float64(t.InStore.Microseconds())/1000))
+	case t.Transactions > 1: // the drop's item was contended: tried again
+		parts = append(parts, fmt.Sprintf(`claim;dur=%.1f;desc="%d tries"`, float64(t.InStore.Microseconds())/1000, t.Transactions))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Tickets lists a drop's tickets in claim order, a page at a time, to the
@@ -392,7 +413,8 @@ func (h *APIDrops) held(ctx context.Context, dropID, client string, claimErr err
 	if t, ok := store.HeldTicket(claimErr); ok {
 		return t, true, nil
 	}
-	if !errors.Is(claimErr, store.ErrSoldOut) && !errors.Is(claimErr, store.ErrDropClosed) {
+	var notHeld *store.NotHeldError
+	if errors.As(claimErr, &notHeld) || !errors.Is(claimErr, store.ErrSoldOut) && !errors.Is(claimErr, store.ErrDropClosed) {
 		return store.Ticket{}, false, nil
 	}
 	t, err := h.Store.TicketConsistent(ctx, dropID, client)

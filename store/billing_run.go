@@ -49,6 +49,9 @@ func (s *Store) subscriptionPut(ctx context.Context, sub Subscription) ([]types.
 			return nil, sub, err
 		}
 		items = append(items, totals...)
+		if items, err = s.subscriptionEvents(items, *sub.stored, sub); err != nil {
+			return nil, sub, err
+		}
 	}
 	return items, sub.asStored(), nil
 }
@@ -186,6 +189,9 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 				return nil, err
 			}
 			saved, items = written, append(items, put...)
+			if items, err = s.withShopEvent(items, EventSubscriptionRenewed, sub.AccountID, charge.At, func() any { return eventSubscription(written, &receipt) }); err != nil {
+				return nil, err
+			}
 			if mail != nil {
 				if m := mail(receipt); m != nil {
 					mp, err := s.mailPut(*m)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"errors"
 	"fmt"
 	"slices"
@@ -56,8 +58,8 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tx) != len(roles) || len(tx) != checkoutWrites(req, q) {
-		t.Fatalf("built %d items (%d roles), checkoutWrites counts %d", len(tx), len(roles), checkoutWrites(req, q))
+	if len(tx) != len(roles) || len(tx) != s.checkoutWrites(req, q) {
+		t.Fatalf("built %d items (%d roles), checkoutWrites counts %d", len(tx), len(roles), s.checkoutWrites(req, q))
 	}
 	carts := 0
 	for _, r := range roles {
@@ -89,9 +91,36 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 			tickets++
 		}
 	}
-	if tickets != 1 || len(tx) != checkoutWrites(req, q) || maxTransactItems-len(tx) < 10 {
-		t.Fatalf("with a ticket line: %d items (%d tickets), checkoutWrites counts %d", len(tx), tickets, checkoutWrites(req, q))
+	if tickets != 1 || len(tx) != s.checkoutWrites(req, q) || maxTransactItems-len(tx) < 10 {
+		t.Fatalf("with a ticket line: %d items (%d tickets), checkoutWrites counts %d", len(tx), tickets, s.checkoutWrites(req, q))
 	}
+
+	// A staff endpoint wanting order.placed adds the event, one item, its
+	// body the whole order with every line: still well under both limits.
+	s.shopHooks = &shopHooksBox{}
+	s.AnnounceShopEvents(ShopHooks{Subscribed: func(owner, typ string) []string {
+		if owner == StaffWebhooks && typ == EventOrderPlaced {
+			return []string{"hook1"}
+		}
+		return nil
+	}})
+	with, _, err := s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, now, DefaultListShards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(with) != len(tx)+1 || len(with) != s.checkoutWrites(req, q) || maxTransactItems-len(with) < 10 {
+		t.Fatalf("with order.placed: %d items (%d without), checkoutWrites counts %d", len(with), len(tx), s.checkoutWrites(req, q))
+	}
+	var body int
+	for _, it := range with {
+		if it.Put != nil && it.Put.Item["EntityType"].(*types.AttributeValueMemberS).Value == entityWebhookEvent {
+			body = len(it.Put.Item["Body"].(*types.AttributeValueMemberS).Value)
+		}
+	}
+	if body == 0 || body > 16<<10 {
+		t.Fatalf("the event's body of %d lines is %d bytes", len(q.Items), body)
+	}
+	t.Logf("order.placed of %d lines: %d bytes", len(q.Items), body)
 }
 
 // A line the allocator would split across more than MaxLineWarehouses
@@ -179,8 +208,8 @@ func TestLargestHoldPlaceAndReleaseLeaveRoomInTheirTransactions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(place) != placeWrites(res, len(q.Items)) {
-			t.Fatalf("%s: the payment built %d items, placeWrites counts %d", name, len(place), placeWrites(res, len(q.Items)))
+		if len(place) != s.placeWrites(res, len(q.Items)) {
+			t.Fatalf("%s: the payment built %d items, placeWrites counts %d", name, len(place), s.placeWrites(res, len(q.Items)))
 		}
 		b := &txItems{s: s}
 		cart := s.newCart(req.CartOwner)

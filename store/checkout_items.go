@@ -48,6 +48,15 @@ func (b *txItems) put(rec any, cond *expression.ConditionBuilder, role itemRole)
 	return nil
 }
 
+// shopEvent adds the shop event typ if a staff endpoint wants it.
+func (b *txItems) shopEvent(typ, customer string, now time.Time, data func() any) error {
+	item, ok, err := b.s.txShopEvent(typ, customer, now, data)
+	if ok {
+		b.add(item, itemRole{kind: "webhook"})
+	}
+	return err
+}
+
 func (b *txItems) update(pk, sk string, upd expression.UpdateBuilder, cond expression.ConditionBuilder, role itemRole) error {
 	w, err := b.s.txUpdate(pk, sk, upd, cond)
 	if err != nil {
@@ -93,6 +102,9 @@ func (s *Store) checkoutItems(req CheckoutRequest, q Quote, order Order, inv Inv
 			return nil, nil, err
 		}
 		b.add(mail, itemRole{})
+	}
+	if err := b.shopEvent(EventOrderPlaced, order.CustomerID, now, func() any { return eventOrder(order, q.Items) }); err != nil {
+		return nil, nil, err
 	}
 	counter, err := s.bookCounterWrite(book)
 	if err != nil {

@@ -209,6 +209,9 @@ func (s *Store) placeItems(o Order, items []OrderItem, inv Invoice, book bookNum
 		}
 		b.add(mail, itemRole{})
 	}
+	if err := b.shopEvent(EventOrderPlaced, o.CustomerID, now, func() any { return eventOrder(o, items) }); err != nil {
+		return nil, nil, err
+	}
 	if err := soldLines(b, o, items, now); err != nil {
 		return nil, nil, err
 	}
@@ -217,12 +220,17 @@ func (s *Store) placeItems(o Order, items []OrderItem, inv Invoice, book bookNum
 
 // placeWrites counts the items of the placing transaction: the order, the
 // event, the invoice, its number's counter, the day's totals, the mail and
-// each of its lines. At most 6 + 15 = 21.
-func placeWrites(res PaymentResult, lines int) int {
+// each of its lines, and the order.placed event when an endpoint wants
+// it. At most 7 + 15 = 22.
+func (s *Store) placeWrites(res PaymentResult, lines int) int {
+	n := 5 + lines
 	if res.Confirmation != nil {
-		return 6 + lines
+		n++
 	}
-	return 5 + lines
+	if len(s.shopEndpoints(EventOrderPlaced)) > 0 {
+		n++
+	}
+	return n
 }
 
 // moved says a held order's transaction was cancelled because the order

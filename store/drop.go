@@ -45,10 +45,13 @@ type Drop struct {
 	Photo       Photo
 	Quantity    int
 	Claimed     int // the sum over its counters
-	Status      DropStatus
-	Opens       time.Time
-	Closes      time.Time
-	CreatedAt   time.Time
+	// Releases counts the tickets given back, ever (summed like Claimed):
+	// a memory of who holds tickets is stale once it moves.
+	Releases  int
+	Status    DropStatus
+	Opens     time.Time
+	Closes    time.Time
+	CreatedAt time.Time
 	// Audience is who sees and claims the drop: DropAudienceShop, the
 	// customers (on /drops once Published), or "api:<integration>", that
 	// integration's keys alone (never published, never a product drop).
@@ -82,6 +85,7 @@ type DropCounter struct {
 	N        int
 	Quantity int
 	Claimed  int
+	Releases int
 }
 
 // Left is how many tickets remain.
@@ -115,6 +119,7 @@ type dropRecord struct {
 	PhotoHeight  int    `dynamodbav:"PhotoHeight,omitempty"`
 	Quantity     int    `dynamodbav:"Quantity"`
 	Claimed      int    `dynamodbav:"Claimed"` // counted here when the drop has no counters
+	Releases     int    `dynamodbav:"Releases,omitempty"`
 	Status       string `dynamodbav:"Status"`
 	Opens        string `dynamodbav:"Opens"`
 	Closes       string `dynamodbav:"Closes"`
@@ -174,11 +179,12 @@ type dropCounterRecord struct {
 	EntityType string `dynamodbav:"EntityType"`
 	Quantity   int    `dynamodbav:"Quantity"`
 	Claimed    int    `dynamodbav:"Claimed"`
+	Releases   int    `dynamodbav:"Releases,omitempty"`
 }
 
 func (r dropRecord) drop() Drop {
 	return Drop{
-		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Description: r.Description, Quantity: r.Quantity, Claimed: r.Claimed,
+		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Description: r.Description, Quantity: r.Quantity, Claimed: r.Claimed, Releases: r.Releases,
 		Photo:  Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
 		Audience: r.audience(), CreatedBy: r.CreatedBy, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
@@ -243,7 +249,7 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 			if !ok {
 				return Drop{}, fmt.Errorf("drop %s: counter key %q", id, r.SK)
 			}
-			counters = append(counters, DropCounter{N: n, Quantity: r.Quantity, Claimed: r.Claimed})
+			counters = append(counters, DropCounter{N: n, Quantity: r.Quantity, Claimed: r.Claimed, Releases: r.Releases})
 		}
 	}
 	found := info != nil
@@ -252,9 +258,10 @@ func (s *Store) readDrop(ctx context.Context, id string, consistent bool) (Drop,
 		d = info.drop()
 		d.uncounted = false
 		if info.Counters > 0 { // the counters count, not the drop's item
-			d.Claimed = 0
+			d.Claimed, d.Releases = 0, 0
 			for _, c := range counters {
 				d.Claimed += c.Claimed
+				d.Releases += c.Releases
 			}
 			slices.SortFunc(counters, func(a, b DropCounter) int { return a.N - b.N })
 			d.Counters = counters

@@ -129,7 +129,7 @@ func (s *Store) unreleasable(ctx context.Context, t Ticket) error {
 func (s *Store) releaseTx(ctx context.Context, req ReleaseRequest, d Drop, t Ticket, now time.Time) (Ticket, error) {
 	open := expression.Name("Status").Equal(expression.Value(string(DropOpen))).
 		And(expression.Name("Closes").GreaterThan(expression.Value(timestamp(now))))
-	dec := expression.Add(expression.Name("Claimed"), expression.Value(-1))
+	dec := expression.Add(expression.Name("Claimed"), expression.Value(-1)).Add(expression.Name("Releases"), expression.Value(1))
 	above := expression.Name("Claimed").GreaterThan(expression.Value(0))
 	released := t
 	released.Status = TicketReleased

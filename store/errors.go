@@ -62,6 +62,9 @@ func (s *Store) transactWrite(ctx context.Context, in *dynamodb.TransactWriteIte
 	var err error
 	for i := range attempts {
 		_, err = s.db.TransactWriteItems(ctx, in)
+		if err == nil && carriesShopEvent(in.TransactItems) {
+			s.shopEventWritten() // shop_events.go
+		}
 		reasons := cancellationReasons(err)
 		if reasons == nil || slices.Contains(reasons, reasonConditionFailed) || !slices.Contains(reasons, reasonTransactionConflict) {
 			return err

@@ -131,7 +131,12 @@ const (
 	prefixWebhookEvent   = "whevent#"
 	sortKeyWebhookEvent  = "event"
 	prefixWebhookAttempt = "attempt#"
-	infixAttempts        = "#attempts" // GSI1: an endpoint's attempts, in time order
+	// Staff's endpoints (webhook_staff.go), staff-hooks / hook#id, and the
+	// shop events carrying a customer's data, in GSI1 by customer
+	// (whevents-of#<customer>), for the privacy export and erasure.
+	partitionStaffWebhooks = "staff-hooks"
+	prefixCustomerEvents   = "whevents-of#"
+	infixAttempts          = "#attempts" // GSI1: an endpoint's attempts, in time order
 
 	attrPK     = "PK"
 	attrSK     = "SK"
@@ -342,6 +347,9 @@ func webhookKey(id string) string { return prefixWebhook + id }
 // webhookEventKey is an event's partition (its sort key is "event"; its
 // attempts sit beside it).
 func webhookEventKey(id string) string { return prefixWebhookEvent + id }
+
+// customerEventsKey lists the shop events carrying a customer's data (GSI1).
+func customerEventsKey(customerID string) string { return prefixCustomerEvents + customerID }
 
 // webhookAttemptKey sorts an event's attempts by endpoint, then time.
 func webhookAttemptKey(endpoint string, at time.Time) string {

@@ -53,6 +53,9 @@ type CustomerData struct {
 	Sessions        []Session
 	Mails           []Mail
 	RoleChanges     []RoleChange
+	// WebhookEvents are the shop's events that carried the customer's
+	// data to staff's endpoints, with their deliveries (privacy_events.go).
+	WebhookEvents []CustomerWebhookEvent
 }
 
 // CustomerData reads what the shop holds about a customer with the shop's
@@ -60,8 +63,9 @@ type CustomerData struct {
 // parallel): the customer, the email item (sign-in addresses), the address
 // book, the cart, the orders (a Query per 100) and each order's collection
 // (pattern 5), the subscriptions (R6), the receipts (R7, a Query per 100),
-// the tickets, the sessions, the role changes, and the mails (the outbox,
-// filtered by customer: a Query per 1 MB of mail).
+// the tickets, the sessions, the role changes, the mails (the outbox,
+// filtered by customer: a Query per 1 MB of mail), and the shop's webhook
+// events carrying their data (privacy_events.go).
 func (s *Store) CustomerData(ctx context.Context, customerID string) (CustomerData, error) {
 	cust, err := s.Customer(ctx, customerID)
 	if err != nil {
@@ -98,6 +102,7 @@ func (s *Store) CustomerData(ctx context.Context, customerID string) (CustomerDa
 	g.Go(func() (err error) { d.Sessions, err = s.CustomerSessions(gctx, customerID); return err })
 	g.Go(func() (err error) { d.Mails, err = s.customerMails(gctx, customerID, cust.Email); return err })
 	g.Go(func() (err error) { d.RoleChanges, err = s.RoleChanges(gctx, customerID); return err })
+	g.Go(func() (err error) { d.WebhookEvents, err = s.CustomerWebhookEvents(gctx, customerID); return err })
 	if err := g.Wait(); err != nil {
 		return CustomerData{}, fmt.Errorf("data of customer %s: %w", customerID, err)
 	}
@@ -334,6 +339,8 @@ func (s *Store) finishDeletion(ctx context.Context, rec customerRecord) error {
 		{"tickets", func() error { return s.voidOpenTickets(ctx, id) }},
 		{"orders", func() error { return s.anonymiseOrders(ctx, id) }},
 		{"mails", func() error { return s.deleteMails(ctx, id, rec.Email) }},
+		// After the steps that may write one (a subscription cancelled).
+		{"webhook events", func() error { return s.forgetWebhookEvents(ctx, id) }},
 		{"rate limits", func() error { return s.forgetLimits(ctx, rec.Email, rec.ClosingAddresses) }},
 		{"mailed links", func() error { return s.deleteLinks(ctx, rec.Links) }},
 	}

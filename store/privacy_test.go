@@ -108,8 +108,9 @@ func TestCustomerDataHoldsEverythingAboutTheCustomer(t *testing.T) {
 	// The customer, then in parallel: the email item, the address book, the
 	// cart, the orders, the expired ones and each of the six orders'
 	// collections, the subscriptions, the receipts, the tickets, the
-	// sessions, the mails and the role changes.
-	f.env.Costs(t, "Ada's data", 18, func() {
+	// sessions, the mails, the role changes and the shop events carrying
+	// her data (none here).
+	f.env.Costs(t, "Ada's data", 19, func() {
 		var err error
 		if d, err = st.CustomerData(ctx, f.ada.ID); err != nil {
 			t.Fatal(err)

@@ -333,8 +333,22 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 			tx, rf.mailed = append(tx, put), true
 		}
 	}
+	left := refundedOrder(o, rf, cancel || rf.unshipped && unitsLeft == 0)
+	if tx, err = s.withShopEvent(tx, EventOrderRefunded, o.CustomerID, now, func() any { return eventRefund(rf.Refund, left) }); err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
 	if len(tx) > maxTransactItems {
 		return plannedRefund{}, nil, nil, fmt.Errorf("this refund needs more writes than one transaction takes; refund fewer lines at a time: %w", ErrBadRefund)
 	}
 	return rf, tx, restocked, nil
+}
+
+// refundedOrder is o as refund rf leaves it (cancelled: nothing left of it).
+func refundedOrder(o Order, rf plannedRefund, cancelled bool) Order {
+	o.Refunded.Amount += rf.Amount.Amount
+	o.Refunded.Currency = o.Total.Currency
+	if cancelled {
+		o.Status = OrderCancelled
+	}
+	return o
 }

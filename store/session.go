@@ -210,6 +210,7 @@ func (s *Store) EndSession(ctx context.Context, customerID, handle string) error
 		if err != nil {
 			return fmt.Errorf("end session: %w", err)
 		}
+		s.tellSessionsEnded(sess.ID)
 		return nil
 	}
 	return fmt.Errorf("session of customer %s: %w", customerID, ErrNotFound)
@@ -226,18 +227,32 @@ func (s *Store) EndSessions(ctx context.Context, customerID, keep string) (int, 
 			return ended, err
 		}
 		var deletes []types.WriteRequest
+		var ids []string
 		for _, sess := range page.Items {
 			if sess.ID != keep {
 				deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: itemKey(sessionKey(sess.ID), sessionKey(sess.ID))}})
+				ids = append(ids, sess.ID)
 			}
 		}
 		if err := s.batchWrite(ctx, deletes); err != nil {
 			return ended, fmt.Errorf("end sessions: %w", err)
 		}
+		s.tellSessionsEnded(ids...)
 		ended += len(deletes)
 		if page.Next == "" {
 			return ended, nil
 		}
 		cursor = page.Next
+	}
+}
+
+// OnSessionsEnded has f told the ids of the sessions this process ends
+// (EndSession, EndSessions; DeleteSession's caller knows its own), so that
+// a cache of sessions forgets them at once. Set it before serving.
+func (s *Store) OnSessionsEnded(f func(ids ...string)) { s.sessionsEnded.Store(&f) }
+
+func (s *Store) tellSessionsEnded(ids ...string) {
+	if f := s.sessionsEnded.Load(); f != nil && len(ids) > 0 {
+		(*f)(ids...)
 	}
 }

@@ -67,6 +67,16 @@ func (s *Store) ChangeShipment(ctx context.Context, orderID, shipmentID string, 
 			extra = append(extra, put)
 		}
 	}
+	if step.To == ShipmentShipped && to > from { // dispatched
+		next.Version = ch.Version
+		event, ok, err := s.txShopEvent(EventOrderShipped, d.Order.CustomerID, now, func() any { return eventShipment(next, d.Order) })
+		if err != nil {
+			return ShipmentChange{}, err
+		}
+		if ok {
+			extra = append(extra, event)
+		}
+	}
 	return ch, s.writeShipmentChange(ctx, d, idx, next, ch, extra)
 }
 

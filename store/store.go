@@ -5,6 +5,7 @@ package store
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -42,14 +43,20 @@ type Store struct {
 	// (books.go); none: one series. vat is the rate of each category.
 	bookSeries []string
 	books      *bookTurns
-	seller     *sellerCache // the seller's details, a short while (seller.go)
-	vat        VATRates
+	// shopHooks says which staff endpoints want the shop's events, and
+	// wakes their deliverer (shop_events.go); set by the web app.
+	shopHooks *shopHooksBox
+	seller    *sellerCache // the seller's details, a short while (seller.go)
+	vat       VATRates
 	// currency is the one the shop prices in (currency.go).
 	currency string
 
 	// providerEraser deletes an erased customer's customers at the card
 	// providers (provider_customer.go).
 	providerEraser ProviderCustomerEraser
+
+	// sessionsEnded is told of the sessions this process ends (session.go).
+	sessionsEnded atomic.Pointer[func(ids ...string)]
 
 	windowOnce sync.Once
 	window     *Window // what visitors browse, cached (window.go)
@@ -115,7 +122,7 @@ const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: DefaultVATRates(), books: &bookTurns{}, seller: &sellerCache{}}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: DefaultVATRates(), books: &bookTurns{}, seller: &sellerCache{}, shopHooks: &shopHooksBox{}}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {

@@ -62,6 +62,13 @@ func (s *Store) writeSubscribe(ctx context.Context, sub *Subscription, receipt *
 				}
 				items = append(items, put)
 			}
+			event, ok, err := s.txShopEvent(EventSubscriptionCreated, sub.AccountID, now, func() any { return eventSubscription(*sub, receipt) })
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				items = append(items, event)
+			}
 			counter, err := s.bookCounterWrite(n)
 			if err != nil {
 				return nil, err

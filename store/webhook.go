@@ -89,10 +89,6 @@ func (r webhookRecord) endpoint() WebhookEndpoint {
 		FailingSince: parseTime(r.FailingSince), Disabled: r.Disabled, DisabledAt: parseTime(r.DisabledAt), LastError: r.LastError}
 }
 
-// webhookOwnerKey is the partition of an owner's endpoints: today an
-// integration's (integration#name).
-func webhookOwnerKey(owner string) string { return integrationKey(owner) }
-
 // newWebhookSecret is a random 256-bit signing secret.
 func newWebhookSecret() (string, error) {
 	var b [32]byte
@@ -142,13 +138,14 @@ func (s *Store) CreateWebhook(ctx context.Context, integration, url string, even
 	return e, nil
 }
 
-// Webhooks lists an integration's endpoints, oldest first, with their
-// secrets (one Query: PK=integration#name, SK begins_with hook#).
+// Webhooks lists an integration's endpoints (or staff's: StaffWebhooks),
+// oldest first, with their secrets (one Query: PK=integration#name or
+// staff-hooks, SK begins_with hook#).
 func (s *Store) Webhooks(ctx context.Context, integration string) ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
 	cursor := ""
 	for {
-		p, err := pagedQuery(ctx, s, querySpec{key: onTable.pkAndSKPrefix(integrationKey(integration), prefixWebhook)}, 100, cursor, webhookRecord.endpoint)
+		p, err := pagedQuery(ctx, s, querySpec{key: onTable.pkAndSKPrefix(webhookOwnerKey(integration), prefixWebhook)}, 100, cursor, webhookRecord.endpoint)
 		if err != nil {
 			return nil, fmt.Errorf("webhooks of %s: %w", integration, err)
 		}
@@ -160,19 +157,20 @@ func (s *Store) Webhooks(ctx context.Context, integration string) ([]WebhookEndp
 	}
 }
 
-// Webhook reads one endpoint of an integration, with its secret.
+// Webhook reads one endpoint of an integration (or staff's), with its
+// secret.
 func (s *Store) Webhook(ctx context.Context, integration, id string) (WebhookEndpoint, error) {
 	return getItem(ctx, s, webhookOwnerKey(integration), webhookKey(id), "webhook "+id, webhookRecord.endpoint)
 }
 
-// DeleteWebhook removes an integration's endpoint; ErrNotFound when it has
+// DeleteWebhook removes an integration's (or staff's) endpoint; ErrNotFound when it has
 // none of that id. Its events waiting are not sent to it any more.
 func (s *Store) DeleteWebhook(ctx context.Context, integration, id string) error {
 	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return err
 	}
-	_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: itemKey(integrationKey(integration), webhookKey(id)),
+	_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: itemKey(webhookOwnerKey(integration), webhookKey(id)),
 		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()})
 	if isConditionFailed(err) {
 		return fmt.Errorf("webhook %s: %w", id, ErrNotFound)

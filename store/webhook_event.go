@@ -56,10 +56,13 @@ type WebhookEvent struct {
 	ID          string
 	Type        string
 	Integration string
-	CreatedAt   time.Time
-	Body        []byte // {"id","type","created","data"}: sent and signed as it is
-	Deliveries  map[string]WebhookDelivery
-	Version     int
+	// Customer is whose personal data a shop event carries ("" for none):
+	// it lists the event in GSI1 by customer, for export and erasure.
+	Customer   string
+	CreatedAt  time.Time
+	Body       []byte // {"id","type","created","data"}: sent and signed as it is
+	Deliveries map[string]WebhookDelivery
+	Version    int
 }
 
 // Due is when the event's earliest waiting delivery is due; zero when
@@ -109,6 +112,9 @@ type webhookEventRecord struct {
 	Deliveries  map[string]webhookDeliveryRecord `dynamodbav:"Deliveries"`
 	Version     int                              `dynamodbav:"Version"`
 	ExpiresAt   int64                            `dynamodbav:"ExpiresAt"`
+	Customer    string                           `dynamodbav:"Customer,omitempty"`
+	GSI1PK      string                           `dynamodbav:"GSI1-PK,omitempty"` // whevents-of#<customer>, a shop event's (sparse)
+	GSI1SK      string                           `dynamodbav:"GSI1-SK,omitempty"` // <created>#id
 	GSI2PK      string                           `dynamodbav:"GSI2-PK,omitempty"` // webhooks-due while a delivery waits
 	GSI2SK      string                           `dynamodbav:"GSI2-SK,omitempty"` // <due>#id
 }
@@ -127,6 +133,9 @@ func (e WebhookEvent) record() webhookEventRecord {
 		}
 		r.Deliveries[ep] = dr
 	}
+	if e.Customer != "" {
+		r.Customer, r.GSI1PK, r.GSI1SK = e.Customer, customerEventsKey(e.Customer), createdKey(e.CreatedAt, e.ID)
+	}
 	if due := e.Due(); !due.IsZero() {
 		r.GSI2PK, r.GSI2SK = partitionWebhooksDue, createdKey(due, e.ID)
 	}
@@ -134,7 +143,7 @@ func (e WebhookEvent) record() webhookEventRecord {
 }
 
 func (r webhookEventRecord) event() WebhookEvent {
-	e := WebhookEvent{ID: trimPrefix(r.PK, prefixWebhookEvent), Type: r.Type, Integration: r.Integration, CreatedAt: parseTime(r.CreatedAt),
+	e := WebhookEvent{ID: trimPrefix(r.PK, prefixWebhookEvent), Type: r.Type, Integration: r.Integration, Customer: r.Customer, CreatedAt: parseTime(r.CreatedAt),
 		Body: []byte(r.Body), Version: r.Version, Deliveries: make(map[string]WebhookDelivery, len(r.Deliveries))}
 	for ep, d := range r.Deliveries {
 		e.Deliveries[ep] = WebhookDelivery{Status: DeliveryStatus(d.Status), Attempts: d.Attempts, NextAt: parseTime(d.NextAt), Since: parseTime(d.Since)}

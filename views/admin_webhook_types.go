@@ -12,12 +12,10 @@ import (
 // it goes, whether it is enabled, and a page of its delivery attempts,
 // newest first, each resendable.
 type AdminWebhookPage struct {
-	Owner   string
-	Hook    store.WebhookEndpoint
-	Rows    AdminDeliveryRows
-	BackURL string // the owner's page
-	Back    string // its name
-	CSRF    string
+	Owner string
+	Hook  store.WebhookEndpoint
+	Rows  AdminDeliveryRows
+	CSRF  string
 }
 
 // AdminDeliveryRows is a page of an endpoint's attempts and its "Show

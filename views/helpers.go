@@ -78,4 +78,5 @@ var consoleLinks = []consoleLink{
 	{paths.AdminArchive, "console.nav.archive", "nav-archive"},
 	{paths.AdminOutbox, "console.nav.outbox", "nav-outbox"},
 	{paths.AdminAPIKeys, "console.nav.apikeys", "nav-apikeys"},
+	{paths.AdminWebhooks, "console.nav.webhooks", "nav-webhooks"},
 }

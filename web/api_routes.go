@@ -7,6 +7,7 @@ import (
 
 	"shop/handlers"
 	"shop/jobs/webhook"
+	"shop/store"
 )
 
 // apiRoutes is the JSON API for other systems: no session, no CSRF; a
@@ -24,6 +25,10 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 		*cfg.Webhooks.Deliverer = hooks
 	}
 	go hooks.Run(bg, cfg.Webhooks.Every)
+	// The shop's own events (orders, subscriptions), written by the store
+	// wherever they happen, jobs included, for the staff endpoints this
+	// replica's key cache knows.
+	cfg.Store.AnnounceShopEvents(store.ShopHooks{Subscribed: apiKeys.Subscribed, Wake: hooks.Wake})
 	notices := &handlers.DropNotices{Store: cfg.Store, Hooks: apiKeys, Wake: hooks.Wake, Log: cfg.Log}
 	cfg.Gate.OnNotice(notices.Notice)
 	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake, Notice: notices.Notice}
@@ -46,7 +51,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/webhooks/:id/enable", apiDeliveries.Enable)
 	api.Get("/webhooks/:id/deliveries", apiDeliveries.List)
 	api.Post("/webhooks/:id/deliveries/:event/resend", apiDeliveries.Resend)
-	return announcers{Hooks: apiKeys, Wake: hooks.Wake, Reload: apiKeys.Load}
+	return announcers{Hooks: apiKeys, Wake: hooks.Wake, Keys: apiKeys}
 }
 
 // announcers are the endpoints' copy and the deliverer's wake-up, for the
@@ -54,13 +59,13 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 type announcers struct {
 	Hooks handlers.APIHooks
 	Wake  func()
-	// Reload has the replica's key cache read the endpoints again now.
-	Reload func(context.Context) error
+	Keys  *handlers.APIKeys // the key cache, reloaded by the console's webhooks pages
 }
 
-// adminWebhookRoutes are the console's pages of one webhook endpoint.
+// adminWebhookRoutes are the console's pages of one webhook endpoint: its
+// deliveries, a resend, enabling it.
 func adminWebhookRoutes(admin fiber.Router, cfg Config, hooks announcers) {
-	h := &handlers.AdminWebhook{Store: cfg.Store, Reload: hooks.Reload, Wake: hooks.Wake, Log: cfg.Log}
+	h := &handlers.AdminWebhook{Store: cfg.Store, Reload: hooks.Keys.Load, Wake: hooks.Wake, Log: cfg.Log}
 	admin.Get("/webhooks/:owner/:id", h.Show)
 	admin.Post("/webhooks/:owner/:id/enable", h.Enable)
 	admin.Post("/webhooks/:owner/:id/deliveries/:event/resend", h.Resend)

@@ -36,6 +36,13 @@ func New(cfg Config) (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.SessionCache == 0 {
+		cfg.SessionCache = time.Second
+	}
+	if cfg.SessionCache > 0 {
+		sessionStore.cache = newSessionCache(cfg.SessionCache)
+		cfg.Store.OnSessionsEnded(sessionStore.cache.forget)
+	}
 	account, err := handlers.NewAccount(cfg.Store, cfg.BcryptCost, cfg.Log)
 	if err != nil {
 		return nil, err
@@ -384,7 +391,12 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys/integrations/:name/keys", adminAPIKeys.Issue)
 	admin.Get("/api-keys/integrations/:name/revoke", adminAPIKeys.ConfirmRevokeIntegration)
 	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
-	adminWebhookRoutes(admin, cfg, hooks)
+	adminWebhooks := &handlers.AdminWebhooks{Store: cfg.Store, Keys: hooks.Keys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
+	admin.Get("/webhooks", adminWebhooks.List)
+	admin.Post("/webhooks", adminWebhooks.Create)
+	admin.Get("/webhooks/:owner/:id/delete", adminWebhooks.ConfirmDelete)
+	admin.Post("/webhooks/:owner/:id/delete", adminWebhooks.Delete)
+	adminWebhookRoutes(admin, cfg, hooks) // one endpoint: its deliveries
 
 	// Limited drops for staff.
 	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf, Catalogue: cfg.Store.Window(),

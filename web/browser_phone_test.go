@@ -177,7 +177,7 @@ func TestBrowserPhoneAdminTablesScrollInTheirBox(t *testing.T) {
 	j.noSidewaysScroll(paths.Admin, paths.AdminOrders, paths.AdminOrder(order.ID), paths.AdminProducts, paths.AdminNewProduct,
 		paths.AdminProduct("cf-grinder"), paths.AdminWarehouses, paths.AdminWarehouse("gbg"), paths.AdminWarehouseShipments("gbg"),
 		paths.AdminWarehouseAdjustments("gbg"), paths.AdminCustomers, paths.AdminCustomer(adaID), paths.AdminSubscriptions, paths.AdminDue,
-		paths.AdminInvoices, paths.AdminGiftCards, paths.AdminDiscounts, paths.AdminAPIKeys, paths.AdminDrops, paths.AdminDrop(drop.ID),
+		paths.AdminInvoices, paths.AdminGiftCards, paths.AdminDiscounts, paths.AdminAPIKeys, paths.AdminWebhooks, paths.AdminDrops, paths.AdminDrop(drop.ID),
 		paths.AdminJobs, paths.AdminOutbox, paths.AdminBilling, paths.AdminShipments, paths.AdminShipmentsIn("pending"))
 
 	// The inventory is wider than the phone: it scrolls in its box.

@@ -55,7 +55,7 @@ func TestBrowserWebhookDeliveries(t *testing.T) {
 	j.signInAt(path, demo.StaffEmail, demo.StaffPassword, "webhook-status")
 	j.htmxReady("the endpoint")
 	j.shot("webhook-1-disabled-1280")
-	j.do("enable it", chromedp.Click(sel("webhook-enable")), chromedp.WaitVisible(sel("flash")))
+	j.do("enable it", chromedp.Click(sel("webhook-enable")), chromedp.WaitVisible(`ins[data-testid="webhook-state"]`))
 	j.htmxReady("the endpoint enabled")
 	status.Store(http.StatusOK)
 	j.do("resend the oldest attempt's event", chromedp.Click(`tr[data-testid="delivery-row"]:last-child `+sel("delivery-resend")),

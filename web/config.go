@@ -24,11 +24,16 @@ type Config struct {
 	// LegacyGateway is the test gateway cards were charged through before
 	// card providers: refunds of its charges (old tables' ch_… charges)
 	// go back through its ledger. Nil: none can be refunded by card.
-	LegacyGateway  payment.LegacyRefunder
-	Log            *slog.Logger
-	Metrics        *Metrics
-	SessionKeys    [][]byte
-	SecureCookies  bool
+	LegacyGateway payment.LegacyRefunder
+	Log           *slog.Logger
+	Metrics       *Metrics
+	SessionKeys   [][]byte
+	SecureCookies bool
+	// SessionCache is how long a replica answers a session from memory
+	// after reading or saving it (default 1 s; negative: every request
+	// reads its session). A save changes the cookie's version, so a
+	// cached copy never answers the cookie of a later save.
+	SessionCache   time.Duration
 	RequestTimeout time.Duration
 	BcryptCost     int
 	// ProxyHeader names the header a reverse proxy puts the client address

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -45,7 +46,8 @@ type SessionStore struct {
 	records SessionRecords
 	codecs  []securecookie.Codec
 	options sessions.Options
-	tokens  *page.Tokens // visitors' cookies and CSRF tokens, under the same keys
+	tokens  *page.Tokens  // visitors' cookies and CSRF tokens, under the same keys
+	cache   *sessionCache // nil: every request reads its session
 }
 
 // errBadCookie marks a cookie that cannot be ours (tampered, or signed with
@@ -99,36 +101,54 @@ func (s *SessionStore) Get(r *http.Request, name string) (*sessions.Session, err
 // errBadCookie for a cookie that fails verification (the session is still
 // usable), or the store's error.
 func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, error) {
-	sess, _, err := s.load(r, name)
+	sess, _, _, err := s.load(r, name)
 	return sess, err
 }
 
-// load is New with the stored session it read (zero for a fresh one).
-func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, store.Session, error) {
+// load is New with the stored session it read (zero for a fresh one) and
+// the version its cookie named.
+func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, store.Session, string, error) {
 	sess := sessions.NewSession(s, name)
 	opts := s.options
 	sess.Options = &opts
 	sess.IsNew = true
 	cookie, err := r.Cookie(name)
 	if err != nil {
-		return sess, store.Session{}, nil
+		return sess, store.Session{}, "", nil
 	}
-	var id string
-	if err := securecookie.DecodeMulti(name, cookie.Value, &id, s.codecs...); err != nil {
-		return sess, store.Session{}, errBadCookie
+	var payload string
+	if err := securecookie.DecodeMulti(name, cookie.Value, &payload, s.codecs...); err != nil {
+		return sess, store.Session{}, "", errBadCookie
 	}
-	rec, err := s.records.Session(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		return sess, store.Session{}, nil // revoked or expired: signed out
+	// The id and the version of the save that set the cookie (none in a
+	// cookie from before versions: cached like any other).
+	id, version, _ := strings.Cut(payload, ".")
+	rec, gone, cached := s.cache.get(id, version)
+	if !cached {
+		rec, err = s.records.Session(r.Context(), id)
+		gone = errors.Is(err, store.ErrNotFound)
+		if err != nil && !gone {
+			return sess, store.Session{}, "", err
+		}
+		s.cache.put(id, version, rec, gone)
 	}
-	if err != nil {
-		return sess, store.Session{}, err
+	if gone {
+		return sess, store.Session{}, "", nil // revoked or expired: signed out
 	}
 	if err := securecookie.DecodeMulti(dataName(name, id), string(rec.Data), &sess.Values, s.codecs...); err != nil {
-		return sess, store.Session{}, errBadCookie
+		return sess, store.Session{}, "", errBadCookie
 	}
 	sess.ID, sess.IsNew = id, false
-	return sess, rec, nil
+	return sess, rec, version, nil
+}
+
+// newSessionVersion names one save of a session in its cookie.
+func newSessionVersion() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // customerOf is the customer a session is signed in as, "" for a visitor.
@@ -152,6 +172,7 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 			if err := s.records.DeleteSession(r.Context(), sess.ID); err != nil {
 				return err
 			}
+			s.cache.forget(sess.ID)
 		}
 		http.SetCookie(w, sessions.NewCookie(sess.Name(), "", sess.Options))
 		return nil
@@ -178,15 +199,23 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 		// customer and device are written once, with it.
 		rec.CustomerID, rec.Device = id, page.DeviceOf(r.UserAgent())
 	}
-	rec.ExpiresAt = time.Now().Add(ttl)
+	now := time.Now()
+	rec.ExpiresAt = now.Add(ttl)
 	err = s.records.SaveSession(r.Context(), rec, isNew)
 	if errors.Is(err, store.ErrNotFound) {
+		s.cache.forget(sess.ID)
 		return errRevoked
 	}
 	if err != nil {
 		return err
 	}
-	cookie, err := securecookie.EncodeMulti(sess.Name(), sess.ID, s.codecs...)
+	version, err := newSessionVersion()
+	if err != nil {
+		return err
+	}
+	rec.LastSeenAt = now // as the save wrote it
+	s.cache.put(sess.ID, version, rec, false)
+	cookie, err := securecookie.EncodeMulti(sess.Name(), sess.ID+"."+version, s.codecs...)
 	if err != nil {
 		return fmt.Errorf("encode session cookie: %w", err)
 	}
@@ -219,7 +248,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			r.AddCookie(&http.Cookie{Name: string(k), Value: string(v)})
 		})
 		r.Header.Set(fiber.HeaderUserAgent, c.Get(fiber.HeaderUserAgent)) // the device of a new session
-		sess, stored, err := s.load(r, sessionCookie)
+		sess, stored, version, err := s.load(r, sessionCookie)
 		switch {
 		case errors.Is(err, errBadCookie):
 			log.Info("session cookie rejected, treating as signed out", "request_id", page.RequestID(c))
@@ -251,6 +280,10 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 				if err != nil && !errors.Is(err, store.ErrNotFound) { // revoked meanwhile: nothing to note
 					return after(fmt.Errorf("touch session: %w", err))
 				}
+				if err == nil { // the cached copy too, or the next view touches again
+					stored.LastSeenAt = time.Now()
+					s.cache.put(stored.ID, version, stored, false)
+				}
 			}
 			return handlerErr
 		}
@@ -258,6 +291,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			if err := s.records.DeleteSession(r.Context(), sess.ID); err != nil {
 				return after(fmt.Errorf("renew session: %w", err))
 			}
+			s.cache.forget(sess.ID)
 			sess.ID = ""
 		}
 		w := &headerWriter{h: http.Header{}}

@@ -111,6 +111,9 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		LegacyGateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
 		Shelf: photos.Disk{Dir: t.TempDir()}, Payments: payment.NewProviders(provider),
+		// Each request reads its session, so that tests count a page's
+		// requests alike whenever they run; withSessionCache for the cache.
+		SessionCache: -1,
 	}
 	for _, o := range opts {
 		o(env, &cfg)

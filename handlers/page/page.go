@@ -88,6 +88,25 @@ func (v *Visit) str(key string) string {
 	return s
 }
 
+// KeepOnce keeps a value for the next request that takes it (TakeOnce),
+// as a flash message is kept: what a page shows once after a redirect.
+func KeepOnce(c *fiber.Ctx, key, value string) {
+	v := VisitOf(c)
+	v.Session.Values["once_"+key] = value
+	v.Changed = true
+}
+
+// TakeOnce is the value KeepOnce kept under key, taken ("" if none).
+func TakeOnce(c *fiber.Ctx, key string) string {
+	v := VisitOf(c)
+	val := v.str("once_" + key)
+	if val != "" {
+		delete(v.Session.Values, "once_"+key)
+		v.Changed = true
+	}
+	return val
+}
+
 // Written says the request has written something for good (an order
 // placed and charged, a refund given, a ticket claimed), named for the log
 // by key-value pairs ("order", id). From then on the handler's answer is

@@ -25,6 +25,7 @@ type Store interface {
 	// say) must not look unknown.
 	DropConsistent(ctx context.Context, id string) (store.Drop, error)
 	Claim(ctx context.Context, req store.ClaimRequest, hasCounters bool) (store.Ticket, error)
+	DropHolders(ctx context.Context, dropID string, most int) (map[string]store.Ticket, error)
 }
 
 // Gate answers claims, asking DynamoDB only when it might say yes.
@@ -34,6 +35,10 @@ type Gate struct {
 	// PerClient is how many claims one client may make per second on this
 	// replica before ErrRateLimited (default 5).
 	PerClient int
+	// PerItem is how many claims may be in DynamoDB at once per counting
+	// item of a drop (its own item, or each counter with places left), on
+	// this replica (default 8).
+	PerItem int
 
 	mu       sync.Mutex
 	drops    map[string]*dropState
@@ -64,6 +69,13 @@ type dropState struct {
 	rejected map[string]int
 	recent   []time.Time     // this replica's claims in the last few seconds
 	told     map[string]bool // the changes Notice was told of
+
+	flying int       // this replica's claims of the drop in DynamoDB now
+	queue  []*waiter // claims waiting for a place, first come first served
+
+	holders         map[string]store.Ticket // of a sold-out drop, read once (nil: not read)
+	holdersReleases int                     // the drop's Releases when holders was read
+	readingHolders  bool
 }
 
 type call struct {
@@ -82,7 +94,7 @@ func New(st Store, now func() time.Time) *Gate {
 	if now == nil {
 		now = time.Now
 	}
-	return &Gate{store: st, now: now, PerClient: 5, drops: map[string]*dropState{}, loading: map[string]*load{}, inflight: map[string]*call{}, clients: map[string]*window{}}
+	return &Gate{store: st, now: now, PerClient: 5, PerItem: 8, drops: map[string]*dropState{}, loading: map[string]*load{}, inflight: map[string]*call{}, clients: map[string]*window{}}
 }
 
 // state returns what the gate knows of a drop, reading it once if it knows
@@ -142,6 +154,7 @@ func newDropState(d store.Drop, now time.Time) *dropState {
 // A read older than a refusal may undo it too; then the next claim asks
 // DynamoDB, which refuses it again.
 func (st *dropState) learn(d store.Drop) {
+	st.forgetHolders(d)
 	st.drop, st.claimed = d, 0
 	st.soldOut = d.Claimed >= d.Quantity
 	for _, c := range d.Counters {
@@ -171,68 +184,106 @@ func (g *Gate) Allow(client string) bool {
 	return w.n <= g.PerClient
 }
 
+// Timing is where a claim's time went, for the answer's Server-Timing.
+type Timing struct {
+	Waited       time.Duration // waiting for a place (zero: it did not wait)
+	InStore      time.Duration // in DynamoDB's claim transactions
+	Transactions int           // how many (retries of a contended one included)
+}
+
 // Claim claims a ticket of a drop for a client: from memory when the answer
 // is surely no, else through DynamoDB. A client's claim while its previous
 // one is in flight gets the previous one's answer (a ticket becomes "already
 // yours").
 func (g *Gate) Claim(ctx context.Context, req store.ClaimRequest) (store.Ticket, error) {
+	t, _, err := g.ClaimTimed(ctx, req)
+	return t, err
+}
+
+// ClaimTimed is Claim saying where the claim's time went.
+func (g *Gate) ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ticket, Timing, error) {
 	st, err := g.state(ctx, req.DropID)
 	if err != nil {
-		return store.Ticket{}, err
+		return store.Ticket{}, Timing{}, err
 	}
 	key := req.DropID + "\x00" + req.Client
 	g.mu.Lock()
 	if why := g.refusal(st); why != nil {
 		st.rejected[store.ClaimReason(why)]++
 		g.observe(ctx, st)
+		why = g.known(ctx, st, req.Client, why)
 		g.mu.Unlock()
-		return store.Ticket{}, why
+		return store.Ticket{}, Timing{}, why
 	}
 	if c, ok := g.inflight[key]; ok {
 		g.mu.Unlock()
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return store.Ticket{}, ctx.Err()
-		}
-		err := c.err
-		if err == nil { // the first claim's ticket is this client's
-			err = &store.HeldError{Ticket: c.ticket}
-		}
-		// A refusal too: count it, as the stats say why claims were refused.
-		if reason := store.ClaimReason(err); reason != "" {
-			g.mu.Lock()
-			st.rejected[reason]++
-			g.mu.Unlock()
-		}
-		return store.Ticket{}, err
+		return store.Ticket{}, Timing{}, g.repeat(ctx, st, c)
 	}
 	c := &call{done: make(chan struct{})}
 	g.inflight[key] = c
 	g.mu.Unlock()
 
-	c.ticket, c.err = g.claim(ctx, st, req)
+	var timing Timing
+	timing.Waited, c.err = g.enter(ctx, st)
+	entered := c.err == nil
+	if entered {
+		c.ticket, c.err = g.claimIn(ctx, st, req, &timing)
+	}
 
 	g.mu.Lock()
 	delete(g.inflight, key)
 	if c.err == nil {
-		st.claimed++
-		st.claims++
-		now := g.now()
-		st.recent = append(st.recent, now)
-		if cut := now.Add(-10 * time.Second); len(st.recent) > 0 && st.recent[0].Before(cut) {
-			i := 0
-			for i < len(st.recent) && st.recent[i].Before(cut) {
-				i++
-			}
-			st.recent = st.recent[i:]
-		}
+		g.counted(st)
 	} else if reason := store.ClaimReason(c.err); reason != "" {
 		st.rejected[reason]++
 	}
+	if entered {
+		g.leave(st) // after the count: one fewer place left
+	} else {
+		c.err = g.known(ctx, st, req.Client, c.err)
+	}
 	g.mu.Unlock()
 	close(c.done)
-	return c.ticket, c.err
+	return c.ticket, timing, c.err
+}
+
+// repeat is the answer of a client's claim made while its previous one is
+// in flight: the previous one's.
+func (g *Gate) repeat(ctx context.Context, st *dropState, c *call) error {
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	err := c.err
+	if err == nil { // the first claim's ticket is this client's
+		err = &store.HeldError{Ticket: c.ticket}
+	}
+	// A refusal too: count it, as the stats say why claims were refused.
+	if reason := store.ClaimReason(err); reason != "" {
+		g.mu.Lock()
+		st.rejected[reason]++
+		g.mu.Unlock()
+	}
+	return err
+}
+
+// counted takes a ticket this replica handed out into its counts. Its
+// last ticket by its count does not sell the drop out here: a claim
+// answered after a refresh read it is counted twice, so a transaction
+// (one place) learns the sell-out from DynamoDB. Called with g.mu held.
+func (g *Gate) counted(st *dropState) {
+	st.claimed++
+	st.claims++
+	now := g.now()
+	st.recent = append(st.recent, now)
+	if cut := now.Add(-10 * time.Second); len(st.recent) > 0 && st.recent[0].Before(cut) {
+		i := 0
+		for i < len(st.recent) && st.recent[i].Before(cut) {
+			i++
+		}
+		st.recent = st.recent[i:]
+	}
 }
 
 // refusal is what memory already knows DynamoDB would answer, or nil.
@@ -249,7 +300,9 @@ func (g *Gate) refusal(st *dropState) error {
 	return why
 }
 
-func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest) (store.Ticket, error) {
+// claimIn claims in DynamoDB, holding a place: on another counter when one
+// is full, again after a moment when the drop's item was contended.
+func (g *Gate) claimIn(ctx context.Context, st *dropState, req store.ClaimRequest, timing *Timing) (store.Ticket, error) {
 	g.mu.Lock() // the refresher replaces st.drop under the lock
 	counters := len(st.drop.Counters) > 0
 	g.mu.Unlock()
@@ -262,7 +315,10 @@ func (g *Gate) claim(ctx context.Context, st *dropState, req store.ClaimRequest)
 			}
 			req.Counter = n
 		}
+		began := time.Now()
 		t, err := g.store.Claim(ctx, req, counters)
+		timing.InStore += time.Since(began)
+		timing.Transactions++
 		switch {
 		case errors.Is(err, store.ErrCounterFull):
 			g.mu.Lock()
@@ -297,6 +353,7 @@ func (g *Gate) markSoldOut(ctx context.Context, st *dropState) {
 	g.mu.Lock()
 	st.soldOut = true
 	g.observe(ctx, st)
+	g.pass(st) // the claims waiting for a place are refused at once
 	g.mu.Unlock()
 }
 

@@ -92,19 +92,24 @@ func (g *Gate) Released(id string, n int) {
 		return
 	}
 	st.soldOut = false
+	st.holders = nil
 	delete(st.full, n)
 	if st.claimed > 0 {
 		st.claimed--
 	} else if st.drop.Claimed > 0 {
 		st.drop.Claimed--
 	}
+	g.pass(st) // a place for a claim waiting
 }
 
 // Forget drops what the gate knows of a drop (staff changed it here: the
 // next ask reads it again).
 func (g *Gate) Forget(id string) {
 	g.mu.Lock()
-	delete(g.drops, id)
+	if st, ok := g.drops[id]; ok {
+		g.grantAll(st) // DynamoDB answers the claims waiting
+		delete(g.drops, id)
+	}
 	g.mu.Unlock()
 }
 
@@ -136,6 +141,7 @@ func (g *Gate) Refresh(ctx context.Context) {
 			st.readAt = now
 			st.learn(d)
 			g.observe(ctx, st)
+			g.pass(st)
 		}
 		g.mu.Unlock()
 	}

@@ -20,6 +20,7 @@ const (
 	AdminGiftCards      = "/admin/giftcards" // POST issues one
 	AdminDiscounts      = "/admin/discounts" // POST creates one
 	AdminAPIKeys        = "/admin/api-keys"  // POST adds an integration with its first key
+	AdminWebhooks       = "/admin/webhooks"  // every webhook endpoint; POST registers one of staff's
 	AdminDrops          = "/admin/drops"     // POST creates one
 	AdminJobs           = "/admin/jobs"
 	AdminOutbox         = "/admin/outbox"
@@ -170,6 +171,14 @@ func AdminIntegrationRevoke(name string) string {
 	return under(AdminAPIKeys, "integrations", name, "revoke")
 }
 
+// AdminWebhook is a webhook endpoint of owner (an integration's name, or
+// store.StaffWebhooks) for staff.
+func AdminWebhook(owner, id string) string { return under(AdminWebhooks, owner, id) }
+
+// AdminWebhookDelete asks to delete an endpoint (GET) and deletes it
+// (POST).
+func AdminWebhookDelete(owner, id string) string { return under(AdminWebhooks, owner, id, "delete") }
+
 // AdminDrop is a drop's page for staff.
 func AdminDrop(id string) string { return under(AdminDrops, id) }
 
@@ -231,18 +240,10 @@ func AdminShippingZone(id string) string { return under(AdminShipping, id) }
 // AdminShippingZoneDelete removes a zone (POST).
 func AdminShippingZoneDelete(id string) string { return under(AdminShipping, id, "delete") }
 
-// adminWebhooks is where the console's webhook endpoints are, each under
-// its owner (an integration's name).
-const adminWebhooks = "/admin/webhooks"
-
-// AdminWebhook is one endpoint of an owner: its deliveries, newest first,
-// and its state (GET).
-func AdminWebhook(owner, id string) string { return under(adminWebhooks, owner, id) }
-
 // AdminWebhookEnable enables a disabled endpoint (POST).
-func AdminWebhookEnable(owner, id string) string { return under(adminWebhooks, owner, id, "enable") }
+func AdminWebhookEnable(owner, id string) string { return under(AdminWebhooks, owner, id, "enable") }
 
 // AdminWebhookResend sends one event to the endpoint again (POST).
 func AdminWebhookResend(owner, id, event string) string {
-	return under(adminWebhooks, owner, id, "deliveries", event, "resend")
+	return under(AdminWebhooks, owner, id, "deliveries", event, "resend")
 }

@@ -1,0 +1,87 @@
+package web
+
+import (
+	"sync"
+	"time"
+
+	"shop/store"
+)
+
+// sessionCache keeps the sessions this replica read or saved for a
+// moment (a second by default), so that a signed-in visitor's pages do not
+// each read their session. Sessions are not sticky: any replica may save a
+// session, so an entry is keyed by the session's id and the version its
+// cookie carries, which every save changes. A browser that got the
+// cookie of a save asks for a version no other replica has cached, and
+// reads it; a stale entry can only answer a cookie from before that save.
+// A revocation is forgotten at once by the replica that made it (Save's
+// delete, store.OnSessionsEnded) and by the others when their entry's
+// moment is over.
+type sessionCache struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]sessionEntry // by session id
+}
+
+type sessionEntry struct {
+	version string
+	rec     store.Session
+	gone    bool // read as revoked or expired
+	until   time.Time
+}
+
+// maxSessionEntries bounds the cache between sweeps of its old entries.
+const maxSessionEntries = 100_000
+
+func newSessionCache(ttl time.Duration) *sessionCache {
+	return &sessionCache{ttl: ttl, now: time.Now, entries: map[string]sessionEntry{}}
+}
+
+// get is the cached session of the cookie's id and version; gone when it
+// was read revoked; ok false when the cache does not know.
+func (c *sessionCache) get(id, version string) (rec store.Session, gone, ok bool) {
+	if c == nil {
+		return store.Session{}, false, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[id]
+	if !ok || e.version != version || !c.now().Before(e.until) {
+		return store.Session{}, false, false
+	}
+	return e.rec, e.gone, true
+}
+
+// put keeps a session as read or saved, under the version of its cookie.
+func (c *sessionCache) put(id, version string, rec store.Session, gone bool) {
+	if c == nil {
+		return
+	}
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= maxSessionEntries {
+		for k, e := range c.entries {
+			if !now.Before(e.until) {
+				delete(c.entries, k)
+			}
+		}
+	}
+	if len(c.entries) < maxSessionEntries {
+		c.entries[id] = sessionEntry{version: version, rec: rec, gone: gone, until: now.Add(c.ttl)}
+	}
+}
+
+// forget drops sessions ended here: their next request reads the table.
+func (c *sessionCache) forget(ids ...string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		delete(c.entries, id)
+	}
+}
