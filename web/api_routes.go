@@ -62,9 +62,15 @@ type announcers struct {
 	Keys  *handlers.APIKeys // the key cache, reloaded by the console's webhooks pages
 }
 
-// adminWebhookRoutes are the console's pages of one webhook endpoint: its
+// adminWebhookRoutes are the console's webhook pages: every endpoint
+// (staff register theirs and delete any), and one endpoint with its
 // deliveries, a resend, enabling it.
 func adminWebhookRoutes(admin fiber.Router, cfg Config, hooks announcers) {
+	all := &handlers.AdminWebhooks{Store: cfg.Store, Keys: hooks.Keys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
+	admin.Get("/webhooks", all.List)
+	admin.Post("/webhooks", all.Create)
+	admin.Get("/webhooks/:owner/:id/delete", all.ConfirmDelete)
+	admin.Post("/webhooks/:owner/:id/delete", all.Delete)
 	h := &handlers.AdminWebhook{Store: cfg.Store, Reload: hooks.Keys.Load, Wake: hooks.Wake, Log: cfg.Log}
 	admin.Get("/webhooks/:owner/:id", h.Show)
 	admin.Post("/webhooks/:owner/:id/enable", h.Enable)
