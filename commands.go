@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	netmail "net/mail"
 	"os"
 	"time"
 
@@ -21,6 +22,18 @@ func (c config) mailBaseURL() string {
 		return c.baseURL
 	}
 	return "http://" + c.addr
+}
+
+// staffAddress is where mails to staff go: SHOP_STAFF_MAIL, else the
+// sender's own address (the shop's mailbox).
+func (c config) staffAddress() string {
+	if c.staffMail != "" {
+		return c.staffMail
+	}
+	if a, err := netmail.ParseAddress(c.mailFrom); err == nil {
+		return a.Address
+	}
+	return c.mailFrom
 }
 
 // healthcheck asks the shop listening on addr for /healthz; a wildcard

@@ -48,6 +48,7 @@ type config struct {
 	baseURL        string
 	smtpURL        string
 	mailFrom       string
+	staffMail      string // SHOP_STAFF_MAIL: where staff's notices go (default the sender's address)
 	mediaBucket    string
 	// The books: invoice and receipt number series, VAT rates.
 	invoiceSeries string
@@ -327,6 +328,7 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		{&c.baseURL, "base-url", "SHOP_BASE_URL", "", "the shop's address in mails (default http://<addr>)"},
 		{&c.smtpURL, "smtp-url", "SHOP_SMTP_URL", "", "smtps://user:pass@host:465 or smtp://...:587 (STARTTLS); unset keeps mail in the outbox"},
 		{&c.mailFrom, "mail-from", "SHOP_MAIL_FROM", "Fika & Field <shop@fikafield.example>", "sender of the shop's mail"},
+		{&c.staffMail, "staff-mail", "SHOP_STAFF_MAIL", "", "where mails to staff go (a webhook endpoint disabled); unset: the sender's address"},
 		{&c.mediaBucket, "media-bucket", "SHOP_MEDIA_BUCKET", "", "S3 bucket for product photos (needed for more than one replica); unset keeps them under the data dir"},
 		{&c.invoiceSeries, "invoice-series", "SHOP_INVOICE_SERIES", "", "number invoices and receipts in several series, e.g. A,B (A-2026-000123); unset: one series"},
 		{&c.vatRates, "vat-rates", "SHOP_VAT_RATES", store.DefaultVATRates().String(), "VAT in percent: the standard rate, then category=rate"},

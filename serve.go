@@ -276,7 +276,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		Payments: pay.providers, PaymentHold: pay.hold, Settler: pay.settler, SubscriptionPayments: pay.subscriptions,
 		Refunds: payment.NewCardRefunds(pay.providers, gateway), StripeDashboard: pay.dashboard,
 		MailKeptInOutbox: cfg.smtpURL == "",
-		Webhooks:         web.WebhookConfig{Client: webhook.ClientConfig{AllowPrivate: cfg.hooksPrivate}},
+		Webhooks:         web.WebhookConfig{Client: webhook.ClientConfig{AllowPrivate: cfg.hooksPrivate}, StaffMail: cfg.staffAddress()},
 	})
 	if err != nil {
 		return err

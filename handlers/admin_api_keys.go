@@ -43,7 +43,7 @@ func (h *AdminAPIKeys) render(c *fiber.Ctx, status int, f views.AdminAPIKeyForm,
 	}
 	data := views.AdminAPIKeys{Form: f, Created: created, CSRF: f.CSRF}
 	for _, in := range access.Integrations {
-		data.Integrations = append(data.Integrations, views.AdminIntegration{Integration: in, Keys: access.KeysOf(in.Name)})
+		data.Integrations = append(data.Integrations, views.AdminIntegration{Integration: in, Keys: access.KeysOf(in.Name), Webhooks: access.WebhooksOf(in.Name)})
 	}
 	// The page may carry a secret: no cache keeps it (page.Write marks a
 	// signed-in visit's pages no-store).

@@ -119,16 +119,6 @@ func (h *AdminWebhooks) endpoint(c *fiber.Ctx) (store.WebhookEndpoint, error) {
 	return e, nil
 }
 
-// Show is an endpoint's page.
-func (h *AdminWebhooks) Show(c *fiber.Ctx) error {
-	e, err := h.endpoint(c)
-	if err != nil {
-		return err
-	}
-	data := views.AdminWebhookDelete{Endpoint: e, CSRF: page.CSRFToken(c)}
-	return page.Render(c, fiber.StatusOK, page.View{Title: e.URL, Page: page.Full(views.AdminWebhookView, data)})
-}
-
 // ConfirmDelete asks before deleting an endpoint.
 func (h *AdminWebhooks) ConfirmDelete(c *fiber.Ctx) error {
 	e, err := h.endpoint(c)

@@ -43,6 +43,10 @@ type APIWebhook struct {
 	Events  []string  `json:"events"`
 	Secret  string    `json:"secret,omitempty"`
 	Created time.Time `json:"created"`
+	// Disabled after refusing every delivery for three days, since
+	// DisabledAt; POST /api/v1/webhooks/{id}/enable enables it again.
+	Disabled   bool      `json:"disabled"`
+	DisabledAt time.Time `json:"disabled_at,omitzero"`
 }
 
 // APIWebhookList is an integration's endpoints, oldest first.
@@ -51,7 +55,7 @@ type APIWebhookList struct {
 }
 
 func apiWebhookOf(e store.WebhookEndpoint) APIWebhook {
-	return APIWebhook{ID: e.ID, URL: e.URL, Events: e.Events, Created: e.CreatedAt.UTC()}
+	return APIWebhook{ID: e.ID, URL: e.URL, Events: e.Events, Created: e.CreatedAt.UTC(), Disabled: e.Disabled, DisabledAt: e.DisabledAt.UTC()}
 }
 
 // Create registers an endpoint: 201 with its secret, shown this once; 400

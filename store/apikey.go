@@ -48,12 +48,23 @@ type APIAccess struct {
 }
 
 // WebhooksFor are the ids of an integration's endpoints that want events
-// of type typ.
+// of type typ and are not disabled.
 func (a APIAccess) WebhooksFor(integration, typ string) []string {
 	var out []string
 	for _, w := range a.Webhooks {
-		if w.Integration == integration && w.Wants(typ) {
+		if w.Integration == integration && !w.Disabled && w.Wants(typ) {
 			out = append(out, w.ID)
+		}
+	}
+	return out
+}
+
+// WebhooksOf are an integration's endpoints, newest first.
+func (a APIAccess) WebhooksOf(integration string) []WebhookEndpoint {
+	var out []WebhookEndpoint
+	for _, w := range a.Webhooks {
+		if w.Integration == integration {
+			out = append(out, w)
 		}
 	}
 	return out
@@ -102,8 +113,11 @@ type apiAccessRecord struct {
 	ID     string   `dynamodbav:"ID,omitempty"`
 	URL    string   `dynamodbav:"URL,omitempty"`
 	Events []string `dynamodbav:"Events,omitempty"`
-	GSI1PK string   `dynamodbav:"GSI1-PK"` // apikeys
-	GSI1SK string   `dynamodbav:"GSI1-SK"`
+	// An endpoint disabled for failing (webhook_health.go).
+	Disabled   bool   `dynamodbav:"Disabled,omitempty"`
+	DisabledAt string `dynamodbav:"DisabledAt,omitempty"`
+	GSI1PK     string `dynamodbav:"GSI1-PK"` // apikeys
+	GSI1SK     string `dynamodbav:"GSI1-SK"`
 }
 
 func (r apiAccessRecord) key() APIKey {
@@ -300,7 +314,7 @@ func (s *Store) APIAccess(ctx context.Context) (APIAccess, error) {
 				out.Integrations = append(out.Integrations, r.integration())
 			case entityWebhook:
 				out.Webhooks = append(out.Webhooks, WebhookEndpoint{ID: r.ID, Integration: r.Integration, URL: r.URL,
-					Events: r.Events, CreatedAt: parseTime(r.CreatedAt)})
+					Events: r.Events, CreatedAt: parseTime(r.CreatedAt), Disabled: r.Disabled, DisabledAt: parseTime(r.DisabledAt)})
 			}
 		}
 		if p.Next == "" {

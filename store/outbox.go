@@ -24,6 +24,8 @@ const (
 	MailReceiptRefund MailKind = "receipt_refund"
 	MailCardExpiring  MailKind = "card_expiring"
 	MailPriceChange   MailKind = "price_change"
+	// Staff's: a webhook endpoint disabled for failing (webhook_health.go).
+	MailWebhookDisabled MailKind = "webhook_disabled"
 )
 
 // MailStatus is where a mail is on its way out.

@@ -53,6 +53,13 @@ type WebhookEndpoint struct {
 	// when the endpoint is made. Empty in the key cache's copy.
 	Secret    string
 	CreatedAt time.Time
+	// FailingSince is the first refusal since its last 2xx (zero while
+	// it answers); Disabled is set once it has refused everything for
+	// DisableWebhookAfter (webhook_health.go), with when and its last error.
+	FailingSince time.Time
+	Disabled     bool
+	DisabledAt   time.Time
+	LastError    string
 }
 
 // Wants reports whether the endpoint asked for events of type typ.
@@ -68,12 +75,18 @@ type webhookRecord struct {
 	Events      []string `dynamodbav:"Events"`
 	Secret      string   `dynamodbav:"Secret"`
 	CreatedAt   string   `dynamodbav:"CreatedAt"`
-	GSI1PK      string   `dynamodbav:"GSI1-PK"` // apikeys
-	GSI1SK      string   `dynamodbav:"GSI1-SK"` // <t>#id
+	// Set by the deliverer (webhook_health.go); absent while it answers.
+	FailingSince string `dynamodbav:"FailingSince,omitempty"`
+	Disabled     bool   `dynamodbav:"Disabled,omitempty"`
+	DisabledAt   string `dynamodbav:"DisabledAt,omitempty"`
+	LastError    string `dynamodbav:"LastError,omitempty"`
+	GSI1PK       string `dynamodbav:"GSI1-PK"` // apikeys
+	GSI1SK       string `dynamodbav:"GSI1-SK"` // <t>#id
 }
 
 func (r webhookRecord) endpoint() WebhookEndpoint {
-	return WebhookEndpoint{ID: r.ID, Integration: r.Integration, URL: r.URL, Events: r.Events, Secret: r.Secret, CreatedAt: parseTime(r.CreatedAt)}
+	return WebhookEndpoint{ID: r.ID, Integration: r.Integration, URL: r.URL, Events: r.Events, Secret: r.Secret, CreatedAt: parseTime(r.CreatedAt),
+		FailingSince: parseTime(r.FailingSince), Disabled: r.Disabled, DisabledAt: parseTime(r.DisabledAt), LastError: r.LastError}
 }
 
 // newWebhookSecret is a random 256-bit signing secret.

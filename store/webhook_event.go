@@ -46,6 +46,9 @@ type WebhookDelivery struct {
 	Status   DeliveryStatus
 	Attempts int
 	NextAt   time.Time // when a pending one is due
+	// Since is when it was last resent (zero: never); it is given up
+	// three days after this, or after its event when never resent.
+	Since time.Time
 }
 
 // WebhookEvent is a change announced to an integration's endpoints.
@@ -82,6 +85,10 @@ type WebhookAttempt struct {
 	Status   int    // the HTTP status; 0 when no answer came
 	Answer   string // the answer's first bytes, or why none came
 	Duration time.Duration
+	// Type is the event's type; State the delivery's state once this
+	// attempt was recorded (listings read the event for its state now).
+	Type  string
+	State DeliveryStatus
 }
 
 // webhookRetention is how long events and their attempts are kept.
@@ -91,6 +98,7 @@ type webhookDeliveryRecord struct {
 	Status   string `dynamodbav:"Status"`
 	Attempts int    `dynamodbav:"Attempts"`
 	NextAt   string `dynamodbav:"NextAt,omitempty"`
+	Since    string `dynamodbav:"Since,omitempty"`
 }
 
 type webhookEventRecord struct {
@@ -117,6 +125,9 @@ func (e WebhookEvent) record() webhookEventRecord {
 		Deliveries: make(map[string]webhookDeliveryRecord, len(e.Deliveries)), ExpiresAt: e.CreatedAt.Add(webhookRetention).Unix()}
 	for ep, d := range e.Deliveries {
 		dr := webhookDeliveryRecord{Status: string(d.Status), Attempts: d.Attempts}
+		if !d.Since.IsZero() {
+			dr.Since = timestamp(d.Since)
+		}
 		if d.Status == DeliveryPending {
 			dr.NextAt = timestamp(d.NextAt)
 		}
@@ -135,7 +146,7 @@ func (r webhookEventRecord) event() WebhookEvent {
 	e := WebhookEvent{ID: trimPrefix(r.PK, prefixWebhookEvent), Type: r.Type, Integration: r.Integration, Customer: r.Customer, CreatedAt: parseTime(r.CreatedAt),
 		Body: []byte(r.Body), Version: r.Version, Deliveries: make(map[string]WebhookDelivery, len(r.Deliveries))}
 	for ep, d := range r.Deliveries {
-		e.Deliveries[ep] = WebhookDelivery{Status: DeliveryStatus(d.Status), Attempts: d.Attempts, NextAt: parseTime(d.NextAt)}
+		e.Deliveries[ep] = WebhookDelivery{Status: DeliveryStatus(d.Status), Attempts: d.Attempts, NextAt: parseTime(d.NextAt), Since: parseTime(d.Since)}
 	}
 	return e
 }
@@ -205,6 +216,29 @@ func (s *Store) WebhookEvent(ctx context.Context, id string) (WebhookEvent, erro
 // the version read (ErrConflict otherwise); it returns the event saved.
 // An attempt of no delivery (its endpoint deleted) logs nothing.
 func (s *Store) RecordWebhookAttempt(ctx context.Context, e WebhookEvent, endpoint string, d WebhookDelivery, a *WebhookAttempt) (WebhookEvent, error) {
+	var extra []types.TransactWriteItem
+	if a != nil {
+		log, err := attributevalue.MarshalMap(webhookAttemptRecord{PK: webhookEventKey(e.ID), SK: webhookAttemptKey(endpoint, a.At),
+			EntityType: entityWebhookAttempt, EventID: e.ID, Endpoint: endpoint, At: timestamp(a.At), Status: a.Status, Answer: a.Answer,
+			// rounded up: an answer under a millisecond still took time
+			DurationMS: (a.Duration + time.Millisecond - 1).Milliseconds(), ExpiresAt: a.At.Add(webhookRetention).Unix(),
+			Type: e.Type, State: string(d.Status), GSI1PK: webhookAttemptsKey(endpoint), GSI1SK: createdKey(a.At, e.ID)})
+		if err != nil {
+			return e, err
+		}
+		extra = append(extra, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: log}})
+	}
+	next, err := s.saveWebhookDelivery(ctx, e, endpoint, d, extra...)
+	if err != nil {
+		return e, fmt.Errorf("record webhook attempt: %w", err)
+	}
+	return next, nil
+}
+
+// saveWebhookDelivery saves the event with one delivery's new state, and
+// the extra items, in one transaction on condition the event is at the
+// version read (ErrConflict otherwise); it returns the event saved.
+func (s *Store) saveWebhookDelivery(ctx context.Context, e WebhookEvent, endpoint string, d WebhookDelivery, extra ...types.TransactWriteItem) (WebhookEvent, error) {
 	next := e
 	next.Deliveries = make(map[string]WebhookDelivery, len(e.Deliveries))
 	for k, v := range e.Deliveries {
@@ -220,25 +254,14 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, e WebhookEvent, endpoi
 	if err != nil {
 		return e, err
 	}
-	items := []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
-		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()}}}
-	if a != nil {
-		log, err := attributevalue.MarshalMap(webhookAttemptRecord{PK: webhookEventKey(e.ID), SK: webhookAttemptKey(endpoint, a.At),
-			EntityType: entityWebhookAttempt, EventID: e.ID, Endpoint: endpoint, At: timestamp(a.At), Status: a.Status, Answer: a.Answer,
-			// rounded up: an answer under a millisecond still took time
-			DurationMS: (a.Duration + time.Millisecond - 1).Milliseconds(), ExpiresAt: a.At.Add(webhookRetention).Unix(),
-			GSI1PK: webhookAttemptsKey(endpoint), GSI1SK: createdKey(a.At, e.ID)})
-		if err != nil {
-			return e, err
-		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: log}})
-	}
+	items := append([]types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()}}}, extra...)
 	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if isTxConditionFailed(err) {
 		return e, fmt.Errorf("webhook event %s changed meanwhile: %w", e.ID, ErrConflict)
 	}
 	if err != nil {
-		return e, fmt.Errorf("record webhook attempt %s: %w", e.ID, err)
+		return e, fmt.Errorf("save webhook event %s: %w", e.ID, err)
 	}
 	return next, nil
 }
@@ -254,13 +277,15 @@ type webhookAttemptRecord struct {
 	Answer     string `dynamodbav:"Answer"`
 	DurationMS int64  `dynamodbav:"DurationMS"`
 	ExpiresAt  int64  `dynamodbav:"ExpiresAt"`
+	Type       string `dynamodbav:"Type,omitempty"`
+	State      string `dynamodbav:"State,omitempty"`
 	GSI1PK     string `dynamodbav:"GSI1-PK"` // hook#<endpoint>#attempts
 	GSI1SK     string `dynamodbav:"GSI1-SK"` // <t>#event
 }
 
 func (r webhookAttemptRecord) attempt() WebhookAttempt {
 	return WebhookAttempt{EventID: r.EventID, Endpoint: r.Endpoint, At: parseTime(r.At), Status: r.Status, Answer: r.Answer,
-		Duration: time.Duration(r.DurationMS) * time.Millisecond}
+		Duration: time.Duration(r.DurationMS) * time.Millisecond, Type: r.Type, State: DeliveryStatus(r.State)}
 }
 
 // WebhookAttempts lists an endpoint's delivery attempts, newest first

@@ -20,6 +20,7 @@ type AdminAPIKeys struct {
 type AdminIntegration struct {
 	Integration store.Integration
 	Keys        []store.APIKey
+	Webhooks    []store.WebhookEndpoint // each links to its deliveries
 }
 
 // Works reports whether requests with k are let in.

@@ -20,7 +20,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	apiKeys := handlers.NewAPIKeys(cfg.Store, cfg.APIKeysEvery, cfg.Log)
 	go apiKeys.Run(bg)
 	hooks := webhook.New(cfg.Store, webhook.Config{Client: webhook.NewClient(cfg.Webhooks.Client),
-		Jitter: cfg.Webhooks.Jitter, Active: apiKeys.AnyWebhooks, Log: cfg.Log})
+		Jitter: cfg.Webhooks.Jitter, Active: apiKeys.AnyWebhooks, StaffMail: cfg.Webhooks.StaffMail, Log: cfg.Log})
 	if cfg.Webhooks.Deliverer != nil {
 		*cfg.Webhooks.Deliverer = hooks
 	}
@@ -33,6 +33,7 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	cfg.Gate.OnNotice(notices.Notice)
 	apiDrops := &handlers.APIDrops{Store: cfg.Store, Gate: cfg.Gate, Hooks: apiKeys, Wake: hooks.Wake, Notice: notices.Notice}
 	apiWebhooks := &handlers.APIWebhooks{Store: cfg.Store, Keys: apiKeys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
+	apiDeliveries := &handlers.APIWebhookDeliveries{Store: cfg.Store, Keys: apiKeys, Wake: hooks.Wake}
 	app.Get("/api/v1/openapi.json", serveOpenAPI)
 	api := app.Group("/api/v1", apiHeaders(), deadline(cfg.RequestTimeout), apiKeys.Require())
 	api.Post("/drops", apiDrops.Create)
@@ -47,6 +48,9 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 	api.Post("/webhooks", apiWebhooks.Create)
 	api.Get("/webhooks", apiWebhooks.List)
 	api.Delete("/webhooks/:id", apiWebhooks.Delete)
+	api.Post("/webhooks/:id/enable", apiDeliveries.Enable)
+	api.Get("/webhooks/:id/deliveries", apiDeliveries.List)
+	api.Post("/webhooks/:id/deliveries/:event/resend", apiDeliveries.Resend)
 	return announcers{Hooks: apiKeys, Wake: hooks.Wake, Keys: apiKeys}
 }
 
@@ -55,5 +59,20 @@ func apiRoutes(bg context.Context, app *fiber.App, cfg Config) announcers {
 type announcers struct {
 	Hooks handlers.APIHooks
 	Wake  func()
-	Keys  *handlers.APIKeys // the key cache, reloaded by the console's webhooks page
+	Keys  *handlers.APIKeys // the key cache, reloaded by the console's webhooks pages
+}
+
+// adminWebhookRoutes are the console's webhook pages: every endpoint
+// (staff register theirs and delete any), and one endpoint with its
+// deliveries, a resend, enabling it.
+func adminWebhookRoutes(admin fiber.Router, cfg Config, hooks announcers) {
+	all := &handlers.AdminWebhooks{Store: cfg.Store, Keys: hooks.Keys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
+	admin.Get("/webhooks", all.List)
+	admin.Post("/webhooks", all.Create)
+	admin.Get("/webhooks/:owner/:id/delete", all.ConfirmDelete)
+	admin.Post("/webhooks/:owner/:id/delete", all.Delete)
+	h := &handlers.AdminWebhook{Store: cfg.Store, Reload: hooks.Keys.Load, Wake: hooks.Wake, Log: cfg.Log}
+	admin.Get("/webhooks/:owner/:id", h.Show)
+	admin.Post("/webhooks/:owner/:id/enable", h.Enable)
+	admin.Post("/webhooks/:owner/:id/deliveries/:event/resend", h.Resend)
 }

@@ -700,11 +700,26 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 		t.Fatalf("only %d API routes found: %v", len(routes), routes)
 	}
 
-	d := c.makeDrop(dropBody("Described", 5))
-	var hook handlers.APIWebhook
+	var hook, kept handlers.APIWebhook
 	r = c.do(http.MethodPost, "/api/v1/webhooks", `{"url": "https://partner.example.com/hooks", "events": ["drop.created"]}`)
 	r.want(t, "register a webhook", http.StatusCreated, "")
 	r.decode(t, &hook)
+	// Another, which no route deletes, for its deliveries: the drop's
+	// drop.created, attempted at once (and refused: no lookups).
+	r = c.do(http.MethodPost, "/api/v1/webhooks", `{"url": "https://partner.example.com/kept", "events": ["drop.created"]}`)
+	r.want(t, "register a webhook", http.StatusCreated, "")
+	r.decode(t, &kept)
+	d := c.makeDrop(dropBody("Described", 5))
+	var event string
+	for deadline := time.Now().Add(5 * time.Second); event == ""; time.Sleep(20 * time.Millisecond) {
+		log, err := env.Store.WebhookAttempts(context.Background(), kept.ID, 1, "")
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("no attempt of drop.created: %v", err)
+		}
+		if len(log.Items) == 1 {
+			event = "evt_" + log.Items[0].EventID
+		}
+	}
 	// The client of the claim's example holds a ticket, which the ticket's
 	// route answers (the routes run in any order).
 	c.claim(d.ID, "user-1234").want(t, "claim", http.StatusCreated, "")
@@ -721,10 +736,12 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 				body = dropBody("From the description", 1) // the example's times pass
 			}
 			id := d.ID
-			if strings.HasPrefix(path, "/api/v1/webhooks/") {
+			if path == "/api/v1/webhooks/{id}" {
 				id = hook.ID
+			} else if strings.HasPrefix(path, "/api/v1/webhooks/") {
+				id = kept.ID
 			}
-			r := c.do(strings.ToUpper(method), strings.NewReplacer("{id}", id, "{client}", "user-1234").Replace(path), body)
+			r := c.do(strings.ToUpper(method), strings.NewReplacer("{id}", id, "{client}", "user-1234", "{event}", event).Replace(path), body)
 			if r.status == http.StatusNotFound || r.status == http.StatusMethodNotAllowed || r.status >= 500 {
 				t.Errorf("%s %s: status %d: %s", strings.ToUpper(method), path, r.status, r.body)
 			}

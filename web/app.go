@@ -391,12 +391,7 @@ func New(cfg Config) (*fiber.App, error) {
 	admin.Post("/api-keys/integrations/:name/keys", adminAPIKeys.Issue)
 	admin.Get("/api-keys/integrations/:name/revoke", adminAPIKeys.ConfirmRevokeIntegration)
 	admin.Post("/api-keys/integrations/:name/revoke", adminAPIKeys.RevokeIntegration)
-	adminWebhooks := &handlers.AdminWebhooks{Store: cfg.Store, Keys: hooks.Keys, AllowPrivate: cfg.Webhooks.Client.AllowPrivate}
-	admin.Get("/webhooks", adminWebhooks.List)
-	admin.Post("/webhooks", adminWebhooks.Create)
-	admin.Get("/webhooks/:owner/:id", adminWebhooks.Show)
-	admin.Get("/webhooks/:owner/:id/delete", adminWebhooks.ConfirmDelete)
-	admin.Post("/webhooks/:owner/:id/delete", adminWebhooks.Delete)
+	adminWebhookRoutes(admin, cfg, hooks)
 
 	// Limited drops for staff.
 	adminDrops := &handlers.AdminDrops{Store: cfg.Store, Gate: cfg.Gate, Log: cfg.Log, Shelf: cfg.Shelf, Catalogue: cfg.Store.Window(),

@@ -134,4 +134,6 @@ type WebhookConfig struct {
 	Jitter func() float64
 	// Deliverer, when set, receives the app's deliverer (tests drive it).
 	Deliverer **webhook.Deliverer
+	// StaffMail is where the mail about an endpoint disabled goes.
+	StaffMail string
 }

@@ -362,6 +362,8 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"AdminReturnInspect", post, paths.AdminReturnInspect(id, id2)},
 		{"AdminReturnRefund", post, paths.AdminReturnRefund(id, id2)},
 		{"AdminMail", get, paths.AdminMail(id)},
+		{"AdminWebhookEnable", post, paths.AdminWebhookEnable("partner", id)},
+		{"AdminWebhookResend", post, paths.AdminWebhookResend("partner", id, id2)},
 
 		{"TestPaymentCheckout", get, paths.TestPaymentCheckout(id)},
 		{"TestPaymentCheckout", post, paths.TestPaymentCheckout(id)},
@@ -386,6 +388,9 @@ func TestPathsMeetRoutes(t *testing.T) {
 		{"APIWebhooks", post, paths.APIWebhooks},
 		{"APIWebhooks", get, paths.APIWebhooks},
 		{"APIWebhook", http.MethodDelete, paths.APIWebhook(id)},
+		{"APIWebhookEnable", post, paths.APIWebhookEnable(id)},
+		{"APIWebhookDeliveries", get, paths.APIWebhookDeliveries(id)},
+		{"APIWebhookResend", post, paths.APIWebhookResend(id, "evt_"+id2)},
 	}
 	tested := map[string]bool{"WithQuery": true, "More": true} // build on the others
 	for _, c := range cases {

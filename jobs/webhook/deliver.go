@@ -25,7 +25,11 @@ type Store interface {
 	Today() time.Time
 	DueWebhookEvents(ctx context.Context, limit int) ([]store.WebhookEvent, error)
 	Webhook(ctx context.Context, integration, id string) (store.WebhookEndpoint, error)
+	WebhookEvent(ctx context.Context, id string) (store.WebhookEvent, error)
 	RecordWebhookAttempt(ctx context.Context, e store.WebhookEvent, endpoint string, d store.WebhookDelivery, a *store.WebhookAttempt) (store.WebhookEvent, error)
+	MarkWebhookFailing(ctx context.Context, owner, id string, at time.Time) error
+	MarkWebhookAnswering(ctx context.Context, owner, id string) error
+	DisableWebhook(ctx context.Context, hook store.WebhookEndpoint, at time.Time, lastError string, mail store.Mail) (bool, error)
 	AcquireLease(ctx context.Context, job string, day time.Time, owner string, ttl time.Duration) (store.Lease, error)
 	RenewLease(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error)
 	ReleaseLease(ctx context.Context, l store.Lease) error
@@ -45,6 +49,10 @@ type Config struct {
 	Replica     string        // the lease's owner (default a random id)
 	LeaseTTL    time.Duration // renewed at a third of it (default 1 min)
 	GiveUpAfter time.Duration // a delivery refused this long after its event is failed (default 72 h)
+	// DisableAfter: an endpoint refusing everything this long is disabled
+	// (default store.DisableWebhookAfter), and StaffMail is mailed.
+	DisableAfter time.Duration
+	StaffMail    string
 	// Jitter draws from [0, 1) for RetryDelay (default math/rand/v2's
 	// Float64); tests fix it.
 	Jitter func() float64
@@ -81,6 +89,9 @@ func New(st Store, cfg Config) *Deliverer {
 	}
 	if cfg.GiveUpAfter <= 0 {
 		cfg.GiveUpAfter = 72 * time.Hour
+	}
+	if cfg.DisableAfter <= 0 {
+		cfg.DisableAfter = store.DisableWebhookAfter
 	}
 	if cfg.Jitter == nil {
 		cfg.Jitter = rand.Float64
@@ -223,34 +234,86 @@ func (d *Deliverer) deliverEvent(ctx context.Context, e store.WebhookEvent) (sen
 		if dl.Status != store.DeliveryPending || dl.NextAt.After(d.store.Now()) || ctx.Err() != nil {
 			continue
 		}
-		hook, err := d.store.Webhook(ctx, e.Integration, ep)
-		var attempt *store.WebhookAttempt
-		switch {
-		case errors.Is(err, store.ErrNotFound): // deleted: nothing to send it to
-			dl.Status = store.DeliveryDropped
-		case err != nil:
+		dl, attempt, err := d.deliverOne(ctx, e, ep, dl)
+		if err != nil {
 			return sent, failed, err
-		default:
-			a := d.post(ctx, hook, e.Body)
-			attempt = &a
-			dl = d.outcome(e, dl, a)
+		}
+		if attempt != nil && dl.Attempts > e.Deliveries[ep].Attempts {
 			if dl.Status == store.DeliveryDelivered {
 				sent++
 			} else {
 				failed++
-				d.cfg.Log.Warn("webhook refused", "event", e.ID, "endpoint", ep, "status", a.Status, "answer", a.Answer, "attempts", dl.Attempts, "next", dl.NextAt)
 			}
 		}
 		// Record even when ctx ends now: a delivery made and not recorded
 		// would go again.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		e, err = d.store.RecordWebhookAttempt(rctx, e, ep, dl, attempt)
+		e, err = d.record(rctx, e, ep, dl, attempt)
 		rcancel()
 		if err != nil {
 			return sent, failed, err
 		}
 	}
 	return sent, failed, nil
+}
+
+// recordTries bounds record's reads and writes when resends keep saving
+// the event in between.
+const recordTries = 10
+
+// record saves the delivery's new state and logs its attempt. When a
+// resend saved the event since it was read, the attempt is logged all the
+// same and the resend's state kept (the event goes again: at least once).
+func (d *Deliverer) record(ctx context.Context, e store.WebhookEvent, ep string, dl store.WebhookDelivery, a *store.WebhookAttempt) (store.WebhookEvent, error) {
+	for range recordTries - 1 {
+		next, err := d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
+		if !errors.Is(err, store.ErrConflict) {
+			return next, err
+		}
+		cur, err := d.store.WebhookEvent(ctx, e.ID)
+		if err != nil {
+			return e, err
+		}
+		if now := cur.Deliveries[ep]; !now.Since.Equal(e.Deliveries[ep].Since) {
+			dl = now // resent meanwhile
+		}
+		e = cur
+	}
+	return d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
+}
+
+// notSent is what a delivery to a disabled endpoint logs: it fails
+// without a request, listed (and resendable) with the endpoint's attempts.
+const notSent = "not sent: the endpoint is disabled"
+
+// deliverOne makes one delivery due: dropped when its endpoint is gone,
+// failed without a request when it is disabled, else POSTed; the
+// endpoint's health follows the answer (health).
+func (d *Deliverer) deliverOne(ctx context.Context, e store.WebhookEvent, ep string, dl store.WebhookDelivery) (store.WebhookDelivery, *store.WebhookAttempt, error) {
+	hook, err := d.store.Webhook(ctx, e.Integration, ep)
+	switch {
+	case errors.Is(err, store.ErrNotFound): // deleted: nothing to send it to
+		dl.Status = store.DeliveryDropped
+		return dl, nil, nil
+	case err != nil:
+		return dl, nil, err
+	case hook.Disabled:
+		dl.Status, dl.NextAt = store.DeliveryFailed, time.Time{}
+		return dl, &store.WebhookAttempt{Endpoint: ep, At: d.store.Now(), Answer: notSent}, nil
+	}
+	a := d.post(ctx, hook, e.Body)
+	dl = d.outcome(e, dl, a)
+	if dl.Status != store.DeliveryDelivered {
+		d.cfg.Log.Warn("webhook refused", "event", e.ID, "endpoint", ep, "status", a.Status, "answer", a.Answer, "attempts", dl.Attempts, "next", dl.NextAt)
+	}
+	disabled, err := d.health(context.WithoutCancel(ctx), hook, a)
+	if err != nil {
+		return dl, &a, err
+	}
+	if disabled {
+		dl.Status, dl.NextAt = store.DeliveryFailed, time.Time{}
+	}
+	return dl, &a, nil
 }
 
 // post sends body to the endpoint, signed now, and logs what came back.
@@ -289,12 +352,16 @@ func clip(s string) string {
 // after RetryDelay, or failed when that would fall past GiveUpAfter.
 func (d *Deliverer) outcome(e store.WebhookEvent, dl store.WebhookDelivery, a store.WebhookAttempt) store.WebhookDelivery {
 	dl.Attempts++
-	if a.Status >= 200 && a.Status < 300 {
+	if answered(a) {
 		dl.Status, dl.NextAt = store.DeliveryDelivered, time.Time{}
 		return dl
 	}
 	dl.NextAt = a.At.Add(RetryDelay(dl.Attempts, d.cfg.Jitter()))
-	if dl.NextAt.After(e.CreatedAt.Add(d.cfg.GiveUpAfter)) {
+	since := e.CreatedAt
+	if !dl.Since.IsZero() { // resent: its three days start again
+		since = dl.Since
+	}
+	if dl.NextAt.After(since.Add(d.cfg.GiveUpAfter)) {
 		dl.Status, dl.NextAt = store.DeliveryFailed, time.Time{}
 	}
 	return dl

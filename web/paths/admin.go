@@ -239,3 +239,11 @@ func AdminShippingZone(id string) string { return under(AdminShipping, id) }
 
 // AdminShippingZoneDelete removes a zone (POST).
 func AdminShippingZoneDelete(id string) string { return under(AdminShipping, id, "delete") }
+
+// AdminWebhookEnable enables a disabled endpoint (POST).
+func AdminWebhookEnable(owner, id string) string { return under(AdminWebhooks, owner, id, "enable") }
+
+// AdminWebhookResend sends one event to the endpoint again (POST).
+func AdminWebhookResend(owner, id, event string) string {
+	return under(AdminWebhooks, owner, id, "deliveries", event, "resend")
+}

@@ -10,6 +10,17 @@ const (
 // APIWebhook is one webhook endpoint (DELETE removes it).
 func APIWebhook(id string) string { return under(APIWebhooks, id) }
 
+// APIWebhookEnable enables a disabled endpoint (POST).
+func APIWebhookEnable(id string) string { return under(APIWebhooks, id, "enable") }
+
+// APIWebhookDeliveries are an endpoint's delivery attempts (GET).
+func APIWebhookDeliveries(id string) string { return under(APIWebhooks, id, "deliveries") }
+
+// APIWebhookResend sends an event (evt_…) to an endpoint again (POST).
+func APIWebhookResend(id, event string) string {
+	return under(APIWebhooks, id, "deliveries", event, "resend")
+}
+
 // APIDrop is a drop as JSON.
 func APIDrop(id string) string { return under(APIDrops, id) }
 
