@@ -13,7 +13,9 @@ type EventMoney struct {
 	Currency string `json:"currency"`
 }
 
-func eventMoney(m Money) EventMoney { return EventMoney{Amount: m.Amount, Currency: m.Currency} }
+// eventMoney and eventAddress convert: the event's types are the store's
+// fields with their JSON names, so a field added there fails here.
+func eventMoney(m Money) EventMoney { return EventMoney(m) }
 
 // EventCustomer is who an order or a subscription is of.
 type EventCustomer struct {
@@ -35,7 +37,7 @@ type EventAddress struct {
 }
 
 func eventAddress(a Address) EventAddress {
-	return EventAddress{Name: a.Name, Street: a.Street, Number: a.Number, ZipCode: a.ZipCode, City: a.City, County: a.County, Country: a.Country}
+	return EventAddress(a)
 }
 
 // EventOrderLine is a line of an order.
