@@ -1,6 +1,7 @@
 package web
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -28,8 +29,12 @@ type sessionCache struct {
 type sessionEntry struct {
 	version string
 	rec     store.Session
-	gone    bool // read as revoked or expired
-	until   time.Time
+	// values are the session's values decoded (its signed Data), so that
+	// a view answered from the cache does not verify and decode them
+	// again; each request gets a copy of its own.
+	values map[any]any
+	gone   bool // read as revoked or expired
+	until  time.Time
 }
 
 // maxSessionEntries bounds the cache between sweeps of its old entries.
@@ -39,23 +44,26 @@ func newSessionCache(ttl time.Duration) *sessionCache {
 	return &sessionCache{ttl: ttl, now: time.Now, entries: map[string]sessionEntry{}}
 }
 
-// get is the cached session of the cookie's id and version; gone when it
-// was read revoked; ok false when the cache does not know.
-func (c *sessionCache) get(id, version string) (rec store.Session, gone, ok bool) {
+// get is the cached session of the cookie's id and version (gone when it
+// was read revoked), with a copy of its values; ok false when the cache
+// does not know.
+func (c *sessionCache) get(id, version string) (e sessionEntry, ok bool) {
 	if c == nil {
-		return store.Session{}, false, false
+		return sessionEntry{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[id]
+	e, ok = c.entries[id]
 	if !ok || e.version != version || !c.now().Before(e.until) {
-		return store.Session{}, false, false
+		return sessionEntry{}, false
 	}
-	return e.rec, e.gone, true
+	e.values = maps.Clone(e.values)
+	return e, true
 }
 
-// put keeps a session as read or saved, under the version of its cookie.
-func (c *sessionCache) put(id, version string, rec store.Session, gone bool) {
+// put keeps a session as read or saved, under the version of its cookie,
+// with a copy of its values (nil for one revoked).
+func (c *sessionCache) put(id, version string, rec store.Session, values map[any]any, gone bool) {
 	if c == nil {
 		return
 	}
@@ -70,7 +78,21 @@ func (c *sessionCache) put(id, version string, rec store.Session, gone bool) {
 		}
 	}
 	if len(c.entries) < maxSessionEntries {
-		c.entries[id] = sessionEntry{version: version, rec: rec, gone: gone, until: now.Add(c.ttl)}
+		c.entries[id] = sessionEntry{version: version, rec: rec, values: maps.Clone(values), gone: gone, until: now.Add(c.ttl)}
+	}
+}
+
+// touched notes the last-seen time a view wrote, so that the next views
+// answered from the cache do not write it again.
+func (c *sessionCache) touched(id, version string, at time.Time) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[id]; ok && e.version == version {
+		e.rec.LastSeenAt = at
+		c.entries[id] = e
 	}
 }
 

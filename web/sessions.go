@@ -123,21 +123,28 @@ func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, st
 	// The id and the version of the save that set the cookie (none in a
 	// cookie from before versions: cached like any other).
 	id, version, _ := strings.Cut(payload, ".")
-	rec, gone, cached := s.cache.get(id, version)
-	if !cached {
-		rec, err = s.records.Session(r.Context(), id)
-		gone = errors.Is(err, store.ErrNotFound)
-		if err != nil && !gone {
-			return sess, store.Session{}, "", err
+	if e, ok := s.cache.get(id, version); ok {
+		if e.gone {
+			return sess, store.Session{}, "", nil // revoked or expired: signed out
 		}
-		s.cache.put(id, version, rec, gone)
+		if e.values != nil { // a copy of its own
+			sess.Values = e.values
+		}
+		sess.ID, sess.IsNew = id, false
+		return sess, e.rec, version, nil
 	}
-	if gone {
+	rec, err := s.records.Session(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		s.cache.put(id, version, store.Session{}, nil, true)
 		return sess, store.Session{}, "", nil // revoked or expired: signed out
+	}
+	if err != nil {
+		return sess, store.Session{}, "", err
 	}
 	if err := securecookie.DecodeMulti(dataName(name, id), string(rec.Data), &sess.Values, s.codecs...); err != nil {
 		return sess, store.Session{}, "", errBadCookie
 	}
+	s.cache.put(id, version, rec, sess.Values, false)
 	sess.ID, sess.IsNew = id, false
 	return sess, rec, version, nil
 }
@@ -214,7 +221,7 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 		return err
 	}
 	rec.LastSeenAt = now // as the save wrote it
-	s.cache.put(sess.ID, version, rec, false)
+	s.cache.put(sess.ID, version, rec, sess.Values, false)
 	cookie, err := securecookie.EncodeMulti(sess.Name(), sess.ID+"."+version, s.codecs...)
 	if err != nil {
 		return fmt.Errorf("encode session cookie: %w", err)
@@ -281,8 +288,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 					return after(fmt.Errorf("touch session: %w", err))
 				}
 				if err == nil { // the cached copy too, or the next view touches again
-					stored.LastSeenAt = time.Now()
-					s.cache.put(stored.ID, version, stored, false)
+					s.cache.touched(stored.ID, version, time.Now())
 				}
 			}
 			return handlerErr
