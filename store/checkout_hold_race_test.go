@@ -269,7 +269,7 @@ func TestPaymentRacesTheRelease(t *testing.T) {
 }
 
 // What a hold, its page, its payment and a release cost in DynamoDB
-// requests, as the README's rows say.
+// requests, as the rows of docs/access-patterns.md say.
 func TestHeldCheckoutRequestCounts(t *testing.T) {
 	t.Parallel()
 	f := newHoldFixture(t, 20, 0)

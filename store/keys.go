@@ -101,7 +101,7 @@ const (
 	sortKeyDropClosing = "closing"
 	prefixCloses       = "closes#"
 
-	// Partitions of small lists the UI needs (see README, access patterns).
+	// Partitions of small lists the UI needs (see docs/access-patterns.md).
 	partitionCategories     = "categories"
 	partitionWarehouses     = "warehouses"
 	partitionCatalogue      = "catalogue"

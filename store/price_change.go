@@ -158,7 +158,7 @@ func (s *Store) ApplyPriceChange(ctx context.Context, c PriceChange, day time.Ti
 // SubscriptionsOfProduct pages the subscriptions of a product in one
 // status: the staff list by status (GSI1 subs#status) filtered on the
 // product. It reads every subscription in that status, which is fine once
-// per price change; see the README's scaling notes.
+// per price change; see the scaling notes in docs/design.md.
 func (s *Store) SubscriptionsOfProduct(ctx context.Context, productID string, status SubscriptionStatus, limit int, cursor string) (Page[Subscription], error) {
 	of := expression.Name("SKU").Equal(expression.Value(productID))
 	q := querySpec{key: onGSI1.pkEquals(subscriptionsByStatusKey(status)), filter: &of}

@@ -159,7 +159,7 @@ func TestCustomerDataHoldsEverythingAboutTheCustomer(t *testing.T) {
 		t.Errorf("mails %v, want Ada's two", subjects)
 	}
 
-	// What her deletion costs, in one go (README, "Privacy").
+	// What her deletion costs, in one go (docs/privacy.md).
 	shipWaitingOrders(t, st, f.ada.ID)
 	f.env.Counter.Reset()
 	if err := st.DeleteCustomer(ctx, f.ada.ID); err != nil {

@@ -90,7 +90,7 @@ func TestRefundCardPendingListedRetriedAndFinished(t *testing.T) {
 	}
 
 	gw.Fail(nil)
-	// What the README says it costs: the refund, the test provider's
+	// What docs/access-patterns.md says it costs: the refund, the test provider's
 	// refund (a GetItem, a transaction), the refund marked done, and its
 	// credit note's number (the series' counter, a transaction).
 	f.env.Counter.Reset()

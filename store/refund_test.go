@@ -67,10 +67,10 @@ func TestRefundOrderByLineAndAmount(t *testing.T) {
 		}
 	}
 
-	// By amount: €3.00, all to the card now. What the README says it
-	// costs: the order's collection, one transaction, the test provider's
-	// refund (a GetItem, a transaction), the refund marked done and its
-	// credit note numbered.
+	// By amount: €3.00, all to the card now. What docs/access-patterns.md
+	// says it costs: the order's collection, one transaction, the test
+	// provider's refund (a GetItem, a transaction), the refund marked done
+	// and its credit note numbered.
 	f.env.Counter.Reset()
 	rf2, err := f.env.Store.RefundOrder(ctx, store.OrderRefundRequest{OrderID: o.ID, Key: "rf-2", Reason: "Late", By: refunder, Amount: eur(300)}, f.pay.Refunds())
 	if err != nil || rf2.Card != eur(300) || rf2.GiftCard.Amount != 0 {

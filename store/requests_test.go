@@ -12,12 +12,12 @@ import (
 	"shop/store/storetest"
 )
 
-// The README's access-pattern tables promise what each row costs in
-// DynamoDB requests. The sixteen AWS patterns and the recurring-payment
+// The access-pattern tables (docs/access-patterns.md) promise what each
+// row costs in DynamoDB requests. The sixteen AWS patterns and the recurring-payment
 // ones are asserted where they are tested; this test holds every other row
 // to its figure on the demo shop, so a method that grows a request fails
 // here rather than in a bill.
-func TestEachAccessPatternCostsWhatTheREADMESays(t *testing.T) {
+func TestEachAccessPatternCostsWhatTheDocsSay(t *testing.T) {
 	t.Parallel()
 	env := storetest.New(t)
 	st, ctx := env.Store, ctxT(t)

@@ -7,14 +7,14 @@ import (
 	"slices"
 )
 
-// The storefront's sorted lists. The catalogue is small (see README: tens
-// of thousands of products fit in each replica), so the shop window keeps
-// the whole of it, read by name from GSI2 once a minute, and cuts each
-// category's list in each order from that copy in memory: any order and
-// any page of it costs no DynamoDB request once warm, and no order needs an
-// index of its own. The lists are kept per category and order (a handful
-// of keys, each a slice of products the copy already holds), so a view
-// only slices.
+// The storefront's sorted lists. The catalogue is small (see
+// docs/catalogue.md: tens of thousands of products fit in each replica),
+// so the shop window keeps the whole of it, read by name from GSI2 once a
+// minute, and cuts each category's list in each order from that copy in
+// memory: any order and any page of it costs no DynamoDB request once
+// warm, and no order needs an index of its own. The lists are kept per
+// category and order (a handful of keys, each a slice of products the copy
+// already holds), so a view only slices.
 
 // CatalogueOrder is an order the storefront lists products in.
 type CatalogueOrder string

@@ -9,10 +9,10 @@ import (
 	"shop/store/storetest"
 )
 
-// The test provider's records cost what the README's rows say, and its
-// due list holds what is due: open sessions until they are closed, events
-// until they are delivered.
-func TestTestPayRecordsCostWhatTheREADMESays(t *testing.T) {
+// The test provider's records cost what the rows of
+// docs/access-patterns.md say, and its due list holds what is due: open
+// sessions until they are closed, events until they are delivered.
+func TestTestPayRecordsCostWhatTheDocsSay(t *testing.T) {
 	t.Parallel()
 	const shards = 4
 	env := storetest.New(t, store.WithListShards(shards))

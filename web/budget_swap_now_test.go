@@ -13,7 +13,7 @@ import (
 	"shop/web/paths"
 )
 
-// What a swap now costs the shop in DynamoDB requests (README, docs/cost.md):
+// What a swap now costs the shop in DynamoDB requests (docs/access-patterns.md, docs/cost.md):
 // the htmx preview with "Now" chosen, and "Confirm" with a charge to the
 // kept card and with a refund. The provider's own records (the test
 // provider keeps them in the table) are not counted: they are not the

@@ -34,7 +34,7 @@ import (
 	"shop/web"
 )
 
-var updateCost = flag.Bool("update", false, "rewrite the measured figures of docs/cost.md (and the README's total) from this run")
+var updateCost = flag.Bool("update", false, "rewrite the measured figures of docs/cost.md (and the total in docs/deploying.md) from this run")
 
 // On-demand list prices in us-east-1 since 1 November 2024
 // (https://aws.amazon.com/dynamodb/pricing/on-demand/).
@@ -217,9 +217,9 @@ func withMeter(m *capacityMeter, opts ...store.Option) appOption {
 
 // The cost of a month on on-demand DynamoDB for the shop of issue 15,
 // from what each action consumes here. The figures in docs/cost.md (and
-// the README's total) are this test's: it fails when they drift from the
-// measurement beyond rounding; `go test ./web -run TestMonthlyCost
-// -update` writes them again.
+// the total in docs/deploying.md) are this test's: it fails when they
+// drift from the measurement beyond rounding; `go test ./web -run
+// TestMonthlyCost -update` writes them again.
 func TestMonthlyCost(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -883,6 +883,9 @@ func count(f float64) string {
 
 func money(f float64) string { return fmt.Sprintf("$%.2f", f) }
 
+// totalDoc names the monthly total in its section "On Amazon DynamoDB".
+const totalDoc = "../docs/deploying.md"
+
 const (
 	costBegin = "<!-- measured: web/cost_test.go writes from here -->"
 	costEnd   = "<!-- measured: to here -->"
@@ -890,8 +893,9 @@ const (
 
 var numberInText = regexp.MustCompile(`-?\d[\d,]*(\.\d+)?`)
 
-// checkDoc compares the measured part of the doc, and the README's total,
-// with this run's; -update writes them.
+// checkDoc compares the measured part of the doc, and the total in
+// docs/deploying.md ("On Amazon DynamoDB"), with this run's; -update
+// writes them.
 func checkDoc(t *testing.T, path, measured, total string) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -903,20 +907,20 @@ func checkDoc(t *testing.T, path, measured, total string) {
 	if i < 0 || j < i {
 		t.Fatalf("%s has no measured part between %q and %q", path, costBegin, costEnd)
 	}
-	readme, err := os.ReadFile("../README.md")
+	totalText, err := os.ReadFile(totalDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	totalLine := regexp.MustCompile(`about \*\*\$[\d.,]+ a month\*\*`)
-	if !totalLine.Match(readme) {
-		t.Fatal("the README's section on Amazon DynamoDB names no monthly total (about **$N a month**)")
+	if !totalLine.Match(totalText) {
+		t.Fatalf("%s's section on Amazon DynamoDB names no monthly total (about **$N a month**)", totalDoc)
 	}
 	if *updateCost {
 		doc = doc[:i+len(costBegin)] + "\n" + measured + doc[j:]
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("../README.md", totalLine.ReplaceAllLiteral(readme, []byte(total)), 0o644); err != nil {
+		if err := os.WriteFile(totalDoc, totalLine.ReplaceAllLiteral(totalText, []byte(total)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -924,8 +928,8 @@ func checkDoc(t *testing.T, path, measured, total string) {
 	if msg := sameBeyondRounding(strings.TrimSpace(doc[i+len(costBegin):j]), strings.TrimSpace(measured)); msg != "" {
 		t.Errorf("%s no longer says what was measured (go test ./web -run TestMonthlyCost -update writes it): %s", path, msg)
 	}
-	if msg := sameBeyondRounding(string(totalLine.Find(readme)), total); msg != "" {
-		t.Errorf("the README's monthly total: %s", msg)
+	if msg := sameBeyondRounding(string(totalLine.Find(totalText)), total); msg != "" {
+		t.Errorf("%s's monthly total: %s", totalDoc, msg)
 	}
 }
 

@@ -274,7 +274,7 @@ func TestDeliverySignedAndSSRFRefused(t *testing.T) {
 	}
 }
 
-// verifyAsIntegrator is the README's check, written out.
+// verifyAsIntegrator is docs/api.md's check (Webhooks), written out.
 func verifyAsIntegrator(secret, header string, body []byte, tolerance time.Duration) error {
 	var ts, sig string
 	for _, part := range strings.Split(header, ",") {

@@ -40,7 +40,7 @@ var (
 
 // Verify checks a Shop-Signature header against body as a receiver does:
 // a v1 that matches (compared in constant time) and a t within tolerance
-// of now. It is what the README shows integrators.
+// of now. It is what docs/api.md (Webhooks) shows integrators.
 func Verify(secret, header string, body []byte, tolerance time.Duration, now time.Time) error {
 	var ts string
 	var sigs []string

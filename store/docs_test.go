@@ -11,13 +11,24 @@ import (
 	"testing"
 )
 
-// The README's access-pattern tables name each store method and the file
-// that holds it; a method that moves or is renamed must take its row along.
-func TestREADMENamesTheFileOfEveryStoreMethod(t *testing.T) {
+// The access-pattern tables (docs/access-patterns.md, and the drops' and
+// the API's rows in docs/drops.md and docs/api.md) name each store method
+// and the file that holds it; a method that moves or is renamed must take
+// its row along.
+func TestDocsNameTheFileOfEveryStoreMethod(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
+	docs, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, name := range append([]string{"../README.md"}, docs...) {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.Write(raw)
+		text.WriteString("\n")
 	}
 	fset := token.NewFileSet()
 	defined := map[string]string{} // method -> file
@@ -42,7 +53,7 @@ func TestREADMENamesTheFileOfEveryStoreMethod(t *testing.T) {
 	code := regexp.MustCompile("`(\\w+)(?:\\([^`]*\\))?`")
 	rows := 0
 	inTable := false
-	for _, line := range strings.Split(string(readme), "\n") {
+	for _, line := range strings.Split(text.String(), "\n") {
 		if !strings.HasPrefix(line, "|") {
 			inTable = false
 			continue
@@ -61,14 +72,14 @@ func TestREADMENamesTheFileOfEveryStoreMethod(t *testing.T) {
 			file, ok := defined[m[1]]
 			switch {
 			case !ok:
-				t.Errorf("README names %s, which the store does not have: %s", m[1], line)
+				t.Errorf("the docs name %s, which the store does not have: %s", m[1], line)
 			case !strings.Contains(fileCell, "`"+file+"`"):
-				t.Errorf("README: %s is in %s, the row says %q", m[1], file, strings.TrimSpace(fileCell))
+				t.Errorf("docs: %s is in %s, the row says %q", m[1], file, strings.TrimSpace(fileCell))
 			}
 		}
 	}
 	if rows < 60 {
-		t.Fatalf("read %d rows of access patterns from the README; its tables changed shape", rows)
+		t.Fatalf("read %d rows of access patterns from the README and docs/; their tables changed shape", rows)
 	}
 }
 
