@@ -38,3 +38,15 @@ type AdminWebhookDelete struct {
 
 // webhookOwnerIsStaff reports whether staff registered the endpoint.
 func webhookOwnerIsStaff(e store.WebhookEndpoint) bool { return e.Integration == store.StaffWebhooks }
+
+// shopEventAbout says in a few words what happens in the shop for each of
+// staff's events, beside its code name on the form.
+var shopEventAbout = map[string]string{
+	store.EventOrderPlaced:               "admin.webhooks.about.order.placed",
+	store.EventOrderShipped:              "admin.webhooks.about.order.shipped",
+	store.EventOrderRefunded:             "admin.webhooks.about.order.refunded",
+	store.EventSubscriptionCreated:       "admin.webhooks.about.subscription.created",
+	store.EventSubscriptionRenewed:       "admin.webhooks.about.subscription.renewed",
+	store.EventSubscriptionPaymentFailed: "admin.webhooks.about.subscription.payment_failed",
+	store.EventSubscriptionCancelled:     "admin.webhooks.about.subscription.cancelled",
+}
