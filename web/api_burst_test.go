@@ -3,8 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -19,7 +17,6 @@ import (
 
 	"shop/store"
 	"shop/store/storetest"
-	"shop/web"
 )
 
 // TestAPIBurst is the burst of #31 on two replicas of the app on one
@@ -52,12 +49,9 @@ func TestAPIBurst(t *testing.T) {
 	defer cancel()
 	env := storetest.New(t)
 	secret := newAPIKey(t, env.Store, "burst")
-	quiet := func(_ storetest.Env, cfg *web.Config) {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	}
 	var replicas []*apiClient
 	for range 2 {
-		base, _ := startApp(t, env, env.Table, [][]byte{keyA}, quiet)
+		base, _ := startApp(t, env, env.Table, [][]byte{keyA}, quietLoad)
 		if !strings.HasPrefix(base, "http://127.0.0.1:") {
 			t.Fatalf("the burst is for 127.0.0.1 only, not %s", base)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
@@ -94,6 +93,12 @@ func runLoad(ctx context.Context, counter *storetest.Counter, concurrency, n int
 	return run
 }
 
+// quietLoad logs at production's level, to nowhere: no debug lines, and
+// the info lines formatted as the shop does.
+func quietLoad(_ storetest.Env, cfg *web.Config) {
+	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
 // TestAPILoad is the load run of the claims API, on 127.0.0.1 only, bounded
 // in requests and time; it is not part of the default run:
 //
@@ -116,10 +121,7 @@ func TestAPILoad(t *testing.T) {
 	defer cancel()
 	env := storetest.New(t)
 	secret := newAPIKey(t, env.Store, "load")
-	quiet := func(_ storetest.Env, cfg *web.Config) { // production's level: no debug lines
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	}
-	base, _ := startApp(t, env, env.Table, [][]byte{keyA}, quiet)
+	base, _ := startApp(t, env, env.Table, [][]byte{keyA}, quietLoad)
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("the load run is for 127.0.0.1 only, not %s", base)
 	}
@@ -128,16 +130,7 @@ func TestAPILoad(t *testing.T) {
 	c := newAPIClient(t, base, secret)
 	c.http = &http.Client{Transport: transport, Timeout: 30 * time.Second}
 
-	order := func(prefix string) []string {
-		ids := make([]string, 0, clients*perClient)
-		for i := range clients {
-			for range perClient {
-				ids = append(ids, fmt.Sprintf("%s%05d", prefix, i))
-			}
-		}
-		rand.New(rand.NewPCG(1, 2)).Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-		return ids
-	}
+	order := func(prefix string) []string { return shuffledClients(prefix, clients, perClient, 1) }
 	claimAll := func(dropID string, ids []string) func(int) (int, error) {
 		path := "/api/v1/drops/" + dropID + "/claims"
 		return func(i int) (int, error) {
