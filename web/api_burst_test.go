@@ -103,8 +103,14 @@ func TestAPIBurst(t *testing.T) {
 	sort.Slice(results, func(i, j int) bool { return results[i].took < results[j].took })
 	m := results[len(results)/2]
 	t.Logf("median run of %d (by duration): %v", runs, m)
-	t.Logf("goals: transactions %d <= quantity + C = %d; (a) after the sell-out p99 %v, refused %v < 10ms (/healthz p99 %v); (b) transaction p99 %v <= 2 x raw p99 %v = %v; (c) waited p99 %v",
-		m.transactions, quantity+conns, m.after.pct(0.99), m.refused.pct(0.99), m.health.pct(0.99), m.txed.pct(0.99), m.raw.pct(0.99), 2*m.raw.pct(0.99), m.waited.pct(0.99))
+	// With C claims always in flight, a client waits C / throughput on
+	// average whatever the app does (Little's law): on two shared cores
+	// that floor, not the gate, is most of what the client sees, and
+	// /healthz at the same C shows it. The app's own time is (a)'s figure.
+	rate := float64(len(m.after)) / (m.took - m.soldOutAt).Seconds()
+	t.Logf("goals: transactions %d <= quantity + C = %d; (a) after the sell-out, refusals in the app p99 %v < 10ms (all %v, a holder's repeat reading its ticket %v); as the client saw them p99 %v (refused %v) at %.0f claims/s, C/throughput = %v, /healthz p99 %v; (b) transaction p99 %v <= 2 x raw p99 %v = %v; (c) waited p99 %v",
+		m.transactions, quantity+conns, m.refusedApp.pct(0.99), m.afterApp.pct(0.99), m.repeatsApp.pct(0.99), m.after.pct(0.99), m.refused.pct(0.99), rate,
+		time.Duration(float64(conns)/rate*float64(time.Second)).Round(100*time.Microsecond), m.health.pct(0.99), m.txed.pct(0.99), m.raw.pct(0.99), 2*m.raw.pct(0.99), m.waited.pct(0.99))
 }
 
 // latencies is a sorted set of durations.
@@ -129,6 +135,8 @@ type burstRun struct {
 	memory, txed, waited   latencies
 	after                  latencies     // from memory, sent after the last ticket was answered
 	refused                latencies     // of those, the refusals (a holder's repeat reads its ticket)
+	afterApp, refusedApp   latencies     // the same answers' time in the app (Server-Timing "app")
+	repeatsApp             latencies     // a holder's repeats in the app: one GetItem of its ticket each
 	soldOutAt              time.Duration // when the last ticket was answered
 	raw                    latencies
 	paths                  map[string]int // status and Server-Timing, for a claim answered otherwise than 201 or 409
@@ -137,8 +145,8 @@ type burstRun struct {
 }
 
 func (b burstRun) String() string {
-	return fmt.Sprintf("%v (sold out at %v), statuses %v, DynamoDB requests %d of which transactions %d\n  from memory %v\n  of which sent after the sell-out %v\n    of which refused (409, no request) %v\n  got a transaction %v\n  waited for a place %v\n  raw transactions %v\n  /healthz %v\n  claims by their transactions %v; other answers %v",
-		b.took.Round(time.Millisecond), b.soldOutAt.Round(time.Millisecond), b.status, b.requests, b.transactions, b.memory, b.after, b.refused, b.txed, b.waited, b.raw, b.health, b.tries, b.paths)
+	return fmt.Sprintf("%v (sold out at %v), statuses %v, DynamoDB requests %d of which transactions %d\n  from memory %v\n  of which sent after the sell-out %v\n    in the app %v\n    of which refused (409, no request) %v\n      in the app %v\n    of which a holder's repeat (200, a GetItem), in the app %v\n  got a transaction %v\n  waited for a place %v\n  raw transactions %v\n  /healthz %v\n  claims by their transactions %v; other answers %v",
+		b.took.Round(time.Millisecond), b.soldOutAt.Round(time.Millisecond), b.status, b.requests, b.transactions, b.memory, b.after, b.afterApp, b.refused, b.refusedApp, b.repeatsApp, b.txed, b.waited, b.raw, b.health, b.tries, b.paths)
 }
 
 func shuffledClients(prefix string, clients, perClient int, seed uint64) []string {
@@ -158,6 +166,7 @@ func runBurst(ctx context.Context, counter *storetest.Counter, replicas []*apiCl
 	counter.Reset()
 	type answer struct {
 		lat, done    time.Duration
+		app          time.Duration // the app's own time, from its Server-Timing
 		code         int
 		waited, txed bool
 		timing       string
@@ -189,6 +198,7 @@ func runBurst(ctx context.Context, counter *storetest.Counter, replicas []*apiCl
 				a := answer{lat: time.Since(t0), done: time.Since(began), code: r.status, err: err}
 				timing := r.header.Get("Server-Timing")
 				a.waited, a.txed, a.timing = serverTiming(timing, "wait"), serverTiming(timing, "claim"), timing
+				a.app = timingDur(timing, "app")
 				answers[i] = a
 			}
 		}()
@@ -220,12 +230,17 @@ func runBurst(ctx context.Context, counter *storetest.Counter, replicas []*apiCl
 	for _, a := range answers {
 		if !a.waited && !a.txed && a.done-a.lat > b.soldOutAt {
 			b.after = append(b.after, a.lat)
-			if a.code == http.StatusConflict {
+			b.afterApp = append(b.afterApp, a.app)
+			switch a.code {
+			case http.StatusConflict:
 				b.refused = append(b.refused, a.lat)
+				b.refusedApp = append(b.refusedApp, a.app)
+			case http.StatusOK:
+				b.repeatsApp = append(b.repeatsApp, a.app)
 			}
 		}
 	}
-	for _, l := range []latencies{b.memory, b.after, b.refused, b.txed, b.waited} {
+	for _, l := range []latencies{b.memory, b.after, b.refused, b.afterApp, b.refusedApp, b.repeatsApp, b.txed, b.waited} {
 		slices.Sort(l)
 	}
 	ops := counter.Ops()
@@ -248,6 +263,25 @@ func transactions(header string) int {
 		}
 	}
 	return 1
+}
+
+// timingDur is the duration a Server-Timing gives metric, 0 if none.
+func timingDur(header, metric string) time.Duration {
+	for _, m := range strings.Split(header, ",") {
+		parts := strings.Split(strings.TrimSpace(m), ";")
+		if parts[0] != metric {
+			continue
+		}
+		for _, p := range parts[1:] {
+			if v, ok := strings.CutPrefix(p, "dur="); ok {
+				ms, err := strconv.ParseFloat(v, 64)
+				if err == nil {
+					return time.Duration(ms * float64(time.Millisecond))
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // serverTiming reports whether a Server-Timing header names metric.

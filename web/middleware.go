@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,6 +81,7 @@ func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fi
 			}
 		}
 		took := time.Since(start)
+		appTiming(c, took)
 		route := c.Route().Path
 		if c.Response().StatusCode() == fiber.StatusNotFound && route == "/" && c.Path() != "/" {
 			route = "unmatched" // keep unknown paths out of the metric labels
@@ -95,6 +97,17 @@ func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fi
 			"bytes", size, "request_id", page.RequestID(c))
 		return nil
 	}
+}
+
+// appTiming adds the answer's whole time in the app to its Server-Timing
+// ("app", after any parts a handler gave, such as a claim's wait): what a
+// client sees beyond it was spent queued on the connection or the network.
+func appTiming(c *fiber.Ctx, took time.Duration) {
+	app := "app;dur=" + strconv.FormatFloat(float64(took.Microseconds())/1000, 'f', 1, 64)
+	if parts := c.Response().Header.Peek("Server-Timing"); len(parts) > 0 {
+		app = string(parts) + ", " + app
+	}
+	c.Set("Server-Timing", app)
 }
 
 // recoverPanic turns a panic into an error for the error handler (a 500)

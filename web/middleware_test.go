@@ -72,3 +72,27 @@ func TestRequestIDFromAProxyIsKeptWhenItLooksLikeOne(t *testing.T) {
 		}
 	}
 }
+
+// Every answer says its time in the app in Server-Timing, after the parts
+// its handler gave (a claim's wait), errors included: what a client sees
+// beyond it was spent on the connection.
+func TestServerTimingEndsWithTheAppsTime(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	errs := errorHandler(log, nil)
+	app := fiber.New(fiber.Config{ErrorHandler: errs})
+	app.Use(requestID(), accessLog(log, NewMetrics(), errs))
+	app.Get("/plain", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	app.Get("/waited", func(c *fiber.Ctx) error {
+		c.Set("Server-Timing", "wait;dur=3.0")
+		return fiber.ErrConflict
+	})
+	for path, want := range map[string]string{"/plain": "app;dur=", "/waited": "wait;dur=3.0, app;dur="} {
+		resp, err := app.Test(httptest.NewRequest("GET", path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Header.Get("Server-Timing"); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: Server-Timing %q, want it to begin %q", path, got, want)
+		}
+	}
+}

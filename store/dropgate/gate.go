@@ -75,7 +75,7 @@ type dropState struct {
 
 	holders         map[string]store.Ticket // of a sold-out drop, read once (nil: not read)
 	holdersReleases int                     // the drop's Releases when holders was read
-	readingHolders  bool
+	holdersRead     chan struct{}           // closed when the read under way is done (nil: none)
 }
 
 type call struct {
@@ -211,9 +211,8 @@ func (g *Gate) ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ti
 	if why := g.refusal(st); why != nil {
 		st.rejected[store.ClaimReason(why)]++
 		g.observe(ctx, st)
-		why = g.known(ctx, st, req.Client, why)
 		g.mu.Unlock()
-		return store.Ticket{}, Timing{}, why
+		return store.Ticket{}, Timing{}, g.settle(ctx, st, req.Client, why)
 	}
 	if c, ok := g.inflight[key]; ok {
 		g.mu.Unlock()
@@ -239,10 +238,11 @@ func (g *Gate) ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ti
 	}
 	if entered {
 		g.leave(st) // after the count: one fewer place left
-	} else {
-		c.err = g.known(ctx, st, req.Client, c.err)
 	}
 	g.mu.Unlock()
+	if !entered {
+		c.err = g.settle(ctx, st, req.Client, c.err)
+	}
 	close(c.done)
 	return c.ticket, timing, c.err
 }
@@ -353,6 +353,9 @@ func (g *Gate) markSoldOut(ctx context.Context, st *dropState) {
 	g.mu.Lock()
 	st.soldOut = true
 	g.observe(ctx, st)
+	if st.holders == nil {
+		g.readHolders(ctx, st) // before the refusals it will serve come
+	}
 	g.pass(st) // the claims waiting for a place are refused at once
 	g.mu.Unlock()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"shop/store"
 )
@@ -38,16 +39,51 @@ func (g *Gate) known(ctx context.Context, st *dropState, client string, why erro
 	return &store.NotHeldError{Err: why}
 }
 
+// holdersWait bounds how long a refusal waits for the holders' read under
+// way before it reads its own ticket instead.
+const holdersWait = time.Second
+
+// settle is known for a refusal made with g.mu released: while the
+// holders of a sold-out drop are being read, it waits for that one read
+// rather than have the handler read the client's ticket. At the sell-out
+// the claims come fastest and DynamoDB is busiest, and a ticket's read
+// each would queue behind the holders' read anyway.
+func (g *Gate) settle(ctx context.Context, st *dropState, client string, why error) error {
+	g.mu.Lock()
+	why = g.known(ctx, st, client, why)
+	read := st.holdersRead
+	g.mu.Unlock()
+	var notHeld *store.NotHeldError
+	if read == nil || !errors.Is(why, store.ErrSoldOut) || errors.As(why, &notHeld) {
+		return why
+	}
+	wait := time.NewTimer(holdersWait)
+	defer wait.Stop()
+	select {
+	case <-read:
+	case <-wait.C:
+		return why
+	case <-ctx.Done():
+		return why
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.known(ctx, st, client, why)
+}
+
 // readHolders reads, once at a time, who holds the tickets of st's drop,
-// in a goroutine of its own. Called with g.mu held.
+// in a goroutine of its own; st.holdersRead is closed when it is done.
+// Called with g.mu held.
 func (g *Gate) readHolders(ctx context.Context, st *dropState) {
-	if st.readingHolders || st.drop.Quantity > maxHolders {
+	if st.holdersRead != nil || st.drop.Quantity > maxHolders {
 		return
 	}
-	st.readingHolders = true
+	read := make(chan struct{})
+	st.holdersRead = read
 	id := st.drop.ID
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noticeTimeout)
 	go func() {
+		defer close(read)
 		defer cancel()
 		d, err := g.store.DropConsistent(ctx, id)
 		var holders map[string]store.Ticket
@@ -56,7 +92,7 @@ func (g *Gate) readHolders(ctx context.Context, st *dropState) {
 		}
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		st.readingHolders = false
+		st.holdersRead = nil
 		switch {
 		case err != nil:
 			slog.WarnContext(ctx, "read the holders of a sold-out drop", "drop", id, "err", err)
