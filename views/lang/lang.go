@@ -119,6 +119,15 @@ func load() {
 		}
 		localizers[l] = i18n.NewLocalizer(bundle, string(l))
 	}
+	compiled = map[Lang]map[string]compiledMessage{}
+	for _, l := range All {
+		var raw map[string]any
+		if _, err := toml.DecodeFS(catalogues, string(l)+".toml", &raw); err != nil {
+			loadErr = fmt.Errorf("message catalogue %s: %w", l, err)
+			return
+		}
+		compiled[l] = compile(raw)
+	}
 }
 
 // Check loads the catalogues, so that a broken one stops the shop at
@@ -159,6 +168,12 @@ type fixedKey struct {
 }
 
 func localize(l Lang, id string, count any, args []any) string {
+	loadOnce.Do(load)
+	if m, ok := compiled[l][id]; ok {
+		if msg, ok := m.render(l, count, args); ok {
+			return msg
+		}
+	}
 	if count != nil || len(args) > 0 {
 		return localizeNow(l, id, count, args)
 	}
