@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -63,6 +64,7 @@ func BenchmarkStorefront(b *testing.B) {
 			benchView{name: p.name + ", signed in", path: p.path, signedIn: true})
 	}
 	rows = append(rows, benchView{name: "/cart, signed in", path: "/cart", signedIn: true})
+	rows = benchRows(b, rows)
 
 	const rounds = 10
 	results := make([]benchResult, len(rows))
@@ -80,8 +82,10 @@ func BenchmarkStorefront(b *testing.B) {
 	// its "order placed" message, and taking it out of the session is a
 	// write that page would be counted for.
 	checkout := benchView{name: "checkout, signed in", path: "/checkout", signedIn: true, checkout: true}
-	l.measure(checkout, benchClients, 0)
-	results = append(results, l.measure(checkout, 0, duration))
+	if len(benchRows(b, []benchView{checkout})) > 0 {
+		l.measure(checkout, benchClients, 0)
+		results = append(results, l.measure(checkout, 0, duration))
+	}
 	plain, plainRead := results[0].perSecond(), results[1].perSecond()
 	fmt.Printf("\n%s a row, %d clients at once, after one untimed view a client\n", duration, benchClients)
 	fmt.Printf("%-34s %7s %8s %8s %8s %11s %11s %7s %7s\n", "page", "views", "req/s", "p50 ms", "p99 ms", "reads/view", "writes/view", "× plain", "× +read")
@@ -404,6 +408,27 @@ func (l *load) refillCart(c int) error {
 	}
 	l.fullCarts[c] = true
 	return nil
+}
+
+// benchRows keeps the two plain rows (the yardsticks) and the rows whose
+// name BENCH_ROWS (a regular expression) matches: all when it is unset. A
+// profile of one page is then that page's and the plain page's alone.
+func benchRows(b *testing.B, rows []benchView) []benchView {
+	s := os.Getenv("BENCH_ROWS")
+	if s == "" {
+		return rows
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		b.Fatalf("BENCH_ROWS=%q: %v", s, err)
+	}
+	var kept []benchView
+	for _, r := range rows {
+		if r.base != "" || re.MatchString(r.name) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
 // benchCount is the count the environment variable sets, or def.
