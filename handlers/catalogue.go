@@ -43,6 +43,8 @@ type Catalogue struct {
 	// CardProvider is the card provider new cards are typed at ("": the
 	// old gateway's card form on the page).
 	CardProvider string
+	// Facts keeps the subscribe form's reads a moment (nil: read each view).
+	Facts *SubscribeFacts
 }
 
 // List is /products (and the home page): one category or all, in the
@@ -163,7 +165,9 @@ func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage) error {
 			return err
 		}
 	}
-	f, err := subscribeForm(c.UserContext(), h.Store, h.Window, page.Viewer(c), data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
+	v := page.Viewer(c)
+	st := h.Facts.For(h.Store, v.ID, page.VisitOf(c).Saved)
+	f, err := subscribeForm(c.UserContext(), st, h.Window, v, data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
 	data.Subscribe = f
 	return err
 }

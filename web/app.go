@@ -85,6 +85,9 @@ func New(cfg Config) (*fiber.App, error) {
 		go cfg.Gate.Run(bg, time.Second)
 	}
 	catalogue := &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store, CardProvider: cfg.SubscriptionPayments.ActiveProvider()}
+	if cfg.SessionCache > 0 { // the subscribe form's reads are kept as long as sessions are
+		catalogue.Facts = handlers.NewSubscribeFacts(cfg.SessionCache)
+	}
 	cart := &handlers.Cart{Store: cfg.Store}
 	checkout := &handlers.Checkout{Store: cfg.Store, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced, Guests: cfg.Store}
 	guestOrders := &handlers.GuestOrders{Store: cfg.Store, Signer: signer}

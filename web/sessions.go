@@ -263,6 +263,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			return fmt.Errorf("load session: %w", err)
 		}
 		visit := page.Start(c, sess, s.tokens)
+		visit.Saved = version
 		handlerErr := c.Next()
 		// after is the answer when the session cannot be written after the
 		// handler: an error page, unless the handler wrote something for

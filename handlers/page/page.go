@@ -49,6 +49,10 @@ type Visit struct {
 	// deleted, so a copied cookie stops working.
 	Renew bool
 
+	// Saved is the version of the session's last save, as its cookie says
+	// ("" for none): what was read for a session may be kept under it.
+	Saved string
+
 	tokens      *Tokens
 	written     []any  // what this request wrote for good, for the log (Written)
 	visitor     string // the visitor cookie's id, once read or made
