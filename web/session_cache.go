@@ -24,6 +24,16 @@ type sessionCache struct {
 
 	mu      sync.Mutex
 	entries map[string]sessionEntry // by session id
+	// cookies are cookie values as sent, with what they decoded to: a
+	// signed cookie's check and decoding (an HMAC, base64 and gob) was a
+	// tenth of a signed-in view's session work, and a browser sends the
+	// same value on every request until the next save.
+	cookies map[string]decodedCookie
+}
+
+type decodedCookie struct {
+	payload string
+	until   time.Time
 }
 
 type sessionEntry struct {
@@ -41,7 +51,42 @@ type sessionEntry struct {
 const maxSessionEntries = 100_000
 
 func newSessionCache(ttl time.Duration) *sessionCache {
-	return &sessionCache{ttl: ttl, now: time.Now, entries: map[string]sessionEntry{}}
+	return &sessionCache{ttl: ttl, now: time.Now, entries: map[string]sessionEntry{}, cookies: map[string]decodedCookie{}}
+}
+
+// decoded is what a cookie value decoded to when this replica last
+// checked it, within the moment; ok false when it must be checked.
+func (c *sessionCache) decoded(value string) (payload string, ok bool) {
+	if c == nil {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.cookies[value]
+	if !ok || !c.now().Before(d.until) {
+		return "", false
+	}
+	return d.payload, true
+}
+
+// checked keeps what a cookie value decoded to, for the moment.
+func (c *sessionCache) checked(value, payload string) {
+	if c == nil {
+		return
+	}
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cookies) >= maxSessionEntries {
+		for k, d := range c.cookies {
+			if !now.Before(d.until) {
+				delete(c.cookies, k)
+			}
+		}
+	}
+	if len(c.cookies) < maxSessionEntries {
+		c.cookies[value] = decodedCookie{payload: payload, until: now.Add(c.ttl)}
+	}
 }
 
 // get is the cached session of the cookie's id and version (gone when it

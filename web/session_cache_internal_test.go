@@ -63,3 +63,32 @@ func TestSessionCacheEntries(t *testing.T) {
 		t.Error("no cache answered")
 	}
 }
+
+// A cookie value decoded once is known for the moment by its exact bytes
+// (so a changed byte is checked again, and refused if forged).
+func TestSessionCacheKnowsACheckedCookieAMoment(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	c := newSessionCache(time.Second)
+	c.now = func() time.Time { return now }
+	c.checked("MTc2NDQxMjAwMHxzaWduZWQ=", "s1.v1")
+	for _, tc := range []struct {
+		name, value string
+		after       time.Duration
+		known       bool
+	}{
+		{"the value checked", "MTc2NDQxMjAwMHxzaWduZWQ=", 0, true},
+		{"a byte changed", "MTc2NDQxMjAwMHxzaWduZWR=", 0, false},
+		{"within its moment", "MTc2NDQxMjAwMHxzaWduZWQ=", 999 * time.Millisecond, true},
+		{"after its moment", "MTc2NDQxMjAwMHxzaWduZWQ=", time.Second, false},
+	} {
+		c.now = func() time.Time { return now.Add(tc.after) }
+		payload, ok := c.decoded(tc.value)
+		if ok != tc.known || ok && payload != "s1.v1" {
+			t.Errorf("%s: %q, %v; want known %v", tc.name, payload, ok, tc.known)
+		}
+	}
+	var none *sessionCache
+	if _, ok := none.decoded("x"); ok {
+		t.Error("no cache knows a cookie")
+	}
+}

@@ -116,9 +116,12 @@ func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, st
 	if err != nil {
 		return sess, store.Session{}, "", nil
 	}
-	var payload string
-	if err := securecookie.DecodeMulti(name, cookie.Value, &payload, s.codecs...); err != nil {
-		return sess, store.Session{}, "", errBadCookie
+	payload, ok := s.cache.decoded(cookie.Value)
+	if !ok {
+		if err := securecookie.DecodeMulti(name, cookie.Value, &payload, s.codecs...); err != nil {
+			return sess, store.Session{}, "", errBadCookie
+		}
+		s.cache.checked(cookie.Value, payload)
 	}
 	// The id and the version of the save that set the cookie (none in a
 	// cookie from before versions: cached like any other).
