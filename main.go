@@ -150,7 +150,7 @@ func run(ctx context.Context, args []string) error {
 	defer eng.stop()
 
 	if cfg.dryRun {
-		return printPlan(ctx, st, cfg.table, os.Stdout)
+		return st.WritePlan(ctx, os.Stdout)
 	}
 	store.MigrateLog = log.Info
 	if err := st.Migrate(ctx); err != nil {
@@ -192,24 +192,13 @@ func run(ctx context.Context, args []string) error {
 		log.Info("table ready", "table", cfg.table)
 		return nil
 	case "seed":
-		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
-		log.Info("demo data", "loaded_now", loaded, "table", cfg.table)
-		if err == nil {
-			err = demo.LoadShipping(ctx, st)
-		}
-		if err != nil || loaded {
-			return err
-		}
-		// Run again on a demo shop: bring its dates up to today.
-		moved, err := demo.Refresh(ctx, st)
-		log.Info("demo dates brought up to today", "subscriptions", moved)
-		return err
+		return demo.Seed(ctx, st, cfg.bcryptCost, log)
 	case "seed subscriptions":
 		due, _ := store.ParseDate(cfg.due)
-		_, err := seedSubscriptions(ctx, st, testPay, cfg.count, due, cfg.declining, os.Stdout)
+		_, err := demo.SeedSubscriptions(ctx, st, testPay, cfg.count, due, cfg.declining, os.Stdout)
 		return err
 	case "import-workbench":
-		return importWorkbench(ctx, st, cfg.positional, os.Stdout)
+		return st.ImportWorkbenchFiles(ctx, cfg.positional, os.Stdout)
 	case "jobs run":
 		if runDate.IsZero() {
 			runDate = st.Today()

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +35,7 @@ type engine struct {
 	health *store.Health
 	// lost receives why the watcher gave up restarting the shop's own
 	// engine; nothing ever comes for an engine elsewhere.
-	lost    chan error
+	lost    <-chan error
 	watcher *dynamolocal.Watcher
 	stop    func()
 }
@@ -45,15 +43,31 @@ type engine struct {
 // openStore connects to the configured engine, starting DynamoDB Local under
 // the data dir when none is configured; serving, it watches that engine.
 func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, obs store.Observer) (*store.Store, *engine, error) {
-	eng := &engine{health: store.NewHealth(store.Breaker{Log: log}), lost: make(chan error, 1), stop: func() {}}
+	eng := &engine{health: store.NewHealth(store.Breaker{Log: log}), lost: make(chan error), stop: func() {}}
+	endpoint, err := eng.open(ctx, cfg, serving, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := newStore(ctx, cfg, endpoint, eng.health, obs)
+	if err != nil {
+		eng.stop()
+		return nil, nil, err
+	}
+	return st, eng, nil
+}
+
+// open finds the engine to use and returns its endpoint ("" for AWS): the
+// configured one, else the one a shop serving from this data dir runs,
+// else DynamoDB Local started under the data dir.
+func (eng *engine) open(ctx context.Context, cfg config, serving bool, log *slog.Logger) (string, error) {
 	endpoint := cfg.endpoint
 	endpointFile := filepath.Join(cfg.dataDir, "dynamodb-endpoint")
 	if endpoint == "" {
 		// A shop serving from this data dir runs its DynamoDB Local: use that
 		// engine rather than start a second one on the same files.
-		if running := runningEngine(endpointFile); running != "" {
+		if running := dynamolocal.Running(endpointFile); running != "" {
 			if serving {
-				return nil, nil, fmt.Errorf("a shop is already serving from %s (its DynamoDB Local answers at %s)", cfg.dataDir, running)
+				return "", fmt.Errorf("a shop is already serving from %s (its DynamoDB Local answers at %s)", cfg.dataDir, running)
 			}
 			log.Info("using the running shop's DynamoDB Local", "endpoint", running)
 			endpoint = running
@@ -61,70 +75,73 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 	}
 	switch endpoint {
 	case "aws":
-		endpoint = ""
+		return "", nil
 	case "":
-		started := time.Now()
-		data := filepath.Join(cfg.dataDir, "dynamodb")
-		local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: data, Log: engineLog(log)})
-		if err != nil {
-			return nil, nil, err
-		}
-		log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "data", data, "took", time.Since(started).Round(time.Millisecond))
-		endpoint = local.Endpoint
-		if !serving {
-			eng.stop = func() {
-				local.Stop()
-				log.Info("DynamoDB Local stopped")
-			}
-			break
-		}
-		if err := os.WriteFile(endpointFile, []byte(endpoint+"\n"), 0o600); err != nil {
-			local.Stop()
-			return nil, nil, fmt.Errorf("note the engine's address: %w", err)
-		}
-		// The watcher restarts the engine on the same port, so the client
-		// below keeps its endpoint; while it is down, requests fail at once.
-		eng.watcher = dynamolocal.Watch(local, dynamolocal.WatchOptions{
-			Log: log, Down: eng.health.EngineDown, Up: eng.health.EngineUp,
-		})
-		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
-		watched := make(chan struct{})
-		go func() {
-			defer close(watched)
-			if err := eng.watcher.Run(watchCtx); err != nil {
-				eng.health.EngineDown(err)
-				eng.lost <- err
-			}
-		}()
-		eng.stop = func() {
-			began := time.Now()
-			stopWatching()
-			<-watched
-			_ = os.Remove(endpointFile)
-			eng.watcher.Stop()
-			log.Info("DynamoDB Local stopped", "took", time.Since(began).Round(time.Millisecond))
-		}
+		return eng.start(ctx, cfg, endpointFile, serving, log)
 	}
-	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint, Health: eng.health}, obs)
+	return endpoint, nil
+}
+
+// start starts the shop's own DynamoDB Local under the data dir; serving,
+// the engine is watched (restarted on the same port, so the store's client
+// keeps its endpoint; while it is down, requests fail at once).
+func (eng *engine) start(ctx context.Context, cfg config, endpointFile string, serving bool, log *slog.Logger) (string, error) {
+	started := time.Now()
+	data := filepath.Join(cfg.dataDir, "dynamodb")
+	local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: data, Log: engineLog(log)})
 	if err != nil {
-		eng.stop()
-		return nil, nil, err
+		return "", err
 	}
+	log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "data", data, "took", time.Since(started).Round(time.Millisecond))
+	if !serving {
+		eng.stop = func() {
+			_ = local.Stop() // a command's engine: its data is written as it goes
+			log.Info("DynamoDB Local stopped")
+		}
+		return local.Endpoint, nil
+	}
+	served, err := dynamolocal.Serve(ctx, local, endpointFile, dynamolocal.WatchOptions{
+		Log: log, Down: eng.health.EngineDown, Up: eng.health.EngineUp,
+	})
+	if err != nil {
+		return "", err
+	}
+	eng.watcher, eng.lost = served.Watcher, served.Lost
+	eng.stop = func() {
+		began := time.Now()
+		_ = served.Stop() // as a command's: nothing more to do about it
+		log.Info("DynamoDB Local stopped", "took", time.Since(began).Round(time.Millisecond))
+	}
+	return local.Endpoint, nil
+}
+
+// newStore is the store on the engine at endpoint, with the shop's settings.
+func newStore(ctx context.Context, cfg config, endpoint string, health *store.Health, obs store.Observer) (*store.Store, error) {
+	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint, Health: health}, obs)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := storeOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return store.New(client, cfg.table, opts...), nil
+}
+
+// storeOptions are the store's settings from the configuration.
+func storeOptions(cfg config) ([]store.Option, error) {
 	loc, err := time.LoadLocation(cfg.tz)
 	if err != nil {
-		eng.stop()
-		return nil, nil, err
+		return nil, err
 	}
 	// Both were checked when the flags were read.
 	series, err := store.ParseBookSeries(cfg.invoiceSeries)
 	if err != nil {
-		eng.stop()
-		return nil, nil, err
+		return nil, err
 	}
 	vat, err := store.ParseVATRates(cfg.vatRates)
 	if err != nil {
-		eng.stop()
-		return nil, nil, err
+		return nil, err
 	}
 	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
 		store.WithReturnDays(cfg.returnDays),
@@ -134,27 +151,7 @@ func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, 
 	if cfg.endpoint == "aws" {
 		opts = append(opts, store.OnAmazonDynamoDB())
 	}
-	return store.New(client, cfg.table, opts...), eng, nil
-}
-
-// runningEngine is the address in the endpoint file if an engine answers
-// there, else "".
-func runningEngine(file string) string {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return ""
-	}
-	ep := strings.TrimSpace(string(b))
-	u, err := url.Parse(ep)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	conn, err := net.DialTimeout("tcp", u.Host, time.Second)
-	if err != nil {
-		return "" // left behind by a shop that did not stop cleanly
-	}
-	conn.Close()
-	return ep
+	return opts, nil
 }
 
 func engineLog(log *slog.Logger) io.Writer {
@@ -177,10 +174,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		if st.Currency() != store.DefaultCurrency {
 			return fmt.Errorf("the demo shop is priced in %s: start it with SHOP_CURRENCY=%s, or without demo data (-demo=false)", store.DefaultCurrency, store.DefaultCurrency)
 		}
-		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
-		if err == nil {
-			err = demo.LoadShipping(ctx, st)
-		}
+		loaded, err := demo.LoadShop(ctx, st, cfg.bcryptCost)
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
@@ -411,33 +405,4 @@ func sessionKeys(cfg config) ([][]byte, error) {
 		return nil, errors.New("no session key")
 	}
 	return keys, nil
-}
-
-// importWorkbench imports each model file and prints what it wrote and what
-// it could not take.
-func importWorkbench(ctx context.Context, st *store.Store, files []string, out io.Writer) error {
-	failed := 0
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		rep, err := st.ImportWorkbench(ctx, f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fmt.Fprintf(out, "%s: wrote %d items, could not take %d\n", name, len(rep.Written), len(rep.Skipped))
-		for _, w := range rep.Written {
-			fmt.Fprintf(out, "  wrote    %s\n", w)
-		}
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(out, "  skipped  %s\n", s)
-		}
-		failed += len(rep.Skipped)
-	}
-	if failed > 0 {
-		fmt.Fprintf(out, "%d items could not be taken (see above)\n", failed)
-	}
-	return nil
 }
