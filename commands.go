@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,54 @@ import (
 	"shop/jobs"
 	"shop/store"
 )
+
+// command is one subcommand: its words, what it takes, and its own flags.
+type command struct {
+	name  string // its words, e.g. "jobs run"
+	args  string // its positional arguments in the usage line
+	about string
+	// minArgs and maxArgs bound the positional arguments (-1: no limit).
+	minArgs, maxArgs int
+	flags            func(fs *flag.FlagSet, c *config)
+}
+
+var commands = []command{
+	{name: "serve", about: "start the shop (the default)"},
+	{name: "migrate", about: "create or update the table and its indexes (idempotent; never drops anything on AWS)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.BoolVar(&c.dryRun, "dry-run", false, "print what it would change, change nothing")
+		}},
+	{name: "healthcheck", about: "ask the shop at SHOP_ADDR for /healthz (a container's health check): exit 0 when it answers 200"},
+	{name: "iam-policy", about: "print the least-privilege IAM policy (JSON) the shop needs on the table --table names",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.policyRegion, "region", "", "its AWS region (default: any the caller asks for, ${aws:RequestedRegion})")
+			fs.StringVar(&c.policyAccount, "account", "", "its AWS account, 12 digits (default: the caller's, ${aws:PrincipalAccount})")
+		}},
+	{name: "seed", about: "load the demo shop on a table that has not had it (idempotent)"},
+	{name: "seed subscriptions", about: "create N customers, each with one monthly subscription due on a date (for benchmarks and checks)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.IntVar(&c.count, "count", 0, "how many customers with a subscription (required, positive)")
+			fs.StringVar(&c.due, "due", "", "their next payment date, YYYY-MM-DD (required)")
+			fs.IntVar(&c.declining, "declining", 0, "percent of them paying with the card that is declined")
+		}},
+	{name: "import-workbench", args: "FILE...", about: "write the sample items of NoSQL Workbench models", minArgs: 1, maxArgs: -1},
+	{name: "jobs run", args: "reminders|payments|archive|card-refunds|ticket-stock", about: "run one job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
+			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
+		}},
+	{name: "customers index", about: "write every customer's finder items, by which staff find them by the start of a name or email (idempotent)"},
+	{name: "cluster", about: "run replicas of the shop on one DynamoDB Local behind HAProxy on this machine (at SHOP_ADDR, loopback only); Ctrl-C stops them all",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.IntVar(&c.replicas, "replicas", 3, "how many replicas, 1 to 9")
+			fs.IntVar(&c.replicaPort, "replica-port", 0, "the first replica's port, the others' follow (default: the proxy's port + 1)")
+			fs.IntVar(&c.enginePort, "engine-port", 0, "DynamoDB Local's port (default: a free one)")
+		}},
+	{name: "api-keys create", about: "add an integration (another system using the JSON API) and make its first key; the secret is the last line printed, and is not shown again (more keys: the console's API keys page)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.keyName, "name", "", "the integration's name, taken for good: 1 to 32 letters, digits, '-' and '_' (required)")
+		}},
+}
 
 func (c config) mailBaseURL() string {
 	if c.baseURL != "" {
