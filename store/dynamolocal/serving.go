@@ -46,13 +46,16 @@ type Serving struct {
 	watched      <-chan struct{}
 }
 
-// Serve notes e's address in endpointFile and watches e until Stop. On an
-// error e is stopped. The watch outlives ctx's cancellation (a signal to
-// the shop): only Stop ends it, once the shop has shut down.
+// Serve notes e's address in endpointFile (none if "") and watches e
+// until Stop. On an error e is stopped. The watch outlives ctx's
+// cancellation (a signal to the shop): only Stop ends it, once the shop
+// has shut down.
 func Serve(ctx context.Context, e *Engine, endpointFile string, opts WatchOptions) (*Serving, error) {
-	if err := os.WriteFile(endpointFile, []byte(e.Endpoint+"\n"), 0o600); err != nil {
-		e.Stop()
-		return nil, fmt.Errorf("note the engine's address: %w", err)
+	if endpointFile != "" {
+		if err := os.WriteFile(endpointFile, []byte(e.Endpoint+"\n"), 0o600); err != nil {
+			e.Stop()
+			return nil, fmt.Errorf("note the engine's address: %w", err)
+		}
 	}
 	down := opts.Down
 	if down == nil {
@@ -77,6 +80,8 @@ func Serve(ctx context.Context, e *Engine, endpointFile string, opts WatchOption
 func (s *Serving) Stop() error {
 	s.stopWatching()
 	<-s.watched
-	_ = os.Remove(s.endpointFile) // gone already is as good
+	if s.endpointFile != "" {
+		_ = os.Remove(s.endpointFile) // gone already is as good
+	}
 	return s.Watcher.Stop()
 }
