@@ -915,7 +915,7 @@ func (cl *clusterRun) seedDue(t *testing.T, n int) []store.Subscriber {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subs, err := seedSubscriptions(context.Background(), cl.st, testPay, n, cl.st.Today(), 0, io.Discard)
+	subs, err := demo.SeedSubscriptions(context.Background(), cl.st, testPay, n, cl.st.Today(), 0, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

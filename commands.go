@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,8 +15,55 @@ import (
 
 	"shop/jobs"
 	"shop/store"
-	"shop/store/payment"
 )
+
+// command is one subcommand: its words, what it takes, and its own flags.
+type command struct {
+	name  string // its words, e.g. "jobs run"
+	args  string // its positional arguments in the usage line
+	about string
+	// minArgs and maxArgs bound the positional arguments (-1: no limit).
+	minArgs, maxArgs int
+	flags            func(fs *flag.FlagSet, c *config)
+}
+
+var commands = []command{
+	{name: "serve", about: "start the shop (the default)"},
+	{name: "migrate", about: "create or update the table and its indexes (idempotent; never drops anything on AWS)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.BoolVar(&c.dryRun, "dry-run", false, "print what it would change, change nothing")
+		}},
+	{name: "healthcheck", about: "ask the shop at SHOP_ADDR for /healthz (a container's health check): exit 0 when it answers 200"},
+	{name: "iam-policy", about: "print the least-privilege IAM policy (JSON) the shop needs on the table --table names",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.policyRegion, "region", "", "its AWS region (default: any the caller asks for, ${aws:RequestedRegion})")
+			fs.StringVar(&c.policyAccount, "account", "", "its AWS account, 12 digits (default: the caller's, ${aws:PrincipalAccount})")
+		}},
+	{name: "seed", about: "load the demo shop on a table that has not had it (idempotent)"},
+	{name: "seed subscriptions", about: "create N customers, each with one monthly subscription due on a date (for benchmarks and checks)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.IntVar(&c.count, "count", 0, "how many customers with a subscription (required, positive)")
+			fs.StringVar(&c.due, "due", "", "their next payment date, YYYY-MM-DD (required)")
+			fs.IntVar(&c.declining, "declining", 0, "percent of them paying with the card that is declined")
+		}},
+	{name: "import-workbench", args: "FILE...", about: "write the sample items of NoSQL Workbench models", minArgs: 1, maxArgs: -1},
+	{name: "jobs run", args: "reminders|payments|archive|card-refunds|ticket-stock", about: "run one job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
+			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
+		}},
+	{name: "customers index", about: "write every customer's finder items, by which staff find them by the start of a name or email (idempotent)"},
+	{name: "cluster", about: "run replicas of the shop on one DynamoDB Local behind HAProxy on this machine (at SHOP_ADDR, loopback only); Ctrl-C stops them all",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.IntVar(&c.replicas, "replicas", 3, "how many replicas, 1 to 9")
+			fs.IntVar(&c.replicaPort, "replica-port", 0, "the first replica's port, the others' follow (default: the proxy's port + 1)")
+			fs.IntVar(&c.enginePort, "engine-port", 0, "DynamoDB Local's port (default: a free one)")
+		}},
+	{name: "api-keys create", about: "add an integration (another system using the JSON API) and make its first key; the secret is the last line printed, and is not shown again (more keys: the console's API keys page)",
+		flags: func(fs *flag.FlagSet, c *config) {
+			fs.StringVar(&c.keyName, "name", "", "the integration's name, taken for good: 1 to 32 letters, digits, '-' and '_' (required)")
+		}},
+}
 
 func (c config) mailBaseURL() string {
 	if c.baseURL != "" {
@@ -73,25 +121,6 @@ func loopbackURL(addr string) (string, error) {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port), nil
-}
-
-// printPlan prints what migrate would change, one step a line.
-func printPlan(ctx context.Context, st *store.Store, table string, out io.Writer) error {
-	plan, err := st.PlanTable(ctx)
-	if err != nil {
-		return err
-	}
-	if len(plan) == 0 {
-		_, err = fmt.Fprintf(out, "table %s is up to date: migrate would change nothing\n", table)
-		return err
-	}
-	fmt.Fprintf(out, "migrate would, on table %s:\n", table)
-	for _, step := range plan {
-		if _, err := fmt.Fprintf(out, "  - %s\n", step); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // replicaName names this process in run records and leases: SHOP_REPLICA,
@@ -155,85 +184,4 @@ func createAPIKey(ctx context.Context, st *store.Store, name string, out io.Writ
 	fmt.Fprintf(out, "Integration %q added with a key (fingerprint %s). Copy it now: it is not shown again.\n", key.Integration, key.ID[:12])
 	fmt.Fprintln(out, secret)
 	return nil
-}
-
-// seedSubscriptions makes count customers, each with one active monthly
-// subscription to a subscribable product (made if the shop has none), due
-// on the date, paid by a card the test provider saved that pays or, for the
-// declining percent, one short of funds (its charges are declined). The
-// cards are saved once, for one customer of the provider's that every
-// seeded subscriber shares (seeded load, not people). It charges nothing
-// and writes no receipts. It returns the subscribers it made.
-func seedSubscriptions(ctx context.Context, st *store.Store, p *payment.TestProvider, count int, due time.Time, declining int, out io.Writer) ([]store.Subscriber, error) {
-	product, err := st.FirstSubscribableProduct(ctx)
-	if errors.Is(err, store.ErrNotFound) {
-		product = store.Product{ID: "seed-coffee", Name: "Seeded coffee subscription", Category: "coffee",
-			Price: store.Money{Amount: 1490, Currency: store.DefaultCurrency}, Subscribable: true,
-			MonthlyPrice: store.Money{Amount: 1290, Currency: store.DefaultCurrency}}
-		if product, err = st.CreateProduct(ctx, product); err != nil && !errors.Is(err, store.ErrConflict) {
-			return nil, err
-		}
-		err = nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ref, err := p.EnsureCustomer(ctx, payment.CustomerRequest{CustomerID: "seed", Email: "subscribers@seed.example", Name: "Seeded subscribers", Key: "seed-subscribers"})
-	if err != nil {
-		return nil, err
-	}
-	good, err := saveTestCard(ctx, p, ref, payment.CardSucceeds)
-	if err != nil {
-		return nil, err
-	}
-	bad, err := saveTestCard(ctx, p, ref, payment.CardInsufficientFunds)
-	if err != nil {
-		return nil, err
-	}
-	now := st.Now()
-	var seeded []store.Subscriber
-	const batch = 400
-	for done := 0; done < count; {
-		n := min(batch, count-done)
-		subs := make([]store.Subscriber, n)
-		for i := range subs {
-			k := done + i
-			c := store.Customer{ID: store.NewID(), Name: fmt.Sprintf("Subscriber %d", k+1), Role: store.RoleCustomer, CreatedAt: now}
-			c.Email = "subscriber-" + c.ID + "@seed.example"
-			card := good
-			if k*100 < count*declining { // the first P percent decline
-				card = bad
-			}
-			subs[i] = store.Subscriber{Customer: c, Subscription: store.Subscription{
-				ID: store.NewID(), AccountID: c.ID, ProductID: product.ID, ProductName: product.Name, Email: c.Email,
-				MonthlyPrice: product.MonthlyPrice, PeriodMonths: 1, PaymentDay: due.Day(), Status: store.SubscriptionActive,
-				Card: card, NextPaymentDate: due, NextReminderDate: store.ReminderDate(due, due.AddDate(0, 0, -st.ReminderLead()), st.ReminderLead()),
-				CreatedAt: now, Version: 1,
-			}}
-		}
-		if err := st.SeedSubscribers(ctx, subs); err != nil {
-			return nil, err
-		}
-		seeded = append(seeded, subs...)
-		done += n
-		fmt.Fprintf(out, "seeded %d of %d subscriptions due %s\n", done, count, store.FormatDate(due))
-	}
-	return seeded, nil
-}
-
-// saveTestCard saves a test card for the provider's customer ref, as its
-// setup page does, and returns it as a subscription keeps it.
-func saveTestCard(ctx context.Context, p *payment.TestProvider, ref, number string) (store.Card, error) {
-	cs, err := p.StartCheckout(ctx, payment.CheckoutRequest{Mode: payment.ModeSetup, Amount: store.Money{Currency: store.DefaultCurrency},
-		CustomerRef: ref, SuccessURL: p.BaseURL + "/subscriptions", Key: "seed-card-" + store.NewID()})
-	if err != nil {
-		return store.Card{}, err
-	}
-	if _, err := p.PayCheckout(ctx, cs.ID, payment.CardForm{Number: number, Expiry: "12/99", CVC: "123", Name: "Seeded subscriber"}); err != nil {
-		return store.Card{}, fmt.Errorf("save test card: %w", err)
-	}
-	if cs, err = p.RetrieveCheckout(ctx, cs.ID); err != nil || cs.Card == nil {
-		return store.Card{}, fmt.Errorf("save test card: %v", err)
-	}
-	return jobs.CardOf(*cs.Card, ref), nil
 }

@@ -110,54 +110,6 @@ func envParse[T any](name string, def T, parse func(string) (T, error), want str
 	return t, nil
 }
 
-// command is one subcommand: its words, what it takes, and its own flags.
-type command struct {
-	name  string // its words, e.g. "jobs run"
-	args  string // its positional arguments in the usage line
-	about string
-	// minArgs and maxArgs bound the positional arguments (-1: no limit).
-	minArgs, maxArgs int
-	flags            func(fs *flag.FlagSet, c *config)
-}
-
-var commands = []command{
-	{name: "serve", about: "start the shop (the default)"},
-	{name: "migrate", about: "create or update the table and its indexes (idempotent; never drops anything on AWS)",
-		flags: func(fs *flag.FlagSet, c *config) {
-			fs.BoolVar(&c.dryRun, "dry-run", false, "print what it would change, change nothing")
-		}},
-	{name: "healthcheck", about: "ask the shop at SHOP_ADDR for /healthz (a container's health check): exit 0 when it answers 200"},
-	{name: "iam-policy", about: "print the least-privilege IAM policy (JSON) the shop needs on the table --table names",
-		flags: func(fs *flag.FlagSet, c *config) {
-			fs.StringVar(&c.policyRegion, "region", "", "its AWS region (default: any the caller asks for, ${aws:RequestedRegion})")
-			fs.StringVar(&c.policyAccount, "account", "", "its AWS account, 12 digits (default: the caller's, ${aws:PrincipalAccount})")
-		}},
-	{name: "seed", about: "load the demo shop on a table that has not had it (idempotent)"},
-	{name: "seed subscriptions", about: "create N customers, each with one monthly subscription due on a date (for benchmarks and checks)",
-		flags: func(fs *flag.FlagSet, c *config) {
-			fs.IntVar(&c.count, "count", 0, "how many customers with a subscription (required, positive)")
-			fs.StringVar(&c.due, "due", "", "their next payment date, YYYY-MM-DD (required)")
-			fs.IntVar(&c.declining, "declining", 0, "percent of them paying with the card that is declined")
-		}},
-	{name: "import-workbench", args: "FILE...", about: "write the sample items of NoSQL Workbench models", minArgs: 1, maxArgs: -1},
-	{name: "jobs run", args: "reminders|payments|archive|card-refunds|ticket-stock", about: "run one job once and print its counts as JSON on the last line", minArgs: 1, maxArgs: 1,
-		flags: func(fs *flag.FlagSet, c *config) {
-			fs.StringVar(&c.date, "date", "", "the billing date to process, YYYY-MM-DD (default today in SHOP_TZ; never after today)")
-			fs.BoolVar(&c.force, "force", false, "run without taking the lease (charges are still made exactly once)")
-		}},
-	{name: "customers index", about: "write every customer's finder items, by which staff find them by the start of a name or email (idempotent)"},
-	{name: "cluster", about: "run replicas of the shop on one DynamoDB Local behind HAProxy on this machine (at SHOP_ADDR, loopback only); Ctrl-C stops them all",
-		flags: func(fs *flag.FlagSet, c *config) {
-			fs.IntVar(&c.replicas, "replicas", 3, "how many replicas, 1 to 9")
-			fs.IntVar(&c.replicaPort, "replica-port", 0, "the first replica's port, the others' follow (default: the proxy's port + 1)")
-			fs.IntVar(&c.enginePort, "engine-port", 0, "DynamoDB Local's port (default: a free one)")
-		}},
-	{name: "api-keys create", about: "add an integration (another system using the JSON API) and make its first key; the secret is the last line printed, and is not shown again (more keys: the console's API keys page)",
-		flags: func(fs *flag.FlagSet, c *config) {
-			fs.StringVar(&c.keyName, "name", "", "the integration's name, taken for good: 1 to 32 letters, digits, '-' and '_' (required)")
-		}},
-}
-
 // usageError is a command line the shop does not understand: exit status 2.
 type usageError struct{ msg string }
 
@@ -239,52 +191,56 @@ func parseConfig(args []string) (config, command, error) {
 		return c, cmd, usagef("%s: unexpected argument %q", cmd.name, positional[cmd.maxArgs])
 	}
 	c.positional = positional
+	return c, cmd, c.check(cmd.name)
+}
+
+// check checks the settings the flags' types do not: ranges, and values
+// other packages parse (time zone, currency, series, VAT rates).
+func (c config) check(cmd string) error {
 	if _, err := time.LoadLocation(c.tz); err != nil {
-		return c, cmd, fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
+		return fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
 	}
 	if _, ok := store.CurrencyOf(c.currency); !ok {
-		return c, cmd, usagef("SHOP_CURRENCY %q: not a currency the shop prices in (%s)", c.currency, strings.Join(store.Currencies(), ", "))
+		return usagef("SHOP_CURRENCY %q: not a currency the shop prices in (%s)", c.currency, strings.Join(store.Currencies(), ", "))
 	}
 	if _, err := store.ParseBookSeries(c.invoiceSeries); err != nil {
-		return c, cmd, fmt.Errorf("SHOP_INVOICE_SERIES: %w", err)
+		return fmt.Errorf("SHOP_INVOICE_SERIES: %w", err)
 	}
 	if _, err := store.ParseVATRates(c.vatRates); err != nil {
-		return c, cmd, fmt.Errorf("SHOP_VAT_RATES %q: %w", c.vatRates, err)
+		return fmt.Errorf("SHOP_VAT_RATES %q: %w", c.vatRates, err)
 	}
 	if c.reminderDays < 0 || c.reminderDays > 28 {
-		return c, cmd, fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
+		return fmt.Errorf("SHOP_REMINDER_DAYS %d: use 0 to 28 days", c.reminderDays)
 	}
 	if c.returnDays < 1 || c.returnDays > 365 {
-		return c, cmd, fmt.Errorf("SHOP_RETURN_DAYS %d: use 1 to 365 days", c.returnDays)
+		return fmt.Errorf("SHOP_RETURN_DAYS %d: use 1 to 365 days", c.returnDays)
 	}
 	if c.dropMaxDays < 1 || c.dropMaxDays > 3650 {
-		return c, cmd, fmt.Errorf("SHOP_DROP_MAX_DAYS %d: use 1 to 3650 days", c.dropMaxDays)
+		return fmt.Errorf("SHOP_DROP_MAX_DAYS %d: use 1 to 3650 days", c.dropMaxDays)
 	}
 	if c.billingShards < 1 || c.billingShards > 64 {
-		return c, cmd, fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
+		return fmt.Errorf("SHOP_BILLING_SHARDS %d: use 1 to 64", c.billingShards)
 	}
 	if c.listShards < 1 || c.listShards > 256 {
-		return c, cmd, fmt.Errorf("SHOP_LIST_SHARDS %d: use 1 to 256", c.listShards)
+		return fmt.Errorf("SHOP_LIST_SHARDS %d: use 1 to 256", c.listShards)
 	}
 	if c.shutdownTimeout < time.Second || c.shutdownTimeout > 10*time.Minute {
-		return c, cmd, fmt.Errorf("SHOP_SHUTDOWN_TIMEOUT %s: use 1s to 10m", c.shutdownTimeout)
+		return fmt.Errorf("SHOP_SHUTDOWN_TIMEOUT %s: use 1s to 10m", c.shutdownTimeout)
 	}
 	if c.shutdownDrain < 0 || c.shutdownDrain >= c.shutdownTimeout {
-		return c, cmd, fmt.Errorf("SHOP_SHUTDOWN_DRAIN %s: use 0 up to less than SHOP_SHUTDOWN_TIMEOUT (%s)", c.shutdownDrain, c.shutdownTimeout)
+		return fmt.Errorf("SHOP_SHUTDOWN_DRAIN %s: use 0 up to less than SHOP_SHUTDOWN_TIMEOUT (%s)", c.shutdownDrain, c.shutdownTimeout)
 	}
 	if c.replica != "" && !validReplicaName(c.replica) {
-		return c, cmd, fmt.Errorf("SHOP_REPLICA %q: 1 to 64 letters, digits, '-', '_' and '.'", c.replica)
+		return fmt.Errorf("SHOP_REPLICA %q: 1 to 64 letters, digits, '-', '_' and '.'", c.replica)
 	}
 	// Renewed at a third of its life: below 3 s a renewal could not finish.
 	if c.leaseTTL < 3*time.Second || c.leaseTTL > time.Hour {
-		return c, cmd, fmt.Errorf("SHOP_LEASE_TTL %s: use 3s to 1h", c.leaseTTL)
+		return fmt.Errorf("SHOP_LEASE_TTL %s: use 3s to 1h", c.leaseTTL)
 	}
-	if cmd.name == "cluster" {
-		if err := checkCluster(c); err != nil {
-			return c, cmd, err
-		}
+	if cmd == "cluster" {
+		return checkCluster(c)
 	}
-	return c, cmd, nil
+	return nil
 }
 
 func printHelp(w io.Writer, cmd command, fs *flag.FlagSet) {
@@ -304,7 +260,20 @@ func printHelp(w io.Writer, cmd command, fs *flag.FlagSet) {
 	fs.PrintDefaults()
 }
 
+// commonFlags declares the flags every command takes, each with its
+// environment variable; a variable that does not parse is an error.
 func commonFlags(fs *flag.FlagSet, c *config) error {
+	stringFlags(fs, c)
+	if err := boolFlags(fs, c); err != nil {
+		return err
+	}
+	if err := intFlags(fs, c); err != nil {
+		return err
+	}
+	return durationFlags(fs, c)
+}
+
+func stringFlags(fs *flag.FlagSet, c *config) {
 	// String settings: flag, environment variable, default, help.
 	strs := []struct {
 		p             *string
@@ -340,28 +309,34 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 	for _, v := range strs {
 		fs.StringVar(v.p, v.flag, env(v.ev, v.def), v.help+" ("+v.ev+")")
 	}
+}
+
+func boolFlags(fs *flag.FlagSet, c *config) error {
 	// The demo data (with its published staff password) loads by default only
 	// into the DynamoDB Local the shop starts itself.
 	demoDefault := os.Getenv("DYNAMODB_ENDPOINT") == ""
-	demo, err := envBool("SHOP_DEMO", demoDefault)
-	if err != nil {
-		return err
+	bools := []struct {
+		p        *bool
+		flag, ev string
+		def      bool
+		help     string
+	}{
+		{&c.demo, "demo", "SHOP_DEMO", demoDefault, "load demo data on first start; default on only with the shop's own DynamoDB Local"},
+		{&c.secure, "secure-cookies", "SHOP_SECURE_COOKIES", false, "mark cookies Secure; set behind HTTPS"},
+		{&c.jobsOn, "jobs", "SHOP_JOBS", true, "run the billing jobs' scheduler in serve; false for web-only replicas"},
+		{&c.hooksPrivate, "webhook-allow-private", "SHOP_WEBHOOK_ALLOW_PRIVATE", false, "let webhooks go to http:// URLs and local or private addresses, for development"},
 	}
-	secure, err := envBool("SHOP_SECURE_COOKIES", false)
-	if err != nil {
-		return err
+	for _, b := range bools {
+		v, err := envBool(b.ev, b.def)
+		if err != nil {
+			return err
+		}
+		fs.BoolVar(b.p, b.flag, v, b.help+" ("+b.ev+")")
 	}
-	jobsOn, err := envBool("SHOP_JOBS", true)
-	if err != nil {
-		return err
-	}
-	hooksPrivate, err := envBool("SHOP_WEBHOOK_ALLOW_PRIVATE", false)
-	if err != nil {
-		return err
-	}
-	fs.BoolVar(&c.hooksPrivate, "webhook-allow-private", hooksPrivate, "let webhooks go to http:// URLs and local or private addresses, for development (SHOP_WEBHOOK_ALLOW_PRIVATE)")
-	fs.BoolVar(&c.demo, "demo", demo, "load demo data on first start; default on only with the shop's own DynamoDB Local (SHOP_DEMO)")
-	fs.BoolVar(&c.secure, "secure-cookies", secure, "mark cookies Secure; set behind HTTPS (SHOP_SECURE_COOKIES)")
+	return nil
+}
+
+func intFlags(fs *flag.FlagSet, c *config) error {
 	fs.IntVar(&c.bcryptCost, "bcrypt-cost", 11, "bcrypt cost of password hashes")
 	ints := []struct {
 		p        *int
@@ -384,12 +359,15 @@ func commonFlags(fs *flag.FlagSet, c *config) error {
 		}
 		fs.IntVar(i.p, i.flag, v, i.help+" ("+i.ev+")")
 	}
+	return nil
+}
+
+func durationFlags(fs *flag.FlagSet, c *config) error {
 	leaseTTL, err := envParse("SHOP_LEASE_TTL", 30*time.Second, time.ParseDuration, "a duration such as 30s")
 	if err != nil {
 		return err
 	}
 	fs.DurationVar(&c.leaseTTL, "lease-ttl", leaseTTL, "life of a job's lease: a replica that dies holding one is taken over after about this long (SHOP_LEASE_TTL)")
-	fs.BoolVar(&c.jobsOn, "jobs", jobsOn, "run the billing jobs' scheduler in serve; false for web-only replicas (SHOP_JOBS)")
 	durations := []struct {
 		p        *time.Duration
 		flag, ev string

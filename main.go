@@ -22,9 +22,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +35,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/web"
 )
@@ -70,39 +73,90 @@ func main() {
 	}
 }
 
+// run reads the configuration, checks the command's arguments, and runs
+// the command: the few that need no table at once, the others on the store
+// with the shop's parts wired, serve last.
 func run(ctx context.Context, args []string) error {
 	cfg, cmd, err := parseConfig(args)
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.logLevel)); err != nil {
-		return fmt.Errorf("SHOP_LOG_LEVEL: %w", err)
+	log, err := newLog(cfg.logLevel)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	retryDays, err := retryDaysOf(cfg.retryDays)
 	if err != nil {
 		return err
 	}
+	delivery, err := deliveryConfig(cfg, log)
+	if err != nil {
+		return err
+	}
+	// Arguments are checked before anything starts: a bad one runs nothing.
+	if err := checkArguments(cfg, cmd.name); err != nil {
+		return err
+	}
+	if ran, err := runWithoutStore(ctx, cfg, cmd.name, log); ran {
+		return err
+	}
+
+	metrics := web.NewMetrics()
+	st, eng, err := openStore(ctx, cfg, cmd.name == "serve", log, metrics)
+	if err != nil {
+		return err
+	}
+	defer eng.stop()
+
+	if cfg.dryRun {
+		return st.WritePlan(ctx, os.Stdout)
+	}
+	store.MigrateLog = log.Info
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	p, err := wire(ctx, cfg, cmd.name == "serve", st, retryDays, log)
+	if err != nil {
+		return err
+	}
+	if ran, err := runOnStore(ctx, cfg, cmd.name, st, p, log); ran {
+		return err
+	}
+	return serve(ctx, cfg, st, eng, p.gateway, p.pay, p.runner, delivery, log, metrics)
+}
+
+// newLog is the shop's log at SHOP_LOG_LEVEL, on stderr.
+func newLog(levelName string) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(levelName)); err != nil {
+		return nil, fmt.Errorf("SHOP_LOG_LEVEL: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
+}
+
+// deliveryConfig says how mail leaves the outbox: by SHOP_SMTP_URL, or not
+// at all (it stays there for the admin to read).
+func deliveryConfig(cfg config, log *slog.Logger) (jobs.DeliveryConfig, error) {
 	delivery := jobs.DeliveryConfig{From: cfg.mailFrom, KeepInOutbox: cfg.smtpURL == "", Replica: cfg.replicaName(), Log: log}
 	if cfg.smtpURL != "" {
 		smtp, err := jobs.ParseSMTPURL(cfg.smtpURL)
 		if err != nil {
-			return fmt.Errorf("SHOP_SMTP_URL: %w", err)
+			return delivery, fmt.Errorf("SHOP_SMTP_URL: %w", err)
 		}
 		delivery.SMTP = &smtp
 	}
-	// Arguments are checked before anything starts: a bad one runs nothing.
-	var runDate time.Time
-	switch cmd.name {
+	return delivery, nil
+}
+
+// checkArguments checks what a command was given beyond the flags' types.
+func checkArguments(cfg config, cmd string) error {
+	switch cmd {
 	case "jobs run":
 		if !jobs.ValidJob(cfg.positional[0]) {
 			return usagef("jobs run: unknown job %q (want reminders, payments, archive, card-refunds or ticket-stock)", cfg.positional[0])
 		}
-		if cfg.date != "" {
-			if runDate, err = store.ParseDate(cfg.date); err != nil {
-				return usagef("jobs run: --date %q: %v", cfg.date, err)
-			}
+		if _, err := jobDate(cfg, time.Time{}); err != nil {
+			return err
 		}
 	case "seed subscriptions":
 		if cfg.count < 1 {
@@ -122,105 +176,251 @@ func run(ctx context.Context, args []string) error {
 			return usagef("api-keys create: --name %q: %v", cfg.keyName, store.ErrBadIntegrationName)
 		}
 	}
+	return nil
+}
 
-	if cmd.name == "cluster" {
+// jobDate is the date jobs run works on: --date, else today.
+func jobDate(cfg config, today time.Time) (time.Time, error) {
+	if cfg.date == "" {
+		return today, nil
+	}
+	date, err := store.ParseDate(cfg.date)
+	if err != nil {
+		return date, usagef("jobs run: --date %q: %v", cfg.date, err)
+	}
+	return date, nil
+}
+
+// runWithoutStore runs the commands that need no table (ran says it was
+// one of them): the cluster starts shops of its own, and the health check
+// and the IAM policy need none.
+func runWithoutStore(ctx context.Context, cfg config, cmd string, log *slog.Logger) (ran bool, err error) {
+	switch cmd {
+	case "cluster":
 		err := runCluster(ctx, cfg, log, os.Stdout)
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			return nil // Ctrl-C while it started: stopped, as asked
+			return true, nil // Ctrl-C while it started: stopped, as asked
 		}
-		return err
-	}
-	if cmd.name == "healthcheck" {
-		return healthcheck(ctx, cfg.addr, os.Stdout)
-	}
-	if cmd.name == "iam-policy" {
+		return true, err
+	case "healthcheck":
+		return true, healthcheck(ctx, cfg.addr, os.Stdout)
+	case "iam-policy":
 		doc, err := store.IAMPolicy(cfg.table, cfg.policyRegion, cfg.policyAccount)
 		if err != nil {
-			return usagef("iam-policy: %v", err)
+			return true, usagef("iam-policy: %v", err)
 		}
 		_, err = fmt.Fprintf(os.Stdout, "%s\n", doc)
-		return err
+		return true, err
 	}
+	return false, nil
+}
 
-	metrics := web.NewMetrics()
-	st, eng, err := openStore(ctx, cfg, cmd.name == "serve", log, metrics)
-	if err != nil {
-		return err
-	}
-	defer eng.stop()
+// engine is what openStore connected to: its health, which every request
+// of the store goes through, and for the shop's own DynamoDB Local while
+// serving, the watcher that restarts it.
+type engine struct {
+	health *store.Health
+	// lost receives why the watcher gave up restarting the shop's own
+	// engine; nothing ever comes for an engine elsewhere.
+	lost    <-chan error
+	watcher *dynamolocal.Watcher
+	stop    func()
+}
 
-	if cfg.dryRun {
-		return printPlan(ctx, st, cfg.table, os.Stdout)
-	}
-	store.MigrateLog = log.Info
-	if err := st.Migrate(ctx); err != nil {
-		return err
-	}
-	gateway := payment.NewTestGateway(st) // the built-in test gateway: no real payments yet
-	// The built-in test provider: subscriptions whose card it saved (the
-	// seeded ones, and those subscribed on its page) renew through it.
-	testPay, err := payment.NewTestProvider(ctx, st, cfg.mailBaseURL())
+// openStore connects to the configured engine, starting DynamoDB Local under
+// the data dir when none is configured; serving, it watches that engine.
+func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, obs store.Observer) (*store.Store, *engine, error) {
+	eng := &engine{health: store.NewHealth(store.Breaker{Log: log}), lost: make(chan error), stop: func() {}}
+	endpoint, err := eng.open(ctx, cfg, serving, log)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	st, err := newStore(ctx, cfg, endpoint, eng.health, obs)
+	if err != nil {
+		eng.stop()
+		return nil, nil, err
+	}
+	return st, eng, nil
+}
+
+// open finds the engine to use and returns its endpoint ("" for AWS): the
+// configured one, else the one a shop serving from this data dir runs,
+// else DynamoDB Local started under the data dir.
+func (eng *engine) open(ctx context.Context, cfg config, serving bool, log *slog.Logger) (string, error) {
+	endpoint := cfg.endpoint
+	endpointFile := filepath.Join(cfg.dataDir, "dynamodb-endpoint")
+	if endpoint == "" {
+		// A shop serving from this data dir runs its DynamoDB Local: use that
+		// engine rather than start a second one on the same files.
+		if running := dynamolocal.Running(endpointFile); running != "" {
+			if serving {
+				return "", fmt.Errorf("a shop is already serving from %s (its DynamoDB Local answers at %s)", cfg.dataDir, running)
+			}
+			log.Info("using the running shop's DynamoDB Local", "endpoint", running)
+			endpoint = running
+		}
+	}
+	switch endpoint {
+	case "aws":
+		return "", nil
+	case "":
+		return eng.start(ctx, cfg, endpointFile, serving, log)
+	}
+	return endpoint, nil
+}
+
+// start starts the shop's own DynamoDB Local under the data dir; serving,
+// the engine is watched (restarted on the same port, so the store's client
+// keeps its endpoint; while it is down, requests fail at once).
+func (eng *engine) start(ctx context.Context, cfg config, endpointFile string, serving bool, log *slog.Logger) (string, error) {
+	started := time.Now()
+	data := filepath.Join(cfg.dataDir, "dynamodb")
+	local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: data, Log: engineLog(log)})
+	if err != nil {
+		return "", err
+	}
+	log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "data", data, "took", time.Since(started).Round(time.Millisecond))
+	if !serving {
+		eng.stop = func() {
+			_ = local.Stop() // a command's engine: its data is written as it goes
+			log.Info("DynamoDB Local stopped")
+		}
+		return local.Endpoint, nil
+	}
+	served, err := dynamolocal.Serve(ctx, local, endpointFile, dynamolocal.WatchOptions{
+		Log: log, Down: eng.health.EngineDown, Up: eng.health.EngineUp,
+	})
+	if err != nil {
+		return "", err
+	}
+	eng.watcher, eng.lost = served.Watcher, served.Lost
+	eng.stop = func() {
+		began := time.Now()
+		_ = served.Stop() // as a command's: nothing more to do about it
+		log.Info("DynamoDB Local stopped", "took", time.Since(began).Round(time.Millisecond))
+	}
+	return local.Endpoint, nil
+}
+
+// newStore is the store on the engine at endpoint, with the shop's settings.
+func newStore(ctx context.Context, cfg config, endpoint string, health *store.Health, obs store.Observer) (*store.Store, error) {
+	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint, Health: health}, obs)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := storeOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return store.New(client, cfg.table, opts...), nil
+}
+
+// storeOptions are the store's settings from the configuration.
+func storeOptions(cfg config) ([]store.Option, error) {
+	loc, err := time.LoadLocation(cfg.tz)
+	if err != nil {
+		return nil, err
+	}
+	// Both were checked when the flags were read.
+	series, err := store.ParseBookSeries(cfg.invoiceSeries)
+	if err != nil {
+		return nil, err
+	}
+	vat, err := store.ParseVATRates(cfg.vatRates)
+	if err != nil {
+		return nil, err
+	}
+	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
+		store.WithReturnDays(cfg.returnDays),
+		store.WithDropMaxDays(cfg.dropMaxDays),
+		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards),
+		store.WithBookSeries(series), store.WithVATRates(vat), store.WithCurrency(cfg.currency)}
+	if cfg.endpoint == "aws" {
+		opts = append(opts, store.OnAmazonDynamoDB())
+	}
+	return opts, nil
+}
+
+func engineLog(log *slog.Logger) io.Writer {
+	if log.Enabled(context.Background(), slog.LevelDebug) {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
+// parts are the shop's parts the commands and serve share.
+type parts struct {
+	gateway *payment.TestGateway // the built-in test gateway: no real payments yet
+	// testPay is the built-in test provider: subscriptions whose card it
+	// saved (the seeded ones, and those subscribed on its page) renew
+	// through it.
+	testPay *payment.TestProvider
+	pay     *payments // the serving shop's payment settings; nil for a command
+	runner  *jobs.Runner
+}
+
+// wire makes the shop's parts on st. Renewals and refunds go to the
+// providers: the serving shop's as configured; a command's, the test
+// provider (the seeded cards are its).
+func wire(ctx context.Context, cfg config, serving bool, st *store.Store, retryDays []int, log *slog.Logger) (parts, error) {
+	p := parts{gateway: payment.NewTestGateway(st)}
+	var err error
+	if p.testPay, err = payment.NewTestProvider(ctx, st, cfg.mailBaseURL()); err != nil {
+		return p, err
 	}
 	books, err := booksArchive(ctx, cfg, st, log)
 	if err != nil {
-		return err
+		return p, err
 	}
-	var pay *payments
-	if cmd.name == "serve" {
-		if pay, err = setUpPayments(ctx, st, cfg.mailBaseURL(), cfg.demo, log); err != nil {
-			return err
+	if serving {
+		if p.pay, err = setUpPayments(ctx, st, cfg.mailBaseURL(), cfg.demo, log); err != nil {
+			return p, err
 		}
 	}
 	jobsCfg := jobs.Config{
 		Concurrency: cfg.jobConcurrency, CatchUpDays: cfg.catchUpDays, RetryDays: retryDays, BaseURL: cfg.mailBaseURL(),
 		Replica: cfg.replicaName(), Archive: books, LeaseTTL: cfg.leaseTTL,
 	}
-	// Renewals and refunds go to the providers: the serving shop's as
-	// configured; a command's, the test provider (the seeded cards are its).
-	providers := payment.NewProviders(testPay)
-	if pay != nil {
-		providers = pay.providers
-		jobsCfg.Holds = pay.settler
+	providers := payment.NewProviders(p.testPay)
+	if p.pay != nil {
+		providers = p.pay.providers
+		jobsCfg.Holds = p.pay.settler
 	}
-	jobsCfg.Payments, jobsCfg.Refunds = providers, payment.NewCardRefunds(providers, gateway)
+	jobsCfg.Payments, jobsCfg.Refunds = providers, payment.NewCardRefunds(providers, p.gateway)
 	st.EraseProviderCustomersWith(providers)
-	runner := jobs.NewRunner(st, gateway, jobsCfg)
-	switch cmd.name {
+	p.runner = jobs.NewRunner(st, p.gateway, jobsCfg)
+	return p, nil
+}
+
+// runOnStore runs the commands on the table other than serve (ran says it
+// was one of them).
+func runOnStore(ctx context.Context, cfg config, cmd string, st *store.Store, p parts, log *slog.Logger) (ran bool, err error) {
+	switch cmd {
 	case "migrate":
 		log.Info("table ready", "table", cfg.table)
-		return nil
+		return true, nil
 	case "seed":
-		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
-		log.Info("demo data", "loaded_now", loaded, "table", cfg.table)
-		if err == nil {
-			err = demo.LoadShipping(ctx, st)
-		}
-		if err != nil || loaded {
-			return err
-		}
-		// Run again on a demo shop: bring its dates up to today.
-		moved, err := demo.Refresh(ctx, st)
-		log.Info("demo dates brought up to today", "subscriptions", moved)
-		return err
+		return true, demo.Seed(ctx, st, cfg.bcryptCost, log)
 	case "seed subscriptions":
-		due, _ := store.ParseDate(cfg.due)
-		_, err := seedSubscriptions(ctx, st, testPay, cfg.count, due, cfg.declining, os.Stdout)
-		return err
-	case "import-workbench":
-		return importWorkbench(ctx, st, cfg.positional, os.Stdout)
-	case "jobs run":
-		if runDate.IsZero() {
-			runDate = st.Today()
+		due, err := store.ParseDate(cfg.due)
+		if err == nil {
+			_, err = demo.SeedSubscriptions(ctx, st, p.testPay, cfg.count, due, cfg.declining, os.Stdout)
 		}
-		return runJob(ctx, runner, st, cfg.positional[0], runDate, cfg.force, os.Stdout)
+		return true, err
+	case "import-workbench":
+		return true, st.ImportWorkbenchFiles(ctx, cfg.positional, os.Stdout)
+	case "jobs run":
+		date, err := jobDate(cfg, st.Today())
+		if err != nil {
+			return true, err
+		}
+		return true, runJob(ctx, p.runner, st, cfg.positional[0], date, cfg.force, os.Stdout)
 	case "api-keys create":
-		return createAPIKey(ctx, st, cfg.keyName, os.Stdout)
+		return true, createAPIKey(ctx, st, cfg.keyName, os.Stdout)
 	case "customers index":
 		n, err := st.IndexCustomerFinders(ctx)
 		log.Info("customer finders", "customers", n.Customers, "written", n.Written, "changed_meanwhile", n.Changed)
-		return err
+		return true, err
 	}
-	return serve(ctx, cfg, st, eng, gateway, pay, runner, delivery, log, metrics)
+	return false, nil
 }

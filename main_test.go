@@ -14,6 +14,7 @@ import (
 
 	"shop/jobs"
 	"shop/store"
+	"shop/store/demo"
 	"shop/store/payment"
 	"shop/store/storetest"
 )
@@ -196,7 +197,7 @@ func TestJobsRunCommand(t *testing.T) {
 	}
 	today := env.Store.Today()
 	var out strings.Builder
-	seeded, err := seedSubscriptions(ctx, env.Store, testPay, 12, today, 25, &out)
+	seeded, err := demo.SeedSubscriptions(ctx, env.Store, testPay, 12, today, 25, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,11 +246,11 @@ func TestImportWorkbenchCommand(t *testing.T) {
 	t.Parallel()
 	env := storetest.New(t)
 	var out strings.Builder
-	err := importWorkbench(context.Background(), env.Store, []string{"store/testdata/AnOnlineShop_14.json"}, &out)
+	err := env.Store.ImportWorkbenchFiles(context.Background(), []string{"store/testdata/AnOnlineShop_14.json"}, &out)
 	if err != nil || !strings.Contains(out.String(), "wrote 19 items, could not take 0") || !strings.Contains(out.String(), "warehouseItem p#99887/w#12376") {
 		t.Fatalf("import-workbench: %v\n%s", err, out.String())
 	}
-	if err := importWorkbench(context.Background(), env.Store, []string{"no-such-file.json"}, &out); err == nil {
+	if err := env.Store.ImportWorkbenchFiles(context.Background(), []string{"no-such-file.json"}, &out); err == nil {
 		t.Fatal("a missing file is not an error")
 	}
 }
@@ -262,12 +263,12 @@ func TestMigrateDryRun(t *testing.T) {
 	env := storetest.New(t)
 	ctx := context.Background()
 	var out strings.Builder
-	if err := printPlan(ctx, env.Store, env.Table, &out); err != nil || !strings.Contains(out.String(), "is up to date: migrate would change nothing") {
+	if err := env.Store.WritePlan(ctx, &out); err != nil || !strings.Contains(out.String(), "is up to date: migrate would change nothing") {
 		t.Fatalf("a migrated table: %v\n%s", err, out.String())
 	}
 	out.Reset()
 	fresh := env.Table + "-new"
-	if err := printPlan(ctx, store.New(env.Client, fresh), fresh, &out); err != nil || !strings.Contains(out.String(), "- create table "+fresh+": on-demand") {
+	if err := store.New(env.Client, fresh).WritePlan(ctx, &out); err != nil || !strings.Contains(out.String(), "- create table "+fresh+": on-demand") {
 		t.Fatalf("a table to create: %v\n%s", err, out.String())
 	}
 	if plan, err := store.New(env.Client, fresh).PlanTable(ctx); err != nil || len(plan) == 0 {

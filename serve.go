@@ -7,10 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,144 +22,9 @@ import (
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/demo"
-	"shop/store/dynamolocal"
 	"shop/store/payment"
 	"shop/web"
 )
-
-// engine is what openStore connected to: its health, which every request
-// of the store goes through, and for the shop's own DynamoDB Local while
-// serving, the watcher that restarts it.
-type engine struct {
-	health *store.Health
-	// lost receives why the watcher gave up restarting the shop's own
-	// engine; nothing ever comes for an engine elsewhere.
-	lost    chan error
-	watcher *dynamolocal.Watcher
-	stop    func()
-}
-
-// openStore connects to the configured engine, starting DynamoDB Local under
-// the data dir when none is configured; serving, it watches that engine.
-func openStore(ctx context.Context, cfg config, serving bool, log *slog.Logger, obs store.Observer) (*store.Store, *engine, error) {
-	eng := &engine{health: store.NewHealth(store.Breaker{Log: log}), lost: make(chan error, 1), stop: func() {}}
-	endpoint := cfg.endpoint
-	endpointFile := filepath.Join(cfg.dataDir, "dynamodb-endpoint")
-	if endpoint == "" {
-		// A shop serving from this data dir runs its DynamoDB Local: use that
-		// engine rather than start a second one on the same files.
-		if running := runningEngine(endpointFile); running != "" {
-			if serving {
-				return nil, nil, fmt.Errorf("a shop is already serving from %s (its DynamoDB Local answers at %s)", cfg.dataDir, running)
-			}
-			log.Info("using the running shop's DynamoDB Local", "endpoint", running)
-			endpoint = running
-		}
-	}
-	switch endpoint {
-	case "aws":
-		endpoint = ""
-	case "":
-		started := time.Now()
-		data := filepath.Join(cfg.dataDir, "dynamodb")
-		local, err := dynamolocal.Start(ctx, dynamolocal.Options{DataDir: data, Log: engineLog(log)})
-		if err != nil {
-			return nil, nil, err
-		}
-		log.Info("DynamoDB Local started", "endpoint", local.Endpoint, "data", data, "took", time.Since(started).Round(time.Millisecond))
-		endpoint = local.Endpoint
-		if !serving {
-			eng.stop = func() {
-				local.Stop()
-				log.Info("DynamoDB Local stopped")
-			}
-			break
-		}
-		if err := os.WriteFile(endpointFile, []byte(endpoint+"\n"), 0o600); err != nil {
-			local.Stop()
-			return nil, nil, fmt.Errorf("note the engine's address: %w", err)
-		}
-		// The watcher restarts the engine on the same port, so the client
-		// below keeps its endpoint; while it is down, requests fail at once.
-		eng.watcher = dynamolocal.Watch(local, dynamolocal.WatchOptions{
-			Log: log, Down: eng.health.EngineDown, Up: eng.health.EngineUp,
-		})
-		watchCtx, stopWatching := context.WithCancel(context.WithoutCancel(ctx))
-		watched := make(chan struct{})
-		go func() {
-			defer close(watched)
-			if err := eng.watcher.Run(watchCtx); err != nil {
-				eng.health.EngineDown(err)
-				eng.lost <- err
-			}
-		}()
-		eng.stop = func() {
-			began := time.Now()
-			stopWatching()
-			<-watched
-			_ = os.Remove(endpointFile)
-			eng.watcher.Stop()
-			log.Info("DynamoDB Local stopped", "took", time.Since(began).Round(time.Millisecond))
-		}
-	}
-	client, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint, Health: eng.health}, obs)
-	if err != nil {
-		eng.stop()
-		return nil, nil, err
-	}
-	loc, err := time.LoadLocation(cfg.tz)
-	if err != nil {
-		eng.stop()
-		return nil, nil, err
-	}
-	// Both were checked when the flags were read.
-	series, err := store.ParseBookSeries(cfg.invoiceSeries)
-	if err != nil {
-		eng.stop()
-		return nil, nil, err
-	}
-	vat, err := store.ParseVATRates(cfg.vatRates)
-	if err != nil {
-		eng.stop()
-		return nil, nil, err
-	}
-	opts := []store.Option{store.WithTimeZone(loc), store.WithReminderLead(cfg.reminderDays),
-		store.WithReturnDays(cfg.returnDays),
-		store.WithDropMaxDays(cfg.dropMaxDays),
-		store.WithBillingShards(cfg.billingShards), store.WithListShards(cfg.listShards),
-		store.WithBookSeries(series), store.WithVATRates(vat), store.WithCurrency(cfg.currency)}
-	if cfg.endpoint == "aws" {
-		opts = append(opts, store.OnAmazonDynamoDB())
-	}
-	return store.New(client, cfg.table, opts...), eng, nil
-}
-
-// runningEngine is the address in the endpoint file if an engine answers
-// there, else "".
-func runningEngine(file string) string {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return ""
-	}
-	ep := strings.TrimSpace(string(b))
-	u, err := url.Parse(ep)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	conn, err := net.DialTimeout("tcp", u.Host, time.Second)
-	if err != nil {
-		return "" // left behind by a shop that did not stop cleanly
-	}
-	conn.Close()
-	return ep
-}
-
-func engineLog(log *slog.Logger) io.Writer {
-	if log.Enabled(context.Background(), slog.LevelDebug) {
-		return os.Stderr
-	}
-	return io.Discard
-}
 
 // serve runs the shop; pay nil: the payment settings are read here (the
 // runner then settles no held orders: tests that start serve themselves).
@@ -174,18 +36,8 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		}
 	}
 	if cfg.demo {
-		if st.Currency() != store.DefaultCurrency {
-			return fmt.Errorf("the demo shop is priced in %s: start it with SHOP_CURRENCY=%s, or without demo data (-demo=false)", store.DefaultCurrency, store.DefaultCurrency)
-		}
-		loaded, err := demo.Load(ctx, st, cfg.bcryptCost)
-		if err == nil {
-			err = demo.LoadShipping(ctx, st)
-		}
-		if err != nil {
-			return fmt.Errorf("demo data: %w", err)
-		}
-		if loaded {
-			log.Info("demo data loaded")
+		if err := loadDemo(ctx, st, cfg.bcryptCost, log); err != nil {
+			return err
 		}
 	}
 	keys, err := sessionKeys(cfg)
@@ -199,70 +51,14 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		return err
 	}
 	pay.settler.Mail.GuestOrderLink = signer.GuestOrderLink
-	var proxies []string
-	for _, p := range strings.Split(cfg.proxies, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			proxies = append(proxies, p)
-		}
-	}
 	// The scheduler exists before the app: the staff console's "Run now"
-	// uses it. A nil one (SHOP_JOBS=false) makes the console say so.
+	// uses it.
 	books, _ := runner.Config().Archive.(*archive.Archiver) // nil: the console shows the records only
-	var scheduler handlers.JobScheduler
-	var sched *jobs.Scheduler
-	mailDone := make(chan struct{})
-	stopMail := func() {}
-	if !cfg.jobsOn {
-		close(mailDone)
+	bg, err := startBackground(ctx, cfg, st, runner, pay, books, delivery, log)
+	if err != nil {
+		return err
 	}
-	if cfg.jobsOn {
-		loc, _ := time.LoadLocation(cfg.tz)
-		sched, err = jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron, CardRefunds: cfg.cardRefundsCron,
-			TicketStock: cfg.ticketStockCron}, log)
-		if err != nil {
-			return err
-		}
-		if err := pay.deliverTestEvents(sched, st, cfg.addr, log); err != nil {
-			return err
-		}
-		sched.Start()
-		// On an early return; the shutdown below stops it first, within
-		// its deadline, and this then does nothing.
-		defer func() {
-			if err := sched.Stop(); err != nil {
-				log.Error("stop the scheduler", "err", err)
-			}
-		}()
-		scheduler = sched
-		if books != nil {
-			// A month that closed while no replica ran (or a new shop's
-			// demo months) is archived at start, not on tomorrow's tick.
-			if err := sched.RunAtStartUp(jobs.JobArchive, st.Today()); err != nil {
-				log.Info("archive at start", "why not", err)
-			}
-		}
-		log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "card refunds", cfg.cardRefundsCron,
-			"ticket stock", cfg.ticketStockCron, "tz", cfg.tz)
-
-		// Mail leaves the outbox by SMTP, or stays there (the admin shows it).
-		delivery.Attach = handlers.MailAttachment(st) // invoices and receipts as PDF, rendered as each mail goes
-		deliverer, err := jobs.NewDeliverer(st, delivery)
-		if err != nil {
-			return err
-		}
-		var mailCtx context.Context
-		mailCtx, stopMail = context.WithCancel(context.WithoutCancel(ctx))
-		defer stopMail()
-		go func() {
-			defer close(mailDone)
-			deliverer.Run(mailCtx, time.Minute)
-		}()
-		if delivery.SMTP != nil {
-			log.Info("mail goes out by SMTP", "server", delivery.SMTP.String())
-		} else {
-			log.Info("no SHOP_SMTP_URL: mail stays in the outbox (/admin/outbox)")
-		}
-	}
+	defer bg.stop(log)
 	shelf, err := photoShelf(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -271,7 +67,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	app, err := web.New(web.Config{
 		Store: st, LegacyGateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost, ShuttingDown: &shuttingDown,
-		ProxyHeader: cfg.proxyHeader, TrustedProxies: proxies, Replica: cfg.replica, Jobs: scheduler, Health: eng.health,
+		ProxyHeader: cfg.proxyHeader, TrustedProxies: trustedProxies(cfg.proxies), Replica: cfg.replica, Jobs: bg.scheduler(), Health: eng.health,
 		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),
 		Payments: pay.providers, PaymentHold: pay.hold, Settler: pay.settler, SubscriptionPayments: pay.subscriptions,
 		Refunds: payment.NewCardRefunds(pay.providers, gateway), StripeDashboard: pay.dashboard,
@@ -283,12 +79,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.addr) }()
-
-	fmt.Printf("\n  The shop is open at http://%s\n", cfg.addr)
-	if cfg.demo {
-		fmt.Printf("  Staff:    %s / %s\n  Customer: %s / %s\n", demo.StaffEmail, demo.StaffPassword, demo.CustomerEmail, demo.CustomerPassword)
-	}
-	fmt.Printf("  Ctrl-C stops it.\n\n")
+	greet(cfg)
 
 	var lost error
 	select {
@@ -300,11 +91,147 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 		// Exit non-zero, for the supervisor to start the shop afresh.
 		log.Error("DynamoDB Local cannot be restarted: the shop stops", "err", lost)
 	}
-	err = shutDown(&shuttingDown, app, sched, stopMail, mailDone, cfg.shutdownTimeout, cfg.shutdownDrain, log)
+	err = shutDown(&shuttingDown, app, bg.sched, bg.stopMail, bg.mailDone, cfg.shutdownTimeout, cfg.shutdownDrain, log)
 	if lost != nil {
 		return lost
 	}
 	return err
+}
+
+// loadDemo loads the demo shop on a table that has not had it.
+func loadDemo(ctx context.Context, st *store.Store, bcryptCost int, log *slog.Logger) error {
+	if st.Currency() != store.DefaultCurrency {
+		return fmt.Errorf("the demo shop is priced in %s: start it with SHOP_CURRENCY=%s, or without demo data (-demo=false)", store.DefaultCurrency, store.DefaultCurrency)
+	}
+	loaded, err := demo.LoadShop(ctx, st, bcryptCost)
+	if err != nil {
+		return fmt.Errorf("demo data: %w", err)
+	}
+	if loaded {
+		log.Info("demo data loaded")
+	}
+	return nil
+}
+
+// trustedProxies reads SHOP_TRUSTED_PROXIES, a comma-separated list.
+func trustedProxies(list string) []string {
+	var proxies []string
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			proxies = append(proxies, p)
+		}
+	}
+	return proxies
+}
+
+// greet tells whoever started the shop where it is open, and with the
+// demo data, how to sign in.
+func greet(cfg config) {
+	fmt.Printf("\n  The shop is open at http://%s\n", cfg.addr)
+	if cfg.demo {
+		fmt.Printf("  Staff:    %s / %s\n  Customer: %s / %s\n", demo.StaffEmail, demo.StaffPassword, demo.CustomerEmail, demo.CustomerPassword)
+	}
+	fmt.Printf("  Ctrl-C stops it.\n\n")
+}
+
+// background is what a serving replica runs beside its requests: the
+// billing jobs' scheduler and the mail deliverer (neither with
+// SHOP_JOBS=false).
+type background struct {
+	sched    *jobs.Scheduler // nil with SHOP_JOBS=false
+	stopMail func()
+	mailDone chan struct{}
+}
+
+// scheduler is the scheduler for the staff console: a nil one makes the
+// console say the jobs do not run here.
+func (bg *background) scheduler() handlers.JobScheduler {
+	if bg.sched == nil {
+		return nil // not a typed nil: the console asks for nil
+	}
+	return bg.sched
+}
+
+// startBackground starts the scheduler and the mail deliverer.
+func startBackground(ctx context.Context, cfg config, st *store.Store, runner *jobs.Runner, pay *payments, books *archive.Archiver, delivery jobs.DeliveryConfig, log *slog.Logger) (*background, error) {
+	bg := &background{stopMail: func() {}, mailDone: make(chan struct{})}
+	if !cfg.jobsOn {
+		close(bg.mailDone)
+		return bg, nil
+	}
+	sched, err := startScheduler(cfg, st, runner, pay, books, log)
+	if err != nil {
+		return nil, err
+	}
+	bg.sched = sched
+	if err := bg.startMail(ctx, st, delivery, log); err != nil {
+		bg.stop(log)
+		return nil, err
+	}
+	return bg, nil
+}
+
+// startScheduler starts the billing jobs' scheduler and, on a shop whose
+// books are archived, the archive's run at start.
+func startScheduler(cfg config, st *store.Store, runner *jobs.Runner, pay *payments, books *archive.Archiver, log *slog.Logger) (*jobs.Scheduler, error) {
+	loc, err := time.LoadLocation(cfg.tz)
+	if err != nil {
+		return nil, err // checked when the flags were read
+	}
+	sched, err := jobs.NewScheduler(runner, st, loc, jobs.Schedules{Reminders: cfg.remindersCron, Payments: cfg.paymentsCron, Archive: cfg.archiveCron, CardRefunds: cfg.cardRefundsCron,
+		TicketStock: cfg.ticketStockCron}, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := pay.deliverTestEvents(sched, st, cfg.addr, log); err != nil {
+		return nil, err
+	}
+	sched.Start()
+	if books != nil {
+		// A month that closed while no replica ran (or a new shop's
+		// demo months) is archived at start, not on tomorrow's tick.
+		if err := sched.RunAtStartUp(jobs.JobArchive, st.Today()); err != nil {
+			log.Info("archive at start", "why not", err)
+		}
+	}
+	log.Info("billing jobs scheduled", "reminders", cfg.remindersCron, "payments", cfg.paymentsCron, "archive", cfg.archiveCron, "card refunds", cfg.cardRefundsCron,
+		"ticket stock", cfg.ticketStockCron, "tz", cfg.tz)
+	return sched, nil
+}
+
+// startMail starts the deliverer: mail leaves the outbox by SMTP, or stays
+// there (the admin shows it). It stops between two mails when stopMail is
+// called, and mailDone closes then.
+func (bg *background) startMail(ctx context.Context, st *store.Store, delivery jobs.DeliveryConfig, log *slog.Logger) error {
+	delivery.Attach = handlers.MailAttachment(st) // invoices and receipts as PDF, rendered as each mail goes
+	deliverer, err := jobs.NewDeliverer(st, delivery)
+	if err != nil {
+		return err
+	}
+	mailCtx, stopMail := context.WithCancel(context.WithoutCancel(ctx))
+	bg.stopMail = stopMail
+	go func() {
+		defer close(bg.mailDone)
+		deliverer.Run(mailCtx, time.Minute)
+	}()
+	if delivery.SMTP != nil {
+		log.Info("mail goes out by SMTP", "server", delivery.SMTP.String())
+	} else {
+		log.Info("no SHOP_SMTP_URL: mail stays in the outbox (/admin/outbox)")
+	}
+	return nil
+}
+
+// stop stops what still runs on an early return; after shutDown, which
+// stops both within its deadline, it does nothing.
+func (bg *background) stop(log *slog.Logger) {
+	bg.stopMail()
+	if bg.sched == nil {
+		return
+	}
+	if err := bg.sched.Stop(); err != nil {
+		log.Error("stop the scheduler", "err", err)
+	}
 }
 
 // shutDown stops a serving replica within timeout: /healthz says 503 at
@@ -411,33 +338,4 @@ func sessionKeys(cfg config) ([][]byte, error) {
 		return nil, errors.New("no session key")
 	}
 	return keys, nil
-}
-
-// importWorkbench imports each model file and prints what it wrote and what
-// it could not take.
-func importWorkbench(ctx context.Context, st *store.Store, files []string, out io.Writer) error {
-	failed := 0
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		rep, err := st.ImportWorkbench(ctx, f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fmt.Fprintf(out, "%s: wrote %d items, could not take %d\n", name, len(rep.Written), len(rep.Skipped))
-		for _, w := range rep.Written {
-			fmt.Fprintf(out, "  wrote    %s\n", w)
-		}
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(out, "  skipped  %s\n", s)
-		}
-		failed += len(rep.Skipped)
-	}
-	if failed > 0 {
-		fmt.Fprintf(out, "%d items could not be taken (see above)\n", failed)
-	}
-	return nil
 }

@@ -26,6 +26,7 @@ import (
 
 	"shop/jobs"
 	"shop/store"
+	"shop/store/demo"
 	"shop/store/payment"
 	"shop/store/storetest"
 )
@@ -266,7 +267,7 @@ func TestSIGTERMInterruptsAPaymentRunAndGivesItsLeaseBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seedSubscriptions(ctx, env.Store, testPay, n, today, 0, io.Discard); err != nil {
+	if _, err := demo.SeedSubscriptions(ctx, env.Store, testPay, n, today, 0, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	account(t, env.Store, "staff@shutdown.example", "staff password", store.RoleStaff)

@@ -277,21 +277,8 @@ var errDeactivated = errors.New("account deactivated")
 // an attempt a limit refused (nothing was checked).
 func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn bool, limited string, err error) {
 	ctx, addr, email := c.UserContext(), page.ClientAddress(c), store.NormalizeEmail(email)
-	n, err := h.Store.CountAttempt(ctx, "login-ip", addr, loginWindow)
-	if err != nil {
-		return false, "", err
-	}
-	if n > loginPerAddress {
-		h.Log.Warn("sign-in rate limited", "by", "address", "address", addr)
-		return false, page.T(c, "auth.login.limited_network"), nil
-	}
-	emailAtAddr := email + " " + addr
-	if n, err = h.Store.CountAttempt(ctx, "login-email-addr", emailAtAddr, loginWindow); err != nil {
-		return false, "", err
-	}
-	if n > loginPerEmailAndAddr {
-		h.Log.Warn("sign-in rate limited", "by", "email and address", "address", addr)
-		return false, page.T(c, "auth.login.limited"), nil
+	if limited, err := h.countAttempt(c, addr, email); limited != "" || err != nil {
+		return false, limited, err
 	}
 	cred, err := h.Store.CredentialsByEmail(ctx, email)
 	// A guest checkout's customer has no password: signed in as never.
@@ -303,62 +290,105 @@ func (h *Account) checkPassword(c *fiber.Ctx, email, password string) (signedIn 
 	// whether the email has an account.
 	spaced := !cred.Knows(addr)
 	if spaced {
-		err := h.Store.SpaceAttempt(ctx, "login-email", email, loginEmailWindow, loginPerEmailFree, loginEmailMaxWait)
-		var wait *store.WaitError
-		if errors.As(err, &wait) {
-			h.Log.Warn("sign-in slowed", "by", "email", "address", addr, "wait", wait.Wait)
-			return false, page.T(c, "auth.login.slowed", "Wait", waitText(c, wait.Wait)), nil
-		}
-		if err != nil {
-			return false, "", err
+		if limited, err := h.spaceAttempt(c, addr, email); limited != "" || err != nil {
+			return false, limited, err
 		}
 	}
 	if !found {
-		_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(h.dummyHash, []byte(password)) // the same work as a known email's
 		return false, "", nil
 	}
 	if bcrypt.CompareHashAndPassword([]byte(cred.PasswordHash), []byte(password)) != nil {
 		return false, "", nil
 	}
-	// Right: the attempts were no failures. The address's too: fifty
-	// people behind one office's or carrier's address sign in all day.
-	// They are given back on a time of their own: a sign-in whose page
-	// ran out of time (a busy replica, a slow hash) must not leave a
-	// right password counted as a guess.
-	back, cancel := context.WithTimeout(context.WithoutCancel(ctx), giveBackTimeout)
-	defer cancel()
-	if err := h.Store.ReturnAttempt(back, "login-ip", addr, loginWindow); err != nil {
+	if err := h.giveAttemptsBack(ctx, addr, email, spaced); err != nil {
 		return false, "", err
-	}
-	if err := h.Store.ReturnAttempt(back, "login-email-addr", emailAtAddr, loginWindow); err != nil {
-		return false, "", err
-	}
-	if spaced {
-		if err := h.Store.ReturnAttempt(back, "login-email", email, loginEmailWindow); err != nil {
-			return false, "", err
-		}
 	}
 	// Said only to someone who knows the password.
 	if cred.Deactivated {
 		h.Log.Info("sign-in refused: account deactivated", "customer", cred.CustomerID, "address", addr)
 		return false, "", errDeactivated
 	}
-	if err := h.Store.RecordSignIn(ctx, email, cred, addr); err != nil {
+	if err := h.admit(c, email, addr, cred); err != nil {
 		return false, "", err
 	}
+	return true, "", nil
+}
+
+// countAttempt counts the attempt against the address's limit and the
+// email's at that address; limited is the message when one refuses it.
+func (h *Account) countAttempt(c *fiber.Ctx, addr, email string) (limited string, err error) {
+	ctx := c.UserContext()
+	n, err := h.Store.CountAttempt(ctx, "login-ip", addr, loginWindow)
+	if err != nil {
+		return "", err
+	}
+	if n > loginPerAddress {
+		h.Log.Warn("sign-in rate limited", "by", "address", "address", addr)
+		return page.T(c, "auth.login.limited_network"), nil
+	}
+	if n, err = h.Store.CountAttempt(ctx, "login-email-addr", email+" "+addr, loginWindow); err != nil {
+		return "", err
+	}
+	if n > loginPerEmailAndAddr {
+		h.Log.Warn("sign-in rate limited", "by", "email and address", "address", addr)
+		return page.T(c, "auth.login.limited"), nil
+	}
+	return "", nil
+}
+
+// spaceAttempt spaces the attempts on an email from an address it was
+// not signed in from; limited is the message saying how long to wait.
+func (h *Account) spaceAttempt(c *fiber.Ctx, addr, email string) (limited string, err error) {
+	err = h.Store.SpaceAttempt(c.UserContext(), "login-email", email, loginEmailWindow, loginPerEmailFree, loginEmailMaxWait)
+	var wait *store.WaitError
+	if errors.As(err, &wait) {
+		h.Log.Warn("sign-in slowed", "by", "email", "address", addr, "wait", wait.Wait)
+		return page.T(c, "auth.login.slowed", "Wait", waitText(c, wait.Wait)), nil
+	}
+	return "", err
+}
+
+// giveAttemptsBack returns a right password's attempts: they were no
+// failures. The address's too: fifty people behind one office's or
+// carrier's address sign in all day. They are given back on a time of
+// their own: a sign-in whose page ran out of time (a busy replica, a slow
+// hash) must not leave a right password counted as a guess.
+func (h *Account) giveAttemptsBack(ctx context.Context, addr, email string, spaced bool) error {
+	back, cancel := context.WithTimeout(context.WithoutCancel(ctx), giveBackTimeout)
+	defer cancel()
+	if err := h.Store.ReturnAttempt(back, "login-ip", addr, loginWindow); err != nil {
+		return err
+	}
+	if err := h.Store.ReturnAttempt(back, "login-email-addr", email+" "+addr, loginWindow); err != nil {
+		return err
+	}
+	if spaced {
+		return h.Store.ReturnAttempt(back, "login-email", email, loginEmailWindow)
+	}
+	return nil
+}
+
+// admit signs the visit in as the customer whose password it gave, in the
+// customer's own language, and welcomes them.
+func (h *Account) admit(c *fiber.Ctx, email, addr string, cred store.Credentials) error {
+	ctx := c.UserContext()
+	if err := h.Store.RecordSignIn(ctx, email, cred, addr); err != nil {
+		return err
+	}
 	if err := h.signIn(c, cred.CustomerID, cred.Name, string(cred.Role)); err != nil {
-		return false, "", err
+		return err
 	}
 	// The customer's own language, read once here so that no page has to.
 	cust, err := h.Store.Customer(ctx, cred.CustomerID)
 	if err != nil {
-		return false, "", err
+		return err
 	}
 	if err := h.languageAtSignIn(c, cust); err != nil {
-		return false, "", err
+		return err
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "auth.login.welcome", "Name", cred.Name))
-	return true, "", nil
+	return nil
 }
 
 // waitText says a wait in whole seconds or minutes.

@@ -64,12 +64,12 @@ type SMTPConfig struct {
 // percent-encoded where they hold reserved characters (@ : / ? # %). Errors
 // never repeat the password.
 func ParseSMTPURL(raw string) (SMTPConfig, error) {
-	fail := func(format string, args ...any) (SMTPConfig, error) {
-		return SMTPConfig{}, fmt.Errorf("SMTP URL: "+format, args...)
+	fail := func(err error) (SMTPConfig, error) {
+		return SMTPConfig{}, fmt.Errorf("SMTP URL: %v", err)
 	}
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return fail("empty; want smtps://user:pass@host:465 or smtp://user:pass@host:587")
+		return fail(errors.New("empty; want smtps://user:pass@host:465 or smtp://user:pass@host:587"))
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -77,82 +77,119 @@ func ParseSMTPURL(raw string) (SMTPConfig, error) {
 		if errors.As(err, &uerr) {
 			err = uerr.Err // url.Error repeats the whole URL, password included
 		}
-		return fail("%v", err)
+		return fail(err)
 	}
 	var c SMTPConfig
+	if c.Security, c.Port, err = smtpScheme(u); err != nil {
+		return fail(err)
+	}
+	if c.Username, c.Password, err = smtpUser(u); err != nil {
+		return fail(err)
+	}
+	if c.Host, err = smtpHost(u); err != nil {
+		return fail(err)
+	}
+	if c.Port, err = smtpPort(u, c.Port); err != nil {
+		return fail(err)
+	}
+	if c.Security, err = smtpStartTLS(u, c.Security); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// smtpScheme checks the URL's shape (scheme://host, no path or fragment)
+// and says what its scheme means: the security and the default port.
+func smtpScheme(u *url.URL) (SMTPSecurity, int, error) {
+	var sec SMTPSecurity
+	var port int
 	switch u.Scheme {
 	case "smtps":
-		c.Security, c.Port = SMTPImplicitTLS, DefaultSMTPSPort
+		sec, port = SMTPImplicitTLS, DefaultSMTPSPort
 	case "smtp":
-		c.Security, c.Port = SMTPStartTLS, DefaultSMTPPort
+		sec, port = SMTPStartTLS, DefaultSMTPPort
 	case "":
-		return fail("no scheme; want smtps://host (TLS) or smtp://host (STARTTLS)")
+		return 0, 0, errors.New("no scheme; want smtps://host (TLS) or smtp://host (STARTTLS)")
 	default:
-		return fail("scheme %q is not smtps or smtp", u.Scheme)
+		return 0, 0, fmt.Errorf("scheme %q is not smtps or smtp", u.Scheme)
 	}
 	if u.Opaque != "" {
-		return fail("want %s://host, with the two slashes", u.Scheme)
+		return 0, 0, fmt.Errorf("want %s://host, with the two slashes", u.Scheme)
 	}
 	if u.Path != "" && u.Path != "/" {
-		return fail("unexpected path %q", u.Path)
+		return 0, 0, fmt.Errorf("unexpected path %q", u.Path)
 	}
 	if u.Fragment != "" {
-		return fail("unexpected fragment %q", u.Fragment)
+		return 0, 0, fmt.Errorf("unexpected fragment %q", u.Fragment)
 	}
+	return sec, port, nil
+}
 
-	if u.User != nil {
-		c.Username = u.User.Username()
-		c.Password, _ = u.User.Password()
-		if c.Username == "" {
-			return fail("empty user name before @")
-		}
-		if strings.ContainsFunc(c.Username, unicode.IsControl) {
-			return fail("the user name holds a control character")
-		}
-		if strings.ContainsFunc(c.Password, unicode.IsControl) {
-			return fail("the password holds a control character")
-		}
+// smtpUser is the URL's user and password for SMTP AUTH (none without a
+// user). The errors never repeat the password.
+func smtpUser(u *url.URL) (user, password string, err error) {
+	if u.User == nil {
+		return "", "", nil
 	}
+	user = u.User.Username()
+	password, _ = u.User.Password() // a user without one: AUTH with an empty password
+	if user == "" {
+		return "", "", errors.New("empty user name before @")
+	}
+	if strings.ContainsFunc(user, unicode.IsControl) {
+		return "", "", errors.New("the user name holds a control character")
+	}
+	if strings.ContainsFunc(password, unicode.IsControl) {
+		return "", "", errors.New("the password holds a control character")
+	}
+	return user, password, nil
+}
 
-	if c.Host, err = smtpHost(u); err != nil {
-		return fail("%v", err)
-	}
-	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return fail("port %q is not a number from 1 to 65535", p)
+// smtpPort is the URL's port, or def (the scheme's) when it gives none.
+func smtpPort(u *url.URL, def int) (int, error) {
+	p := u.Port()
+	if p == "" {
+		if strings.HasSuffix(u.Host, ":") {
+			return 0, fmt.Errorf("empty port after %q; leave out the colon for the default port", u.Host)
 		}
-		c.Port = n
-	} else if strings.HasSuffix(u.Host, ":") {
-		return fail("empty port after %q; leave out the colon for the default port", u.Host)
+		return def, nil
 	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("port %q is not a number from 1 to 65535", p)
+	}
+	return n, nil
+}
 
+// smtpStartTLS reads the query's one parameter, starttls, which changes how
+// an smtp:// connection is protected; sec is the scheme's.
+func smtpStartTLS(u *url.URL, sec SMTPSecurity) (SMTPSecurity, error) {
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
-		return fail("query: %v", err)
+		return 0, fmt.Errorf("query: %v", err)
 	}
 	for key, vals := range q {
 		if key != "starttls" {
-			return fail("unknown query parameter %q (the only one is starttls)", key)
+			return 0, fmt.Errorf("unknown query parameter %q (the only one is starttls)", key)
 		}
 		if len(vals) != 1 {
-			return fail("starttls is given %d times", len(vals))
+			return 0, fmt.Errorf("starttls is given %d times", len(vals))
 		}
-		if c.Security == SMTPImplicitTLS {
-			return fail("starttls is for smtp://; smtps:// is TLS from the start")
+		if sec == SMTPImplicitTLS {
+			return 0, errors.New("starttls is for smtp://; smtps:// is TLS from the start")
 		}
 		switch vals[0] {
 		case "required":
-			c.Security = SMTPStartTLS
+			sec = SMTPStartTLS
 		case "opportunistic":
-			c.Security = SMTPStartTLSOpportunistic
+			sec = SMTPStartTLSOpportunistic
 		case "none":
-			c.Security = SMTPNoTLS
+			sec = SMTPNoTLS
 		default:
-			return fail("starttls=%q: want required, opportunistic or none", vals[0])
+			return 0, fmt.Errorf("starttls=%q: want required, opportunistic or none", vals[0])
 		}
 	}
-	return c, nil
+	return sec, nil
 }
 
 // smtpHost checks the URL's host: an IP address (IPv6 in brackets) or a

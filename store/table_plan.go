@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -65,6 +66,26 @@ func (s *Store) PlanTable(ctx context.Context) ([]string, error) {
 		}
 	}
 	return plan, nil
+}
+
+// WritePlan writes what Migrate would change, one step a line (migrate
+// --dry-run).
+func (s *Store) WritePlan(ctx context.Context, out io.Writer) error {
+	plan, err := s.PlanTable(ctx)
+	if err != nil {
+		return err
+	}
+	if len(plan) == 0 {
+		_, err = fmt.Fprintf(out, "table %s is up to date: migrate would change nothing\n", s.table)
+		return err
+	}
+	fmt.Fprintf(out, "migrate would, on table %s:\n", s.table)
+	for _, step := range plan {
+		if _, err := fmt.Fprintf(out, "  - %s\n", step); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tableSteps lists the changes the table needs; created says the table

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -118,6 +119,35 @@ func wbDate(sk string) (time.Time, error) {
 func wbAddress(v wbValue) Address {
 	return Address{Street: v.M["Street"].str(), Number: v.M["Number"].str(), ZipCode: v.M["ZipCode"].str(),
 		City: v.M["City"].str(), County: v.M["County"].str(), Country: v.M["Country"].str()}
+}
+
+// ImportWorkbenchFiles imports each model file (ImportWorkbench) and writes
+// what it wrote and what it could not take (import-workbench).
+func (s *Store) ImportWorkbenchFiles(ctx context.Context, files []string, out io.Writer) error {
+	failed := 0
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		rep, err := s.ImportWorkbench(ctx, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(out, "%s: wrote %d items, could not take %d\n", name, len(rep.Written), len(rep.Skipped))
+		for _, w := range rep.Written {
+			fmt.Fprintf(out, "  wrote    %s\n", w)
+		}
+		for _, s := range rep.Skipped {
+			fmt.Fprintf(out, "  skipped  %s\n", s)
+		}
+		failed += len(rep.Skipped)
+	}
+	if failed > 0 {
+		fmt.Fprintf(out, "%d items could not be taken (see above)\n", failed)
+	}
+	return nil
 }
 
 // ImportWorkbench reads NoSQL Workbench model files (the AWS online-shop
