@@ -4,12 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-
 	"shop/handlers"
 	"shop/jobs"
 	"shop/store/payment"
-	"shop/web/paths"
 )
 
 // DefaultPaymentHold is how long checkout holds an order for its card
@@ -48,23 +45,4 @@ func (cfg *Config) paymentDefaults(returnBase string) (*handlers.PaymentPages, e
 		cfg.PaymentEvents = cfg.Settler
 	}
 	return &handlers.PaymentPages{Payments: cfg.Payments, Store: cfg.Store, BaseURL: returnBase, Log: cfg.Log}, nil
-}
-
-// webhooks routes the active card provider's webhook: the test
-// provider's in test mode, Stripe's with Stripe (its Stripe-Signature
-// header). No session and no CSRF: the signature, checked over the raw
-// body first, is the check.
-func (cfg *Config) webhooks(app *fiber.App, testMode bool) error {
-	if testMode {
-		if cfg.PaymentEvents == nil {
-			return errors.New("web: test payments need PaymentEvents to apply their webhook's events")
-		}
-		hook := &handlers.Webhook{Provider: cfg.TestPayments, Header: payment.TestSignatureHeader, Events: cfg.PaymentEvents, Log: cfg.Log}
-		app.Post(paths.WebhookTest, deadline(cfg.RequestTimeout), hook.Receive)
-	}
-	if pr := cfg.Payments.Active(); pr != nil && pr.Name() == payment.ProviderStripe {
-		hook := &handlers.Webhook{Provider: pr, Header: "Stripe-Signature", Events: cfg.PaymentEvents, Log: cfg.Log}
-		app.Post(paths.WebhookStripe, deadline(cfg.RequestTimeout), hook.Receive)
-	}
-	return nil
 }

@@ -1,17 +1,25 @@
 // Package paths builds the shop's URLs: the one place a link, a form's
-// action, an htmx request or a redirect gets its path. web/app.go registers
-// the routes they lead to, and web/paths_test.go checks that every builder
-// here meets a route of the right method.
+// action, an htmx request or a redirect gets its path, and the one place
+// each route's pattern is written. web/routes.go registers its routes with
+// these patterns (Order's route is OrderPattern, "/orders/:id"), and a
+// builder fills the same pattern (Order(id)), so a link cannot lead
+// elsewhere than its route. web/paths_test.go checks that every pattern is
+// routed, every route is a pattern of here, and what a builder adds to its
+// pattern (a query, a file name) still meets the route.
 //
 // It imports only the standard library and the embedded static files (for
 // their versions), so every package may use it.
 //
 // Ids go through url.PathEscape (a valid id needs none, but a link must not
 // change shape whatever it is given); queries through url.Values.
+//
+// A pattern is written as Fiber reads it: a parameter is a whole segment,
+// ":name", and named as its handler reads it (c.Params("name")).
 package paths
 
 import (
 	"net/url"
+	"strings"
 
 	"shop/static"
 )
@@ -51,11 +59,44 @@ func Static(name string) string {
 	return "/static/" + name
 }
 
-// under joins a base path and escaped segments: under("/orders", id) is
-// "/orders/<id>".
-func under(base string, segments ...string) string {
-	for _, s := range segments {
-		base += "/" + url.PathEscape(s)
+// The machine endpoints: health (the process serves and has its engine),
+// readiness (DynamoDB answers) and the metrics, from this machine only.
+const (
+	Healthz = "/healthz"
+	Readyz  = "/readyz"
+	Metrics = "/metrics"
+)
+
+// fill puts the values, escaped, in the parameters of a route's pattern,
+// in order: fill("/orders/:id/returns/:rid", "o1", "r1") is
+// "/orders/o1/returns/r1". A builder gives as many values as its pattern
+// has parameters (web/paths_test.go checks each call); a mismatch is a
+// bug, and panics.
+func fill(pattern string, values ...string) string {
+	var b strings.Builder
+	b.Grow(len(pattern) + 16)
+	rest := pattern
+	for rest != "" {
+		i := strings.Index(rest, "/:")
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i+1])
+		rest = rest[i+2:]
+		if len(values) == 0 {
+			panic("paths: too few values for " + pattern)
+		}
+		b.WriteString(url.PathEscape(values[0]))
+		values = values[1:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			rest = rest[j:]
+		} else {
+			rest = ""
+		}
 	}
-	return base
+	if len(values) > 0 {
+		panic("paths: too many values for " + pattern)
+	}
+	return b.String()
 }
