@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,121 +13,6 @@ import (
 
 // stockBack is a stock level a refund put units back into.
 type stockBack struct{ productID, warehouseID string }
-
-type plannedRefund struct {
-	Refund
-	mailed    bool
-	unshipped bool // units of a placed order, back where allocated
-}
-
-// lineTake is n units of an order's line a refund takes back.
-type lineTake struct {
-	item OrderItem
-	n    int
-}
-
-// refundPlan is a refund worked out from the order as read, before any
-// write: what it gives back and to which tender, and what it needs to
-// write (the invoice, the tenders, the lines it takes).
-type refundPlan struct {
-	plannedRefund
-	inv       Invoice
-	tend      tenders
-	takes     []lineTake
-	unitsLeft int // units of the order not refunded after this one
-}
-
-// planRefund works out a refund of d: its lines at what they cost after
-// the discount, delivery if given back, and the amount split gift card
-// first, then card. Pure: the preview staff confirm and the transaction
-// that makes the refund are the same plan.
-func planRefund(d OrderDetails, req OrderRefundRequest, cancel bool, now time.Time) (refundPlan, error) {
-	o := d.Order
-	inv, ok := d.Invoice()
-	if !ok {
-		return refundPlan{}, fmt.Errorf("order %s has no invoice: %w", o.ID, ErrBadRefund)
-	}
-	if cancel && o.Status != OrderPlaced {
-		if o.Status == OrderCancelled {
-			return refundPlan{}, fmt.Errorf("order %s is cancelled already: %w", o.ID, ErrNotCancelable)
-		}
-		return refundPlan{}, ErrNotCancelable
-	}
-	p := refundPlan{inv: inv, plannedRefund: plannedRefund{Refund: Refund{
-		ID: req.Key, OrderID: o.ID, At: now, Reason: req.Reason, RestockWarehouse: req.RestockWarehouse,
-		ByID: req.By.ID, ByName: req.By.Buyer().Label(req.By.ID), Cancel: cancel, Status: RefundDone,
-	}}}
-	cur := o.Total.Currency
-
-	// Which units go back, and what they give.
-	switch {
-	case cancel:
-		for _, it := range d.Items {
-			if n := it.Quantity - it.Refunded; n > 0 {
-				p.takes = append(p.takes, lineTake{it, n})
-			}
-		}
-	case len(req.Lines) > 0:
-		if req.Amount.Amount != 0 {
-			return refundPlan{}, fmt.Errorf("refund by lines or by amount, not both: %w", ErrBadRefund)
-		}
-		seen := map[string]bool{}
-		for _, l := range req.Lines {
-			key := orderItemSortKey(l.ProductID, l.DropID)
-			if seen[key] {
-				return refundPlan{}, fmt.Errorf("line %s twice: %w", l.ProductID, ErrBadRefund)
-			}
-			seen[key] = true
-			i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == l.ProductID && it.DropID == l.DropID })
-			if i < 0 {
-				return refundPlan{}, fmt.Errorf("product %s is not on order %s: %w", l.ProductID, o.ID, ErrRefundLines)
-			}
-			if l.Quantity < 1 || l.Quantity > d.Items[i].Quantity-d.Items[i].Refunded {
-				return refundPlan{}, fmt.Errorf("%s: %w", d.Items[i].ProductName, ErrRefundLines)
-			}
-			p.takes = append(p.takes, lineTake{d.Items[i], l.Quantity})
-		}
-	}
-	var amount int64
-	for _, it := range d.Items {
-		p.unitsLeft += it.Quantity - it.Refunded
-	}
-	for _, t := range p.takes {
-		v := lineValue(o, t.item, t.n)
-		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Names: t.item.Names, Quantity: t.n, Amount: Money{v, cur}})
-		amount += v
-		p.unitsLeft -= t.n
-	}
-	amount, ship, err := refundAmount(o, req, cancel, len(p.takes), amount, len(p.takes) > 0 && p.unitsLeft == 0)
-	if err != nil {
-		return refundPlan{}, err
-	}
-	p.Shipping = Money{ship, cur}
-	p.tend = tendersOf(o, inv)
-	gc, card, err := p.tend.split(amount)
-	if err != nil {
-		return refundPlan{}, err
-	}
-	if gc > 0 && p.tend.giftCardCode == "" {
-		return refundPlan{}, fmt.Errorf("this order's gift card is not on its invoice (an order from before refunds): %w", ErrBadRefund)
-	}
-	if card > 0 && p.tend.chargeID == "" {
-		return refundPlan{}, fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
-	}
-	p.Amount, p.GiftCard, p.Card, p.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, p.tend.chargeID
-	if card > 0 {
-		p.Status = RefundCardPending
-		p.Provider = p.tend.provider
-	}
-
-	// Where the units go back: units of an order not shipping yet never
-	// left their warehouses, so they go back there (cancel implies placed).
-	p.unshipped = len(p.takes) > 0 && o.Status == OrderPlaced
-	if p.unshipped {
-		p.RestockWarehouse, p.BackWhereAllocated = "", true
-	}
-	return p, nil
-}
 
 // refundItems plans a refund of d and builds its transaction: the refund's
 // record first (its failure: the key is taken), the order second (its
