@@ -81,13 +81,9 @@ func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCard
 	if err != nil {
 		return 0, err
 	}
-	numbers := make([]string, len(orders))
-	for i, o := range orders {
-		n, ok := ParseOrderNumber(o.Number)
-		if !ok {
-			return 0, fmt.Errorf("seed order %q: not an order number", o.Number)
-		}
-		numbers[i] = n
+	numbers, err := pastOrderNumbers(orders)
+	if err != nil {
+		return 0, err
 	}
 	taken, err := s.takenOrderNumbers(ctx, numbers)
 	if err != nil {
@@ -132,7 +128,31 @@ func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCard
 		return 0, err
 	}
 	items = append(items, codeItems...)
-	// A few batches at once: DynamoDB takes them in parallel.
+	if err := s.writePastItems(ctx, items); err != nil {
+		return 0, fmt.Errorf("seed orders: %w", err)
+	}
+	if err := s.countPastOrders(ctx, counted, listShards); err != nil {
+		return 0, fmt.Errorf("seed orders: count them in their days: %w", err)
+	}
+	return written, nil
+}
+
+// pastOrderNumbers are the orders' numbers as the shop keeps them.
+func pastOrderNumbers(orders []PastOrder) ([]string, error) {
+	numbers := make([]string, len(orders))
+	for i, o := range orders {
+		n, ok := ParseOrderNumber(o.Number)
+		if !ok {
+			return nil, fmt.Errorf("seed order %q: not an order number", o.Number)
+		}
+		numbers[i] = n
+	}
+	return numbers, nil
+}
+
+// writePastItems writes the seeded items in batches, a few batches at
+// once: DynamoDB takes them in parallel.
+func (s *Store) writePastItems(ctx context.Context, items []map[string]types.AttributeValue) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for batch := range slices.Chunk(items, batchWriteSize) {
@@ -142,20 +162,19 @@ func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCard
 		}
 		g.Go(func() error { return s.batchWrite(gctx, writes) })
 	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("seed orders: %w", err)
-	}
-	// Each order into its day's totals: one transaction an order, on
-	// condition it is not counted yet, so a second run counts none twice.
-	g, gctx = errgroup.WithContext(ctx)
+	return g.Wait()
+}
+
+// countPastOrders puts each order into its day's totals: one transaction
+// an order, on condition it is not counted yet, so a second run counts
+// none twice.
+func (s *Store) countPastOrders(ctx context.Context, orders []Order, listShards int) error {
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
-	for _, o := range counted {
+	for _, o := range orders {
 		g.Go(func() error { return s.countOlderOrder(gctx, o, listShards) })
 	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("seed orders: count them in their days: %w", err)
-	}
-	return written, nil
+	return g.Wait()
 }
 
 // pastCodeItems are the codes' items as the past orders left them (gifts
