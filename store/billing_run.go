@@ -127,38 +127,11 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 		return sub, Receipt{}, errors.New("complete payment: no intent recorded")
 	}
 	period := sub.Intent.Period
-	next := sub
-	next.NextPaymentDate = sub.PeriodEnd(period) // after a trial, its share runs to the payment date
-	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
-	next.LastPaymentDate = period
-	if !sub.NewPriceFrom.IsZero() && !period.Before(sub.NewPriceFrom) {
-		// The announced price is now the price.
-		next.MonthlyPrice, next.NewPrice, next.NewPriceFrom = sub.NewPrice, Money{}, time.Time{}
+	next, err := s.paidSubscription(ctx, sub, today)
+	if err != nil {
+		return sub, Receipt{}, err
 	}
-	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
-	if next.Category == "" {
-		// A subscription from before VAT: its product says the rate, and
-		// the write below keeps it for the next payments.
-		p, err := s.Product(ctx, sub.ProductID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return sub, Receipt{}, err
-		}
-		next.Category = p.Category
-	}
-	if sub.Coupon.Covers() {
-		// One covered payment used, in this write (conditional on the
-		// version read): counted once however often the job runs.
-		next.Coupon = sub.Coupon.used()
-	}
-	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
-	receipt.withDiscount(sub.Coupon, sub.DiscountFor(period))
-	receipt.Shipping = sub.ShippingFor(period)
-	units := sub.PeriodMonths * sub.Units()
-	if share, ok := sub.trialShare(period); ok {
-		// The first charge after a trial pays its days as a new
-		// subscriber's first days do, and ships as they do.
-		receipt.Kind, units = ReceiptFirstDays, share.Units()*sub.Units()
-	}
+	receipt, units := periodReceipt(sub, next, charge, period)
 	so, ships, err := s.planSubscriptionOrder(ctx, sub, receipt, units)
 	if err != nil {
 		return sub, Receipt{}, err
@@ -180,33 +153,13 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 				withOrder = next.withOrder(so.periodOrder(period))
 				receipt.orderID = so.order.ID
 			}
-			items, err := s.receiptWrites(receipt)
+			items, written, at, err := s.paymentItems(ctx, sub, withOrder, receipt, charge, mail, eventID)
 			if err != nil {
 				return nil, err
 			}
-			put, written, err := s.subscriptionPut(ctx, withOrder)
-			if err != nil {
-				return nil, err
-			}
-			saved, items = written, append(items, put...)
-			if items, err = s.withShopEvent(items, EventSubscriptionRenewed, sub.AccountID, charge.At, func() any { return eventSubscription(written, &receipt) }); err != nil {
-				return nil, err
-			}
-			if mail != nil {
-				if m := mail(receipt); m != nil {
-					mp, err := s.mailPut(*m)
-					if err != nil {
-						return nil, err
-					}
-					items = append(items, mp)
-				}
-			}
-			if eventID != "" {
-				b := &txItems{s: s}
-				if err := s.eventItem(b, ProviderOf(charge.Provider), eventID, sub.ID, eventPaid, charge.At); err != nil {
-					return nil, err
-				}
-				eventAt, items = len(items), append(items, b.tx...)
+			saved = written
+			if at >= 0 {
+				eventAt = at
 			}
 			counter, err := s.bookCounterWrite(n)
 			if err != nil {
@@ -230,6 +183,87 @@ func (s *Store) completePayment(ctx context.Context, sub Subscription, charge Ga
 		return sub, Receipt{}, fmt.Errorf("subscription %s: %w", sub.ID, ErrConflict)
 	}
 	return sub, Receipt{}, fmt.Errorf("complete payment of %s: %w", sub.ID, err)
+}
+
+// paidSubscription is sub once its intent's period is paid: its next
+// dates, the announced price if it starts now, active again, a covered
+// payment of its coupon used, and the VAT category of a subscription from
+// before VAT (read from its product, and kept by the write).
+func (s *Store) paidSubscription(ctx context.Context, sub Subscription, today time.Time) (Subscription, error) {
+	period := sub.Intent.Period
+	next := sub
+	next.NextPaymentDate = sub.PeriodEnd(period) // after a trial, its share runs to the payment date
+	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
+	next.LastPaymentDate = period
+	if !sub.NewPriceFrom.IsZero() && !period.Before(sub.NewPriceFrom) {
+		// The announced price is now the price.
+		next.MonthlyPrice, next.NewPrice, next.NewPriceFrom = sub.NewPrice, Money{}, time.Time{}
+	}
+	next.Status, next.Attempt, next.RetryDate, next.Intent = SubscriptionActive, 0, time.Time{}, nil
+	if next.Category == "" {
+		p, err := s.Product(ctx, sub.ProductID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return sub, err
+		}
+		next.Category = p.Category
+	}
+	if sub.Coupon.Covers() {
+		// One covered payment used, in this write (conditional on the
+		// version read): counted once however often the job runs.
+		next.Coupon = sub.Coupon.used()
+	}
+	return next, nil
+}
+
+// periodReceipt is the receipt of sub's period paid by charge (next: sub
+// as the payment leaves it), and the units the period ships.
+func periodReceipt(sub, next Subscription, charge GatewayCharge, period time.Time) (Receipt, int) {
+	receipt := NewReceipt(next, charge, period, next.NextPaymentDate)
+	receipt.withDiscount(sub.Coupon, sub.DiscountFor(period))
+	receipt.Shipping = sub.ShippingFor(period)
+	units := sub.PeriodMonths * sub.Units()
+	if share, ok := sub.trialShare(period); ok {
+		// The first charge after a trial pays its days as a new
+		// subscriber's first days do, and ships as they do.
+		receipt.Kind, units = ReceiptFirstDays, share.Units()*sub.Units()
+	}
+	return receipt, units
+}
+
+// paymentItems are a payment's writes but the receipt book's counter:
+// the receipt, the subscription as paid (saved: as written), the shop's
+// event, the receipt's mail if any, and the provider's event item if
+// eventID is given (eventAt: its index, or -1).
+func (s *Store) paymentItems(ctx context.Context, sub, paid Subscription, receipt Receipt, charge GatewayCharge, mail func(Receipt) *Mail, eventID string) (items []types.TransactWriteItem, saved Subscription, eventAt int, err error) {
+	eventAt = -1
+	if items, err = s.receiptWrites(receipt); err != nil {
+		return nil, Subscription{}, -1, err
+	}
+	put, written, err := s.subscriptionPut(ctx, paid)
+	if err != nil {
+		return nil, Subscription{}, -1, err
+	}
+	items = append(items, put...)
+	if items, err = s.withShopEvent(items, EventSubscriptionRenewed, sub.AccountID, charge.At, func() any { return eventSubscription(written, &receipt) }); err != nil {
+		return nil, Subscription{}, -1, err
+	}
+	if mail != nil {
+		if m := mail(receipt); m != nil {
+			mp, err := s.mailPut(*m)
+			if err != nil {
+				return nil, Subscription{}, -1, err
+			}
+			items = append(items, mp)
+		}
+	}
+	if eventID != "" {
+		b := &txItems{s: s}
+		if err := s.eventItem(b, ProviderOf(charge.Provider), eventID, sub.ID, eventPaid, charge.At); err != nil {
+			return nil, Subscription{}, -1, err
+		}
+		eventAt, items = len(items), append(items, b.tx...)
+	}
+	return items, written, eventAt, nil
 }
 
 // FailPayment records a declined charge: the subscription is past due and

@@ -55,40 +55,102 @@ func (e *CodeError) Unwrap() error { return e.Err }
 // and stock together), one GetItem per code and one Query of the shipping
 // zones, all at once.
 func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, error) {
-	if len(req.Lines) == 0 {
-		return Quote{}, ErrEmptyOrder
+	if err := checkCheckoutLines(req.Lines); err != nil {
+		return Quote{}, err
 	}
-	if len(req.Lines) > MaxCartLines {
-		return Quote{}, ErrCartFull
+	r, err := s.readCheckout(ctx, req)
+	if err != nil {
+		return Quote{}, err
+	}
+	var lines []allocationLine
+	subtotal := Money{Currency: r.price(req.Lines, 0).Currency}
+	for i, l := range req.Lines {
+		p := r.products[i]
+		if r.price(req.Lines, i).Currency != subtotal.Currency {
+			return Quote{}, ErrMixedCurrency
+		}
+		if l.DropID == "" {
+			lines = append(lines, allocationLine{ProductID: p.ID, ProductName: p.Name, Names: p.Names(), Quantity: l.Quantity, Stock: r.stock[i]})
+		}
+		subtotal.Amount += r.price(req.Lines, i).Amount * int64(l.Quantity)
+	}
+	var allocations [][]Allocation
+	if len(lines) > 0 {
+		if allocations, err = allocateOrder(lines); err != nil {
+			return Quote{}, err
+		}
+	}
+	q := Quote{Discount: r.discount, GiftCard: r.gift}
+	s.quoteItems(&q, req, r, allocations)
+	if err := q.quoteTender(r.zones, req.ShipTo.Country, subtotal); err != nil {
+		return Quote{}, err
+	}
+	return q, nil
+}
+
+// checkCheckoutLines refuses a checkout's lines before anything is read:
+// none or too many, a quantity out of bounds, a line twice, or more than
+// the one ticket of one unit an order may redeem.
+func checkCheckoutLines(lines []CheckoutLine) error {
+	if len(lines) == 0 {
+		return ErrEmptyOrder
+	}
+	if len(lines) > MaxCartLines {
+		return ErrCartFull
 	}
 	seen := map[string]bool{}
 	tickets := 0
-	for _, l := range req.Lines {
+	for _, l := range lines {
 		if l.Quantity < 1 || l.Quantity > MaxLineQty {
-			return Quote{}, ErrBadQty
+			return ErrBadQty
 		}
 		key := cartLineKey(l.ProductID, l.DropID)
 		if seen[key] {
-			return Quote{}, fmt.Errorf("product %s twice in one order", key)
+			return fmt.Errorf("product %s twice in one order", key)
 		}
 		seen[key] = true
 		if l.DropID != "" {
 			// One ticket line per order keeps the transaction's bound (one
 			// more item, the ticket's redemption).
 			if tickets++; tickets > 1 {
-				return Quote{}, ErrOneTicketPerOrder
+				return ErrOneTicketPerOrder
 			}
 			if l.Quantity != 1 || !ValidID(l.DropID) {
-				return Quote{}, fmt.Errorf("a ticket buys one unit: %w", ErrTicketNotRedeemable)
+				return fmt.Errorf("a ticket buys one unit: %w", ErrTicketNotRedeemable)
 			}
 		}
 	}
+	return nil
+}
 
-	products := make([]Product, len(req.Lines))
-	drops := make([]Drop, len(req.Lines))
-	stock := make([][]StockLevel, len(req.Lines))
-	var gift *GiftCard
-	var discount *DiscountCode
+// checkoutRead is what a quote reads: per line its product, stock and
+// (for a ticket) drop; the shipping zones; the codes given, if usable.
+type checkoutRead struct {
+	products []Product
+	drops    []Drop
+	stock    [][]StockLevel
+	zones    []ShippingZone
+	gift     *GiftCard
+	discount *DiscountCode
+}
+
+// price is what line i costs a unit: a ticket line its drop's price (it
+// takes no stock: its unit was set aside when the drop was made), any
+// other its product's.
+func (r checkoutRead) price(lines []CheckoutLine, i int) Money {
+	if lines[i].DropID != "" {
+		return r.drops[i].Price
+	}
+	return r.products[i].Price
+}
+
+// readCheckout reads what a quote of req needs, all at once.
+func (s *Store) readCheckout(ctx context.Context, req CheckoutRequest) (checkoutRead, error) {
+	r := checkoutRead{
+		products: make([]Product, len(req.Lines)),
+		drops:    make([]Drop, len(req.Lines)),
+		stock:    make([][]StockLevel, len(req.Lines)),
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i, l := range req.Lines {
 		g.Go(func() error {
@@ -99,126 +161,123 @@ func (s *Store) QuoteCheckout(ctx context.Context, req CheckoutRequest) (Quote, 
 			if errors.Is(err, ErrNotFound) {
 				return &StockShortError{ProductID: l.ProductID, ProductName: "A product in your cart", Wanted: l.Quantity}
 			}
-			products[i], stock[i] = p, st
+			r.products[i], r.stock[i] = p, st
 			if err == nil && l.DropID != "" {
-				drops[i], err = s.ticketForCheckout(gctx, l, req.CustomerID)
+				r.drops[i], err = s.ticketForCheckout(gctx, l, req.CustomerID)
 			}
 			return err
 		})
 	}
-	var zones []ShippingZone
 	g.Go(func() error {
 		var err error
-		zones, err = s.ShippingZones(gctx)
+		r.zones, err = s.ShippingZones(gctx)
 		return err
 	})
 	if req.GiftCardCode != "" {
 		g.Go(func() error {
-			gc, err := s.GiftCard(gctx, req.GiftCardCode)
-			switch {
-			case errors.Is(err, ErrNotFound):
-				return &CodeError{Field: "giftcard", Err: ErrNotFound}
-			case err != nil:
-				return err
-			case gc.Balance.Amount <= 0:
-				return &CodeError{Field: "giftcard", Err: ErrGiftCardUsed}
-			}
-			gift = &gc
-			return nil
+			var err error
+			r.gift, err = s.checkoutGiftCard(gctx, req.GiftCardCode)
+			return err
 		})
 	}
 	if req.DiscountCode != "" {
 		g.Go(func() error {
-			dc, err := s.DiscountCode(gctx, req.DiscountCode)
-			switch {
-			case errors.Is(err, ErrNotFound):
-				return &CodeError{Field: "discount", Err: ErrNotFound}
-			case err != nil:
-				return err
-			}
-			if err := dc.Usable(s.now()); err != nil {
-				return &CodeError{Field: "discount", Err: err}
-			}
-			discount = &dc
-			return nil
+			var err error
+			r.discount, err = s.checkoutDiscount(gctx, req.DiscountCode)
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return Quote{}, err
+		return checkoutRead{}, err
 	}
+	return r, nil
+}
 
-	// A ticket line is priced at its drop's price and takes no stock: its
-	// unit was set aside when the drop was made.
-	price := func(i int) Money {
-		if req.Lines[i].DropID != "" {
-			return drops[i].Price
-		}
-		return products[i].Price
+// checkoutGiftCard is the gift card of code, refused by field when there
+// is none or nothing is left on it.
+func (s *Store) checkoutGiftCard(ctx context.Context, code string) (*GiftCard, error) {
+	gc, err := s.GiftCard(ctx, code)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, &CodeError{Field: "giftcard", Err: ErrNotFound}
+	case err != nil:
+		return nil, err
+	case gc.Balance.Amount <= 0:
+		return nil, &CodeError{Field: "giftcard", Err: ErrGiftCardUsed}
 	}
-	var lines []allocationLine
-	subtotal := Money{Currency: price(0).Currency}
-	for i, l := range req.Lines {
-		p := products[i]
-		if price(i).Currency != subtotal.Currency {
-			return Quote{}, ErrMixedCurrency
-		}
-		if l.DropID == "" {
-			lines = append(lines, allocationLine{ProductID: p.ID, ProductName: p.Name, Names: p.Names(), Quantity: l.Quantity, Stock: stock[i]})
-		}
-		subtotal.Amount += price(i).Amount * int64(l.Quantity)
+	return &gc, nil
+}
+
+// checkoutDiscount is the discount code of code, refused by field when
+// there is none or it cannot be used now.
+func (s *Store) checkoutDiscount(ctx context.Context, code string) (*DiscountCode, error) {
+	dc, err := s.DiscountCode(ctx, code)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, &CodeError{Field: "discount", Err: ErrNotFound}
+	case err != nil:
+		return nil, err
 	}
-	var allocations [][]Allocation
-	if len(lines) > 0 {
-		var err error
-		if allocations, err = allocateOrder(lines); err != nil {
-			return Quote{}, err
-		}
+	if err := dc.Usable(s.now()); err != nil {
+		return nil, &CodeError{Field: "discount", Err: err}
 	}
-	q := Quote{Discount: discount, GiftCard: gift}
+	return &dc, nil
+}
+
+// quoteItems makes q's order lines, priced, with the allocations of the
+// lines that take stock (in order), and notes the stock levels they take
+// from and whether each is left low.
+func (s *Store) quoteItems(q *Quote, req CheckoutRequest, r checkoutRead, allocations [][]Allocation) {
 	for i, l := range req.Lines {
 		it := OrderItem{
-			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: products[i].Name, Names: products[i].Names(),
-			Price: price(i), Quantity: l.Quantity, VATRate: s.vat.Of(products[i].Category),
+			CustomerID: req.CustomerID, ProductID: l.ProductID, ProductName: r.products[i].Name, Names: r.products[i].Names(),
+			Price: r.price(req.Lines, i), Quantity: l.Quantity, VATRate: s.vat.Of(r.products[i].Category),
 		}
 		if l.DropID != "" {
 			// Shipped from where the drop's units were set aside (taking
 			// no stock: the drop took it when it was made).
-			it.DropID, it.redeemWithin = l.DropID, drops[i].RedeemWithin
-			if w := drops[i].shipFrom(); w != "" {
+			it.DropID, it.redeemWithin = l.DropID, r.drops[i].RedeemWithin
+			if w := r.drops[i].shipFrom(); w != "" {
 				it.Allocations = []Allocation{{WarehouseID: w, Quantity: 1}}
 			}
 		} else {
 			it.Allocations, allocations = allocations[0], allocations[1:]
 			for _, a := range it.Allocations {
 				low := true
-				if at := slices.IndexFunc(stock[i], func(l StockLevel) bool { return l.WarehouseID == a.WarehouseID }); at >= 0 {
-					low = stock[i][at].Quantity-a.Quantity < stock[i][at].LowStockAt()
+				if at := slices.IndexFunc(r.stock[i], func(l StockLevel) bool { return l.WarehouseID == a.WarehouseID }); at >= 0 {
+					low = r.stock[i][at].Quantity-a.Quantity < r.stock[i][at].LowStockAt()
 				}
 				q.taken = append(q.taken, stockTaken{l.ProductID, a.WarehouseID, low})
 			}
 		}
 		q.Items = append(q.Items, it)
 	}
+}
+
+// quoteTender works out what q pays and how: the discount off subtotal,
+// delivery to country, and the gift card's balance first; a code in
+// another currency than the order is refused by field.
+func (q *Quote) quoteTender(zones []ShippingZone, country string, subtotal Money) error {
 	off := Money{Currency: subtotal.Currency}
-	if discount != nil {
-		if discount.Kind == DiscountFixed && discount.Amount.Currency != subtotal.Currency {
-			return Quote{}, &CodeError{Field: "discount", Err: ErrMixedCurrency}
+	if q.Discount != nil {
+		if q.Discount.Kind == DiscountFixed && q.Discount.Amount.Currency != subtotal.Currency {
+			return &CodeError{Field: "discount", Err: ErrMixedCurrency}
 		}
-		off = discount.Off(subtotal)
+		off = q.Discount.Off(subtotal)
 	}
 	balance := Money{Currency: subtotal.Currency}
-	if gift != nil {
-		if gift.Balance.Currency != subtotal.Currency {
-			return Quote{}, &CodeError{Field: "giftcard", Err: ErrMixedCurrency}
+	if q.GiftCard != nil {
+		if q.GiftCard.Balance.Currency != subtotal.Currency {
+			return &CodeError{Field: "giftcard", Err: ErrMixedCurrency}
 		}
-		balance = gift.Balance
+		balance = q.GiftCard.Balance
 	}
-	ship, err := q.quoteShipping(zones, req.ShipTo.Country, subtotal, off)
+	ship, err := q.quoteShipping(zones, country, subtotal, off)
 	if err != nil {
-		return Quote{}, err
+		return err
 	}
 	q.Tender = splitTender(subtotal, off, ship, balance)
-	return q, nil
+	return nil
 }
 
 // allocateOrder is allocate with at most MaxLineWarehouses warehouses per

@@ -150,47 +150,17 @@ func (s *Store) releaseItems(b *txItems, d OrderDetails, reason HoldReleaseReaso
 	if err := b.update(orderKey(o.ID), customerKey(o.CustomerID), upd, awaitingPayment(), itemRole{}); err != nil {
 		return nil, err
 	}
-	exists := expression.AttributeExists(expression.Name(attrPK))
 	var restocked []stockBack
 	var back []OrderItem // the lines to put back in the cart
 	for _, it := range d.Items {
-		err := b.update(orderKey(o.ID), orderItemSortKey(it.ProductID, it.DropID),
-			expression.Set(expression.Name("Status"), expression.Value(string(OrderExpired))).
-				Remove(expression.Name(attrGSI1PK)).Remove(expression.Name(attrGSI1SK)).
-				Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK)),
-			exists, itemRole{})
+		levels, inCart, err := releaseLine(b, o, it, giveTickets)
 		if err != nil {
 			return nil, err
 		}
-		if it.DropID != "" {
-			if !giveTickets {
-				continue
-			}
-			// Valid again, on condition it is still this order's.
-			err := b.update(ticketPartition(it.DropID), ticketSortKey(o.CustomerID),
-				expression.Set(expression.Name("Status"), expression.Value(string(TicketValid))).
-					Remove(expression.Name("OrderID")).Remove(expression.Name("RedeemedAt")),
-				expression.Name("Status").Equal(expression.Value(string(TicketRedeemed))).
-					And(expression.Name("OrderID").Equal(expression.Value(o.ID))),
-				itemRole{kind: "ticket", productID: it.ProductID, name: it.ProductName})
-			if err != nil {
-				return nil, err
-			}
+		restocked = append(restocked, levels...)
+		if inCart {
 			back = append(back, it)
-			continue
 		}
-		for _, a := range it.Allocations {
-			// Back where it was taken from (stock levels are never
-			// deleted, so the level is there).
-			err := b.update(productKey(it.ProductID), warehouseKey(a.WarehouseID),
-				expression.Add(expression.Name("Quantity"), expression.Value(a.Quantity)), exists,
-				itemRole{kind: "stock", productID: it.ProductID, name: it.ProductName, wanted: a.Quantity})
-			if err != nil {
-				return nil, err
-			}
-			restocked = append(restocked, stockBack{it.ProductID, a.WarehouseID})
-		}
-		back = append(back, it)
 	}
 	if cart != nil {
 		if put, ok := cartWithLinesBack(*cart, back, now); ok {
@@ -201,12 +171,66 @@ func (s *Store) releaseItems(b *txItems, d OrderDetails, reason HoldReleaseReaso
 			b.add(w, itemRole{kind: "cart"})
 		}
 	}
+	if err := releaseCodes(b, o); err != nil {
+		return nil, err
+	}
+	return restocked, nil
+}
+
+// releaseLine adds to b the release of one line of held order o: the line
+// expired, and what it took back where it came from, a ticket (valid
+// again, if giveTickets) or stock (restocked: the levels). inCart says
+// whether the line goes back into the cart: a ticket kept redeemed does
+// not.
+func releaseLine(b *txItems, o Order, it OrderItem, giveTickets bool) (restocked []stockBack, inCart bool, err error) {
+	exists := expression.AttributeExists(expression.Name(attrPK))
+	err = b.update(orderKey(o.ID), orderItemSortKey(it.ProductID, it.DropID),
+		expression.Set(expression.Name("Status"), expression.Value(string(OrderExpired))).
+			Remove(expression.Name(attrGSI1PK)).Remove(expression.Name(attrGSI1SK)).
+			Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK)),
+		exists, itemRole{})
+	if err != nil {
+		return nil, false, err
+	}
+	if it.DropID != "" {
+		if !giveTickets {
+			return nil, false, nil
+		}
+		// Valid again, on condition it is still this order's.
+		err := b.update(ticketPartition(it.DropID), ticketSortKey(o.CustomerID),
+			expression.Set(expression.Name("Status"), expression.Value(string(TicketValid))).
+				Remove(expression.Name("OrderID")).Remove(expression.Name("RedeemedAt")),
+			expression.Name("Status").Equal(expression.Value(string(TicketRedeemed))).
+				And(expression.Name("OrderID").Equal(expression.Value(o.ID))),
+			itemRole{kind: "ticket", productID: it.ProductID, name: it.ProductName})
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, true, nil
+	}
+	for _, a := range it.Allocations {
+		// Back where it was taken from (stock levels are never
+		// deleted, so the level is there).
+		err := b.update(productKey(it.ProductID), warehouseKey(a.WarehouseID),
+			expression.Add(expression.Name("Quantity"), expression.Value(a.Quantity)), exists,
+			itemRole{kind: "stock", productID: it.ProductID, name: it.ProductName, wanted: a.Quantity})
+		if err != nil {
+			return nil, false, err
+		}
+		restocked = append(restocked, stockBack{it.ProductID, a.WarehouseID})
+	}
+	return restocked, true, nil
+}
+
+// releaseCodes adds to b what held order o took of its codes, given back:
+// the gift card's balance, and the discount code's use.
+func releaseCodes(b *txItems, o Order) error {
 	if gc := o.Hold.giftCard; gc.Amount > 0 {
 		err := b.update(giftCardKey(o.Hold.giftCardCode), giftCardKey(o.Hold.giftCardCode),
 			expression.Set(expression.Name("Balance"), expression.Name("Balance").Plus(expression.Value(gc.Amount))),
-			exists, itemRole{kind: "giftcard"})
+			expression.AttributeExists(expression.Name(attrPK)), itemRole{kind: "giftcard"})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if code := o.Hold.discountCode; code != "" {
@@ -216,10 +240,10 @@ func (s *Store) releaseItems(b *txItems, d OrderDetails, reason HoldReleaseReaso
 			expression.Add(expression.Name("Used"), expression.Value(-1)),
 			expression.Name("Used").GreaterThan(expression.Value(0)), itemRole{kind: "discount"})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return restocked, nil
+	return nil
 }
 
 // cartWithLinesBack is cart with the order's lines back in it, at their

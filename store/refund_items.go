@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,124 +14,11 @@ import (
 // stockBack is a stock level a refund put units back into.
 type stockBack struct{ productID, warehouseID string }
 
-type plannedRefund struct {
-	Refund
-	mailed    bool
-	unshipped bool // units of a placed order, back where allocated
-}
-
-// lineTake is n units of an order's line a refund takes back.
-type lineTake struct {
-	item OrderItem
-	n    int
-}
-
-// refundPlan is a refund worked out from the order as read, before any
-// write: what it gives back and to which tender, and what it needs to
-// write (the invoice, the tenders, the lines it takes).
-type refundPlan struct {
-	plannedRefund
-	inv       Invoice
-	tend      tenders
-	takes     []lineTake
-	unitsLeft int // units of the order not refunded after this one
-}
-
-// planRefund works out a refund of d: its lines at what they cost after
-// the discount, delivery if given back, and the amount split gift card
-// first, then card. Pure: the preview staff confirm and the transaction
-// that makes the refund are the same plan.
-func planRefund(d OrderDetails, req OrderRefundRequest, cancel bool, now time.Time) (refundPlan, error) {
-	o := d.Order
-	inv, ok := d.Invoice()
-	if !ok {
-		return refundPlan{}, fmt.Errorf("order %s has no invoice: %w", o.ID, ErrBadRefund)
-	}
-	if cancel && o.Status != OrderPlaced {
-		if o.Status == OrderCancelled {
-			return refundPlan{}, fmt.Errorf("order %s is cancelled already: %w", o.ID, ErrNotCancelable)
-		}
-		return refundPlan{}, ErrNotCancelable
-	}
-	p := refundPlan{inv: inv, plannedRefund: plannedRefund{Refund: Refund{
-		ID: req.Key, OrderID: o.ID, At: now, Reason: req.Reason, RestockWarehouse: req.RestockWarehouse,
-		ByID: req.By.ID, ByName: req.By.Buyer().Label(req.By.ID), Cancel: cancel, Status: RefundDone,
-	}}}
-	cur := o.Total.Currency
-
-	// Which units go back, and what they give.
-	switch {
-	case cancel:
-		for _, it := range d.Items {
-			if n := it.Quantity - it.Refunded; n > 0 {
-				p.takes = append(p.takes, lineTake{it, n})
-			}
-		}
-	case len(req.Lines) > 0:
-		if req.Amount.Amount != 0 {
-			return refundPlan{}, fmt.Errorf("refund by lines or by amount, not both: %w", ErrBadRefund)
-		}
-		seen := map[string]bool{}
-		for _, l := range req.Lines {
-			key := orderItemSortKey(l.ProductID, l.DropID)
-			if seen[key] {
-				return refundPlan{}, fmt.Errorf("line %s twice: %w", l.ProductID, ErrBadRefund)
-			}
-			seen[key] = true
-			i := slices.IndexFunc(d.Items, func(it OrderItem) bool { return it.ProductID == l.ProductID && it.DropID == l.DropID })
-			if i < 0 {
-				return refundPlan{}, fmt.Errorf("product %s is not on order %s: %w", l.ProductID, o.ID, ErrRefundLines)
-			}
-			if l.Quantity < 1 || l.Quantity > d.Items[i].Quantity-d.Items[i].Refunded {
-				return refundPlan{}, fmt.Errorf("%s: %w", d.Items[i].ProductName, ErrRefundLines)
-			}
-			p.takes = append(p.takes, lineTake{d.Items[i], l.Quantity})
-		}
-	}
-	var amount int64
-	for _, it := range d.Items {
-		p.unitsLeft += it.Quantity - it.Refunded
-	}
-	for _, t := range p.takes {
-		v := lineValue(o, t.item, t.n)
-		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Names: t.item.Names, Quantity: t.n, Amount: Money{v, cur}})
-		amount += v
-		p.unitsLeft -= t.n
-	}
-	amount, ship, err := refundAmount(o, req, cancel, len(p.takes), amount, len(p.takes) > 0 && p.unitsLeft == 0)
-	if err != nil {
-		return refundPlan{}, err
-	}
-	p.Shipping = Money{ship, cur}
-	p.tend = tendersOf(o, inv)
-	gc, card, err := p.tend.split(amount)
-	if err != nil {
-		return refundPlan{}, err
-	}
-	if gc > 0 && p.tend.giftCardCode == "" {
-		return refundPlan{}, fmt.Errorf("this order's gift card is not on its invoice (an order from before refunds): %w", ErrBadRefund)
-	}
-	if card > 0 && p.tend.chargeID == "" {
-		return refundPlan{}, fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
-	}
-	p.Amount, p.GiftCard, p.Card, p.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, p.tend.chargeID
-	if card > 0 {
-		p.Status = RefundCardPending
-		p.Provider = p.tend.provider
-	}
-
-	// Where the units go back: units of an order not shipping yet never
-	// left their warehouses, so they go back there (cancel implies placed).
-	p.unshipped = len(p.takes) > 0 && o.Status == OrderPlaced
-	if p.unshipped {
-		p.RestockWarehouse, p.BackWhereAllocated = "", true
-	}
-	return p, nil
-}
-
 // refundItems plans a refund of d and builds its transaction: the refund's
 // record first (its failure: the key is taken), the order second (its
-// failure on a cancel: no longer placed), the mail last.
+// failure on a cancel: no longer placed), the mail last. Each kind of
+// item is built by a function of its own from the plan; the order of the
+// items is what refund reads the cancellation reasons by.
 func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefundRequest, cancel bool) (plannedRefund, []types.TransactWriteItem, []stockBack, error) {
 	o := d.Order
 	now := s.now().UTC().Truncate(time.Millisecond)
@@ -140,115 +26,184 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 	if err != nil {
 		return plannedRefund{}, nil, nil, err
 	}
-	rf, inv, tend, takes, unitsLeft := plan.plannedRefund, plan.inv, plan.tend, plan.takes, plan.unitsLeft
-	amount, gc, card, ship := rf.Amount.Amount, rf.GiftCard.Amount, rf.Card.Amount, rf.Shipping.Amount
 	var warehouses map[string]Warehouse
-	restock := rf.unshipped || rf.RestockWarehouse != ""
-	if restock && len(takes) > 0 {
-		list, err := s.Warehouses(ctx)
+	if plan.restocks() && len(plan.takes) > 0 {
+		if warehouses, err = s.restockWarehouses(ctx, plan, req); err != nil {
+			return plannedRefund{}, nil, nil, err
+		}
+	}
+	record, err := s.refundRecordPut(o, plan, now)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	order, err := s.refundOrderUpdate(d, plan, now)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tenders, err := s.refundTenderItems(o, plan)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tx := append([]types.TransactWriteItem{record, order}, tenders...)
+	lines, restocked, err := s.refundLineItems(o, plan, req, warehouses, now)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tx = append(tx, lines...)
+	if cancel && plan.inv.DiscountCode != "" {
+		back, err := s.discountUseBack(plan.inv.DiscountCode)
 		if err != nil {
 			return plannedRefund{}, nil, nil, err
 		}
-		warehouses = map[string]Warehouse{}
-		for _, w := range list {
-			warehouses[w.ID] = w
-		}
-		if !rf.unshipped {
-			if _, ok := warehouses[req.RestockWarehouse]; !ok {
-				return plannedRefund{}, nil, nil, fmt.Errorf("warehouse %s: %w", req.RestockWarehouse, ErrNotFound)
-			}
-		}
+		tx = append(tx, back)
 	}
+	// The money given back counts on today's totals, in this transaction
+	// so the dashboard's refunds are the refund records'.
+	shards, err := s.lists.count(ctx, s)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	totals, err := s.dayTotalsRefund(o.ID, now, plan.Amount, shards)
+	if err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	tx = append(tx, totals)
+	rf := plan.plannedRefund
+	if tx, rf.mailed, err = s.refundMail(tx, req, rf.Refund, o); err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	left := refundedOrder(o, rf, plan.endsOrder())
+	if tx, err = s.withShopEvent(tx, EventOrderRefunded, o.CustomerID, now, func() any { return eventRefund(rf.Refund, left) }); err != nil {
+		return plannedRefund{}, nil, nil, err
+	}
+	if len(tx) > maxTransactItems {
+		return plannedRefund{}, nil, nil, fmt.Errorf("this refund needs more writes than one transaction takes; refund fewer lines at a time: %w", ErrBadRefund)
+	}
+	return rf, tx, restocked, nil
+}
 
-	var tx []types.TransactWriteItem
-	rec := refundRecord{
-		PK: orderKey(o.ID), SK: refundKey(req.Key), EntityType: entityRefund, At: timestamp(now),
-		Amount: amount, GiftCard: gc, Card: card, Shipping: ship, Currency: o.Total.Currency, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
-		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
+// restockWarehouses are the shop's warehouses by id, for a refund that
+// puts units back into stock; the one staff named must be among them.
+func (s *Store) restockWarehouses(ctx context.Context, p refundPlan, req OrderRefundRequest) (map[string]Warehouse, error) {
+	list, err := s.Warehouses(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if card > 0 {
+	warehouses := map[string]Warehouse{}
+	for _, w := range list {
+		warehouses[w.ID] = w
+	}
+	if !p.unshipped {
+		if _, ok := warehouses[req.RestockWarehouse]; !ok {
+			return nil, fmt.Errorf("warehouse %s: %w", req.RestockWarehouse, ErrNotFound)
+		}
+	}
+	return warehouses, nil
+}
+
+// refundRecordPut is the refund's record, on condition its key is new,
+// listed for staff while its card part is pending or its credit note due.
+func (s *Store) refundRecordPut(o Order, p refundPlan, now time.Time) (types.TransactWriteItem, error) {
+	rf := p.plannedRefund
+	rec := refundRecord{
+		PK: orderKey(o.ID), SK: refundKey(rf.ID), EntityType: entityRefund, At: timestamp(now),
+		Amount: rf.Amount.Amount, GiftCard: rf.GiftCard.Amount, Card: rf.Card.Amount, Shipping: rf.Shipping.Amount, Currency: o.Total.Currency, Reason: rf.Reason, RestockWarehouse: rf.RestockWarehouse,
+		BackWhereAllocated: rf.BackWhereAllocated, OrderLabel: o.Label(), ByID: rf.ByID, ByName: rf.ByName, Cancel: rf.Cancel, Status: string(rf.Status), ChargeID: rf.chargeID,
+	}
+	if rf.Card.Amount > 0 {
 		rec.Provider = rf.Provider
 	}
 	for _, l := range rf.Lines {
 		rec.Lines = append(rec.Lines, refundLineRecord{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Names: l.Names, Quantity: l.Quantity, Amount: l.Amount.Amount})
 	}
-	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, req.Key, now)
+	rec.GSI1PK, rec.GSI1SK = s.refundListKeys(o.ID, rf.ID, now)
 	switch {
 	case rf.Status == RefundCardPending:
-		rec.AttentionListPK, rec.AttentionListSK = pendingRefundKeys(now, orderRefundListID(o.ID, req.Key))
-	case takesCreditNote(Refund{ID: req.Key, Status: rf.Status}):
-		rec.AttentionListPK, rec.AttentionListSK = creditNoteDueKeys(now, o.ID, req.Key) // until NumberCreditNote
+		rec.AttentionListPK, rec.AttentionListSK = pendingRefundKeys(now, orderRefundListID(o.ID, rf.ID))
+	case takesCreditNote(Refund{ID: rf.ID, Status: rf.Status}):
+		rec.AttentionListPK, rec.AttentionListSK = creditNoteDueKeys(now, o.ID, rf.ID) // until NumberCreditNote
 	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
-		return plannedRefund{}, nil, nil, err
+		return types.TransactWriteItem{}, err
 	}
 	isNew, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
-		return plannedRefund{}, nil, nil, err
+		return types.TransactWriteItem{}, err
 	}
-	tx = append(tx, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
-		ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}})
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: item,
+		ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}}, nil
+}
 
-	// The order's sums, each within what its tender paid: a refund racing
-	// this one with another key fails here and reads again.
-	within := func(attr string, paid, add int64) expression.ConditionBuilder {
-		return expression.Or(expression.AttributeNotExists(expression.Name(attr)),
-			expression.Name(attr).LessThanEqual(expression.Value(paid-add)))
-	}
-	plus := func(upd expression.UpdateBuilder, attr string, add int64) expression.UpdateBuilder {
-		return upd.Set(expression.Name(attr), expression.Plus(expression.IfNotExists(expression.Name(attr), expression.Value(0)), expression.Value(add)))
-	}
-	upd := plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", amount)
-	cond := within("Refunded", o.Total.Amount, amount)
+// withinPaid is the condition that attr, plus add, stays within paid (an
+// attr not set yet counts as nothing).
+func withinPaid(attr string, paid, add int64) expression.ConditionBuilder {
+	return expression.Or(expression.AttributeNotExists(expression.Name(attr)),
+		expression.Name(attr).LessThanEqual(expression.Value(paid-add)))
+}
+
+// plusOn adds add to attr (an attr not set yet counts as nothing).
+func plusOn(upd expression.UpdateBuilder, attr string, add int64) expression.UpdateBuilder {
+	return upd.Set(expression.Name(attr), expression.Plus(expression.IfNotExists(expression.Name(attr), expression.Value(0)), expression.Value(add)))
+}
+
+// refundOrderUpdate adds the refund to the order's sums, each within what
+// its tender paid: a refund racing this one with another key fails here
+// and reads again.
+func (s *Store) refundOrderUpdate(d OrderDetails, p refundPlan, now time.Time) (types.TransactWriteItem, error) {
+	o := d.Order
+	amount, gc, card := p.Amount.Amount, p.GiftCard.Amount, p.Card.Amount
+	upd := plusOn(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", amount)
+	cond := withinPaid("Refunded", o.Total.Amount, amount)
 	if gc > 0 {
-		upd, cond = plus(upd, "RefundedGiftCard", gc), cond.And(within("RefundedGiftCard", tend.giftCard, gc))
+		upd, cond = plusOn(upd, "RefundedGiftCard", gc), cond.And(withinPaid("RefundedGiftCard", p.tend.giftCard, gc))
 	}
 	if card > 0 {
-		upd, cond = plus(upd, "RefundedCard", card), cond.And(within("RefundedCard", tend.card, card))
+		upd, cond = plusOn(upd, "RefundedCard", card), cond.And(withinPaid("RefundedCard", p.tend.card, card))
 	}
-	upd, cond = refundedShipping(upd, cond, ship)
+	upd, cond = refundedShipping(upd, cond, p.Shipping.Amount)
 	// Units of an order not shipping yet go back into stock on condition
 	// staff have not made its shipments meanwhile, and count a refund of
 	// units, on which CreateShipments writes: a unit is restocked or
 	// shipped, never both. Every unit given back leaves nothing to ship:
 	// the order ends as a cancel does, off the to-ship list.
-	if rf.unshipped || cancel {
+	if p.unshipped || p.Cancel {
 		cond = cond.And(expression.Name("Status").Equal(expression.Value(string(OrderPlaced))))
 	}
-	if rf.unshipped {
+	if p.unshipped {
 		// What is left to pick: the conditions on UnitRefunds and the
 		// lines' Refunded make it the lines as they then stand.
 		more := map[string]int{}
-		for _, t := range takes {
+		for _, t := range p.takes {
 			more[orderItemSortKey(t.item.ProductID, t.item.DropID)] += t.n
 		}
-		upd = plus(upd, "UnitRefunds", 1).Set(expression.Name("Pick"), expression.Value(pickOf(itemsAfter(d.Items, more))))
+		upd = plusOn(upd, "UnitRefunds", 1).Set(expression.Name("Pick"), expression.Value(pickOf(itemsAfter(d.Items, more))))
 	}
-	if cancel || rf.unshipped && unitsLeft == 0 {
+	if p.endsOrder() {
 		upd = offPackingQueue(upd.Set(expression.Name("Status"), expression.Value(string(OrderCancelled))).
 			Remove(expression.Name(attrAttnPK)).Remove(expression.Name(attrAttnSK)))
 	}
-	orderUpd, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	tx = append(tx, orderUpd)
+	return s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID), upd, cond)
+}
 
-	// The invoice's negative payments, one per tender given back.
+// refundTenderItems give the money back on the invoice, one negative
+// payment per tender, and onto the gift card's balance.
+func (s *Store) refundTenderItems(o Order, p refundPlan) ([]types.TransactWriteItem, error) {
+	gc, card, tend := p.GiftCard.Amount, p.Card.Amount, p.tend
 	var back []paymentRecord
 	if gc > 0 {
-		back = append(back, paymentRecord{Type: "GiftCard", Amount: -gc, Reference: "refund " + req.Key + " · " + tend.giftCardRef})
+		back = append(back, paymentRecord{Type: "GiftCard", Amount: -gc, Reference: "refund " + p.ID + " · " + tend.giftCardRef})
 	}
 	if card > 0 {
-		back = append(back, paymentRecord{Type: tend.cardType, Amount: -card, Reference: "refund " + req.Key + " · " + tend.cardRef})
+		back = append(back, paymentRecord{Type: tend.cardType, Amount: -card, Reference: "refund " + p.ID + " · " + tend.cardRef})
 	}
+	var tx []types.TransactWriteItem
 	if len(back) > 0 {
-		invUpd, err := s.txUpdate(orderKey(o.ID), invoiceKey(inv.ID),
+		invUpd, err := s.txUpdate(orderKey(o.ID), invoiceKey(p.inv.ID),
 			expression.Set(expression.Name("Detail.Payments"), expression.ListAppend(expression.Name("Detail.Payments"), expression.Value(back))),
 			expression.AttributeExists(expression.Name(attrPK)))
 		if err != nil {
-			return plannedRefund{}, nil, nil, err
+			return nil, err
 		}
 		tx = append(tx, invUpd)
 	}
@@ -257,17 +212,20 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 			expression.Set(expression.Name("Balance"), expression.Name("Balance").Plus(expression.Value(gc))),
 			expression.AttributeExists(expression.Name(attrPK)))
 		if err != nil {
-			return plannedRefund{}, nil, nil, err
+			return nil, err
 		}
 		tx = append(tx, gcUpd)
 	}
+	return tx, nil
+}
 
-	// The lines: refunded units counted within what was bought, and put
-	// back into stock with a line in the warehouse's adjustment log.
-	var restocked []stockBack
-	for _, t := range takes {
-		lineCond := within("Refunded", int64(t.item.Quantity), int64(t.n))
-		if rf.unshipped {
+// refundLineItems count the refunded units on their lines, within what
+// was bought, and put them back into stock with a line in the
+// warehouse's adjustment log; restocked are the levels they went into.
+func (s *Store) refundLineItems(o Order, p refundPlan, req OrderRefundRequest, warehouses map[string]Warehouse, now time.Time) (tx []types.TransactWriteItem, restocked []stockBack, err error) {
+	for _, t := range p.takes {
+		lineCond := withinPaid("Refunded", int64(t.item.Quantity), int64(t.n))
+		if p.unshipped {
 			// Which warehouse a unit goes back to follows the units refunded
 			// before: on condition they are still those read.
 			lineCond = expression.Name("Refunded").Equal(expression.Value(t.item.Refunded))
@@ -276,71 +234,70 @@ func (s *Store) refundItems(ctx context.Context, d OrderDetails, req OrderRefund
 			}
 		}
 		lineUpd, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(t.item.ProductID, t.item.DropID),
-			plus(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", int64(t.n)),
+			plusOn(expression.Set(expression.Name("LastRefundAt"), expression.Value(timestamp(now))), "Refunded", int64(t.n)),
 			lineCond)
 		if err != nil {
-			return plannedRefund{}, nil, nil, err
+			return nil, nil, err
 		}
 		tx = append(tx, lineUpd)
-		if !restock {
+		if !p.restocks() {
 			continue
 		}
-		into := []Allocation{{WarehouseID: rf.RestockWarehouse, Quantity: t.n}}
-		if rf.unshipped {
-			into = backWhereAllocated(t.item, t.n)
-		}
-		for _, a := range into {
-			w, ok := warehouses[a.WarehouseID]
-			if !ok || a.Quantity <= 0 {
-				continue // a warehouse closed since: staff count it by hand
-			}
-			items, err := s.restockItems(t.item, w, a.Quantity, fmt.Sprintf("%s, order %s: %s", refundWord(cancel), o.Label(), req.Reason), req.By, now)
-			if err != nil {
-				return plannedRefund{}, nil, nil, err
-			}
-			tx = append(tx, items...)
-			restocked = append(restocked, stockBack{t.item.ProductID, w.ID})
-		}
-	}
-	if cancel && inv.DiscountCode != "" {
-		// The code's use back (codes are never deleted; Used counts this
-		// order's use, so it is above zero).
-		dcUpd, err := s.txUpdate(discountKey(inv.DiscountCode), discountKey(inv.DiscountCode),
-			expression.Add(expression.Name("Used"), expression.Value(-1)),
-			expression.Name("Used").GreaterThan(expression.Value(0)))
+		items, levels, err := s.restockTake(o, p, req, t, warehouses, now)
 		if err != nil {
-			return plannedRefund{}, nil, nil, err
+			return nil, nil, err
 		}
-		tx = append(tx, dcUpd)
+		tx, restocked = append(tx, items...), append(restocked, levels...)
 	}
-	// The money given back counts on today's totals, in this transaction
-	// so the dashboard's refunds are the refund records'.
-	shards, err := s.lists.count(ctx, s)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
+	return tx, restocked, nil
+}
+
+// restockTake puts the units of t back: into the warehouse staff named,
+// or, for an order not shipping yet, where they were allocated.
+func (s *Store) restockTake(o Order, p refundPlan, req OrderRefundRequest, t lineTake, warehouses map[string]Warehouse, now time.Time) (tx []types.TransactWriteItem, restocked []stockBack, err error) {
+	into := []Allocation{{WarehouseID: p.RestockWarehouse, Quantity: t.n}}
+	if p.unshipped {
+		into = backWhereAllocated(t.item, t.n)
 	}
-	totals, err := s.dayTotalsRefund(o.ID, now, rf.Amount, shards)
-	if err != nil {
-		return plannedRefund{}, nil, nil, err
-	}
-	tx = append(tx, totals)
-	if req.Mail != nil {
-		if m := req.Mail(rf.Refund, o); m != nil {
-			put, err := s.mailPut(*m)
-			if err != nil {
-				return plannedRefund{}, nil, nil, err
-			}
-			tx, rf.mailed = append(tx, put), true
+	for _, a := range into {
+		w, ok := warehouses[a.WarehouseID]
+		if !ok || a.Quantity <= 0 {
+			continue // a warehouse closed since: staff count it by hand
 		}
+		items, err := s.restockItems(t.item, w, a.Quantity, fmt.Sprintf("%s, order %s: %s", refundWord(p.Cancel), o.Label(), req.Reason), req.By, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		tx = append(tx, items...)
+		restocked = append(restocked, stockBack{t.item.ProductID, w.ID})
 	}
-	left := refundedOrder(o, rf, cancel || rf.unshipped && unitsLeft == 0)
-	if tx, err = s.withShopEvent(tx, EventOrderRefunded, o.CustomerID, now, func() any { return eventRefund(rf.Refund, left) }); err != nil {
-		return plannedRefund{}, nil, nil, err
+	return tx, restocked, nil
+}
+
+// discountUseBack gives a cancelled order's discount code its use back
+// (codes are never deleted; Used counts this order's use, so it is above
+// zero).
+func (s *Store) discountUseBack(code string) (types.TransactWriteItem, error) {
+	return s.txUpdate(discountKey(code), discountKey(code),
+		expression.Add(expression.Name("Used"), expression.Value(-1)),
+		expression.Name("Used").GreaterThan(expression.Value(0)))
+}
+
+// refundMail adds the mail req asks for about rf, if any, to tx; mailed
+// says it did.
+func (s *Store) refundMail(tx []types.TransactWriteItem, req OrderRefundRequest, rf Refund, o Order) ([]types.TransactWriteItem, bool, error) {
+	if req.Mail == nil {
+		return tx, false, nil
 	}
-	if len(tx) > maxTransactItems {
-		return plannedRefund{}, nil, nil, fmt.Errorf("this refund needs more writes than one transaction takes; refund fewer lines at a time: %w", ErrBadRefund)
+	m := req.Mail(rf, o)
+	if m == nil {
+		return tx, false, nil
 	}
-	return rf, tx, restocked, nil
+	put, err := s.mailPut(*m)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(tx, put), true, nil
 }
 
 // refundedOrder is o as refund rf leaves it (cancelled: nothing left of it).

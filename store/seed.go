@@ -36,15 +36,8 @@ func NewIDAt(t time.Time) string {
 // the order given, taken from their series' counters (a GetItem of each
 // year's before). ErrConflict if one does, and then nothing is written.
 func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts []Receipt) error {
-	switch {
-	case !ValidID(sub.ID) || !ValidID(sub.AccountID) || !ValidID(sub.ProductID):
-		return fmt.Errorf("seed subscription %q: ids must be ids", sub.ID)
-	case !ValidSubscriptionStatus(string(sub.Status)):
-		return fmt.Errorf("seed subscription %s: unknown status %q", sub.ID, sub.Status)
-	case !ValidPeriod(sub.PeriodMonths) || !ValidPaymentDay(sub.PaymentDay):
-		return fmt.Errorf("seed subscription %s: period %d, day %d", sub.ID, sub.PeriodMonths, sub.PaymentDay)
-	case len(receipts) > maxSeedReceipts:
-		return fmt.Errorf("seed subscription %s: %d receipts, at most %d", sub.ID, len(receipts), maxSeedReceipts)
+	if err := checkSeedSubscription(sub, receipts); err != nil {
+		return err
 	}
 	if sub.Version == 0 {
 		sub.Version = 1
@@ -69,36 +62,13 @@ func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts
 		tx := []types.TransactWriteItem{{Put: &types.Put{
 			TableName: aws.String(s.table), Item: item, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
 		}}}
-		// One counter per year the receipts fall in, taking as many numbers.
-		years := map[int]*bookNumber{}
-		var order []int
-		for _, r := range receipts {
-			y := r.ProcessedAt.In(s.loc).Year()
-			if years[y] == nil {
-				n, err := s.nextBookNumbers(ctx, bookReceipts, sub.ID, r.ProcessedAt, 0)
-				if err != nil {
-					return err
-				}
-				years[y] = &n
-				order = append(order, y)
-			}
-			n := years[y]
-			s.numberReceipt(&r, *n, n.count)
-			n.count++
-			writes, err := s.receiptWrites(r)
-			if err != nil {
-				return err
-			}
-			tx = append(tx, writes...)
+		writes, counterWrites, rerr := s.seedReceiptWrites(ctx, sub.ID, receipts)
+		if rerr != nil {
+			return rerr
 		}
+		tx = append(tx, writes...)
 		counters := len(tx)
-		for _, y := range order {
-			w, err := s.bookCounterWrite(*years[y])
-			if err != nil {
-				return err
-			}
-			tx = append(tx, w)
-		}
+		tx = append(tx, counterWrites...)
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 		s.forgetBookNumbers()
 		taken := false
@@ -116,6 +86,58 @@ func (s *Store) SeedSubscription(ctx context.Context, sub Subscription, receipts
 		return fmt.Errorf("seed subscription %s: %w", sub.ID, err)
 	}
 	return nil
+}
+
+// checkSeedSubscription refuses a seeded subscription whose ids, status,
+// period or payment day the shop would not make, or with more receipts
+// than one transaction takes.
+func checkSeedSubscription(sub Subscription, receipts []Receipt) error {
+	switch {
+	case !ValidID(sub.ID) || !ValidID(sub.AccountID) || !ValidID(sub.ProductID):
+		return fmt.Errorf("seed subscription %q: ids must be ids", sub.ID)
+	case !ValidSubscriptionStatus(string(sub.Status)):
+		return fmt.Errorf("seed subscription %s: unknown status %q", sub.ID, sub.Status)
+	case !ValidPeriod(sub.PeriodMonths) || !ValidPaymentDay(sub.PaymentDay):
+		return fmt.Errorf("seed subscription %s: period %d, day %d", sub.ID, sub.PeriodMonths, sub.PaymentDay)
+	case len(receipts) > maxSeedReceipts:
+		return fmt.Errorf("seed subscription %s: %d receipts, at most %d", sub.ID, len(receipts), maxSeedReceipts)
+	}
+	return nil
+}
+
+// seedReceiptWrites are the receipts' writes, numbered in their years'
+// series, and the counters of those years (one per year the receipts fall
+// in, taking as many numbers), in the order the years first come.
+func (s *Store) seedReceiptWrites(ctx context.Context, subID string, receipts []Receipt) (writes, counters []types.TransactWriteItem, err error) {
+	years := map[int]*bookNumber{}
+	var order []int
+	for _, r := range receipts {
+		y := r.ProcessedAt.In(s.loc).Year()
+		if years[y] == nil {
+			n, err := s.nextBookNumbers(ctx, bookReceipts, subID, r.ProcessedAt, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			years[y] = &n
+			order = append(order, y)
+		}
+		n := years[y]
+		s.numberReceipt(&r, *n, n.count)
+		n.count++
+		w, err := s.receiptWrites(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		writes = append(writes, w...)
+	}
+	for _, y := range order {
+		w, err := s.bookCounterWrite(*years[y])
+		if err != nil {
+			return nil, nil, err
+		}
+		counters = append(counters, w)
+	}
+	return writes, counters, nil
 }
 
 // ReminderLead is how many days before a payment its reminder goes out.

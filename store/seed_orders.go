@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -82,13 +81,9 @@ func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCard
 	if err != nil {
 		return 0, err
 	}
-	numbers := make([]string, len(orders))
-	for i, o := range orders {
-		n, ok := ParseOrderNumber(o.Number)
-		if !ok {
-			return 0, fmt.Errorf("seed order %q: not an order number", o.Number)
-		}
-		numbers[i] = n
+	numbers, err := pastOrderNumbers(orders)
+	if err != nil {
+		return 0, err
 	}
 	taken, err := s.takenOrderNumbers(ctx, numbers)
 	if err != nil {
@@ -133,7 +128,31 @@ func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCard
 		return 0, err
 	}
 	items = append(items, codeItems...)
-	// A few batches at once: DynamoDB takes them in parallel.
+	if err := s.writePastItems(ctx, items); err != nil {
+		return 0, fmt.Errorf("seed orders: %w", err)
+	}
+	if err := s.countPastOrders(ctx, counted, listShards); err != nil {
+		return 0, fmt.Errorf("seed orders: count them in their days: %w", err)
+	}
+	return written, nil
+}
+
+// pastOrderNumbers are the orders' numbers as the shop keeps them.
+func pastOrderNumbers(orders []PastOrder) ([]string, error) {
+	numbers := make([]string, len(orders))
+	for i, o := range orders {
+		n, ok := ParseOrderNumber(o.Number)
+		if !ok {
+			return nil, fmt.Errorf("seed order %q: not an order number", o.Number)
+		}
+		numbers[i] = n
+	}
+	return numbers, nil
+}
+
+// writePastItems writes the seeded items in batches, a few batches at
+// once: DynamoDB takes them in parallel.
+func (s *Store) writePastItems(ctx context.Context, items []map[string]types.AttributeValue) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for batch := range slices.Chunk(items, batchWriteSize) {
@@ -143,20 +162,19 @@ func (s *Store) SeedPaidOrders(ctx context.Context, orders []PastOrder, giftCard
 		}
 		g.Go(func() error { return s.batchWrite(gctx, writes) })
 	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("seed orders: %w", err)
-	}
-	// Each order into its day's totals: one transaction an order, on
-	// condition it is not counted yet, so a second run counts none twice.
-	g, gctx = errgroup.WithContext(ctx)
+	return g.Wait()
+}
+
+// countPastOrders puts each order into its day's totals: one transaction
+// an order, on condition it is not counted yet, so a second run counts
+// none twice.
+func (s *Store) countPastOrders(ctx context.Context, orders []Order, listShards int) error {
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
-	for _, o := range counted {
+	for _, o := range orders {
 		g.Go(func() error { return s.countOlderOrder(gctx, o, listShards) })
 	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("seed orders: count them in their days: %w", err)
-	}
-	return written, nil
+	return g.Wait()
 }
 
 // pastCodeItems are the codes' items as the past orders left them (gifts
@@ -265,25 +283,9 @@ func (s *Store) takenOrderNumbers(ctx context.Context, numbers []string) (map[st
 func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book bookNumber, paid PastCardPayment, listShards int) ([]map[string]types.AttributeValue, Order, error) {
 	req, q, placed := pq.req, pq.q, pq.placed
 	order, invoice := newOrder(req, q, orderID, book.String(), p.Number, placed)
-	var recs []any
-	if q.Tender.Card.Amount > 0 && paid.Ref != "" {
-		card := cardPayment(*p.Card, q.Tender.Card, paid.Ref)
-		card.Provider = paid.Provider
-		invoice.Payments = append(invoice.Payments, card)
-	} else if q.Tender.Card.Amount > 0 {
-		// The test gateway's charge id, from the charge's time.
-		var b [12]byte
-		binary.BigEndian.PutUint64(b[:8], uint64(placed.UnixMilli())<<16)
-		if _, err := rand.Read(b[6:]); err != nil {
-			return nil, Order{}, err
-		}
-		chargeID := "ch_" + hex.EncodeToString(b[:])
-		recs = append(recs, gatewayChargeRecord{
-			PK: gatewayChargeKey("checkout-" + req.Key), SK: sortKeyCharge, EntityType: entityGatewayCharge,
-			ChargeID: chargeID, Token: p.Card.Token, Last4: p.Card.Last4, Amount: q.Tender.Card.Amount, Currency: q.Tender.Card.Currency,
-			At: timestamp(placed), Outcome: "ok", GSI1PK: gatewayIDKey(chargeID), GSI1SK: gatewayIDKey(chargeID),
-		})
-		invoice.Payments = append(invoice.Payments, cardPayment(*p.Card, q.Tender.Card, chargeID))
+	recs, err := pastCardPayment(p, pq, &invoice, paid)
+	if err != nil {
+		return nil, Order{}, err
 	}
 	shipments := pastShipments(p, order.ID, q.Items)
 	switch {
@@ -298,6 +300,53 @@ func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book b
 	if err != nil {
 		return nil, Order{}, err
 	}
+	items, err := pastCheckoutItems(p, tx, roles)
+	if err != nil {
+		return nil, Order{}, err
+	}
+	recs = append(recs, s.pastShipmentRecords(p, order, shipments, listShards)...)
+	for _, r := range recs {
+		item, err := attributevalue.MarshalMap(r)
+		if err != nil {
+			return nil, Order{}, err
+		}
+		items = append(items, item)
+	}
+	return items, order, nil
+}
+
+// pastCardPayment adds a past order's card part to its invoice: as the
+// provider that took it (paid) names it, or else as the test gateway
+// charged it, whose ledger then gets the charge's record (returned).
+func pastCardPayment(p PastOrder, pq pastQuote, invoice *Invoice, paid PastCardPayment) (ledger []any, err error) {
+	req, q, placed := pq.req, pq.q, pq.placed
+	switch {
+	case q.Tender.Card.Amount > 0 && paid.Ref != "":
+		card := cardPayment(*p.Card, q.Tender.Card, paid.Ref)
+		card.Provider = paid.Provider
+		invoice.Payments = append(invoice.Payments, card)
+	case q.Tender.Card.Amount > 0:
+		// The test gateway's charge id, from the charge's time.
+		var b [12]byte
+		binary.BigEndian.PutUint64(b[:8], uint64(placed.UnixMilli())<<16)
+		if _, err := rand.Read(b[6:]); err != nil {
+			return nil, err
+		}
+		chargeID := "ch_" + hex.EncodeToString(b[:])
+		invoice.Payments = append(invoice.Payments, cardPayment(*p.Card, q.Tender.Card, chargeID))
+		ledger = append(ledger, gatewayChargeRecord{
+			PK: gatewayChargeKey("checkout-" + req.Key), SK: sortKeyCharge, EntityType: entityGatewayCharge,
+			ChargeID: chargeID, Token: p.Card.Token, Last4: p.Card.Last4, Amount: q.Tender.Card.Amount, Currency: q.Tender.Card.Currency,
+			At: timestamp(placed), Outcome: "ok", GSI1PK: gatewayIDKey(chargeID), GSI1SK: gatewayIDKey(chargeID),
+		})
+	}
+	return ledger, nil
+}
+
+// pastCheckoutItems are the items of a past order's checkout transaction
+// (tx, with each item's role) that SeedOrders writes as they are; a write
+// it does not know of is an error, so a new one is not left out unseen.
+func pastCheckoutItems(p PastOrder, tx []types.TransactWriteItem, roles []itemRole) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for i, w := range tx {
 		switch {
@@ -313,92 +362,8 @@ func (s *Store) pastOrderItems(p PastOrder, pq pastQuote, orderID string, book b
 		case w.Update != nil && roles[i].kind == "books":
 			// The numbers were taken from the counters before (numberPastInvoices).
 		default:
-			return nil, Order{}, fmt.Errorf("seed order %s: the checkout writes an item SeedOrders does not (role %q): teach it", p.Number, roles[i].kind)
+			return nil, fmt.Errorf("seed order %s: the checkout writes an item SeedOrders does not (role %q): teach it", p.Number, roles[i].kind)
 		}
 	}
-	for n, sh := range shipments {
-		// A number as CreateShipments draws it; its item is written
-		// without a condition, as every seeded item is.
-		sh.Number, sh.OrderNumber = s.shipmentNumbers(), order.Number
-		recs = append(recs, newShipmentNumberRecord(sh))
-		rec := shipmentRecord{
-			PK: orderKey(order.ID), SK: shipmentKey(sh.ID), EntityType: entityShipment, Number: sh.Number, OrderNumber: sh.OrderNumber,
-			WarehouseID: sh.WarehouseID, Type: sh.Type, Status: string(sh.Status), Address: sh.ShipTo, Date: timestamp(sh.CreatedAt),
-			ShippedAt: stamp(sh.ShippedAt), DeliveredAt: stamp(sh.DeliveredAt),
-			GSI1PK: shipmentKey(sh.ID), GSI1SK: shipmentKey(sh.ID), GSI2PK: warehouseKey(sh.WarehouseID), GSI2SK: shipmentKey(sh.ID),
-			Version: 1, ShsPK: shipmentsInKey(sh.Status, shardOf(sh.ID, listShards)), ShsSK: createdKey(sh.statusSince(), sh.ID),
-		}
-		// Each step staff took is a change, as ChangeShipment records it.
-		step := func(at time.Time, from, to ShipmentStatus, prevCarrier, prevTracking string, prevShipped time.Time) {
-			rec.Version++
-			id := NewIDAt(at)
-			recs = append(recs, shipmentChangeRecord{
-				PK: orderKey(order.ID), SK: shipmentChangeKey(sh.ID, id), EntityType: entityShipmentChange,
-				At: timestamp(at), ByID: p.By.ID, ByName: p.By.Buyer().Label(p.By.ID), From: string(from), To: string(to),
-				Carrier: rec.Carrier, Tracking: rec.Tracking, Version: rec.Version,
-				PrevCarrier: prevCarrier, PrevTracking: prevTracking, PrevShippedAt: stamp(prevShipped),
-				ShipmentID: sh.ID, GSI1PK: shipmentKey(sh.ID), GSI1SK: prefixShipChange + id,
-			})
-		}
-		if !sh.ShippedAt.IsZero() {
-			rec.Carrier = p.Carrier
-			if p.Tracking != nil {
-				rec.Tracking = p.Tracking(n)
-			}
-			step(sh.ShippedAt, ShipmentPending, ShipmentShipped, "", "", time.Time{})
-		}
-		if !sh.DeliveredAt.IsZero() {
-			step(sh.DeliveredAt, ShipmentShipped, ShipmentDelivered, rec.Carrier, rec.Tracking, sh.ShippedAt)
-		}
-		recs = append(recs, rec)
-		for _, si := range sh.Items {
-			recs = append(recs, shipmentItemRecord{
-				PK: orderKey(order.ID), SK: shipmentItemKey(si.ID), EntityType: entityShipmentItem,
-				Quantity: si.Quantity, ProductName: si.ProductName, Names: si.Names,
-				GSI1PK: shipmentKey(sh.ID), GSI1SK: productKey(si.ProductID),
-			})
-		}
-	}
-	for _, r := range recs {
-		item, err := attributevalue.MarshalMap(r)
-		if err != nil {
-			return nil, Order{}, err
-		}
-		items = append(items, item)
-	}
-	return items, order, nil
-}
-
-// pastShipments are a past order's shipments as CreateShipments makes them
-// (one per warehouse its lines were allocated to, in warehouse order) and
-// AdvanceShipment moves them; none if staff had not made them.
-func pastShipments(p PastOrder, orderID string, items []OrderItem) []Shipment {
-	if p.ShipmentsAt.IsZero() {
-		return nil
-	}
-	byWarehouse := map[string]*Shipment{}
-	for _, it := range items {
-		for _, a := range it.Allocations {
-			sh, ok := byWarehouse[a.WarehouseID]
-			if !ok {
-				sh = &Shipment{ID: NewIDAt(p.ShipmentsAt), OrderID: orderID, WarehouseID: a.WarehouseID, Type: p.ShippingType,
-					Status: ShipmentPending, ShipTo: p.ShipTo, CreatedAt: p.ShipmentsAt.UTC().Truncate(time.Millisecond)}
-				switch {
-				case !p.DeliveredAt.IsZero():
-					sh.Status, sh.ShippedAt, sh.DeliveredAt = ShipmentDelivered, p.ShippedAt, p.DeliveredAt
-				case !p.ShippedAt.IsZero():
-					sh.Status, sh.ShippedAt = ShipmentShipped, p.ShippedAt
-				}
-				byWarehouse[a.WarehouseID] = sh
-			}
-			sh.Items = append(sh.Items, ShipmentItem{ID: NewIDAt(p.ShipmentsAt), ShipmentID: sh.ID, OrderID: orderID,
-				ProductID: it.ProductID, ProductName: it.ProductName, Names: it.Names, Quantity: a.Quantity})
-		}
-	}
-	out := make([]Shipment, 0, len(byWarehouse))
-	for _, sh := range byWarehouse {
-		out = append(out, *sh)
-	}
-	slices.SortFunc(out, func(a, b Shipment) int { return cmp.Compare(a.WarehouseID, b.WarehouseID) })
-	return out
+	return items, nil
 }

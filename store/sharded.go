@@ -31,10 +31,37 @@ func mergedPage[R, T any](ctx context.Context, s *Store, l shardedList, limit in
 	if err != nil {
 		return Page[T]{}, err
 	}
-	type shardPage struct {
-		items []map[string]types.AttributeValue
-		more  bool
+	pages, on, err := s.readShards(ctx, l, pos, limit)
+	if err != nil {
+		return Page[T]{}, err
 	}
+	items, used := mergeShards(pages, on, l.backward, limit)
+	next := shardsCursor(l, pos, pages, used, on)
+	out, err := unmarshalItems(items, convert)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	if len(next.Done) == l.shards {
+		return Page[T]{Items: out}, nil
+	}
+	c, err := encodeCursor(next)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return Page[T]{Items: out, Next: c}, nil
+}
+
+// shardPage is what one shard's Query returned: up to a page and one
+// more, and whether the shard holds more than that.
+type shardPage struct {
+	items []map[string]types.AttributeValue
+	more  bool
+}
+
+// readShards queries every shard of l the cursor's position is not done
+// with, in parallel, each from where the position left it; on is the
+// key schema the shards are read on.
+func (s *Store) readShards(ctx context.Context, l shardedList, pos listsCursor, limit int) ([]shardPage, keySchema, error) {
 	pages := make([]shardPage, l.shards)
 	var on keySchema
 	g, gctx := errgroup.WithContext(ctx)
@@ -46,13 +73,14 @@ func mergedPage[R, T any](ctx context.Context, s *Store, l shardedList, limit in
 		}
 		var start map[string]types.AttributeValue
 		if after, ok := pos.After[strconv.Itoa(n)]; ok {
+			var err error
 			if start, err = startKey(after, key); err != nil {
-				return Page[T]{}, err
+				return nil, keySchema{}, err
 			}
 		}
 		in, err := s.queryInput(querySpec{key: key, backward: l.backward})
 		if err != nil {
-			return Page[T]{}, err
+			return nil, keySchema{}, err
 		}
 		g.Go(func() error {
 			out, err := s.queryFrom(gctx, in, start, limit)
@@ -64,15 +92,20 @@ func mergedPage[R, T any](ctx context.Context, s *Store, l shardedList, limit in
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return Page[T]{}, err
+		return nil, keySchema{}, err
 	}
+	return pages, on, nil
+}
 
-	// Merge. A shard that has more than it returned bounds the page: what
-	// it holds next sorts after its last item read, so nothing of another
-	// shard beyond that may be shown yet. (A shard reads one more than a
-	// page, so only DynamoDB's 1 MB stop makes the bound bite.)
+// mergeShards merges the shards' pages into up to limit items in sort-key
+// order (used: how many items of each shard's page were taken). A shard
+// that has more than it returned bounds the page: what it holds next
+// sorts after its last item read, so nothing of another shard beyond that
+// may be shown yet. (A shard reads one more than a page, so only
+// DynamoDB's 1 MB stop makes the bound bite.)
+func mergeShards(pages []shardPage, on keySchema, backward bool, limit int) (items []map[string]types.AttributeValue, used []int) {
 	order := func(a, b string) int {
-		if l.backward {
+		if backward {
 			return cmp.Compare(b, a)
 		}
 		return cmp.Compare(a, b)
@@ -106,12 +139,19 @@ func mergedPage[R, T any](ctx context.Context, s *Store, l shardedList, limit in
 			}
 		}
 	}
-	used := make([]int, l.shards) // items taken from each shard
-	items := make([]map[string]types.AttributeValue, 0, len(taken))
+	used = make([]int, len(pages))
+	items = make([]map[string]types.AttributeValue, 0, len(taken))
 	for _, e := range taken {
 		items = append(items, pages[e.shard].items[e.i])
 		used[e.shard] = e.i + 1
 	}
+	return items, used
+}
+
+// shardsCursor is where the next page of l starts: each shard after the
+// last item taken from it, where it was if none was, or done with when
+// all of it was taken.
+func shardsCursor(l shardedList, pos listsCursor, pages []shardPage, used []int, on keySchema) listsCursor {
 	next := listsCursor{Query: l.id, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
 	for n := range l.shards {
 		name := strconv.Itoa(n)
@@ -130,16 +170,5 @@ func mergedPage[R, T any](ctx context.Context, s *Store, l shardedList, limit in
 			}
 		}
 	}
-	out, err := unmarshalItems(items, convert)
-	if err != nil {
-		return Page[T]{}, err
-	}
-	if len(next.Done) == l.shards {
-		return Page[T]{Items: out}, nil
-	}
-	c, err := encodeCursor(next)
-	if err != nil {
-		return Page[T]{}, err
-	}
-	return Page[T]{Items: out, Next: c}, nil
+	return next
 }

@@ -141,37 +141,10 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 	if by != nil {
 		rec.ByID, rec.ByName = by.ID, by.Name
 	}
-	// The customer as read: its role, and whether it was deactivated (an
-	// item from before deactivation existed has no such attribute).
-	deactivated := expression.Name("Deactivated")
-	wasActive := expression.AttributeNotExists(deactivated).Or(deactivated.Equal(expression.Value(false)))
-	asRead := expression.Name("Role").Equal(expression.Value(string(before.Role)))
-	if before.Deactivated {
-		asRead = asRead.And(deactivated.Equal(expression.Value(true)))
-	} else {
-		asRead = asRead.And(wasActive)
-	}
-	set := expression.Set(expression.Name("Role"), expression.Value(string(after.Role))).
-		Set(deactivated, expression.Value(after.Deactivated))
-	customerUpdate, err := s.txUpdate(customerKey(customerID), customerKey(customerID), set, asRead)
+	items, err := s.accountChangeItems(before, after, rec)
 	if err != nil {
 		return Customer{}, RoleChange{}, err
 	}
-	emailUpdate, err := s.txUpdate(emailKey(before.Email), emailKey(before.Email), set, expression.AttributeExists(expression.Name(attrPK)))
-	if err != nil {
-		return Customer{}, RoleChange{}, err
-	}
-	item, err := attributevalue.MarshalMap(rec)
-	if err != nil {
-		return Customer{}, RoleChange{}, err
-	}
-	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return Customer{}, RoleChange{}, err
-	}
-	items := []types.TransactWriteItem{customerUpdate, emailUpdate, {Put: &types.Put{
-		TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-	}}}
 	countAt, actorAt := -1, -1
 	if delta := b2i(countsAsOwner(after)) - b2i(countsAsOwner(before)); delta != 0 {
 		count, err := s.countOwners(delta)
@@ -182,17 +155,12 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 		items = append(items, count)
 	}
 	if by != nil && !self {
-		// The owner is still one now: an owner demoted a moment ago can no
-		// longer demote anyone.
-		cond, err := expression.NewBuilder().WithCondition(expression.Name("Role").Equal(expression.Value(string(RoleOwner))).And(wasActive)).Build()
+		check, err := s.stillOwner(by.ID)
 		if err != nil {
 			return Customer{}, RoleChange{}, err
 		}
 		actorAt = len(items)
-		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: aws.String(s.table), Key: itemKey(customerKey(by.ID), customerKey(by.ID)),
-			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-		}})
+		items = append(items, check)
 	}
 	err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if reasons := cancellationReasons(err); reasons != nil {
@@ -210,6 +178,60 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 		return Customer{}, RoleChange{}, fmt.Errorf("change account %s: %w", customerID, err)
 	}
 	return after, rec.change(), nil
+}
+
+// wasActive is the condition that an account is not deactivated (an item
+// from before deactivation existed has no such attribute).
+func wasActive() expression.ConditionBuilder {
+	deactivated := expression.Name("Deactivated")
+	return expression.AttributeNotExists(deactivated).Or(deactivated.Equal(expression.Value(false)))
+}
+
+// accountChangeItems are the writes of an account's change from before to
+// after: the customer on condition it is as read (its role, and whether
+// it was deactivated), its email item alike, and the log's record.
+func (s *Store) accountChangeItems(before, after Customer, rec roleChangeRecord) ([]types.TransactWriteItem, error) {
+	deactivated := expression.Name("Deactivated")
+	asRead := expression.Name("Role").Equal(expression.Value(string(before.Role)))
+	if before.Deactivated {
+		asRead = asRead.And(deactivated.Equal(expression.Value(true)))
+	} else {
+		asRead = asRead.And(wasActive())
+	}
+	set := expression.Set(expression.Name("Role"), expression.Value(string(after.Role))).
+		Set(deactivated, expression.Value(after.Deactivated))
+	customerUpdate, err := s.txUpdate(customerKey(before.ID), customerKey(before.ID), set, asRead)
+	if err != nil {
+		return nil, err
+	}
+	emailUpdate, err := s.txUpdate(emailKey(before.Email), emailKey(before.Email), set, expression.AttributeExists(expression.Name(attrPK)))
+	if err != nil {
+		return nil, err
+	}
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return nil, err
+	}
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, err
+	}
+	return []types.TransactWriteItem{customerUpdate, emailUpdate, {Put: &types.Put{
+		TableName: aws.String(s.table), Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+	}}}, nil
+}
+
+// stillOwner checks that the owner making a change is still one now: an
+// owner demoted a moment ago can no longer demote anyone.
+func (s *Store) stillOwner(ownerID string) (types.TransactWriteItem, error) {
+	cond, err := expression.NewBuilder().WithCondition(expression.Name("Role").Equal(expression.Value(string(RoleOwner))).And(wasActive())).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(s.table), Key: itemKey(customerKey(ownerID), customerKey(ownerID)),
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	}}, nil
 }
 
 func b2i(b bool) int {

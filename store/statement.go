@@ -68,41 +68,73 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 	if err != nil {
 		return Page[StatementLine]{}, err
 	}
-	now := s.now()
+	lists := statementLists(customerID, s.now())
+	open, err := s.openStatementLists(lists, pos)
+	if err != nil {
+		return Page[StatementLine]{}, err
+	}
+	if err := s.fetchStatement(ctx, open, limit); err != nil {
+		return Page[StatementLine]{}, err
+	}
+	lines, kinds, err := s.mergeStatement(ctx, open, limit)
+	if err != nil {
+		return Page[StatementLine]{}, err
+	}
+	page := Page[StatementLine]{}
+	if page.Items, err = statementLines(lines, kinds); err != nil {
+		return Page[StatementLine]{}, err
+	}
+	next := statementCursor(queryID, pos, open)
+	if len(next.Done) == len(lists) {
+		return page, nil
+	}
+	page.Next, err = encodeCursor(next)
+	return page, err
+}
+
+// statementLists are the two lists a customer's statement merges, as of
+// now: their receipts (the expired filtered out) and their invoices, each
+// of the last six months, newest first.
+func statementLists(customerID string, now time.Time) []*statementList {
 	since := now.AddDate(0, -ReceiptRetention, 0)
 	receiptLo, receiptHi := receiptRange(since)
 	invoiceLo, invoiceHi := sinceRange(prefixInvoice, since)
 	live := expression.Name(attrTTL).GreaterThan(expression.Value(now.Unix()))
-	lists := []*statementList{
+	return []*statementList{
 		{name: "r", at: itemTime("ProcessedDate"),
 			q: querySpec{key: onTable.pkAndSKBetween(accountKey(customerID), receiptLo, receiptHi), backward: true, filter: &live}},
 		{name: "i", at: itemTime("Date"),
 			q: querySpec{key: onGSI2.pkAndSKBetween(customerKey(customerID), invoiceLo, invoiceHi), backward: true}},
 	}
+}
+
+// openStatementLists are the lists the cursor's position has not done
+// with, each set to start where the position left it.
+func (s *Store) openStatementLists(lists []*statementList, pos listsCursor) ([]*statementList, error) {
 	var open []*statementList
+	var err error
 	for _, l := range lists {
 		if slices.Contains(pos.Done, l.name) {
 			continue
 		}
 		if after, ok := pos.After[l.name]; ok {
 			if l.start, err = startKey(after, l.q.key); err != nil {
-				return Page[StatementLine]{}, err
+				return nil, err
 			}
 		}
 		if l.in, err = s.queryInput(l.q); err != nil {
-			return Page[StatementLine]{}, err
+			return nil, err
 		}
 		open = append(open, l)
 	}
-	if err := s.fetchStatement(ctx, open, limit); err != nil {
-		return Page[StatementLine]{}, err
-	}
+	return open, nil
+}
 
-	// Merge, newest first. A list that ran out of fetched lines but has
-	// more stops the page (what it holds next is unknown), unless a re-read
-	// fills it.
-	var lines []map[string]types.AttributeValue
-	var kinds []string
+// mergeStatement merges the fetched lists into one page of up to limit
+// items, newest first, with each item's list (kinds). A list that ran out
+// of fetched lines but has more stops the page (what it holds next is
+// unknown), unless a re-read fills it.
+func (s *Store) mergeStatement(ctx context.Context, open []*statementList, limit int) (lines []map[string]types.AttributeValue, kinds []string, err error) {
 	for round := 0; len(lines) < limit; {
 		var best, dry *statementList
 		for _, l := range open {
@@ -121,7 +153,7 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 			}
 			dry.start, dry.used = dry.last, 0
 			if err := s.fetchStatement(ctx, []*statementList{dry}, limit-len(lines)); err != nil {
-				return Page[StatementLine]{}, err
+				return nil, nil, err
 			}
 			continue
 		}
@@ -132,28 +164,38 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 		kinds = append(kinds, best.name)
 		best.used++
 	}
+	return lines, kinds, nil
+}
 
-	page := Page[StatementLine]{Items: make([]StatementLine, 0, len(lines))}
+// statementLines are the merged items as the statement's lines: a
+// receipt or an invoice, by the list each came from.
+func statementLines(lines []map[string]types.AttributeValue, kinds []string) ([]StatementLine, error) {
+	out := make([]StatementLine, 0, len(lines))
 	for i, it := range lines {
 		var line StatementLine
 		if kinds[i] == "r" {
 			var r receiptRecord
 			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
-				return Page[StatementLine]{}, fmt.Errorf("unmarshal receipt: %w", err)
+				return nil, fmt.Errorf("unmarshal receipt: %w", err)
 			}
 			rc := r.receipt()
 			line = StatementLine{At: rc.ProcessedAt, Receipt: &rc}
 		} else {
 			var r invoiceRecord
 			if err := attributevalue.UnmarshalMap(it, &r); err != nil {
-				return Page[StatementLine]{}, fmt.Errorf("unmarshal invoice: %w", err)
+				return nil, fmt.Errorf("unmarshal invoice: %w", err)
 			}
 			inv := r.invoice()
 			line = StatementLine{At: inv.Date, Invoice: &inv}
 		}
-		page.Items = append(page.Items, line)
+		out = append(out, line)
 	}
+	return out, nil
+}
 
+// statementCursor is where the next page starts: each open list after
+// the last item shown from it, or done with when all of it was shown.
+func statementCursor(queryID string, pos listsCursor, open []*statementList) listsCursor {
 	next := listsCursor{Query: queryID, Done: slices.Clone(pos.Done), After: map[string]map[string]string{}}
 	for _, l := range open {
 		var at map[string]types.AttributeValue
@@ -173,11 +215,7 @@ func (s *Store) Statement(ctx context.Context, customerID string, limit int, cur
 		}
 		next.After[l.name] = keysOf(at, l.q.key.on.cursorAttrs())
 	}
-	if len(next.Done) == len(lists) {
-		return page, nil
-	}
-	page.Next, err = encodeCursor(next)
-	return page, err
+	return next
 }
 
 // fetchStatement reads the next lines of each list, in parallel.

@@ -295,17 +295,8 @@ func (s *Store) AllocateOrder(ctx context.Context, orderID string) (Order, error
 	}
 	defer s.forgetStock(touched...)
 	for attempt := 1; ; attempt++ {
-		lines := make([]allocationLine, len(d.Items))
-		stock := make([][]StockLevel, len(d.Items))
-		g, gctx := errgroup.WithContext(ctx)
-		for i, it := range d.Items {
-			g.Go(func() (err error) {
-				stock[i], err = s.ProductStock(gctx, it.ProductID)
-				lines[i] = allocationLine{ProductID: it.ProductID, ProductName: it.ProductName, Quantity: it.Quantity, Stock: stock[i]}
-				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
+		lines, stock, err := s.allocationLines(ctx, d.Items)
+		if err != nil {
 			return Order{}, err
 		}
 		allocs, err := allocateOrder(lines)
@@ -317,29 +308,9 @@ func (s *Store) AllocateOrder(ctx context.Context, orderID string) (Order, error
 		for i := range d.Items {
 			d.Items[i].Allocations = allocs[i]
 		}
-		move, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID),
-			onPackingQueue(expression.Set(expression.Name("Status"), expression.Value(string(OrderPlaced))).
-				Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shardOf(o.ID, shards)))).
-				Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID))), o, d.Items, shards),
-			expression.Name("Status").Equal(expression.Value(string(OrderAwaitingStock))))
+		tx, err := s.allocationItems(o, d.Items, shards)
 		if err != nil {
 			return Order{}, err
-		}
-		tx := []types.TransactWriteItem{move}
-		for _, it := range d.Items {
-			set, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(it.ProductID, it.DropID),
-				expression.Set(expression.Name("Allocations"), expression.Value(it.Allocations)), expression.AttributeExists(expression.Name(attrPK)))
-			if err != nil {
-				return Order{}, err
-			}
-			takes, err := s.stockTakes(it)
-			if err != nil {
-				return Order{}, err
-			}
-			tx = append(append(tx, set), takes...)
-		}
-		if len(tx) > maxTransactItems {
-			return Order{}, ErrOrderTooLarge
 		}
 		err = s.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
 		reasons := cancellationReasons(err)
@@ -358,4 +329,54 @@ func (s *Store) AllocateOrder(ctx context.Context, orderID string) (Order, error
 		}
 		return Order{}, fmt.Errorf("allocate order %s: %w", o.ID, err)
 	}
+}
+
+// allocationLines are an order's lines to allocate, each with its
+// product's stock as read now (stock: the levels, by line).
+func (s *Store) allocationLines(ctx context.Context, items []OrderItem) ([]allocationLine, [][]StockLevel, error) {
+	lines := make([]allocationLine, len(items))
+	stock := make([][]StockLevel, len(items))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, it := range items {
+		g.Go(func() (err error) {
+			stock[i], err = s.ProductStock(gctx, it.ProductID)
+			lines[i] = allocationLine{ProductID: it.ProductID, ProductName: it.ProductName, Quantity: it.Quantity, Stock: stock[i]}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return lines, stock, nil
+}
+
+// allocationItems are the writes placing order o with its lines as
+// allocated (items): the order onto the to-ship list on condition it
+// still awaits stock, each line's allocations, and the stock they take.
+func (s *Store) allocationItems(o Order, items []OrderItem, shards int) ([]types.TransactWriteItem, error) {
+	move, err := s.txUpdate(orderKey(o.ID), customerKey(o.CustomerID),
+		onPackingQueue(expression.Set(expression.Name("Status"), expression.Value(string(OrderPlaced))).
+			Set(expression.Name(attrAttnPK), expression.Value(toShipKey(shardOf(o.ID, shards)))).
+			Set(expression.Name(attrAttnSK), expression.Value(createdKey(o.PlacedAt, o.ID))), o, items, shards),
+		expression.Name("Status").Equal(expression.Value(string(OrderAwaitingStock))))
+	if err != nil {
+		return nil, err
+	}
+	tx := []types.TransactWriteItem{move}
+	for _, it := range items {
+		set, err := s.txUpdate(orderKey(o.ID), orderItemSortKey(it.ProductID, it.DropID),
+			expression.Set(expression.Name("Allocations"), expression.Value(it.Allocations)), expression.AttributeExists(expression.Name(attrPK)))
+		if err != nil {
+			return nil, err
+		}
+		takes, err := s.stockTakes(it)
+		if err != nil {
+			return nil, err
+		}
+		tx = append(append(tx, set), takes...)
+	}
+	if len(tx) > maxTransactItems {
+		return nil, ErrOrderTooLarge
+	}
+	return tx, nil
 }

@@ -283,77 +283,18 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 	now, loc := st.Now(), st.Location()
 	today := store.DateOf(now, loc)
 	plan := orderPlan()
-	placed := make([]time.Time, len(plan))
-	perDay := map[int]int{}
-	first := map[int]time.Time{}
-	for i, o := range plan {
-		placed[i] = placedAt(o, today, now, loc, perDay[o.daysAgo])
-		perDay[o.daysAgo]++
-		if _, ok := first[o.customer]; !ok {
-			first[o.customer] = placed[i]
-		}
-	}
-	ids := make([]string, len(buyers()))
-	langs := make([]string, len(buyers()))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	for i, b := range buyers() {
-		g.Go(func() error {
-			if i >= 3 {
-				since, ok := first[i]
-				if !ok {
-					since = today.AddDate(0, 0, -HistoryDays)
-				}
-				c, err := at(st, since.Add(-time.Duration(3+i)*24*time.Hour)).CreateCustomer(gctx, store.NewCustomer{Email: b.email, Name: b.name, Lang: languageOf(b.email)})
-				if err == nil {
-					ids[i], langs[i] = c.ID, c.Lang
-					return nil
-				}
-				if !errors.Is(err, store.ErrEmailTaken) {
-					return fmt.Errorf("demo shopper %s: %w", b.email, err)
-				}
-			}
-			cred, err := st.CredentialsByEmail(gctx, b.email)
-			if err != nil {
-				return fmt.Errorf("demo customer %s: %w", b.email, err)
-			}
-			// Orders carry the language the customer has, as checkout copies it.
-			c, err := st.Customer(gctx, cred.CustomerID)
-			if err != nil {
-				return fmt.Errorf("demo customer %s: %w", b.email, err)
-			}
-			ids[i], langs[i] = c.ID, c.Lang
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	placed, first := placedTimes(plan, today, now, loc)
+	ids, langs, err := demoBuyers(ctx, st, today, first)
+	if err != nil {
 		return err
 	}
-
 	staff, err := demoStaff(ctx, st)
 	if err != nil {
 		return err
 	}
 	orders := make([]store.PastOrder, len(plan))
 	for i, o := range plan {
-		b := buyers()[o.customer]
-		past := store.PastOrder{
-			Number: o.number, CustomerID: ids[o.customer], Buyer: store.Buyer{Name: b.name, Email: b.email, Lang: langs[o.customer]},
-			PlacedAt: placed[i], ShipTo: b.address,
-			DiscountCode: o.discount, GiftCardCode: o.gift, Card: &orderCard, ShippingType: "Standard",
-			Carrier: "postnord", Tracking: func(parcel int) string { return postNordNumber(i*10 + parcel) }, By: staff,
-		}
-		past.ShipTo.Name = b.name
-		past.ShipmentsAt, past.ShippedAt, past.DeliveredAt = shipping(o, placed[i], now)
-		for _, l := range o.lines {
-			p := products[l.product]
-			past.Items = append(past.Items, store.OrderItem{
-				ProductID: p.id, ProductName: p.name, Names: namesOf(p.id), Price: store.Money{Amount: p.price, Currency: store.DefaultCurrency},
-				Quantity: l.qty, Allocations: []store.Allocation{{WarehouseID: warehouses[l.warehouse].ID, Quantity: l.qty}},
-				VATRate: st.VATRates().Of(p.category),
-			})
-		}
-		orders[i] = past
+		orders[i] = pastOrder(st, o, i, ids[o.customer], langs[o.customer], placed[i], staff, now)
 	}
 	if err := seedOrders(ctx, st, orders, now); err != nil {
 		return err
@@ -362,6 +303,95 @@ func loadHistory(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	return nil
+}
+
+// placedTimes are when each planned order was placed, and when each
+// customer first ordered (by buyer index).
+func placedTimes(plan []plannedOrder, today, now time.Time, loc *time.Location) (placed []time.Time, first map[int]time.Time) {
+	placed = make([]time.Time, len(plan))
+	perDay := map[int]int{}
+	first = map[int]time.Time{}
+	for i, o := range plan {
+		placed[i] = placedAt(o, today, now, loc, perDay[o.daysAgo])
+		perDay[o.daysAgo]++
+		if _, ok := first[o.customer]; !ok {
+			first[o.customer] = placed[i]
+		}
+	}
+	return placed, first
+}
+
+// demoBuyers are the buyers' customer ids and languages, by buyer index,
+// four at once (see demoBuyer).
+func demoBuyers(ctx context.Context, st *store.Store, today time.Time, first map[int]time.Time) (ids, langs []string, err error) {
+	ids = make([]string, len(buyers()))
+	langs = make([]string, len(buyers()))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i, b := range buyers() {
+		g.Go(func() (err error) {
+			ids[i], langs[i], err = demoBuyer(gctx, st, i, b, today, first)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return ids, langs, nil
+}
+
+// demoBuyer is buyer i's customer id and language: the first three are
+// the demo accounts, there already; the others sign up a few days before
+// their first order (or the history's start), unless they have already.
+func demoBuyer(ctx context.Context, st *store.Store, i int, b buyer, today time.Time, first map[int]time.Time) (id, lang string, err error) {
+	if i >= 3 {
+		since, ok := first[i]
+		if !ok {
+			since = today.AddDate(0, 0, -HistoryDays)
+		}
+		c, err := at(st, since.Add(-time.Duration(3+i)*24*time.Hour)).CreateCustomer(ctx, store.NewCustomer{Email: b.email, Name: b.name, Lang: languageOf(b.email)})
+		if err == nil {
+			return c.ID, c.Lang, nil
+		}
+		if !errors.Is(err, store.ErrEmailTaken) {
+			return "", "", fmt.Errorf("demo shopper %s: %w", b.email, err)
+		}
+	}
+	cred, err := st.CredentialsByEmail(ctx, b.email)
+	if err != nil {
+		return "", "", fmt.Errorf("demo customer %s: %w", b.email, err)
+	}
+	// Orders carry the language the customer has, as checkout copies it.
+	c, err := st.Customer(ctx, cred.CustomerID)
+	if err != nil {
+		return "", "", fmt.Errorf("demo customer %s: %w", b.email, err)
+	}
+	return c.ID, c.Lang, nil
+}
+
+// pastOrder is planned order o (the i-th) as the store seeds it: bought
+// by its customer (customerID, who speaks lang), placed then, its lines
+// from the warehouses planned, shipped and delivered as far as now has
+// come, by staff.
+func pastOrder(st *store.Store, o plannedOrder, i int, customerID, lang string, placed time.Time, staff store.Customer, now time.Time) store.PastOrder {
+	b := buyers()[o.customer]
+	past := store.PastOrder{
+		Number: o.number, CustomerID: customerID, Buyer: store.Buyer{Name: b.name, Email: b.email, Lang: lang},
+		PlacedAt: placed, ShipTo: b.address,
+		DiscountCode: o.discount, GiftCardCode: o.gift, Card: &orderCard, ShippingType: "Standard",
+		Carrier: "postnord", Tracking: func(parcel int) string { return postNordNumber(i*10 + parcel) }, By: staff,
+	}
+	past.ShipTo.Name = b.name
+	past.ShipmentsAt, past.ShippedAt, past.DeliveredAt = shipping(o, placed, now)
+	for _, l := range o.lines {
+		p := products[l.product]
+		past.Items = append(past.Items, store.OrderItem{
+			ProductID: p.id, ProductName: p.name, Names: namesOf(p.id), Price: store.Money{Amount: p.price, Currency: store.DefaultCurrency},
+			Quantity: l.qty, Allocations: []store.Allocation{{WarehouseID: warehouses[l.warehouse].ID, Quantity: l.qty}},
+			VATRate: st.VATRates().Of(p.category),
+		})
+	}
+	return past
 }
 
 // seedOrders writes the history's orders loaded at now (the codes as they

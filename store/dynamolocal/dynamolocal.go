@@ -69,19 +69,9 @@ const readyLine = "DynamoDB Local listening on "
 
 // Start launches DynamoDB Local and returns once it accepts connections.
 func Start(ctx context.Context, opts Options) (*Engine, error) {
-	home := opts.Home
-	if home == "" {
-		var err error
-		if home, err = findHome(); err != nil {
-			return nil, err
-		}
-	}
-	jar, lib, err := locateJar(home)
+	jar, lib, err := locateEngine(opts.Home)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		return nil, errors.New("dynamolocal: java not found on PATH (DynamoDB Local needs Java 17 or newer)")
 	}
 	port := opts.Port
 	if port == 0 {
@@ -89,45 +79,15 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	removeStaleLaunchers(os.TempDir(), time.Now())
-	tmpDir, err := os.MkdirTemp("", launcherDirPrefix+strconv.Itoa(os.Getpid())+"-")
+	tmpDir, launcher, err := writeLauncher()
 	if err != nil {
-		return nil, fmt.Errorf("dynamolocal: temp dir: %w", err)
+		return nil, err
 	}
-	launcher := filepath.Join(tmpDir, "Launcher.java")
-	if err := os.WriteFile(launcher, launcherSource, 0o600); err != nil {
+	args, err := engineArgs(opts.DataDir, jar, lib, launcher, port)
+	if err != nil {
 		os.RemoveAll(tmpDir)
-		return nil, fmt.Errorf("dynamolocal: write launcher: %w", err)
+		return nil, err
 	}
-
-	args := []string{
-		// The serial collector: on a machine of two cores G1's concurrent
-		// threads took CPU the tests beside the engine needed (a short
-		// test run: 128-140 CPU-s with G1, about 100 with it). The client
-		// compiler alone (TieredStopAtLevel=1) saved more on short runs
-		// but made a whole CI run slower: its code is slower once hot.
-		"-XX:+UseSerialGC",
-		"-Djava.library.path=" + lib,
-		"-cp", jar,
-		launcher, "127.0.0.1",
-		"-port", strconv.Itoa(port),
-		"-sharedDb", "-disableTelemetry",
-	}
-	if opts.DataDir == "" {
-		args = append(args, "-inMemory")
-	} else {
-		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
-			os.RemoveAll(tmpDir)
-			return nil, fmt.Errorf("dynamolocal: data dir: %w", err)
-		}
-		abs, err := filepath.Abs(opts.DataDir)
-		if err != nil {
-			os.RemoveAll(tmpDir)
-			return nil, err
-		}
-		args = append(args, "-dbPath", abs)
-	}
-
 	cmd := exec.Command("java", args...)
 	// The engine must not outlive the process that started it, even on a crash.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
@@ -153,21 +113,7 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	var tail lastLines
 	listening := make(chan struct{})
-	go func() {
-		ready := listening
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			tail.add(sc.Text())
-			if ready != nil && strings.HasPrefix(sc.Text(), readyLine) {
-				close(ready)
-				ready = nil
-			}
-			fmt.Fprintln(out, sc.Text())
-		}
-		// A line too long for the scanner must not stall the engine on a
-		// full pipe: keep reading.
-		_, _ = io.Copy(out, pr)
-	}()
+	go relayOutput(pr, out, &tail, listening)
 	go func() {
 		e.waitErr = cmd.Wait()
 		pw.Close()
@@ -182,6 +128,87 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 	// again, and a shop killed from now on leaves nothing in the temp dir.
 	os.RemoveAll(tmpDir)
 	return e, nil
+}
+
+// locateEngine finds DynamoDB Local's jar and native libraries under home
+// (found if "") and checks that java is on PATH.
+func locateEngine(home string) (jar, lib string, err error) {
+	if home == "" {
+		if home, err = findHome(); err != nil {
+			return "", "", err
+		}
+	}
+	if jar, lib, err = locateJar(home); err != nil {
+		return "", "", err
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		return "", "", errors.New("dynamolocal: java not found on PATH (DynamoDB Local needs Java 17 or newer)")
+	}
+	return jar, lib, nil
+}
+
+// writeLauncher writes the launcher's source into a temp dir of its own
+// (named for this process, so a later start can remove it if this one
+// dies), after removing those stale launchers left behind.
+func writeLauncher() (tmpDir, launcher string, err error) {
+	removeStaleLaunchers(os.TempDir(), time.Now())
+	tmpDir, err = os.MkdirTemp("", launcherDirPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return "", "", fmt.Errorf("dynamolocal: temp dir: %w", err)
+	}
+	launcher = filepath.Join(tmpDir, "Launcher.java")
+	if err := os.WriteFile(launcher, launcherSource, 0o600); err != nil {
+		os.RemoveAll(tmpDir)
+		return "", "", fmt.Errorf("dynamolocal: write launcher: %w", err)
+	}
+	return tmpDir, launcher, nil
+}
+
+// engineArgs are java's arguments running the engine on port, in memory,
+// or keeping its tables in dataDir (made if missing).
+func engineArgs(dataDir, jar, lib, launcher string, port int) ([]string, error) {
+	args := []string{
+		// The serial collector: on a machine of two cores G1's concurrent
+		// threads took CPU the tests beside the engine needed (a short
+		// test run: 128-140 CPU-s with G1, about 100 with it). The client
+		// compiler alone (TieredStopAtLevel=1) saved more on short runs
+		// but made a whole CI run slower: its code is slower once hot.
+		"-XX:+UseSerialGC",
+		"-Djava.library.path=" + lib,
+		"-cp", jar,
+		launcher, "127.0.0.1",
+		"-port", strconv.Itoa(port),
+		"-sharedDb", "-disableTelemetry",
+	}
+	if dataDir == "" {
+		return append(args, "-inMemory"), nil
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("dynamolocal: data dir: %w", err)
+	}
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return append(args, "-dbPath", abs), nil
+}
+
+// relayOutput copies the engine's output to out, keeping its last lines
+// in tail, and closes listening when the engine says it listens.
+func relayOutput(pr io.Reader, out io.Writer, tail *lastLines, listening chan struct{}) {
+	ready := listening
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		tail.add(sc.Text())
+		if ready != nil && strings.HasPrefix(sc.Text(), readyLine) {
+			close(ready)
+			ready = nil
+		}
+		fmt.Fprintln(out, sc.Text())
+	}
+	// A line too long for the scanner must not stall the engine on a
+	// full pipe: keep reading.
+	_, _ = io.Copy(out, pr)
 }
 
 // startWithin is how long the engine may take to listen: 15-25 s on a quiet
