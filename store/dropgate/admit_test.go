@@ -153,9 +153,11 @@ func TestAClaimThatGivesUpWaitingLeavesNoPlaceBehind(t *testing.T) {
 }
 
 // Once a drop sold out, the gate reads who holds its tickets once (its
-// refusals meanwhile wait for that read) and tells the others from memory that they hold none (store.NotHeldError:
-// nobody need read their ticket); a holder's repeat is left to read its
-// ticket. A ticket given back (Releases moves) makes it forget them.
+// refusals meanwhile wait for that read) and tells the others from memory
+// that they hold none (store.NotHeldError: nobody need read their ticket);
+// a holder's repeat is left to read its ticket, which a release on another
+// replica may have changed since. A ticket given back (Releases moves)
+// makes it forget them.
 func TestSoldOutDropKnowsItsHolders(t *testing.T) {
 	env := storetest.New(t)
 	st := env.Patient()
