@@ -5,7 +5,24 @@
 // now; the jobs' mails are to follow them in.
 package mail
 
-import "shop/views/lang"
+import (
+	"bytes"
+	"context"
+
+	"github.com/a-h/templ"
+
+	"shop/views/lang"
+)
+
+// render is a mail's HTML part; a part that fails to render is left out
+// (the text part still says it all), as the jobs' mails do.
+func render(c templ.Component) string {
+	var b bytes.Buffer
+	if err := c.Render(context.Background(), &b); err != nil {
+		return ""
+	}
+	return b.String()
+}
 
 // Hello greets the customer by name, or without one.
 func Hello(l lang.Lang, name string) string {
