@@ -8,6 +8,7 @@ import (
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/photos"
+	"shop/store/shelf"
 	"shop/views"
 )
 
@@ -17,11 +18,11 @@ import (
 func photoShelf(ctx context.Context, cfg config, log *slog.Logger) (photos.Shelf, error) {
 	if cfg.mediaBucket != "" {
 		log.Info("product photos are kept in S3", "bucket", cfg.mediaBucket)
-		return photos.NewBucket(ctx, cfg.mediaBucket)
+		return shelf.NewBucket(ctx, cfg.mediaBucket, photos.What)
 	}
 	dir := filepath.Join(cfg.dataDir, "media")
 	log.Info("product photos are kept on disk (set SHOP_MEDIA_BUCKET for more than one replica)", "dir", dir)
-	return photos.Disk{Dir: dir}, nil
+	return shelf.Disk{Dir: dir, What: photos.What}, nil
 }
 
 // booksArchive is the archive of the books: the S3 bucket of
@@ -29,7 +30,7 @@ func photoShelf(ctx context.Context, cfg config, log *slog.Logger) (photos.Shelf
 func booksArchive(ctx context.Context, cfg config, st *store.Store, log *slog.Logger) (*archive.Archiver, error) {
 	a := &archive.Archiver{Store: st, Sections: archive.Sections(st)}
 	if cfg.archiveBucket != "" {
-		b, err := archive.NewBucket(ctx, cfg.archiveBucket)
+		b, err := shelf.NewBucket(ctx, cfg.archiveBucket, archive.What)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +38,7 @@ func booksArchive(ctx context.Context, cfg config, st *store.Store, log *slog.Lo
 		a.Shelf = b
 		return a, nil
 	}
-	a.Shelf = archive.Disk{Dir: cfg.dataDir}
+	a.Shelf = shelf.Disk{Dir: cfg.dataDir, What: archive.What}
 	return a, nil
 }
 

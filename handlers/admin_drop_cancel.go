@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/sync/errgroup"
@@ -13,7 +12,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
-	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -72,7 +71,7 @@ func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []st
 			if err != nil {
 				return err
 			}
-			err = h.Store.PutMail(ctx, dropCancelledMail(d, t, cust, now, loc))
+			err = h.Store.PutMail(ctx, mail.DropCancelled(d, t, cust, now, loc))
 			if err != nil && !errors.Is(err, store.ErrConflict) {
 				return err
 			}
@@ -82,21 +81,4 @@ func (h *AdminDrops) mailHolders(ctx context.Context, d store.Drop, tickets []st
 	}
 	err := g.Wait()
 	return int(mailed.Load()), err
-}
-
-// dropCancelledMail tells a ticket's holder the drop is off, in their
-// language (their record is read for the address anyway).
-func dropCancelledMail(d store.Drop, t store.Ticket, cust store.Customer, now time.Time, loc *time.Location) store.Mail {
-	l := lang.OrEnglish(cust.Lang)
-	claimed := t.CreatedAt.In(loc).Format("2 January 2006 at 15:04 MST")
-	if l != lang.English {
-		claimed = lang.DateTimeIn(l, t.CreatedAt.In(loc))
-	}
-	return store.Mail{
-		ID: store.DropCancelMailID(d.ID, t.Client), To: cust.Email, Kind: store.MailDropCancelled,
-		Subject: lang.In(l, "mail.drop.subject", "Drop", d.Title),
-		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, cust.Name),
-			lang.In(l, "mail.drop.body", "Drop", d.Title, "Claimed", claimed)),
-		CustomerID: cust.ID, CreatedAt: now, Status: store.MailPending,
-	}
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
-	"shop/jobs"
 	"shop/store"
 	"shop/views"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -41,7 +41,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	}
 	d := data.Details
 	form, req, errs := readRefundForm(c, d, data.Warehouses)
-	req.By, req.Mail = by, jobs.RefundMail(c.BaseURL(), h.Store.Now)
+	req.By, req.Mail = by, mail.OrderRefund(c.BaseURL(), h.Store.Now)
 	if errs.Any() || page.Field(c, "edit") == "1" {
 		status := fiber.StatusOK
 		if errs.Any() {

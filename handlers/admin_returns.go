@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -172,7 +172,7 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 		}
 		to = cust.Email
 	}
-	if _, err := h.Store.ReceiveReturn(ctx, orderID, returnID, version, by, func(r store.Return) store.Mail { return returnReceivedMail(r, to) }); err != nil {
+	if _, err := h.Store.ReceiveReturn(ctx, orderID, returnID, version, by, func(r store.Return) store.Mail { return mail.ReturnReceived(r, to) }); err != nil {
 		return h.refused(c, err, nil)
 	}
 	page.Written(c, "order", orderID, "return", returnID)
@@ -240,7 +240,7 @@ func (h *AdminReturns) Refund(c *fiber.Ctx) error {
 		}
 		return h.confirmRefund(c, d, returnID, version, how, preview)
 	}
-	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, how, by, h.Refunds, refundMail)
+	r, err := h.Store.RefundReturn(c.UserContext(), orderID, returnID, version, how, by, h.Refunds, mail.ReturnRefunded)
 	if err != nil {
 		return h.returnRefundRefused(c, orderID, returnID, err)
 	}
@@ -295,30 +295,4 @@ func (h *AdminReturns) returnRefundRefused(c *fiber.Ctx, orderID, returnID strin
 		return h.render(c, fiber.StatusConflict, page.T(c, "admin.returns.err.refunded_otherwise"), nil)
 	}
 	return h.refused(c, err, nil)
-}
-
-// refundMail tells the customer what came back, and to what, in the
-// order's language.
-func refundMail(rf store.Refund, o store.Order) *store.Mail {
-	to := o.Buyer.Email
-	if to == "" {
-		return nil
-	}
-	l := lang.OrEnglish(o.Buyer.Lang)
-	amount := lang.MoneyIn(l, rf.Amount)
-	var where string
-	switch gift, card := lang.MoneyIn(l, rf.GiftCard), lang.MoneyIn(l, rf.Card); {
-	case rf.GiftCard.Amount > 0 && rf.Card.Amount > 0:
-		where = lang.In(l, "mail.return_refund.both", "GiftCard", gift, "Card", card)
-	case rf.GiftCard.Amount > 0:
-		where = lang.In(l, "mail.return_refund.giftcard", "GiftCard", gift)
-	case rf.Card.Amount > 0:
-		where = lang.In(l, "mail.return_refund.card", "Card", card)
-	}
-	return &store.Mail{
-		ID: store.MailID("refund", o.ID, rf.ID), To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
-		Subject: lang.In(l, "mail.return_refund.subject", "Amount", amount, "Order", o.Label()),
-		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", mailHello(l, o.Buyer.Name),
-			lang.In(l, "mail.return_refund.body", "Amount", amount, "Order", o.Label(), "Where", where)),
-	}
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
-	"shop/jobs"
 	"shop/store"
 	"shop/views"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -152,7 +152,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	if !store.ValidID(key) || len(key) > 36 {
 		return page.BadRequest(page.T(c, "orders.cancel.stale"))
 	}
-	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, jobs.RefundMail(c.BaseURL(), h.Store.Now), h.Refunds)
+	rf, err := h.Store.CancelOrder(c.UserContext(), d.Order.ID, v.ID, key, mail.OrderRefund(c.BaseURL(), h.Store.Now), h.Refunds)
 	switch {
 	case errors.Is(err, store.ErrNotCancelable):
 		now, rerr := h.Store.OrderDetails(c.UserContext(), d.Order.ID)

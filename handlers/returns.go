@@ -13,6 +13,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/views"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -112,7 +113,7 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	asks, perr := parseReturnLines(lines, qtys)
 	errs := views.FieldErrors{}
 	req := store.ReturnRequest{Lines: asks, Reason: strings.TrimSpace(page.Field(c, "reason")), Comment: formTextIn(c.UserContext(), errs, "comment", page.Field(c, "comment"), multiLine),
-		Mail: returnRequestedMail(c.BaseURL())}
+		Mail: mail.ReturnRequested(c.BaseURL())}
 	total := 0
 	for _, a := range asks {
 		total += a.Quantity

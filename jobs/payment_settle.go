@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // HoldStore is what settling a held order's payment reads and writes
@@ -149,7 +150,7 @@ func (s *PaymentSettler) place(ctx context.Context, pr payment.Provider, orderID
 // refundedMail tells the customer a payment that could not place the
 // order is given back.
 func (s *PaymentSettler) refundedMail(o store.Order, r store.Refund) *store.Mail {
-	return RefundMail(s.Mail.BaseURL, s.Store.Now)(r, o)
+	return mail.OrderRefund(s.Mail.BaseURL, s.Store.Now)(r, o)
 }
 
 // release gives back what a held order took. An order placed meanwhile is

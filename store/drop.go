@@ -309,6 +309,11 @@ func (s *Store) AllDrops(ctx context.Context, limit int, cursor string) (Page[Dr
 	return pagedQuery(ctx, s, querySpec{key: onGSI2.pkEquals(partitionDrops), backward: true}, limit, cursor, dropRecord.drop)
 }
 
+// ListedClaimed reports whether a drop read from a list (PublishedDrops,
+// AllDrops) carries its claimed count: a drop with counters counts on its
+// counter items, which lists do not read.
+func (s *Store) ListedClaimed(d Drop) bool { return d.Counted() }
+
 // SetDropStatus closes a drop early or cancels it, on condition it is open.
 // A product drop gives back to stock what was not claimed, in the same
 // transaction (see closeProductDrop).

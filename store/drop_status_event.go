@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -13,7 +14,51 @@ import (
 
 // The events a change of a drop's status writes with it: drop.closed and
 // drop.cancelled in the transaction that sets the status, ticket.voided
-// with each ticket a cancellation voids.
+// with each ticket a cancellation voids; and cancelling a drop (staff's
+// console and the API), which writes them.
+
+// DropCancelMailID is the outbox id of the cancellation mail to one
+// holder: one mail per drop and client, however often staff cancel.
+func DropCancelMailID(dropID, client string) string { return MailID("dropcancel", dropID, client) }
+
+// CancelDrop cancels a drop and voids its tickets, returning them (to
+// tell their holders). A drop already cancelled is cancelled again: what
+// a cancellation cut short is finished (the tickets left valid voided).
+// A drop closed (by staff or the API) is ErrConflict. Voiding outlives a
+// request's deadline on a big drop: give ctx time.
+func (s *Store) CancelDrop(ctx context.Context, id string) ([]Ticket, error) {
+	return s.CancelDropAnnounced(ctx, id, CancelAnnouncements{})
+}
+
+// CancelAnnouncements are the events a cancellation of an integration's
+// drop writes: drop.cancelled with the status, ticket.voided with each
+// ticket voided (keyed by drop and ticket: a cancellation run again
+// writes none twice).
+type CancelAnnouncements struct {
+	Drop   *Announcement[Drop]
+	Voided *Announcement[Ticket]
+}
+
+// CancelDropAnnounced is CancelDrop writing a's events.
+func (s *Store) CancelDropAnnounced(ctx context.Context, id string, a CancelAnnouncements) ([]Ticket, error) {
+	err := s.SetDropStatusAnnounced(ctx, id, DropCancelled, a.Drop)
+	if errors.Is(err, ErrConflict) {
+		d, rerr := s.DropConsistent(ctx, id)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if d.Status != DropCancelled {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	tickets, err := s.voidTickets(ctx, id, a.Voided)
+	if err != nil {
+		return nil, fmt.Errorf("cancel drop %s: void tickets: %w", id, err)
+	}
+	return tickets, nil
+}
 
 // dropStatusEvent is the event of a drop set to status to.
 func dropStatusEvent(to DropStatus) string {

@@ -299,6 +299,12 @@ func (s *Store) Ticket(ctx context.Context, dropID, client string) (Ticket, erro
 	return getItem(ctx, s, ticketPartition(dropID), ticketSortKey(client), "ticket", ticketRecord.ticket)
 }
 
+// TicketConsistent is Ticket with a strongly consistent read: a ticket
+// just claimed is found.
+func (s *Store) TicketConsistent(ctx context.Context, dropID, client string) (Ticket, error) {
+	return getItemConsistent(ctx, s, ticketPartition(dropID), ticketSortKey(client), "ticket", ticketRecord.ticket)
+}
+
 // CustomerTickets lists a customer's tickets, newest first (GSI2:
 // GSI2-PK=c#id, GSI2-SK begins_with t#).
 func (s *Store) CustomerTickets(ctx context.Context, customerID string, limit int, cursor string) (Page[Ticket], error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,6 +27,9 @@ const (
 	MailPriceChange   MailKind = "price_change"
 	// Staff's: a webhook endpoint disabled for failing (webhook_health.go).
 	MailWebhookDisabled MailKind = "webhook_disabled"
+	// MailDropCancelled tells a ticket holder that staff cancelled the drop
+	// and the ticket is void (DropCancelMailID).
+	MailDropCancelled MailKind = "drop_cancelled"
 )
 
 // MailStatus is where a mail is on its way out.
@@ -36,6 +40,12 @@ const (
 	MailSent    MailStatus = "sent"
 	MailFailed  MailStatus = "failed" // tried and refused; retried at its NextAttemptAt
 	MailKept    MailStatus = "kept"   // no SMTP server configured: the outbox is the delivery
+	// MailFailedForGood is a mail the deliverer gave up on after its last
+	// attempt (jobs.DeliveryConfig.MaxAttempts, GiveUpAfter). It stays in the outbox, with
+	// its attempts and last error for staff to read, but leaves the delivery
+	// queue: newMailRecord gives GSI2 keys to pending and failed mails only, so
+	// PendingMail no longer returns it.
+	MailFailedForGood MailStatus = "failed_for_good"
 )
 
 // Mail is one message to a customer, kept in the outbox (the table).
@@ -147,6 +157,26 @@ func (s *Store) PutMail(ctx context.Context, m Mail) error {
 // Outbox lists mails, newest first (GSI1: GSI1-PK=outbox).
 func (s *Store) Outbox(ctx context.Context, limit int, cursor string) (Page[Mail], error) {
 	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(partitionOutbox), backward: true}, limit, cursor, mailRecord.mail)
+}
+
+// dottedMailID is the shape of the ids sign-up verification and password
+// reset mails had until their timestamp lost its dot (see MailID):
+// verify-<customer id>-20261128T011055.808. The outbox keeps mails 180
+// days, so its page still opens those; nothing else takes a dot.
+var dottedMailID = regexp.MustCompile(`^(?:verify|reset)-[0-9A-Za-z_-]{1,64}-[0-9]{8}T[0-9]{6}\.[0-9]{3}$`)
+
+// OutboxID reports whether id can name a mail of the outbox: an id
+// (ValidID, which every mail written now has), or an account mail's of
+// before, with its dot.
+func OutboxID(id string) bool { return ValidID(id) || dottedMailID.MatchString(id) }
+
+// Mail reads one mail of the outbox by its id (PK=SK=mail#id);
+// ErrNotFound if there is none.
+func (s *Store) Mail(ctx context.Context, id string) (Mail, error) {
+	if !OutboxID(id) {
+		return Mail{}, ErrNotFound
+	}
+	return getItem(ctx, s, mailKey(id), mailKey(id), "mail "+id, mailRecord.mail)
 }
 
 // PendingMail lists mails due for delivery or a retry now, longest due

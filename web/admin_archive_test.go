@@ -18,6 +18,7 @@ import (
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/demo"
+	"shop/store/shelf"
 	"shop/store/storetest"
 	"shop/views"
 	"shop/web"
@@ -28,7 +29,7 @@ import (
 func withArchive(t *testing.T, dir string, sched **jobs.Scheduler) appOption {
 	return func(_ storetest.Env, cfg *web.Config) {
 		t.Helper()
-		books := &archive.Archiver{Store: cfg.Store, Shelf: archive.Disk{Dir: dir}, Sections: archive.Sections(cfg.Store)}
+		books := &archive.Archiver{Store: cfg.Store, Shelf: shelf.Disk{Dir: dir, What: archive.What}, Sections: archive.Sections(cfg.Store)}
 		runner := jobs.NewRunner(cfg.Store, nil, jobs.Config{Replica: "archive-replica", Archive: books})
 		s, err := jobs.NewScheduler(runner, cfg.Store, time.UTC, jobs.Schedules{}, slog.New(slog.DiscardHandler))
 		if err != nil {

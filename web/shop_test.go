@@ -26,6 +26,7 @@ import (
 	"shop/store/demo"
 	"shop/store/payment"
 	"shop/store/photos"
+	"shop/store/shelf"
 	"shop/store/storetest"
 	"shop/web"
 )
@@ -110,7 +111,7 @@ func startAppWithGateway(t testing.TB, env storetest.Env, table string, keys [][
 	cfg := web.Config{
 		Store: st, Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		LegacyGateway: gateway, Metrics: metrics, SessionKeys: keys, BcryptCost: bcrypt.MinCost,
-		Shelf: photos.Disk{Dir: t.TempDir()}, Payments: payment.NewProviders(provider),
+		Shelf: shelf.Disk{Dir: t.TempDir(), What: photos.What}, Payments: payment.NewProviders(provider),
 		// Each request reads its session, so that tests count a page's
 		// requests alike whenever they run; withSessionCache for the cache.
 		SessionCache: -1,

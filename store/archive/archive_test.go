@@ -21,6 +21,7 @@ import (
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/payment"
+	"shop/store/shelf"
 	"shop/store/storetest"
 )
 
@@ -58,7 +59,7 @@ func newBooks(t *testing.T, start time.Time) *books {
 	clock := storetest.NewClock(start, 0)
 	env := storetest.New(t, store.WithClock(clock.Now), store.WithTimeZone(stockholm))
 	dir := t.TempDir()
-	b := &books{env: env, clock: clock, dir: dir, arch: &archive.Archiver{Store: env.Store, Shelf: archive.Disk{Dir: dir}, Sections: archive.Sections(env.Store)}}
+	b := &books{env: env, clock: clock, dir: dir, arch: &archive.Archiver{Store: env.Store, Shelf: shelf.Disk{Dir: dir, What: archive.What}, Sections: archive.Sections(env.Store)}}
 	b.sub = store.Subscription{ID: store.NewID(), AccountID: store.NewID(), ProductID: store.NewID(), ProductName: "=Coffee club", Email: "ada@example.com", Card: store.Card{Brand: "Visa", Last4: "4242"}}
 	return b
 }

@@ -18,6 +18,7 @@ import (
 
 	"shop/store"
 	"shop/store/archive"
+	"shop/store/shelf"
 )
 
 // fakeS3 speaks the two calls the shelf makes, PutObject and GetObject, in
@@ -73,7 +74,7 @@ func TestArchiveToBucket(t *testing.T) {
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	})
 	b := newBooks(t, shopTime("2026-03-05 12:00"))
-	b.arch.Shelf = archive.Bucket{Client: client, Name: "shop-books"}
+	b.arch.Shelf = shelf.Bucket{Client: client, Name: "shop-books", What: archive.What}
 	b.receipt(t, shopTime("2026-02-03 09:00"))
 	rec, err := b.arch.Archive(ctxT(t), month(t, "2026-02"), "run1")
 	if err != nil {
@@ -92,7 +93,7 @@ func TestArchiveToBucket(t *testing.T) {
 	if _, _, err := b.arch.Shelf.Open(context.Background(), "archive/2026-01/receipts.csv"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a month not archived: %v, want ErrNotFound", err)
 	}
-	if _, _, err := (archive.Disk{Dir: t.TempDir()}).Open(context.Background(), "../etc/passwd"); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := (shelf.Disk{Dir: t.TempDir(), What: archive.What}).Open(context.Background(), "../etc/passwd"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a name outside the disk shelf: %v, want ErrNotFound", err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"shop/store"
 	"shop/store/photos"
+	"shop/store/shelf"
 )
 
 // TinyWebP is a 1×1 lossless WebP (the standard library has no encoder).
@@ -173,7 +174,7 @@ func shelfJourney(t *testing.T, shelf photos.Shelf) {
 
 func TestDiskShelf(t *testing.T) {
 	dir := t.TempDir()
-	shelfJourney(t, photos.Disk{Dir: dir})
+	shelfJourney(t, shelf.Disk{Dir: dir, What: photos.What})
 	// Nothing half-written is left beside the files.
 	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err == nil && strings.HasPrefix(info.Name(), ".upload-") {
@@ -184,7 +185,7 @@ func TestDiskShelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (photos.Disk{Dir: dir}).Open(context.Background(), "../etc/passwd"); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := (shelf.Disk{Dir: dir, What: photos.What}).Open(context.Background(), "../etc/passwd"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a name outside the shelf: %v, want ErrNotFound", err)
 	}
 }
@@ -238,7 +239,7 @@ func TestBucketShelf(t *testing.T) {
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	})
-	shelfJourney(t, photos.Bucket{Client: client, Name: "shop-media"})
+	shelfJourney(t, shelf.Bucket{Client: client, Name: "shop-media", What: photos.What})
 	if got := fake.types["/shop-media/photos/abc/640.jpg"]; got != "image/jpeg" {
 		t.Fatalf("the object's Content-Type is %q, want image/jpeg", got)
 	}

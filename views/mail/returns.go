@@ -1,4 +1,4 @@
-package handlers
+package mail
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"shop/web/paths"
 )
 
-// returnRequestedMail tells the customer, in the language of the order,
+// ReturnRequested tells the customer, in the language of the order,
 // each return's number, where to send its parcel, what to put in it and
 // where to print its slip: one mail for the returns of one ask (one a
 // warehouse the units go back to). The store makes it from the returns as
 // written.
-func returnRequestedMail(base string) func([]store.Return) *store.Mail {
+func ReturnRequested(base string) func([]store.Return) *store.Mail {
 	return func(rs []store.Return) *store.Mail {
 		r := rs[0]
 		if r.Buyer.Email == "" {
@@ -28,10 +28,10 @@ func returnRequestedMail(base string) func([]store.Return) *store.Mail {
 		var b strings.Builder
 		subject := lang.In(l, "mail.return_requested.subject", "Number", r.Number)
 		if len(rs) == 1 {
-			fmt.Fprintf(&b, "%s\n\n%s\n\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro", "Number", r.Number, "Order", r.OrderLabel()))
+			fmt.Fprintf(&b, "%s\n\n%s\n\n", Hello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro", "Number", r.Number, "Order", r.OrderLabel()))
 		} else {
 			subject = lang.In(l, "mail.return_requested.subject_parts", "Numbers", strings.Join(numbers, ", "), "Parts", len(rs))
-			fmt.Fprintf(&b, "%s\n\n%s\n\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro_parts", "Order", r.OrderLabel(), "Parts", len(rs)))
+			fmt.Fprintf(&b, "%s\n\n%s\n\n", Hello(l, r.Buyer.Name), lang.In(l, "mail.return_requested.intro_parts", "Order", r.OrderLabel(), "Parts", len(rs)))
 		}
 		for _, p := range rs {
 			if len(rs) > 1 {
@@ -73,9 +73,9 @@ func returnAddress(w store.Warehouse) []string {
 
 func indent(lines []string) string { return "  " + strings.Join(lines, "\n  ") }
 
-// returnReceivedMail tells the customer their parcel arrived, in the
+// ReturnReceived tells the customer their parcel arrived, in the
 // language of the order it came from.
-func returnReceivedMail(r store.Return, to string) store.Mail {
+func ReturnReceived(r store.Return, to string) store.Mail {
 	l := lang.OrEnglish(r.Buyer.Lang)
 	var lines strings.Builder
 	for _, line := range r.Lines {
@@ -85,7 +85,33 @@ func returnReceivedMail(r store.Return, to string) store.Mail {
 	return store.Mail{
 		To: to, Kind: store.MailReturnReceived, CustomerID: r.CustomerID, CreatedAt: r.ReceivedAt, Status: store.MailPending,
 		Subject: lang.In(l, "mail.return.subject", "Number", r.Number, "Order", label),
-		Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\nFika & Field\n", mailHello(l, r.Buyer.Name), lang.In(l, "mail.return.arrived", "Order", label),
+		Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\nFika & Field\n", Hello(l, r.Buyer.Name), lang.In(l, "mail.return.arrived", "Order", label),
 			lines.String(), lang.In(l, "mail.return.look")),
+	}
+}
+
+// ReturnRefunded tells the customer what came back, and to what, in the
+// order's language.
+func ReturnRefunded(rf store.Refund, o store.Order) *store.Mail {
+	to := o.Buyer.Email
+	if to == "" {
+		return nil
+	}
+	l := lang.OrEnglish(o.Buyer.Lang)
+	amount := lang.MoneyIn(l, rf.Amount)
+	var where string
+	switch gift, card := lang.MoneyIn(l, rf.GiftCard), lang.MoneyIn(l, rf.Card); {
+	case rf.GiftCard.Amount > 0 && rf.Card.Amount > 0:
+		where = lang.In(l, "mail.return_refund.both", "GiftCard", gift, "Card", card)
+	case rf.GiftCard.Amount > 0:
+		where = lang.In(l, "mail.return_refund.giftcard", "GiftCard", gift)
+	case rf.Card.Amount > 0:
+		where = lang.In(l, "mail.return_refund.card", "Card", card)
+	}
+	return &store.Mail{
+		ID: store.MailID("refund", o.ID, rf.ID), To: to, Kind: store.MailRefund, CustomerID: o.CustomerID, CreatedAt: rf.At, Status: store.MailPending,
+		Subject: lang.In(l, "mail.return_refund.subject", "Amount", amount, "Order", o.Label()),
+		Text: fmt.Sprintf("%s\n\n%s\n\nFika & Field\n", Hello(l, o.Buyer.Name),
+			lang.In(l, "mail.return_refund.body", "Amount", amount, "Order", o.Label(), "Where", where)),
 	}
 }

@@ -1,4 +1,4 @@
-package jobs
+package mail
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"shop/web/paths"
 )
 
-// RefundMail is the customer's mail of a refund or cancellation of an
+// OrderRefund is the customer's mail of a refund or cancellation of an
 // order, in the buyer's language at checkout, for the store to queue in
 // the refund's own transaction (see store.OrderRefundRequest.Mail): its id
 // is the refund's, so it is queued once however often the refund is sent.
 // baseURL starts its link.
-func RefundMail(baseURL string, now func() time.Time) func(store.Refund, store.Order) *store.Mail {
+func OrderRefund(baseURL string, now func() time.Time) func(store.Refund, store.Order) *store.Mail {
 	return func(r store.Refund, o store.Order) *store.Mail {
 		if o.Buyer.Email == "" {
 			return nil // an order from before orders kept their buyer: no address to write to
