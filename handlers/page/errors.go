@@ -2,13 +2,45 @@ package page
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/store"
 	"shop/views/lang"
 )
+
+// Refused is how the shop answers a store refusal: the status, the form
+// field it is about ("" for the whole form) and its sentence.
+type Refused struct {
+	Status int
+	Field  string
+	Text   string
+}
+
+// refusalStatus is the status of each kind of refusal: a request not well
+// formed is unprocessable, one the thing's state forbids is a conflict.
+var refusalStatus = map[store.RefusalKind]int{
+	store.Invalid:  fiber.StatusUnprocessableEntity,
+	store.Conflict: fiber.StatusConflict,
+}
+
+// RefusalOf is the answer to the store refusal err carries, in the
+// language of ctx; false when err carries none. The error handler answers
+// with it, and a form that shows the refusal at its field reads it here.
+func RefusalOf(ctx context.Context, err error) (Refused, bool) {
+	var r *store.Refusal
+	if !errors.As(err, &r) {
+		return Refused{}, false
+	}
+	status, ok := refusalStatus[r.Kind]
+	if !ok {
+		status = fiber.StatusBadRequest
+	}
+	return Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message)}, true
+}
 
 // Error is an HTTP error with a message that is safe to show; Err is the
 // cause, for the log only. Message is the English text (logs, the JSON
