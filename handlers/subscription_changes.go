@@ -105,7 +105,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	case errors.As(err, &refused):
 		card.Sub = sub
 		if !card.Errors.Any() { // else said at its field
-			card.Error = subsRefusal(c, refused.err)
+			card.Error = refusalText(c.UserContext(), refused.err)
 		}
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
@@ -268,7 +268,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case errors.Is(err, store.ErrSubscriptionCancelled):
-		card.Error, card.Open = subsRefusal(c, err), "cancel"
+		card.Error, card.Open = refusalText(c.UserContext(), err), "cancel"
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	case err != nil:
 		return notFoundAs(err, "That subscription")

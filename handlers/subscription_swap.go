@@ -121,7 +121,7 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 	if err != nil {
 		// Nothing to preview (the same choice, or a subscription that
 		// cannot swap): the card says why.
-		card.Error = subsRefusal(c, err)
+		card.Error = refusalText(c.UserContext(), err)
 		return card, nil
 	}
 	preview := &views.SwapPreview{Product: p, Quantity: qty, Date: next.NextPaymentDate, Amount: next.AmountFor(next.NextPaymentDate)}

@@ -124,7 +124,7 @@ func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.
 	case keptCardProblem(c.UserContext(), err) != "":
 		card.Error = keptCardProblem(c.UserContext(), err)
 	case isAny(err, swapRefusals...):
-		card.Error = subsRefusal(c, err)
+		card.Error = refusalText(c.UserContext(), err)
 	default:
 		return notFoundAs(err, "That subscription")
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -365,36 +364,6 @@ func parsePeriod(c *fiber.Ctx, s string) (int, string) {
 		return 0, page.T(c, "subs.error.choose_period")
 	}
 	return n, ""
-}
-
-// subsRefusal says in the request's language why a subscription cannot be
-// changed that way; an error it does not know keeps its English words.
-func subsRefusal(c *fiber.Ctx, err error) string {
-	switch {
-	case errors.Is(err, store.ErrBadPaymentDay):
-		return page.T(c, "subs.error.bad_day")
-	case errors.Is(err, store.ErrBadPeriod):
-		return page.T(c, "subs.error.bad_period")
-	case errors.Is(err, store.ErrSubscriptionCancelled):
-		return page.T(c, "subs.error.cancelled")
-	case errors.Is(err, store.ErrSubscriptionPaused):
-		return page.T(c, "subs.error.paused")
-	case errors.Is(err, store.ErrSubscriptionNotPaused):
-		return page.T(c, "subs.error.not_paused")
-	case errors.Is(err, store.ErrSubscriptionEnding):
-		return page.T(c, "subs.error.ending")
-	case errors.Is(err, store.ErrSubscriptionNotEnding):
-		return page.T(c, "subs.error.not_ending")
-	case errors.Is(err, store.ErrSameValue):
-		return page.T(c, "subs.error.same")
-	case errors.Is(err, store.ErrPaymentOutstanding):
-		return page.T(c, "subs.error.outstanding")
-	case errors.Is(err, store.ErrBadResumeDate):
-		return page.T(c, "subs.error.until")
-	case errors.Is(err, store.ErrPaymentUnderway):
-		return page.T(c, "subs.error.payment_underway")
-	}
-	return sentence(err)
 }
 
 // List is the customer's subscriptions, newest first.

@@ -122,9 +122,9 @@ func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) 
 	case errors.Is(err, store.ErrNotSubscribable):
 		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = subsRefusal(c, err)
+		f.Errors["day"] = refusalText(c.UserContext(), err)
 	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = subsRefusal(c, err)
+		f.Errors["period"] = refusalText(c.UserContext(), err)
 	default:
 		var ce *store.CodeError
 		if !errors.As(err, &ce) {
@@ -238,7 +238,7 @@ func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
 	}
 	if sub.Status == store.SubscriptionCancelled {
 		// No provider's page for a card nothing will charge.
-		card := views.SubscriptionCard{Sub: *sub, Error: subsRefusal(c, store.ErrSubscriptionCancelled), Errors: views.FieldErrors{}}
+		card := views.SubscriptionCard{Sub: *sub, Error: refusalText(c.UserContext(), store.ErrSubscriptionCancelled), Errors: views.FieldErrors{}}
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
 	cust, err := h.Store.Customer(c.UserContext(), v.ID)
