@@ -62,7 +62,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 		// on the subscription as it is (or as it is now, if it changed).
 		sub, err := h.Store.Subscription(ctx, v.ID, id)
 		if err != nil {
-			return notFoundAs(err, "That subscription")
+			return notFoundAs(err, "error.not_found.subscription")
 		}
 		if sub.Version != version {
 			return h.stale(c, v, &store.StaleError{Current: sub})
@@ -109,7 +109,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 		}
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
-	return notFoundAs(err, "That subscription")
+	return notFoundAs(err, "error.not_found.subscription")
 }
 
 func (h *Subscriptions) stale(c *fiber.Ctx, v views.Viewer, stale *store.StaleError) error {
@@ -253,7 +253,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
@@ -271,7 +271,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 		card.Error, card.Open = refusalText(c.UserContext(), err), "cancel"
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	case err != nil:
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	page.Written(c, "subscription", id)
 	card.Notice = page.T(c, "subs.done.cancelled")

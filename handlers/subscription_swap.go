@@ -57,13 +57,13 @@ func (h *Subscriptions) SwapPreview(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	card, err := h.swapCard(c, sub, func(c *fiber.Ctx, name string) string { return c.Query(name) })
 	if err != nil {
@@ -83,7 +83,7 @@ func (h *Subscriptions) swapPreviewPage(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (h *Subscriptions) swapPreviewPage(c *fiber.Ctx) error {
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	if sub.Version != version {
 		return h.stale(c, v, &store.StaleError{Current: sub})

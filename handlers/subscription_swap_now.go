@@ -56,7 +56,7 @@ func (h *Subscriptions) swapNow(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.
 	case isAny(err, swapRefusals...):
 		card.Error = refusalText(c.UserContext(), err)
 	default:
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	card.Sub = sub
 	return h.answer(c, v, fiber.StatusUnprocessableEntity, card)

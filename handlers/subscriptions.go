@@ -186,12 +186,12 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 		return err
 	}
 	if !store.ValidID(productID) {
-		return page.NotFound("That product")
+		return page.NotFound("error.not_found.product")
 	}
 	ctx := c.UserContext()
 	p, _, err := h.Window.ProductWithStock(ctx, productID)
 	if err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	f := views.SubscribeForm{Product: p, SignedIn: true, Day: strings.TrimSpace(c.Query("day")), Period: strings.TrimSpace(c.Query("period")),
 		Code: strings.TrimSpace(c.Query("code")), Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c)}
@@ -265,11 +265,11 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		return page.BadRequest(page.T(c, "subs.error.form_broken"))
 	}
 	if !store.ValidID(productID) {
-		return page.NotFound("That product")
+		return page.NotFound("error.not_found.product")
 	}
 	p, err := h.Store.Product(ctx, productID)
 	if err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	f.Product = p
 	if !p.OpenToSubscribers() {

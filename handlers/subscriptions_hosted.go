@@ -201,7 +201,7 @@ func (h *Subscriptions) confirming(c *fiber.Ctx, customerID string) error {
 		// answer did.
 		sub, err := h.Store.SubscriptionConsistent(c.UserContext(), customerID, p.SubscriptionID)
 		if err != nil {
-			return notFoundAs(err, "That subscription")
+			return notFoundAs(err, "error.not_found.subscription")
 		}
 		receipt, err := h.Store.CurrentReceipt(c.UserContext(), sub)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -269,7 +269,7 @@ func (h *Subscriptions) ownSubscription(c *fiber.Ctx) (views.Viewer, *store.Subs
 	if err != nil || !v.SignedIn() {
 		return v, nil, err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return v, nil, err
 	}
@@ -279,7 +279,7 @@ func (h *Subscriptions) ownSubscription(c *fiber.Ctx) (views.Viewer, *store.Subs
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
-		return v, nil, notFoundAs(err, "That subscription")
+		return v, nil, notFoundAs(err, "error.not_found.subscription")
 	}
 	if sub.Version != version {
 		return v, nil, h.stale(c, v, &store.StaleError{Current: sub})

@@ -27,7 +27,7 @@ func TestClassify(t *testing.T) {
 		{"a store refusal", fmt.Errorf("pause: %w", refusal), fiber.StatusConflict, lang.In(lang.English, "subs.error.paused")},
 		{"a page error before the refusal it wraps", &page.Error{Status: fiber.StatusBadRequest, ID: "error.bad_cursor", Err: refusal}, fiber.StatusBadRequest, lang.In(lang.English, "error.bad_cursor")},
 		{"not found", fmt.Errorf("read: %w", store.ErrNotFound), fiber.StatusNotFound, lang.In(lang.English, "error.not_found.anything")},
-		{"a not found page", page.NotFound("That order"), fiber.StatusNotFound, lang.In(lang.English, "error.not_found.order")},
+		{"a not found page", page.NotFound("error.not_found.order"), fiber.StatusNotFound, lang.In(lang.English, "error.not_found.order")},
 		{"the engine down", store.ErrEngineDown, fiber.StatusServiceUnavailable, lang.In(lang.English, "error.engine_down")},
 		{"the client gone", context.Canceled, statusClientGone, ""},
 		{"anything else", errors.New("disk on fire"), fiber.StatusInternalServerError, lang.In(lang.English, "error.internal")},

@@ -93,45 +93,11 @@ func isMessageID(s string) bool {
 		lang.In(lang.English, s) != lang.Missing(s)
 }
 
-// NotFound is a 404 saying what was not found. The shop's usual whats
-// ("That order") have a sentence each in the catalogue (words change
-// with what they follow in Korean); any other reads "… was not found."
-func NotFound(what string) error {
-	if id, ok := notFoundMessages[what]; ok {
-		return &Error{Status: fiber.StatusNotFound, ID: id, Message: lang.In(lang.English, id)}
-	}
-	return &Error{Status: fiber.StatusNotFound, ID: "error.not_found", Args: []any{"What", what}, Message: what + " was not found."}
-}
-
-// notFoundMessages are the sentences of NotFound for the whats handlers
-// name.
-var notFoundMessages = map[string]string{
-	"That order":               "error.not_found.order",
-	"That product":             "error.not_found.product",
-	"That drop":                "error.not_found.drop",
-	"That shipment":            "error.not_found.shipment",
-	"That return":              "error.not_found.return",
-	"That customer":            "error.not_found.customer",
-	"That warehouse":           "error.not_found.warehouse",
-	"That subscription":        "error.not_found.subscription",
-	"That receipt":             "error.not_found.receipt",
-	"That address":             "error.not_found.address",
-	"That picture":             "error.not_found.picture",
-	"That cart line":           "error.not_found.cart_line",
-	"This API key":             "error.not_found.api_key",
-	"That category":            "error.not_found.category",
-	"That ticket":              "error.not_found.ticket",
-	"That run":                 "error.not_found.run",
-	"That mail":                "error.not_found.mail",
-	"That invoice":             "error.not_found.invoice",
-	"That file":                "error.not_found.file",
-	"That shipment or change":  "error.not_found.shipment_change",
-	"That part of the console": "error.not_found.console_part",
-	"That month's archive":     "error.not_found.month_archive",
-	"That month":               "error.not_found.month",
-	"That job":                 "error.not_found.job",
-	"That drop's product":      "error.not_found.drop_product",
-	"That payment page":        "error.not_found.payment_page",
+// NotFound is a 404 saying what was not found, by its sentence's message
+// id ("error.not_found.order"): each thing has a sentence of its own, as
+// the words change with what they follow in Korean.
+func NotFound(id string) error {
+	return &Error{Status: fiber.StatusNotFound, ID: id, Message: lang.In(lang.English, id)}
 }
 
 // BadRequest is a 400 with a message for the person: a message id of the
