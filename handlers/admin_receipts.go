@@ -100,7 +100,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	}
 	finish := page.Field(c, "finish") == "yes"
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
-		return page.BadRequest(formBroken)
+		return page.BadRequest("error.form_broken")
 	}
 	amount, err := store.ParseMoney(f.Amount, r.Amount.Currency)
 	switch {

@@ -68,7 +68,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	ctx := c.UserContext()
 	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: open}
@@ -232,7 +232,7 @@ func (h *Subscriptions) Cancel(c *fiber.Ctx) error {
 				return page.T(c, "subs.done.ends", "Date", dayText(c.UserContext(), s.EndsOn))
 			}, nil
 		}
-		return nil, nil, page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return nil, nil, page.BadRequest("error.form_broken")
 	})
 }
 
@@ -259,7 +259,7 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	res, err := h.Store.CancelSubscriptionNow(c.UserContext(), v.ID, id, version, h.Refunder, h.Mail)
 	card := views.SubscriptionCard{Sub: res.Subscription, Errors: views.FieldErrors{}}

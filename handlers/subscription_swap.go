@@ -89,7 +89,7 @@ func (h *Subscriptions) swapPreviewPage(c *fiber.Ctx) error {
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {

@@ -62,7 +62,7 @@ func (h *Subscriptions) swapNow(c *fiber.Ctx) error {
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	ctx := c.UserContext()
 	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: "swap"}

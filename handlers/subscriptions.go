@@ -235,8 +235,6 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	})
 }
 
-const formBroken = "This form is broken. Reload the page and try again."
-
 // Subscribe takes the first payment and creates the subscription, through
 // the card provider (subscribeHosted). The form is checked field by field
 // first; any problem brings the form back with a message at its field and
@@ -262,7 +260,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
 	}
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	if !store.ValidID(productID) {
 		return page.NotFound("error.not_found.product")

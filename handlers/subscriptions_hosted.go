@@ -118,7 +118,7 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) error {
 	switch {
 	case errors.Is(err, store.ErrBadSubscribeKey):
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	case errors.Is(err, store.ErrNotSubscribable):
 		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 	case errors.Is(err, store.ErrBadPaymentDay):
@@ -275,7 +275,7 @@ func (h *Subscriptions) ownSubscription(c *fiber.Ctx) (views.Viewer, *store.Subs
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return v, nil, page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return v, nil, page.BadRequest("error.form_broken")
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
