@@ -189,26 +189,11 @@ func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, 
 	return h.render(c, fiber.StatusOK, data)
 }
 
-// sentence is an error message with a capital letter and a full stop.
 // shortened is s cut to at most n characters: what a form shows back of a
 // value it refused.
 func shortened(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n])
-	}
-	return s
-}
-
-func sentence(err error) string {
-	s := err.Error()
-	if s == "" {
-		return s
-	}
-	if s[0] >= 'a' && s[0] <= 'z' {
-		s = string(s[0]-'a'+'A') + s[1:]
-	}
-	if s[len(s)-1] != '.' {
-		s += "."
 	}
 	return s
 }

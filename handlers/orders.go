@@ -177,14 +177,6 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	return page.Redirect(c, paths.Order(d.Order.ID))
 }
 
-func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {
-	v := page.Viewer(c)
-	if !v.SignedIn() {
-		return v, page.Redirect(c, paths.LoginThen(back))
-	}
-	return v, nil
-}
-
 // orderViewerFor is signedInFor for the pages of one order, which a guest
 // checkout's session sees too: the viewer is then the guest customer, and
 // ownOrder shows only the orders that session held or placed.
