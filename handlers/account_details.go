@@ -289,7 +289,7 @@ func (h *AccountDetails) AddAddress(c *fiber.Ctx) error {
 
 // EditAddress is a saved address's edit form.
 func (h *AccountDetails) EditAddress(c *fiber.Ctx) error {
-	id, err := pathIDSaying(c, "id", "account.address.not_found")
+	id, err := pathID(c, "id", "account.address.not_found")
 	if err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func (h *AccountDetails) EditAddress(c *fiber.Ctx) error {
 	}
 	a, ok := book.Find(id)
 	if !ok {
-		return notFoundSaying(c, "account.address.not_found")
+		return page.NotFound("account.address.not_found")
 	}
 	page.CSRFToken(c)
 	f := views.AddressForm{ID: a.ID, Recipient: a.Name, Street: a.Street, Number: a.Number, ZipCode: a.ZipCode, City: a.City, Country: a.Country}
@@ -312,7 +312,7 @@ func (h *AccountDetails) EditAddress(c *fiber.Ctx) error {
 
 // UpdateAddress saves an edited address.
 func (h *AccountDetails) UpdateAddress(c *fiber.Ctx) error {
-	id, err := pathIDSaying(c, "id", "account.address.not_found")
+	id, err := pathID(c, "id", "account.address.not_found")
 	if err != nil {
 		return err
 	}
@@ -324,7 +324,7 @@ func (h *AccountDetails) UpdateAddress(c *fiber.Ctx) error {
 	f.ID = id
 	if !f.Errors.Any() {
 		if err := h.Store.UpdateAddress(c.UserContext(), v.ID, id, addressFrom(f)); err != nil {
-			return notFoundAsSaying(c, err, "account.address.not_found")
+			return notFoundAs(err, "account.address.not_found")
 		}
 		page.Flash(c, views.FlashSuccess, page.T(c, "account.address.updated"))
 		return page.Redirect(c, paths.Account)
@@ -345,7 +345,7 @@ func (h *AccountDetails) DeleteAddress(c *fiber.Ctx) error {
 }
 
 func (h *AccountDetails) addressAction(c *fiber.Ctx, act func(ctx context.Context, customerID, id string) error, done string) error {
-	id, err := pathIDSaying(c, "id", "account.address.not_found")
+	id, err := pathID(c, "id", "account.address.not_found")
 	if err != nil {
 		return err
 	}

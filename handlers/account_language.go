@@ -98,26 +98,3 @@ func (h *Account) languageAtSignIn(c *fiber.Ctx, cust store.Customer) error {
 	c.SetUserContext(lang.With(c.UserContext(), l))
 	return nil
 }
-
-// notFoundSaying is a 404 whose message is the catalogue's msgID in the
-// request's language ("That order was not found.").
-func notFoundSaying(c *fiber.Ctx, msgID string) error {
-	return &page.Error{Status: fiber.StatusNotFound, Message: page.T(c, msgID)}
-}
-
-// pathIDSaying is pathID with its 404 in the request's language.
-func pathIDSaying(c *fiber.Ctx, name, msgID string) (string, error) {
-	id := c.Params(name)
-	if !store.ValidID(id) {
-		return "", notFoundSaying(c, msgID)
-	}
-	return id, nil
-}
-
-// notFoundAsSaying is notFoundAs with its 404 in the request's language.
-func notFoundAsSaying(c *fiber.Ctx, err error, msgID string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return notFoundSaying(c, msgID)
-	}
-	return err
-}

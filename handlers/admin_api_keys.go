@@ -78,7 +78,7 @@ func (h *AdminAPIKeys) Create(c *fiber.Ctx) error {
 func (h *AdminAPIKeys) integration(c *fiber.Ctx) (store.Integration, store.APIAccess, error) {
 	name := c.Params("name")
 	if !store.ValidIntegrationName(name) {
-		return store.Integration{}, store.APIAccess{}, page.NotFound("This integration")
+		return store.Integration{}, store.APIAccess{}, page.NotFound("error.not_found.integration")
 	}
 	access, err := h.Store.APIAccess(c.UserContext())
 	if err != nil {
@@ -86,7 +86,7 @@ func (h *AdminAPIKeys) integration(c *fiber.Ctx) (store.Integration, store.APIAc
 	}
 	in, ok := access.Integration(name)
 	if !ok {
-		return store.Integration{}, store.APIAccess{}, page.NotFound("This integration")
+		return store.Integration{}, store.APIAccess{}, page.NotFound("error.not_found.integration")
 	}
 	return in, access, nil
 }
@@ -105,14 +105,14 @@ func (h *AdminAPIKeys) Issue(c *fiber.Ctx) error {
 		return page.Redirect(c, paths.AdminAPIKeys)
 	}
 	if err != nil {
-		return notFoundAs(err, "This integration")
+		return notFoundAs(err, "error.not_found.integration")
 	}
 	return h.render(c, fiber.StatusCreated, views.AdminAPIKeyForm{}, &views.AdminCreatedAPIKey{Key: key, Secret: secret})
 }
 
 // key finds a key by its id among all, with its integration.
 func (h *AdminAPIKeys) key(c *fiber.Ctx) (store.APIKey, store.Integration, error) {
-	id, err := pathID(c, "id", "This API key")
+	id, err := pathID(c, "id", "error.not_found.api_key")
 	if err != nil {
 		return store.APIKey{}, store.Integration{}, err
 	}
@@ -126,7 +126,7 @@ func (h *AdminAPIKeys) key(c *fiber.Ctx) (store.APIKey, store.Integration, error
 			return k, in, nil
 		}
 	}
-	return store.APIKey{}, store.Integration{}, page.NotFound("This API key")
+	return store.APIKey{}, store.Integration{}, page.NotFound("error.not_found.api_key")
 }
 
 // ConfirmRevoke asks before revoking a key.
@@ -150,7 +150,7 @@ func (h *AdminAPIKeys) Revoke(c *fiber.Ctx) error {
 		return page.Redirect(c, paths.AdminAPIKeys)
 	}
 	if err := h.Store.RevokeAPIKey(c.UserContext(), k.ID); err != nil {
-		return notFoundAs(err, "This API key")
+		return notFoundAs(err, "error.not_found.api_key")
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.apikeys.flash_revoked", "Name", k.Integration))
 	return page.Redirect(c, paths.AdminAPIKeys)
@@ -183,7 +183,7 @@ func (h *AdminAPIKeys) Rotate(c *fiber.Ctx) error {
 		page.Flash(c, views.FlashInfo, page.T(c, "admin.apikeys.flash_already", "Name", k.Integration))
 		return page.Redirect(c, paths.AdminAPIKeys)
 	case err != nil:
-		return notFoundAs(err, "This API key")
+		return notFoundAs(err, "error.not_found.api_key")
 	}
 	return h.render(c, fiber.StatusCreated, views.AdminAPIKeyForm{}, &views.AdminCreatedAPIKey{Key: key, Secret: secret, Replaces: k})
 }
@@ -211,7 +211,7 @@ func (h *AdminAPIKeys) RevokeIntegration(c *fiber.Ctx) error {
 		page.Flash(c, views.FlashInfo, page.T(c, "admin.apikeys.flash_integration_already", "Name", in.Name))
 		return page.Redirect(c, paths.AdminAPIKeys)
 	case err != nil:
-		return notFoundAs(err, "This integration")
+		return notFoundAs(err, "error.not_found.integration")
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.apikeys.flash_integration_revoked", "Name", in.Name))
 	return page.Redirect(c, paths.AdminAPIKeys)

@@ -110,19 +110,19 @@ func (h *AdminArchive) RunNow(c *fiber.Ctx) error {
 func (h *AdminArchive) Download(c *fiber.Ctx) error {
 	month, err := store.ParseMonth(c.Params("month"))
 	if err != nil {
-		return page.NotFound("That month")
+		return page.NotFound("error.not_found.month")
 	}
 	section, format, ok := strings.Cut(c.Params("file"), ".")
 	if !ok {
-		return page.NotFound("That file")
+		return page.NotFound("error.not_found.file")
 	}
 	rec, err := h.Store.ArchivedMonth(c.UserContext(), month)
 	if err != nil {
-		return notFoundAs(err, "That month's archive")
+		return notFoundAs(err, "error.not_found.month_archive")
 	}
 	f, ok := rec.File(section, format)
 	if !ok {
-		return page.NotFound("That file")
+		return page.NotFound("error.not_found.file")
 	}
 	r, _, err := h.Archive.Shelf.Open(c.UserContext(), f.Name)
 	if err != nil {

@@ -24,13 +24,13 @@ func (h *AdminOrders) RetryCardRefund(c *fiber.Ctx) error {
 	if _, ok := page.StaffMember(c); !ok {
 		return page.Forbidden(page.T(c, "admin.refunds.err.staff_only"))
 	}
-	id, err := pathID(c, "id", "That order")
+	id, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
 	key := c.Params("key")
 	if !store.ValidID(key) {
-		return page.NotFound("That refund")
+		return page.NotFound("error.not_found.refund")
 	}
 	ctx := c.UserContext()
 	rf, err := h.Store.RetryCardRefund(ctx, id, key, h.Refunds)
@@ -38,7 +38,7 @@ func (h *AdminOrders) RetryCardRefund(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrRefundCard):
 		page.Flash(c, views.FlashError, page.T(c, "admin.cardrefunds.still_failing", "Problem", views.CardRefundProblemText(ctx, rf.CardTries.Problem)))
 	case errors.Is(err, store.ErrNotFound):
-		return page.NotFound("That refund")
+		return page.NotFound("error.not_found.refund")
 	case err != nil:
 		return err
 	case rf.Status == store.RefundCardPending:

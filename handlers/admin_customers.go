@@ -135,7 +135,7 @@ func (h *AdminCustomers) List(c *fiber.Ctx) error {
 // range. htmx asks for the section (the date filter) or the next page of
 // one of its tables, and only that is read.
 func (h *AdminCustomers) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That customer")
+	id, err := pathID(c, "id", "error.not_found.customer")
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,10 @@ func (h *AdminCustomers) show(c *fiber.Ctx, id string, status int, problem strin
 		receipts store.Page[store.Receipt]
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	g.Go(func() (err error) {
+		cust, err = h.Store.Customer(ctx, id)
+		return notFoundAs(err, "error.not_found.customer")
+	})
 	if !htmx {
 		g.Go(func() (err error) { changes, err = h.Store.RoleChanges(ctx, id); return err })
 	}
@@ -285,7 +288,10 @@ func (h *AdminCustomers) showAccess(c *fiber.Ctx, id string, status int, problem
 		changes []store.RoleChange
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	g.Go(func() (err error) {
+		cust, err = h.Store.Customer(ctx, id)
+		return notFoundAs(err, "error.not_found.customer")
+	})
 	g.Go(func() (err error) { changes, err = h.Store.RoleChanges(ctx, id); return err })
 	if err := g.Wait(); err != nil {
 		return err
@@ -300,7 +306,7 @@ func (h *AdminCustomers) owner(c *fiber.Ctx) (store.Customer, string, error) {
 	if !ok || by.Role != store.RoleOwner || by.Deactivated {
 		return store.Customer{}, "", page.Forbidden(page.T(c, "admin.customers.owner_only"))
 	}
-	id, err := pathID(c, "id", "That customer")
+	id, err := pathID(c, "id", "error.not_found.customer")
 	return by, id, err
 }
 
@@ -346,7 +352,7 @@ func (h *AdminCustomers) Reactivate(c *fiber.Ctx) error {
 func (h *AdminCustomers) changed(c *fiber.Ctx, id string, by, cust store.Customer, change store.RoleChange, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return page.NotFound("That customer")
+		return page.NotFound("error.not_found.customer")
 	case errors.Is(err, store.ErrLastOwner):
 		return h.show(c, id, fiber.StatusConflict, page.T(c, "admin.customers.last_owner"))
 	case errors.Is(err, store.ErrNotOwner):

@@ -55,7 +55,7 @@ func (h *AdminDashboard) Block(c *fiber.Ctx) error {
 	name := c.Params("block")
 	at := slices.IndexFunc(views.DashboardBlocks, func(b struct{ Name, Title string }) bool { return b.Name == name })
 	if at < 0 {
-		return page.NotFound("That part of the console")
+		return page.NotFound("error.not_found.console_part")
 	}
 	ctx := c.UserContext()
 	var block templ.Component

@@ -28,7 +28,7 @@ func (h *AdminDrops) Describe(c *fiber.Ctx) error {
 		case errors.As(err, &de):
 			details.Errors["description"] = dropProblem(c, de)
 		case err != nil:
-			return notFoundAs(err, "That drop")
+			return notFoundAs(err, "error.not_found.drop")
 		}
 	}
 	if details.Errors.Any() {
@@ -76,7 +76,7 @@ func (h *AdminDrops) UploadPhoto(c *fiber.Ctx) error {
 		return err
 	}
 	if err := h.Store.SetDropPhoto(ctx, d.ID, photo); err != nil {
-		return notFoundAs(err, "That drop")
+		return notFoundAs(err, "error.not_found.drop")
 	}
 	h.Gate.Forget(d.ID)
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.products.photo_saved", "Width", photo.Width, "Height", photo.Height))

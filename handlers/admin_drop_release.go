@@ -52,12 +52,12 @@ func (h *AdminDrops) releasePage(c *fiber.Ctx) (views.AdminDropRelease, error) {
 	}
 	client := c.Params("client")
 	if !validTicketClient(client) {
-		return views.AdminDropRelease{}, page.NotFound("That ticket")
+		return views.AdminDropRelease{}, page.NotFound("error.not_found.ticket")
 	}
 	ctx := c.UserContext()
 	t, err := h.Store.TicketConsistent(ctx, d.ID, client)
 	if err != nil {
-		return views.AdminDropRelease{}, notFoundAs(err, "That ticket")
+		return views.AdminDropRelease{}, notFoundAs(err, "error.not_found.ticket")
 	}
 	p := views.AdminDropRelease{Drop: d, Ticket: t, CSRF: page.CSRFToken(c)}
 	if t.CustomerID != "" {
@@ -97,7 +97,7 @@ func (h *AdminDrops) Release(c *fiber.Ctx) error {
 		return h.renderRelease(c, fiber.StatusConflict, p)
 	}
 	if err != nil {
-		return notFoundAs(err, "That ticket")
+		return notFoundAs(err, "error.not_found.ticket")
 	}
 	h.Gate.Released(p.Drop.ID, t.Counter)
 	page.Written(c, "drop", p.Drop.ID, "ticket", t.Client)

@@ -186,12 +186,12 @@ func (h *AdminDrops) renderList(c *fiber.Ctx, status int, form views.AdminDropFo
 // parseLocal reads a datetime-local value in the shop's time zone.
 // drop reads the drop of the URL; an unknown one is a 404.
 func (h *AdminDrops) drop(c *fiber.Ctx) (store.Drop, error) {
-	id, err := pathID(c, "id", "That drop")
+	id, err := pathID(c, "id", "error.not_found.drop")
 	if err != nil {
 		return store.Drop{}, err
 	}
 	d, err := h.Store.Drop(c.UserContext(), id)
-	return d, notFoundAs(err, "That drop")
+	return d, notFoundAs(err, "error.not_found.drop")
 }
 
 // createdBy names who made the drop: the staff member (their name, read

@@ -58,13 +58,13 @@ func (h *AdminInvoices) Lookup(c *fiber.Ctx) error {
 
 // Show is one invoice and its payments (access patterns 10 and 11).
 func (h *AdminInvoices) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That invoice")
+	id, err := pathID(c, "id", "error.not_found.invoice")
 	if err != nil {
 		return err
 	}
 	inv, err := h.Store.Invoice(c.UserContext(), id)
 	if err != nil {
-		return notFoundAs(err, "That invoice")
+		return notFoundAs(err, "error.not_found.invoice")
 	}
 	ctx := c.UserContext()
 	d, err := h.Store.OrderDetails(ctx, inv.OrderID)
@@ -81,18 +81,18 @@ func (h *AdminInvoices) Show(c *fiber.Ctx) error {
 
 // PDF is the invoice as a PDF, as its customer gets it.
 func (h *AdminInvoices) PDF(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That invoice")
+	id, err := pathID(c, "id", "error.not_found.invoice")
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
 	inv, err := h.Store.Invoice(ctx, id)
 	if err != nil {
-		return notFoundAs(err, "That invoice")
+		return notFoundAs(err, "error.not_found.invoice")
 	}
 	d, err := h.Store.OrderDetails(ctx, inv.OrderID)
 	if err != nil {
-		return notFoundAs(err, "That invoice")
+		return notFoundAs(err, "error.not_found.invoice")
 	}
 	d.Invoices = []store.Invoice{inv} // the one asked for
 	name, pdf, err := invoicePDF(ctx, h.Store, h.Store, d)

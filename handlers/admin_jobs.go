@@ -91,7 +91,7 @@ func (h *AdminJobs) scheduler() JobScheduler {
 func jobParam(c *fiber.Ctx) (string, error) {
 	job := c.Params("job")
 	if !jobs.ValidJob(job) {
-		return "", page.NotFound("That job")
+		return "", page.NotFound("error.not_found.job")
 	}
 	return job, nil
 }
@@ -215,12 +215,12 @@ func (h *AdminJobs) run(c *fiber.Ctx) (store.JobRun, error) {
 	if err != nil {
 		return store.JobRun{}, err
 	}
-	id, err := pathID(c, "id", "That run")
+	id, err := pathID(c, "id", "error.not_found.run")
 	if err != nil {
 		return store.JobRun{}, err
 	}
 	run, err := h.Store.Run(c.UserContext(), job, id)
-	return run, notFoundAs(err, "That run")
+	return run, notFoundAs(err, "error.not_found.run")
 }
 
 // Progress is a run's progress bar and counts, which htmx asks for every

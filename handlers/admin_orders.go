@@ -166,7 +166,7 @@ func (h *AdminOrders) List(c *fiber.Ctx) error {
 // dates (their GSI2 partition: one Query a page).
 func (h *AdminOrders) customerOrders(c *fiber.Ctx, id string, data views.AdminOrderList) error {
 	if !store.ValidID(id) {
-		return page.NotFound("That customer")
+		return page.NotFound("error.not_found.customer")
 	}
 	var (
 		cust   store.Customer
@@ -174,7 +174,10 @@ func (h *AdminOrders) customerOrders(c *fiber.Ctx, id string, data views.AdminOr
 	)
 	after := c.Query("after")
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { cust, err = h.Store.Customer(ctx, id); return notFoundAs(err, "That customer") })
+	g.Go(func() (err error) {
+		cust, err = h.Store.Customer(ctx, id)
+		return notFoundAs(err, "error.not_found.customer")
+	})
 	g.Go(func() (err error) { orders, err = h.Store.CustomerOrders(ctx, id, adminPageSize, after); return err })
 	if err := g.Wait(); err != nil {
 		return err
@@ -272,7 +275,10 @@ func (h *AdminOrders) orderPage(c *fiber.Ctx, id string) (views.AdminOrderPage, 
 		ws []store.Warehouse
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { d, err = h.Store.OrderDetails(ctx, id); return notFoundAs(err, "That order") })
+	g.Go(func() (err error) {
+		d, err = h.Store.OrderDetails(ctx, id)
+		return notFoundAs(err, "error.not_found.order")
+	})
 	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
 	if err := g.Wait(); err != nil {
 		return views.AdminOrderPage{}, err
@@ -297,7 +303,7 @@ func (h *AdminOrders) renderOrder(c *fiber.Ctx, id string, status int, problem s
 
 // Show is one order with its items, invoice and shipments.
 func (h *AdminOrders) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That order")
+	id, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
@@ -307,7 +313,7 @@ func (h *AdminOrders) Show(c *fiber.Ctx) error {
 // CreateShipments makes the order's shipments, one per warehouse its items
 // are allocated to. Doing it twice is a 409 with the order as it is now.
 func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That order")
+	id, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
@@ -330,7 +336,7 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrNothingToShip):
 		return h.renderOrder(c, id, fiber.StatusUnprocessableEntity, page.T(c, "admin.orders.err.nothing_to_ship"))
 	case err != nil:
-		return notFoundAs(err, "That order")
+		return notFoundAs(err, "error.not_found.order")
 	}
 	page.Flash(c, views.FlashSuccess, page.N(c, "admin.orders.created_shipments", len(shipments)))
 	return page.Redirect(c, paths.AdminOrder(id))
@@ -341,7 +347,7 @@ func (h *AdminOrders) CreateShipments(c *fiber.Ctx) error {
 // 409 with the order as it is; still too little stock is a 409 that says
 // how much there is.
 func (h *AdminOrders) Allocate(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That order")
+	id, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
@@ -355,7 +361,7 @@ func (h *AdminOrders) Allocate(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrConflict):
 		return h.renderOrder(c, id, fiber.StatusConflict, page.T(c, "admin.orders.err.stock_changing"))
 	case err != nil:
-		return notFoundAs(err, "That order")
+		return notFoundAs(err, "error.not_found.order")
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.orders.allocated", "Order", o.Label()))
 	return page.Redirect(c, paths.AdminOrder(id))

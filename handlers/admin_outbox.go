@@ -46,11 +46,11 @@ func (h *AdminOutbox) Show(c *fiber.Ctx) error {
 	// outbox still holds those (store.OutboxID).
 	id := c.Params("id")
 	if !store.OutboxID(id) {
-		return page.NotFound("That mail")
+		return page.NotFound("error.not_found.mail")
 	}
 	m, err := h.Store.Mail(c.UserContext(), id)
 	if err != nil {
-		return notFoundAs(err, "That mail")
+		return notFoundAs(err, "error.not_found.mail")
 	}
 	data := views.AdminMailPage{Mail: m, Kept: h.Kept}
 	if m.CustomerID != "" {

@@ -22,7 +22,7 @@ var photoWork = make(chan struct{}, 2)
 // back on the product's page with its reason (413 too large, 415 not a
 // picture, 422 no file or too many pixels).
 func (h *AdminProducts) UploadPhoto(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That product")
+	id, err := pathID(c, "id", "error.not_found.product")
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (h *AdminProducts) UploadPhoto(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if _, _, err := h.Store.ProductWithStock(ctx, id); err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	upload, status, msg := readPhoto(c)
 	if msg != "" {
@@ -55,7 +55,7 @@ func (h *AdminProducts) UploadPhoto(c *fiber.Ctx) error {
 		return err
 	}
 	if err := h.Store.SetProductPhoto(ctx, id, photo); err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.products.photo_saved", "Width", photo.Width, "Height", photo.Height))
 	return page.Redirect(c, paths.AdminProduct(id))

@@ -64,7 +64,7 @@ type AdminProducts struct {
 func (h *AdminProducts) List(c *fiber.Ctx) error {
 	slug, cursor := c.Query("category"), c.Query("after")
 	if slug != "" && !store.ValidID(slug) {
-		return page.NotFound("That category")
+		return page.NotFound("error.not_found.category")
 	}
 	var (
 		cats     []store.Category
@@ -215,7 +215,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		p, stock, err = h.Store.ProductWithStock(gctx, id)
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	})
 	g.Go(func() (err error) { cats, err = h.Store.Categories(gctx); return err })
 	g.Go(func() (err error) { ws, err = h.Store.Warehouses(gctx); return err })
@@ -274,7 +274,7 @@ func (h *AdminProducts) productPage(c *fiber.Ctx, id string) (views.AdminProduct
 // LowStock sets the level under which the product's stock shows as low on
 // the console's home.
 func (h *AdminProducts) LowStock(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That product")
+	id, err := pathID(c, "id", "error.not_found.product")
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (h *AdminProducts) LowStock(c *fiber.Ctx) error {
 // Show is a product's staff page. htmx asks for the orders section (the
 // date filter) or the next page of its rows.
 func (h *AdminProducts) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That product")
+	id, err := pathID(c, "id", "error.not_found.product")
 	if err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func (h *AdminProducts) Show(c *fiber.Ctx) error {
 // Update saves the edit form; on bad input the form comes back with its
 // messages and a 422.
 func (h *AdminProducts) Update(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That product")
+	id, err := pathID(c, "id", "error.not_found.product")
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func (h *AdminProducts) Update(c *fiber.Ctx) error {
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) {
 		old, _, err = h.Store.ProductWithStock(ctx, id)
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	})
 	g.Go(func() (err error) { cats, err = h.Store.Categories(ctx); return err })
 	if err := g.Wait(); err != nil {
@@ -354,7 +354,7 @@ func (h *AdminProducts) Update(c *fiber.Ctx) error {
 		err := h.Store.UpdateProduct(c.UserContext(), p)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return page.NotFound("That product")
+			return page.NotFound("error.not_found.product")
 		case errors.Is(err, store.ErrConflict):
 			status = fiber.StatusConflict
 			f.Errors[""] = page.T(c, "admin.products.err.conflict")

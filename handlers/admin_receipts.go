@@ -65,11 +65,11 @@ func (h *AdminReceipts) CreditNotePDF(c *fiber.Ctx) error {
 func (h *AdminReceipts) receipt(c *fiber.Ctx) (store.Receipt, error) {
 	customer, number := c.Params("id"), c.Params("number")
 	if !store.ValidID(customer) || !store.ValidID(number) {
-		return store.Receipt{}, page.NotFound("That receipt")
+		return store.Receipt{}, page.NotFound("error.not_found.receipt")
 	}
 	r, err := h.Store.Receipt(c.UserContext(), customer, number)
 	if err != nil {
-		return store.Receipt{}, notFoundAs(err, "That receipt")
+		return store.Receipt{}, notFoundAs(err, "error.not_found.receipt")
 	}
 	return r, nil
 }
@@ -100,7 +100,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	}
 	finish := page.Field(c, "finish") == "yes"
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
-		return page.BadRequest(formBroken)
+		return page.BadRequest("error.form_broken")
 	}
 	amount, err := store.ParseMoney(f.Amount, r.Amount.Currency)
 	switch {
@@ -163,5 +163,5 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 		f.Errors[""] = page.T(c, "admin.subrefunds.no_answer")
 		return h.render(c, fiber.StatusServiceUnavailable, done, f)
 	}
-	return notFoundAs(err, "That receipt")
+	return notFoundAs(err, "error.not_found.receipt")
 }

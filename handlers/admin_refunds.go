@@ -31,7 +31,7 @@ func (h *AdminOrders) Refund(c *fiber.Ctx) error {
 	if !ok {
 		return page.Forbidden(page.T(c, "admin.refunds.err.staff_only"))
 	}
-	id, err := pathID(c, "id", "That order")
+	id, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (h *AdminOrders) refundRefused(c *fiber.Ctx, d store.OrderDetails, form vie
 		errs[""] = upperFirstText(err.Error()) + "."
 		return h.renderRefund(c, id, fiber.StatusUnprocessableEntity, form, errs, "")
 	}
-	return notFoundAs(err, "That order")
+	return notFoundAs(err, "error.not_found.order")
 }
 
 // refundedText says what a refund gave back, and where.

@@ -76,10 +76,10 @@ func (h *AdminReturns) List(c *fiber.Ctx) error {
 
 // ids are the order's and the return's ids of the path.
 func returnIDs(c *fiber.Ctx) (orderID, returnID string, err error) {
-	if orderID, err = pathID(c, "id", "That return"); err != nil {
+	if orderID, err = pathID(c, "id", "error.not_found.return"); err != nil {
 		return "", "", err
 	}
-	returnID, err = pathID(c, "rid", "That return")
+	returnID, err = pathID(c, "rid", "error.not_found.return")
 	return orderID, returnID, err
 }
 
@@ -97,9 +97,12 @@ func (h *AdminReturns) render(c *fiber.Ctx, status int, problem string, errs vie
 	g, ctx := errgroup.WithContext(c.UserContext())
 	g.Go(func() (err error) {
 		r, err = h.Store.OrderReturn(ctx, orderID, returnID)
-		return notFoundAs(err, "That return")
+		return notFoundAs(err, "error.not_found.return")
 	})
-	g.Go(func() (err error) { d, err = h.Store.OrderDetails(ctx, orderID); return notFoundAs(err, "That return") })
+	g.Go(func() (err error) {
+		d, err = h.Store.OrderDetails(ctx, orderID)
+		return notFoundAs(err, "error.not_found.return")
+	})
 	g.Go(func() (err error) { ws, err = h.Store.Warehouses(ctx); return err })
 	if err := g.Wait(); err != nil {
 		return err
@@ -150,7 +153,7 @@ func (h *AdminReturns) refused(c *fiber.Ctx, err error, errs views.FieldErrors) 
 	case errors.Is(err, store.ErrBadReturn):
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.verdicts"), errs)
 	}
-	return notFoundAs(err, "That return")
+	return notFoundAs(err, "error.not_found.return")
 }
 
 // Receive marks a requested return received and mails the customer so.
@@ -162,7 +165,7 @@ func (h *AdminReturns) Receive(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	r, err := h.Store.OrderReturn(ctx, orderID, returnID)
 	if err != nil {
-		return notFoundAs(err, "That return")
+		return notFoundAs(err, "error.not_found.return")
 	}
 	to := r.Buyer.Email
 	if to == "" {
@@ -188,7 +191,7 @@ func (h *AdminReturns) Inspect(c *fiber.Ctx) error {
 	}
 	r, err := h.Store.OrderReturn(c.UserContext(), orderID, returnID)
 	if err != nil {
-		return notFoundAs(err, "That return")
+		return notFoundAs(err, "error.not_found.return")
 	}
 	in := store.Inspection{}
 	errs := views.FieldErrors{}
@@ -286,7 +289,7 @@ func (h *AdminReturns) returnRefundRefused(c *fiber.Ctx, orderID, returnID strin
 		// A missing return is a 404; a return that is there means the
 		// warehouse was unknown.
 		if _, rerr := h.Store.OrderReturn(c.UserContext(), orderID, returnID); rerr != nil {
-			return notFoundAs(rerr, "That return")
+			return notFoundAs(rerr, "error.not_found.return")
 		}
 		return h.render(c, fiber.StatusUnprocessableEntity, page.T(c, "admin.returns.err.warehouse"), views.FieldErrors{"warehouse": page.T(c, "admin.returns.err.no_warehouse")})
 	case errors.Is(err, store.ErrRefundCard):

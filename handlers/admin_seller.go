@@ -46,7 +46,7 @@ func (h *AdminSeller) render(c *fiber.Ctx, status int, f views.AdminSellerForm) 
 func (h *AdminSeller) Save(c *fiber.Ctx) error {
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 0 {
-		return page.BadRequest(formBroken)
+		return page.BadRequest("error.form_broken")
 	}
 	f := views.AdminSellerForm{Name: page.Field(c, "name"), Address: page.Field(c, "address"), VAT: page.Field(c, "vat"), Version: version, Errors: views.FieldErrors{}}
 	sel := store.Seller{LegalName: f.Name, Address: f.Address, VATNumber: f.VAT, ChangedBy: page.Viewer(c).Name, Version: version}

@@ -86,7 +86,7 @@ func warehouseNames(ws []store.Warehouse) map[string]string {
 // its changes too), the warehouse it leaves from, what staff can do next
 // and its history.
 func (h *AdminShipments) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That shipment")
+	id, err := pathID(c, "id", "error.not_found.shipment")
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (h *AdminShipments) Show(c *fiber.Ctx) error {
 func (h *AdminShipments) render(c *fiber.Ctx, id string, status int, problem string, form views.ShipForm) error {
 	sh, err := h.Store.Shipment(c.UserContext(), id)
 	if err != nil {
-		return notFoundAs(err, "That shipment")
+		return notFoundAs(err, "error.not_found.shipment")
 	}
 	w, err := h.Store.Warehouse(c.UserContext(), sh.WarehouseID)
 	switch {
@@ -148,11 +148,11 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	if !ok {
 		return page.Forbidden(page.T(c, "admin.shipments.err.staff_only"))
 	}
-	orderID, err := pathID(c, "id", "That order")
+	orderID, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
-	sid, err := pathID(c, "sid", "That shipment")
+	sid, err := pathID(c, "sid", "error.not_found.shipment")
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	}
 	sh, err := h.Store.Shipment(c.UserContext(), sid)
 	if err != nil || sh.OrderID != orderID {
-		return notFoundAs(orErrNotFound(err), "That shipment")
+		return notFoundAs(orErrNotFound(err), "error.not_found.shipment")
 	}
 	if sh.Version != f.Version {
 		return h.render(c, sid, fiber.StatusConflict, changedBy(c, sh), views.ShipForm{})
@@ -194,7 +194,7 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrConflict):
 		return h.conflict(c, sid)
 	case err != nil:
-		return notFoundAs(err, "That shipment")
+		return notFoundAs(err, "error.not_found.shipment")
 	}
 	minutes := int(store.UndoWindow / time.Minute)
 	name := views.ShipmentName(c.UserContext(), sh, "")
@@ -215,7 +215,7 @@ func (h *AdminShipments) Change(c *fiber.Ctx) error {
 func (h *AdminShipments) conflict(c *fiber.Ctx, sid string) error {
 	sh, err := h.Store.Shipment(c.UserContext(), sid)
 	if err != nil {
-		return notFoundAs(err, "That shipment")
+		return notFoundAs(err, "error.not_found.shipment")
 	}
 	return h.render(c, sid, fiber.StatusConflict, changedBy(c, sh), views.ShipForm{})
 }
@@ -277,11 +277,11 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	if !ok {
 		return page.Forbidden(page.T(c, "admin.shipments.err.staff_only"))
 	}
-	orderID, err := pathID(c, "id", "That order")
+	orderID, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
-	sid, err := pathID(c, "sid", "That shipment")
+	sid, err := pathID(c, "sid", "error.not_found.shipment")
 	if err != nil {
 		return err
 	}
@@ -298,7 +298,7 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrConflict):
 		return h.conflict(c, sid)
 	case errors.Is(err, store.ErrNotFound):
-		return page.NotFound("That shipment or change")
+		return page.NotFound("error.not_found.shipment_change")
 	case err != nil:
 		return err
 	}
@@ -310,17 +310,17 @@ func (h *AdminShipments) Undo(c *fiber.Ctx) error {
 // the address, for the printer (one Query of the order, one GetItem of
 // the warehouse).
 func (h *AdminShipments) Slip(c *fiber.Ctx) error {
-	orderID, err := pathID(c, "id", "That order")
+	orderID, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
-	sid, err := pathID(c, "sid", "That shipment")
+	sid, err := pathID(c, "sid", "error.not_found.shipment")
 	if err != nil {
 		return err
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), orderID)
 	if err != nil {
-		return notFoundAs(err, "That order")
+		return notFoundAs(err, "error.not_found.order")
 	}
 	var sh store.Shipment
 	found := false
@@ -330,7 +330,7 @@ func (h *AdminShipments) Slip(c *fiber.Ctx) error {
 		}
 	}
 	if !found {
-		return page.NotFound("That shipment")
+		return page.NotFound("error.not_found.shipment")
 	}
 	w, err := h.Store.Warehouse(c.UserContext(), sh.WarehouseID)
 	switch {

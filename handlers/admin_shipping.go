@@ -45,7 +45,7 @@ func (h *AdminShipping) Edit(c *fiber.Ctx) error {
 			return h.renderWith(c, fiber.StatusOK, zones, zoneForm(z))
 		}
 	}
-	return page.NotFound("That shipping zone")
+	return page.NotFound("error.not_found.shipping_zone")
 }
 
 func zoneForm(z store.ShippingZone) views.AdminZoneForm {
@@ -158,7 +158,7 @@ func (h *AdminShipping) Delete(c *fiber.Ctx) error {
 	err := h.Store.DeleteShippingZone(c.UserContext(), c.Params("id"), version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return page.NotFound("That shipping zone")
+		return page.NotFound("error.not_found.shipping_zone")
 	case errors.Is(err, store.ErrConflict):
 		page.Flash(c, views.FlashError, page.T(c, "admin.shipping.err.changed"))
 	case err != nil:

@@ -55,7 +55,7 @@ func (h *AdminSubscriptionSettings) SaveSettings(c *fiber.Ctx) error {
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	refund := page.Field(c, "refund_unused")
 	if err != nil || version < 0 || (refund != "yes" && refund != "no") {
-		return page.BadRequest(formBroken)
+		return page.BadRequest("error.form_broken")
 	}
 	ctx := c.UserContext()
 	saved, err := h.Store.SaveSubscriptionSettings(ctx, store.SubscriptionSettings{

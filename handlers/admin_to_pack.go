@@ -213,7 +213,7 @@ func (h *AdminToPack) Print(c *fiber.Ctx) error {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return notFoundAs(err, "That order")
+		return notFoundAs(err, "error.not_found.order")
 	}
 	data := views.NewPickSheet(orders, ws)
 	return page.Render(c, fiber.StatusOK, page.View{Title: page.T(c, "admin.topack.print_title"), Page: page.Full(views.AdminPickSheetView, data)})

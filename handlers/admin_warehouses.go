@@ -58,7 +58,7 @@ func (h *AdminWarehouses) List(c *fiber.Ctx) error {
 // adjustment form, and the latest adjustments; htmx asks for the next page's
 // rows only.
 func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That warehouse")
+	id, err := pathID(c, "id", "error.not_found.warehouse")
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,10 @@ func (h *AdminWarehouses) Show(c *fiber.Ctx) error {
 		recent store.Page[store.StockAdjustment]
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
+	g.Go(func() (err error) {
+		w, err = h.Store.Warehouse(ctx, id)
+		return notFoundAs(err, "error.not_found.warehouse")
+	})
 	g.Go(func() (err error) {
 		if find.ByName {
 			stock.Items, find.Cut, err = h.Store.WarehouseInventory(ctx, id, inventoryByNameMax)
@@ -140,12 +143,15 @@ func warehouseTab[T any](c *fiber.Ctx, st WarehouseStore, list func(ctx context.
 		w     store.Warehouse
 		items store.Page[T]
 	)
-	id, err := pathID(c, "id", "That warehouse")
+	id, err := pathID(c, "id", "error.not_found.warehouse")
 	if err != nil {
 		return w, items, err
 	}
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { w, err = st.Warehouse(ctx, id); return notFoundAs(err, "That warehouse") })
+	g.Go(func() (err error) {
+		w, err = st.Warehouse(ctx, id)
+		return notFoundAs(err, "error.not_found.warehouse")
+	})
 	g.Go(func() (err error) { items, err = list(ctx, id, adminPageSize, c.Query("after")); return err })
 	return w, items, g.Wait()
 }
@@ -181,7 +187,7 @@ func parseStockChange(c *fiber.Ctx, deltaS, rawReason string) (int, string, view
 // row with a 422); a plain form is sent back to its page, or gets the form
 // alone with the error. Stock never goes below zero.
 func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
-	wid, err := pathID(c, "id", "That warehouse")
+	wid, err := pathID(c, "id", "error.not_found.warehouse")
 	if err != nil {
 		return err
 	}
@@ -202,8 +208,14 @@ func (h *AdminWarehouses) Adjust(c *fiber.Ctx) error {
 		p store.Product
 	)
 	g, ctx := errgroup.WithContext(c.UserContext())
-	g.Go(func() (err error) { w, err = h.Store.Warehouse(ctx, wid); return notFoundAs(err, "That warehouse") })
-	g.Go(func() (err error) { p, err = h.Store.Product(ctx, pid); return notFoundAs(err, "That product") })
+	g.Go(func() (err error) {
+		w, err = h.Store.Warehouse(ctx, wid)
+		return notFoundAs(err, "error.not_found.warehouse")
+	})
+	g.Go(func() (err error) {
+		p, err = h.Store.Product(ctx, pid)
+		return notFoundAs(err, "error.not_found.product")
+	})
 	if err := g.Wait(); err != nil {
 		return err
 	}

@@ -41,11 +41,11 @@ const adminDeliveriesPage = 25
 func (h *AdminWebhook) hook(c *fiber.Ctx) (string, store.WebhookEndpoint, error) {
 	owner, id := c.Params("owner"), c.Params("id")
 	if !store.ValidWebhookOwner(owner) || !store.ValidID(id) {
-		return "", store.WebhookEndpoint{}, notFoundSaying(c, "admin.webhook.not_found")
+		return "", store.WebhookEndpoint{}, page.NotFound("admin.webhook.not_found")
 	}
 	e, err := h.Store.Webhook(c.UserContext(), owner, id)
 	if err != nil {
-		return "", store.WebhookEndpoint{}, notFoundAsSaying(c, err, "admin.webhook.not_found")
+		return "", store.WebhookEndpoint{}, notFoundAs(err, "admin.webhook.not_found")
 	}
 	e.Secret = "" // never on a page but the one after its registration
 	return owner, e, nil
@@ -86,14 +86,14 @@ func (h *AdminWebhook) Resend(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	event, err := pathIDSaying(c, "event", "admin.webhook.event_not_found")
+	event, err := pathID(c, "event", "admin.webhook.event_not_found")
 	if err != nil {
 		return err
 	}
 	ev, err := h.Store.ResendWebhookEvent(c.UserContext(), owner, e.ID, event)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return notFoundSaying(c, "admin.webhook.event_not_found")
+		return page.NotFound("admin.webhook.event_not_found")
 	case errors.Is(err, store.ErrConflict):
 		return &page.Error{Status: fiber.StatusServiceUnavailable, Message: page.T(c, "admin.webhook.err.busy"), Err: err}
 	case err != nil:
@@ -119,7 +119,7 @@ func (h *AdminWebhook) Enable(c *fiber.Ctx) error {
 		return err
 	}
 	if _, err := h.Store.EnableWebhook(c.UserContext(), owner, e.ID); err != nil {
-		return notFoundAsSaying(c, err, "admin.webhook.not_found")
+		return notFoundAs(err, "admin.webhook.not_found")
 	}
 	if h.Reload != nil {
 		if err := h.Reload(c.UserContext()); err != nil {

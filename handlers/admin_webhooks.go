@@ -109,11 +109,11 @@ func (h *AdminWebhooks) Create(c *fiber.Ctx) error {
 func (h *AdminWebhooks) endpoint(c *fiber.Ctx) (store.WebhookEndpoint, error) {
 	owner, id := c.Params("owner"), c.Params("id")
 	if !store.ValidWebhookOwner(owner) || !store.ValidID(id) {
-		return store.WebhookEndpoint{}, notFoundSaying(c, "admin.webhooks.not_found")
+		return store.WebhookEndpoint{}, page.NotFound("admin.webhooks.not_found")
 	}
 	e, err := h.Store.Webhook(c.UserContext(), owner, id)
 	if err != nil {
-		return e, notFoundAsSaying(c, err, "admin.webhooks.not_found")
+		return e, notFoundAs(err, "admin.webhooks.not_found")
 	}
 	e.Secret = "" // never on a page but the one after its registration
 	return e, nil

@@ -60,7 +60,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 	}
 	p, stock, err := h.Store.ProductWithStock(c.UserContext(), productID)
 	if err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	form.Available = store.TotalStock(stock)
 	qty, err := store.ParseQuantity(form.Quantity)
@@ -116,13 +116,13 @@ func lineQty(cart store.Cart, productID string) int {
 
 // Update sets a line's quantity (0 removes it) and answers with the cart.
 func (h *Cart) Update(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That cart line")
+	id, err := pathID(c, "id", "error.not_found.cart_line")
 	if err != nil {
 		return err
 	}
 	owner := page.CartOwner(c, false)
 	if owner == "" {
-		return page.NotFound("That cart line")
+		return page.NotFound("error.not_found.cart_line")
 	}
 	raw := page.Field(c, "quantity")
 	qty, perr := store.ParseQuantity(raw)
@@ -134,7 +134,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 	if perr == nil && qty > 0 {
 		p, stock, err := h.Store.ProductWithStock(c.UserContext(), id)
 		if err != nil {
-			return notFoundAs(err, "That product")
+			return notFoundAs(err, "error.not_found.product")
 		}
 		if available := store.TotalStock(stock); qty > available {
 			perr = &store.StockShortError{ProductID: p.ID, ProductName: productIn(c.UserContext(), p).Name, Wanted: qty, Available: available}
@@ -143,7 +143,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 	if perr != nil {
 		status, data.Error, data.ErrorFor, data.Entered = fiber.StatusUnprocessableEntity, shopMessage(c.UserContext(), perr), id, shortened(raw, 12)
 	} else if err := h.Store.SetCartQuantity(c.UserContext(), owner, id, qty); err != nil {
-		return notFoundAs(err, "That cart line")
+		return notFoundAs(err, "error.not_found.cart_line")
 	}
 	if data.Cart, err = h.Store.Cart(c.UserContext(), owner); err != nil {
 		return err
@@ -167,7 +167,7 @@ func (h *Cart) RemoveTicket(c *fiber.Ctx) error {
 }
 
 func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, id string) error) error {
-	id, err := pathID(c, "id", "That cart line")
+	id, err := pathID(c, "id", "error.not_found.cart_line")
 	if err != nil {
 		return err
 	}
@@ -189,26 +189,11 @@ func (h *Cart) remove(c *fiber.Ctx, removeLine func(ctx context.Context, owner, 
 	return h.render(c, fiber.StatusOK, data)
 }
 
-// sentence is an error message with a capital letter and a full stop.
 // shortened is s cut to at most n characters: what a form shows back of a
 // value it refused.
 func shortened(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n])
-	}
-	return s
-}
-
-func sentence(err error) string {
-	s := err.Error()
-	if s == "" {
-		return s
-	}
-	if s[0] >= 'a' && s[0] <= 'z' {
-		s = string(s[0]-'a'+'A') + s[1:]
-	}
-	if s[len(s)-1] != '.' {
-		s += "."
 	}
 	return s
 }

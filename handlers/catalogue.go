@@ -56,7 +56,7 @@ type Catalogue struct {
 func (h *Catalogue) List(c *fiber.Ctx) error {
 	slug := c.Query("category")
 	if slug != "" && !store.ValidID(slug) {
-		return page.NotFound("That category")
+		return page.NotFound("error.not_found.category")
 	}
 	order, ok := store.ParseCatalogueOrder(c.Query("sort"))
 	if !ok {
@@ -82,7 +82,7 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 			}
 		}
 		if current.Slug == "" {
-			return page.NotFound("That category")
+			return page.NotFound("error.not_found.category")
 		}
 	}
 	more := page.IsHTMX(c) && c.Get("HX-Target") != "catalogue-list"
@@ -116,13 +116,13 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 }
 
 func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
-	id, err := pathID(c, "id", "That product")
+	id, err := pathID(c, "id", "error.not_found.product")
 	if err != nil {
 		return views.ProductPage{}, err
 	}
 	p, stock, err := h.Window.ProductWithStock(c.UserContext(), id)
 	if err != nil {
-		return views.ProductPage{}, notFoundAs(err, "That product")
+		return views.ProductPage{}, notFoundAs(err, "error.not_found.product")
 	}
 	p = productIn(c.UserContext(), p)
 	data := views.ProductPage{Product: p, Stock: views.StockPanel{ProductID: p.ID, Levels: stock}}

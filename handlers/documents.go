@@ -76,7 +76,7 @@ var fileNameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 // sendPDF answers a document as a download, private and not stored.
 func sendPDF(c *fiber.Ctx, name string, pdf []byte, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return notFoundAs(err, "That document")
+		return notFoundAs(err, "error.not_found.document")
 	}
 	if err != nil {
 		return err
@@ -132,13 +132,13 @@ type AdminCreditNotes struct {
 
 // PDF is the credit note of an order's refund, as its customer gets it.
 func (h *AdminCreditNotes) PDF(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That order")
+	id, err := pathID(c, "id", "error.not_found.order")
 	if err != nil {
 		return err
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return notFoundAs(err, "That order")
+		return notFoundAs(err, "error.not_found.order")
 	}
 	name, pdf, err := creditNotePDF(c.UserContext(), h.Store, h.Store, d, c.Params("key"))
 	return sendPDF(c, name, pdf, err)

@@ -61,10 +61,10 @@ type Drops struct {
 func (h *Drops) published(ctx context.Context, id string) (store.Drop, error) {
 	d, err := h.Gate.Count(ctx, id)
 	if err != nil {
-		return store.Drop{}, notFoundAs(err, "That drop")
+		return store.Drop{}, notFoundAs(err, "error.not_found.drop")
 	}
 	if !d.Published {
-		return store.Drop{}, page.NotFound("That drop")
+		return store.Drop{}, page.NotFound("error.not_found.drop")
 	}
 	return d, nil
 }
@@ -159,7 +159,7 @@ func (h *Drops) ticketsInCart(c *fiber.Ctx) (map[string]bool, error) {
 // areaOf reads the drop of the URL (through the gate) and this visit's
 // claim area of it.
 func (h *Drops) areaOf(c *fiber.Ctx) (views.DropClaim, error) {
-	id, err := pathID(c, "id", "That drop")
+	id, err := pathID(c, "id", "error.not_found.drop")
 	if err != nil {
 		return views.DropClaim{}, err
 	}
@@ -241,7 +241,7 @@ func (h *Drops) ClaimArea(c *fiber.Ctx) error {
 // replica knows the drop. The answer that first finds the drop over tells
 // the page (HX-Trigger drop-final) so that its claim area catches up.
 func (h *Drops) Count(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That drop")
+	id, err := pathID(c, "id", "error.not_found.drop")
 	if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func claimRefusal(c *fiber.Ctx, err error) (int, string, bool) {
 // fast. A plain form goes back to the drop's page with a flash. A visitor
 // is sent to sign in and back to the drop.
 func (h *Drops) Claim(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That drop")
+	id, err := pathID(c, "id", "error.not_found.drop")
 	if err != nil {
 		return err
 	}
@@ -315,7 +315,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 		RedeemWithin: d.TicketRedeemWithin()})
 	status, msg, refused := claimRefusal(c, claimErr)
 	if claimErr != nil && !refused {
-		return notFoundAs(claimErr, "That drop")
+		return notFoundAs(claimErr, "error.not_found.drop")
 	}
 	// The drop as the gate knows it now (a refusal taught it something).
 	if now, err := h.Gate.Count(ctx, id); err == nil {
@@ -400,7 +400,7 @@ func (h *Drops) Tickets(c *fiber.Ctx) error {
 // a line of its own at the drop's price; checkout redeems the ticket. A
 // ticket that cannot buy (used, void, expired) is told with a flash.
 func (h *Drops) Buy(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "That ticket")
+	id, err := pathID(c, "id", "error.not_found.ticket")
 	if err != nil {
 		return err
 	}
@@ -411,11 +411,11 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	t, err := h.Store.Ticket(ctx, id, v.ID)
 	if err != nil {
-		return notFoundAs(err, "That ticket")
+		return notFoundAs(err, "error.not_found.ticket")
 	}
 	d, err := h.Gate.Count(ctx, id)
 	if err != nil {
-		return notFoundAs(err, "That drop")
+		return notFoundAs(err, "error.not_found.drop")
 	}
 	if views.OfferOf(t, d, h.Store.Now()) == nil {
 		page.Flash(c, views.FlashError, page.T(c, "tickets.cannot_buy"))
@@ -423,7 +423,7 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	}
 	p, err := h.Store.Product(ctx, d.ProductID)
 	if err != nil {
-		return notFoundAs(err, "That drop's product")
+		return notFoundAs(err, "error.not_found.drop_product")
 	}
 	err = h.Store.AddTicketToCart(ctx, page.CartOwner(c, true), d, p)
 	switch {

@@ -88,7 +88,7 @@ func (h *GuestOrders) Show(c *fiber.Ctx) error {
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return notFoundAsSaying(c, err, "orders.not_found")
+		return notFoundAs(err, "orders.not_found")
 	}
 	ret := returnsPart(c, h.Store, d, nil)
 	ret.Open = false // asked for signed in, or by mail to the shop

@@ -12,19 +12,21 @@ import (
 	"shop/store"
 )
 
-// pathID reads an id from the URL, a 404 when it cannot be one.
-func pathID(c *fiber.Ctx, name, what string) (string, error) {
+// pathID reads an id from the URL, a 404 saying notFound (a message id)
+// when it cannot be one.
+func pathID(c *fiber.Ctx, name, notFound string) (string, error) {
 	id := c.Params(name)
 	if !store.ValidID(id) {
-		return "", page.NotFound(what)
+		return "", page.NotFound(notFound)
 	}
 	return id, nil
 }
 
-// notFoundAs turns store.ErrNotFound into a 404 naming what was missing.
-func notFoundAs(err error, what string) error {
+// notFoundAs turns store.ErrNotFound into a 404 saying notFound, the
+// message id of what was missing.
+func notFoundAs(err error, notFound string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return page.NotFound(what)
+		return page.NotFound(notFound)
 	}
 	return err
 }

@@ -26,7 +26,7 @@ func (h *Media) Photo(c *fiber.Ctx) error {
 	key, file := c.Params("key"), c.Params("file")
 	format, ok := photoFile(file)
 	if !validPhotoKey(key) || !ok || h.Shelf == nil {
-		return page.NotFound("That picture")
+		return page.NotFound("error.not_found.picture")
 	}
 	etag := `"` + key + "-" + file + `"`
 	if notModified(c, etag) {
@@ -34,7 +34,7 @@ func (h *Media) Photo(c *fiber.Ctx) error {
 	}
 	body, size, err := h.Shelf.Open(c.UserContext(), "photos/"+key+"/"+file)
 	if errors.Is(err, store.ErrNotFound) {
-		return page.NotFound("That picture")
+		return page.NotFound("error.not_found.picture")
 	}
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (h *Media) Drawn(c *fiber.Ctx) error {
 	category, file := c.Params("category"), c.Params("file")
 	seed, ok := strings.CutSuffix(file, ".svg")
 	if !store.ValidID(category) || !ok || !photos.ValidSeed(seed) {
-		return page.NotFound("That picture")
+		return page.NotFound("error.not_found.picture")
 	}
 	etag := `"drawn-` + category + "-" + seed + `"`
 	if notModified(c, etag) {
@@ -58,7 +58,7 @@ func (h *Media) Drawn(c *fiber.Ctx) error {
 	}
 	svg, err := photos.Draw(category, seed)
 	if err != nil {
-		return page.NotFound("That picture")
+		return page.NotFound("error.not_found.picture")
 	}
 	mediaHeaders(c, etag, "image/svg+xml")
 	return c.Send(svg)

@@ -97,16 +97,16 @@ func (h *OrderPayment) own(c *fiber.Ctx) (store.OrderDetails, bool, error) {
 	if err != nil || !v.SignedIn() {
 		return store.OrderDetails{}, false, err
 	}
-	id, err := pathIDSaying(c, "id", "orders.not_found")
+	id, err := pathID(c, "id", "orders.not_found")
 	if err != nil {
 		return store.OrderDetails{}, false, err
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return store.OrderDetails{}, false, notFoundAsSaying(c, err, "orders.not_found")
+		return store.OrderDetails{}, false, notFoundAs(err, "orders.not_found")
 	}
 	if d.Order.CustomerID != v.ID || !page.Viewer(c).SignedIn() && !page.GuestSees(c, id) {
-		return store.OrderDetails{}, false, notFoundSaying(c, "orders.not_found")
+		return store.OrderDetails{}, false, page.NotFound("orders.not_found")
 	}
 	return d, true, nil
 }

@@ -83,16 +83,16 @@ func (h *Orders) InvoicePDF(c *fiber.Ctx) error {
 // ownOrder reads the order of the path if it is the viewer's; another
 // customer's order is a 404, the same as one that does not exist.
 func (h *Orders) ownOrder(c *fiber.Ctx, v views.Viewer) (store.OrderDetails, error) {
-	id, err := pathIDSaying(c, "id", "orders.not_found")
+	id, err := pathID(c, "id", "orders.not_found")
 	if err != nil {
 		return store.OrderDetails{}, err
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return store.OrderDetails{}, notFoundAsSaying(c, err, "orders.not_found")
+		return store.OrderDetails{}, notFoundAs(err, "orders.not_found")
 	}
 	if d.Order.CustomerID != v.ID || !page.Viewer(c).SignedIn() && !page.GuestSees(c, id) {
-		return store.OrderDetails{}, notFoundSaying(c, "orders.not_found")
+		return store.OrderDetails{}, page.NotFound("orders.not_found")
 	}
 	return d, nil
 }
@@ -166,7 +166,7 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	case errors.Is(err, store.ErrRefundCard):
 		return h.render(c, fiber.StatusBadGateway, d, page.T(c, "orders.cancel.refund_pending"))
 	case err != nil:
-		return notFoundAsSaying(c, err, "orders.not_found")
+		return notFoundAs(err, "orders.not_found")
 	}
 	page.Written(c, "order", d.Order.ID, "refund", rf.ID)
 	msg := page.T(c, "orders.cancel.done")
@@ -175,14 +175,6 @@ func (h *Orders) Cancel(c *fiber.Ctx) error {
 	}
 	page.Flash(c, views.FlashSuccess, msg)
 	return page.Redirect(c, paths.Order(d.Order.ID))
-}
-
-func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {
-	v := page.Viewer(c)
-	if !v.SignedIn() {
-		return v, page.Redirect(c, paths.LoginThen(back))
-	}
-	return v, nil
 }
 
 // orderViewerFor is signedInFor for the pages of one order, which a guest

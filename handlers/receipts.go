@@ -96,11 +96,11 @@ func (h *Receipts) Show(c *fiber.Ctx) error {
 func (h *Receipts) ownReceipt(c *fiber.Ctx, v views.Viewer) (store.Receipt, error) {
 	number := c.Params("number")
 	if !store.ValidID(number) {
-		return store.Receipt{}, page.NotFound("That receipt")
+		return store.Receipt{}, page.NotFound("error.not_found.receipt")
 	}
 	r, err := h.Store.Receipt(c.UserContext(), v.ID, number)
 	if err != nil {
-		return store.Receipt{}, notFoundAs(err, "That receipt")
+		return store.Receipt{}, notFoundAs(err, "error.not_found.receipt")
 	}
 	return r, nil
 }

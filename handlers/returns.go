@@ -99,7 +99,7 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 	if !v.SignedIn() {
 		return page.Redirect(c, paths.LoginThen(paths.Orders))
 	}
-	id, err := pathIDSaying(c, "id", "orders.not_found")
+	id, err := pathID(c, "id", "orders.not_found")
 	if err != nil {
 		return err
 	}
@@ -146,15 +146,15 @@ func (h *Orders) RequestReturn(c *fiber.Ctx) error {
 		case errors.Is(err, store.ErrBadReturn):
 			errs[""] = page.T(c, "returns.bad")
 		default:
-			return notFoundAsSaying(c, err, "orders.not_found")
+			return notFoundAs(err, "orders.not_found")
 		}
 	}
 	d, err := h.Store.OrderDetails(c.UserContext(), id)
 	if err != nil {
-		return notFoundAsSaying(c, err, "orders.not_found")
+		return notFoundAs(err, "orders.not_found")
 	}
 	if d.Order.CustomerID != v.ID {
-		return notFoundSaying(c, "orders.not_found")
+		return page.NotFound("orders.not_found")
 	}
 	typed := map[string]string{}
 	for i := range lines {
@@ -196,13 +196,13 @@ func (h *Orders) ReturnSlip(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rid, err := pathIDSaying(c, "rid", "returns.not_found")
+	rid, err := pathID(c, "rid", "returns.not_found")
 	if err != nil {
 		return err
 	}
 	i := slices.IndexFunc(d.Returns, func(r store.Return) bool { return r.ID == rid })
 	if i < 0 {
-		return notFoundSaying(c, "returns.not_found")
+		return page.NotFound("returns.not_found")
 	}
 	r := d.Returns[i]
 	return page.Render(c, fiber.StatusOK, page.View{

@@ -62,13 +62,13 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	ctx := c.UserContext()
 	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: open}
@@ -81,7 +81,7 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 		// on the subscription as it is (or as it is now, if it changed).
 		sub, err := h.Store.Subscription(ctx, v.ID, id)
 		if err != nil {
-			return notFoundAs(err, "That subscription")
+			return notFoundAs(err, "error.not_found.subscription")
 		}
 		if sub.Version != version {
 			return h.stale(c, v, &store.StaleError{Current: sub})
@@ -105,11 +105,11 @@ func (h *Subscriptions) change(c *fiber.Ctx, open string, act action) error {
 	case errors.As(err, &refused):
 		card.Sub = sub
 		if !card.Errors.Any() { // else said at its field
-			card.Error = subsRefusal(c, refused.err)
+			card.Error = refusalText(c.UserContext(), refused.err)
 		}
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
-	return notFoundAs(err, "That subscription")
+	return notFoundAs(err, "error.not_found.subscription")
 }
 
 func (h *Subscriptions) stale(c *fiber.Ctx, v views.Viewer, stale *store.StaleError) error {
@@ -232,7 +232,7 @@ func (h *Subscriptions) Cancel(c *fiber.Ctx) error {
 				return page.T(c, "subs.done.ends", "Date", dayText(c.UserContext(), s.EndsOn))
 			}, nil
 		}
-		return nil, nil, page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return nil, nil, page.BadRequest("error.form_broken")
 	})
 }
 
@@ -253,13 +253,13 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	res, err := h.Store.CancelSubscriptionNow(c.UserContext(), v.ID, id, version, h.Refunder, h.Mail)
 	card := views.SubscriptionCard{Sub: res.Subscription, Errors: views.FieldErrors{}}
@@ -268,10 +268,10 @@ func (h *Subscriptions) cancelNow(c *fiber.Ctx) error {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case errors.Is(err, store.ErrSubscriptionCancelled):
-		card.Error, card.Open = subsRefusal(c, err), "cancel"
+		card.Error, card.Open = refusalText(c.UserContext(), err), "cancel"
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	case err != nil:
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	page.Written(c, "subscription", id)
 	card.Notice = page.T(c, "subs.done.cancelled")

@@ -57,13 +57,13 @@ func (h *Subscriptions) SwapPreview(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	card, err := h.swapCard(c, sub, func(c *fiber.Ctx, name string) string { return c.Query(name) })
 	if err != nil {
@@ -83,17 +83,17 @@ func (h *Subscriptions) swapPreviewPage(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	if sub.Version != version {
 		return h.stale(c, v, &store.StaleError{Current: sub})
@@ -121,7 +121,7 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 	if err != nil {
 		// Nothing to preview (the same choice, or a subscription that
 		// cannot swap): the card says why.
-		card.Error = subsRefusal(c, err)
+		card.Error = refusalText(c.UserContext(), err)
 		return card, nil
 	}
 	preview := &views.SwapPreview{Product: p, Quantity: qty, Date: next.NextPaymentDate, Amount: next.AmountFor(next.NextPaymentDate)}

@@ -56,13 +56,13 @@ func (h *Subscriptions) swapNow(c *fiber.Ctx) error {
 	if err != nil || !v.SignedIn() {
 		return err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return err
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	ctx := c.UserContext()
 	card := views.SubscriptionCard{Errors: views.FieldErrors{}, Open: "swap"}
@@ -124,9 +124,9 @@ func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.
 	case keptCardProblem(c.UserContext(), err) != "":
 		card.Error = keptCardProblem(c.UserContext(), err)
 	case isAny(err, swapRefusals...):
-		card.Error = subsRefusal(c, err)
+		card.Error = refusalText(c.UserContext(), err)
 	default:
-		return notFoundAs(err, "That subscription")
+		return notFoundAs(err, "error.not_found.subscription")
 	}
 	card.Sub = sub
 	return h.answer(c, v, fiber.StatusUnprocessableEntity, card)

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -187,12 +186,12 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 		return err
 	}
 	if !store.ValidID(productID) {
-		return page.NotFound("That product")
+		return page.NotFound("error.not_found.product")
 	}
 	ctx := c.UserContext()
 	p, _, err := h.Window.ProductWithStock(ctx, productID)
 	if err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	f := views.SubscribeForm{Product: p, SignedIn: true, Day: strings.TrimSpace(c.Query("day")), Period: strings.TrimSpace(c.Query("period")),
 		Code: strings.TrimSpace(c.Query("code")), Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c)}
@@ -236,8 +235,6 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 	})
 }
 
-const formBroken = "This form is broken. Reload the page and try again."
-
 // Subscribe takes the first payment and creates the subscription, through
 // the card provider (subscribeHosted). The form is checked field by field
 // first; any problem brings the form back with a message at its field and
@@ -263,14 +260,14 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 		Errors: views.FieldErrors{}, CSRF: page.CSRFToken(c),
 	}
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	}
 	if !store.ValidID(productID) {
-		return page.NotFound("That product")
+		return page.NotFound("error.not_found.product")
 	}
 	p, err := h.Store.Product(ctx, productID)
 	if err != nil {
-		return notFoundAs(err, "That product")
+		return notFoundAs(err, "error.not_found.product")
 	}
 	f.Product = p
 	if !p.OpenToSubscribers() {
@@ -365,36 +362,6 @@ func parsePeriod(c *fiber.Ctx, s string) (int, string) {
 		return 0, page.T(c, "subs.error.choose_period")
 	}
 	return n, ""
-}
-
-// subsRefusal says in the request's language why a subscription cannot be
-// changed that way; an error it does not know keeps its English words.
-func subsRefusal(c *fiber.Ctx, err error) string {
-	switch {
-	case errors.Is(err, store.ErrBadPaymentDay):
-		return page.T(c, "subs.error.bad_day")
-	case errors.Is(err, store.ErrBadPeriod):
-		return page.T(c, "subs.error.bad_period")
-	case errors.Is(err, store.ErrSubscriptionCancelled):
-		return page.T(c, "subs.error.cancelled")
-	case errors.Is(err, store.ErrSubscriptionPaused):
-		return page.T(c, "subs.error.paused")
-	case errors.Is(err, store.ErrSubscriptionNotPaused):
-		return page.T(c, "subs.error.not_paused")
-	case errors.Is(err, store.ErrSubscriptionEnding):
-		return page.T(c, "subs.error.ending")
-	case errors.Is(err, store.ErrSubscriptionNotEnding):
-		return page.T(c, "subs.error.not_ending")
-	case errors.Is(err, store.ErrSameValue):
-		return page.T(c, "subs.error.same")
-	case errors.Is(err, store.ErrPaymentOutstanding):
-		return page.T(c, "subs.error.outstanding")
-	case errors.Is(err, store.ErrBadResumeDate):
-		return page.T(c, "subs.error.until")
-	case errors.Is(err, store.ErrPaymentUnderway):
-		return page.T(c, "subs.error.payment_underway")
-	}
-	return sentence(err)
 }
 
 // List is the customer's subscriptions, newest first.

@@ -118,13 +118,13 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) error {
 	switch {
 	case errors.Is(err, store.ErrBadSubscribeKey):
-		return page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return page.BadRequest("error.form_broken")
 	case errors.Is(err, store.ErrNotSubscribable):
 		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
 	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = subsRefusal(c, err)
+		f.Errors["day"] = refusalText(c.UserContext(), err)
 	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = subsRefusal(c, err)
+		f.Errors["period"] = refusalText(c.UserContext(), err)
 	default:
 		var ce *store.CodeError
 		if !errors.As(err, &ce) {
@@ -201,7 +201,7 @@ func (h *Subscriptions) confirming(c *fiber.Ctx, customerID string) error {
 		// answer did.
 		sub, err := h.Store.SubscriptionConsistent(c.UserContext(), customerID, p.SubscriptionID)
 		if err != nil {
-			return notFoundAs(err, "That subscription")
+			return notFoundAs(err, "error.not_found.subscription")
 		}
 		receipt, err := h.Store.CurrentReceipt(c.UserContext(), sub)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -238,7 +238,7 @@ func (h *Subscriptions) ChangeCard(c *fiber.Ctx) error {
 	}
 	if sub.Status == store.SubscriptionCancelled {
 		// No provider's page for a card nothing will charge.
-		card := views.SubscriptionCard{Sub: *sub, Error: subsRefusal(c, store.ErrSubscriptionCancelled), Errors: views.FieldErrors{}}
+		card := views.SubscriptionCard{Sub: *sub, Error: refusalText(c.UserContext(), store.ErrSubscriptionCancelled), Errors: views.FieldErrors{}}
 		return h.answer(c, v, fiber.StatusUnprocessableEntity, card)
 	}
 	cust, err := h.Store.Customer(c.UserContext(), v.ID)
@@ -269,17 +269,17 @@ func (h *Subscriptions) ownSubscription(c *fiber.Ctx) (views.Viewer, *store.Subs
 	if err != nil || !v.SignedIn() {
 		return v, nil, err
 	}
-	id, err := pathID(c, "id", "That subscription")
+	id, err := pathID(c, "id", "error.not_found.subscription")
 	if err != nil {
 		return v, nil, err
 	}
 	version, err := strconv.Atoi(page.Field(c, "version"))
 	if err != nil || version < 1 {
-		return v, nil, page.BadRequest(page.T(c, "subs.error.form_broken"))
+		return v, nil, page.BadRequest("error.form_broken")
 	}
 	sub, err := h.Store.Subscription(c.UserContext(), v.ID, id)
 	if err != nil {
-		return v, nil, notFoundAs(err, "That subscription")
+		return v, nil, notFoundAs(err, "error.not_found.subscription")
 	}
 	if sub.Version != version {
 		return v, nil, h.stale(c, v, &store.StaleError{Current: sub})

@@ -35,7 +35,7 @@ type TestPayments struct {
 }
 
 // paymentPage names a session or payment that was not found.
-const paymentPage = "That payment page"
+const paymentPage = "error.not_found.payment_page"
 
 // Checkout is a session's page: the card form, the bank's question while
 // one waits, or, closed, a page saying so (409 paid, 410 expired).

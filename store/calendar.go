@@ -16,9 +16,9 @@ const dateLayout = "2006-01-02"
 var Periods = []int{1, 2, 3, 6}
 
 var (
-	ErrBadDate       = errors.New("not a date: use YYYY-MM-DD")
-	ErrBadPaymentDay = errors.New("the payment day must be a whole number from 1 to 31")
-	ErrBadPeriod     = errors.New("the period must be 1, 2, 3 or 6 months")
+	ErrBadDate             = errors.New("not a date: use YYYY-MM-DD")
+	ErrBadPaymentDay error = Refuse(Invalid, "subs.error.bad_day", "the payment day must be a whole number from 1 to 31")
+	ErrBadPeriod     error = Refuse(Invalid, "subs.error.bad_period", "the period must be 1, 2, 3 or 6 months")
 )
 
 // ValidPeriod reports whether months is a period the shop bills in.

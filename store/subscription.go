@@ -196,16 +196,17 @@ func (s Subscription) DiscountFor(period time.Time) Money {
 // Ending reports whether the subscription stops at the end of its period.
 func (s Subscription) Ending() bool { return s.Status == SubscriptionActive && !s.EndsOn.IsZero() }
 
-// Errors of subscription changes the customer can understand.
+// Errors of subscription changes the customer can understand; the
+// refusals say it in the catalogue's words.
 var (
-	ErrNotSubscribable       = errors.New("this product cannot be subscribed to")
-	ErrSubscriptionCancelled = errors.New("this subscription is cancelled; subscribe again from the product page")
-	ErrSubscriptionPaused    = errors.New("this subscription is paused; resume it first")
-	ErrSubscriptionNotPaused = errors.New("this subscription is not paused")
-	ErrSubscriptionEnding    = errors.New("this subscription ends at the end of its period; keep it first")
-	ErrSubscriptionNotEnding = errors.New("this subscription is not set to end")
-	ErrSameValue             = errors.New("nothing to change: that is the current setting")
-	ErrPaymentOutstanding    = errors.New("this subscription has a payment outstanding; change the card to pay it")
+	ErrNotSubscribable             = errors.New("this product cannot be subscribed to")
+	ErrSubscriptionCancelled error = Refuse(Conflict, "subs.error.cancelled", "this subscription is cancelled; subscribe again from the product page")
+	ErrSubscriptionPaused    error = Refuse(Conflict, "subs.error.paused", "this subscription is paused; resume it first")
+	ErrSubscriptionNotPaused error = Refuse(Conflict, "subs.error.not_paused", "this subscription is not paused")
+	ErrSubscriptionEnding    error = Refuse(Conflict, "subs.error.ending", "this subscription ends at the end of its period; keep it first")
+	ErrSubscriptionNotEnding error = Refuse(Conflict, "subs.error.not_ending", "this subscription is not set to end")
+	ErrSameValue             error = Refuse(Conflict, "subs.error.same", "nothing to change: that is the current setting")
+	ErrPaymentOutstanding    error = Refuse(Conflict, "subs.error.outstanding", "this subscription has a payment outstanding; change the card to pay it")
 )
 
 // StaleError says a subscription changed since the customer's page showed

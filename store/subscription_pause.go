@@ -1,15 +1,12 @@
 package store
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // MaxPauseDays is how far ahead a pause may be set to end: a year.
 const MaxPauseDays = 366
 
 // ErrBadResumeDate: a pause's end is not after today, or too far ahead.
-var ErrBadResumeDate = errors.New("a pause ends after today and within a year")
+var ErrBadResumeDate error = Refuse(Invalid, "subs.error.until", "a pause ends after today and within a year")
 
 // ValidPauseEnd says whether a pause may end on until: after today, and
 // within MaxPauseDays.

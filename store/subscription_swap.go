@@ -20,9 +20,9 @@ import (
 const MaxSubscriptionQuantity = 10
 
 var (
-	ErrBadQuantity     = errors.New("choose a quantity from 1 to 10")
-	ErrOtherCurrency   = errors.New("that product is priced in another currency")
-	ErrPaymentUnderway = errors.New("a payment of this subscription is on its way; try again in a minute")
+	ErrBadQuantity           = errors.New("choose a quantity from 1 to 10")
+	ErrOtherCurrency         = errors.New("that product is priced in another currency")
+	ErrPaymentUnderway error = Refuse(Conflict, "subs.error.payment_underway", "a payment of this subscription is on its way; try again in a minute")
 )
 
 // ValidQuantity says whether n units a month may be subscribed to.

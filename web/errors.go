@@ -27,6 +27,11 @@ func classify(ctx context.Context, err error) (int, string) {
 		return ae.Status, ae.Message
 	case errors.As(err, &pe):
 		return pe.Status, pe.Text(ctx)
+	}
+	if r, ok := page.RefusalOf(ctx, err); ok {
+		return r.Status, r.Text
+	}
+	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fiber.StatusNotFound, lang.T(ctx, "error.not_found.anything")
 	case errors.Is(err, store.ErrBadCursor):

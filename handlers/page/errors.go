@@ -2,13 +2,45 @@ package page
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/store"
 	"shop/views/lang"
 )
+
+// Refused is how the shop answers a store refusal: the status, the form
+// field it is about ("" for the whole form) and its sentence.
+type Refused struct {
+	Status int
+	Field  string
+	Text   string
+}
+
+// refusalStatus is the status of each kind of refusal: a request not well
+// formed is unprocessable, one the thing's state forbids is a conflict.
+var refusalStatus = map[store.RefusalKind]int{
+	store.Invalid:  fiber.StatusUnprocessableEntity,
+	store.Conflict: fiber.StatusConflict,
+}
+
+// RefusalOf is the answer to the store refusal err carries, in the
+// language of ctx; false when err carries none. The error handler answers
+// with it, and a form that shows the refusal at its field reads it here.
+func RefusalOf(ctx context.Context, err error) (Refused, bool) {
+	var r *store.Refusal
+	if !errors.As(err, &r) {
+		return Refused{}, false
+	}
+	status, ok := refusalStatus[r.Kind]
+	if !ok {
+		status = fiber.StatusBadRequest
+	}
+	return Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message)}, true
+}
 
 // Error is an HTTP error with a message that is safe to show; Err is the
 // cause, for the log only. Message is the English text (logs, the JSON
@@ -61,45 +93,11 @@ func isMessageID(s string) bool {
 		lang.In(lang.English, s) != lang.Missing(s)
 }
 
-// NotFound is a 404 saying what was not found. The shop's usual whats
-// ("That order") have a sentence each in the catalogue (words change
-// with what they follow in Korean); any other reads "… was not found."
-func NotFound(what string) error {
-	if id, ok := notFoundMessages[what]; ok {
-		return &Error{Status: fiber.StatusNotFound, ID: id, Message: lang.In(lang.English, id)}
-	}
-	return &Error{Status: fiber.StatusNotFound, ID: "error.not_found", Args: []any{"What", what}, Message: what + " was not found."}
-}
-
-// notFoundMessages are the sentences of NotFound for the whats handlers
-// name.
-var notFoundMessages = map[string]string{
-	"That order":               "error.not_found.order",
-	"That product":             "error.not_found.product",
-	"That drop":                "error.not_found.drop",
-	"That shipment":            "error.not_found.shipment",
-	"That return":              "error.not_found.return",
-	"That customer":            "error.not_found.customer",
-	"That warehouse":           "error.not_found.warehouse",
-	"That subscription":        "error.not_found.subscription",
-	"That receipt":             "error.not_found.receipt",
-	"That address":             "error.not_found.address",
-	"That picture":             "error.not_found.picture",
-	"That cart line":           "error.not_found.cart_line",
-	"This API key":             "error.not_found.api_key",
-	"That category":            "error.not_found.category",
-	"That ticket":              "error.not_found.ticket",
-	"That run":                 "error.not_found.run",
-	"That mail":                "error.not_found.mail",
-	"That invoice":             "error.not_found.invoice",
-	"That file":                "error.not_found.file",
-	"That shipment or change":  "error.not_found.shipment_change",
-	"That part of the console": "error.not_found.console_part",
-	"That month's archive":     "error.not_found.month_archive",
-	"That month":               "error.not_found.month",
-	"That job":                 "error.not_found.job",
-	"That drop's product":      "error.not_found.drop_product",
-	"That payment page":        "error.not_found.payment_page",
+// NotFound is a 404 saying what was not found, by its sentence's message
+// id ("error.not_found.order"): each thing has a sentence of its own, as
+// the words change with what they follow in Korean.
+func NotFound(id string) error {
+	return &Error{Status: fiber.StatusNotFound, ID: id, Message: lang.In(lang.English, id)}
 }
 
 // BadRequest is a 400 with a message for the person: a message id of the

@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/views"
+	"shop/web/paths"
+)
+
+// Helpers every area of handlers uses, kept in one known place.
+
+// refusalText is what a form says of a store error at its top: a refusal
+// in the language of ctx; any other error keeps the store's English words.
+func refusalText(ctx context.Context, err error) string {
+	if r, ok := page.RefusalOf(ctx, err); ok {
+		return r.Text
+	}
+	return sentence(err)
+}
+
+// signedInFor is the viewer of a page for customers; one not signed in is
+// sent to sign in, then back.
+func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {
+	v := page.Viewer(c)
+	if !v.SignedIn() {
+		return v, page.Redirect(c, paths.LoginThen(back))
+	}
+	return v, nil
+}
+
+// sentence is an error message with a capital letter and a full stop.
+func sentence(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	if s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	if s[len(s)-1] != '.' {
+		s += "."
+	}
+	return s
+}
