@@ -75,10 +75,13 @@ func launchShop(t *testing.T, dir string, env []string) (*shopBinary, *os.File) 
 }
 
 // buildShop builds the shop binary into dir and returns its path.
+// -trimpath, so that a fresh clone in another folder finds the packages
+// an earlier build compiled in the build cache (without it the cache keys
+// them by their folder).
 func buildShop(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "shop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-trimpath", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin

@@ -194,12 +194,26 @@ func sharedShop(t testing.TB, opts ...appOption) *shop {
 
 // newShopWithoutHistory is newShop on the demo shop without its past
 // orders, for tests that count every order of a range across its pages.
+// Its tables come from a pool of their own, as newShop's do: writing the
+// demo's few hundred lasting items into a new table for each test cost
+// DynamoDB Local more than finding and undoing what a test wrote.
 func newShopWithoutHistory(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
-	env := storetest.New(t)
-	items := demoItems(t, env)
-	if items == nil { // loaded into this table, history and all
-		env = storetest.New(t)
+	day := store.FormatDate(store.DateOf(time.Now(), time.UTC)) // a new store's Today
+	env := storetest.Reused(t, "demo without history "+day, loadDemoWithoutHistory)
+	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
+	env.Counter.Reset()
+	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider, subs: a.subs}
+}
+
+// loadDemoWithoutHistory puts the demo shop's items but its past orders
+// (and what hangs off them) into env's table.
+func loadDemoWithoutHistory(t testing.TB, env storetest.Env) {
+	t.Helper()
+	// The first of the day loads the demo into a table of its own, then
+	// comes from the copy it made.
+	items := demoItems(t, storetest.New(t))
+	if items == nil {
 		items = demoItems(t, env)
 	}
 	history := map[string]bool{"order": true, "orderItem": true, "invoice": true, "shipment": true, "shipmentItem": true,
@@ -211,9 +225,6 @@ func newShopWithoutHistory(t testing.TB, opts ...appOption) *shop {
 		}
 	}
 	env.PutItems(t, kept)
-	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
-	env.Counter.Reset()
-	return &shop{env: env, base: a.base, log: a.log, gateway: a.gateway, provider: a.provider, subs: a.subs}
 }
 
 // demoShop is the demo shop's items as demo.Load wrote them into the
