@@ -138,6 +138,8 @@ func newHandlers(cfg *Config) (*handlerSet, error) {
 	h := &handlerSet{}
 	if cfg.Gate == nil {
 		cfg.Gate = dropgate.New(cfg.Store, nil)
+		// A claim waits for a place as long as its request may.
+		cfg.Gate.MaxWait = cfg.RequestTimeout
 		h.ownGate = true
 	}
 	if h.cardEvents, err = newCardEventReceivers(*cfg); err != nil {

@@ -59,7 +59,7 @@ func (g *Gate) enter(ctx context.Context, st *dropState) (time.Duration, error) 
 		return 0, nil
 	}
 	began := time.Now()
-	timeout := time.NewTimer(maxWait)
+	timeout := time.NewTimer(g.MaxWait)
 	defer timeout.Stop()
 	for {
 		w := &waiter{ready: make(chan struct{})}

@@ -39,6 +39,9 @@ type Gate struct {
 	// item of a drop (its own item, or each counter with places left), on
 	// this replica (default 8).
 	PerItem int
+	// MaxWait bounds a claim's wait for a place; then the drop is busy
+	// (store.ErrClaimContended; default maxWait).
+	MaxWait time.Duration
 
 	mu       sync.Mutex
 	drops    map[string]*dropState
@@ -94,7 +97,7 @@ func New(st Store, now func() time.Time) *Gate {
 	if now == nil {
 		now = time.Now
 	}
-	return &Gate{store: st, now: now, PerClient: 5, PerItem: 8, drops: map[string]*dropState{}, loading: map[string]*load{}, inflight: map[string]*call{}, clients: map[string]*window{}}
+	return &Gate{store: st, now: now, PerClient: 5, PerItem: 8, MaxWait: maxWait, drops: map[string]*dropState{}, loading: map[string]*load{}, inflight: map[string]*call{}, clients: map[string]*window{}}
 }
 
 // state returns what the gate knows of a drop, reading it once if it knows
