@@ -78,7 +78,8 @@ func TestCompiledMessagesAreGoI18nsOwn(t *testing.T) {
 }
 
 // go test ./views/lang -run '^$' -bench Localize: a message with a value,
-// put together here and by go-i18n (276 ns and 4.4 µs when written).
+// put together here and by go-i18n (about 110 ns and 1.5 µs on a quiet
+// machine; 276 ns and 4.4 µs on a busy one).
 func BenchmarkLocalizeWithValues(b *testing.B) {
 	if err := Check(); err != nil {
 		b.Fatal(err)

@@ -156,17 +156,8 @@ func N(ctx context.Context, id string, count int, args ...any) string {
 // In is T for a language given outright (a mail to a customer).
 func In(l Lang, id string, args ...any) string { return localize(l, id, nil, args) }
 
-// fixed holds the messages without values once localized, by language
-// and id: the catalogues are built in, so a message's text never changes,
-// and a page asks for dozens of them (go-i18n's lookup and template run
-// showed up in the storefront's profile at 7 % of the CPU).
-var fixed sync.Map
-
-type fixedKey struct {
-	l  Lang
-	id string
-}
-
+// localize is the message in l: put together from the compiled catalogue
+// (compiled.go) when it can be, else by go-i18n.
 func localize(l Lang, id string, count any, args []any) string {
 	loadOnce.Do(load)
 	if m, ok := compiled[l][id]; ok {
@@ -174,16 +165,7 @@ func localize(l Lang, id string, count any, args []any) string {
 			return msg
 		}
 	}
-	if count != nil || len(args) > 0 {
-		return localizeNow(l, id, count, args)
-	}
-	k := fixedKey{l, id}
-	if msg, ok := fixed.Load(k); ok {
-		return msg.(string)
-	}
-	msg := localizeNow(l, id, nil, nil)
-	fixed.Store(k, msg)
-	return msg
+	return localizeNow(l, id, count, args)
 }
 
 func localizeNow(l Lang, id string, count any, args []any) string {
