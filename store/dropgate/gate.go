@@ -214,8 +214,10 @@ func (g *Gate) ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ti
 	if why := g.refusal(st); why != nil {
 		st.rejected[store.ClaimReason(why)]++
 		g.observe(ctx, st)
+		why = g.known(ctx, st, req.Client, why)
+		read := pending(st, why)
 		g.mu.Unlock()
-		return store.Ticket{}, Timing{}, g.settle(ctx, st, req.Client, why)
+		return store.Ticket{}, Timing{}, g.settle(ctx, st, req.Client, why, read)
 	}
 	if c, ok := g.inflight[key]; ok {
 		g.mu.Unlock()
@@ -239,13 +241,15 @@ func (g *Gate) ClaimTimed(ctx context.Context, req store.ClaimRequest) (store.Ti
 	} else if reason := store.ClaimReason(c.err); reason != "" {
 		st.rejected[reason]++
 	}
+	var read chan struct{}
 	if entered {
 		g.leave(st) // after the count: one fewer place left
+	} else {
+		c.err = g.known(ctx, st, req.Client, c.err)
+		read = pending(st, c.err)
 	}
 	g.mu.Unlock()
-	if !entered {
-		c.err = g.settle(ctx, st, req.Client, c.err)
-	}
+	c.err = g.settle(ctx, st, req.Client, c.err, read)
 	close(c.done)
 	return c.ticket, timing, c.err
 }

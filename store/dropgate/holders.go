@@ -43,18 +43,23 @@ func (g *Gate) known(ctx context.Context, st *dropState, client string, why erro
 // way before it reads its own ticket instead.
 const holdersWait = time.Second
 
-// settle is known for a refusal made with g.mu released: while the
-// holders of a sold-out drop are being read, it waits for that one read
-// rather than have the handler read the client's ticket. At the sell-out
-// the claims come fastest and DynamoDB is busiest, and a ticket's read
-// each would queue behind the holders' read anyway.
-func (g *Gate) settle(ctx context.Context, st *dropState, client string, why error) error {
-	g.mu.Lock()
-	why = g.known(ctx, st, client, why)
-	read := st.holdersRead
-	g.mu.Unlock()
+// pending is the holders' read a refusal known as why should wait for,
+// nil when none: it is sold out, the client is not known to hold nothing,
+// and the read is under way. Called with g.mu held, after known.
+func pending(st *dropState, why error) chan struct{} {
 	var notHeld *store.NotHeldError
-	if read == nil || !errors.Is(why, store.ErrSoldOut) || errors.As(why, &notHeld) {
+	if !errors.Is(why, store.ErrSoldOut) || errors.As(why, &notHeld) {
+		return nil
+	}
+	return st.holdersRead
+}
+
+// settle waits, with g.mu released, for the holders' read a refusal is
+// pending on (see pending), then refines the refusal by it: at the
+// sell-out the claims come fastest and DynamoDB is busiest, and a ticket's
+// read each would queue behind the holders' read anyway.
+func (g *Gate) settle(ctx context.Context, st *dropState, client string, why error, read chan struct{}) error {
+	if read == nil {
 		return why
 	}
 	wait := time.NewTimer(holdersWait)
