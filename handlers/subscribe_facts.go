@@ -3,9 +3,9 @@ package handlers
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
 
+	"shop/handlers/page"
 	"shop/store"
 )
 
@@ -23,27 +23,18 @@ import (
 
 // SubscribeFacts caches the subscribe form's reads; nil caches nothing.
 type SubscribeFacts struct {
-	ttl time.Duration
-	now func() time.Time
-
-	mu      sync.Mutex
-	entries map[factKey]factEntry
+	reads *page.Moment[factKey, any]
 }
 
 // factKey is one read of one customer's, under a save of their session.
 type factKey struct{ customer, saved, what string }
-
-type factEntry struct {
-	value any
-	until time.Time
-}
 
 // maxFactEntries bounds the cache between sweeps of its old entries.
 const maxFactEntries = 50_000
 
 // NewSubscribeFacts keeps each read for ttl.
 func NewSubscribeFacts(ttl time.Duration) *SubscribeFacts {
-	return &SubscribeFacts{ttl: ttl, now: time.Now, entries: map[factKey]factEntry{}}
+	return &SubscribeFacts{reads: page.NewMoment[factKey, any](ttl, maxFactEntries, nil)}
 }
 
 // For is st with its reads of customerID kept under saved, the version of
@@ -53,32 +44,6 @@ func (f *SubscribeFacts) For(st subscribeFormStore, customerID, saved string) su
 		return st
 	}
 	return cachedFacts{subscribeFormStore: st, facts: f, customer: customerID, saved: saved}
-}
-
-func (f *SubscribeFacts) get(k factKey) (any, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	e, ok := f.entries[k]
-	if !ok || !f.now().Before(e.until) {
-		return nil, false
-	}
-	return e.value, true
-}
-
-func (f *SubscribeFacts) put(k factKey, v any) {
-	now := f.now()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.entries) >= maxFactEntries {
-		for k, e := range f.entries {
-			if !now.Before(e.until) {
-				delete(f.entries, k)
-			}
-		}
-	}
-	if len(f.entries) < maxFactEntries {
-		f.entries[k] = factEntry{value: v, until: now.Add(f.ttl)}
-	}
 }
 
 // cachedFacts is a subscribeFormStore reading one customer's facts
@@ -96,12 +61,12 @@ func kept[T any](c cachedFacts, customerID, what string, read func() (T, error))
 		return read()
 	}
 	k := factKey{customer: c.customer, saved: c.saved, what: what}
-	if v, ok := c.facts.get(k); ok {
+	if v, ok := c.facts.reads.Get(k); ok {
 		return v.(T), nil
 	}
 	v, err := read()
 	if err == nil {
-		c.facts.put(k, v)
+		c.facts.reads.Put(k, v)
 	}
 	return v, err
 }

@@ -2,9 +2,9 @@ package web
 
 import (
 	"maps"
-	"sync"
 	"time"
 
+	"shop/handlers/page"
 	"shop/store"
 )
 
@@ -19,21 +19,14 @@ import (
 // delete, store.OnSessionsEnded) and by the others when their entry's
 // moment is over.
 type sessionCache struct {
-	ttl time.Duration
 	now func() time.Time
 
-	mu      sync.Mutex
-	entries map[string]sessionEntry // by session id
+	entries *page.Moment[string, sessionEntry] // by session id
 	// cookies are cookie values as sent, with what they decoded to: a
 	// signed cookie's check and decoding (an HMAC, base64 and gob) was a
 	// tenth of a signed-in view's session work, and a browser sends the
 	// same value on every request until the next save.
-	cookies map[string]decodedCookie
-}
-
-type decodedCookie struct {
-	payload string
-	until   time.Time
+	cookies *page.Moment[string, string]
 }
 
 type sessionEntry struct {
@@ -44,14 +37,17 @@ type sessionEntry struct {
 	// again; each request gets a copy of its own.
 	values map[any]any
 	gone   bool // read as revoked or expired
-	until  time.Time
 }
 
 // maxSessionEntries bounds the cache between sweeps of its old entries.
 const maxSessionEntries = 100_000
 
 func newSessionCache(ttl time.Duration) *sessionCache {
-	return &sessionCache{ttl: ttl, now: time.Now, entries: map[string]sessionEntry{}, cookies: map[string]decodedCookie{}}
+	c := &sessionCache{now: time.Now}
+	clock := func() time.Time { return c.now() } // tests move c.now
+	c.entries = page.NewMoment[string, sessionEntry](ttl, maxSessionEntries, clock)
+	c.cookies = page.NewMoment[string, string](ttl, maxSessionEntries, clock)
+	return c
 }
 
 // decoded is what a cookie value decoded to when this replica last
@@ -60,32 +56,13 @@ func (c *sessionCache) decoded(value string) (payload string, ok bool) {
 	if c == nil {
 		return "", false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.cookies[value]
-	if !ok || !c.now().Before(d.until) {
-		return "", false
-	}
-	return d.payload, true
+	return c.cookies.Get(value)
 }
 
 // checked keeps what a cookie value decoded to, for the moment.
 func (c *sessionCache) checked(value, payload string) {
-	if c == nil {
-		return
-	}
-	now := c.now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.cookies) >= maxSessionEntries {
-		for k, d := range c.cookies {
-			if !now.Before(d.until) {
-				delete(c.cookies, k)
-			}
-		}
-	}
-	if len(c.cookies) < maxSessionEntries {
-		c.cookies[value] = decodedCookie{payload: payload, until: now.Add(c.ttl)}
+	if c != nil {
+		c.cookies.Put(value, payload)
 	}
 }
 
@@ -96,10 +73,8 @@ func (c *sessionCache) get(id, version string) (e sessionEntry, ok bool) {
 	if c == nil {
 		return sessionEntry{}, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok = c.entries[id]
-	if !ok || e.version != version || !c.now().Before(e.until) {
+	e, ok = c.entries.Get(id)
+	if !ok || e.version != version {
 		return sessionEntry{}, false
 	}
 	e.values = maps.Clone(e.values)
@@ -109,21 +84,8 @@ func (c *sessionCache) get(id, version string) (e sessionEntry, ok bool) {
 // put keeps a session as read or saved, under the version of its cookie,
 // with a copy of its values (nil for one revoked).
 func (c *sessionCache) put(id, version string, rec store.Session, values map[any]any, gone bool) {
-	if c == nil {
-		return
-	}
-	now := c.now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= maxSessionEntries {
-		for k, e := range c.entries {
-			if !now.Before(e.until) {
-				delete(c.entries, k)
-			}
-		}
-	}
-	if len(c.entries) < maxSessionEntries {
-		c.entries[id] = sessionEntry{version: version, rec: rec, values: maps.Clone(values), gone: gone, until: now.Add(c.ttl)}
+	if c != nil {
+		c.entries.Put(id, sessionEntry{version: version, rec: rec, values: maps.Clone(values), gone: gone})
 	}
 }
 
@@ -133,22 +95,16 @@ func (c *sessionCache) touched(id, version string, at time.Time) {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.entries[id]; ok && e.version == version {
-		e.rec.LastSeenAt = at
-		c.entries[id] = e
-	}
+	c.entries.Update(id, func(e *sessionEntry) {
+		if e.version == version {
+			e.rec.LastSeenAt = at
+		}
+	})
 }
 
 // forget drops sessions ended here: their next request reads the table.
 func (c *sessionCache) forget(ids ...string) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, id := range ids {
-		delete(c.entries, id)
+	if c != nil {
+		c.entries.Delete(ids...)
 	}
 }
