@@ -10,6 +10,7 @@ import (
 	"shop/store/carrier"
 	"shop/views"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -100,7 +101,7 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem, inv store.
 	fmt.Fprintf(&b, "%s\n\n%s\n%s", lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), mailSignature)
 	return store.Mail{
 		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
-		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: render(orderPlacedHTML(l, o, items, inv, link)),
+		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: mail.Render(orderPlacedHTML(l, o, items, inv, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
 		AttachOrder: o.ID, // its invoice, rendered when sent
 	}
@@ -174,7 +175,7 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 			Text: fmt.Sprintf("%s\n\n%s\n%s\n%s\n%s", hello,
 				lang.In(l, "mail.shipped.body", "Parcel", shipmentLine(l, sh), "Carrier", name, "Tracking", sh.Tracking), follow,
 				lang.In(l, linkMsg, "Link", link), mailSignature),
-			HTML:       render(orderShippedHTML(l, o, sh, name, tracking, link)),
+			HTML:       mail.Render(orderShippedHTML(l, o, sh, name, tracking, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.ShippedAt, Status: store.MailPending,
 		}
 	case store.ShipmentDelivered:
@@ -184,7 +185,7 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s", hello,
 				lang.In(l, "mail.delivered.body", "Parcel", shipmentLine(l, sh), "Date", longDateIn(l, sh.DeliveredAt)),
 				lang.In(l, "mail.delivered.wrong", "Link", link), mailSignature),
-			HTML:       render(orderDeliveredHTML(l, o, sh, link)),
+			HTML:       mail.Render(orderDeliveredHTML(l, o, sh, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.DeliveredAt, Status: store.MailPending,
 		}
 	}
@@ -218,7 +219,7 @@ func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string
 		Subject: lang.In(lg, "mail.verify.subject"),
 		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(lg, "mail.verify.welcome", "Name", c.Name), lang.In(lg, "mail.verify.confirm"),
 			link, lang.In(lg, "mail.verify.until", "Until", until), mailSignature),
-		HTML:       render(verifyEmailHTML(lg, c.Name, link, until)),
+		HTML:       mail.Render(verifyEmailHTML(lg, c.Name, link, until)),
 		CustomerID: l.CustomerID, CreatedAt: l.CreatedAt, Status: store.MailPending,
 	}
 }
@@ -233,7 +234,7 @@ func (m ShopMail) PasswordReset(lg string, name string, l store.AccountLink, pat
 		Subject: lang.In(in, "mail.reset.subject"),
 		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(in, "mail.hello_name", "Name", name), lang.In(in, "mail.reset.asked"),
 			link, lang.In(in, "mail.reset.once"), mailSignature),
-		HTML:       render(passwordResetHTML(in, name, link)),
+		HTML:       mail.Render(passwordResetHTML(in, name, link)),
 		CustomerID: l.CustomerID, CreatedAt: l.CreatedAt, Status: store.MailPending,
 	}
 }

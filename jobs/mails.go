@@ -1,29 +1,18 @@
 package jobs
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
-
 	"shop/store"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
 func longDate(d time.Time) string { return d.Format("2 January 2006") }
-
-func render(c templ.Component) string {
-	var b bytes.Buffer
-	if err := c.Render(context.Background(), &b); err != nil {
-		return ""
-	}
-	return b.String()
-}
 
 func (r *Runner) link(path string) string { return link(r.cfg.BaseURL, path) }
 
@@ -46,7 +35,7 @@ func (r *Runner) mailReminder(s store.Subscription) *store.Mail {
 		Subject: lang.In(l, "mail.reminder.subject", "Product", s.NameIn(string(l)), "Date", date),
 		Text: mailText(l, lang.In(l, "mail.reminder.body", "Date", date, "Amount", amount, "Card", s.Card.Label(), "Product", s.NameIn(string(l))),
 			lang.In(l, "mail.reminder.manage", "Link", manage)),
-		HTML:       render(reminderHTML(l, s, manage)),
+		HTML:       mail.Render(reminderHTML(l, s, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -67,7 +56,7 @@ func receiptMail(base string, now time.Time, rec store.Receipt) *store.Mail {
 				"From", longDateIn(l, rec.PeriodStart), "To", longDateIn(l, rec.PeriodEnd)),
 			receiptCodeLine(l, rec), receiptDeliveryLine(l, rec),
 			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
-		HTML:       render(receiptHTML(l, rec, link)),
+		HTML:       mail.Render(receiptHTML(l, rec, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 		AttachReceipt: rec.Number, // the receipt, rendered when sent
 	}
@@ -104,7 +93,7 @@ func (r *Runner) mailFailed(s store.Subscription, reason string) *store.Mail {
 		Subject: lang.In(l, "mail.failed.subject", "Product", s.NameIn(string(l))),
 		Text: mailText(l, lang.In(l, "mail.failed.declined", "Amount", lang.MoneyIn(l, s.Amount()), "Card", s.Card.Label(), "Reason", reason)+"\n"+
 			lang.In(l, "mail.failed.retry", "Date", longDateIn(l, s.RetryDate), "Link", link)),
-		HTML:       render(failedHTML(l, s, reason, link)),
+		HTML:       mail.Render(failedHTML(l, s, reason, link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -120,7 +109,7 @@ func (r *Runner) mailEnded(s store.Subscription, reason string) *store.Mail {
 		ID: store.MailID("cancelled", s.ID), To: s.Email, Kind: store.MailCancelled,
 		Subject:    lang.In(l, "mail.cancelled.subject", "Product", s.NameIn(string(l))),
 		Text:       mailText(l, reason, lang.In(l, "mail.cancelled.again", "Link", link)),
-		HTML:       render(cancelledHTML(l, s, reason, link)),
+		HTML:       mail.Render(cancelledHTML(l, s, reason, link)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -137,7 +126,7 @@ func (r *Runner) mailCardExpiring(s store.Subscription, expires time.Time) *stor
 		Subject: lang.In(l, "mail.cardexp.subject", "Card", s.Card.Label(), "Product", s.NameIn(string(l))),
 		Text: mailText(l, lang.In(l, "mail.cardexp.body", "Card", s.Card.Label(), "Month", month, "Amount", lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate)),
 			"Product", s.NameIn(string(l)), "Date", longDateIn(l, s.NextPaymentDate))+"\n"+lang.In(l, "mail.cardexp.add", "Link", manage)),
-		HTML:       render(cardExpiringHTML(l, s, month, manage)),
+		HTML:       mail.Render(cardExpiringHTML(l, s, month, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -155,7 +144,7 @@ func (r *Runner) mailPriceChange(s store.Subscription, c store.PriceChange, from
 		Subject: lang.In(l, "mail.price.subject", "Product", s.NameIn(string(l)), "Date", date),
 		Text: mailText(l, lang.In(l, "mail.price.body", "Product", s.NameIn(string(l)), "Old", lang.MoneyIn(l, s.MonthlyPrice), "New", lang.MoneyIn(l, c.New),
 			"Date", date, "Payment", lang.MoneyIn(l, sub.AmountFor(from)))+"\n"+lang.In(l, "mail.price.change", "Link", manage)),
-		HTML:       render(priceChangeHTML(l, s, c.New, sub.AmountFor(from), date, manage)),
+		HTML:       mail.Render(priceChangeHTML(l, s, c.New, sub.AmountFor(from), date, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -183,7 +172,7 @@ func ReceiptRefundMail(baseURL string, now time.Time, rec store.Receipt) *store.
 	return &store.Mail{
 		ID: id, To: rec.Email, Kind: store.MailReceiptRefund, Subject: t.subject,
 		Text:       mailText(l, slices.DeleteFunc([]string{t.body, t.inAll, lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", link)}, func(p string) bool { return p == "" })...),
-		HTML:       render(receiptRefundHTML(l, rec, t, link)),
+		HTML:       mail.Render(receiptRefundHTML(l, rec, t, link)),
 		CustomerID: rec.AccountID, SubscriptionID: rec.SubscriptionID, CreatedAt: now, Status: store.MailPending,
 	}
 }

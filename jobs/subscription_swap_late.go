@@ -10,6 +10,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -120,7 +121,7 @@ func swapBackMail(base string, now time.Time, cur store.Subscription, pi payment
 	return &store.Mail{
 		ID: store.MailID("swapback", pi.ID), To: cur.Email, Kind: store.MailRefund, Subject: subject,
 		Text:       mailText(l, paragraphs...),
-		HTML:       render(swapBackHTML(l, subject, why, body, manage)),
+		HTML:       mail.Render(swapBackHTML(l, subject, why, body, manage)),
 		CustomerID: cur.AccountID, SubscriptionID: cur.ID, CreatedAt: now, Status: store.MailPending,
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"shop/store"
 	"shop/views/lang"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -22,7 +23,7 @@ func (r *Runner) mailTrialEnding(s store.Subscription) *store.Mail {
 		Subject: lang.In(l, "mail.trial.subject", "Product", s.NameIn(string(l)), "Until", until),
 		Text: mailText(l, lang.In(l, "mail.trial.body", "Product", s.NameIn(string(l)), "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
 			lang.In(l, "mail.reminder.manage", "Link", manage)),
-		HTML:       render(trialHTML(l, s, manage)),
+		HTML:       mail.Render(trialHTML(l, s, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
 	}
 }
@@ -45,7 +46,7 @@ func trialStartMail(base string, now time.Time, s store.Subscription, rec store.
 		Subject: lang.In(l, "mail.trialstart.subject", "Product", s.NameIn(string(l)), "Until", until),
 		Text: mailText(l, lang.In(l, "mail.trialstart.body", "Product", s.NameIn(string(l)), "Until", until, "Date", date, "Amount", amount, "Card", s.Card.Label()),
 			lang.In(l, "mail.receipt.link", "Number", rec.NumberInBooks(), "Link", receipt), lang.In(l, "mail.reminder.manage", "Link", manage)),
-		HTML:       render(trialStartHTML(l, s, until, date, amount, manage)),
+		HTML:       mail.Render(trialStartHTML(l, s, until, date, amount, manage)),
 		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: now, Status: store.MailPending,
 	}
 }

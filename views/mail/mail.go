@@ -14,9 +14,9 @@ import (
 	"shop/views/lang"
 )
 
-// render is a mail's HTML part; a part that fails to render is left out
-// (the text part still says it all), as the jobs' mails do.
-func render(c templ.Component) string {
+// Render is a mail's HTML part; a part that fails to render is left out
+// (the text part still says it all). The jobs' mails use it too.
+func Render(c templ.Component) string {
 	var b bytes.Buffer
 	if err := c.Render(context.Background(), &b); err != nil {
 		return ""

@@ -34,7 +34,7 @@ func OrderRefund(baseURL string, now func() time.Time) func(store.Refund, store.
 			Subject: refundSubject(l, r, o),
 			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s\n\n%s\n\nFika & Field\n", lang.In(l, "mail.hello"), refundOpening(l, r, o), lines.String(),
 				refundWhere(l, r), lang.In(l, "mail.refund.see", "Link", link)),
-			HTML:       render(refundHTML(l, r, o, link)),
+			HTML:       Render(refundHTML(l, r, o, link)),
 			CustomerID: o.CustomerID, CreatedAt: now(), Status: store.MailPending,
 		}
 	}
