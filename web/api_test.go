@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -644,7 +645,9 @@ func TestAPIOpenAPIDescribesEveryRoute(t *testing.T) {
 	}
 	// The one 4xx the document describes for itself (redocly's
 	// operation-4xx-response): a body over the small limit.
-	c.do(http.MethodGet, "/api/v1/openapi.json", strings.Repeat(" ", 1<<20+1)).
+	big, bigBody := rawRequest(t, c.base, http.MethodGet, "/api/v1/openapi.json",
+		"Authorization: Bearer "+secret, "Content-Type: application/json", "Content-Length: "+strconv.Itoa(1<<20+1))
+	apiResp{status: big.StatusCode, header: big.Header, body: bigBody}.
 		want(t, "openapi.json with a large body", http.StatusRequestEntityTooLarge, "too_large")
 	var doc struct {
 		OpenAPI string                                `json:"openapi"`
