@@ -339,7 +339,12 @@ func TestIdleTestPaymentEventsRestUntilWoken(t *testing.T) {
 		}
 		time.Sleep(time.Second) // a tick under way when it was seen ends
 		env.Counter.Reset()
+		// Resting, 3 s hold three ticks; not resting, the test waits for
+		// one whole tick however late gocron brings it.
 		time.Sleep(3 * time.Second)
+		for every <= time.Second && env.Counter.Total() < 4 && time.Now().Before(deadline.Add(30*time.Second)) {
+			time.Sleep(50 * time.Millisecond)
+		}
 		return env.Counter.Total(), d, func() {
 			if err := s.Stop(); err != nil {
 				t.Error(err)
@@ -351,8 +356,8 @@ func TestIdleTestPaymentEventsRestUntilWoken(t *testing.T) {
 	resting, d, stop := idleFor(time.Hour)
 	defer stop()
 	t.Logf("3 idle seconds of ticks: %d requests without the rest, %d with it", busy, resting)
-	if busy < 3*4 || resting != 0 {
-		t.Fatalf("idle ticks made %d requests resting (want 0), %d not (want every shard each tick)", resting, busy)
+	if busy < 4 || resting != 0 {
+		t.Fatalf("idle ticks made %d requests resting (want 0), %d not (want at least one tick's 4 shards)", resting, busy)
 	}
 	p.OnEvent = d.Wake
 	s, err := p.StartCheckout(ctx, payment.CheckoutRequest{Mode: payment.ModePayment, Amount: store.Money{Amount: 100, Currency: "EUR"}, SuccessURL: "http://shop.test/ok", Key: "wake"})
