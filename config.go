@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 type config struct {
@@ -200,13 +201,13 @@ func (c config) check(cmd string) error {
 	if _, err := time.LoadLocation(c.tz); err != nil {
 		return fmt.Errorf("SHOP_TZ %q: %w", c.tz, err)
 	}
-	if _, ok := store.CurrencyOf(c.currency); !ok {
-		return usagef("SHOP_CURRENCY %q: not a currency the shop prices in (%s)", c.currency, strings.Join(store.Currencies(), ", "))
+	if _, ok := rules.CurrencyOf(c.currency); !ok {
+		return usagef("SHOP_CURRENCY %q: not a currency the shop prices in (%s)", c.currency, strings.Join(rules.Currencies(), ", "))
 	}
 	if _, err := store.ParseBookSeries(c.invoiceSeries); err != nil {
 		return fmt.Errorf("SHOP_INVOICE_SERIES: %w", err)
 	}
-	if _, err := store.ParseVATRates(c.vatRates); err != nil {
+	if _, err := rules.ParseVATRates(c.vatRates); err != nil {
 		return fmt.Errorf("SHOP_VAT_RATES %q: %w", c.vatRates, err)
 	}
 	if c.reminderDays < 0 || c.reminderDays > 28 {
@@ -285,7 +286,7 @@ func stringFlags(fs *flag.FlagSet, c *config) {
 		{&c.table, "table", "SHOP_TABLE", "shop", "table name"},
 		{&c.dataDir, "data-dir", "SHOP_DATA_DIR", "./data", "DynamoDB Local data and generated keys"},
 		{&c.tz, "tz", "SHOP_TZ", "Europe/Stockholm", "the shop's time zone: billing dates and every time shown"},
-		{&c.currency, "currency", "SHOP_CURRENCY", store.DefaultCurrency, "the currency the shop prices in, ISO 4217 (" + strings.Join(store.Currencies(), ", ") + "); the table keeps the first one it met"},
+		{&c.currency, "currency", "SHOP_CURRENCY", store.DefaultCurrency, "the currency the shop prices in, ISO 4217 (" + strings.Join(rules.Currencies(), ", ") + "); the table keeps the first one it met"},
 		{&c.sessionKeys, "session-keys", "SHOP_SESSION_KEYS", "", "comma-separated session signing keys, hex or base64, 32+ bytes; the first signs"},
 		{&c.proxyHeader, "proxy-header", "SHOP_PROXY_HEADER", "", "header with the client address set by a reverse proxy, e.g. X-Forwarded-For"},
 		{&c.proxies, "trusted-proxies", "SHOP_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of the proxies believed"},
@@ -300,7 +301,7 @@ func stringFlags(fs *flag.FlagSet, c *config) {
 		{&c.staffMail, "staff-mail", "SHOP_STAFF_MAIL", "", "where mails to staff go (a webhook endpoint disabled); unset: the sender's address"},
 		{&c.mediaBucket, "media-bucket", "SHOP_MEDIA_BUCKET", "", "S3 bucket for product photos (needed for more than one replica); unset keeps them under the data dir"},
 		{&c.invoiceSeries, "invoice-series", "SHOP_INVOICE_SERIES", "", "number invoices and receipts in several series, e.g. A,B (A-2026-000123); unset: one series"},
-		{&c.vatRates, "vat-rates", "SHOP_VAT_RATES", store.DefaultVATRates().String(), "VAT in percent: the standard rate, then category=rate"},
+		{&c.vatRates, "vat-rates", "SHOP_VAT_RATES", rules.DefaultVATRates().String(), "VAT in percent: the standard rate, then category=rate"},
 		{&c.archiveBucket, "archive-bucket", "SHOP_ARCHIVE_BUCKET", "", "S3 bucket for the archive of the books (needed for more than one replica); unset keeps it under <data dir>/archive"},
 		{&c.archiveCron, "archive-cron", "SHOP_ARCHIVE_CRON", "0 5 * * *", "when the archive job looks for closed months to archive, cron in SHOP_TZ"},
 		{&c.cardRefundsCron, "card-refunds-cron", "SHOP_CARD_REFUNDS_CRON", "*/15 * * * *", "when the card refunds job tries again the card refunds the gateway did not take, cron in SHOP_TZ"},

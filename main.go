@@ -37,6 +37,7 @@ import (
 	"shop/store/demo"
 	"shop/store/dynamolocal"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/web"
 )
 
@@ -162,7 +163,7 @@ func checkArguments(cfg config, cmd string) error {
 		if cfg.count < 1 {
 			return usagef("seed subscriptions: --count must be a positive number")
 		}
-		if _, err := store.ParseDate(cfg.due); err != nil {
+		if _, err := rules.ParseDate(cfg.due); err != nil {
 			return usagef("seed subscriptions: --due %q: %v", cfg.due, err)
 		}
 		if cfg.declining < 0 || cfg.declining > 100 {
@@ -184,7 +185,7 @@ func jobDate(cfg config, today time.Time) (time.Time, error) {
 	if cfg.date == "" {
 		return today, nil
 	}
-	date, err := store.ParseDate(cfg.date)
+	date, err := rules.ParseDate(cfg.date)
 	if err != nil {
 		return date, usagef("jobs run: --date %q: %v", cfg.date, err)
 	}
@@ -326,7 +327,7 @@ func storeOptions(cfg config) ([]store.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	vat, err := store.ParseVATRates(cfg.vatRates)
+	vat, err := rules.ParseVATRates(cfg.vatRates)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +403,7 @@ func runOnStore(ctx context.Context, cfg config, cmd string, st *store.Store, p 
 	case "seed":
 		return true, demo.Seed(ctx, st, cfg.bcryptCost, log)
 	case "seed subscriptions":
-		due, err := store.ParseDate(cfg.due)
+		due, err := rules.ParseDate(cfg.due)
 		if err == nil {
 			_, err = demo.SeedSubscriptions(ctx, st, p.testPay, cfg.count, due, cfg.declining, os.Stdout)
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/web/paths"
 )
 
@@ -212,7 +212,7 @@ func soakPlaced(c *soakClient, id string) bool {
 func (r *soakRun) subscribe(c *soakClient, product string) bool {
 	status, loc := soakSubmitTo(c, paths.Product(product), "subscribe-form", func(v url.Values, _ *goquery.Selection) {
 		v.Set("day", strconv.Itoa(1+rand.IntN(28)))
-		v.Set("period", strconv.Itoa(store.Periods[rand.IntN(len(store.Periods))]))
+		v.Set("period", strconv.Itoa(rules.Periods[rand.IntN(len(rules.Periods))]))
 		v.Set("card", "new")
 	})
 	if status != http.StatusSeeOther || !strings.Contains(loc, "/test-payments/") {

@@ -25,6 +25,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 	"shop/web"
 	"shop/web/paths"
 )
@@ -779,7 +780,7 @@ func (r *soakRun) subscriber(n int) {
 		}{
 			{"sub-day-form", func(v url.Values, _ *goquery.Selection) { v.Set("day", strconv.Itoa(1+rand.IntN(28))) }},
 			{"sub-period-form", func(v url.Values, _ *goquery.Selection) {
-				v.Set("period", strconv.Itoa(store.Periods[rand.IntN(len(store.Periods))]))
+				v.Set("period", strconv.Itoa(rules.Periods[rand.IntN(len(rules.Periods))]))
 			}},
 			{[]string{"sub-cancel-period-end-form", "sub-cancel-now-form"}[rand.IntN(2)], nil},
 		}

@@ -13,6 +13,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -244,7 +245,7 @@ func readAddressForm(c *fiber.Ctx) views.AddressForm {
 		}
 	}
 	raw := strings.TrimSpace(f.Country)
-	f.Country = store.CountryCode(raw)
+	f.Country = rules.CountryCode(raw)
 	switch {
 	case raw == "":
 		f.Errors["country"] = page.T(c, "account.address.choose_country")

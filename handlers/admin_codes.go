@@ -12,6 +12,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -96,7 +97,7 @@ func (h *AdminCodes) CreateGiftCard(c *fiber.Ctx) error {
 		}
 	}
 	cur := h.Store.Currency()
-	amount, err := store.ParseMoney(f.Amount, cur)
+	amount, err := rules.ParseMoney(f.Amount, cur)
 	switch {
 	case f.Amount == "":
 		f.Errors["amount"] = page.T(c, "admin.giftcards.err.amount_empty")
@@ -172,7 +173,7 @@ func discountFromForm(ctx context.Context, f *views.AdminDiscountForm, currency 
 		d.Percent = n
 	case store.DiscountFixed:
 		d.Kind = store.DiscountFixed
-		m, err := store.ParseMoney(f.Value, currency)
+		m, err := rules.ParseMoney(f.Value, currency)
 		switch {
 		case err != nil:
 			f.Errors["value"] = lang.T(ctx, "admin.codes.err.amount_bad", "Currency", currency)

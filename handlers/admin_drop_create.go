@@ -10,6 +10,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -74,7 +75,7 @@ func (h *AdminDrops) readDropForm(c *fiber.Ctx) (views.AdminDropForm, store.NewD
 		} else {
 			form.Errors["redeem"] = page.T(c, "admin.drops.err.redeem")
 		}
-		if m, err := store.ParseMoney(form.Price, h.Store.Currency()); err == nil {
+		if m, err := rules.ParseMoney(form.Price, h.Store.Currency()); err == nil {
 			nd.Price = m
 		} else {
 			form.Errors["price"] = page.T(c, "admin.drops.err.price")

@@ -15,6 +15,7 @@ import (
 	"shop/handlers/page"
 	"shop/jobs"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -287,7 +288,7 @@ func (h *AdminJobs) chart(ctx context.Context, run store.JobRun) (views.AdminRun
 	loc := h.Store.Location()
 	today := h.Store.Today()
 	first := today.AddDate(0, 0, -(chartDays - 1))
-	c := views.AdminRunChart{Job: run.Job, CountLabel: "charged", Current: store.DateOf(run.StartedAt, loc), Days: make([]views.AdminChartDay, chartDays)}
+	c := views.AdminRunChart{Job: run.Job, CountLabel: "charged", Current: rules.DateOf(run.StartedAt, loc), Days: make([]views.AdminChartDay, chartDays)}
 	if run.Job == jobs.JobReminders {
 		c.CountLabel = "reminded"
 	}
@@ -301,7 +302,7 @@ func (h *AdminJobs) chart(ctx context.Context, run store.JobRun) (views.AdminRun
 			return c, err
 		}
 		for _, r := range runs.Items {
-			day := store.DateOf(r.StartedAt, loc)
+			day := rules.DateOf(r.StartedAt, loc)
 			if day.Before(first) {
 				return c, nil
 			}
@@ -349,7 +350,7 @@ func (h *AdminJobs) RunNow(c *fiber.Ctx) error {
 		return h.renderList(c, fiber.StatusServiceUnavailable, form)
 	}
 	today := h.Store.Today()
-	date, perr := store.ParseDate(form.Date)
+	date, perr := rules.ParseDate(form.Date)
 	switch {
 	case form.Date == "":
 		form.Errors["date"] = page.T(c, "admin.jobs.err.date_empty", "Today", store.FormatDate(today))

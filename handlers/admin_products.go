@@ -14,6 +14,7 @@ import (
 	"shop/handlers/page"
 	"shop/store"
 	"shop/store/photos"
+	"shop/store/rules"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -140,7 +141,7 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	case !known:
 		f.Errors["category"] = page.T(c, "admin.products.err.category_unknown")
 	}
-	price, err := store.ParseMoney(f.Price, f.Currency)
+	price, err := rules.ParseMoney(f.Price, f.Currency)
 	switch {
 	case f.Price == "":
 		f.Errors["price"] = page.T(c, "admin.products.err.price")
@@ -153,7 +154,7 @@ func productFromForm(c *fiber.Ctx, f *views.AdminProductForm, p *store.Product) 
 	// was typed is kept in the form but not saved.
 	monthly := store.Money{Currency: f.Currency}
 	if f.Subscribable {
-		m, err := store.ParseMoney(f.MonthlyPrice, f.Currency)
+		m, err := rules.ParseMoney(f.MonthlyPrice, f.Currency)
 		switch {
 		case f.MonthlyPrice == "":
 			f.Errors["monthly_price"] = page.T(c, "admin.products.err.monthly")

@@ -10,6 +10,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -102,7 +103,7 @@ func (h *AdminReceipts) Refund(c *fiber.Ctx) error {
 	if !store.ValidID(f.Key) || len(f.Key) > 36 {
 		return page.BadRequest("error.form_broken")
 	}
-	amount, err := store.ParseMoney(f.Amount, r.Amount.Currency)
+	amount, err := rules.ParseMoney(f.Amount, r.Amount.Currency)
 	switch {
 	case finish:
 		if r.Refund == nil || r.Refund.Status != store.ReceiptRefundPending {

@@ -9,6 +9,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/views/mail"
@@ -172,7 +173,7 @@ func readRefundForm(c *fiber.Ctx, d store.OrderDetails, warehouses map[string]st
 		req.Lines = append(req.Lines, store.RefundLine{ProductID: it.ProductID, DropID: it.DropID, Quantity: n})
 	}
 	if form.Amount != "" {
-		m, err := store.ParseMoney(form.Amount, d.Order.Total.Currency)
+		m, err := rules.ParseMoney(form.Amount, d.Order.Total.Currency)
 		switch {
 		case err != nil:
 			errs["amount"] = page.T(c, "admin.refunds.err.amount")

@@ -10,6 +10,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -89,7 +90,7 @@ func (h *AdminShipping) Save(c *fiber.Ctx) error {
 		var overlap *store.ZoneOverlapError
 		switch {
 		case errors.As(err, &overlap):
-			name, _ := store.CountryName(overlap.Country)
+			name, _ := rules.CountryName(overlap.Country)
 			f.Errors["countries"] = page.T(c, "admin.shipping.err.overlap", "Country", name, "Zone", overlap.Zone)
 		case errors.Is(err, store.ErrConflict):
 			f.Errors[""] = page.T(c, "admin.shipping.err.changed")
@@ -119,7 +120,7 @@ func zoneFromForm(ctx context.Context, f *views.AdminZoneForm, currency string) 
 		if c == "" {
 			continue
 		}
-		if store.CountryCode(c) == "" {
+		if rules.CountryCode(c) == "" {
 			f.Errors["countries"] = lang.T(ctx, "admin.shipping.err.country", "Country", c)
 			break
 		}
@@ -129,12 +130,12 @@ func zoneFromForm(ctx context.Context, f *views.AdminZoneForm, currency string) 
 		f.Errors["countries"] = lang.T(ctx, "admin.shipping.err.countries")
 	}
 	var err error
-	if z.Price, err = store.ParseMoney(f.Price, currency); err != nil || f.Price == "" {
+	if z.Price, err = rules.ParseMoney(f.Price, currency); err != nil || f.Price == "" {
 		f.Errors["price"] = lang.T(ctx, "admin.shipping.err.price", "Currency", currency)
 	}
 	z.FreeFrom = store.Money{Currency: currency}
 	if f.FreeFrom != "" {
-		if z.FreeFrom, err = store.ParseMoney(f.FreeFrom, currency); err != nil {
+		if z.FreeFrom, err = rules.ParseMoney(f.FreeFrom, currency); err != nil {
 			f.Errors["free_from"] = lang.T(ctx, "admin.shipping.err.price", "Currency", currency)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -112,11 +113,11 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 		p = prod
 	}
 	cur := h.Store.Currency()
-	price, err := store.ParseMoney(f.Price, cur)
+	price, err := rules.ParseMoney(f.Price, cur)
 	if err != nil || price.Amount <= 0 {
 		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_bad", "Currency", cur)
 	}
-	day, err := store.ParseDate(f.Date)
+	day, err := rules.ParseDate(f.Date)
 	if err != nil {
 		f.Errors["date"] = page.T(c, "admin.subrefunds.prices.date_bad")
 	}
@@ -127,7 +128,7 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 	switch {
 	case errors.Is(err, store.ErrPriceTooSoon):
 		f.Errors["date"] = page.T(c, "admin.subrefundsx.price_too_soon", "Days", store.PriceNoticeDays)
-	case errors.Is(err, store.ErrPriceSame), errors.Is(err, store.ErrBadMoney):
+	case errors.Is(err, store.ErrPriceSame), errors.Is(err, rules.ErrBadMoney):
 		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_same", "Price", lang.Money(ctx, p.MonthlyPrice))
 	case errors.Is(err, store.ErrPriceNotSubscribed):
 		f.Errors["product"] = page.T(c, "admin.subrefundsx.price_not_subscribed")

@@ -10,6 +10,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -58,7 +59,7 @@ func (h *AdminSubscriptions) Due(c *fiber.Ctx) error {
 	day := today
 	if d.Date == "" {
 		d.Date = d.Today
-	} else if parsed, err := store.ParseDate(d.Date); err == nil {
+	} else if parsed, err := rules.ParseDate(d.Date); err == nil {
 		day = parsed
 	} else {
 		if remAfter != "" || payAfter != "" {

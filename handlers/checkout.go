@@ -13,6 +13,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -66,7 +67,7 @@ func (h *Checkout) request(ctx context.Context, customerID, owner string, f view
 // name, as orders always have.
 func shipTo(f views.CheckoutForm) store.Address {
 	country := f.Country
-	if name, ok := store.CountryName(f.Country); ok {
+	if name, ok := rules.CountryName(f.Country); ok {
 		country = name
 	}
 	return store.Address{Name: f.Name, Street: f.Street, Number: f.Number, ZipCode: f.ZipCode, City: f.City, Country: country}
@@ -113,7 +114,7 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who
 			// rate the customer has not seen yet (typed with no JavaScript)
 			// shows it once before anything is charged.
 			f.Total = strconv.FormatInt(q.Tender.Total.Amount, 10)
-			if code := store.CountryCode(f.Country); code != "" && len(q.Zones) > 0 && q.Zone == nil {
+			if code := rules.CountryCode(f.Country); code != "" && len(q.Zones) > 0 && q.Zone == nil {
 				s.Errors["country"] = views.NotDelivered(ctx, code, q.Zones)
 			}
 			if q.Discount != nil {
@@ -188,7 +189,7 @@ func validateAddress(ctx context.Context, f *views.CheckoutForm) {
 		}
 	}
 	raw := strings.TrimSpace(f.Country)
-	f.Country = store.CountryCode(raw)
+	f.Country = rules.CountryCode(raw)
 	switch {
 	case raw == "":
 		f.Errors["country"] = lang.T(ctx, "form.country.choose")

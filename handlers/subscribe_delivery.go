@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 )
@@ -46,7 +47,7 @@ func formDelivery(ctx context.Context, zones shippingZones, book subscriptionShi
 	case errors.Is(err, store.ErrNoShipAddress):
 		f.DeliveryProblem = lang.T(ctx, "subs.delivery.no_address")
 	case errors.Is(err, store.ErrNoShippingZone), errors.Is(err, store.ErrMixedCurrency):
-		f.DeliveryProblem = views.NotDelivered(ctx, store.CountryCode(to.Country), zs) + " " + lang.T(ctx, "subs.delivery.change_address")
+		f.DeliveryProblem = views.NotDelivered(ctx, rules.CountryCode(to.Country), zs) + " " + lang.T(ctx, "subs.delivery.change_address")
 	case err != nil:
 		return err
 	default:

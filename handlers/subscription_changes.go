@@ -11,6 +11,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -154,7 +155,7 @@ func (h *Subscriptions) ChangeDay(c *fiber.Ctx) error {
 		}
 		return store.ChangeDay(day), func(s store.Subscription) string {
 			next := s.NextPaymentDate
-			if s.Status != store.SubscriptionActive || next.IsZero() || next.Day() == store.BillingDate(next.Year(), next.Month(), day).Day() {
+			if s.Status != store.SubscriptionActive || next.IsZero() || next.Day() == rules.BillingDate(next.Year(), next.Month(), day).Day() {
 				return page.T(c, "subs.done.day", "Day", views.DayOfMonth(c.UserContext(), day))
 			}
 			return page.T(c, "subs.done.day_after", "Date", dayText(c.UserContext(), next), "Day", views.DayOfMonth(c.UserContext(), day))
@@ -200,7 +201,7 @@ func (h *Subscriptions) Pause(c *fiber.Ctx) error {
 			return store.Pause(), func(store.Subscription) string { return page.T(c, "subs.done.paused") }, nil
 		}
 		card.Until = raw
-		until, err := store.ParseDate(raw)
+		until, err := rules.ParseDate(raw)
 		if err != nil || !store.ValidPauseEnd(until, h.Store.Today()) {
 			card.Errors["until"] = page.T(c, "subs.error.until")
 			return nil, nil, nil

@@ -11,6 +11,7 @@ import (
 	"shop/handlers/page"
 	"shop/jobs"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/web/paths"
 )
@@ -151,7 +152,7 @@ func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships b
 func (h *Subscriptions) quote(ctx context.Context, customerID string, f *views.SubscribeForm) error {
 	day, derr := strconv.Atoi(f.Day)
 	months, perr := strconv.Atoi(f.Period)
-	if derr != nil || perr != nil || !store.ValidPaymentDay(day) || !store.ValidPeriod(months) || !f.Product.OpenToSubscribers() {
+	if derr != nil || perr != nil || !rules.ValidPaymentDay(day) || !rules.ValidPeriod(months) || !f.Product.OpenToSubscribers() {
 		return nil
 	}
 	_, stock, err := h.Window.ProductWithStock(ctx, f.Product.ID)
@@ -350,7 +351,7 @@ func parsePaymentDay(c *fiber.Ctx, s string) (int, string) {
 		return 0, page.T(c, "subs.error.choose_day")
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || !store.ValidPaymentDay(n) {
+	if err != nil || !rules.ValidPaymentDay(n) {
 		return 0, page.T(c, "subs.error.bad_day")
 	}
 	return n, ""
@@ -358,7 +359,7 @@ func parsePaymentDay(c *fiber.Ctx, s string) (int, string) {
 
 func parsePeriod(c *fiber.Ctx, s string) (int, string) {
 	n, err := strconv.Atoi(s)
-	if err != nil || !store.ValidPeriod(n) {
+	if err != nil || !rules.ValidPeriod(n) {
 		return 0, page.T(c, "subs.error.choose_period")
 	}
 	return n, ""

@@ -15,6 +15,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/storetest"
 	"shop/store/storetest/paytest"
 )
@@ -28,7 +29,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func day(s string) time.Time {
-	d, err := store.ParseDate(s)
+	d, err := rules.ParseDate(s)
 	if err != nil {
 		panic(s)
 	}

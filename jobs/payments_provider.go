@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/views/lang"
 	"shop/web/paths"
 )
@@ -237,7 +238,7 @@ func (r *Runner) savedCardWarning(sub store.Subscription) *store.Mail {
 		return nil
 	}
 	expires := time.Date(sub.Card.ExpYear, time.Month(sub.Card.ExpMonth)+1, 1, 0, 0, 0, 0, time.UTC)
-	if store.Date(expires.Date()).After(sub.NextPaymentDate) {
+	if rules.Date(expires.Date()).After(sub.NextPaymentDate) {
 		return nil
 	}
 	return r.mailCardExpiring(sub, expires)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // reminders mails every active subscription whose reminder is due on or
@@ -86,7 +87,7 @@ func (r *Runner) cardExpiring(ctx context.Context, sub store.Subscription) (*sto
 		return nil, fmt.Errorf("ask the gateway about the card: %w", err)
 	}
 	// Expires is the card's first invalid instant, a month's start (UTC).
-	if store.Date(expires.UTC().Date()).After(sub.NextPaymentDate) {
+	if rules.Date(expires.UTC().Date()).After(sub.NextPaymentDate) {
 		return nil, nil
 	}
 	return r.mailCardExpiring(sub, expires), nil

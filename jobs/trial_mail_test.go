@@ -6,6 +6,7 @@ import (
 
 	"shop/jobs"
 	"shop/store"
+	"shop/store/rules"
 )
 
 // Three days before a free trial ends, the reminders job mails its
@@ -23,7 +24,7 @@ func TestTrialEndingIsMailedOnceThreeDaysBefore(t *testing.T) {
 		sub := store.Subscription{
 			ID: store.NewID(), AccountID: "c-" + l, ProductID: "tea", ProductName: "Fika tea", Email: l + "@example.com", Lang: l,
 			MonthlyPrice: eur(1290), PeriodMonths: 1, PaymentDay: 1, Status: store.SubscriptionActive, Card: b.good,
-			TrialEnds: ends, NextPaymentDate: ends, NextReminderDate: store.ReminderDate(ends, day("2026-11-28"), store.TrialReminderDays),
+			TrialEnds: ends, NextPaymentDate: ends, NextReminderDate: rules.ReminderDate(ends, day("2026-11-28"), store.TrialReminderDays),
 			CreatedAt: day("2026-11-28"), Version: 1,
 		}
 		if err := st.CreateSubscription(ctx, sub); err != nil {

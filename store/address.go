@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // MaxAddresses is how many addresses a customer keeps. The address book is
@@ -163,7 +165,7 @@ func (s *Store) updateBook(ctx context.Context, customerID string, upd expressio
 // checkAddress refuses a country that is not a code of Countries (the
 // forms check it first and say so; this keeps the table clean).
 func checkAddress(a Address) error {
-	if _, ok := CountryName(a.Country); !ok {
+	if _, ok := rules.CountryName(a.Country); !ok {
 		return fmt.Errorf("country %q: not an ISO 3166-1 code", a.Country)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // The writes of the billing jobs. Each is conditional on the version of the
@@ -193,7 +195,7 @@ func (s *Store) paidSubscription(ctx context.Context, sub Subscription, today ti
 	period := sub.Intent.Period
 	next := sub
 	next.NextPaymentDate = sub.PeriodEnd(period) // after a trial, its share runs to the payment date
-	next.NextReminderDate = ReminderDate(next.NextPaymentDate, today, s.reminderLead)
+	next.NextReminderDate = rules.ReminderDate(next.NextPaymentDate, today, s.reminderLead)
 	next.LastPaymentDate = period
 	if !sub.NewPriceFrom.IsZero() && !period.Before(sub.NewPriceFrom) {
 		// The announced price is now the price.

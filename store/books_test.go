@@ -14,6 +14,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/storetest"
 	"shop/store/storetest/paytest"
 )
@@ -224,7 +225,7 @@ func TestReceiptNumbersHaveNoGapsUnderRacingSubscribes(t *testing.T) {
 
 	// The next period's payments, all at once, as the job's workers make them.
 	f.clock.Set(time.Date(2026, 4, 10, 7, 0, 0, 0, time.UTC))
-	today := store.DateOf(f.clock.Now(), time.UTC)
+	today := rules.DateOf(f.clock.Now(), time.UTC)
 	for _, sub := range subs {
 		wg.Add(1)
 		go func() {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"shop/store/rules"
 )
 
 // After a swap now the days left in the period are paid at the new line:
@@ -33,7 +35,7 @@ type CancelSplit struct {
 // exceeds `period`, the period's receipt's amount.
 func SplitCancelAfterSwap(wholeNew, period, change Money, start, end, today time.Time) CancelSplit {
 	var c CancelSplit
-	c.Owed, c.UnusedDays, c.Days = UnusedShare(wholeNew, start, end, today)
+	c.Owed, c.UnusedDays, c.Days = rules.UnusedShare(wholeNew, start, end, today)
 	cur := wholeNew.Currency
 	c.FromChange = Money{Amount: min(c.Owed.Amount, max(change.Amount, 0)), Currency: cur}
 	c.FromPeriod = Money{Amount: min(c.Owed.Amount-c.FromChange.Amount, period.Amount), Currency: cur}
@@ -74,7 +76,7 @@ func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.
 	}
 	if !swapped {
 		// Delivery is not given back: the period's parcel was sent.
-		share, unused, total := UnusedShare(receipt.Goods(), receipt.PeriodStart, receipt.PeriodEnd, today)
+		share, unused, total := rules.UnusedShare(receipt.Goods(), receipt.PeriodStart, receipt.PeriodEnd, today)
 		if share.Amount <= 0 {
 			return nil, unused, total, nil
 		}

@@ -1,6 +1,10 @@
 package store
 
-import "testing"
+import (
+	"testing"
+
+	"shop/store/rules"
+)
 
 // Cancelling now after a swap now with a charge gives back the unused
 // days at the new line, first from the change's receipt: what was paid
@@ -31,7 +35,7 @@ func TestSplitCancelAfterSwapGivesBackTheNewLinesDays(t *testing.T) {
 			}
 			paid := tc.old + q.Charge.Amount
 			usedOld := tc.old - q.Credit.Amount
-			newShareAtCancel, _, _ := UnusedShare(eur(tc.new), start, end, cancel)
+			newShareAtCancel, _, _ := rules.UnusedShare(eur(tc.new), start, end, cancel)
 			usedNew := q.NewShare.Amount - newShareAtCancel.Amount
 			if back := got.FromChange.Amount + got.FromPeriod.Amount; paid-back != usedOld+usedNew {
 				t.Fatalf("paid %d − back %d = %d, want the days used: %d old + %d new", paid, back, paid-back, usedOld, usedNew)

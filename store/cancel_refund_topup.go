@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // A receipt holds one refund. A swap now that refunded the difference
@@ -30,7 +32,7 @@ func (s *Store) cancelTopUp(ctx context.Context, cur Subscription, receipt Recei
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	owed, unused, total := UnusedShare(price, receipt.PeriodStart, receipt.PeriodEnd, today)
+	owed, unused, total := rules.UnusedShare(price, receipt.PeriodStart, receipt.PeriodEnd, today)
 	owed.Amount = min(owed.Amount, receipt.Amount.Amount-receipt.Refunded().Amount)
 	if owed.Amount <= 0 {
 		return nil, unused, total, nil

@@ -125,7 +125,7 @@ func (r cartRecord) cart(owner string) Cart {
 	c := Cart{Owner: owner}
 	for id, l := range r.Lines {
 		line := CartLine{ProductID: id, ProductName: l.ProductName, Names: l.Names,
-			UnitPrice: Money{l.UnitPrice, l.Currency}, Quantity: l.Quantity, AddedAt: parseTime(l.AddedAt)}
+			UnitPrice: Money{Amount: l.UnitPrice, Currency: l.Currency}, Quantity: l.Quantity, AddedAt: parseTime(l.AddedAt)}
 		if l.DropID != "" {
 			line.ProductID, line.DropID = l.ProductID, l.DropID
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // A card checkout paid on a provider's hosted page is four steps, a file
@@ -103,10 +105,10 @@ func (r *holdRecord) hold(currency string) *PaymentHold {
 		return nil
 	}
 	return &PaymentHold{
-		Until: parseTime(r.Until), Card: Money{r.Card, currency}, CheckoutKey: r.Key,
+		Until: parseTime(r.Until), Card: Money{Amount: r.Card, Currency: currency}, CheckoutKey: r.Key,
 		Provider: r.Provider, SessionID: r.Session, PaymentRef: r.PaymentRef, PaidAt: parseTime(r.PaidAt),
 		ReleasedAt: parseTime(r.ReleasedAt), Reason: HoldReleaseReason(r.Reason),
-		giftCard: Money{r.GiftCard, currency}, giftCardCode: r.GiftCardCode, discountCode: r.DiscountCode, cartOwner: r.CartOwner,
+		giftCard: Money{Amount: r.GiftCard, Currency: currency}, giftCardCode: r.GiftCardCode, discountCode: r.DiscountCode, cartOwner: r.CartOwner,
 	}
 }
 
@@ -129,8 +131,8 @@ func newHoldRecord(h *PaymentHold) *holdRecord {
 }
 
 // tender is what the held order's payment splits into, as its quote did.
-func (o Order) heldTender() Tender {
-	return Tender{Subtotal: o.Subtotal, Discount: o.Discount, Shipping: o.Shipping, Total: o.Total, GiftCard: o.Hold.giftCard, Card: o.Hold.Card}
+func (o Order) heldTender() rules.Tender {
+	return rules.Tender{Subtotal: o.Subtotal, Discount: o.Discount, Shipping: o.Shipping, Total: o.Total, GiftCard: o.Hold.giftCard, Card: o.Hold.Card}
 }
 
 // HoldCheckout is "Place order" when the card pays on the provider's

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"shop/store/rules"
 )
 
 // spreadLines are MaxCartLines lines of qty each, every product held by n
@@ -39,13 +41,13 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	q := Quote{
 		Discount: &DiscountCode{Code: "TEN", Kind: DiscountPercent, Percent: 10},
 		GiftCard: &GiftCard{Code: "GIFT-0001"},
-		Tender:   Tender{GiftCard: Money{500, "EUR"}, Card: Money{100000, "EUR"}},
+		Tender:   rules.Tender{GiftCard: Money{Amount: 500, Currency: "EUR"}, Card: Money{Amount: 100000, Currency: "EUR"}},
 	}
 	for i, a := range allocations {
 		if len(a) != MaxLineWarehouses {
 			t.Fatalf("line %d leaves from %d warehouses, want %d", i, len(a), MaxLineWarehouses)
 		}
-		q.Items = append(q.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
+		q.Items = append(q.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{Amount: 1000, Currency: "EUR"}, Quantity: MaxLineQty, Allocations: a})
 	}
 	req := CheckoutRequest{Key: "largest", CustomerID: "c1", CartOwner: CustomerOwner("c1"),
 		Confirmation: func(o Order, _ []OrderItem, _ Invoice) Mail {
@@ -79,7 +81,7 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	// A ticket line (one of the cart's lines) adds its redemption: 14
 	// lines of four warehouses and the ticket's line stay under the above.
 	q.Items = q.Items[:MaxCartLines-1]
-	q.Items = append(q.Items, OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1, DropID: "d1", redeemWithin: time.Hour,
+	q.Items = append(q.Items, OrderItem{ProductID: "p00", ProductName: "P", Price: Money{Amount: 500, Currency: "EUR"}, Quantity: 1, DropID: "d1", redeemWithin: time.Hour,
 		Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
 	tx, roles, err = s.checkoutItems(req, q, order, inv, bookNumber{kind: bookInvoices, year: 2026, seq: 1, count: 1}, now, DefaultListShards)
 	if err != nil {
@@ -174,15 +176,15 @@ func TestLargestHoldPlaceAndReleaseLeaveRoomInTheirTransactions(t *testing.T) {
 	full := Quote{
 		Discount: &DiscountCode{Code: "TEN", Kind: DiscountPercent, Percent: 10},
 		GiftCard: &GiftCard{Code: "GIFT-0001"},
-		Tender:   Tender{Subtotal: Money{148500, "EUR"}, Total: Money{100500, "EUR"}, GiftCard: Money{500, "EUR"}, Card: Money{100000, "EUR"}},
+		Tender:   rules.Tender{Subtotal: Money{Amount: 148500, Currency: "EUR"}, Total: Money{Amount: 100500, Currency: "EUR"}, GiftCard: Money{Amount: 500, Currency: "EUR"}, Card: Money{Amount: 100000, Currency: "EUR"}},
 	}
 	for i, a := range allocations {
-		full.Items = append(full.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{1000, "EUR"}, Quantity: MaxLineQty, Allocations: a})
+		full.Items = append(full.Items, OrderItem{ProductID: fmt.Sprintf("p%02d", i), ProductName: "P", Price: Money{Amount: 1000, Currency: "EUR"}, Quantity: MaxLineQty, Allocations: a})
 	}
 	// A ticket line in place of one: its redemption on the hold, the
 	// ticket given back on the release.
 	ticket := full
-	ticket.Items = append(slices.Clone(full.Items[:MaxCartLines-1]), OrderItem{ProductID: "p00", ProductName: "P", Price: Money{500, "EUR"}, Quantity: 1,
+	ticket.Items = append(slices.Clone(full.Items[:MaxCartLines-1]), OrderItem{ProductID: "p00", ProductName: "P", Price: Money{Amount: 500, Currency: "EUR"}, Quantity: 1,
 		DropID: "d1", redeemWithin: time.Hour, Allocations: []Allocation{{WarehouseID: "w1", Quantity: 1}}})
 	mail := func(o Order, _ []OrderItem, _ Invoice) Mail {
 		return Mail{ID: "order-" + o.ID, CreatedAt: now, Status: MailPending}

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+
+	"shop/store/rules"
 )
 
 // MaxLineWarehouses is how many warehouses one order line may leave from:
@@ -21,7 +23,7 @@ const MaxLineWarehouses = 4
 // codes read, the tender split.
 type Quote struct {
 	Items    []OrderItem
-	Tender   Tender
+	Tender   rules.Tender
 	Discount *DiscountCode
 	GiftCard *GiftCard
 	// Zone delivers to the address's country (its rate is Tender.Shipping);
@@ -276,7 +278,7 @@ func (q *Quote) quoteTender(zones []ShippingZone, country string, subtotal Money
 	if err != nil {
 		return err
 	}
-	q.Tender = splitTender(subtotal, off, ship, balance)
+	q.Tender = rules.SplitTender(subtotal, off, ship, balance)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"shop/store/rules"
 )
 
 // maxTransactItems is DynamoDB's limit on the items of one transaction.
@@ -180,14 +182,14 @@ func newOrder(req CheckoutRequest, q Quote, orderID, invoiceID, number string, n
 // newInvoice is the invoice of order dated at, with its VAT per rate and
 // the gift card's payment; a card's is added by the caller. A checkout
 // makes it with its order, a held order's payment when it places it.
-func newInvoice(order Order, items []OrderItem, t Tender, discountCode, giftCardCode, invoiceID string, at time.Time) Invoice {
+func newInvoice(order Order, items []OrderItem, t rules.Tender, discountCode, giftCardCode, invoiceID string, at time.Time) Invoice {
 	invoice := Invoice{ID: invoiceID, OrderID: order.ID, CustomerID: order.CustomerID, Buyer: order.Buyer, Date: at, Amount: t.Total, Discount: t.Discount,
 		Shipping: t.Shipping, DiscountCode: discountCode}
-	var taxed []Taxed
+	var taxed []rules.Taxed
 	for _, it := range items {
-		taxed = append(taxed, Taxed{Rate: it.VATRate, Gross: it.LineTotal()})
+		taxed = append(taxed, rules.Taxed{Rate: it.VATRate, Gross: it.LineTotal()})
 	}
-	invoice.VAT = WithShipping(VATBreakdown(taxed, t.Discount), t.Shipping)
+	invoice.VAT = WithShipping(rules.VATBreakdown(taxed, t.Discount), t.Shipping)
 	if t.GiftCard.Amount > 0 {
 		invoice.Payments = append(invoice.Payments, Payment{Type: "GiftCard", Amount: t.GiftCard, Reference: "gift card ••••" + last4(giftCardCode)})
 		invoice.giftCardCode = giftCardCode

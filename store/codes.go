@@ -98,8 +98,8 @@ type giftCardRecord struct {
 }
 
 func (r giftCardRecord) giftCard() GiftCard {
-	return GiftCard{Code: trimPrefix(r.PK, prefixGiftCard), Balance: Money{r.Balance, r.Currency},
-		Initial: Money{r.Initial, r.Currency}, CreatedAt: parseTime(r.CreatedAt)}
+	return GiftCard{Code: trimPrefix(r.PK, prefixGiftCard), Balance: Money{Amount: r.Balance, Currency: r.Currency},
+		Initial: Money{Amount: r.Initial, Currency: r.Currency}, CreatedAt: parseTime(r.CreatedAt)}
 }
 
 type discountRecord struct {
@@ -122,7 +122,7 @@ type discountRecord struct {
 func (r discountRecord) discount() DiscountCode {
 	return DiscountCode{
 		Code: trimPrefix(r.PK, prefixDiscount), Kind: DiscountKind(r.Kind), Percent: r.Percent,
-		Amount: Money{r.Amount, r.Currency}, ExpiresAt: parseTime(r.ExpiresOn), UsageLimit: r.UsageLimit,
+		Amount: Money{Amount: r.Amount, Currency: r.Currency}, ExpiresAt: parseTime(r.ExpiresOn), UsageLimit: r.UsageLimit,
 		Used: r.Used, Payments: r.Payments, CreatedAt: parseTime(r.CreatedAt),
 	}
 }

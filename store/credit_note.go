@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // A refund of an order is a credit note in the books: a document of its
@@ -83,14 +85,14 @@ func (s *Store) NumberCreditNote(ctx context.Context, orderID string, rf Refund)
 // items' rates, and the rest (an amount, delivery) shared among the
 // invoice's rates in proportion to what each was paid.
 func (d OrderDetails) CreditVAT(rf Refund, inv Invoice) []VATLine {
-	rates := map[string]VATRate{}
+	rates := map[string]rules.VATRate{}
 	for _, it := range d.Items {
 		rates[it.ProductID+"\x00"+it.DropID] = it.VATRate
 	}
-	var taxed []Taxed
+	var taxed []rules.Taxed
 	rest := rf.Amount.Amount
 	for _, l := range rf.Lines {
-		taxed = append(taxed, Taxed{Rate: rates[l.ProductID+"\x00"+l.DropID], Gross: l.Amount})
+		taxed = append(taxed, rules.Taxed{Rate: rates[l.ProductID+"\x00"+l.DropID], Gross: l.Amount})
 		rest -= l.Amount.Amount
 	}
 	var paid int64
@@ -98,20 +100,20 @@ func (d OrderDetails) CreditVAT(rf Refund, inv Invoice) []VATLine {
 		paid += v.Gross.Amount
 	}
 	if rest > 0 && paid > 0 {
-		var share []Taxed
+		var share []rules.Taxed
 		for _, v := range inv.VAT {
-			share = append(share, Taxed{Rate: v.Rate, Gross: v.Gross})
+			share = append(share, rules.Taxed{Rate: v.Rate, Gross: v.Gross})
 		}
 		// The invoice's rates with all but rest taken off: rest, shared by
 		// what each rate was paid.
-		for _, v := range VATBreakdown(share, Money{Amount: paid - rest, Currency: rf.Amount.Currency}) {
-			taxed = append(taxed, Taxed{Rate: v.Rate, Gross: v.Gross})
+		for _, v := range rules.VATBreakdown(share, Money{Amount: paid - rest, Currency: rf.Amount.Currency}) {
+			taxed = append(taxed, rules.Taxed{Rate: v.Rate, Gross: v.Gross})
 		}
 	}
 	if len(taxed) == 0 {
 		return nil
 	}
-	return VATBreakdown(taxed, Money{Currency: rf.Amount.Currency})
+	return rules.VATBreakdown(taxed, Money{Currency: rf.Amount.Currency})
 }
 
 // takesCreditNote says whether a refund is numbered as a credit note: all

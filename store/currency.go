@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"shop/store/rules"
 )
 
 // The shop prices everything in one currency (SHOP_CURRENCY). The table
@@ -37,8 +39,8 @@ func (s *Store) Currency() string {
 // checks it against the table's.
 func (s *Store) settleCurrency(ctx context.Context) error {
 	want := s.Currency()
-	if _, ok := CurrencyOf(want); !ok {
-		return fmt.Errorf("currency %q: not one the shop knows (%v)", want, Currencies())
+	if _, ok := rules.CurrencyOf(want); !ok {
+		return fmt.Errorf("currency %q: not one the shop knows (%v)", want, rules.Currencies())
 	}
 	err := s.putNew(ctx, currencyRecord{PK: partitionMeta, SK: sortKeyCurrency, EntityType: entityMeta, Currency: want}, "currency")
 	if err != nil && !errors.Is(err, ErrConflict) {

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"shop/store/rules"
 )
 
 // DayTotal is what a day's orders came to, the day in the shop's zone.
@@ -85,7 +87,7 @@ func (s *Store) DayTotals(ctx context.Context, from, to time.Time) ([]DayTotal, 
 	if err != nil {
 		return nil, err
 	}
-	first, last := DateOf(from, s.loc), DateOf(to, s.loc)
+	first, last := rules.DateOf(from, s.loc), rules.DateOf(to, s.loc)
 	lo, hi := dayTotalsSortKey(first.Format(time.DateOnly)), dayTotalsSortKey(last.Format(time.DateOnly))
 	perShard := make([][]dayTotalsRecord, shards)
 	g, gctx := errgroup.WithContext(ctx)

@@ -190,7 +190,7 @@ func (r dropRecord) drop() Drop {
 		ID: trimPrefix(r.PK, prefixDrop), Title: r.Title, Description: r.Description, Quantity: r.Quantity, Claimed: r.Claimed, Releases: r.Releases,
 		Photo:  Photo{Key: r.PhotoKey, Format: r.PhotoFormat, Width: r.PhotoWidth, Height: r.PhotoHeight},
 		Status: DropStatus(r.Status), Opens: parseTime(r.Opens), Closes: parseTime(r.Closes), CreatedAt: parseTime(r.CreatedAt),
-		Audience: r.audience(), CreatedBy: r.CreatedBy, Published: r.Published, ProductID: r.ProductID, Price: Money{r.Price, r.Currency},
+		Audience: r.audience(), CreatedBy: r.CreatedBy, Published: r.Published, ProductID: r.ProductID, Price: Money{Amount: r.Price, Currency: r.Currency},
 		RedeemWithin: time.Duration(r.RedeemWithin) * time.Second, SetAside: r.SetAside,
 		uncounted: r.Counters > 0, // readDrop sums them
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/store/storetest/paytest"
 )
 
@@ -65,7 +66,7 @@ func TestSubscribingBetweenPaymentDaysPaysTheFirstDaysThenWholePeriods(t *testin
 	if err != nil {
 		t.Fatal(err)
 	}
-	today := store.DateOf(f.clock.Now(), time.UTC)
+	today := rules.DateOf(f.clock.Now(), time.UTC)
 	next, whole, err := f.env.Store.CompletePayment(ctx, due, charge, today, nil)
 	if err != nil {
 		t.Fatal(err)

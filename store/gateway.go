@@ -115,8 +115,8 @@ type gatewayChargeRecord struct {
 
 func (r gatewayChargeRecord) charge() GatewayCharge {
 	return GatewayCharge{Key: trimPrefix(r.PK, prefixGateway), ID: r.ChargeID, Token: r.Token, Last4: r.Last4,
-		Amount: Money{r.Amount, r.Currency}, At: parseTime(r.At), Outcome: r.Outcome, Voided: r.Voided,
-		Refunded: Money{r.Refunded, r.Currency}}
+		Amount: Money{Amount: r.Amount, Currency: r.Currency}, At: parseTime(r.At), Outcome: r.Outcome, Voided: r.Voided,
+		Refunded: Money{Amount: r.Refunded, Currency: r.Currency}}
 }
 
 // gatewayRefundRecord is a refund in the ledger: PK gw#<key>, SK refund
@@ -134,7 +134,7 @@ type gatewayRefundRecord struct {
 
 func (r gatewayRefundRecord) refund() GatewayRefund {
 	return GatewayRefund{Key: trimPrefix(r.PK, prefixGateway), ID: r.RefundID, ChargeID: r.ChargeID,
-		Amount: Money{r.Amount, r.Currency}, At: parseTime(r.At)}
+		Amount: Money{Amount: r.Amount, Currency: r.Currency}, At: parseTime(r.At)}
 }
 
 // PutGatewayCard keeps a card the gateway tokenised.

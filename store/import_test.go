@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/store/storetest"
 )
 
@@ -219,17 +220,17 @@ func TestWorkbenchImportRecurringPayments(t *testing.T) {
 			t.Errorf("%s: card %+v, want an invalid card ending 1234 without a token", what, s.Card)
 		}
 	}
-	pay, err := env.Store.PaymentsDueOn(ctx, store.Date(2023, 6, 28), 10, "")
+	pay, err := env.Store.PaymentsDueOn(ctx, rules.Date(2023, 6, 28), 10, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want("payments due on 2023-06-28", pay.Items)
-	rem, err := env.Store.RemindersDueOn(ctx, store.Date(2023, 6, 21), 10, "")
+	rem, err := env.Store.RemindersDueOn(ctx, rules.Date(2023, 6, 21), 10, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want("reminders due on 2023-06-21", rem.Items)
-	for _, day := range []time.Time{store.Date(2023, 6, 27), store.Date(2023, 6, 29)} {
+	for _, day := range []time.Time{rules.Date(2023, 6, 27), rules.Date(2023, 6, 29)} {
 		if p, err := env.Store.PaymentsDueOn(ctx, day, 10, ""); err != nil || len(p.Items) != 0 {
 			t.Errorf("payments due on %s: %+v, %v", store.FormatDate(day), p.Items, err)
 		}

@@ -3,6 +3,8 @@ package store
 import (
 	"strings"
 	"time"
+
+	"shop/store/rules"
 )
 
 // OrderStatus is where an order is on its way to the customer.
@@ -129,7 +131,7 @@ type OrderItem struct {
 	// Refunded counts the units refunded.
 	Refunded int
 	// VATRate is the rate of its product's category when it was sold.
-	VATRate VATRate
+	VATRate rules.VATRate
 	// Expired: its order's hold was released (the order is expired).
 	Expired bool
 	// redeemWithin is the drop's, for the ticket's condition at checkout.

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"strings"
+
+	"shop/store/rules"
 )
 
 // An order number is what a person reads out or types: "FF-7K3Q92", six
@@ -74,7 +76,7 @@ const idLength = 20
 // validOwnID reports whether id is in NewID's alphabet.
 func validOwnID(id string) bool {
 	for i := 0; i < len(id); i++ {
-		if !strings.ContainsRune(idAlphabet, rune(id[i])) {
+		if !strings.ContainsRune(rules.IDAlphabet, rune(id[i])) {
 			return false
 		}
 	}

@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"shop/store/rules"
+)
 
 type orderRecord struct {
 	PK               string  `dynamodbav:"PK"` // o#id
@@ -67,10 +71,10 @@ func (r orderRecord) order() Order {
 	return Order{
 		ID: trimPrefix(r.PK, prefixOrder), Number: r.Number, CustomerID: trimPrefix(r.SK, prefixCustomer),
 		PlacedAt: parseTime(r.Date), Status: OrderStatus(r.Status),
-		Subtotal: Money{r.Subtotal, c}, Discount: Money{r.Discount, c}, Total: Money{r.Total, c}, Shipping: Money{r.Shipping, c},
+		Subtotal: Money{Amount: r.Subtotal, Currency: c}, Discount: Money{Amount: r.Discount, Currency: c}, Total: Money{Amount: r.Total, Currency: c}, Shipping: Money{Amount: r.Shipping, Currency: c},
 		ShippingDaysMin: r.ShipDaysMin, ShippingDaysMax: r.ShipDaysMax, ShipTo: r.ShipTo, Lines: r.Lines, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail, Lang: r.BuyerLang, Guest: r.BuyerGuest},
-		Refunded: Money{r.Refunded, c}, RefundedGiftCard: Money{r.RefundedGiftCard, c}, RefundedCard: Money{r.RefundedCard, c},
-		RefundedShipping: Money{r.RefundedShipping, c}, SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
+		Refunded: Money{Amount: r.Refunded, Currency: c}, RefundedGiftCard: Money{Amount: r.RefundedGiftCard, Currency: c}, RefundedCard: Money{Amount: r.RefundedCard, Currency: c},
+		RefundedShipping: Money{Amount: r.RefundedShipping, Currency: c}, SubscriptionID: r.SubscriptionID, ReceiptNumber: r.ReceiptNumber, unitRefunds: r.UnitRefunds,
 		Hold: r.Hold.hold(c), ToPick: r.Pick,
 	}
 }
@@ -134,8 +138,8 @@ type orderItemRecord struct {
 func (r orderItemRecord) item() OrderItem {
 	return OrderItem{
 		OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID, ProductID: productOfOrderItemKey(r.SK),
-		ProductName: r.ProductName, Names: r.Names, Price: Money{r.Price, r.Currency}, Quantity: r.Quantity,
-		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID, VATRate: VATRate(r.VATRate),
+		ProductName: r.ProductName, Names: r.Names, Price: Money{Amount: r.Price, Currency: r.Currency}, Quantity: r.Quantity,
+		PlacedAt: parseTime(r.Date), Allocations: r.Allocations, DropID: r.DropID, VATRate: rules.VATRate(r.VATRate),
 		Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, Refunded: r.Refunded, Expired: r.Status == string(OrderExpired),
 	}
 }
@@ -185,11 +189,11 @@ type invoiceRecord struct {
 func (r invoiceRecord) invoice() Invoice {
 	inv := Invoice{
 		ID: trimPrefix(r.SK, prefixInvoice), OrderID: trimPrefix(r.PK, prefixOrder), CustomerID: r.CustomerID,
-		Date: parseTime(r.Date), Amount: Money{r.Amount, r.Currency}, Discount: Money{r.Discount, r.Currency},
-		Shipping: Money{r.Shipping, r.Currency}, DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, giftCardCode: r.GiftCardCode,
+		Date: parseTime(r.Date), Amount: Money{Amount: r.Amount, Currency: r.Currency}, Discount: Money{Amount: r.Discount, Currency: r.Currency},
+		Shipping: Money{Amount: r.Shipping, Currency: r.Currency}, DiscountCode: r.DiscountCode, Buyer: Buyer{Name: r.BuyerName, Email: r.BuyerEmail}, giftCardCode: r.GiftCardCode,
 	}
 	for _, p := range r.Detail.Payments {
-		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{p.Amount, r.Currency}, Reference: p.Reference, Provider: p.Provider})
+		inv.Payments = append(inv.Payments, Payment{Type: p.Type, Amount: Money{Amount: p.Amount, Currency: r.Currency}, Reference: p.Reference, Provider: p.Provider})
 	}
 	inv.VAT = vatLines(r.Detail.VAT, r.Currency)
 	return inv

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // A price change of a subscribable product is scheduled by staff, never
@@ -71,7 +73,7 @@ type priceChangeRecord struct {
 func (r priceChangeRecord) change() PriceChange {
 	return PriceChange{
 		ProductID: trimPrefix(r.PK, prefixProduct), ProductName: r.ProductName,
-		Old: Money{r.OldPrice, r.Currency}, New: Money{r.NewPrice, r.Currency}, EffectiveOn: parseDate(r.EffectiveOn),
+		Old: Money{Amount: r.OldPrice, Currency: r.Currency}, New: Money{Amount: r.NewPrice, Currency: r.Currency}, EffectiveOn: parseDate(r.EffectiveOn),
 		ScheduledBy: r.ScheduledBy, ScheduledAt: parseTime(r.ScheduledAt), AnnouncedOn: parseDate(r.AnnouncedOn),
 		Announced: r.Announced, AppliedOn: parseDate(r.AppliedOn),
 	}
@@ -81,12 +83,12 @@ func (r priceChangeRecord) change() PriceChange {
 // PriceNoticeDays away. It replaces a change not yet announced (or one
 // applied already); an announced one stands (ErrPriceAnnounced).
 func (s *Store) SchedulePriceChange(ctx context.Context, p Product, newPrice Money, effective time.Time, by string) (PriceChange, error) {
-	today := DateOf(s.now(), s.loc)
+	today := rules.DateOf(s.now(), s.loc)
 	switch {
 	case !p.OpenToSubscribers():
 		return PriceChange{}, ErrPriceNotSubscribed
 	case newPrice.Amount <= 0 || newPrice.Currency != p.MonthlyPrice.Currency:
-		return PriceChange{}, ErrBadMoney
+		return PriceChange{}, rules.ErrBadMoney
 	case newPrice == p.MonthlyPrice:
 		return PriceChange{}, ErrPriceSame
 	case effective.Before(today.AddDate(0, 0, PriceNoticeDays)):

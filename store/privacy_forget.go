@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"shop/store/rules"
 )
 
 // forgetSubscriptions cancels the customer's subscriptions that are not
@@ -20,7 +22,7 @@ import (
 // payment without the email. Each subscription is written on its version;
 // one the payment job changed meanwhile is read again.
 func (s *Store) forgetSubscriptions(ctx context.Context, customerID string) error {
-	today := DateOf(s.now(), s.loc)
+	today := rules.DateOf(s.now(), s.loc)
 	for tries := 0; ; tries++ {
 		subs, err := s.Subscriptions(ctx, customerID)
 		if err != nil {

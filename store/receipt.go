@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // Receipts of subscription payments (pattern 2 of the recurring payments
@@ -150,11 +152,11 @@ func (r receiptRecord) receipt() Receipt {
 	return Receipt{
 		Kind: ReceiptKind(r.Kind), Number: r.Number, AccountID: trimPrefix(r.PK, prefixAccount), SubscriptionID: r.SubscriptionID,
 		ProductID: r.SKU, ProductName: r.ProductName, Names: r.Names, Email: r.Email, Lang: r.Lang, ProcessedAt: parseTime(r.ProcessedDate),
-		Amount: Money{r.ProcessedAmount, r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
+		Amount: Money{Amount: r.ProcessedAmount, Currency: r.Currency}, Card: Card{Brand: r.CardBrand, Last4: r.CardLast4},
 		ChargeID: r.ChargeID, PeriodStart: parseDate(r.PeriodStart), PeriodEnd: parseDate(r.PeriodEnd),
 		ExpiresAt: time.Unix(r.ExpiresAt, 0).UTC(), Refund: r.refund(), BookNumber: r.BookNumber, VAT: vatLines(r.VAT, r.Currency),
-		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound, DiscountCode: r.DiscountCode, Discount: Money{r.Discount, r.Currency},
-		RefundedBefore: Money{r.RefundedBefore, r.Currency}, Shipping: Money{r.Shipping, r.Currency},
+		orderID: r.OrderID, Provider: r.Provider, refundRound: r.CardRound, DiscountCode: r.DiscountCode, Discount: Money{Amount: r.Discount, Currency: r.Currency},
+		RefundedBefore: Money{Amount: r.RefundedBefore, Currency: r.Currency}, Shipping: Money{Amount: r.Shipping, Currency: r.Currency},
 		CreditNotesBefore: r.notesBefore(),
 	}
 }
@@ -245,7 +247,7 @@ func NewReceipt(sub Subscription, charge GatewayCharge, periodStart, periodEnd t
 // product's category (the standard rate when it is not known).
 func (s *Store) numberReceipt(r *Receipt, n bookNumber, i int64) {
 	r.BookNumber = n.nth(i)
-	r.VAT = VATBreakdown([]Taxed{{Rate: s.vat.Of(r.category), Gross: r.Amount}}, Money{})
+	r.VAT = rules.VATBreakdown([]rules.Taxed{{Rate: s.vat.Of(r.category), Gross: r.Amount}}, Money{})
 }
 
 // receiptWrites are the two items of a receipt: the receipt and its period

@@ -34,7 +34,7 @@ type receiptNoteRecord struct {
 func (r receiptRecord) notesBefore() []ReceiptCreditNote {
 	var out []ReceiptCreditNote
 	for _, n := range r.CreditNotesBefore {
-		out = append(out, ReceiptCreditNote{Number: n.Number, At: parseTime(n.At), Amount: Money{n.Amount, r.Currency}, Reason: n.Reason})
+		out = append(out, ReceiptCreditNote{Number: n.Number, At: parseTime(n.At), Amount: Money{Amount: n.Amount, Currency: r.Currency}, Reason: n.Reason})
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // Refunds of subscription receipts. A receipt is refunded at most once, in
@@ -67,13 +69,13 @@ func (r receiptRecord) refund() *ReceiptRefund {
 		return nil
 	}
 	out := &ReceiptRefund{
-		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{r.RefundAmount, r.Currency},
+		Status: ReceiptRefundStatus(r.RefundStatus), Key: r.RefundKey, Amount: Money{Amount: r.RefundAmount, Currency: r.Currency},
 		Reason: r.RefundReason, By: r.RefundBy, RequestedAt: parseTime(r.RefundRequestedAt),
 		RefundedAt: parseTime(r.RefundedAt), GatewayID: r.RefundID, CardTries: r.tries(), MailedWith: r.RefundMailedWith,
 		CreditNote: r.RefundCreditNote, CreditNoteAt: parseTime(r.RefundCreditNoteAt),
 	}
 	if r.RefundWithNumber != "" {
-		out.With = &RefundPart{Number: r.RefundWithNumber, Amount: Money{r.RefundWithAmount, r.Currency}, Card: r.RefundWithCard}
+		out.With = &RefundPart{Number: r.RefundWithNumber, Amount: Money{Amount: r.RefundWithAmount, Currency: r.Currency}, Card: r.RefundWithCard}
 	}
 	return out
 }
@@ -318,7 +320,7 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	if cur.Version != version {
 		return CancelledNow{Subscription: cur}, &StaleError{Current: cur}
 	}
-	today := DateOf(s.now(), s.loc)
+	today := rules.DateOf(s.now(), s.loc)
 	next, err := CancelNow()(cur, today, s.reminderLead)
 	if err != nil {
 		return CancelledNow{Subscription: cur}, err

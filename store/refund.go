@@ -195,13 +195,13 @@ func (r refundRecord) refund() Refund {
 	c := r.Currency
 	rf := Refund{
 		ID: trimPrefix(r.SK, prefixRefund), OrderID: trimPrefix(r.PK, prefixOrder), At: parseTime(r.At),
-		Amount: Money{r.Amount, c}, GiftCard: Money{r.GiftCard, c}, Card: Money{r.Card, c}, Shipping: Money{r.Shipping, c},
+		Amount: Money{Amount: r.Amount, Currency: c}, GiftCard: Money{Amount: r.GiftCard, Currency: c}, Card: Money{Amount: r.Card, Currency: c}, Shipping: Money{Amount: r.Shipping, Currency: c},
 		Reason: r.Reason, RestockWarehouse: r.RestockWarehouse, BackWhereAllocated: r.BackWhereAllocated || r.Cancel, ByID: r.ByID, ByName: r.ByName, Cancel: r.Cancel,
 		Status: RefundStatus(r.Status), GatewayRefundID: r.GatewayRefundID, chargeID: r.ChargeID, CardTries: r.tries(), Provider: r.Provider,
 		cardRound: r.CardRound, CreditNote: r.CreditNote, CreditNoteAt: parseTime(r.CreditNoteAt),
 	}
 	for _, l := range r.Lines {
-		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Names: l.Names, Quantity: l.Quantity, Amount: Money{l.Amount, c}})
+		rf.Lines = append(rf.Lines, RefundLine{ProductID: l.ProductID, DropID: l.DropID, ProductName: l.ProductName, Names: l.Names, Quantity: l.Quantity, Amount: Money{Amount: l.Amount, Currency: c}})
 	}
 	return rf
 }
@@ -251,7 +251,9 @@ func (t tenders) split(amount int64) (giftCard, card int64, err error) {
 }
 
 // refundable is what is left to refund on an order.
-func refundable(o Order) Money { return Money{o.Total.Amount - o.Refunded.Amount, o.Total.Currency} }
+func refundable(o Order) Money {
+	return Money{Amount: o.Total.Amount - o.Refunded.Amount, Currency: o.Total.Currency}
+}
 
 // lineValue is what n units of a line gave: their price less their share of
 // the order's discount, rounded down (the last units of an order refunded

@@ -58,7 +58,7 @@ func planRefund(d OrderDetails, req OrderRefundRequest, cancel bool, now time.Ti
 	if err != nil {
 		return refundPlan{}, err
 	}
-	p.Shipping = Money{ship, o.Total.Currency}
+	p.Shipping = Money{Amount: ship, Currency: o.Total.Currency}
 	if err := p.payBack(o, amount); err != nil {
 		return refundPlan{}, err
 	}
@@ -129,7 +129,7 @@ func (p *refundPlan) takeLines(d OrderDetails, takes []lineTake) int64 {
 	}
 	for _, t := range p.takes {
 		v := lineValue(o, t.item, t.n)
-		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Names: t.item.Names, Quantity: t.n, Amount: Money{v, o.Total.Currency}})
+		p.Lines = append(p.Lines, RefundLine{ProductID: t.item.ProductID, DropID: t.item.DropID, ProductName: t.item.ProductName, Names: t.item.Names, Quantity: t.n, Amount: Money{Amount: v, Currency: o.Total.Currency}})
 		amount += v
 		p.unitsLeft -= t.n
 	}
@@ -152,7 +152,7 @@ func (p *refundPlan) payBack(o Order, amount int64) error {
 	if card > 0 && p.tend.chargeID == "" {
 		return fmt.Errorf("this order's card charge is not on its invoice: %w", ErrBadRefund)
 	}
-	p.Amount, p.GiftCard, p.Card, p.chargeID = Money{amount, cur}, Money{gc, cur}, Money{card, cur}, p.tend.chargeID
+	p.Amount, p.GiftCard, p.Card, p.chargeID = Money{Amount: amount, Currency: cur}, Money{Amount: gc, Currency: cur}, Money{Amount: card, Currency: cur}, p.tend.chargeID
 	if card > 0 {
 		p.Status = RefundCardPending
 		p.Provider = p.tend.provider

@@ -10,7 +10,7 @@ import (
 // case is an order (3 mugs at €18.90 and a kettle at €40.00, €4.90
 // delivery, paid €20 by gift card and the rest by card) and a request.
 func TestPlanRefund(t *testing.T) {
-	eur := func(c int64) Money { return Money{c, "EUR"} }
+	eur := func(c int64) Money { return Money{Amount: c, Currency: "EUR"} }
 	order := func(change func(*OrderDetails)) OrderDetails {
 		d := OrderDetails{
 			Order: Order{ID: "o1", Status: OrderShipped, Subtotal: eur(9670), Shipping: eur(490), Total: eur(10160)},
@@ -73,7 +73,7 @@ func TestPlanRefund(t *testing.T) {
 		{name: "a cancellation once cancelled", d: order(func(d *OrderDetails) { d.Order.Status = OrderCancelled }), cancel: true, err: ErrNotCancelable},
 		{name: "a gift card not on the invoice", d: order(func(d *OrderDetails) { d.Invoices[0].giftCardCode = "" }), req: OrderRefundRequest{Amount: eur(100)}, err: ErrBadRefund},
 		{name: "a card charge not on the invoice", d: order(func(d *OrderDetails) { d.Invoices[0].Payments[1].Reference = "" }), req: OrderRefundRequest{Amount: eur(2500)}, err: ErrBadRefund},
-		{name: "an amount in another currency", d: order(nil), req: OrderRefundRequest{Amount: Money{100, "SEK"}}, err: ErrBadRefund},
+		{name: "an amount in another currency", d: order(nil), req: OrderRefundRequest{Amount: Money{Amount: 100, Currency: "SEK"}}, err: ErrBadRefund},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.req.Key, tc.req.OrderID = "k1", "o1"

@@ -35,7 +35,7 @@ func (o Order) ShippingRefundable() Money {
 	if o.RefundedShipping.Amount > 0 || o.Shipping.Amount <= 0 {
 		return Money{Currency: o.Total.Currency}
 	}
-	return Money{min(o.Shipping.Amount, max(refundable(o).Amount, 0)), o.Total.Currency}
+	return Money{Amount: min(o.Shipping.Amount, max(refundable(o).Amount, 0)), Currency: o.Total.Currency}
 }
 
 // shippingBack is what of delivery a refund of o gives back: req asking

@@ -231,7 +231,7 @@ func (r returnRecord) ret() Return {
 		Status: ReturnStatus(r.Status), Reason: r.Reason, Comment: r.Comment, Lines: r.Lines, Currency: r.Currency,
 		RequestedAt: parseTime(r.RequestedAt), ReceivedAt: parseTime(r.ReceivedAt), InspectedAt: parseTime(r.InspectedAt),
 		RefundedAt: parseTime(r.RefundedAt), ReceivedBy: r.ReceivedBy, InspectedBy: r.InspectedBy, RefundedBy: r.RefundedBy,
-		Refunded: Money{r.Refunded, r.Currency}, RefundedShipping: Money{r.RefundedShipping, r.Currency}, RestockedTo: r.RestockedTo, Version: r.Version,
+		Refunded: Money{Amount: r.Refunded, Currency: r.Currency}, RefundedShipping: Money{Amount: r.RefundedShipping, Currency: r.Currency}, RestockedTo: r.RestockedTo, Version: r.Version,
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // maxSeedReceipts keeps a seeded subscription's transaction inside
@@ -97,7 +99,7 @@ func checkSeedSubscription(sub Subscription, receipts []Receipt) error {
 		return fmt.Errorf("seed subscription %q: ids must be ids", sub.ID)
 	case !ValidSubscriptionStatus(string(sub.Status)):
 		return fmt.Errorf("seed subscription %s: unknown status %q", sub.ID, sub.Status)
-	case !ValidPeriod(sub.PeriodMonths) || !ValidPaymentDay(sub.PaymentDay):
+	case !rules.ValidPeriod(sub.PeriodMonths) || !rules.ValidPaymentDay(sub.PaymentDay):
 		return fmt.Errorf("seed subscription %s: period %d, day %d", sub.ID, sub.PeriodMonths, sub.PaymentDay)
 	case len(receipts) > maxSeedReceipts:
 		return fmt.Errorf("seed subscription %s: %d receipts, at most %d", sub.ID, len(receipts), maxSeedReceipts)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"shop/store/rules"
 )
 
 // PastCardPayment is how a past order's card part was paid: the card
@@ -134,7 +136,7 @@ func pricePastOrder(p PastOrder, gifts map[string]*GiftCard, codes map[string]*D
 		g := *gift
 		q.GiftCard, balance = &g, g.Balance
 	}
-	q.Tender = splitTender(subtotal, off, Money{Currency: subtotal.Currency}, balance)
+	q.Tender = rules.SplitTender(subtotal, off, Money{Currency: subtotal.Currency}, balance)
 	if q.Tender.Card.Amount > 0 && p.Card == nil {
 		return pastQuote{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCardRequired)
 	}

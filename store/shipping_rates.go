@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"shop/store/rules"
 )
 
 // Shipping rates: staff put countries into zones, and each zone has one
@@ -54,7 +56,7 @@ func (z ShippingZone) Rate(goods Money) Money {
 // two holding it (staff's editing forbids it, but a race could leave it),
 // the first by name and id, so every reader answers the same.
 func ZoneFor(zones []ShippingZone, country string) (ShippingZone, bool) {
-	code := CountryCode(country)
+	code := rules.CountryCode(country)
 	if code == "" {
 		return ShippingZone{}, false
 	}
@@ -78,7 +80,7 @@ func ZoneFor(zones []ShippingZone, country string) (ShippingZone, bool) {
 // delivers. The shares add up to shipping exactly. Goods worth nothing
 // (all given away by a discount) share it by count of rates; no goods:
 // none.
-func ShippingVAT(goods []VATLine, shipping Money) []Taxed {
+func ShippingVAT(goods []VATLine, shipping Money) []rules.Taxed {
 	if shipping.Amount <= 0 || len(goods) == 0 {
 		return nil
 	}
@@ -93,9 +95,9 @@ func ShippingVAT(goods []VATLine, shipping Money) []Taxed {
 			weights[i] = 1
 		}
 	}
-	out := make([]Taxed, 0, len(goods))
-	for i, share := range shareOut(shipping.Amount, weights) {
-		out = append(out, Taxed{Rate: goods[i].Rate, Gross: Money{share, shipping.Currency}})
+	out := make([]rules.Taxed, 0, len(goods))
+	for i, share := range rules.ShareOut(shipping.Amount, weights) {
+		out = append(out, rules.Taxed{Rate: goods[i].Rate, Gross: Money{Amount: share, Currency: shipping.Currency}})
 	}
 	return out
 }
@@ -110,7 +112,7 @@ func WithShipping(goods []VATLine, shipping Money) []VATLine {
 	}
 	out := make([]VATLine, len(goods))
 	for i, l := range goods {
-		out[i] = vatLineOf(l.Rate, l.Gross.Add(parts[i].Gross))
+		out[i] = rules.LineVAT(l.Rate, l.Gross.Add(parts[i].Gross))
 	}
 	return out
 }
@@ -128,7 +130,7 @@ func (q *Quote) quoteShipping(zones []ShippingZone, country string, subtotal, of
 	}
 	q.Zone = &z
 	goods := subtotal.Amount - min(max(off.Amount, 0), subtotal.Amount)
-	return z.Rate(Money{goods, subtotal.Currency}), nil
+	return z.Rate(Money{Amount: goods, Currency: subtotal.Currency}), nil
 }
 
 // checkShipping refuses an order to a country no zone delivers to, once

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 var testZones = []store.ShippingZone{
@@ -46,25 +47,25 @@ func TestZoneRate(t *testing.T) {
 func TestShippingVAT(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		goods    []store.Taxed
+		goods    []rules.Taxed
 		discount int64
 		shipping int64
 		want     string
 	}{
-		{"no shipping", []store.Taxed{taxed(2500, 1000)}, 0, 0, "25 %: net 800 tax 200 gross 1000"},
-		{"one rate takes it all", []store.Taxed{taxed(2500, 1000)}, 0, 500, "25 %: net 1200 tax 300 gross 1500"},
+		{"no shipping", []rules.Taxed{taxed(2500, 1000)}, 0, 0, "25 %: net 800 tax 200 gross 1000"},
+		{"one rate takes it all", []rules.Taxed{taxed(2500, 1000)}, 0, 500, "25 %: net 1200 tax 300 gross 1500"},
 		// 3000 at 25 % and 1000 at 12 %: 490 shared 367.5 / 122.5, the odd
 		// cent to the higher rate (ties go to the first).
-		{"by value", []store.Taxed{taxed(2500, 3000), taxed(1200, 1000)}, 0, 490,
+		{"by value", []rules.Taxed{taxed(2500, 3000), taxed(1200, 1000)}, 0, 490,
 			"25 %: net 2694 tax 674 gross 3368; 12 %: net 1002 tax 120 gross 1122"},
 		// The discount lowers the goods' values first (2250 and 750 left),
 		// and shipping is shared by what is left: 225 and 75.
-		{"after the discount", []store.Taxed{taxed(2500, 3000), taxed(1200, 1000)}, 1000, 300,
+		{"after the discount", []rules.Taxed{taxed(2500, 3000), taxed(1200, 1000)}, 1000, 300,
 			"25 %: net 1980 tax 495 gross 2475; 12 %: net 737 tax 88 gross 825"},
-		{"goods given away", []store.Taxed{taxed(2500, 1000), taxed(600, 1000)}, 2000, 101,
+		{"goods given away", []rules.Taxed{taxed(2500, 1000), taxed(600, 1000)}, 2000, 101,
 			"25 %: net 41 tax 10 gross 51; 6 %: net 47 tax 3 gross 50"},
 	} {
-		got := store.WithShipping(store.VATBreakdown(tc.goods, eur(tc.discount)), eur(tc.shipping))
+		got := store.WithShipping(rules.VATBreakdown(tc.goods, eur(tc.discount)), eur(tc.shipping))
 		if s := vatString(got); s != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, s, tc.want)
 		}
@@ -80,7 +81,7 @@ func FuzzShippingVAT(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b, c, discount, shipping int64) {
 		clamp := func(v int64) int64 { return min(max(v, 0), 100_000_000) }
 		a, b, c, discount, shipping = clamp(a), clamp(b), clamp(c), clamp(discount), clamp(shipping)
-		goods := store.VATBreakdown([]store.Taxed{taxed(2500, a), taxed(1200, b), taxed(600, c)}, eur(discount))
+		goods := rules.VATBreakdown([]rules.Taxed{taxed(2500, a), taxed(1200, b), taxed(600, c)}, eur(discount))
 		var goodsGross int64
 		for _, l := range goods {
 			goodsGross += l.Gross.Amount

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"shop/store/rules"
 )
 
 // The shipping zones are items of one small partition (PK=shipping,
@@ -35,7 +37,7 @@ type shippingZoneRecord struct {
 func (r shippingZoneRecord) zone() ShippingZone {
 	return ShippingZone{
 		ID: trimPrefix(r.SK, prefixZone), Name: r.Name, Countries: r.Countries,
-		Price: Money{r.Price, r.Currency}, FreeFrom: Money{r.FreeFrom, r.Currency},
+		Price: Money{Amount: r.Price, Currency: r.Currency}, FreeFrom: Money{Amount: r.FreeFrom, Currency: r.Currency},
 		DaysMin: r.DaysMin, DaysMax: r.DaysMax, Version: r.Version,
 	}
 }
@@ -68,7 +70,7 @@ func CheckZone(z *ShippingZone) error {
 	z.Name = strings.TrimSpace(z.Name)
 	codes := make([]string, 0, len(z.Countries))
 	for _, c := range z.Countries {
-		code := CountryCode(c)
+		code := rules.CountryCode(c)
 		if code == "" {
 			return fmt.Errorf("country %q: %w", c, ErrBadZone)
 		}
@@ -76,15 +78,15 @@ func CheckZone(z *ShippingZone) error {
 	}
 	slices.Sort(codes)
 	z.Countries = slices.Compact(codes)
-	_, known := CurrencyOf(z.Price.Currency)
+	_, known := rules.CurrencyOf(z.Price.Currency)
 	switch {
 	case z.Name == "" || utf8.RuneCountInString(z.Name) > 60:
 		return fmt.Errorf("a name of 1 to 60 characters: %w", ErrBadZone)
 	case len(z.Countries) == 0:
 		return fmt.Errorf("at least one country: %w", ErrBadZone)
-	case !known || z.Price.Amount < 0 || z.Price.Amount > maxMoney:
+	case !known || z.Price.Amount < 0 || z.Price.Amount > rules.MaxMoney:
 		return fmt.Errorf("price %v: %w", z.Price, ErrBadZone)
-	case z.FreeFrom.Amount < 0 || z.FreeFrom.Amount > maxMoney || z.FreeFrom.Amount > 0 && z.FreeFrom.Currency != z.Price.Currency:
+	case z.FreeFrom.Amount < 0 || z.FreeFrom.Amount > rules.MaxMoney || z.FreeFrom.Amount > 0 && z.FreeFrom.Currency != z.Price.Currency:
 		return fmt.Errorf("free from %v: %w", z.FreeFrom, ErrBadZone)
 	case z.DaysMin < 1 || z.DaysMax < z.DaysMin || z.DaysMax > MaxZoneDays:
 		return fmt.Errorf("days %d to %d: %w", z.DaysMin, z.DaysMax, ErrBadZone)

@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"shop/store/rules"
+)
 
 // The data of the shop's events: each object as an API would show it
 // (documented in the OpenAPI document's webhooks and components). Money
@@ -170,7 +174,7 @@ func eventDay(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.Format(dateLayout)
+	return t.Format(rules.DateLayout)
 }
 
 func eventSubscription(sub Subscription, r *Receipt) EventSubscription {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // staffHooks has st write the shop events of the given types for one
@@ -147,7 +148,7 @@ func TestSubscriptionEventsAreWrittenWithTheirChange(t *testing.T) {
 	f.clock.Set(time.Date(2026, 5, 18, 10, 0, 0, 0, time.UTC))
 	sub := f.subscribe(t, "cust-sub", 18, 1)
 	sub, receipt := f.renew(t, sub, sub.NextPaymentDate)
-	today := store.DateOf(f.clock.Now(), time.UTC)
+	today := rules.DateOf(f.clock.Now(), time.UTC)
 	sub, err := st.FailPayment(ctx, sub, today, []int{3}, nil)
 	if err != nil || sub.Status != store.SubscriptionPastDue {
 		t.Fatalf("first decline: %v, %+v", err, sub)

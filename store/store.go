@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"shop/store/rules"
 )
 
 // Store reads and writes the shop's one table.
@@ -47,7 +49,7 @@ type Store struct {
 	// wakes their deliverer (shop_events.go); set by the web app.
 	shopHooks *shopHooksBox
 	seller    *sellerCache // the seller's details, a short while (seller.go)
-	vat       VATRates
+	vat       rules.VATRates
 	// currency is the one the shop prices in (currency.go).
 	currency string
 
@@ -115,14 +117,14 @@ func WithDropCounterThreshold(n int) Option { return func(s *Store) { s.dropCoun
 func WithBookSeries(series []string) Option { return func(s *Store) { s.bookSeries = series } }
 
 // WithVATRates sets the VAT rate of each product category.
-func WithVATRates(r VATRates) Option { return func(s *Store) { s.vat = r } }
+func WithVATRates(r rules.VATRates) Option { return func(s *Store) { s.vat = r } }
 
 // DefaultReminderLead is the days between a reminder and its payment.
 const DefaultReminderLead = 7
 
 // New returns a Store over table.
 func New(db *dynamodb.Client, table string, opts ...Option) *Store {
-	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: DefaultVATRates(), books: &bookTurns{}, seller: &sellerCache{}, shopHooks: &shopHooksBox{}}
+	s := &Store{db: db, table: table, now: time.Now, loc: time.UTC, reminderLead: DefaultReminderLead, orderNumbers: newOrderNumber, shipmentNumbers: newShipmentNumber, vat: rules.DefaultVATRates(), books: &bookTurns{}, seller: &sellerCache{}, shopHooks: &shopHooksBox{}}
 	s.billing = shardCount{sortKey: sortKeyBillingShards, what: "billing", def: DefaultBillingShards}
 	s.lists = shardCount{sortKey: sortKeyListShards, what: "list", def: DefaultListShards}
 	for _, o := range opts {
@@ -138,10 +140,10 @@ func (s *Store) Table() string { return s.table }
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 // Today is the billing date of now in the shop's time zone.
-func (s *Store) Today() time.Time { return DateOf(s.now(), s.loc) }
+func (s *Store) Today() time.Time { return rules.DateOf(s.now(), s.loc) }
 
 // VATRates are the VAT rates of the product categories.
-func (s *Store) VATRates() VATRates { return s.vat }
+func (s *Store) VATRates() rules.VATRates { return s.vat }
 
 // Location is the shop's time zone.
 func (s *Store) Location() *time.Location { return s.loc }

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // The subscription item: PK=ACC#<customer>, SK=SUB#<id>#SKU#<product>, as in
@@ -89,7 +91,7 @@ type periodOrderDoc struct {
 }
 
 func parseDate(s string) time.Time {
-	d, _ := ParseDate(s)
+	d, _ := rules.ParseDate(s)
 	return d
 }
 
@@ -105,15 +107,15 @@ func (r subscriptionRecord) subscription() Subscription {
 	}
 	return Subscription{Attempt: r.Attempt, Intent: intent, Orders: orders,
 		ID: r.SubscriptionID, AccountID: r.AccountID, ProductID: r.SKU, ProductName: r.ProductName, Names: r.Names, Category: r.Category, Email: r.Email, Lang: r.Lang,
-		MonthlyPrice: Money{r.MonthlyPrice, r.Currency}, Quantity: r.Quantity, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
-		Shipping: Money{r.Shipping, r.Currency}, ShipTo: r.ShipTo,
+		MonthlyPrice: Money{Amount: r.MonthlyPrice, Currency: r.Currency}, Quantity: r.Quantity, PeriodMonths: r.PeriodMonths, PaymentDay: r.PaymentDay,
+		Shipping: Money{Amount: r.Shipping, Currency: r.Currency}, ShipTo: r.ShipTo,
 		Status: SubscriptionStatus(r.Status), Card: Card{Token: r.CardToken, Brand: r.CardBrand, Last4: r.CardLast4,
 			Provider: r.CardProvider, ExpMonth: r.CardExpMonth, ExpYear: r.CardExpYear, Customer: r.CardCustomer},
 		NextPaymentDate: parseDate(r.NextPaymentDate), NextReminderDate: parseDate(r.NextReminderDate),
 		LastPaymentDate: parseDate(r.LastPaymentDate), LastReminderDate: parseDate(r.LastReminderDate),
 		EndsOn: parseDate(r.EndsOn), RetryDate: parseDate(r.RetryDate), PausedOn: parseDate(r.PausedOn), ResumesOn: parseDate(r.ResumesOn),
 		CancelledOn: parseDate(r.CancelledOn), CreatedAt: parseTime(r.CreatedAt), Version: r.Version,
-		NewPrice: Money{r.NewMonthlyPrice, r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom), Coupon: r.couponDoc.coupon(r.Currency),
+		NewPrice: Money{Amount: r.NewMonthlyPrice, Currency: r.Currency}, NewPriceFrom: parseDate(r.NewPriceFrom), Coupon: r.couponDoc.coupon(r.Currency),
 		TrialEnds: parseDate(r.TrialEnds),
 	}.asStored()
 }
@@ -320,7 +322,7 @@ func (s *Store) ChangeSubscription(ctx context.Context, customerID, id string, v
 	if cur.Version != version {
 		return cur, &StaleError{Current: cur}
 	}
-	next, err := change(cur, DateOf(s.now(), s.loc), s.reminderLead)
+	next, err := change(cur, rules.DateOf(s.now(), s.loc), s.reminderLead)
 	if err != nil {
 		return cur, err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"shop/store/rules"
 )
 
 // Discount codes on subscriptions. A code is checked and its use counted
@@ -53,7 +55,7 @@ func (c *Coupon) RenewalOff(gross Money) Money {
 		return Money{Currency: gross.Currency}
 	}
 	off := c.off(gross)
-	if floor := MinimumCharge(gross.Currency).Amount; gross.Amount-off.Amount < floor {
+	if floor := rules.MinimumCharge(gross.Currency).Amount; gross.Amount-off.Amount < floor {
 		off.Amount = max(gross.Amount-floor, 0)
 	}
 	return off
@@ -73,22 +75,14 @@ func (c *Coupon) used() *Coupon {
 	return &n
 }
 
-// withCoupon is a first period with the coupon's discount off its share.
-// A share that the discount brings below the smallest card payment is not
-// charged: those days are free, as without a code. Free days without the
-// code take nothing off, and use none of the payments the code covers.
-func (p Proration) withCoupon(c *Coupon) Proration {
+// withCoupon is a first period with the coupon's discount off its share
+// (rules.Proration.WithDiscount). Free days without the code take nothing
+// off, and use none of the payments the code covers.
+func withCoupon(p rules.Proration, c *Coupon) rules.Proration {
 	if !c.Covers() || p.Free {
 		return p
 	}
-	p.Discount = c.off(p.Share)
-	net := p.Share.Amount - p.Discount.Amount
-	if net < MinimumCharge(p.Share.Currency).Amount {
-		p.Free, p.Charge = true, Money{Currency: p.Share.Currency}
-	} else {
-		p.Charge = Money{Amount: net, Currency: p.Share.Currency}
-	}
-	return p
+	return p.WithDiscount(c.off(p.Share))
 }
 
 // ErrCodeCurrency: a fixed code in another currency than the price.
@@ -171,7 +165,7 @@ func (d couponDoc) coupon(currency string) *Coupon {
 	if d.CouponCode == "" {
 		return nil
 	}
-	return &Coupon{Code: d.CouponCode, Kind: DiscountKind(d.CouponKind), Percent: d.CouponPercent, Amount: Money{d.CouponAmount, currency},
+	return &Coupon{Code: d.CouponCode, Kind: DiscountKind(d.CouponKind), Percent: d.CouponPercent, Amount: Money{Amount: d.CouponAmount, Currency: currency},
 		Every: d.CouponEvery, Left: d.CouponLeft}
 }
 

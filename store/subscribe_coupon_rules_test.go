@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // The amounts a discount code takes off a subscription: the first period's
@@ -22,7 +23,7 @@ func TestSubscriptionCouponAmounts(t *testing.T) {
 		c := store.CouponOf(store.DiscountCode{Code: "FIVE", Kind: store.DiscountFixed, Amount: eur(a), Payments: n})
 		return &c
 	}
-	day := func(s string) time.Time { d, _ := store.ParseDate(s); return d }
+	day := func(s string) time.Time { d, _ := rules.ParseDate(s); return d }
 	for _, tc := range []struct {
 		name             string
 		today            string
@@ -71,7 +72,7 @@ func TestSubscriptionCouponAmounts(t *testing.T) {
 func TestSubscriptionCouponAtAnnouncedPrice(t *testing.T) {
 	t.Parallel()
 	tea := store.Product{ID: "tea", Name: "Fika tea", Subscribable: true, MonthlyPrice: eur(1190)}
-	day := func(s string) time.Time { d, _ := store.ParseDate(s); return d }
+	day := func(s string) time.Time { d, _ := rules.ParseDate(s); return d }
 	// €12.90 from 12 January: subscribing on 1 December (a whole period),
 	// day 1, monthly, the first payment at it is on 1 February, the third.
 	change := &store.PriceChange{ProductID: "tea", New: eur(1290), EffectiveOn: day("2027-01-12")}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 func (f billingFixture) code(t *testing.T, d store.DiscountCode) store.DiscountCode {
@@ -50,7 +51,7 @@ func (f billingFixture) renew(t *testing.T, sub store.Subscription, day time.Tim
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, r, err := f.env.Store.CompletePayment(ctx, due, charge, store.DateOf(f.clock.Now(), time.UTC), nil)
+	next, r, err := f.env.Store.CompletePayment(ctx, due, charge, rules.DateOf(f.clock.Now(), time.UTC), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

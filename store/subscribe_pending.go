@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // A subscribe paid through a card provider starts when the provider says
@@ -129,11 +131,11 @@ func (r subscribeKeyRecord) pending() PendingSubscribe {
 	}
 	p := PendingSubscribe{
 		Key: trimPrefix(trimPrefix(r.PK, prefixIdem), "sub-"+r.CustomerID+"-"), CustomerID: r.CustomerID, SubscriptionID: r.SubscriptionID,
-		ProductID: d.ProductID, ProductName: d.ProductName, Names: d.Names, Category: d.Category, MonthlyPrice: Money{d.MonthlyPrice, d.Currency},
+		ProductID: d.ProductID, ProductName: d.ProductName, Names: d.Names, Category: d.Category, MonthlyPrice: Money{Amount: d.MonthlyPrice, Currency: d.Currency},
 		PaymentDay: d.PaymentDay, PeriodMonths: d.PeriodMonths, Email: d.Email, Lang: d.Lang, Today: parseDate(d.Today),
-		NewPrice: Money{d.NewPrice, d.Currency}, NewPriceFrom: parseDate(d.NewPriceFrom), Charge: Money{d.Charge, d.Currency},
+		NewPrice: Money{Amount: d.NewPrice, Currency: d.Currency}, NewPriceFrom: parseDate(d.NewPriceFrom), Charge: Money{Amount: d.Charge, Currency: d.Currency},
 		Provider: d.Provider, Session: d.Session, Payment: d.Payment, Status: status, At: parseTime(d.At), Coupon: d.coupon(d.Currency),
-		TrialDays: d.TrialDays, Shipping: Money{d.Shipping, d.Currency}, ShipTo: d.ShipTo,
+		TrialDays: d.TrialDays, Shipping: Money{Amount: d.Shipping, Currency: d.Currency}, ShipTo: d.ShipTo,
 	}
 	if d.CardToken != "" {
 		p.Card = Card{Token: d.CardToken, Brand: d.CardBrand, Last4: d.CardLast4, Provider: d.Provider, ExpMonth: d.CardExpMonth, ExpYear: d.CardExpYear,
@@ -171,13 +173,13 @@ func (s *Store) PlanSubscribe(req SubscribeRequest) (PendingSubscribe, error) {
 		return PendingSubscribe{}, ErrBadSubscribeKey
 	case !req.Product.OpenToSubscribers():
 		return PendingSubscribe{}, ErrNotSubscribable
-	case !ValidPaymentDay(req.PaymentDay):
+	case !rules.ValidPaymentDay(req.PaymentDay):
 		return PendingSubscribe{}, ErrBadPaymentDay
-	case !ValidPeriod(req.PeriodMonths):
+	case !rules.ValidPeriod(req.PeriodMonths):
 		return PendingSubscribe{}, ErrBadPeriod
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	today := DateOf(now, s.loc)
+	today := rules.DateOf(now, s.loc)
 	var coupon *Coupon
 	if d := req.Discount; d != nil {
 		if err := checkSubscribeCode(*d, req.Product.MonthlyPrice.Currency, now); err != nil {

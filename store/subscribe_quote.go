@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"shop/store/rules"
+)
 
 // What subscribing comes to, before the customer confirms: the form's
 // preview and the charge are made by the same quote.
@@ -11,7 +15,7 @@ import "time"
 // from its day. Subscribe charges by the same quote, so the form's preview
 // and the charge never differ.
 type SubscribeQuote struct {
-	First Proration
+	First rules.Proration
 	// Then is the payment on First.Next and, until NewPriceFrom, each
 	// after it while Coupon covers them; ThenGross is that payment
 	// without the code, what comes once a code of a few payments runs out.
@@ -61,7 +65,7 @@ func QuoteSubscriptionShipped(today time.Time, p Product, day, months int, chang
 	if p.TrialDays > 0 {
 		return quoteTrial(today, sub, p.TrialDays, coupon)
 	}
-	first := FirstPeriod(today, day, months, sub.Amount()).withCoupon(coupon).withShipping(sub.Shipping)
+	first := withCoupon(rules.FirstPeriod(today, day, months, sub.Amount()), coupon).WithShipping(sub.Shipping)
 	sub.Coupon = coupon
 	if first.Discount.Amount > 0 {
 		sub.Coupon = coupon.used()
@@ -81,7 +85,7 @@ func (s Subscription) firstAtNewPrice(next time.Time) Money {
 	if s.PeriodMonths < 1 { // no period to step by (never a valid subscription)
 		return s.AmountFor(s.NewPriceFrom)
 	}
-	for d := next; ; d = NextBillingDate(d, s.PeriodMonths, s.PaymentDay) {
+	for d := next; ; d = rules.NextBillingDate(d, s.PeriodMonths, s.PaymentDay) {
 		if !d.Before(s.NewPriceFrom) {
 			return s.AmountFor(d)
 		}

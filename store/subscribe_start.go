@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"shop/store/rules"
 )
 
 // PaidStart is a pending subscribe's first payment as its provider
@@ -61,11 +63,11 @@ func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid 
 	if p.NewPriceFrom.IsZero() {
 		sub.NewPrice = Money{}
 	}
-	sub.NextReminderDate = ReminderDate(sub.NextPaymentDate, DateOf(now, s.loc), s.reminderLead)
+	sub.NextReminderDate = rules.ReminderDate(sub.NextPaymentDate, rules.DateOf(now, s.loc), s.reminderLead)
 	if q.Trial != nil {
 		// Its reminder says the trial ends, a few days before it does.
 		sub.TrialEnds = q.Trial.Ends
-		sub.NextReminderDate = ReminderDate(sub.TrialEnds, DateOf(now, s.loc), TrialReminderDays)
+		sub.NextReminderDate = rules.ReminderDate(sub.TrialEnds, rules.DateOf(now, s.loc), TrialReminderDays)
 	}
 	receipt := NewReceipt(sub, GatewayCharge{Key: subscribeKey(p.CustomerID, p.Key), ID: paid.Payment, Amount: first.Charge, At: now,
 		Provider: p.Provider}, p.Today, first.Next)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"shop/store/rules"
 )
 
 // Free trials (issue #28). Staff give a subscribable product a trial of
@@ -52,7 +54,7 @@ type TrialPlan struct {
 	// whole period when Ends is a payment date). When that share is below
 	// the smallest charge those days are free too, as for any subscriber,
 	// and First is the whole period on the payment date after Ends.
-	First Proration
+	First rules.Proration
 }
 
 // TrialFirstCharge is what a subscription with a trial of `days` days
@@ -66,31 +68,31 @@ func TrialFirstCharge(today time.Time, days, day, months int, price Money) Trial
 }
 
 // chargeAfterTrial is the first charge after a trial ending on ends.
-func chargeAfterTrial(ends time.Time, day, months int, price Money) Proration {
-	first := FirstPeriod(ends, day, months, price)
+func chargeAfterTrial(ends time.Time, day, months int, price Money) rules.Proration {
+	first := rules.FirstPeriod(ends, day, months, price)
 	if first.Free {
-		return FirstPeriod(first.Next, day, months, price) // a payment date: a whole period
+		return rules.FirstPeriod(first.Next, day, months, price) // a payment date: a whole period
 	}
 	return first
 }
 
 // trialPeriod is a trial as a first period: nothing charged for [today,
 // the first charge's day).
-func (t TrialPlan) trialPeriod(today time.Time, months int, currency string) Proration {
+func (t TrialPlan) trialPeriod(today time.Time, months int, currency string) rules.Proration {
 	zero := Money{Currency: currency}
-	return Proration{From: today, To: t.First.From.AddDate(0, 0, -1), Next: t.First.From, Days: daysBetween(today, t.First.From),
-		Of: daysBetween(today, t.First.From), Months: months, Charge: zero, Share: zero, Free: true, Trial: true}
+	return rules.Proration{From: today, To: t.First.From.AddDate(0, 0, -1), Next: t.First.From, Days: rules.DaysBetween(today, t.First.From),
+		Of: rules.DaysBetween(today, t.First.From), Months: months, Charge: zero, Share: zero, Free: true, Trial: true}
 }
 
 // trialShare is the first charge after the trial when it is due on
 // period and pays a share (FirstPeriod from TrialEnds); false for any
 // other period, and when the trial ends on a payment date (a whole period,
 // as usual).
-func (s Subscription) trialShare(period time.Time) (Proration, bool) {
+func (s Subscription) trialShare(period time.Time) (rules.Proration, bool) {
 	if s.TrialEnds.IsZero() || !period.Equal(s.TrialEnds) {
-		return Proration{}, false
+		return rules.Proration{}, false
 	}
-	p := FirstPeriod(period, s.PaymentDay, s.PeriodMonths, s.periodGross(period))
+	p := rules.FirstPeriod(period, s.PaymentDay, s.PeriodMonths, s.periodGross(period))
 	return p, !p.Full
 }
 
@@ -101,7 +103,7 @@ func (s Subscription) PeriodEnd(period time.Time) time.Time {
 	if p, ok := s.trialShare(period); ok {
 		return p.Next
 	}
-	return NextBillingDate(period, s.PeriodMonths, s.PaymentDay)
+	return rules.NextBillingDate(period, s.PeriodMonths, s.PaymentDay)
 }
 
 // InTrial reports whether today is within the subscription's free trial.
@@ -182,7 +184,7 @@ type TrialQuote struct {
 	// First is the first charge, on First.From for First.From-First.To:
 	// its Charge is what is taken then (less a code, as the payments job
 	// takes it off), Full when it is a whole period.
-	First Proration
+	First rules.Proration
 }
 
 // quoteTrial is a subscribe to a product with a trial of `days` days:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/store/storetest/paytest"
 )
 
@@ -56,12 +57,12 @@ func TestATrialChargesNothingThenItsShareOnItsEndThenWholePeriods(t *testing.T) 
 		t.Fatalf("read back: trial ends %s, %v", store.FormatDate(back.TrialEnds), err)
 	}
 
-	sub, share := f.renew(t, back, store.Date(2026, 12, 12))
+	sub, share := f.renew(t, back, rules.Date(2026, 12, 12))
 	if share.Amount != eur(832) || share.Kind != store.ReceiptFirstDays || store.FormatDate(share.PeriodStart) != "2026-12-12" ||
 		store.FormatDate(share.PeriodEnd) != "2027-01-01" || store.FormatDate(sub.NextPaymentDate) != "2027-01-01" {
 		t.Fatalf("the first charge after the trial %+v, next %s", share, store.FormatDate(sub.NextPaymentDate))
 	}
-	sub, whole := f.renew(t, sub, store.Date(2027, 1, 1))
+	sub, whole := f.renew(t, sub, rules.Date(2027, 1, 1))
 	if whole.Amount != eur(1290) || whole.Kind != store.ReceiptWholePeriod || store.FormatDate(sub.NextPaymentDate) != "2027-02-01" {
 		t.Fatalf("the first whole period %+v, next %s", whole, store.FormatDate(sub.NextPaymentDate))
 	}
@@ -181,11 +182,11 @@ func TestATrialsCodeCoversTheFirstChargeAfterIt(t *testing.T) {
 	if trial.Amount.Amount != 0 || trial.Discount.Amount != 0 || sub.Coupon == nil || sub.Coupon.Left != 1 || f.used(t, "TEA10") != 1 {
 		t.Fatalf("trial receipt %+v, coupon %+v, used %d", trial, sub.Coupon, f.used(t, "TEA10"))
 	}
-	sub, share := f.renew(t, sub, store.Date(2026, 12, 12))
+	sub, share := f.renew(t, sub, rules.Date(2026, 12, 12))
 	if share.Amount != eur(749) || share.Discount != eur(83) || share.DiscountCode != "TEA10" || sub.Coupon != nil {
 		t.Fatalf("the first charge %+v, coupon after %+v", share, sub.Coupon)
 	}
-	if _, whole := f.renew(t, sub, store.Date(2027, 1, 1)); whole.Amount != eur(1290) || whole.Discount.Amount != 0 {
+	if _, whole := f.renew(t, sub, rules.Date(2027, 1, 1)); whole.Amount != eur(1290) || whole.Discount.Amount != 0 {
 		t.Fatalf("the first whole period %+v", whole)
 	}
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"testing"
+
+	"shop/store/rules"
 )
 
 // The first charge after a trial is the first period of a subscriber who
@@ -10,7 +12,7 @@ import (
 // date, a whole period when the trial ends on one, and, when the share is
 // below the smallest charge, a whole period on the payment date after.
 func TestTrialFirstChargeIsTheFirstPeriodFromTheTrialsEnd(t *testing.T) {
-	eur := func(a int64) Money { return Money{a, "EUR"} }
+	eur := func(a int64) Money { return Money{Amount: a, Currency: "EUR"} }
 	cases := []struct {
 		name                 string
 		today                string
@@ -55,13 +57,13 @@ func TestTrialFirstChargeIsTheFirstPeriodFromTheTrialsEnd(t *testing.T) {
 func TestTrialFirstChargeOnEveryDay(t *testing.T) {
 	for _, days := range []int{0, 1, 14, 30, 90} {
 		for _, day := range []int{1, 15, 31} {
-			for _, months := range Periods {
+			for _, months := range rules.Periods {
 				price := Money{Amount: 1290 * int64(months), Currency: "EUR"}
 				for today := d("2027-01-01"); today.Before(d("2029-01-01")); today = today.AddDate(0, 0, 1) {
 					p := TrialFirstCharge(today, days, day, months, price)
 					f := p.First
 					where := fmt.Sprintf("%d days, day %d every %d, from %s: ends %s, %s", days, day, months, FormatDate(today), FormatDate(p.Ends), prorationString(f))
-					atEnd := FirstPeriod(p.Ends, day, months, price)
+					atEnd := rules.FirstPeriod(p.Ends, day, months, price)
 					switch {
 					case p.Ends != today.AddDate(0, 0, days):
 						t.Fatal(where, ": the trial's end")
@@ -69,12 +71,12 @@ func TestTrialFirstChargeOnEveryDay(t *testing.T) {
 						t.Fatal(where, ": the first charge is the first period from the trial's end")
 					case atEnd.Free && (f.From != atEnd.Next || !f.Full || f.Charge != price):
 						t.Fatal(where, ": a free share moves the first charge to a whole period on the payment date")
-					case f.Free || f.Charge.Amount < MinimumCharge("EUR").Amount:
+					case f.Free || f.Charge.Amount < rules.MinimumCharge("EUR").Amount:
 						t.Fatal(where, ": the first charge is below the smallest charge")
 					}
-					sub := Subscription{MonthlyPrice: Money{1290, "EUR"}, PeriodMonths: months, PaymentDay: day, TrialEnds: p.Ends}
+					sub := Subscription{MonthlyPrice: Money{Amount: 1290, Currency: "EUR"}, PeriodMonths: months, PaymentDay: day, TrialEnds: p.Ends}
 					if sub.AmountFor(f.From) != f.Charge || sub.PeriodEnd(f.From) != f.Next ||
-						sub.AmountFor(f.Next) != price || sub.PeriodEnd(f.Next) != NextBillingDate(f.Next, months, day) {
+						sub.AmountFor(f.Next) != price || sub.PeriodEnd(f.Next) != rules.NextBillingDate(f.Next, months, day) {
 						t.Fatal(where, ": the subscription's payments")
 					}
 				}
@@ -89,14 +91,14 @@ func TestTrialFirstChargeOnEveryDay(t *testing.T) {
 func FuzzTrialFirstCharge(f *testing.F) {
 	f.Add(0, 14, 1, uint8(0), int64(1290))
 	f.Add(789, 90, 31, uint8(3), int64(50))
-	f.Add(-4000, 1, 29, uint8(2), int64(maxMoney))
+	f.Add(-4000, 1, 29, uint8(2), int64(rules.MaxMoney))
 	f.Fuzz(func(t *testing.T, offset, days, day int, pick uint8, price int64) {
-		if offset < -20000 || offset > 20000 || !ValidTrialDays(days) || !ValidPaymentDay(day) || price < 0 || price > maxMoney {
+		if offset < -20000 || offset > 20000 || !ValidTrialDays(days) || !rules.ValidPaymentDay(day) || price < 0 || price > rules.MaxMoney {
 			t.Skip()
 		}
-		months := Periods[int(pick)%len(Periods)]
+		months := rules.Periods[int(pick)%len(rules.Periods)]
 		today := d("2028-02-29").AddDate(0, 0, offset)
-		p := TrialFirstCharge(today, days, day, months, Money{price, "EUR"})
+		p := TrialFirstCharge(today, days, day, months, Money{Amount: price, Currency: "EUR"})
 		c := p.First
 		where := fmt.Sprintf("%d days, day %d every %d, %d on %s: %s", days, day, months, price, FormatDate(today), prorationString(c))
 		switch {
@@ -104,11 +106,11 @@ func FuzzTrialFirstCharge(f *testing.F) {
 			t.Fatal(where, ": before the trial's end")
 		case c.Charge.Amount < 0 || c.Charge.Amount > price:
 			t.Fatal(where, ": outside 0..price")
-		case !c.Next.After(c.From) || !c.Next.Equal(BillingDate(c.Next.Year(), c.Next.Month(), day)):
+		case !c.Next.After(c.From) || !c.Next.Equal(rules.BillingDate(c.Next.Year(), c.Next.Month(), day)):
 			t.Fatal(where, ": the next payment is not a payment date after it")
 		case !c.Full && !c.From.Equal(p.Ends):
 			t.Fatal(where, ": a share on another day than the trial's end")
-		case c.From.After(p.Ends) && !c.From.Equal(FirstBillingDateAfter(p.Ends, day)):
+		case c.From.After(p.Ends) && !c.From.Equal(rules.FirstBillingDateAfter(p.Ends, day)):
 			t.Fatal(where, ": moved past the first payment date")
 		}
 	})
@@ -118,7 +120,7 @@ func FuzzTrialFirstCharge(f *testing.F) {
 // days free, then the first charge and the whole periods after it; a code
 // for one payment is taken off that first charge, not off the trial.
 func TestQuoteSubscriptionWithATrial(t *testing.T) {
-	p := Product{ID: "tea", Subscribable: true, MonthlyPrice: Money{1290, "EUR"}, TrialDays: 14}
+	p := Product{ID: "tea", Subscribable: true, MonthlyPrice: Money{Amount: 1290, Currency: "EUR"}, TrialDays: 14}
 	q := QuoteSubscription(d("2026-11-28"), p, 1, 1, nil)
 	if q.First.Charge.Amount != 0 || !q.First.Trial || !q.First.Free || q.First.Units() != 0 || q.Trial == nil ||
 		FormatDate(q.First.Next) != "2026-12-12" || FormatDate(q.Trial.Ends) != "2026-12-12" ||
@@ -142,7 +144,7 @@ func TestQuoteSubscriptionWithATrial(t *testing.T) {
 // the whole period on 13 December; after the trial a change keeps the next
 // payment, as always.
 func TestChangingTheDayDuringATrialMovesItsFirstCharge(t *testing.T) {
-	sub := Subscription{MonthlyPrice: Money{1290, "EUR"}, PeriodMonths: 1, PaymentDay: 1, Status: SubscriptionActive,
+	sub := Subscription{MonthlyPrice: Money{Amount: 1290, Currency: "EUR"}, PeriodMonths: 1, PaymentDay: 1, Status: SubscriptionActive,
 		TrialEnds: d("2026-12-12"), NextPaymentDate: d("2026-12-12"), LastPaymentDate: d("2026-11-28")}
 	got, err := ChangeDay(13)(sub, d("2026-11-30"), 7)
 	if err != nil || FormatDate(got.NextPaymentDate) != "2026-12-13" || got.AmountFor(got.NextPaymentDate).Amount != 1290 {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"shop/store/rules"
 )
 
 // SubscriptionStatus is where a subscription is in its life.
@@ -237,7 +239,7 @@ func changeable(s Subscription) error {
 func ChangeDay(day int) SubscriptionChange {
 	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
 		switch {
-		case !ValidPaymentDay(day):
+		case !rules.ValidPaymentDay(day):
 			return s, ErrBadPaymentDay
 		case changeable(s) != nil:
 			return s, changeable(s)
@@ -253,7 +255,7 @@ func ChangeDay(day int) SubscriptionChange {
 func ChangePeriod(months int) SubscriptionChange {
 	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
 		switch {
-		case !ValidPeriod(months):
+		case !rules.ValidPeriod(months):
 			return s, ErrBadPeriod
 		case changeable(s) != nil:
 			return s, changeable(s)
@@ -303,8 +305,8 @@ func Skip() SubscriptionChange {
 		case s.Status == SubscriptionPastDue:
 			return s, ErrPaymentOutstanding
 		}
-		s.NextPaymentDate = NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
-		s.NextReminderDate = ReminderDate(s.NextPaymentDate, today, lead)
+		s.NextPaymentDate = rules.NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
+		s.NextReminderDate = rules.ReminderDate(s.NextPaymentDate, today, lead)
 		return s, nil
 	}
 }
@@ -349,7 +351,7 @@ func KeepOn() SubscriptionChange {
 		}
 		s.EndsOn = time.Time{}
 		if s.NextReminderDate.IsZero() && s.LastReminderDate.Before(s.NextPaymentDate.AddDate(0, 0, -lead)) {
-			s.NextReminderDate = ReminderDate(s.NextPaymentDate, today, lead)
+			s.NextReminderDate = rules.ReminderDate(s.NextPaymentDate, today, lead)
 		}
 		return s, nil
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"shop/store/rules"
 )
 
 // Subscriptions that ship pay for delivery. Subscribing to a product the
@@ -56,7 +58,7 @@ func (d *SubscribeDelivery) Country() string {
 	if d == nil {
 		return ""
 	}
-	return CountryCode(d.To.Country)
+	return rules.CountryCode(d.To.Country)
 }
 
 // QuoteDelivery is the delivery of a subscription in currency to an
@@ -93,15 +95,6 @@ func (s Subscription) ShippingFor(period time.Time) Money {
 		return none
 	}
 	return s.Shipping
-}
-
-// withShipping adds delivery at rate to a first period that ships a unit.
-func (p Proration) withShipping(rate Money) Proration {
-	if rate.Amount <= 0 || p.Units() == 0 {
-		return p
-	}
-	p.Shipping, p.Charge = rate, p.Charge.Add(rate)
-	return p
 }
 
 // Goods is what a receipt charged for the product: its amount less

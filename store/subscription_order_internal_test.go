@@ -19,8 +19,8 @@ func TestASubscriptionsOrderKeepsTheReceiptsTransactionSmall(t *testing.T) {
 	}
 	now := time.Now().UTC()
 	so := subscriptionOrder{
-		order: Order{ID: "o1", Number: "FF-7K3Q92", CustomerID: "c1", PlacedAt: now, Total: Money{7794, "EUR"}, SubscriptionID: "s1"},
-		item:  OrderItem{OrderID: "o1", CustomerID: "c1", ProductID: "beans", ProductName: "Beans", Price: Money{1299, "EUR"}, Quantity: 6, PlacedAt: now},
+		order: Order{ID: "o1", Number: "FF-7K3Q92", CustomerID: "c1", PlacedAt: now, Total: Money{Amount: 7794, Currency: "EUR"}, SubscriptionID: "s1"},
+		item:  OrderItem{OrderID: "o1", CustomerID: "c1", ProductID: "beans", ProductName: "Beans", Price: Money{Amount: 1299, Currency: "EUR"}, Quantity: 6, PlacedAt: now},
 	}
 	so.allocateFrom(levels)
 	if so.order.Status != OrderPlaced || len(so.item.Allocations) != MaxLineWarehouses {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // stock puts the fixture's product in warehouses: it becomes a product the
@@ -70,7 +71,7 @@ func TestSubscribingToAStockedProductPlacesAnAllocatedOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sub.Orders) != 1 || !sub.Orders[0].PeriodStart.Equal(store.DateOf(f.clock.Now(), time.UTC)) {
+	if len(sub.Orders) != 1 || !sub.Orders[0].PeriodStart.Equal(rules.DateOf(f.clock.Now(), time.UTC)) {
 		t.Fatalf("subscription's orders %+v, want the first period's", sub.Orders)
 	}
 	d := f.details(t, sub.Orders[0].OrderID)
@@ -250,7 +251,7 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.env.Counter.Reset()
-	next, rec, err := f.env.Store.CompletePayment(ctx, due, charge, store.DateOf(f.clock.Now(), time.UTC), nil)
+	next, rec, err := f.env.Store.CompletePayment(ctx, due, charge, rules.DateOf(f.clock.Now(), time.UTC), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	if d := f.details(t, next.Orders[0].OrderID); d.Order.ReceiptNumber != rec.Number || d.Order.Status != store.OrderPlaced {
 		t.Fatalf("order %+v", d.Order)
 	}
-	if _, _, err := f.env.Store.CompletePayment(ctx, due, charge, store.DateOf(f.clock.Now(), time.UTC), nil); !errors.Is(err, store.ErrAlreadyPaid) {
+	if _, _, err := f.env.Store.CompletePayment(ctx, due, charge, rules.DateOf(f.clock.Now(), time.UTC), nil); !errors.Is(err, store.ErrAlreadyPaid) {
 		t.Fatalf("the period again: %v", err)
 	}
 	if n := f.env.CountEntities(t, "order"); n != 2 {

@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"shop/store/rules"
+)
 
 // MaxPauseDays is how far ahead a pause may be set to end: a year.
 const MaxPauseDays = 366
@@ -54,7 +58,7 @@ func Resume() SubscriptionChange {
 		case s.Status != SubscriptionPaused:
 			return s, ErrSubscriptionNotPaused
 		}
-		return resumed(s, FirstBillingDateAfter(today, s.PaymentDay), today, lead), nil
+		return resumed(s, rules.FirstBillingDateAfter(today, s.PaymentDay), today, lead), nil
 	}
 }
 
@@ -78,7 +82,7 @@ func ResumeAsPlanned() SubscriptionChange {
 // day: its first payment day on or after it, never before the end of the
 // period already paid (resumed keeps the later of the two).
 func (s Subscription) PaymentAfterPause() time.Time {
-	next := FirstBillingDateAfter(s.ResumesOn.AddDate(0, 0, -1), s.PaymentDay)
+	next := rules.FirstBillingDateAfter(s.ResumesOn.AddDate(0, 0, -1), s.PaymentDay)
 	if s.NextPaymentDate.After(next) {
 		return s.NextPaymentDate
 	}
@@ -94,7 +98,7 @@ func resumed(s Subscription, next, today time.Time, lead int) Subscription {
 	s.Status = SubscriptionActive
 	s.PausedOn, s.ResumesOn = time.Time{}, time.Time{}
 	s.NextPaymentDate = next
-	s.NextReminderDate = ReminderDate(next, today, lead)
+	s.NextReminderDate = rules.ReminderDate(next, today, lead)
 	if next.Before(today) { // resumed late (a job catching up): it is charged now, unannounced
 		s.NextReminderDate = time.Time{}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // A swap of product or quantity "now": the unused days of the period paid
@@ -87,7 +89,7 @@ func (s *Store) PaidReceiptCovering(ctx context.Context, sub Subscription, day t
 // today, from the receipt covering today; the new line's days with the
 // code that discounted that receipt, if one did (periodNetAt).
 func (s *Store) QuoteSwapNowFor(ctx context.Context, cur, next Subscription) (SwapNowPlan, error) {
-	today := DateOf(s.now(), s.loc)
+	today := rules.DateOf(s.now(), s.loc)
 	r, err := s.PaidReceiptCovering(ctx, cur, today)
 	if err != nil {
 		return SwapNowPlan{}, err
@@ -113,8 +115,8 @@ func periodPriceAt(r Receipt, cur, next Subscription) Money {
 	}
 	months := max(cur.PeriodMonths, 1)
 	whole := Money{Amount: next.MonthlyPrice.Amount * int64(next.Units()*months), Currency: next.MonthlyPrice.Currency}
-	prev := BillingDate(r.PeriodEnd.Year(), r.PeriodEnd.Month()-time.Month(months), cur.PaymentDay)
-	return dayShare(whole, daysBetween(r.PeriodStart, r.PeriodEnd), daysBetween(prev, r.PeriodEnd))
+	prev := rules.BillingDate(r.PeriodEnd.Year(), r.PeriodEnd.Month()-time.Month(months), cur.PaymentDay)
+	return rules.DayShare(whole, rules.DaysBetween(r.PeriodStart, r.PeriodEnd), rules.DaysBetween(prev, r.PeriodEnd))
 }
 
 // PlanSwapNow reads the subscription strongly consistent and quotes the
@@ -129,7 +131,7 @@ func (s *Store) PlanSwapNow(ctx context.Context, customerID, id string, version 
 	if cur.Version != version {
 		return SwapNowPlan{Current: cur}, &StaleError{Current: cur}
 	}
-	next, err := SwapProduct(p, quantity, change)(cur, DateOf(s.now(), s.loc), s.reminderLead)
+	next, err := SwapProduct(p, quantity, change)(cur, rules.DateOf(s.now(), s.loc), s.reminderLead)
 	if err != nil {
 		return SwapNowPlan{Current: cur}, err
 	}

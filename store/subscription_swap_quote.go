@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"shop/store/rules"
+)
 
 // SwapQuote is what a swap of product or quantity "now" comes to for the
 // rest of the period paid, by the one proration rule (prorata.go).
@@ -37,14 +41,14 @@ type SwapQuote struct {
 // December: 19 days unused; credit €6.06, new share €12.13, charged €6.07.
 func QuoteSwapNow(oldAmount, newAmount Money, start, end, today time.Time) SwapQuote {
 	q := SwapQuote{To: end.AddDate(0, 0, -1)}
-	q.Credit, q.UnusedDays, q.Days = UnusedShare(oldAmount, start, end, today)
-	q.NewShare, _, _ = UnusedShare(newAmount, start, end, today)
+	q.Credit, q.UnusedDays, q.Days = rules.UnusedShare(oldAmount, start, end, today)
+	q.NewShare, _, _ = rules.UnusedShare(newAmount, start, end, today)
 	q.From = end.AddDate(0, 0, -q.UnusedDays)
 	cur := newAmount.Currency
 	q.Difference = Money{Amount: q.NewShare.Amount - q.Credit.Amount, Currency: cur}
 	q.Charge, q.Refund = Money{Currency: cur}, Money{Currency: cur}
 	switch d := q.Difference.Amount; {
-	case d >= MinimumCharge(cur).Amount:
+	case d >= rules.MinimumCharge(cur).Amount:
 		q.Charge.Amount = d
 	case d > 0:
 		q.BelowMinimum = true

@@ -15,6 +15,7 @@ import (
 	"shop/store"
 	"shop/store/dynamolocal"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/storetest"
 	"shop/store/storetest/paytest"
 )
@@ -207,7 +208,7 @@ func TestReceiptsAreKeptSixMonthsAndNoLonger(t *testing.T) {
 	put := func(at time.Time, expires time.Time) store.Receipt {
 		t.Helper()
 		sub := store.Subscription{ID: store.NewID(), AccountID: "acc", ProductID: "beans", MonthlyPrice: eur(100), PeriodMonths: 1, Card: f.card}
-		r := store.NewReceipt(sub, store.GatewayCharge{ID: "ch", Amount: eur(100), At: at}, store.DateOf(at, time.UTC), store.DateOf(at, time.UTC).AddDate(0, 1, 0))
+		r := store.NewReceipt(sub, store.GatewayCharge{ID: "ch", Amount: eur(100), At: at}, rules.DateOf(at, time.UTC), rules.DateOf(at, time.UTC).AddDate(0, 1, 0))
 		if !expires.IsZero() {
 			r.ExpiresAt = expires
 		}
@@ -587,7 +588,7 @@ func TestMigrateRecreatesAnIndexWhoseProjectionDiffers(t *testing.T) {
 }
 
 func d(s string) time.Time {
-	t, err := store.ParseDate(s)
+	t, err := rules.ParseDate(s)
 	if err != nil {
 		panic(s)
 	}

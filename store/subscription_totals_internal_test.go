@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"shop/store/rules"
 )
 
 // Every transition of a subscription adds to the kept totals what it
@@ -11,8 +13,8 @@ import (
 // with the status, quantity and price, the month's figures with starts,
 // cancels, dunning and recovered payments.
 func TestSubscriptionTotalsChangeOfEveryTransition(t *testing.T) {
-	day := func(s string) time.Time { d, _ := ParseDate(s); return d }
-	active := Subscription{ID: "s", Status: SubscriptionActive, MonthlyPrice: Money{450, "EUR"}, Quantity: 2, PeriodMonths: 1,
+	day := func(s string) time.Time { d, _ := rules.ParseDate(s); return d }
+	active := Subscription{ID: "s", Status: SubscriptionActive, MonthlyPrice: Money{Amount: 450, Currency: "EUR"}, Quantity: 2, PeriodMonths: 1,
 		LastPaymentDate: day("2026-10-01"), Version: 3}
 	with := func(s Subscription, f func(*Subscription)) Subscription { f(&s); return s }
 	paused := with(active, func(s *Subscription) { s.Status = SubscriptionPaused })
@@ -43,14 +45,18 @@ func TestSubscriptionTotalsChangeOfEveryTransition(t *testing.T) {
 			"[EUR now a1 p0 d-1 mrr900 | new0 c0 dun0 rec900]"},
 		{"paid on time: nothing", active, with(active, func(s *Subscription) { s.LastPaymentDate = day("2026-11-01") }), "[]"},
 		{"the quantity changes", active, with(active, func(s *Subscription) { s.Quantity = 3 }), "[EUR now a0 p0 d0 mrr450 | new0 c0 dun0 rec0]"},
-		{"swapped to a dearer product", active, with(active, func(s *Subscription) { s.ProductID, s.MonthlyPrice = "other", Money{600, "EUR"} }),
+		{"swapped to a dearer product", active, with(active, func(s *Subscription) { s.ProductID, s.MonthlyPrice = "other", Money{Amount: 600, Currency: "EUR"} }),
 			"[EUR now a0 p0 d0 mrr300 | new0 c0 dun0 rec0]"},
-		{"a price change applied by a payment", with(active, func(s *Subscription) { s.NewPrice, s.NewPriceFrom = Money{500, "EUR"}, day("2026-11-01") }),
-			with(active, func(s *Subscription) { s.MonthlyPrice, s.LastPaymentDate = Money{500, "EUR"}, day("2026-11-01") }),
+		{"a price change applied by a payment", with(active, func(s *Subscription) {
+			s.NewPrice, s.NewPriceFrom = Money{Amount: 500, Currency: "EUR"}, day("2026-11-01")
+		}),
+			with(active, func(s *Subscription) {
+				s.MonthlyPrice, s.LastPaymentDate = Money{Amount: 500, Currency: "EUR"}, day("2026-11-01")
+			}),
 			"[EUR now a0 p0 d0 mrr100 | new0 c0 dun0 rec0]"},
 		{"a quantity change of a paused one: no MRR", paused, with(paused, func(s *Subscription) { s.Quantity = 5 }), "[]"},
 		{"a reminder, a card, a day: nothing", active, with(active, func(s *Subscription) { s.PaymentDay, s.Card.Last4 = 9, "4242" }), "[]"},
-		{"another currency counts under its own", Subscription{}, with(active, func(s *Subscription) { s.MonthlyPrice = Money{5000, "SEK"} }),
+		{"another currency counts under its own", Subscription{}, with(active, func(s *Subscription) { s.MonthlyPrice = Money{Amount: 5000, Currency: "SEK"} }),
 			"[SEK now a1 p0 d0 mrr10000 | new1 c0 dun0 rec0]"},
 		{"a quantity from before quantities is one", Subscription{}, with(active, func(s *Subscription) { s.Quantity = 0 }),
 			"[EUR now a1 p0 d0 mrr450 | new1 c0 dun0 rec0]"},

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // billingFigures is the totals now and this month's, in words.
@@ -63,7 +64,7 @@ func TestBillingTotalsFollowSubscribePauseDunningAndRetries(t *testing.T) {
 	bo := f.subscribe(t, "bo", 10, 1)
 	retry := []int{3, 5}
 	f.clock.Set(time.Date(2026, 12, 10, 7, 0, 0, 0, time.UTC))
-	today := store.DateOf(f.clock.Now(), time.UTC)
+	today := rules.DateOf(f.clock.Now(), time.UTC)
 	due, err := st.RecordPaymentIntent(ctx, bo)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestBillingTotalsFollowSubscribePauseDunningAndRetries(t *testing.T) {
 		if cy, err = st.RecordPaymentIntent(ctx, cy); err != nil {
 			t.Fatal(err)
 		}
-		if cy, err = st.FailPayment(ctx, cy, store.DateOf(f.clock.Now(), time.UTC), retry, nil); err != nil {
+		if cy, err = st.FailPayment(ctx, cy, rules.DateOf(f.clock.Now(), time.UTC), retry, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,7 +142,7 @@ func TestBillingTotalsRaceToARecount(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				today := store.DateOf(st.Now(), time.UTC)
+				today := rules.DateOf(st.Now(), time.UTC)
 				switch cur.Status {
 				case store.SubscriptionActive:
 					_, err = st.FailPayment(ctx, cur, today, []int{3, 5}, nil)

@@ -210,7 +210,7 @@ func newTestPaySessionRecord(s TestPaySession, shards int) testPaySessionRecord 
 
 func (r testPaySessionRecord) session() TestPaySession {
 	return TestPaySession{
-		ID: trimPrefix(r.PK, prefixTestPaySession), Key: r.Key, Mode: r.Mode, Amount: Money{r.Amount, r.Currency},
+		ID: trimPrefix(r.PK, prefixTestPaySession), Key: r.Key, Mode: r.Mode, Amount: Money{Amount: r.Amount, Currency: r.Currency},
 		Description: r.Description, CustomerRef: r.CustomerRef, SaveCard: r.SaveCard, SuccessURL: r.SuccessURL,
 		CancelURL: r.CancelURL, Metadata: r.Metadata, Status: r.Status, CreatedAt: parseTime(r.CreatedAt),
 		OpenUntil: parseTime(r.OpenUntil), ClosedAt: parseTime(r.ClosedAt), PaymentRef: r.PaymentRef,
@@ -249,10 +249,10 @@ func newTestPayIntentRecord(p TestPayIntent) testPayIntentRecord {
 
 func (r testPayIntentRecord) intent() TestPayIntent {
 	return TestPayIntent{
-		ID: trimPrefix(r.PK, prefixTestPayIntent), Key: r.Key, Status: r.Status, Amount: Money{r.Amount, r.Currency},
+		ID: trimPrefix(r.PK, prefixTestPayIntent), Key: r.Key, Status: r.Status, Amount: Money{Amount: r.Amount, Currency: r.Currency},
 		CustomerRef: r.CustomerRef, MethodRef: r.MethodRef, SessionID: r.SessionID, Description: r.Description,
 		ReturnURL: r.ReturnURL, Card: r.Card, Metadata: r.Metadata, DeclineCode: r.DeclineCode,
-		Refunded: Money{r.Refunded, r.Currency}, CreatedAt: parseTime(r.CreatedAt),
+		Refunded: Money{Amount: r.Refunded, Currency: r.Currency}, CreatedAt: parseTime(r.CreatedAt),
 	}
 }
 
@@ -271,7 +271,7 @@ type testPayRefundRecord struct {
 
 func (r testPayRefundRecord) refund() TestPayRefund {
 	return TestPayRefund{ID: trimPrefix(r.PK, prefixTestPayRefund), Key: r.Key, PaymentRef: r.PaymentRef, Status: r.Status,
-		Amount: Money{r.Amount, r.Currency}, Metadata: r.Metadata, At: parseTime(r.At)}
+		Amount: Money{Amount: r.Amount, Currency: r.Currency}, Metadata: r.Metadata, At: parseTime(r.At)}
 }
 
 type testPayEventRecord struct {

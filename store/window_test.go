@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/store/storetest"
 )
 
@@ -168,7 +169,7 @@ func TestWindowKnowsAProductsPriceChangeFromItsPageRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.SchedulePriceChange(ctx, tea, eur(1390), store.DateOf(clock.Now(), time.UTC).AddDate(0, 0, 40), "staff"); err != nil {
+	if _, err := st.SchedulePriceChange(ctx, tea, eur(1390), rules.DateOf(clock.Now(), time.UTC).AddDate(0, 0, 40), "staff"); err != nil {
 		t.Fatal(err)
 	}
 	win := st.Window()

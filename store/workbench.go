@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"shop/store/rules"
 )
 
 // ImportReport says what an import of NoSQL Workbench models wrote and what
@@ -94,7 +96,7 @@ func wbNumber(s string) (int, error) {
 
 // wbMoney reads an amount in whole units ("100", "12.50") as minor units.
 func wbMoney(s string) (Money, error) {
-	return ParseMoney(s, DefaultCurrency)
+	return rules.ParseMoney(s, DefaultCurrency)
 }
 
 // wbTime reads a Workbench date; one without a zone is taken as UTC.

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"shop/store/rules"
 )
 
 // The AWS recurring-payments model ("Recurring payments schema design"):
@@ -33,14 +35,14 @@ func (s *Store) wbDay(v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
-	if d, err := ParseDate(v); err == nil {
+	if d, err := rules.ParseDate(v); err == nil {
 		return d, nil
 	}
 	t, err := wbTime(v)
 	if err != nil {
 		return time.Time{}, err
 	}
-	return DateOf(t, s.loc), nil
+	return rules.DateOf(t, s.loc), nil
 }
 
 // Luhn reports whether a string of digits passes the Luhn check (the
@@ -94,7 +96,7 @@ func (im *importer) convertSubscription(it wbItem) (Subscription, error) {
 		return Subscription{}, skip("payment amount %q is not an amount above zero", it.str("PaymentAmount"))
 	}
 	day, err := strconv.Atoi(strings.TrimSpace(it.str("PaymentDay")))
-	if err != nil || !ValidPaymentDay(day) {
+	if err != nil || !rules.ValidPaymentDay(day) {
 		return Subscription{}, skip("payment day %q is not a day from 1 to 31", it.str("PaymentDay"))
 	}
 	sub := Subscription{
@@ -205,12 +207,12 @@ func (im *importer) receipt(ctx context.Context, it wbItem) error {
 	}
 	r := Receipt{
 		Number: ReceiptNumber(at, sku), AccountID: account, ProductID: sku, Email: email,
-		ProcessedAt: at, Amount: amount, PeriodStart: DateOf(at, s.loc), ExpiresAt: receiptExpiry(at),
+		ProcessedAt: at, Amount: amount, PeriodStart: rules.DateOf(at, s.loc), ExpiresAt: receiptExpiry(at),
 	}
 	if sub, ok := im.subscriptions[subscriptionIndexKey(account, sku)]; ok {
 		r.SubscriptionID, r.ProductName = sub.ID, sub.ProductName
 		r.Card = Card{Brand: sub.Card.Brand, Last4: sub.Card.Last4}
-		r.PeriodEnd = NextBillingDate(r.PeriodStart, sub.PeriodMonths, sub.PaymentDay)
+		r.PeriodEnd = rules.NextBillingDate(r.PeriodStart, sub.PeriodMonths, sub.PaymentDay)
 	} else if p, err := s.Product(ctx, sku); err == nil {
 		r.ProductName = p.Name
 	} else {

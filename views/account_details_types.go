@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language/display"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 )
 
@@ -64,7 +65,7 @@ var addressFields = []string{"recipient", "street", "number", "zip", "city", "co
 
 // countryName is the name of a country code, or the code itself.
 func countryName(code string) string {
-	if name, ok := store.CountryName(code); ok {
+	if name, ok := rules.CountryName(code); ok {
 		return name
 	}
 	return code
@@ -87,22 +88,22 @@ func countryNameIn(ctx context.Context, code string) string {
 
 var (
 	countriesOnce sync.Once
-	countriesBy   map[lang.Lang][]store.Country
+	countriesBy   map[lang.Lang][]rules.Country
 )
 
 // countriesIn is the country list of the address forms in the page's
 // language, in that language's alphabetical order.
-func countriesIn(ctx context.Context) []store.Country {
+func countriesIn(ctx context.Context) []rules.Country {
 	countriesOnce.Do(func() {
-		countriesBy = map[lang.Lang][]store.Country{lang.English: store.Countries}
+		countriesBy = map[lang.Lang][]rules.Country{lang.English: rules.Countries}
 		for _, l := range lang.All[1:] {
 			ctx := lang.With(context.Background(), l)
-			list := make([]store.Country, len(store.Countries))
-			for i, c := range store.Countries {
-				list[i] = store.Country{Code: c.Code, Name: countryNameIn(ctx, c.Code)}
+			list := make([]rules.Country, len(rules.Countries))
+			for i, c := range rules.Countries {
+				list[i] = rules.Country{Code: c.Code, Name: countryNameIn(ctx, c.Code)}
 			}
 			coll := collate.New(language.Make(string(l)))
-			slices.SortStableFunc(list, func(a, b store.Country) int { return coll.CompareString(a.Name, b.Name) })
+			slices.SortStableFunc(list, func(a, b rules.Country) int { return coll.CompareString(a.Name, b.Name) })
 			countriesBy[l] = list
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 )
 
@@ -34,7 +35,7 @@ type AdminShipping struct {
 func zoneCountries(z store.ShippingZone) string {
 	names := make([]string, 0, len(z.Countries))
 	for _, c := range z.Countries {
-		if n, ok := store.CountryName(c); ok {
+		if n, ok := rules.CountryName(c); ok {
 			names = append(names, n)
 		}
 	}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"shop/store"
+	"shop/store/rules"
 )
 
 // CheckoutForm is the checkout form as typed. The card is typed on the
@@ -31,7 +32,7 @@ type CheckoutForm struct {
 // CheckoutSummary is what the order will cost and how it will be paid.
 type CheckoutSummary struct {
 	Items    []store.OrderItem
-	Tender   store.Tender
+	Tender   rules.Tender
 	Discount string // the code applied, if any
 	GiftCard string // the gift card used, if any
 	Problem  string // why the order cannot be placed as it stands

@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 )
 
@@ -18,7 +19,7 @@ import (
 // a whole period on the payment day.
 func TestSubscribePreviewSaysTodayAndThenInEveryLanguage(t *testing.T) {
 	tea := store.Product{ID: "tea", Subscribable: true, MonthlyPrice: store.Money{Amount: 1290, Currency: "EUR"}}
-	day := func(s string) time.Time { d, _ := store.ParseDate(s); return d }
+	day := func(s string) time.Time { d, _ := rules.ParseDate(s); return d }
 	for _, tc := range []struct {
 		l                   lang.Lang
 		today               string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 )
 
@@ -43,7 +44,7 @@ type SubscribeForm struct {
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".
-func quoteDates(ctx context.Context, p store.Proration) string {
+func quoteDates(ctx context.Context, p rules.Proration) string {
 	return lang.DateRange(ctx, p.From, p.To)
 }
 
@@ -202,7 +203,7 @@ func statusClass(s store.Subscription) string {
 
 // afterSkip is when the payment after a skipped one falls due.
 func afterSkip(s store.Subscription) time.Time {
-	return store.NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
+	return rules.NextBillingDate(s.NextPaymentDate, s.PeriodMonths, s.PaymentDay)
 }
 
 // otherCards are the kept cards a subscription could change to.

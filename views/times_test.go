@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // Staff times are the shop's, with the zone in force at the time named;
@@ -57,7 +58,7 @@ func TestRunStartedReadsTheShopsDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := WithZone(context.Background(), stockholm)
-	run := store.JobRun{Date: store.Date(2026, 11, 22), StartedAt: time.Date(2026, 11, 21, 23, 5, 0, 0, time.UTC)}
+	run := store.JobRun{Date: rules.Date(2026, 11, 22), StartedAt: time.Date(2026, 11, 21, 23, 5, 0, 0, time.UTC)}
 	if got := runStarted(ctx, run); got != "00:05\u00a0CET" {
 		t.Errorf("a run at 00:05 on its own day: %q", got)
 	}

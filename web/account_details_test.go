@@ -10,6 +10,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 )
 
 // headerCartCount is the number beside the header's cart link (0 when none
@@ -164,8 +165,8 @@ func TestSavedAddresses(t *testing.T) {
 	if p.testid("addresses-empty").Length() != 1 || p.testid("address-form").Length() != 1 {
 		t.Fatal("a new customer's account shows no empty address book with its form")
 	}
-	if n := p.doc.Find(`[data-testid="field-country"] option`).Length(); n != len(store.Countries)+1 {
-		t.Errorf("the country list has %d options, want %d and a prompt", n, len(store.Countries))
+	if n := p.doc.Find(`[data-testid="field-country"] option`).Length(); n != len(rules.Countries)+1 {
+		t.Errorf("the country list has %d options, want %d and a prompt", n, len(rules.Countries))
 	}
 
 	// Bad input: every field at once, then a country that is no ISO code.

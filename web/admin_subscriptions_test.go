@@ -15,6 +15,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 )
 
 func centsEUR(cents int64) store.Money { return store.Money{Amount: cents, Currency: "EUR"} }
@@ -27,7 +28,7 @@ func seedSubscription(t *testing.T, st *store.Store, customerID string, mod func
 		ID: store.NewID(), AccountID: customerID, ProductID: "cf-light", ProductName: "Archipelago Light Roast 500 g",
 		Email: "seeded@fikafield.example", MonthlyPrice: centsEUR(1290), PeriodMonths: 1, PaymentDay: 15,
 		Status: store.SubscriptionActive, Card: store.Card{Brand: "Visa", Last4: "4242"}, CreatedAt: time.Now().UTC(), Version: 1,
-		NextPaymentDate: store.Date(2031, 1, 15), NextReminderDate: store.Date(2031, 1, 8),
+		NextPaymentDate: rules.Date(2031, 1, 15), NextReminderDate: rules.Date(2031, 1, 8),
 	}
 	if mod != nil {
 		mod(&sub)
@@ -279,7 +280,7 @@ func TestAdminSubscriptionsDueOnADay(t *testing.T) {
 		seedSubscription(t, s.env.Store, henrik, nil)
 	}
 	seedSubscription(t, s.env.Store, henrik, func(sub *store.Subscription) {
-		sub.NextPaymentDate, sub.NextReminderDate = store.Date(2031, 1, 16), store.Date(2031, 1, 9)
+		sub.NextPaymentDate, sub.NextReminderDate = rules.Date(2031, 1, 16), rules.Date(2031, 1, 9)
 	})
 	day := b.get("/admin/subscriptions/due?date=2031-01-15")
 	wantStatus(t, "due on 2031-01-15", day, http.StatusOK)
@@ -369,7 +370,7 @@ func TestAdminCustomerSubscriptionsAndReceipts(t *testing.T) {
 			for i := range 25 {
 				rs = append(rs, func(sub store.Subscription) store.Receipt {
 					at := time.Now().UTC().Truncate(time.Millisecond).AddDate(0, 0, -(i + 1))
-					day := store.Date(at.Year(), at.Month(), at.Day())
+					day := rules.Date(at.Year(), at.Month(), at.Day())
 					return store.NewReceipt(sub, store.GatewayCharge{ID: "ch_test", Amount: sub.Amount(), At: at}, day, day.AddDate(0, 1, 0))
 				})
 			}

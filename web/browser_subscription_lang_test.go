@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 )
 
@@ -62,7 +63,7 @@ func TestBrowserJourneyKoreanSubscription(t *testing.T) {
 	// The preview follows the day as it is typed (htmx): ten days ahead
 	// the first days' share, then on today's day a whole period.
 	ahead := today.AddDate(0, 0, 10)
-	share := store.FirstPeriod(today, ahead.Day(), 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
+	share := rules.FirstPeriod(today, ahead.Day(), 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
 	j.do("type a payment day ten days ahead", chromedp.SetValue(sel("field-day"), ""), chromedp.SendKeys(sel("field-day"), itoa(ahead.Day())))
 	j.waitText("the first days' share", sel("preview-today"), lang.MoneyIn(lang.Korean, share.Charge)+" (주기 "+itoa(share.Of)+"일 중 10일)")
 	j.waitText("then a whole period", sel("preview-then"), lang.DateIn(lang.Korean, ahead)+"에 €12.50")

@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 	"shop/views/lang"
 )
 
@@ -31,7 +32,7 @@ func TestBrowserSwapTheProduct(t *testing.T) {
 	ada := s.customerID(t, demo.CustomerEmail)
 	today := s.env.Store.Today()
 	ahead := today.AddDate(0, 0, 10)
-	share := store.FirstPeriod(today, ahead.Day(), 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
+	share := rules.FirstPeriod(today, ahead.Day(), 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
 	off := store.Money{Amount: share.Charge.Amount / 10, Currency: "EUR"}
 
 	j := newJourney(t, s.base)

@@ -17,6 +17,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 )
 
 // chromium is the package's one headless Chromium (Debian's), started by
@@ -470,7 +471,7 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	j.do("refresh", chromedp.Reload(), chromedp.WaitVisible(sel("subscription")))
 	// The first payment date on the 31st (the month's last day when it has
 	// no 31st): the days up to it were paid prorated (#28).
-	firstDays := store.FirstPeriod(today, 31, 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
+	firstDays := rules.FirstPeriod(today, 31, 1, store.Money{Amount: boxPerMon, Currency: "EUR"})
 	first := firstDays.Next
 	flash := j.text(sel("flash"))
 	if !strings.Contains(flash, "receipt R") || !strings.Contains(flash, "€12.50") || !strings.Contains(flash, first.Format("2 Jan 2006")) {
@@ -479,7 +480,7 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	if got := j.text(card("sub-next-payment")); got != first.Format("2 Jan 2006") {
 		t.Fatalf("next payment %q, want %s", got, first.Format("2 Jan 2006"))
 	}
-	reminder := store.ReminderDate(first, today, store.DefaultReminderLead)
+	reminder := rules.ReminderDate(first, today, store.DefaultReminderLead)
 	if got := j.text(card("sub-next-reminder")); !strings.Contains(got, reminder.Format("2 Jan 2006")) {
 		t.Fatalf("reminder %q, want %s", got, reminder.Format("2 Jan 2006"))
 	}
@@ -505,7 +506,7 @@ func TestBrowserJourneySubscription(t *testing.T) {
 	if got := j.text(card("sub-next-payment") + " time"); got != first.Format("2 Jan 2006") {
 		t.Fatalf("the paid period moved: next payment %q", got)
 	}
-	if got := j.text(card("sub-then")); !strings.Contains(got, store.NextBillingDate(first, 1, 15).Format("2 Jan 2006")) {
+	if got := j.text(card("sub-then")); !strings.Contains(got, rules.NextBillingDate(first, 1, 15).Format("2 Jan 2006")) {
 		t.Fatalf("the payment after the next: %q", got)
 	}
 	j.shot("22-day-changed")

@@ -14,6 +14,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 )
 
 // crawlPages bounds one visitor's crawl; crawlPerRoute keeps it from
@@ -195,7 +196,7 @@ func TestLinksLeadToRoutes(t *testing.T) {
 	wantStatus(t, "add to cart", customer.addToCart("cf-grinder", "1"), http.StatusSeeOther)
 
 	at := now.UTC().Truncate(time.Millisecond)
-	recordRun(t, s.env.Store, store.JobRun{Job: "payments", Date: store.Date(at.Year(), at.Month(), at.Day()),
+	recordRun(t, s.env.Store, store.JobRun{Job: "payments", Date: rules.Date(at.Year(), at.Month(), at.Day()),
 		StartedAt: at, EndedAt: at, Outcome: store.RunCompleted, Trigger: "schedule"})
 	if err := s.env.Store.PutMail(ctx, store.Mail{ID: "receipt-crawl", To: demo.CustomerEmail, Kind: store.MailReceipt,
 		Subject: "Your receipt", Text: "Thank you.", CustomerID: ada, CreatedAt: at, Status: store.MailPending}); err != nil {

@@ -14,6 +14,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
+	"shop/store/rules"
 )
 
 func (b *browser) addToCart(product string, qty string, headers ...string) page {
@@ -176,7 +177,7 @@ func TestCheckoutWithGiftCardAndCard(t *testing.T) {
 	}
 	var gross int64
 	order.testid("vat-gross").Each(func(_ int, g *goquery.Selection) {
-		m, err := store.ParseMoney(strings.TrimPrefix(strings.TrimSpace(g.Text()), "€"), "EUR")
+		m, err := rules.ParseMoney(strings.TrimPrefix(strings.TrimSpace(g.Text()), "€"), "EUR")
 		if err != nil {
 			t.Fatalf("VAT gross %q: %v", g.Text(), err)
 		}

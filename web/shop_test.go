@@ -26,6 +26,7 @@ import (
 	"shop/store/demo"
 	"shop/store/payment"
 	"shop/store/photos"
+	"shop/store/rules"
 	"shop/store/shelf"
 	"shop/store/storetest"
 	"shop/web"
@@ -165,7 +166,7 @@ func serve(t testing.TB, app *fiber.App) string {
 // demo left it). The demo's dates follow its day: a pool a day.
 func newShop(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
-	day := store.FormatDate(store.DateOf(time.Now(), time.UTC)) // a new store's Today
+	day := store.FormatDate(rules.DateOf(time.Now(), time.UTC)) // a new store's Today
 	env := storetest.Reused(t, "demo "+day, loadDemo)
 	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()
@@ -199,7 +200,7 @@ func sharedShop(t testing.TB, opts ...appOption) *shop {
 // DynamoDB Local more than finding and undoing what a test wrote.
 func newShopWithoutHistory(t testing.TB, opts ...appOption) *shop {
 	t.Helper()
-	day := store.FormatDate(store.DateOf(time.Now(), time.UTC)) // a new store's Today
+	day := store.FormatDate(rules.DateOf(time.Now(), time.UTC)) // a new store's Today
 	env := storetest.Reused(t, "demo without history "+day, loadDemoWithoutHistory)
 	a := startAppWithGateway(t, env, env.Table, [][]byte{keyA}, opts...)
 	env.Counter.Reset()

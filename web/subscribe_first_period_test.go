@@ -10,6 +10,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -35,7 +36,7 @@ func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 	payday := itoa(first.Day())
 	en := lang.With(context.Background(), lang.English)
 	monthly := store.Money{Amount: boxPerMon, Currency: "EUR"}
-	want := store.FirstPeriod(today, first.Day(), 1, monthly)
+	want := rules.FirstPeriod(today, first.Day(), 1, monthly)
 	if !want.Next.Equal(first) || want.Full || want.Free || want.Days != 10 {
 		t.Fatalf("the case is not ten charged days: %+v", want)
 	}
@@ -65,8 +66,8 @@ func TestSubscribeBetweenPaymentDaysChargesTheFirstDays(t *testing.T) {
 		t.Fatalf("preview charges %s, want %d", got, want.Charge.Amount)
 	}
 	// And as the period changes: each period's share of its own price.
-	for _, months := range store.Periods {
-		q := store.FirstPeriod(today, first.Day(), months, store.Money{Amount: boxPerMon * int64(months), Currency: "EUR"})
+	for _, months := range rules.Periods {
+		q := rules.FirstPeriod(today, first.Day(), months, store.Money{Amount: boxPerMon * int64(months), Currency: "EUR"})
 		p := b.get(previewPath(payday, itoa(months)), "HX-Request", "true")
 		wantText(t, "preview today", p.testid("preview-today"), "Today: "+lang.Money(en, q.Charge)+" for "+dates)
 		wantText(t, "preview then", p.testid("preview-then"), "Then "+lang.Money(en, store.Money{Amount: boxPerMon * int64(months), Currency: "EUR"})+" on "+day(first)+" and "+views.PeriodWord(en, months)+" after.")

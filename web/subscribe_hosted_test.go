@@ -12,6 +12,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/storetest"
 	"shop/web"
 )
@@ -151,12 +152,12 @@ func TestRenewalTheBankAsksAboutIsPaidOnThePage(t *testing.T) {
 	}
 	// Its next payment fell due yesterday (today's period is paid).
 	sub := subs[0]
-	sub.NextPaymentDate = store.DateOf(today, time.UTC).AddDate(0, 0, -1)
+	sub.NextPaymentDate = rules.DateOf(today, time.UTC).AddDate(0, 0, -1)
 	if _, err := h.env.Store.UpdateSubscription(context.Background(), sub); err != nil {
 		t.Fatal(err)
 	}
 	runner := jobs.NewRunner(h.env.Store, h.gateway, jobs.Config{Payments: h.subs.Providers, BaseURL: h.base})
-	if _, err := runner.Run(context.Background(), jobs.JobPayments, store.DateOf(today, time.UTC), jobs.TriggerCommandLine); err != nil {
+	if _, err := runner.Run(context.Background(), jobs.JobPayments, rules.DateOf(today, time.UTC), jobs.TriggerCommandLine); err != nil {
 		t.Fatal(err)
 	}
 	p := b.get("/subscriptions")
@@ -173,14 +174,14 @@ func TestRenewalTheBankAsksAboutIsPaidOnThePage(t *testing.T) {
 	h.deliverEvents(t, nil)
 	b.get(back)
 	paid := h.subscriptionsOf(t, id)[0]
-	if paid.Status != store.SubscriptionActive || paid.Intent != nil || !paid.NextPaymentDate.After(store.DateOf(today, time.UTC)) {
+	if paid.Status != store.SubscriptionActive || paid.Intent != nil || !paid.NextPaymentDate.After(rules.DateOf(today, time.UTC)) {
 		t.Fatalf("after paying on the page: %+v", paid)
 	}
 	r, err := h.env.Store.CurrentReceipt(context.Background(), paid)
 	if err != nil || !strings.HasPrefix(r.ChargeID, "pi_test_") || r.Amount.Amount != boxPerMon || !r.PeriodStart.Equal(sub.NextPaymentDate) {
 		t.Fatalf("the period's receipt: %+v, %v", r, err)
 	}
-	if again, _ := runner.Run(context.Background(), jobs.JobPayments, store.DateOf(today, time.UTC), jobs.TriggerCommandLine); again.Counts.Charged != 0 {
+	if again, _ := runner.Run(context.Background(), jobs.JobPayments, rules.DateOf(today, time.UTC), jobs.TriggerCommandLine); again.Counts.Charged != 0 {
 		t.Fatalf("a run after it charged %d", again.Counts.Charged)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/views/lang"
 	"shop/web/paths"
 )
@@ -171,7 +172,7 @@ func TestSubscribeWithATrialThenTakeItTwice(t *testing.T) {
 	if p.testid("subscribe-trial").Length() != 0 {
 		t.Fatal("the trial is offered again")
 	}
-	first := store.FirstPeriod(today, payday, 1, monthly)
+	first := rules.FirstPeriod(today, payday, 1, monthly)
 	wantText(t, "preview without the trial", p.testid("preview-today"), "Today: "+lang.Money(en, first.Charge))
 	list = b.subscribe(trialTeaID, itoa(payday), "1")
 	if n, total := s.cardPayments(t); n != 1 || total != first.Charge.Amount {

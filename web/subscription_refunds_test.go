@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"shop/store"
+	"shop/store/rules"
 )
 
 // receiptOf is a customer's newest receipt.
@@ -157,7 +158,7 @@ func TestCancelNowRefundsTheUnusedDaysWhenStaffAllowIt(t *testing.T) {
 	}
 
 	rec := s.receiptOf(t, ada)
-	want, unused, _ := store.UnusedShare(rec.Amount, rec.PeriodStart, rec.PeriodEnd, s.env.Store.Today())
+	want, unused, _ := rules.UnusedShare(rec.Amount, rec.PeriodStart, rec.PeriodEnd, s.env.Store.Today())
 	p := s.act(t, b, sub, "cancel", url.Values{"when": {"now"}})
 	wantStatus(t, "cancel now", p, http.StatusSeeOther)
 	list := b.get("/subscriptions")

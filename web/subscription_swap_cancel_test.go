@@ -12,6 +12,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 )
 
 // providerLedger is what the test provider took (succeeded payments) and
@@ -63,7 +64,7 @@ func TestCancelNowAfterASwapNowGivesBackTheNewLinesDays(t *testing.T) {
 	wantStatus(t, "swap now", s.act(t, b, sub, "swap", url.Values{"product": {tea.ID}, "quantity": {"1"}, "when": {"now"}}), http.StatusSeeOther)
 
 	today := s.env.Store.Today()
-	owed, unused, _ := store.UnusedShare(eur(1450), period.PeriodStart, period.PeriodEnd, today)
+	owed, unused, _ := rules.UnusedShare(eur(1450), period.PeriodStart, period.PeriodEnd, today)
 	wantStatus(t, "cancel now", s.act(t, b, s.current(t, ada, sub.ID), "cancel", url.Values{"when": {"now"}}), http.StatusSeeOther)
 	wantText(t, "the flash", b.get("/subscriptions").testid("flash"), "We refunded "+owed.String()+" for the "+itoa(unused)+" unused days")
 
@@ -153,7 +154,7 @@ func TestCancelNowAfterASwapNowRefundGivesBackTheRest(t *testing.T) {
 	wantStatus(t, "swap now", s.act(t, b, sub, "swap", url.Values{"product": {small.ID}, "quantity": {"1"}, "when": {"now"}}), http.StatusSeeOther)
 
 	today := s.env.Store.Today()
-	owed, unused, _ := store.UnusedShare(eur(500), period.PeriodStart, period.PeriodEnd, today)
+	owed, unused, _ := rules.UnusedShare(eur(500), period.PeriodStart, period.PeriodEnd, today)
 	if owed.Amount <= 0 {
 		t.Fatalf("nothing left to give back today (%d unused days)", unused)
 	}

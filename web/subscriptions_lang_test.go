@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 	"shop/web/paths"
 )
@@ -93,7 +94,7 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 			// An action through htmx answers in the language too.
 			skip := b.post("/subscriptions/"+sub.ID+"/skip", url.Values{"version": {itoa(sub.Version)}}, "HX-Request", "true")
 			wantStatus(t, "skip", skip, http.StatusOK)
-			after := store.NextBillingDate(sub.NextPaymentDate, 2, today.Day())
+			after := rules.NextBillingDate(sub.NextPaymentDate, 2, today.Day())
 			wantText(t, "skipped", skip.testid("sub-notice"), w.skipped)
 			wantText(t, "skipped", skip.testid("sub-notice"), date(after))
 			// A second skip of a version gone is the stale answer, in words.

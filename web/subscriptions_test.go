@@ -14,6 +14,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 )
@@ -155,9 +156,9 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 
 	// The preview says what the default day and period come to: today is
 	// the payment day, so a whole period.
-	wantText(t, "preview today", p.testid("preview-today"), "Today: €12.50 for "+lang.DateRange(lang.With(ctx, lang.English), today, store.NextBillingDate(today, 1, today.Day()).AddDate(0, 0, -1)))
+	wantText(t, "preview today", p.testid("preview-today"), "Today: €12.50 for "+lang.DateRange(lang.With(ctx, lang.English), today, rules.NextBillingDate(today, 1, today.Day()).AddDate(0, 0, -1)))
 	wantText(t, "preview today", p.testid("preview-today"), "today is your payment day")
-	wantText(t, "preview then", p.testid("preview-then"), "Then €12.50 on "+day(store.NextBillingDate(today, 1, today.Day()))+" and every month after.")
+	wantText(t, "preview then", p.testid("preview-then"), "Then €12.50 on "+day(rules.NextBillingDate(today, 1, today.Day()))+" and every month after.")
 
 	// Subscribe on today's day: one charge of a whole period on the test
 	// payment page, a subscription and its first receipt.
@@ -182,7 +183,7 @@ func TestSubscribeFromTheProductPage(t *testing.T) {
 		t.Fatalf("%d subscriptions", len(subs))
 	}
 	sub := subs[0]
-	next := store.NextBillingDate(today, 1, payday)
+	next := rules.NextBillingDate(today, 1, payday)
 	card := list.testid("subscription")
 	if card.Length() != 1 {
 		t.Fatalf("%d subscription cards", card.Length())
@@ -443,7 +444,7 @@ func TestSubscriptionActions(t *testing.T) {
 	}
 	wantText(t, "day changed", card.Find(sel("sub-day")), "the 15th")
 	wantText(t, "notice", card.Find(sel("sub-notice")), "15th")
-	wantText(t, "then", card.Find(sel("sub-then")), day(store.NextBillingDate(firstNext, 1, 15)))
+	wantText(t, "then", card.Find(sel("sub-then")), day(rules.NextBillingDate(firstNext, 1, 15)))
 	wantText(t, "next payment kept", card.Find(sel("sub-next-payment")), day(firstNext))
 	if v, _ := card.Find(`input[name="version"]`).First().Attr("value"); v != "2" {
 		t.Fatalf("the card's forms carry version %q, want 2", v)
@@ -497,7 +498,7 @@ func TestSubscriptionActions(t *testing.T) {
 	}
 
 	// Skip the next payment: it moves one period on.
-	inCard("skip", "skip", nil, http.StatusOK, "sub-next-payment", day(store.NextBillingDate(firstNext, 3, 15)))
+	inCard("skip", "skip", nil, http.StatusOK, "sub-next-payment", day(rules.NextBillingDate(firstNext, 3, 15)))
 	sub = s.current(t, ada, sub.ID)
 
 	// Pause; skipping a paused subscription is refused in its card; resume.
@@ -696,7 +697,7 @@ func TestReceiptsListsReceiptsAndInvoicesTogether(t *testing.T) {
 	for i := range 25 {
 		at := now.Add(-time.Duration(i)*6*24*time.Hour - time.Hour)
 		if i%2 == 0 {
-			start := store.DateOf(at, time.UTC)
+			start := rules.DateOf(at, time.UTC)
 			r := store.NewReceipt(sub, store.GatewayCharge{ID: fmt.Sprintf("ch_%02d", i), Amount: box.MonthlyPrice, At: at}, start, start.AddDate(0, 1, 0))
 			if err := s.env.Store.PutReceipt(ctx, r); err != nil {
 				t.Fatal(err)
@@ -708,7 +709,7 @@ func TestReceiptsListsReceiptsAndInvoicesTogether(t *testing.T) {
 		}
 	}
 	old := now.AddDate(0, -7, 0)
-	if err := s.env.Store.PutReceipt(ctx, store.NewReceipt(sub, store.GatewayCharge{ID: "ch_old", Amount: box.MonthlyPrice, At: old}, store.DateOf(old, time.UTC), store.DateOf(old, time.UTC).AddDate(0, 1, 0))); err != nil {
+	if err := s.env.Store.PutReceipt(ctx, store.NewReceipt(sub, store.GatewayCharge{ID: "ch_old", Amount: box.MonthlyPrice, At: old}, rules.DateOf(old, time.UTC), rules.DateOf(old, time.UTC).AddDate(0, 1, 0))); err != nil {
 		t.Fatal(err)
 	}
 	m.place(s.storeAt(old), ada, line("kt-mug", 1))

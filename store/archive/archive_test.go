@@ -21,6 +21,7 @@ import (
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/shelf"
 	"shop/store/storetest"
 )
@@ -68,7 +69,7 @@ func newBooks(t *testing.T, start time.Time) *books {
 func (b *books) receipt(t *testing.T, at time.Time) store.Receipt {
 	t.Helper()
 	at = at.UTC().Truncate(time.Millisecond)
-	r := store.NewReceipt(b.sub, store.GatewayCharge{ID: "ch_" + strconv.FormatInt(at.UnixMilli(), 10), At: at, Amount: eur(1250)}, store.DateOf(at, stockholm), store.DateOf(at, stockholm).AddDate(0, 1, 0))
+	r := store.NewReceipt(b.sub, store.GatewayCharge{ID: "ch_" + strconv.FormatInt(at.UnixMilli(), 10), At: at, Amount: eur(1250)}, rules.DateOf(at, stockholm), rules.DateOf(at, stockholm).AddDate(0, 1, 0))
 	if err := b.env.Store.PutReceipt(ctxT(t), r); err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestNothingExpiresUnarchived(t *testing.T) {
 	for day := shopTime("2026-01-01 05:00"); day.Before(shopTime("2026-11-01 05:00")); day = day.AddDate(0, 0, step) {
 		b.clock.Set(day)
 		ttl(t, b.env, day)
-		date := store.DateOf(day, stockholm)
+		date := rules.DateOf(day, stockholm)
 		if charged[store.FormatDate(date)] {
 			receipts = append(receipts, b.receipt(t, day.Add(-3*time.Hour))) // 02:00, before the run
 		}

@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/demo"
+	"shop/store/rules"
 	"shop/store/storetest"
 )
 
@@ -91,7 +92,7 @@ func TestDemoQuarterlySubscriptionBeganWithItsFirstDaysProrated(t *testing.T) {
 		t.Fatalf("the quarterly subscription has %d receipts", len(its))
 	}
 	first := its[0]
-	want := store.FirstPeriod(first.PeriodStart, quarterly.PaymentDay, 3, quarterly.Amount())
+	want := rules.FirstPeriod(first.PeriodStart, quarterly.PaymentDay, 3, quarterly.Amount())
 	if first.Kind != store.ReceiptFirstDays || first.Amount != want.Charge || !first.PeriodEnd.Equal(want.Next) || want.Days != 12 || first.ChargeID == "" {
 		t.Fatalf("first receipt %+v, want %s", first, want.Charge)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"shop/store"
 	"shop/store/carrier"
+	"shop/store/rules"
 )
 
 // The demo's history: gift cards and discount codes people can try at
@@ -225,7 +226,7 @@ func allocateLines(lines []plannedLine) {
 // demoCodes are the demo's gift cards and discount codes as they stood
 // before the history's first order.
 func demoCodes(now time.Time, loc *time.Location) ([]store.GiftCard, []store.DiscountCode) {
-	today := store.DateOf(now, loc)
+	today := rules.DateOf(now, loc)
 	launched := today.AddDate(0, 0, -HistoryDays-1)
 	eur := func(cents int64) store.Money { return store.Money{Amount: cents, Currency: store.DefaultCurrency} }
 	year := today.AddDate(1, 0, 0)
@@ -281,7 +282,7 @@ func shipping(o plannedOrder, placed, now time.Time) (made, shipped, delivered t
 // they used, in one call of SeedOrders.
 func loadHistory(ctx context.Context, st *store.Store) error {
 	now, loc := st.Now(), st.Location()
-	today := store.DateOf(now, loc)
+	today := rules.DateOf(now, loc)
 	plan := orderPlan()
 	placed, first := placedTimes(plan, today, now, loc)
 	ids, langs, err := demoBuyers(ctx, st, today, first)

@@ -16,6 +16,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/storetest"
 )
 
@@ -136,7 +137,7 @@ func TestDemoHistory(t *testing.T) {
 		}
 		// Delivered after five days in the shop's zone; the last two days'
 		// orders wait to be shipped.
-		daysAgo := int(today.Sub(store.DateOf(o.PlacedAt, loc)).Hours()+12) / 24
+		daysAgo := int(today.Sub(rules.DateOf(o.PlacedAt, loc)).Hours()+12) / 24
 		if (o.Status == store.OrderDelivered) != (daysAgo >= 5) || (daysAgo <= 1 && o.Status != store.OrderPlaced) {
 			t.Errorf("order %s placed %d days ago is %s", o.Number, daysAgo, o.Status)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 )
 
 // LoadShop loads the demo shop and its shipping zones, each once per
@@ -110,7 +111,7 @@ func seededSubscriber(st *store.Store, product store.Product, k int, card store.
 	return store.Subscriber{Customer: c, Subscription: store.Subscription{
 		ID: store.NewID(), AccountID: c.ID, ProductID: product.ID, ProductName: product.Name, Email: c.Email,
 		MonthlyPrice: product.MonthlyPrice, PeriodMonths: 1, PaymentDay: due.Day(), Status: store.SubscriptionActive,
-		Card: card, NextPaymentDate: due, NextReminderDate: store.ReminderDate(due, due.AddDate(0, 0, -st.ReminderLead()), st.ReminderLead()),
+		Card: card, NextPaymentDate: due, NextReminderDate: rules.ReminderDate(due, due.AddDate(0, 0, -st.ReminderLead()), st.ReminderLead()),
 		CreatedAt: now, Version: 1,
 	}}
 }

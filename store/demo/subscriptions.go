@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 	"shop/web/paths"
 )
 
@@ -42,7 +43,7 @@ func subscriptionPlans(today time.Time, lead int) []subscriptionPlan {
 	tomorrow := today.AddDate(0, 0, 1)
 	active := func(s *store.Subscription, next time.Time) {
 		s.Status, s.NextPaymentDate = store.SubscriptionActive, next
-		s.NextReminderDate = store.ReminderDate(next, today, lead)
+		s.NextReminderDate = rules.ReminderDate(next, today, lead)
 	}
 	adaMonthly := today.AddDate(0, -5, -10)
 	adaQuarterly := today.AddDate(0, -4, -3)
@@ -61,19 +62,19 @@ func subscriptionPlans(today time.Time, lead int) []subscriptionPlan {
 				s.Status, s.PausedOn, s.NextPaymentDate = store.SubscriptionPaused, pausedOn, next
 			}},
 		{email: "henrik@fikafield.example", product: "cf-light", months: 1, day: henrikDay,
-			first: store.BillingDate(today.Year(), today.Month()-3, henrikDay), paidBefore: today,
+			first: rules.BillingDate(today.Year(), today.Month()-3, henrikDay), paidBefore: today,
 			finish: func(s *store.Subscription, next time.Time) {
 				// Due today; its reminder went out already.
 				s.Status, s.NextPaymentDate, s.LastReminderDate = store.SubscriptionActive, next, next.AddDate(0, 0, -lead)
 			}},
 		{email: "henrik@fikafield.example", product: "cf-filters", months: 1, day: missed.Day(),
-			first: store.BillingDate(missed.Year(), missed.Month()-2, missed.Day()), paidBefore: missed,
+			first: rules.BillingDate(missed.Year(), missed.Month()-2, missed.Day()), paidBefore: missed,
 			finish: func(s *store.Subscription, next time.Time) {
 				// The payment three days ago was declined; it is retried today.
 				s.Status, s.NextPaymentDate, s.RetryDate = store.SubscriptionPastDue, next, today
 			}},
 		{email: "samaneh@fikafield.example", product: "cf-espresso", months: 1, day: remindedFor.Day(),
-			first: store.BillingDate(remindedFor.Year(), remindedFor.Month()-2, remindedFor.Day()), paidBefore: tomorrow, finish: active},
+			first: rules.BillingDate(remindedFor.Year(), remindedFor.Month()-2, remindedFor.Day()), paidBefore: tomorrow, finish: active},
 		{email: "samaneh@fikafield.example", product: "cf-gbg-dark", months: 1, first: samanehCancelled, day: samanehCancelled.Day(),
 			paidBefore: cancelledOn.AddDate(0, 0, 1),
 			finish: func(s *store.Subscription, _ time.Time) {
@@ -136,20 +137,20 @@ func (pl subscriptionPlan) build(customerID, lang, productName string, loc *time
 	if !pl.joined.IsZero() {
 		// The first days, as Subscribe charged them; whole periods from
 		// the first payment date they end on.
-		prorated := store.FirstPeriod(pl.joined, pl.day, pl.months, sub.Amount())
+		prorated := rules.FirstPeriod(pl.joined, pl.day, pl.months, sub.Amount())
 		first = prorated.Next
 		at := paidAt(pl.joined, loc, now)
 		charges = append(charges, demoCharge{start: pl.joined, end: prorated.Next, at: at, amount: prorated.Charge,
 			firstDays: true, free: prorated.Free, kept: !at.Before(keptFrom)})
 	}
 	var paid []time.Time
-	for d := first; d.Before(pl.paidBefore); d = store.NextBillingDate(d, pl.months, pl.day) {
+	for d := first; d.Before(pl.paidBefore); d = rules.NextBillingDate(d, pl.months, pl.day) {
 		paid = append(paid, d)
 		at := paidAt(d, loc, now)
-		charges = append(charges, demoCharge{start: d, end: store.NextBillingDate(d, pl.months, pl.day), at: at, amount: sub.Amount(), kept: !at.Before(keptFrom)})
+		charges = append(charges, demoCharge{start: d, end: rules.NextBillingDate(d, pl.months, pl.day), at: at, amount: sub.Amount(), kept: !at.Before(keptFrom)})
 	}
 	last := paid[len(paid)-1]
-	next := store.NextBillingDate(last, pl.months, pl.day)
+	next := rules.NextBillingDate(last, pl.months, pl.day)
 	sub.LastPaymentDate = last
 	if len(paid) > 1 {
 		sub.LastReminderDate = last.AddDate(0, 0, -lead)

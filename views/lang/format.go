@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"shop/store"
+	"shop/store/rules"
 )
 
 // Each language writes numbers with its own marks: English and Korean
@@ -47,11 +47,11 @@ func number(l Lang, n int64) string {
 // minor digits are shown as the currency is written (none for KRW, none
 // for whole IDR), and a negative amount has a typographic minus before the
 // sign: −€2.50.
-func Money(ctx context.Context, m store.Money) string { return MoneyIn(From(ctx), m) }
+func Money(ctx context.Context, m rules.Money) string { return MoneyIn(From(ctx), m) }
 
 // MoneyIn is Money for a language given outright (a mail).
-func MoneyIn(l Lang, m store.Money) string {
-	cur, ok := store.CurrencyOf(m.Currency)
+func MoneyIn(l Lang, m rules.Money) string {
+	cur, ok := rules.CurrencyOf(m.Currency)
 	if !ok {
 		return m.String()
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"shop/store"
+	"shop/store/rules"
 )
 
 // catalogue reads one language's file as id → forms.
@@ -202,21 +202,21 @@ func TestParse(t *testing.T) {
 func TestMoney(t *testing.T) {
 	for _, tc := range []struct {
 		l    Lang
-		m    store.Money
+		m    rules.Money
 		want string
 	}{
-		{English, store.Money{Amount: 1290, Currency: "EUR"}, "€12.90"},
-		{Korean, store.Money{Amount: 12900, Currency: "KRW"}, "₩12,900"},
-		{Indonesian, store.Money{Amount: 1290000, Currency: "IDR"}, "Rp12.900"},
-		{Indonesian, store.Money{Amount: 1290050, Currency: "IDR"}, "Rp12.900,50"},
-		{Indonesian, store.Money{Amount: 1290, Currency: "EUR"}, "€12,90"},
-		{Korean, store.Money{Amount: 1290, Currency: "EUR"}, "€12.90"},
-		{English, store.Money{Amount: 123456789, Currency: "EUR"}, "€1,234,567.89"},
-		{English, store.Money{Amount: -250, Currency: "EUR"}, "\u2212€2.50"},
-		{English, store.Money{Amount: 5, Currency: "EUR"}, "€0.05"},
-		{English, store.Money{Amount: 0, Currency: "KRW"}, "₩0"},
-		{English, store.Money{Amount: 1250, Currency: "SEK"}, "12.50\u00a0kr"},
-		{Indonesian, store.Money{Amount: 100000000, Currency: "IDR"}, "Rp1.000.000"},
+		{English, rules.Money{Amount: 1290, Currency: "EUR"}, "€12.90"},
+		{Korean, rules.Money{Amount: 12900, Currency: "KRW"}, "₩12,900"},
+		{Indonesian, rules.Money{Amount: 1290000, Currency: "IDR"}, "Rp12.900"},
+		{Indonesian, rules.Money{Amount: 1290050, Currency: "IDR"}, "Rp12.900,50"},
+		{Indonesian, rules.Money{Amount: 1290, Currency: "EUR"}, "€12,90"},
+		{Korean, rules.Money{Amount: 1290, Currency: "EUR"}, "€12.90"},
+		{English, rules.Money{Amount: 123456789, Currency: "EUR"}, "€1,234,567.89"},
+		{English, rules.Money{Amount: -250, Currency: "EUR"}, "\u2212€2.50"},
+		{English, rules.Money{Amount: 5, Currency: "EUR"}, "€0.05"},
+		{English, rules.Money{Amount: 0, Currency: "KRW"}, "₩0"},
+		{English, rules.Money{Amount: 1250, Currency: "SEK"}, "12.50\u00a0kr"},
+		{Indonesian, rules.Money{Amount: 100000000, Currency: "IDR"}, "Rp1.000.000"},
 	} {
 		if got := Money(With(context.Background(), tc.l), tc.m); got != tc.want {
 			t.Errorf("%s %v = %q, want %q", tc.l, tc.m, got, tc.want)

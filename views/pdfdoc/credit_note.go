@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 )
 
@@ -30,7 +31,7 @@ func CreditNote(ctx context.Context, c Common, d store.OrderDetails, inv store.I
 		billed = docAddress(d.Order.ShipTo)
 	}
 	doc.parties(name, append(billed, inv.Buyer.Email))
-	rates := map[string]store.VATRate{}
+	rates := map[string]rules.VATRate{}
 	for _, it := range d.Items {
 		rates[it.ProductID+"\x00"+it.DropID] = it.VATRate
 	}
@@ -38,7 +39,7 @@ func CreditNote(ctx context.Context, c Common, d store.OrderDetails, inv store.I
 	rest := rf.Amount.Amount - rf.Shipping.Amount
 	for _, l := range rf.Lines {
 		r := rates[l.ProductID+"\x00"+l.DropID]
-		v := store.LineVAT(r, l.Amount)
+		v := rules.LineVAT(r, l.Amount)
 		unit := store.Money{Amount: l.Amount.Amount / int64(max(l.Quantity, 1)), Currency: l.Amount.Currency}
 		rows = append(rows, []string{l.NameIn(string(c.Lang)), strconv.Itoa(-l.Quantity), doc.money(unit), r.String(), doc.money(v.Tax.Negated()), doc.money(l.Amount.Negated())})
 		rest -= l.Amount.Amount
@@ -85,11 +86,11 @@ func ReceiptCreditNote(ctx context.Context, c Common, r store.Receipt, n store.R
 		doc.t("doc.refers_to_receipt", "Receipt", r.NumberInBooks(), "Date", doc.date(r.ProcessedAt)),
 		doc.t("doc.period", "Period", views.ReceiptPeriod(doc.ctx, r)))
 	doc.parties(r.Email, nil)
-	var rate store.VATRate
+	var rate rules.VATRate
 	if len(r.VAT) == 1 {
 		rate = r.VAT[0].Rate
 	}
-	v := store.LineVAT(rate, n.Amount)
+	v := rules.LineVAT(rate, n.Amount)
 	v.Net, v.Tax, v.Gross = v.Net.Negated(), v.Tax.Negated(), v.Gross.Negated()
 	item := doc.t("doc.credit_amount", "Reason", n.Reason)
 	if n.Reason == "" {

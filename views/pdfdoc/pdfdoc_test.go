@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shop/store"
+	"shop/store/rules"
 	"shop/views/lang"
 	"shop/views/pdfdoc"
 )
@@ -32,7 +33,7 @@ func sampleOrder() (store.OrderDetails, store.Invoice) {
 	inv := store.Invoice{ID: "2026-000123", OrderID: o.ID, Buyer: store.Buyer{Name: "김민준", Email: "minjun@fikafield.example"}, Date: at,
 		Amount: eur(6160), Shipping: eur(490),
 		Payments: []store.Payment{{Type: "GiftCard", Amount: eur(1000), Reference: "•••• FT20"}, {Type: "Visa", Amount: eur(5160), Reference: "ch_1 •••• 4242"}},
-		VAT:      store.VATBreakdown([]store.Taxed{{Rate: 2500, Gross: eur(3780 + 490)}, {Rate: 1200, Gross: eur(1890)}}, store.Money{})}
+		VAT:      rules.VATBreakdown([]rules.Taxed{{Rate: 2500, Gross: eur(3780 + 490)}, {Rate: 1200, Gross: eur(1890)}}, store.Money{})}
 	return store.OrderDetails{Order: o, Items: items, Invoices: []store.Invoice{inv}}, inv
 }
 
@@ -92,7 +93,7 @@ func TestReceiptPDF(t *testing.T) {
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	r := store.Receipt{Number: "R0000000000AA", BookNumber: "R2026-000024", ProductName: "Kaffe varje månad", Email: "ada@fikafield.example",
 		ProcessedAt: at, PeriodStart: at, PeriodEnd: at.AddDate(0, 1, 0), Amount: eur(1490), Card: store.Card{Brand: "Visa", Last4: "4242"}, ChargeID: "ch_9",
-		VAT: store.VATBreakdown([]store.Taxed{{Rate: 1200, Gross: eur(1490)}}, store.Money{})}
+		VAT: rules.VATBreakdown([]rules.Taxed{{Rate: 1200, Gross: eur(1490)}}, store.Money{})}
 	pdf, err := pdfdoc.Receipt(context.Background(), pdfdoc.Common{Lang: lang.Korean, Seller: seller}, r)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestReceiptCreditNotePDF(t *testing.T) {
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	r := store.Receipt{Number: "R0000000000AA", BookNumber: "R2026-000024", ProductName: "Kaffe varje månad", Email: "ada@fikafield.example",
 		ProcessedAt: at, PeriodStart: at, PeriodEnd: at.AddDate(0, 1, 0), Amount: eur(1490), Card: store.Card{Brand: "Visa", Last4: "4242"}, ChargeID: "ch_9",
-		VAT: store.VATBreakdown([]store.Taxed{{Rate: 1200, Gross: eur(1490)}}, store.Money{})}
+		VAT: rules.VATBreakdown([]rules.Taxed{{Rate: 1200, Gross: eur(1490)}}, store.Money{})}
 	n := store.ReceiptCreditNote{Number: "CN2026-000007", At: at.AddDate(0, 0, 9), Amount: eur(500), Reason: "Beans arrived stale"}
 	for _, c := range []struct {
 		lang  lang.Lang

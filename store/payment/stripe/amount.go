@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 )
 
 // stripeCurrency is what Stripe needs to know of one of the shop's
@@ -48,7 +49,7 @@ var currencies = map[string]stripeCurrency{
 }
 
 // minimum is the smallest charge in a currency, in minor units.
-func minimum(currency string) int64 { return store.MinimumCharge(currency).Amount }
+func minimum(currency string) int64 { return rules.MinimumCharge(currency).Amount }
 
 // ErrAboveMaximum refuses an amount with more digits than Stripe takes.
 var ErrAboveMaximum = errors.New("the amount is above the largest charge Stripe takes")
@@ -61,7 +62,7 @@ var errCurrency = errors.New("stripe: currency not supported by the Stripe adapt
 // the table (TestEveryShopCurrencyMatchesStripe keeps it so).
 func toStripe(m store.Money) (int64, string, error) {
 	c, ok := currencies[m.Currency]
-	shop, known := store.CurrencyOf(m.Currency)
+	shop, known := rules.CurrencyOf(m.Currency)
 	if !ok || !known || shop.Digits != c.digits {
 		return 0, "", fmt.Errorf("%w: %q", errCurrency, m.Currency)
 	}

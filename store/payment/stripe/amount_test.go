@@ -6,13 +6,14 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/store/rules"
 )
 
 // A currency added to the shop must be checked against Stripe's minor units
 // and minimum before a card can pay in it.
 func TestEveryShopCurrencyMatchesStripe(t *testing.T) {
-	for _, code := range store.Currencies() {
-		shop, _ := store.CurrencyOf(code)
+	for _, code := range rules.Currencies() {
+		shop, _ := rules.CurrencyOf(code)
 		c, ok := currencies[code]
 		if !ok {
 			t.Errorf("%s: the shop prices in it, the Stripe adapter has no entry (docs.stripe.com/currencies: minor units, minimum)", code)
@@ -86,7 +87,7 @@ func FuzzAmountConversion(f *testing.F) {
 	f.Add(int64(50), uint8(0))
 	f.Add(int64(-1), uint8(3))
 	f.Add(int64(100_000_000), uint8(5))
-	codes := store.Currencies()
+	codes := rules.Currencies()
 	f.Fuzz(func(t *testing.T, amount int64, pick uint8) {
 		m := store.Money{Amount: amount, Currency: codes[int(pick)%len(codes)]}
 		got, code, err := toStripe(m)

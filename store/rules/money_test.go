@@ -1,4 +1,4 @@
-package store
+package rules
 
 import (
 	"testing"
@@ -81,7 +81,7 @@ func FuzzParseMoney(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if m.Amount < 0 || m.Amount > maxMoney {
+			if m.Amount < 0 || m.Amount > MaxMoney {
 				t.Fatalf("ParseMoney(%q, %s) = %d out of range", s, cur, m.Amount)
 			}
 			back, err := ParseMoney(m.Decimal(), cur)

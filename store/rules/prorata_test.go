@@ -1,4 +1,4 @@
-package store
+package rules
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func FuzzUnusedShare(f *testing.F) {
 	f.Add(int64(1), 0, 365, 400)
 	f.Add(int64(99999), 10, 5, 7)
 	f.Fuzz(func(t *testing.T, paid int64, startOff, length, cancelOff int) {
-		if paid < 0 || paid > maxMoney || length < -400 || length > 400 || startOff < -400 || startOff > 400 || cancelOff < -800 || cancelOff > 800 {
+		if paid < 0 || paid > MaxMoney || length < -400 || length > 400 || startOff < -400 || startOff > 400 || cancelOff < -800 || cancelOff > 800 {
 			t.Skip()
 		}
 		start := d("2028-01-01").AddDate(0, 0, startOff)
@@ -141,7 +141,7 @@ func TestFirstPeriodOnEveryDayForEveryPaymentDayAndPeriod(t *testing.T) {
 				if p.Full != isPaymentDate(today, day) {
 					t.Fatalf("%s: a whole period iff today is a payment date", where)
 				}
-				if p.From != today || !p.Next.After(today) || p.To != p.Next.AddDate(0, 0, -1) || p.Days != daysBetween(today, p.Next) {
+				if p.From != today || !p.Next.After(today) || p.To != p.Next.AddDate(0, 0, -1) || p.Days != DaysBetween(today, p.Next) {
 					t.Fatalf("%s: dates", where)
 				}
 				if !isPaymentDate(p.Next, day) {
@@ -194,10 +194,10 @@ func TestFirstPeriodOnEveryDayForEveryPaymentDayAndPeriod(t *testing.T) {
 func FuzzFirstPeriod(f *testing.F) {
 	f.Add(0, 1, uint8(0), int64(1290))
 	f.Add(789, 31, uint8(2), int64(1))
-	f.Add(-4000, 29, uint8(3), int64(maxMoney))
+	f.Add(-4000, 29, uint8(3), int64(MaxMoney))
 	codes := Currencies()
 	f.Fuzz(func(t *testing.T, offset, day int, pick uint8, price int64) {
-		if offset < -20000 || offset > 20000 || !ValidPaymentDay(day) || price < 0 || price > maxMoney {
+		if offset < -20000 || offset > 20000 || !ValidPaymentDay(day) || price < 0 || price > MaxMoney {
 			t.Skip()
 		}
 		months := Periods[int(pick)%len(Periods)]
@@ -213,7 +213,7 @@ func FuzzFirstPeriod(f *testing.F) {
 			t.Fatal(where, ": currency")
 		case p.Full != payday || p.Full && p.Share.Amount != price:
 			t.Fatal(where, ": a whole period iff today is a payment date")
-		case !p.Next.After(today) || p.Days != daysBetween(today, p.Next) || p.Days < 1 || p.Days > p.Of || p.Of > 31*months+1:
+		case !p.Next.After(today) || p.Days != DaysBetween(today, p.Next) || p.Days < 1 || p.Days > p.Of || p.Of > 31*months+1:
 			t.Fatal(where, ": days")
 		case !p.Full && (p.Days >= p.Of || p.Days > 31):
 			t.Fatal(where, ": a part of a period")
@@ -223,41 +223,4 @@ func FuzzFirstPeriod(f *testing.F) {
 			t.Fatal(where, ": units")
 		}
 	})
-}
-
-// The form's quote is the charge's: the first days at today's price, then
-// the first whole period at the price of its day, a scheduled price from
-// its day on.
-func TestQuoteSubscriptionTakesAScheduledPriceOnItsDay(t *testing.T) {
-	tea := Product{ID: "tea", Subscribable: true, MonthlyPrice: Money{1290, "EUR"}}
-	change := func(on string, applied bool) *PriceChange {
-		c := &PriceChange{ProductID: "tea", Old: Money{1290, "EUR"}, New: Money{1390, "EUR"}, EffectiveOn: d(on)}
-		if applied {
-			c.AppliedOn = d(on)
-		}
-		return c
-	}
-	for _, tc := range []struct {
-		name     string
-		change   *PriceChange
-		months   int
-		then     int64
-		newPrice string
-	}{
-		{"none scheduled", nil, 1, 1290, ""},
-		{"on the first payment date", change("2026-12-01", false), 1, 1390, "2026-12-01"},
-		{"on the first payment date, every 3 months", change("2026-12-01", false), 3, 3 * 1390, "2026-12-01"},
-		{"after it", change("2026-12-15", false), 1, 1290, "2026-12-15"},
-		{"applied already: the product's price is the new one", change("2026-11-01", true), 1, 1290, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			q := QuoteSubscription(d("2026-11-28"), tea, 1, tc.months, tc.change)
-			if want := FirstPeriod(d("2026-11-28"), 1, tc.months, Money{1290 * int64(tc.months), "EUR"}); q.First != want {
-				t.Errorf("first period %s, want %s", prorationString(q.First), prorationString(want))
-			}
-			if q.Then != (Money{tc.then, "EUR"}) || FormatDate(q.NewPriceFrom) != tc.newPrice {
-				t.Errorf("then %v, new price from %q; want %d from %q", q.Then, FormatDate(q.NewPriceFrom), tc.then, tc.newPrice)
-			}
-		})
-	}
 }

@@ -1,4 +1,4 @@
-package store
+package rules
 
 import (
 	"errors"
@@ -77,9 +77,10 @@ func Currencies() []string {
 // DefaultCurrency prices the demo catalogue.
 const DefaultCurrency = "EUR"
 
-// maxMoney caps parsed amounts well inside int64 so sums cannot overflow.
-const maxMoney = 1_000_000_000_00
+// MaxMoney caps parsed amounts well inside int64 so sums cannot overflow.
+const MaxMoney = 1_000_000_000_00
 
+// ErrBadMoney refuses an amount ParseMoney cannot read.
 var ErrBadMoney = errors.New("not an amount: use digits with at most the currency's decimals, like 12.50")
 
 // ParseMoney reads an amount typed by a person ("12", "12.5", "12.50"),
@@ -111,7 +112,7 @@ func ParseMoney(s, currency string) (Money, error) {
 		minor, _ = strconv.ParseInt(frac, 10, 64)
 	}
 	amount := units*pow10(cur.Digits) + minor
-	if amount > maxMoney {
+	if amount > MaxMoney {
 		return Money{}, ErrBadMoney
 	}
 	return Money{Amount: amount, Currency: currency}, nil

@@ -1,4 +1,4 @@
-package store
+package rules
 
 import "time"
 
@@ -8,10 +8,10 @@ import "time"
 // down to the currency's minor unit, so a share never exceeds what the
 // days are worth.
 
-// dayShare is amount × days / of, rounded down to the minor unit; nothing
+// DayShare is amount × days / of, rounded down to the minor unit; nothing
 // for an empty period. Minor units × days stays far inside int64 for any
 // amount ParseMoney takes.
-func dayShare(amount Money, days, of int) Money {
+func DayShare(amount Money, days, of int) Money {
 	share := Money{Currency: amount.Currency}
 	if of <= 0 || days <= 0 || amount.Amount <= 0 {
 		return share
@@ -28,10 +28,10 @@ type Proration struct {
 	Charge Money
 	// Share is the period's price × Days / Of, rounded down.
 	Share Money
-	// Discount is what a discount code took off Share (withCoupon).
+	// Discount is what a discount code took off Share (WithDiscount).
 	Discount Money
 	// Shipping is the delivery in Charge: a subscription's rate, in full,
-	// when these days ship a unit (withShipping); zero otherwise.
+	// when these days ship a unit (WithShipping); zero otherwise.
 	Shipping Money
 	// From and To are the first and last day paid (To is the day before
 	// Next); a receipt's period is [From, Next).
@@ -48,7 +48,7 @@ type Proration struct {
 	// Free: the share is below the smallest charge, so those days are
 	// free and nothing is charged.
 	Free bool
-	// Trial: these days are the product's free trial (subscribe_trial.go),
+	// Trial: these days are the product's free trial (the store's subscribe_trial.go),
 	// also Free.
 	Trial bool
 }
@@ -73,16 +73,16 @@ func FirstPeriod(today time.Time, day, months int, price Money) Proration {
 	p := Proration{From: today, Months: months, Charge: Money{Currency: price.Currency}}
 	if today.Equal(BillingDate(today.Year(), today.Month(), day)) {
 		p.Next = NextBillingDate(today, months, day)
-		p.Days = daysBetween(today, p.Next)
+		p.Days = DaysBetween(today, p.Next)
 		p.Of, p.Full, p.Share, p.Charge = p.Days, true, price, price
 		p.To = p.Next.AddDate(0, 0, -1)
 		return p
 	}
 	p.Next = FirstBillingDateAfter(today, day)
 	prev := BillingDate(p.Next.Year(), p.Next.Month()-time.Month(months), day)
-	p.Days, p.Of = daysBetween(today, p.Next), daysBetween(prev, p.Next)
+	p.Days, p.Of = DaysBetween(today, p.Next), DaysBetween(prev, p.Next)
 	p.To = p.Next.AddDate(0, 0, -1)
-	p.Share = dayShare(price, p.Days, p.Of)
+	p.Share = DayShare(price, p.Days, p.Of)
 	if p.Share.Amount < MinimumCharge(price.Currency).Amount {
 		p.Free = true
 	} else {
@@ -107,26 +107,49 @@ func (p Proration) Units() int {
 
 // UnusedShare is what a cancellation on `cancelled` gives back of `paid`
 // for the period [start, end) (billing dates): pro rata by days
-// (dayShare), the day of cancelling counted as used (the customer had
+// (DayShare), the day of cancelling counted as used (the customer had
 // it), rounded down so the refund never exceeds what is left. Cancelling
 // before the period starts gives everything back, on or after its end
 // nothing. It also returns the unused and the total days, for the words
 // beside it.
 func UnusedShare(paid Money, start, end, cancelled time.Time) (share Money, unusedDays, totalDays int) {
-	totalDays = daysBetween(start, end)
+	totalDays = DaysBetween(start, end)
 	if totalDays <= 0 || paid.Amount <= 0 {
 		return Money{Currency: paid.Currency}, 0, max(totalDays, 0)
 	}
-	used := daysBetween(start, cancelled) + 1
+	used := DaysBetween(start, cancelled) + 1
 	unusedDays = min(max(totalDays-used, 0), totalDays)
 	if cancelled.Before(start) {
 		unusedDays = totalDays
 	}
-	return dayShare(paid, unusedDays, totalDays), unusedDays, totalDays
+	return DayShare(paid, unusedDays, totalDays), unusedDays, totalDays
 }
 
-// daysBetween counts the calendar days from a to b (billing dates, UTC
+// DaysBetween counts the calendar days from a to b (billing dates, UTC
 // midnights, so every day has 24 hours).
-func daysBetween(a, b time.Time) int {
+func DaysBetween(a, b time.Time) int {
 	return int(b.Sub(a).Hours() / 24)
+}
+
+// WithDiscount is a first period with off (a discount code's) taken off
+// its share. A share that the discount brings below the smallest card
+// payment is not charged: those days are free, as without a code.
+func (p Proration) WithDiscount(off Money) Proration {
+	p.Discount = off
+	net := p.Share.Amount - p.Discount.Amount
+	if net < MinimumCharge(p.Share.Currency).Amount {
+		p.Free, p.Charge = true, Money{Currency: p.Share.Currency}
+	} else {
+		p.Charge = Money{Amount: net, Currency: p.Share.Currency}
+	}
+	return p
+}
+
+// WithShipping adds delivery at rate to a first period that ships a unit.
+func (p Proration) WithShipping(rate Money) Proration {
+	if rate.Amount <= 0 || p.Units() == 0 {
+		return p
+	}
+	p.Shipping, p.Charge = rate, p.Charge.Add(rate)
+	return p
 }
