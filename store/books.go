@@ -96,9 +96,9 @@ func bookCounterKey(kind bookKind, series string, year int) string {
 
 var errBookNumberTaken = errors.New("book number taken meanwhile")
 
-// ValidBookSeries says whether a series name can prefix numbers: one to
+// validBookSeries says whether a series name can prefix numbers: one to
 // three capital letters.
-func ValidBookSeries(s string) bool {
+func validBookSeries(s string) bool {
 	if len(s) == 0 || len(s) > 3 {
 		return false
 	}
@@ -120,7 +120,7 @@ func ParseBookSeries(s string) ([]string, error) {
 	seen := map[string]bool{}
 	for part := range strings.SplitSeq(s, ",") {
 		p := strings.TrimSpace(part)
-		if !ValidBookSeries(p) || seen[p] {
+		if !validBookSeries(p) || seen[p] {
 			return nil, fmt.Errorf("invoice series %q: each one to three capital letters, once (like A,B,C)", part)
 		}
 		seen[p] = true

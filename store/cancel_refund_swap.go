@@ -18,23 +18,23 @@ import (
 // and each receipt's part and card (RefundPart); the change's refund
 // sends none (TestCancelNowAfterASwapNowGivesBackTheNewLinesDays).
 
-// CancelSplit is what cancelling now gives back of a period swapped now
+// cancelSplit is what cancelling now gives back of a period swapped now
 // with a charge: Owed, the unused days at the new line (UnusedShare of
 // wholeNew), taken first from the change's receipt (FromChange, up to
 // what it charged) and the rest from the period's receipt (FromPeriod).
-type CancelSplit struct {
+type cancelSplit struct {
 	Owed, FromChange, FromPeriod Money
 	UnusedDays, Days             int
 }
 
-// SplitCancelAfterSwap is the refund of cancelling on today a period
+// splitCancelAfterSwap is the refund of cancelling on today a period
 // [start, end) swapped now to a line costing wholeNew for the whole
 // period, whose change receipt charged `change`. Paid minus given back is
 // then the old line's days up to the swap plus the new line's days from
 // it to today, each rounded down as UnusedShare does. FromPeriod never
 // exceeds `period`, the period's receipt's amount.
-func SplitCancelAfterSwap(wholeNew, period, change Money, start, end, today time.Time) CancelSplit {
-	var c CancelSplit
+func splitCancelAfterSwap(wholeNew, period, change Money, start, end, today time.Time) cancelSplit {
+	var c cancelSplit
 	c.Owed, c.UnusedDays, c.Days = rules.UnusedShare(wholeNew, start, end, today)
 	cur := wholeNew.Currency
 	c.FromChange = Money{Amount: min(c.Owed.Amount, max(change.Amount, 0)), Currency: cur}
@@ -52,7 +52,7 @@ type cancelRefund struct {
 // cancelRefunds are the refunds that cancelling cur on today gives: the
 // unused days of the period's receipt at its amount or, after a swap now
 // with a charge, at the new line, split over the change's receipt and the
-// period's (SplitCancelAfterSwap). None when a receipt was refunded
+// period's (splitCancelAfterSwap). None when a receipt was refunded
 // already (staff did, or a swap now gave money back).
 func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.Time) ([]cancelRefund, int, int, error) {
 	receipt, err := s.CurrentReceipt(ctx, cur)
@@ -86,7 +86,7 @@ func (s *Store) cancelRefunds(ctx context.Context, cur Subscription, today time.
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	split := SplitCancelAfterSwap(price, receipt.Amount, change.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
+	split := splitCancelAfterSwap(price, receipt.Amount, change.Amount, receipt.PeriodStart, receipt.PeriodEnd, today)
 	var out []cancelRefund
 	if split.FromChange.Amount > 0 {
 		out = append(out, req(change, split.FromChange, "cancel-change-"+cur.ID, why(split.UnusedDays, split.Days)+" at "+change.ProductName))

@@ -29,7 +29,7 @@ func TestSplitCancelAfterSwapGivesBackTheNewLinesDays(t *testing.T) {
 			start, end := d(tc.start), d(tc.end)
 			swap, cancel := d(tc.swap), d(tc.cancel)
 			q := QuoteSwapNow(eur(tc.old), eur(tc.new), start, end, swap)
-			got := SplitCancelAfterSwap(eur(tc.new), eur(tc.old), q.Charge, start, end, cancel)
+			got := splitCancelAfterSwap(eur(tc.new), eur(tc.old), q.Charge, start, end, cancel)
 			if got.Owed.Amount != tc.owed || got.FromChange.Amount != tc.fromChange || got.FromPeriod.Amount != tc.fromPeriod || got.UnusedDays != tc.unused {
 				t.Fatalf("got %+v, want owed %d = %d from the change + %d from the period, %d days", got, tc.owed, tc.fromChange, tc.fromPeriod, tc.unused)
 			}

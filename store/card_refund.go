@@ -106,7 +106,7 @@ const cardPendingRecheck = 15 * time.Minute
 // keeps its id and waits for the event or the job.
 func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder Refunder) (Refund, error) {
 	if rf.Status != RefundCardPending {
-		return s.NumberCreditNote(ctx, o.ID, rf) // done: its credit note, if it has none yet
+		return s.numberCreditNote(ctx, o.ID, rf) // done: its credit note, if it has none yet
 	}
 	pk, sk := orderKey(o.ID), refundKey(rf.ID)
 	pending := expression.Name("Status").Equal(expression.Value(string(RefundCardPending)))
@@ -138,13 +138,13 @@ func (s *Store) finishRefund(ctx context.Context, o Order, rf Refund, refunder R
 		if err != nil {
 			return now, err
 		}
-		return s.NumberCreditNote(ctx, o.ID, now)
+		return s.numberCreditNote(ctx, o.ID, now)
 	}
 	if err != nil {
 		return rf, fmt.Errorf("mark refund %s done: %w", rf.ID, err)
 	}
 	rf.Status, rf.GatewayRefundID = RefundDone, ans.Ref
-	return s.NumberCreditNote(ctx, o.ID, rf)
+	return s.numberCreditNote(ctx, o.ID, rf)
 }
 
 // markCardRefundDone is the update of an order's refund whose card part

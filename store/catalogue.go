@@ -47,15 +47,15 @@ type Photo struct {
 	Width, Height int
 }
 
-// PhotoWidths are the widths of the resized copies made of a photo wide
+// photoWidths are the widths of the resized copies made of a photo wide
 // enough for them; a narrower photo gets one copy at its own width.
-var PhotoWidths = []int{320, 640, 1280}
+var photoWidths = []int{320, 640, 1280}
 
 // Widths are the widths of this photo's resized copies, smallest first,
 // never wider than the original (never upscaled).
 func (p Photo) Widths() []int {
 	var ws []int
-	for _, w := range PhotoWidths {
+	for _, w := range photoWidths {
 		if w <= p.Width {
 			ws = append(ws, w)
 		}

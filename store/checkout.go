@@ -57,7 +57,7 @@ type CheckoutRequest struct {
 
 var (
 	ErrEmptyOrder     = errors.New("the cart is empty")
-	ErrCardRequired   = errors.New("a card is needed for the rest of the total")
+	errCardRequired   = errors.New("a card is needed for the rest of the total")
 	ErrBadCheckoutKey = errors.New("checkout key must be an id of at most 36 characters")
 	ErrMixedCurrency  = errors.New("the order mixes currencies")
 	ErrTotalChanged   = errors.New("the total changed since you saw it")

@@ -30,9 +30,9 @@ const minPaymentHold = time.Minute
 
 var (
 	ErrBadHold = fmt.Errorf("a payment hold lasts from %v to %v", minPaymentHold, MaxPaymentHold)
-	// ErrBadPayment: a provider's report lacks what applying it needs
+	// errBadPayment: a provider's report lacks what applying it needs
 	// (provider, payment, amount, a usable event or page id).
-	ErrBadPayment = errors.New("the payment report is incomplete")
+	errBadPayment = errors.New("the payment report is incomplete")
 	// ErrNotHeld: the order is not one a checkout held for its payment.
 	ErrNotHeld = errors.New("the order is not awaiting a card payment")
 	// ErrHoldReleased: the order's hold was released (expired) before its
@@ -270,7 +270,7 @@ func holdWrites(req CheckoutRequest, q Quote) int { return 3 + takesWrites(req, 
 // condition fails).
 func (s *Store) AttachPaymentSession(ctx context.Context, held Order, provider, sessionID string) error {
 	if provider == "" || sessionID == "" || len(sessionID) > 255 || !ValidID(held.ID) {
-		return fmt.Errorf("attach payment session %q of %q to order %s: %w", sessionID, provider, held.ID, ErrBadPayment)
+		return fmt.Errorf("attach payment session %q of %q to order %s: %w", sessionID, provider, held.ID, errBadPayment)
 	}
 	session := expression.Name("Hold.Session")
 	err := s.updateIf(ctx, orderKey(held.ID), customerKey(held.CustomerID),

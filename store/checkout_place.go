@@ -252,13 +252,13 @@ func awaitingPayment() expression.ConditionBuilder {
 func (res PaymentResult) check() error {
 	switch {
 	case res.Provider == "" || !ValidID(res.Provider):
-		return fmt.Errorf("a payment names its provider: %w", ErrBadPayment)
+		return fmt.Errorf("a payment names its provider: %w", errBadPayment)
 	case res.PaymentRef == "" || len(res.PaymentRef) > 255:
-		return fmt.Errorf("a payment names the provider's payment: %w", ErrBadPayment)
+		return fmt.Errorf("a payment names the provider's payment: %w", errBadPayment)
 	case res.EventID != "" && !validEventID(res.EventID):
-		return fmt.Errorf("event id %q: %w", res.EventID, ErrBadPayment)
+		return fmt.Errorf("event id %q: %w", res.EventID, errBadPayment)
 	case res.Amount.Amount <= 0:
-		return fmt.Errorf("a payment of %s: %w", res.Amount, ErrBadPayment)
+		return fmt.Errorf("a payment of %s: %w", res.Amount, errBadPayment)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func (s *Store) ReleaseHeldOrder(ctx context.Context, orderID string, reason Hol
 		return Order{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	if eventID != "" && (!validEventID(eventID) || !ValidID(provider)) {
-		return Order{}, fmt.Errorf("event %q of %q: %w", eventID, provider, ErrBadPayment)
+		return Order{}, fmt.Errorf("event %q of %q: %w", eventID, provider, errBadPayment)
 	}
 	for range 5 {
 		d, err := s.orderDetails(ctx, orderID, true)

@@ -27,7 +27,7 @@ import (
 // of the series' counter and the refund (on condition it is done and has
 // no number), so a refund is numbered once and a number is never lost.
 // A process stopped between the two leaves a done refund without its
-// number until the next call of NumberCreditNote for it: the same key sent
+// number until the next call of numberCreditNote for it: the same key sent
 // again, its event again, or the card refunds job, which numbers every
 // refund left on the list of credit notes due (NumberDueCreditNotes): the
 // write that marks a refund done puts it there, the one that numbers it
@@ -35,12 +35,12 @@ import (
 
 var errCreditNoteGiven = errors.New("credit note numbered meanwhile")
 
-// NumberCreditNote gives a done refund of an order with an invoice its
+// numberCreditNote gives a done refund of an order with an invoice its
 // credit note's number, if it has none yet: one transaction of the series'
 // counter and the refund (the counter read first when this process does
 // not know its last number). A refund not done, numbered already, or of an
 // order without an invoice (a late payment's refund) is returned as it is.
-func (s *Store) NumberCreditNote(ctx context.Context, orderID string, rf Refund) (Refund, error) {
+func (s *Store) numberCreditNote(ctx context.Context, orderID string, rf Refund) (Refund, error) {
 	if rf.Status != RefundDone || rf.CreditNote != "" || !takesCreditNote(rf) {
 		return rf, nil
 	}
@@ -135,7 +135,7 @@ const creditNoteGrace = 2 * time.Minute
 // NumberDueCreditNotes numbers the credit notes of order refunds done for
 // longer than the grace and still without one (their process stopped
 // between marking them done and numbering them): one Query of the
-// Attention index's credit-notes-due partition, then NumberCreditNote for
+// Attention index's credit-notes-due partition, then numberCreditNote for
 // each. It returns how many it numbered.
 func (s *Store) NumberDueCreditNotes(ctx context.Context) (int, error) {
 	before := createdKey(s.now().UTC().Add(-creditNoteGrace), "")
@@ -150,7 +150,7 @@ func (s *Store) NumberDueCreditNotes(ctx context.Context) (int, error) {
 			return n, err
 		}
 		rf := r.refund()
-		done, err := s.NumberCreditNote(ctx, rf.OrderID, rf)
+		done, err := s.numberCreditNote(ctx, rf.OrderID, rf)
 		if err != nil {
 			return n, fmt.Errorf("credit note of refund %s of order %s: %w", rf.ID, rf.OrderID, err)
 		}

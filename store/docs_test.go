@@ -17,7 +17,8 @@ import (
 // The access-pattern tables (docs/access-patterns.md, and the drops' and
 // the API's rows in docs/drops.md and docs/api.md) name each store method
 // and the file that holds it; a method that moves or is renamed must take
-// its row along.
+// its row along. A row may name an unexported method: a pattern that only
+// the store itself runs (a credit note's number, once its refund is done).
 func TestDocsNameTheFileOfEveryStoreMethod(t *testing.T) {
 	t.Parallel()
 	docs, err := filepath.Glob("../docs/*.md")
@@ -48,7 +49,7 @@ func TestDocsNameTheFileOfEveryStoreMethod(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range f.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.IsExported() && receiverIsStore(fn) {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && receiverIsStore(fn) {
 				defined[fn.Name.Name] = name
 			}
 		}

@@ -6,14 +6,14 @@ import (
 	"fmt"
 )
 
-// ErrTooManyHolders: a drop has more tickets than the caller would keep in
+// errTooManyHolders: a drop has more tickets than the caller would keep in
 // memory.
-var ErrTooManyHolders = errors.New("more tickets than asked for")
+var errTooManyHolders = errors.New("more tickets than asked for")
 
 // DropHolders reads the drop's tickets that hold a place (every status but
 // released: what a claim's ticket condition refuses), by client, with a
 // consistent Query of the drop's ticket partition, a page of up to 1,000 at
-// a time; ErrTooManyHolders past most. With the drop read just before, it
+// a time; errTooManyHolders past most. With the drop read just before, it
 // answers any claim of a sold-out drop from memory until the drop's
 // Releases moves.
 func (s *Store) DropHolders(ctx context.Context, dropID string, most int) (map[string]Ticket, error) {
@@ -30,7 +30,7 @@ func (s *Store) DropHolders(ctx context.Context, dropID string, most int) (map[s
 			}
 		}
 		if len(holders) > most {
-			return nil, fmt.Errorf("drop %s: %w", dropID, ErrTooManyHolders)
+			return nil, fmt.Errorf("drop %s: %w", dropID, errTooManyHolders)
 		}
 		if p.Next == "" {
 			return holders, nil

@@ -20,8 +20,8 @@ import (
 // hash, ErrIdempotencyMismatch. Of many concurrent requests with one key,
 // one transaction makes the drop; the others fail on the key's item.
 
-// APIIdempotencyTTL is how long an Idempotency-Key is kept.
-const APIIdempotencyTTL = 24 * time.Hour
+// aPIIdempotencyTTL is how long an Idempotency-Key is kept.
+const aPIIdempotencyTTL = 24 * time.Hour
 
 // DropIdempotency makes CreateDrop idempotent under a key.
 type DropIdempotency struct {
@@ -75,7 +75,7 @@ func (s *Store) txIdempotency(ik *DropIdempotency, d Drop, now time.Time) (types
 	}
 	k := apiIdempotencyKey(ik.Scope, ik.Key)
 	item, err := attributevalue.MarshalMap(apiIdempotencyRecord{PK: k, SK: k, EntityType: entityAPIIdempotency, Hash: ik.Hash,
-		DropID: d.ID, Body: string(body), CreatedAt: timestamp(now), ExpiresAt: now.Add(APIIdempotencyTTL).Unix()})
+		DropID: d.ID, Body: string(body), CreatedAt: timestamp(now), ExpiresAt: now.Add(aPIIdempotencyTTL).Unix()})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

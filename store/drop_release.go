@@ -24,12 +24,12 @@ import (
 var (
 	ErrTicketReleased       = errors.New("this ticket was released already")
 	ErrTicketVoided         = errors.New("this ticket is void: its drop was cancelled")
-	ErrTicketUsed           = errors.New("this ticket was used for an order")
+	errTicketUsed           = errors.New("this ticket was used for an order")
 	ErrTicketPendingPayment = errors.New("this ticket is held by an order awaiting its payment")
 	ErrTicketInCart         = errors.New("this ticket is in its holder's cart: it must be taken out of the cart first")
-	// ErrTicketExpired: a product drop's ticket that expired unused gave
+	// errTicketExpired: a product drop's ticket that expired unused gave
 	// its unit back to stock; its place is not given again.
-	ErrTicketExpired = errors.New("this ticket expired unused: its unit went back to stock")
+	errTicketExpired = errors.New("this ticket expired unused: its unit went back to stock")
 )
 
 // ReleaseReason is the word the API answers a refused release with.
@@ -39,13 +39,13 @@ func ReleaseReason(err error) string {
 		return "released"
 	case errors.Is(err, ErrTicketVoided):
 		return "void"
-	case errors.Is(err, ErrTicketUsed):
+	case errors.Is(err, errTicketUsed):
 		return "used"
 	case errors.Is(err, ErrTicketPendingPayment):
 		return "pending_payment"
 	case errors.Is(err, ErrTicketInCart):
 		return "in_cart"
-	case errors.Is(err, ErrTicketExpired):
+	case errors.Is(err, errTicketExpired):
 		return "expired"
 	}
 	return ClaimReason(err)
@@ -70,8 +70,8 @@ const releaseAttempts = 8
 // the valid ticket read; the count goes down by one on condition the drop
 // is open (and the count above zero); a product drop's ticket on condition
 // it is not in its holder's cart; the event, if asked for. Refusals:
-// ErrNotFound, ErrTicketReleased, ErrTicketVoided, ErrTicketUsed,
-// ErrTicketPendingPayment, ErrTicketInCart, ErrTicketExpired, ErrDropClosed,
+// ErrNotFound, ErrTicketReleased, ErrTicketVoided, errTicketUsed,
+// ErrTicketPendingPayment, ErrTicketInCart, errTicketExpired, ErrDropClosed,
 // ErrDropCancelled.
 func (s *Store) ReleaseTicket(ctx context.Context, req ReleaseRequest) (Ticket, error) {
 	for attempt := 0; ; attempt++ {
@@ -108,7 +108,7 @@ var errReleaseAgain = errors.New("release: read again")
 // valid. A ticket redeemed by an order awaiting its payment says so.
 func (s *Store) unreleasable(ctx context.Context, t Ticket) error {
 	if t.UnitReturned && t.Status == TicketValid {
-		return ErrTicketExpired
+		return errTicketExpired
 	}
 	switch t.Status {
 	case TicketValid:
@@ -119,7 +119,7 @@ func (s *Store) unreleasable(ctx context.Context, t Ticket) error {
 		return ErrTicketVoided
 	case TicketRedeemed:
 		if t.OrderID == "" {
-			return ErrTicketUsed
+			return errTicketUsed
 		}
 		o, err := s.OrderDetails(ctx, t.OrderID)
 		if err != nil && !errors.Is(err, ErrNotFound) {
@@ -128,9 +128,9 @@ func (s *Store) unreleasable(ctx context.Context, t Ticket) error {
 		if err == nil && o.Order.Status == OrderAwaitingPayment {
 			return fmt.Errorf("order %s: %w", t.OrderID, ErrTicketPendingPayment)
 		}
-		return fmt.Errorf("order %s: %w", t.OrderID, ErrTicketUsed)
+		return fmt.Errorf("order %s: %w", t.OrderID, errTicketUsed)
 	}
-	return fmt.Errorf("ticket status %q: %w", t.Status, ErrTicketUsed)
+	return fmt.Errorf("ticket status %q: %w", t.Status, errTicketUsed)
 }
 
 // releaseTx is the release's transaction; errReleaseAgain when a condition

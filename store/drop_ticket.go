@@ -318,15 +318,11 @@ func (s *Store) DropTickets(ctx context.Context, dropID string, limit int, curso
 	return pagedQuery(ctx, s, querySpec{key: onGSI1.pkEquals(dropClaimsKey(dropID))}, limit, cursor, ticketRecord.ticket)
 }
 
-// VoidTickets marks a cancelled drop's tickets void, page by page, and
+// voidTickets marks a cancelled drop's tickets void, page by page, and
 // returns them (to tell their holders); released tickets stay as they are.
-func (s *Store) VoidTickets(ctx context.Context, dropID string) ([]Ticket, error) {
-	return s.voidTickets(ctx, dropID, nil)
-}
-
-// voidTickets is VoidTickets, each ticket not void yet voided with its
-// ticket.voided event for a's endpoints (if a has any); a product drop's
-// ticket with its entry in the list of units to give back made due now.
+// Each ticket not void yet is voided with its ticket.voided event for a's
+// endpoints (if a has any); a product drop's ticket with its entry in the
+// list of units to give back made due now.
 func (s *Store) voidTickets(ctx context.Context, dropID string, a *Announcement[Ticket]) ([]Ticket, error) {
 	d, err := s.Drop(ctx, dropID)
 	if err != nil {

@@ -17,7 +17,6 @@ var (
 	ErrNotFound          = errors.New("not found")
 	ErrConflict          = errors.New("conflict: the item changed or already exists")
 	ErrEmailTaken        = errors.New("email already registered")
-	ErrInvalidCredential = errors.New("email or password is incorrect")
 	ErrBadCursor         = errors.New("malformed page cursor")
 	ErrInsufficientStock = errors.New("insufficient stock")
 	ErrSoldOut           = errors.New("sold out")

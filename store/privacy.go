@@ -24,8 +24,8 @@ const DeletedCustomerName = "Deleted customer"
 var (
 	ErrStaffAccount = errors.New("a staff account is closed by an owner, not deleted from the account page")
 	ErrOrderToShip  = errors.New("an order waits to ship")
-	// ErrAccountDeleted refuses a change to an account that was deleted.
-	ErrAccountDeleted = errors.New("the account was deleted")
+	// errAccountDeleted refuses a change to an account that was deleted.
+	errAccountDeleted = errors.New("the account was deleted")
 )
 
 // OrderToShipError refuses a deletion while an order still has to reach the

@@ -13,9 +13,9 @@ type ProductText struct {
 	Name, Description string
 }
 
-// ProductTextLanguages are the languages besides English a product's
+// productTextLanguages are the languages besides English a product's
 // texts may be given in, as language codes.
-var ProductTextLanguages = []string{"ko", "id"}
+var productTextLanguages = []string{"ko", "id"}
 
 // In is the product as a customer reading lang sees it: its name and
 // description in lang where staff gave them, else the English.

@@ -35,9 +35,9 @@ type ProviderCustomerEraser interface {
 // when a provider is down.
 func (s *Store) EraseProviderCustomersWith(e ProviderCustomerEraser) { s.providerEraser = e }
 
-// ErrBadProviderCustomer: a provider customer without a customer, a
+// errBadProviderCustomer: a provider customer without a customer, a
 // provider's name or an id of at most 255 characters.
-var ErrBadProviderCustomer = errors.New("a provider customer needs the customer, the provider's name and its id")
+var errBadProviderCustomer = errors.New("a provider customer needs the customer, the provider's name and its id")
 
 // partitionProviderCustomersLeft lists (GSI2) the erased customers whose
 // customer at a provider is still to delete.
@@ -54,7 +54,7 @@ const partitionProviderCustomersLeft = "provider-customers-left"
 // provider makes the map), and a GetItem when one fails.
 func (s *Store) SetProviderCustomer(ctx context.Context, customerID, provider, ref string) error {
 	if !ValidID(customerID) || provider == "" || !ValidID(provider) || ref == "" || len(ref) > 255 {
-		return fmt.Errorf("provider customer %q at %q for %q: %w", ref, provider, customerID, ErrBadProviderCustomer)
+		return fmt.Errorf("provider customer %q at %q for %q: %w", ref, provider, customerID, errBadProviderCustomer)
 	}
 	pk := customerKey(customerID)
 	live := expression.AttributeExists(expression.Name(attrPK)).And(expression.AttributeNotExists(expression.Name("ClosingAt")))

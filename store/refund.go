@@ -135,10 +135,10 @@ type Refund struct {
 }
 
 var (
-	ErrRefundReason  = errors.New("say why the order is refunded")
-	ErrRefundNothing = errors.New("choose lines to refund, an amount above zero or delivery")
+	errRefundReason  = errors.New("say why the order is refunded")
+	errRefundNothing = errors.New("choose lines to refund, an amount above zero or delivery")
 	ErrRefundLines   = errors.New("a line can give back at most the units not refunded yet")
-	ErrRefundKey     = errors.New("refund key must be an id of at most 36 characters")
+	errRefundKey     = errors.New("refund key must be an id of at most 36 characters")
 	ErrNotCancelable = errors.New("this order can no longer be cancelled: it is being shipped")
 	// ErrShippingStarted: units of a placed order were to go back where they
 	// were allocated, but its shipments were made first.
@@ -296,17 +296,17 @@ func (s *Store) RefundOrder(ctx context.Context, req OrderRefundRequest, charger
 // before anything is read.
 func checkRefundRequest(req OrderRefundRequest) (OrderRefundRequest, error) {
 	if !ValidID(req.Key) || len(req.Key) > 36 {
-		return req, ErrRefundKey
+		return req, errRefundKey
 	}
 	req.Reason = strings.TrimSpace(req.Reason)
 	if req.Reason == "" {
-		return req, ErrRefundReason
+		return req, errRefundReason
 	}
 	if len([]rune(req.Reason)) > 500 {
 		return req, fmt.Errorf("the reason is longer than 500 characters: %w", ErrBadRefund)
 	}
 	if len(req.Lines) == 0 && req.Amount.Amount <= 0 && !req.Shipping {
-		return req, ErrRefundNothing
+		return req, errRefundNothing
 	}
 	return req, nil
 }
@@ -321,7 +321,7 @@ func checkRefundRequest(req OrderRefundRequest) (OrderRefundRequest, error) {
 // either win (ErrNotCancelable) or find it cancelled. Exactly once per key.
 func (s *Store) CancelOrder(ctx context.Context, orderID, customerID, key string, mail func(Refund, Order) *Mail, charger Refunder) (Refund, error) {
 	if !ValidID(key) || len(key) > 36 {
-		return Refund{}, ErrRefundKey
+		return Refund{}, errRefundKey
 	}
 	req := OrderRefundRequest{OrderID: orderID, Key: key, Reason: "Cancelled by the customer", By: Customer{ID: customerID}, Mail: mail}
 	return s.refund(ctx, req, true, charger)

@@ -75,7 +75,7 @@ const (
 // one TransactWriteItems of 2 items (a receipt's: up to 4).
 func (s *Store) ApplyRefundEvent(ctx context.Context, ev RefundEvent) (RefundEventOutcome, error) {
 	if ev.Provider == "" || !ValidID(ev.Provider) || !validEventID(ev.EventID) {
-		return "", fmt.Errorf("refund event %q of %q: %w", ev.EventID, ev.Provider, ErrBadPayment)
+		return "", fmt.Errorf("refund event %q of %q: %w", ev.EventID, ev.Provider, errBadPayment)
 	}
 	var outcome eventOutcome
 	switch ev.Status {
@@ -86,7 +86,7 @@ func (s *Store) ApplyRefundEvent(ctx context.Context, ev RefundEvent) (RefundEve
 	default:
 		return RefundEventIgnored, nil // still on its way: nothing changes
 	}
-	if _, err := s.PaymentEventApplied(ctx, ev.Provider, ev.EventID); err == nil {
+	if _, err := s.paymentEventApplied(ctx, ev.Provider, ev.EventID); err == nil {
 		return RefundEventDuplicate, nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return "", err
@@ -101,9 +101,9 @@ func (s *Store) ApplyRefundEvent(ctx context.Context, ev RefundEvent) (RefundEve
 	return RefundEventIgnored, nil
 }
 
-// PaymentEventApplied reads the item of a provider's event applied before
+// paymentEventApplied reads the item of a provider's event applied before
 // (its outcome); ErrNotFound for one not applied.
-func (s *Store) PaymentEventApplied(ctx context.Context, provider, eventID string) (string, error) {
+func (s *Store) paymentEventApplied(ctx context.Context, provider, eventID string) (string, error) {
 	key := paymentEventKey(provider, eventID)
 	return getItemConsistent(ctx, s, key, key, "payment event "+eventID, func(r paymentEventRecord) string { return r.Outcome })
 }
@@ -136,7 +136,7 @@ func (s *Store) applyOrderRefundEvent(ctx context.Context, ev RefundEvent, outco
 	}
 	if rf.Status != RefundCardPending {
 		// Done already: its credit note, if a stop before left it without.
-		if _, err := s.NumberCreditNote(ctx, orderID, rf); err != nil {
+		if _, err := s.numberCreditNote(ctx, orderID, rf); err != nil {
 			return "", err
 		}
 		return RefundEventDuplicate, nil
@@ -172,7 +172,7 @@ func (s *Store) applyOrderRefundEvent(ctx context.Context, ev RefundEvent, outco
 		return RefundEventFailed, nil
 	}
 	rf.Status = RefundDone
-	if _, err := s.NumberCreditNote(ctx, orderID, rf); err != nil {
+	if _, err := s.numberCreditNote(ctx, orderID, rf); err != nil {
 		return "", fmt.Errorf("refund %s of order %s confirmed: %w", key, orderID, err) // the event again numbers it
 	}
 	return RefundEventConfirmed, nil

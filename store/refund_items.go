@@ -121,7 +121,7 @@ func (s *Store) refundRecordPut(o Order, p refundPlan, now time.Time) (types.Tra
 	case rf.Status == RefundCardPending:
 		rec.AttentionListPK, rec.AttentionListSK = pendingRefundKeys(now, orderRefundListID(o.ID, rf.ID))
 	case takesCreditNote(Refund{ID: rf.ID, Status: rf.Status}):
-		rec.AttentionListPK, rec.AttentionListSK = creditNoteDueKeys(now, o.ID, rf.ID) // until NumberCreditNote
+		rec.AttentionListPK, rec.AttentionListSK = creditNoteDueKeys(now, o.ID, rf.ID) // until numberCreditNote
 	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {

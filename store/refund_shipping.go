@@ -83,7 +83,7 @@ func refundAmount(o Order, req OrderRefundRequest, cancel bool, units int, lines
 		return 0, 0, fmt.Errorf("%w: %s is left to refund", ErrRefundExceedsCharge, left)
 	}
 	if amount <= 0 && !cancel {
-		return 0, 0, ErrRefundNothing
+		return 0, 0, errRefundNothing
 	}
 	return amount, ship, nil
 }

@@ -174,7 +174,7 @@ func (s *Store) planReturn(d OrderDetails, customerID string, req ReturnRequest)
 		CustomerID: customerID, Buyer: d.Order.Buyer, Status: ReturnRequested, Reason: req.Reason, Comment: req.Comment,
 		Currency: d.Order.Total.Currency, RequestedAt: now, Version: 1,
 	}
-	left := Returnable(d)
+	left := returnable(d)
 	seen := map[string]bool{}
 	for _, a := range req.Lines {
 		if a.Quantity == 0 {

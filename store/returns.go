@@ -252,19 +252,19 @@ type ReturnRequest struct {
 	Mail func([]Return) *Mail
 }
 
-// ReturnWindow is how many days after delivery a return may be asked.
-func (s *Store) ReturnWindow() int {
+// returnWindow is how many days after delivery a return may be asked.
+func (s *Store) returnWindow() int {
 	if s.returnDays <= 0 {
 		return DefaultReturnDays
 	}
 	return s.returnDays
 }
 
-// ReturnOpensAt is when an order's return window started: its last
+// returnOpensAt is when an order's return window started: its last
 // delivery, or, while no shipment is marked delivered, its last shipping
 // (staff may never mark a parcel delivered, and a window that never starts
 // would never close). Zero while something of the order has not left.
-func ReturnOpensAt(d OrderDetails) time.Time {
+func returnOpensAt(d OrderDetails) time.Time {
 	if d.Order.Status != OrderShipped && d.Order.Status != OrderDelivered {
 		return time.Time{}
 	}
@@ -286,17 +286,17 @@ func ReturnOpensAt(d OrderDetails) time.Time {
 // ReturnClosesAt is when the order's return window closes (zero while it has
 // not opened).
 func (s *Store) ReturnClosesAt(d OrderDetails) time.Time {
-	opens := ReturnOpensAt(d)
+	opens := returnOpensAt(d)
 	if opens.IsZero() {
 		return opens
 	}
-	return opens.AddDate(0, 0, s.ReturnWindow())
+	return opens.AddDate(0, 0, s.returnWindow())
 }
 
-// Returnable is how many units of each order line (by lineKey) may still be
+// returnable is how many units of each order line (by lineKey) may still be
 // asked back: bought less every return's lines, whatever became of them (a
 // rejected line went back to the customer; it is not returned twice).
-func Returnable(d OrderDetails) map[string]int {
+func returnable(d OrderDetails) map[string]int {
 	left := make(map[string]int, len(d.Items))
 	for _, it := range d.Items {
 		left[orderItemSortKey(it.ProductID, it.DropID)] += it.Quantity
@@ -329,9 +329,9 @@ func refundedOutsideReturns(d OrderDetails) map[string]int {
 	return n
 }
 
-// ReturnableOf is Returnable of one order line.
+// ReturnableOf is returnable of one order line.
 func ReturnableOf(d OrderDetails, it OrderItem) int {
-	return Returnable(d)[orderItemSortKey(it.ProductID, it.DropID)]
+	return returnable(d)[orderItemSortKey(it.ProductID, it.DropID)]
 }
 
 // txPutNew is a transaction's Put of rec on condition its item is new.

@@ -154,7 +154,7 @@ func indexFor(all []Product, catName map[string]string) []searchEntry {
 	index := make([]searchEntry, 0, len(all))
 	for _, p := range all {
 		names := []string{FoldText(p.Name)}
-		for _, lang := range ProductTextLanguages {
+		for _, lang := range productTextLanguages {
 			if n := p.TextIn(lang).Name; n != "" {
 				names = append(names, FoldText(n))
 			}

@@ -138,7 +138,7 @@ func pricePastOrder(p PastOrder, gifts map[string]*GiftCard, codes map[string]*D
 	}
 	q.Tender = rules.SplitTender(subtotal, off, Money{Currency: subtotal.Currency}, balance)
 	if q.Tender.Card.Amount > 0 && p.Card == nil {
-		return pastQuote{}, fmt.Errorf("seed order %s: %w", p.Number, ErrCardRequired)
+		return pastQuote{}, fmt.Errorf("seed order %s: %w", p.Number, errCardRequired)
 	}
 	if code != nil {
 		code.Used++

@@ -51,14 +51,14 @@ type sellerRecord struct {
 
 // Seller form limits.
 const (
-	MaxLegalName     = 120
-	MaxSellerAddress = 400
+	maxLegalName     = 120
+	maxSellerAddress = 400
 )
 
 var (
-	ErrSellerName    = errors.New("give the seller's legal name, up to 120 characters")
-	ErrSellerAddress = errors.New("give the seller's postal address, up to 400 characters")
-	ErrVATNumber     = errors.New("a VAT number is two letters of its country then 2 to 13 letters or digits, like SE556677889901")
+	errSellerName    = errors.New("give the seller's legal name, up to 120 characters")
+	errSellerAddress = errors.New("give the seller's postal address, up to 400 characters")
+	errVATNumber     = errors.New("a VAT number is two letters of its country then 2 to 13 letters or digits, like SE556677889901")
 )
 
 // NormalizeVATNumber takes out the spaces, dots and dashes people type
@@ -103,14 +103,14 @@ func ValidVATNumber(s string) bool {
 // checked as NormalizeVATNumber leaves it.
 func (s Seller) Check() map[string]error {
 	errs := map[string]error{}
-	if n := strings.TrimSpace(s.LegalName); n == "" || utf8.RuneCountInString(n) > MaxLegalName {
-		errs["name"] = ErrSellerName
+	if n := strings.TrimSpace(s.LegalName); n == "" || utf8.RuneCountInString(n) > maxLegalName {
+		errs["name"] = errSellerName
 	}
-	if len(s.AddressLines()) == 0 || utf8.RuneCountInString(s.Address) > MaxSellerAddress {
-		errs["address"] = ErrSellerAddress
+	if len(s.AddressLines()) == 0 || utf8.RuneCountInString(s.Address) > maxSellerAddress {
+		errs["address"] = errSellerAddress
 	}
 	if !ValidVATNumber(NormalizeVATNumber(s.VATNumber)) {
-		errs["vat"] = ErrVATNumber
+		errs["vat"] = errVATNumber
 	}
 	if len(errs) == 0 {
 		return nil

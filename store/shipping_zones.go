@@ -63,10 +63,10 @@ func (s *Store) ShippingZones(ctx context.Context) ([]ShippingZone, error) {
 	return zones, nil
 }
 
-// CheckZone cleans a zone as staff typed it (the countries by code,
+// checkZone cleans a zone as staff typed it (the countries by code,
 // upper case, sorted, once each) and says what is wrong with it: the
 // form checks each field with it, the store before writing.
-func CheckZone(z *ShippingZone) error {
+func checkZone(z *ShippingZone) error {
 	z.Name = strings.TrimSpace(z.Name)
 	codes := make([]string, 0, len(z.Countries))
 	for _, c := range z.Countries {
@@ -99,7 +99,7 @@ func CheckZone(z *ShippingZone) error {
 // country may be in one zone only: one in another is a *ZoneOverlapError.
 // Cost: a Query of the zones and a PutItem.
 func (s *Store) SaveShippingZone(ctx context.Context, z ShippingZone) (ShippingZone, error) {
-	if err := CheckZone(&z); err != nil {
+	if err := checkZone(&z); err != nil {
 		return ShippingZone{}, err
 	}
 	if z.ID == "" {

@@ -119,7 +119,7 @@ func (s *Store) changeAccount(ctx context.Context, customerID string, by *Custom
 		return Customer{}, RoleChange{}, err
 	}
 	if before.Deleted() || before.Closing {
-		return before, RoleChange{}, fmt.Errorf("customer %s: %w", customerID, ErrAccountDeleted)
+		return before, RoleChange{}, fmt.Errorf("customer %s: %w", customerID, errAccountDeleted)
 	}
 	after := before
 	change(&after)

@@ -35,8 +35,8 @@ var (
 	// ErrSubscribeSettled: the subscribe was started or failed already (an
 	// event twice, or the reconcile beside it); nothing was written.
 	ErrSubscribeSettled = errors.New("this subscribe was settled already")
-	// ErrPaymentAmount: the provider took another amount than the quote.
-	ErrPaymentAmount = errors.New("the payment is not the amount quoted")
+	// errPaymentAmount: the provider took another amount than the quote.
+	errPaymentAmount = errors.New("the payment is not the amount quoted")
 )
 
 // What a subscription's payment event did (its event item's outcome).

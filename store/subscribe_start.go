@@ -32,13 +32,13 @@ type PaidStart struct {
 // stock ran out meanwhile), moves the subscribe to started on condition
 // it is still pending, and writes the event's item. An event twice, or the
 // reconcile beside it, finds it settled: ErrSubscribeSettled, nothing
-// written. A payment of another amount than quoted is ErrPaymentAmount.
+// written. A payment of another amount than quoted is errPaymentAmount.
 func (s *Store) StartSubscription(ctx context.Context, p PendingSubscribe, paid PaidStart) (Subscription, Receipt, error) {
 	if p.Status != SubscribePending {
 		return Subscription{}, Receipt{}, ErrSubscribeSettled
 	}
 	if paid.Amount.Amount != p.Charge.Amount || (paid.Amount.Amount > 0 && paid.Amount.Currency != p.Charge.Currency) {
-		return Subscription{}, Receipt{}, fmt.Errorf("subscribe %s paid %s, quoted %s: %w", p.Key, paid.Amount, p.Charge, ErrPaymentAmount)
+		return Subscription{}, Receipt{}, fmt.Errorf("subscribe %s paid %s, quoted %s: %w", p.Key, paid.Amount, p.Charge, errPaymentAmount)
 	}
 	card := p.Card
 	if paid.Card != nil {

@@ -77,7 +77,7 @@ type Subscription struct {
 	Intent *PaymentIntent
 
 	// Orders are the orders its last paid periods made, newest first (at
-	// most KeptPeriodOrders), when its product ships: kept on the item so
+	// most keptPeriodOrders), when its product ships: kept on the item so
 	// the customer's page links them without another read.
 	Orders []PeriodOrder
 	// NewPrice is a monthly price the subscriber was told of (price
@@ -109,9 +109,9 @@ func (s Subscription) asStored() Subscription {
 	return s
 }
 
-// KeptPeriodOrders is how many of its periods' orders a subscription keeps
+// keptPeriodOrders is how many of its periods' orders a subscription keeps
 // links to; the customer's orders list has them all.
-const KeptPeriodOrders = 12
+const keptPeriodOrders = 12
 
 // PeriodOrder is the order one paid period of a subscription made.
 type PeriodOrder struct {
@@ -123,7 +123,7 @@ type PeriodOrder struct {
 // withOrder is sub with o first among its period orders.
 func (s Subscription) withOrder(o PeriodOrder) Subscription {
 	s.Orders = append([]PeriodOrder{o}, s.Orders...)
-	s.Orders = s.Orders[:min(len(s.Orders), KeptPeriodOrders)]
+	s.Orders = s.Orders[:min(len(s.Orders), keptPeriodOrders)]
 	return s
 }
 
@@ -203,10 +203,10 @@ func (s Subscription) Ending() bool { return s.Status == SubscriptionActive && !
 var (
 	ErrNotSubscribable             = errors.New("this product cannot be subscribed to")
 	ErrSubscriptionCancelled error = Refuse(Conflict, "subs.error.cancelled", "this subscription is cancelled; subscribe again from the product page")
-	ErrSubscriptionPaused    error = Refuse(Conflict, "subs.error.paused", "this subscription is paused; resume it first")
-	ErrSubscriptionNotPaused error = Refuse(Conflict, "subs.error.not_paused", "this subscription is not paused")
+	errSubscriptionPaused    error = Refuse(Conflict, "subs.error.paused", "this subscription is paused; resume it first")
+	errSubscriptionNotPaused error = Refuse(Conflict, "subs.error.not_paused", "this subscription is not paused")
 	ErrSubscriptionEnding    error = Refuse(Conflict, "subs.error.ending", "this subscription ends at the end of its period; keep it first")
-	ErrSubscriptionNotEnding error = Refuse(Conflict, "subs.error.not_ending", "this subscription is not set to end")
+	errSubscriptionNotEnding error = Refuse(Conflict, "subs.error.not_ending", "this subscription is not set to end")
 	ErrSameValue             error = Refuse(Conflict, "subs.error.same", "nothing to change: that is the current setting")
 	ErrPaymentOutstanding    error = Refuse(Conflict, "subs.error.outstanding", "this subscription has a payment outstanding; change the card to pay it")
 )
@@ -299,7 +299,7 @@ func Skip() SubscriptionChange {
 		case changeable(s) != nil:
 			return s, changeable(s)
 		case s.Status == SubscriptionPaused:
-			return s, ErrSubscriptionPaused
+			return s, errSubscriptionPaused
 		case s.Ending():
 			return s, ErrSubscriptionEnding
 		case s.Status == SubscriptionPastDue:
@@ -347,7 +347,7 @@ func CancelAtPeriodEnd() SubscriptionChange {
 func KeepOn() SubscriptionChange {
 	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
 		if !s.Ending() {
-			return s, ErrSubscriptionNotEnding
+			return s, errSubscriptionNotEnding
 		}
 		s.EndsOn = time.Time{}
 		if s.NextReminderDate.IsZero() && s.LastReminderDate.Before(s.NextPaymentDate.AddDate(0, 0, -lead)) {

@@ -69,7 +69,7 @@ func TestSubscriptionChanges(t *testing.T) {
 		}},
 		{"paused until a day: resumed then, paying on its first payment day on or after it", active("2026-01-15", "2026-02-15", 15, 1), []step{
 			{"2026-01-20", PauseUntil(d("2026-04-10")), nil, "2026-02-15", SubscriptionPaused},
-			{"2026-04-09", ResumeAsPlanned(), ErrSubscriptionNotPaused, "2026-02-15", SubscriptionPaused},
+			{"2026-04-09", ResumeAsPlanned(), errSubscriptionNotPaused, "2026-02-15", SubscriptionPaused},
 			{"2026-04-10", ResumeAsPlanned(), nil, "2026-04-15", SubscriptionActive},
 		}},
 		{"paused until a payment day: that day pays", active("2026-01-15", "2026-02-15", 15, 1), []step{
@@ -85,22 +85,22 @@ func TestSubscriptionChanges(t *testing.T) {
 			{"2026-01-25", ResumeAsPlanned(), nil, "2026-02-15", SubscriptionActive},
 		}},
 		{"a pause's end: after today, within a year, movable, droppable", active("2026-01-15", "2026-02-15", 15, 1), []step{
-			{"2026-01-20", PauseUntil(d("2026-01-20")), ErrBadResumeDate, "2026-02-15", SubscriptionActive},
-			{"2026-01-20", PauseUntil(d("2027-01-22")), ErrBadResumeDate, "2026-02-15", SubscriptionActive},
+			{"2026-01-20", PauseUntil(d("2026-01-20")), errBadResumeDate, "2026-02-15", SubscriptionActive},
+			{"2026-01-20", PauseUntil(d("2027-01-22")), errBadResumeDate, "2026-02-15", SubscriptionActive},
 			{"2026-01-20", PauseUntil(d("2026-03-01")), nil, "2026-02-15", SubscriptionPaused},
 			{"2026-01-21", PauseUntil(d("2026-03-01")), ErrSameValue, "2026-02-15", SubscriptionPaused},
 			{"2026-01-21", PauseUntil(d("2026-06-01")), nil, "2026-02-15", SubscriptionPaused},
 			{"2026-01-22", Pause(), nil, "2026-02-15", SubscriptionPaused},
-			{"2026-06-01", ResumeAsPlanned(), ErrSubscriptionNotPaused, "2026-02-15", SubscriptionPaused},
+			{"2026-06-01", ResumeAsPlanned(), errSubscriptionNotPaused, "2026-02-15", SubscriptionPaused},
 			{"2026-06-02", Pause(), ErrSameValue, "2026-02-15", SubscriptionPaused},
 		}},
 		{"the customer resumes before the day", active("2026-01-15", "2026-02-15", 15, 1), []step{
 			{"2026-01-20", PauseUntil(d("2026-06-01")), nil, "2026-02-15", SubscriptionPaused},
 			{"2026-03-02", Resume(), nil, "2026-03-15", SubscriptionActive},
-			{"2026-06-01", ResumeAsPlanned(), ErrSubscriptionNotPaused, "2026-03-15", SubscriptionActive},
+			{"2026-06-01", ResumeAsPlanned(), errSubscriptionNotPaused, "2026-03-15", SubscriptionActive},
 		}},
 		{"resume twice is refused", active("2026-01-15", "2026-02-15", 15, 1), []step{
-			{"2026-01-20", Resume(), ErrSubscriptionNotPaused, "2026-02-15", SubscriptionActive},
+			{"2026-01-20", Resume(), errSubscriptionNotPaused, "2026-02-15", SubscriptionActive},
 		}},
 		{"cancel at period end, then keep", active("2026-01-15", "2026-02-15", 15, 1), []step{
 			{"2026-01-20", CancelAtPeriodEnd(), nil, "2026-02-15", SubscriptionActive},

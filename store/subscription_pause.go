@@ -9,8 +9,8 @@ import (
 // MaxPauseDays is how far ahead a pause may be set to end: a year.
 const MaxPauseDays = 366
 
-// ErrBadResumeDate: a pause's end is not after today, or too far ahead.
-var ErrBadResumeDate error = Refuse(Invalid, "subs.error.until", "a pause ends after today and within a year")
+// errBadResumeDate: a pause's end is not after today, or too far ahead.
+var errBadResumeDate error = Refuse(Invalid, "subs.error.until", "a pause ends after today and within a year")
 
 // ValidPauseEnd says whether a pause may end on until: after today, and
 // within MaxPauseDays.
@@ -31,7 +31,7 @@ func PauseUntil(until time.Time) SubscriptionChange {
 		case changeable(s) != nil:
 			return s, changeable(s)
 		case !until.IsZero() && !ValidPauseEnd(until, today):
-			return s, ErrBadResumeDate
+			return s, errBadResumeDate
 		case s.Status == SubscriptionPaused && s.ResumesOn.Equal(until):
 			return s, ErrSameValue
 		case s.Ending():
@@ -56,7 +56,7 @@ func Resume() SubscriptionChange {
 		case changeable(s) != nil:
 			return s, changeable(s)
 		case s.Status != SubscriptionPaused:
-			return s, ErrSubscriptionNotPaused
+			return s, errSubscriptionNotPaused
 		}
 		return resumed(s, rules.FirstBillingDateAfter(today, s.PaymentDay), today, lead), nil
 	}
@@ -72,7 +72,7 @@ func ResumeAsPlanned() SubscriptionChange {
 		case changeable(s) != nil:
 			return s, changeable(s)
 		case s.Status != SubscriptionPaused || s.ResumesOn.IsZero() || s.ResumesOn.After(today):
-			return s, ErrSubscriptionNotPaused
+			return s, errSubscriptionNotPaused
 		}
 		return resumed(s, s.PaymentAfterPause(), today, lead), nil
 	}

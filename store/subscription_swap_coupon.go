@@ -10,12 +10,12 @@ import (
 // with the same code's terms too, so a swap now neither charges the code
 // away nor gives it back.
 
-// NetWithCoupon is a period's price at a line (gross, periodPriceAt) with
+// netWithCoupon is a period's price at a line (gross, periodPriceAt) with
 // the code that discounted the period's payment: a renewal's rule
 // (RenewalOff, never below the smallest card payment), a new subscriber's
 // first days the code's discount off the share (withCoupon). terms nil:
 // gross.
-func NetWithCoupon(gross Money, firstDays bool, terms *Coupon) Money {
+func netWithCoupon(gross Money, firstDays bool, terms *Coupon) Money {
 	if terms == nil {
 		return gross
 	}
@@ -50,11 +50,11 @@ func (s *Store) periodCoupon(ctx context.Context, r Receipt, sub Subscription) (
 }
 
 // periodNetAt is what r's days cost at next's line, with the code that
-// discounted r (NetWithCoupon).
+// discounted r (netWithCoupon).
 func (s *Store) periodNetAt(ctx context.Context, r Receipt, cur, next Subscription) (Money, error) {
 	c, ok, err := s.periodCoupon(ctx, r, cur)
 	if err != nil || !ok {
 		return periodPriceAt(r, cur, next), err
 	}
-	return NetWithCoupon(periodPriceAt(r, cur, next), r.FirstDays(), &c), nil
+	return netWithCoupon(periodPriceAt(r, cur, next), r.FirstDays(), &c), nil
 }

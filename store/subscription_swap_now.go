@@ -56,12 +56,12 @@ func (p SwapNowPlan) Key() string {
 // longestPeriod bounds how far back a period covering today can start.
 const longestPeriod = 6
 
-// PaidReceiptCovering is the receipt of the card payment covering day:
+// paidReceiptCovering is the receipt of the card payment covering day:
 // the newest of sub's period markers up to the day after (a swap now's
 // receipt starts then), then its receipt; both read consistent (a Query
 // each). ErrNoPaidPeriod when no charged receipt covers day;
 // ErrChangedNowAlready when a swap now (or a refund) touched it.
-func (s *Store) PaidReceiptCovering(ctx context.Context, sub Subscription, day time.Time) (Receipt, error) {
+func (s *Store) paidReceiptCovering(ctx context.Context, sub Subscription, day time.Time) (Receipt, error) {
 	q := querySpec{key: onTable.pkAndSKBetween(accountKey(sub.AccountID), periodKey(sub.ID, day.AddDate(0, -longestPeriod-1, 0)),
 		periodKey(sub.ID, day.AddDate(0, 0, 1))), backward: true, consistent: true}
 	marks, err := pagedQuery(ctx, s, q, 1, "", asRecord[periodRecord])
@@ -90,7 +90,7 @@ func (s *Store) PaidReceiptCovering(ctx context.Context, sub Subscription, day t
 // code that discounted that receipt, if one did (periodNetAt).
 func (s *Store) QuoteSwapNowFor(ctx context.Context, cur, next Subscription) (SwapNowPlan, error) {
 	today := rules.DateOf(s.now(), s.loc)
-	r, err := s.PaidReceiptCovering(ctx, cur, today)
+	r, err := s.paidReceiptCovering(ctx, cur, today)
 	if err != nil {
 		return SwapNowPlan{}, err
 	}

@@ -81,7 +81,7 @@ func (s *Store) swapChargedBefore(ctx context.Context, plan SwapNowPlan, charge 
 	if err != nil {
 		return SwappedNow{}, fmt.Errorf("subscription %s: %w", plan.Current.ID, ErrConflict)
 	}
-	r, err := s.PaidReceiptCovering(ctx, now, plan.Quote.From.AddDate(0, 0, -1))
+	r, err := s.paidReceiptCovering(ctx, now, plan.Quote.From.AddDate(0, 0, -1))
 	if errors.Is(err, ErrChangedNowAlready) && r.Kind == ReceiptChange && r.ChargeID == charge.ID {
 		return SwappedNow{Subscription: now, Receipt: &r}, nil
 	}

@@ -130,7 +130,7 @@ func TestNetWithCouponPricesTheNewLineWithThePeriodsCode(t *testing.T) {
 		{"€3 off first days' share", 320, true, fixed, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := NetWithCoupon(eur(tc.gross), tc.firstDays, tc.terms); got != eur(tc.want) {
+			if got := netWithCoupon(eur(tc.gross), tc.firstDays, tc.terms); got != eur(tc.want) {
 				t.Fatalf("got %v, want %d", got, tc.want)
 			}
 		})
