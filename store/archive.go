@@ -181,7 +181,7 @@ func (s *Store) InvoicesOfMonth(ctx context.Context, month Month) ([]Invoice, er
 		g.SetLimit(invoiceReaders)
 		for i, o := range page.Items {
 			g.Go(func() error {
-				inv, err := s.OrderInvoices(gctx, o.ID)
+				inv, err := s.orderInvoices(gctx, o.ID)
 				invoices[i] = inv
 				return err
 			})

@@ -33,10 +33,10 @@ func (ix dueIndex) upTo(n int, from, to time.Time) keyCond {
 	return ix.keys.pkAndSKBetween(pk, FormatDate(from), dueUpTo(to))
 }
 
-// RemindersDue lists active subscriptions whose reminder is due on or
+// remindersDue lists active subscriptions whose reminder is due on or
 // before day, oldest due first (pattern 4): one Query per shard, in
 // parallel, merged. The cursor carries each shard's position.
-func (s *Store) RemindersDue(ctx context.Context, day time.Time, limit int, cursor string) (Page[Subscription], error) {
+func (s *Store) remindersDue(ctx context.Context, day time.Time, limit int, cursor string) (Page[Subscription], error) {
 	return s.due(ctx, remindersDue, time.Time{}, day, limit, cursor)
 }
 

@@ -109,16 +109,16 @@ func (s *Store) OrderItems(ctx context.Context, orderID string) ([]OrderItem, er
 	return c.items, err
 }
 
-// OrderInvoices are the invoices of an order (access pattern 7).
-func (s *Store) OrderInvoices(ctx context.Context, orderID string) ([]Invoice, error) {
+// orderInvoices are the invoices of an order (access pattern 7).
+func (s *Store) orderInvoices(ctx context.Context, orderID string) ([]Invoice, error) {
 	c, err := s.orderPart(ctx, orderID, prefixInvoice)
 	return c.invoices, err
 }
 
-// OrderShipments are the shipments of an order (access pattern 8). The
+// orderShipments are the shipments of an order (access pattern 8). The
 // prefix sh# also matches the shipment items (shp#), so each shipment comes
 // with its items from the same Query.
-func (s *Store) OrderShipments(ctx context.Context, orderID string) ([]Shipment, error) {
+func (s *Store) orderShipments(ctx context.Context, orderID string) ([]Shipment, error) {
 	c, err := s.orderPart(ctx, orderID, prefixShipment)
 	return c.shipments, err
 }

@@ -127,9 +127,9 @@ func (s *Store) retryProviderCustomers(ctx context.Context) error {
 	return nil
 }
 
-// ProviderCustomersLeft lists the erased customers whose customer at a
+// providerCustomersLeft lists the erased customers whose customer at a
 // provider is still to delete (for staff and tests): id → what is left.
-func (s *Store) ProviderCustomersLeft(ctx context.Context) (map[string]map[string]string, error) {
+func (s *Store) providerCustomersLeft(ctx context.Context) (map[string]map[string]string, error) {
 	recs, err := queryAll(ctx, s, querySpec{key: onGSI2.pkEquals(partitionProviderCustomersLeft)}, asRecord[customerRecord])
 	if err != nil {
 		return nil, err

@@ -353,7 +353,7 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	case err == nil:
 	case len(reasons) > reserveAt && slices.Contains(reasons[reserveAt:], reasonConditionFailed) && reasons[0] != reasonConditionFailed:
 		// Staff refunded a receipt meanwhile: cancel without another refund.
-		return s.CancelSubscriptionNowWithoutRefund(ctx, customerID, id, version)
+		return s.cancelSubscriptionNowWithoutRefund(ctx, customerID, id, version)
 	case len(reasons) > 0:
 		if now, rerr := s.subscription(ctx, customerID, id, true); rerr == nil {
 			return CancelledNow{Subscription: now}, &StaleError{Current: now}
@@ -381,8 +381,8 @@ func (s *Store) CancelSubscriptionNow(ctx context.Context, customerID, id string
 	return out, nil
 }
 
-// CancelSubscriptionNowWithoutRefund cancels today and gives nothing back.
-func (s *Store) CancelSubscriptionNowWithoutRefund(ctx context.Context, customerID, id string, version int) (CancelledNow, error) {
+// cancelSubscriptionNowWithoutRefund cancels today and gives nothing back.
+func (s *Store) cancelSubscriptionNowWithoutRefund(ctx context.Context, customerID, id string, version int) (CancelledNow, error) {
 	sub, err := s.ChangeSubscription(ctx, customerID, id, version, CancelNow())
 	return CancelledNow{Subscription: sub}, err
 }

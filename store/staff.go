@@ -264,9 +264,9 @@ type ownerCountRecord struct {
 	Count int `dynamodbav:"Count"`
 }
 
-// Owners is how many active owners the shop has (a consistent GetItem of
+// owners is how many active owners the shop has (a consistent GetItem of
 // meta/owners); 0 when none was ever made.
-func (s *Store) Owners(ctx context.Context) (int, error) {
+func (s *Store) owners(ctx context.Context) (int, error) {
 	r, err := getItemConsistent(ctx, s, partitionMeta, sortKeyOwners, "owner count", asRecord[ownerCountRecord])
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
