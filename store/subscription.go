@@ -32,7 +32,7 @@ func ValidSubscriptionStatus(s string) bool {
 }
 
 // Subscription is a customer paying for a product every period, as in the
-// AWS recurring-payments guide. Dates are billing dates (see calendar.go).
+// AWS recurring-payments guide. Dates are billing dates (see rules/calendar.go).
 type Subscription struct {
 	ID           string
 	AccountID    string // the customer's id

@@ -7,7 +7,7 @@ import (
 )
 
 // SwapQuote is what a swap of product or quantity "now" comes to for the
-// rest of the period paid, by the one proration rule (prorata.go).
+// rest of the period paid, by the one proration rule (rules/prorata.go).
 type SwapQuote struct {
 	// From and To are the first and last day at the new price: the day
 	// of the swap counts as used at the old one (UnusedShare's rule), so
