@@ -33,7 +33,11 @@ type Config struct {
 	// after reading or saving it (default 1 s; negative: every request
 	// reads its session). A save changes the cookie's version, so a
 	// cached copy never answers the cookie of a later save.
-	SessionCache   time.Duration
+	SessionCache time.Duration
+	// VisitorPages is how long a sessionless visitor's catalogue, search
+	// or product page may be kept as rendered, within what the shop
+	// window keeps (default 1 s; negative: each is rendered).
+	VisitorPages   time.Duration
 	RequestTimeout time.Duration
 	BcryptCost     int
 	// ProxyHeader names the header a reverse proxy puts the client address

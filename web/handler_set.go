@@ -42,6 +42,9 @@ type shopPages struct {
 	receipts      *handlers.Receipts
 	drops         *handlers.Drops
 	media         *handlers.Media
+	// visitorPages keeps the catalogue, search and product pages as
+	// sessionless visitors see them (nil: never).
+	visitorPages *visitorPages
 	// testPayments are the test provider's hosted pages: nil but in test
 	// mode, and then not routed.
 	testPayments *handlers.TestPayments
@@ -179,6 +182,9 @@ func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, 
 	}
 	if cfg.SessionCache > 0 { // the subscribe form's reads are kept as long as sessions are
 		s.catalogue.Facts = handlers.NewSubscribeFacts(cfg.SessionCache)
+	}
+	if cfg.VisitorPages > 0 {
+		s.visitorPages = newVisitorPages(cfg.Store.Window(), cfg.Store.Now, cfg.VisitorPages, cfg.Metrics)
 	}
 	if testMode(cfg) {
 		s.testPayments = &handlers.TestPayments{Provider: cfg.TestPayments}
