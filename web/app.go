@@ -40,8 +40,8 @@ func New(cfg Config) (*fiber.App, error) {
 		sessionStore.cache = newSessionCache(cfg.SessionCache)
 		cfg.Store.OnSessionsEnded(sessionStore.cache.forget)
 	}
-	if cfg.VisitorPages == 0 {
-		cfg.VisitorPages = visitorPageKeep
+	if cfg.WindowPages == 0 {
+		cfg.WindowPages = windowPageKeep
 	}
 	h, err := newHandlers(&cfg)
 	if err != nil {

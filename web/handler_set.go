@@ -42,9 +42,10 @@ type shopPages struct {
 	receipts      *handlers.Receipts
 	drops         *handlers.Drops
 	media         *handlers.Media
-	// visitorPages keeps the catalogue, search and product pages as
-	// sessionless visitors see them (nil: never).
-	visitorPages *visitorPages
+	// windowPages keeps the catalogue, search and product pages as
+	// sessionless visitors see them, and parts of them for everyone
+	// (nil: never).
+	windowPages *windowPages
 	// testPayments are the test provider's hosted pages: nil but in test
 	// mode, and then not routed.
 	testPayments *handlers.TestPayments
@@ -183,8 +184,8 @@ func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, 
 	if cfg.SessionCache > 0 { // the subscribe form's reads are kept as long as sessions are
 		s.catalogue.Facts = handlers.NewSubscribeFacts(cfg.SessionCache)
 	}
-	if cfg.VisitorPages > 0 {
-		s.visitorPages = newVisitorPages(cfg.Store.Window(), cfg.Store.Now, cfg.VisitorPages, cfg.Metrics)
+	if cfg.WindowPages > 0 {
+		s.windowPages = newWindowPages(cfg.Store.Window(), cfg.Store.Now, cfg.WindowPages, cfg.Metrics)
 	}
 	if testMode(cfg) {
 		s.testPayments = &handlers.TestPayments{Provider: cfg.TestPayments}

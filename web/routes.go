@@ -106,9 +106,9 @@ func mediaRoutes(app *fiber.App, cfg Config, h shopPages) {
 }
 
 // catalogueRoutes are the pages made from the shop window alone: a
-// sessionless visitor's are kept a moment (visitor_pages.go).
+// visitor's are kept a moment, and parts of everyone's (window_pages.go).
 func catalogueRoutes(app *fiber.App, h shopPages) {
-	kept := h.visitorPages.handler
+	kept := h.windowPages.handler
 	app.Get(paths.Home, kept, h.catalogue.List)
 	app.Get(paths.Catalogue, kept, h.catalogue.List)
 	app.Get(paths.ProductPattern, kept, h.catalogue.Show)

@@ -15,8 +15,8 @@ import (
 	"shop/web"
 )
 
-func withVisitorPages(d time.Duration) appOption {
-	return func(_ storetest.Env, cfg *web.Config) { cfg.VisitorPages = d }
+func withWindowPages(d time.Duration) appOption {
+	return func(_ storetest.Env, cfg *web.Config) { cfg.WindowPages = d }
 }
 
 // maskedToken is a CSRF token as a page carries it.
@@ -50,10 +50,10 @@ func visitorPagesKept(t *testing.T, s *shop) int {
 // keeps stock a second, longer than a loaded machine may take between two
 // views), so what ends a kept page is the window: a change made on this
 // replica shows to the very next visitor.
-func TestVisitorPagesKeepNothingOfAnotherVisitor(t *testing.T) {
+func TestWindowPagesKeepNothingOfAnotherViewer(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	s := newShop(t, withStore(&storetest.Counter{}, store.WithClock(func() time.Time { return now })), withVisitorPages(time.Minute))
+	s := newShop(t, withStore(&storetest.Counter{}, store.WithClock(func() time.Time { return now })), withWindowPages(time.Minute))
 
 	first, second := s.browser(t), s.browser(t)
 	p1 := first.get("/products/cf-light")
@@ -98,14 +98,32 @@ func TestVisitorPagesKeepNothingOfAnotherVisitor(t *testing.T) {
 		t.Fatal("htmx's stock panel was answered with the kept whole page")
 	}
 
-	// A change this replica makes shows at once, though the catalogue's
-	// list is kept a minute.
+	// The catalogue's list and the product's words are parts kept for
+	// everyone: Ada's pages are made around the parts a visitor's were,
+	// and show her as herself; a visitor's made after hers hold nothing
+	// of hers.
 	newBrowser(t, s.base).get("/")
+	newBrowser(t, s.base).get("/products/cf-light")
+	for _, path := range []string{"/", "/products/cf-light"} {
+		wantSignedIn(t, ada.get(path), "Ada's "+path+" around kept parts")
+		if p := newBrowser(t, s.base).get(path); strings.Contains(p.body, "Ada") {
+			t.Fatalf("a visitor's %s after Ada's holds her name", path)
+		}
+	}
+
+	// A change this replica makes shows at once, though the catalogue's
+	// list is kept a minute: on the visitor's kept page and in the
+	// signed-in customer's kept parts.
 	staff := s.staff(t)
 	staff.get("/admin/products/cf-light")
 	edit := staff.post("/admin/products/cf-light", url.Values{"name": {"Archipelago Kept Not"}, "category": {"coffee"}, "price": {"13.90"}})
 	wantStatus(t, "rename", edit, http.StatusSeeOther)
 	if !strings.Contains(newBrowser(t, s.base).get("/").body, "Archipelago Kept Not") {
 		t.Fatal("the next visitor was served the catalogue from before the rename")
+	}
+	for _, path := range []string{"/", "/products/cf-light"} {
+		if p := ada.get(path); !strings.Contains(p.body, "Archipelago Kept Not") {
+			t.Fatalf("Ada's %s was made around a part from before the rename", path)
+		}
 	}
 }

@@ -11,11 +11,14 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/views"
 )
 
-// Visitors without a session all see the same catalogue, search and
-// product pages: nothing of theirs is on them but a CSRF token. So those
-// pages, made from the shop window alone, are kept as rendered:
+// The catalogue, search and product pages are made from the shop window
+// alone. Parts of them that are the same for every viewer (views.Kept)
+// are kept as rendered for everyone; and visitors without a session all
+// see the same whole page, nothing of theirs on it but a CSRF token, so
+// those pages are kept whole:
 //
 //   - for a request with no cookie but the visitor's id and the language,
 //     keyed by everything the page is made of (address, language, the
@@ -28,12 +31,14 @@ import (
 //     visitor's, made as rendering would (and its cookie set with it);
 //   - only a 200 that set no cookie but the visitor's.
 //
-// Signed-in customers, carts and flashes (a session cookie) always render.
-type visitorPages struct {
+// Signed-in customers, carts and flashes (a session cookie) always render
+// their page, around the kept parts.
+type windowPages struct {
 	window *store.Window
 	now    func() time.Time
 	keep   time.Duration
-	// kept and rendered count the pages served as kept and rendered.
+	parts  *views.KeptParts
+	// kept and rendered count visitors' pages served as kept and rendered.
 	kept, rendered prometheus.Counter
 
 	mu    sync.RWMutex
@@ -49,7 +54,7 @@ type keptPage struct {
 }
 
 const (
-	visitorPageKeep     = time.Second
+	windowPageKeep      = time.Second
 	visitorPagesMax     = 2_000
 	visitorPageMaxBytes = 256 << 10
 )
@@ -58,18 +63,25 @@ const (
 // out of a template.
 var tokenHole = []byte("\x00csrf\x00")
 
-func newVisitorPages(w *store.Window, now func() time.Time, keep time.Duration, m *Metrics) *visitorPages {
-	return &visitorPages{window: w, now: now, keep: keep, pages: map[string]keptPage{},
+func newWindowPages(w *store.Window, now func() time.Time, keep time.Duration, m *Metrics) *windowPages {
+	return &windowPages{window: w, now: now, keep: keep, pages: map[string]keptPage{}, parts: views.NewKeptParts(w, now, keep),
 		kept: m.visitorPages.WithLabelValues("kept"), rendered: m.visitorPages.WithLabelValues("rendered")}
 }
 
-// handler serves a kept page, or renders and keeps it.
-func (v *visitorPages) handler(c *fiber.Ctx) error {
-	if v == nil || c.Method() != fiber.MethodGet || !visitorOnly(c) {
+// handler serves a visitor's kept page, or renders (and keeps) the page,
+// its parts kept.
+func (v *windowPages) handler(c *fiber.Ctx) error {
+	if v == nil || c.Method() != fiber.MethodGet {
 		return c.Next()
 	}
-	key := v.key(c)
+	key := pageKey(c)
 	changes := v.window.Changes()
+	ctx, note := v.window.Noting(c.UserContext())
+	c.SetUserContext(views.WithKeptParts(ctx, v.parts, key, changes, note))
+	if !visitorOnly(c) {
+		return c.Next()
+	}
+	key += visitorKey(c)
 	v.mu.RLock()
 	p, ok := v.pages[key]
 	v.mu.RUnlock()
@@ -79,8 +91,6 @@ func (v *visitorPages) handler(c *fiber.Ctx) error {
 	}
 	v.rendered.Inc()
 	page.NoteTokens(c)
-	ctx, note := v.window.Noting(c.UserContext())
-	c.SetUserContext(ctx)
 	before := responseHeaders(c)
 	if err := c.Next(); err != nil {
 		return err
@@ -124,15 +134,12 @@ func (p keptPage) serve(c *fiber.Ctx) error {
 	return c.Send(bytes.ReplaceAll(p.body, tokenHole, []byte(page.CSRFToken(c))))
 }
 
-// key is everything of the request a kept page is made of. The language
-// middleware has already read ?lang=, the cookie and Accept-Language.
-func (v *visitorPages) key(c *fiber.Ctx) string {
+// pageKey is everything of the request a kept page or part is made of.
+// The language middleware has already read ?lang=, the cookie and
+// Accept-Language.
+func pageKey(c *fiber.Ctx) string {
 	var b strings.Builder
-	visitor := "0"
-	if page.HasVisitor(c) {
-		visitor = "1"
-	}
-	for _, s := range []string{string(page.Lang(c)), visitor, c.Get("HX-Request"), c.Get("HX-Target"),
+	for _, s := range []string{string(page.Lang(c)), c.Get("HX-Request"), c.Get("HX-Target"),
 		c.Get("HX-History-Restore-Request"), c.BaseURL(), c.OriginalURL()} {
 		b.WriteString(s)
 		b.WriteByte(0)
@@ -140,7 +147,16 @@ func (v *visitorPages) key(c *fiber.Ctx) string {
 	return b.String()
 }
 
-func (v *visitorPages) sweepLocked() {
+// visitorKey tells a visitor's page from a new visitor's: the layout
+// carries the token of a visitor id the request came with.
+func visitorKey(c *fiber.Ctx) string {
+	if page.HasVisitor(c) {
+		return "visitor"
+	}
+	return "new"
+}
+
+func (v *windowPages) sweepLocked() {
 	now := v.now()
 	for k, p := range v.pages {
 		if !now.Before(p.until) {
