@@ -35,7 +35,12 @@ type keptPart struct {
 	changes uint64
 }
 
-const keptPartsMax = 2_000
+// Parts live a second at most, so few are kept at once; the bounds hold
+// memory to 64 MB whatever addresses a crawler makes up.
+const (
+	keptPartsMax     = 1_024
+	keptPartMaxBytes = 64 << 10
+)
 
 // NewKeptParts keeps parts at most keep, and no longer than the window
 // entries they were made from.
@@ -91,7 +96,7 @@ func Kept(name string) templ.Component {
 		if limit := now.Add(p.keep); until.After(limit) {
 			until = limit
 		}
-		if now.Before(until) {
+		if now.Before(until) && buf.Len() <= keptPartMaxBytes {
 			p.put(key, keptPart{html: buf.Bytes(), until: until, changes: r.changes})
 		}
 		_, err := w.Write(buf.Bytes())

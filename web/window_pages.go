@@ -55,8 +55,10 @@ type keptPage struct {
 
 const (
 	windowPageKeep      = time.Second
-	visitorPagesMax     = 2_000
-	visitorPageMaxBytes = 256 << 10
+	// Pages live a second at most, so few are kept at once; the bounds
+	// hold memory to 32 MB whatever addresses a crawler makes up.
+	visitorPagesMax     = 512
+	visitorPageMaxBytes = 64 << 10
 )
 
 // tokenHole stands for a CSRF token in a kept page: NUL bytes never come
