@@ -54,7 +54,7 @@ type keptPage struct {
 }
 
 const (
-	windowPageKeep      = time.Second
+	windowPageKeep = time.Second
 	// Pages live a second at most, so few are kept at once; the bounds
 	// hold memory to 32 MB whatever addresses a crawler makes up.
 	visitorPagesMax     = 512
@@ -78,18 +78,22 @@ func (v *windowPages) handler(c *fiber.Ctx) error {
 	}
 	key := pageKey(c)
 	changes := v.window.Changes()
+	visitor := visitorOnly(c)
+	var pageOf string // the whole page's key: a visitor id made while rendering must not change it
+	if visitor {
+		pageOf = key + visitorKey(c)
+		v.mu.RLock()
+		p, ok := v.pages[pageOf]
+		v.mu.RUnlock()
+		if ok && p.changes == changes && v.now().Before(p.until) {
+			v.kept.Inc()
+			return p.serve(c)
+		}
+	}
 	ctx, note := v.window.Noting(c.UserContext())
 	c.SetUserContext(views.WithKeptParts(ctx, v.parts, key, changes, note))
-	if !visitorOnly(c) {
+	if !visitor {
 		return c.Next()
-	}
-	key += visitorKey(c)
-	v.mu.RLock()
-	p, ok := v.pages[key]
-	v.mu.RUnlock()
-	if ok && p.changes == changes && v.now().Before(p.until) {
-		v.kept.Inc()
-		return p.serve(c)
 	}
 	v.rendered.Inc()
 	page.NoteTokens(c)
@@ -121,7 +125,7 @@ func (v *windowPages) handler(c *fiber.Ctx) error {
 	if len(v.pages) >= visitorPagesMax {
 		v.sweepLocked()
 	}
-	v.pages[key] = kept
+	v.pages[pageOf] = kept
 	return nil
 }
 
