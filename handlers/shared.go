@@ -21,6 +21,17 @@ func refusalText(ctx context.Context, err error) string {
 	return sentence(err)
 }
 
+// refusedAtField puts the refusal err carries, in the language of ctx, at
+// its field of a form's errors ("" for the form as a whole) and says
+// whether err was one; any other error (or none) is the caller's.
+func refusedAtField(ctx context.Context, errs views.FieldErrors, err error) bool {
+	r, ok := page.RefusalOf(ctx, err)
+	if ok {
+		errs[r.Field] = r.Text
+	}
+	return ok
+}
+
 // signedInFor is the viewer of a page for customers; one not signed in is
 // sent to sign in, then back.
 func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {

@@ -1,0 +1,79 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views/lang"
+)
+
+// languages are the shop's three, each as a request's context.
+var languages = []context.Context{
+	lang.With(context.Background(), lang.English),
+	lang.With(context.Background(), lang.Korean),
+	lang.With(context.Background(), lang.Indonesian),
+}
+
+// refusalCase is a store error and how every page says it: its status,
+// its field, and its sentence (id and values as name, value pairs, the
+// values already as the reader sees them).
+type refusalCase struct {
+	err    error
+	status int
+	field  string
+	id     string
+	args   []any
+}
+
+// checkRefusals holds each case's answer from page.RefusalOf in the three
+// languages: the status, the field and the catalogue's sentence, never a
+// missing one.
+func checkRefusals(t *testing.T, cases []refusalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		for _, ctx := range languages {
+			l := lang.From(ctx)
+			want := page.Refused{Status: tc.status, Field: tc.field, Text: lang.In(l, tc.id, tc.args...)}
+			got, ok := page.RefusalOf(ctx, fmt.Errorf("wrapped: %w", tc.err))
+			if !ok || got != want {
+				t.Errorf("%v in %s: %+v, %v; want %+v", tc.err, l, got, ok, want)
+			}
+			if strings.Contains(got.Text, lang.Missing(tc.id)) || strings.Contains(got.Text, "{{") {
+				t.Errorf("%v in %s: %q is not a whole sentence", tc.err, l, got.Text)
+			}
+		}
+	}
+}
+
+// A bad field of a new drop is said at its field, each kind in its own
+// words, its limit among them.
+func TestDropErrorsSayThemselves(t *testing.T) {
+	bad := func(field, kind string, args ...any) *store.DropError {
+		return &store.DropError{Field: field, Kind: kind, Args: args, Msg: "English words"}
+	}
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{bad("title", "title"), invalid, "title", "admin.dropsx.err.title", nil},
+		{bad("description", "description", "Max", 1000), invalid, "description", "admin.dropsx.err.description", []any{"Max", 1000}},
+		{bad("quantity", "quantity", "Max", 100000), invalid, "quantity", "admin.dropsx.err.quantity", []any{"Max", 100000}},
+		{bad("opens", "opens_missing"), invalid, "opens", "admin.dropsx.err.opens_missing", nil},
+		{bad("opens", "opens_past"), invalid, "opens", "admin.dropsx.err.opens_past", nil},
+		{bad("closes", "closes"), invalid, "closes", "admin.dropsx.err.closes", nil},
+		{bad("closes", "closes_too_late", "Days", 30), invalid, "closes", "admin.dropsx.err.closes_too_late", []any{"Days", 30}},
+		{bad("product", "product"), invalid, "product", "admin.dropsx.err.product", nil},
+		{bad("price", "price"), invalid, "price", "admin.dropsx.err.price", nil},
+		{bad("price", "price_currency", "Currency", "EUR"), invalid, "price", "admin.dropsx.err.price_currency", []any{"Currency", "EUR"}},
+		{bad("redeem", "redeem"), invalid, "redeem", "admin.dropsx.err.redeem", nil},
+		{bad("quantity", "quantity_short", "Available", 3, "Product", "Tea"), invalid, "quantity", "admin.dropsx.err.quantity_short", []any{"Available", 3, "Product", "Tea"}},
+		{bad("audience", "audience"), invalid, "audience", "admin.dropsx.err.audience", nil},
+		{bad("audience", "audience_published"), invalid, "audience", "admin.dropsx.err.audience_published", nil},
+		{bad("audience", "audience_product"), invalid, "audience", "admin.dropsx.err.audience_product", nil},
+		{bad("audience", "audience_unknown"), invalid, "audience", "admin.dropsx.err.audience_unknown", nil},
+	})
+}
