@@ -128,7 +128,7 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who
 			return s, &q, nil
 		case errors.As(err, &ce):
 			// Show the error at its field and price the order without that code.
-			s.Errors[ce.Field] = codeMessage(ctx, ce)
+			s.Errors[ce.Field] = refusalText(ctx, ce)
 			if ce.Field == "discount" {
 				req.DiscountCode = ""
 			} else {

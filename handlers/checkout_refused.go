@@ -19,7 +19,7 @@ func refusedAt(ctx context.Context, err error, f *views.CheckoutForm) error {
 	case errors.As(err, &short):
 		f.Errors[""] = shopMessage(ctx, short)
 	case errors.As(err, &ce):
-		f.Errors[ce.Field] = codeMessage(ctx, ce)
+		f.Errors[ce.Field] = refusalText(ctx, ce)
 	case errors.Is(err, store.ErrTotalChanged):
 		f.Errors[""] = lang.T(ctx, "checkout.total_changed")
 	case errors.Is(err, store.ErrTicketNotRedeemable):

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,4 +77,39 @@ func TestDropErrorsSayThemselves(t *testing.T) {
 		{bad("audience", "audience_product"), invalid, "audience", "admin.dropsx.err.audience_product", nil},
 		{bad("audience", "audience_unknown"), invalid, "audience", "admin.dropsx.err.audience_unknown", nil},
 	})
+}
+
+// A refused discount code or gift card is said at its field, in the same
+// words at checkout and on the subscribe form.
+func TestCodeErrorsSayThemselves(t *testing.T) {
+	at := func(field string, err error) error { return &store.CodeError{Field: field, Err: err} }
+	invalid, conflict := fiber.StatusUnprocessableEntity, fiber.StatusConflict
+	checkRefusals(t, []refusalCase{
+		{at("discount", store.ErrUnknownDiscount), invalid, "discount", "checkout.discount.unknown", nil},
+		{at("code", store.ErrUnknownDiscount), invalid, "code", "checkout.discount.unknown", nil},
+		{at("giftcard", store.ErrUnknownGiftCard), invalid, "giftcard", "checkout.giftcard.unknown", nil},
+		{at("discount", store.ErrCodeExpired), conflict, "discount", "checkout.code.expired", nil},
+		{at("code", store.ErrCodeExpired), conflict, "code", "checkout.code.expired", nil},
+		{at("discount", store.ErrCodeUsedUp), conflict, "discount", "checkout.code.used_up", nil},
+		{at("giftcard", store.ErrGiftCardUsed), conflict, "giftcard", "checkout.giftcard.empty", nil},
+		{at("giftcard", store.ErrCodeMixesCurrency), invalid, "giftcard", "checkout.code.currency", nil},
+		{at("code", store.ErrCodeCurrency), invalid, "code", "subs.code.currency", nil},
+		{at("code", store.ErrBadCode), invalid, "code", "checkout.code.bad", nil},
+		{at("giftcard", store.ErrGiftCardChanged), conflict, "giftcard", "checkout.giftcard.changed", nil},
+		{store.ErrBadCode, invalid, "", "checkout.code.bad", nil},
+	})
+	// What the store's callers test for still holds.
+	for _, tc := range []struct{ err, is error }{
+		{at("discount", store.ErrUnknownDiscount), store.ErrNotFound},
+		{at("giftcard", store.ErrUnknownGiftCard), store.ErrNotFound},
+		{at("discount", store.ErrCodeMixesCurrency), store.ErrMixedCurrency},
+		{at("discount", store.ErrCodeUsedUp), store.ErrCodeUsedUp},
+	} {
+		if !errors.Is(tc.err, tc.is) {
+			t.Errorf("%v is not %v", tc.err, tc.is)
+		}
+	}
+	if r, ok := store.RefusalOf(at("discount", errors.New("disk on fire"))); ok {
+		t.Errorf("a code's error that is no refusal says %+v", r)
+	}
 }

@@ -22,7 +22,7 @@ func shopMessage(ctx context.Context, err error) string {
 		}
 		return lang.T(ctx, "cart.stock.short", "Product", name, "Available", short.Available, "Wanted", short.Wanted)
 	case errors.As(err, &ce):
-		return codeMessage(ctx, ce)
+		return refusalText(ctx, ce)
 	case errors.Is(err, store.ErrBadQty):
 		return lang.T(ctx, "cart.bad_quantity")
 	case errors.Is(err, store.ErrLineTooBig):
@@ -41,31 +41,4 @@ func shopMessage(ctx context.Context, err error) string {
 		return lang.T(ctx, "checkout.code.bad")
 	}
 	return sentence(err)
-}
-
-// codeMessage says why a discount code or gift card was refused.
-func codeMessage(ctx context.Context, ce *store.CodeError) string {
-	gift := ce.Field == "giftcard"
-	switch {
-	case errors.Is(ce.Err, store.ErrNotFound) && gift:
-		return lang.T(ctx, "checkout.giftcard.unknown")
-	case errors.Is(ce.Err, store.ErrNotFound):
-		return lang.T(ctx, "checkout.discount.unknown")
-	case errors.Is(ce.Err, store.ErrCodeExpired):
-		return lang.T(ctx, "checkout.code.expired")
-	case errors.Is(ce.Err, store.ErrCodeUsedUp):
-		return lang.T(ctx, "checkout.code.used_up")
-	case errors.Is(ce.Err, store.ErrGiftCardUsed):
-		return lang.T(ctx, "checkout.giftcard.empty")
-	case errors.Is(ce.Err, store.ErrMixedCurrency):
-		return lang.T(ctx, "checkout.code.currency")
-	case errors.Is(ce.Err, store.ErrCodeCurrency):
-		return lang.T(ctx, "subs.code.currency")
-	case errors.Is(ce.Err, store.ErrBadCode):
-		return lang.T(ctx, "checkout.code.bad")
-	case gift:
-		// The store's one other refusal: the balance moved under the order.
-		return lang.T(ctx, "checkout.giftcard.changed")
-	}
-	return sentence(ce.Err)
 }
