@@ -113,3 +113,34 @@ func TestCodeErrorsSayThemselves(t *testing.T) {
 		t.Errorf("a code's error that is no refusal says %+v", r)
 	}
 }
+
+// What the cart and checkout refuse is said with its limits and the
+// product's name in the reader's language.
+func TestCartAndCheckoutRefusalsSayThemselves(t *testing.T) {
+	invalid, conflict := fiber.StatusUnprocessableEntity, fiber.StatusConflict
+	tea := store.ProductNames{"ko": "차", "id": "Teh"}
+	names := func(l lang.Lang) string { return tea.In(string(l), "Tea") }
+	cases := []refusalCase{
+		{store.ErrBadQty, invalid, "", "cart.bad_quantity", nil},
+		{store.ErrLineTooBig, invalid, "", "cart.line_too_big", []any{"Max", store.MaxLineQty}},
+		{store.ErrCartFull, conflict, "", "cart.full", []any{"Max", store.MaxCartLines}},
+		{store.ErrEmptyOrder, conflict, "", "checkout.empty", nil},
+		{store.ErrOrderTooLarge, invalid, "", "checkout.too_large", nil},
+		{store.ErrOneTicketPerOrder, conflict, "", "checkout.one_ticket", nil},
+		{fmt.Errorf("your ticket for “Jazz night” expired: %w", store.ErrTicketNotRedeemable), conflict, "", "checkout.ticket_unusable", nil},
+	}
+	checkRefusals(t, cases)
+	for _, ctx := range languages {
+		l := lang.From(ctx)
+		for _, short := range []*store.StockShortError{{ProductName: "Tea", Names: tea, Wanted: 3}, {ProductName: "Tea", Names: tea, Wanted: 3, Available: 2}} {
+			want := lang.In(l, "cart.stock.out", "Product", names(l))
+			if short.Available > 0 {
+				want = lang.In(l, "cart.stock.short", "Product", names(l), "Available", 2, "Wanted", 3)
+			}
+			got, ok := page.RefusalOf(ctx, short)
+			if !ok || got != (page.Refused{Status: conflict, Text: want}) || strings.Contains(got.Text, "Tea") != (l == lang.English) {
+				t.Errorf("%v in %s: %+v, want %q", short, l, got, want)
+			}
+		}
+	}
+}

@@ -12,8 +12,10 @@ import (
 
 // Helpers every area of handlers uses, kept in one known place.
 
-// refusalText is what a form says of a store error at its top: a refusal
-// in the language of ctx; any other error keeps the store's English words.
+// refusalText is what a page says of a store error (at a form's top, in
+// the cart, in a flash): a refusal in the language of ctx, its values
+// (a limit, a product's name) in it; any other error keeps the store's
+// English words.
 func refusalText(ctx context.Context, err error) string {
 	if r, ok := page.RefusalOf(ctx, err); ok {
 		return r.Text
