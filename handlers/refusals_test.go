@@ -144,3 +144,21 @@ func TestCartAndCheckoutRefusalsSayThemselves(t *testing.T) {
 		}
 	}
 }
+
+// A swap's product the store refuses is said at the product field; the
+// form's own fieldRefusal tells it from a refusal of the whole card.
+func TestSwapRefusalsSayTheirField(t *testing.T) {
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{store.ErrOtherCurrency, invalid, "product", "subs.error.other_currency", nil},
+		{store.ErrSwapNotSubscribable, invalid, "product", "subs.error.product_not_subscribable", nil},
+	})
+	if !errors.Is(store.ErrSwapNotSubscribable, store.ErrNotSubscribable) {
+		t.Error("a product no one may subscribe to is no longer ErrNotSubscribable")
+	}
+	for _, err := range []error{store.ErrSameValue, store.ErrBadQuantity, errors.New("disk on fire"), nil} {
+		if field, msg, ok := fieldRefusal(languages[0], err); ok {
+			t.Errorf("%v is said at %q: %q", err, field, msg)
+		}
+	}
+}

@@ -34,6 +34,17 @@ func refusedAtField(ctx context.Context, errs views.FieldErrors, err error) bool
 	return ok
 }
 
+// fieldRefusal is the refusal err carries when it is about one field of
+// a form: that field and its sentence in the language of ctx; false for
+// any other error, and for a refusal of the form as a whole.
+func fieldRefusal(ctx context.Context, err error) (field, text string, ok bool) {
+	r, ok := page.RefusalOf(ctx, err)
+	if !ok || r.Field == "" {
+		return "", "", false
+	}
+	return r.Field, r.Text, true
+}
+
 // signedInFor is the viewer of a page for customers; one not signed in is
 // sent to sign in, then back.
 func signedInFor(c *fiber.Ctx, back string) (views.Viewer, error) {

@@ -109,12 +109,13 @@ func (h *Subscriptions) applySwapNow(ctx context.Context, plan store.SwapNowPlan
 // page, else 422 with the reason at its field or on the card.
 func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.SubscriptionCard, sub store.Subscription, err error) error {
 	var stale *store.StaleError
+	field, msg, atField := fieldRefusal(c.UserContext(), err)
 	switch {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case err == nil: // bad input, said at its fields
-	case swapFieldError(c, err) != "":
-		card.Errors["product"] = swapFieldError(c, err)
+	case atField: // the product chosen
+		card.Errors[field] = msg
 	case swapNowRefusal(c, err) != "":
 		card.Errors["when"] = swapNowRefusal(c, err)
 	case errors.Is(err, jobs.ErrCardElsewhere):
