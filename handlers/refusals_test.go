@@ -145,13 +145,17 @@ func TestCartAndCheckoutRefusalsSayThemselves(t *testing.T) {
 	}
 }
 
-// A swap's product the store refuses is said at the product field; the
+// A swap's product the store refuses is said at the product field, a
+// period a swap now cannot credit at the "when" field; the
 // form's own fieldRefusal tells it from a refusal of the whole card.
 func TestSwapRefusalsSayTheirField(t *testing.T) {
 	invalid := fiber.StatusUnprocessableEntity
 	checkRefusals(t, []refusalCase{
 		{store.ErrOtherCurrency, invalid, "product", "subs.error.other_currency", nil},
 		{store.ErrSwapNotSubscribable, invalid, "product", "subs.error.product_not_subscribable", nil},
+		{store.ErrNoPaidPeriod, fiber.StatusConflict, "when", "subs.error.swap_now_unpaid", nil},
+		{store.ErrChangedNowAlready, fiber.StatusConflict, "when", "subs.error.swap_now_again", nil},
+		{store.ErrPeriodEndsToday, fiber.StatusConflict, "when", "subs.error.swap_now_last_day", nil},
 	})
 	if !errors.Is(store.ErrSwapNotSubscribable, store.ErrNotSubscribable) {
 		t.Error("a product no one may subscribe to is no longer ErrNotSubscribable")

@@ -134,8 +134,8 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 	}
 	if card.Swap.When == "now" {
 		plan, err := h.Store.QuoteSwapNowFor(c.UserContext(), sub, next)
-		if msg := swapNowRefusal(c, err); msg != "" {
-			card.Errors["when"] = msg
+		if field, msg, ok := fieldRefusal(c.UserContext(), err); ok { // no period to credit now
+			card.Errors[field] = msg
 			return card, nil
 		}
 		if err != nil {
