@@ -1115,7 +1115,7 @@ func ProductView(l Layout, p ProductPage) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Kept("product-breadcrumb").Render(templ.WithChildren(ctx, templ_7745c5c3_Var51), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Kept("product-breadcrumb "+p.Product.ID).Render(templ.WithChildren(ctx, templ_7745c5c3_Var51), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1141,7 +1141,7 @@ func ProductView(l Layout, p ProductPage) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Kept("product-picture").Render(templ.WithChildren(ctx, templ_7745c5c3_Var58), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Kept("product-picture "+p.Product.ID).Render(templ.WithChildren(ctx, templ_7745c5c3_Var58), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1201,7 +1201,7 @@ func ProductView(l Layout, p ProductPage) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Kept("product-words").Render(templ.WithChildren(ctx, templ_7745c5c3_Var59), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Kept("product-words "+p.Product.ID).Render(templ.WithChildren(ctx, templ_7745c5c3_Var59), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -69,7 +69,8 @@ func WithKeptParts(ctx context.Context, p *KeptParts, key string, changes uint64
 
 // Kept renders its children once for every request with the same key
 // while the window's entries they were made from stay fresh; without
-// WithKeptParts it renders them every time.
+// WithKeptParts it renders them every time. name tells the part from every
+// other of the page (a product's parts name the product).
 func Kept(name string) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		children := templ.GetChildren(ctx)
