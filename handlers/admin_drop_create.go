@@ -34,9 +34,7 @@ func (h *AdminDrops) Create(c *fiber.Ctx) error {
 		return h.formAgain(c, form)
 	}
 	d, err := h.Store.CreateDrop(c.UserContext(), nd)
-	var de *store.DropError
-	if errors.As(err, &de) { // the clock moved past the opening, no such product, too little stock
-		form.Errors[de.Field] = dropProblem(c, de)
+	if refusedAtField(c.UserContext(), form.Errors, err) { // the clock moved past the opening, no such product, too little stock
 		return h.formAgain(c, form)
 	}
 	if err != nil {
@@ -107,7 +105,7 @@ func (h *AdminDrops) checkEveryField(c *fiber.Ctx, form *views.AdminDropForm, nd
 			return
 		}
 		if _, seen := form.Errors[de.Field]; !seen {
-			form.Errors[de.Field] = dropProblem(c, de)
+			form.Errors[de.Field] = refusalText(c.UserContext(), de)
 		}
 		switch de.Field { // get past this field to find the next one's
 		case "audience":

@@ -6,7 +6,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
-	"shop/store"
 	"shop/store/photos"
 	"shop/views"
 	"shop/web/paths"
@@ -23,10 +22,8 @@ func (h *AdminDrops) Describe(c *fiber.Ctx) error {
 	details.Description = formTextIn(c.UserContext(), details.Errors, "description", page.Field(c, "description"), multiLine)
 	if !details.Errors.Any() {
 		err = h.Store.SetDropDescription(c.UserContext(), d.ID, details.Description)
-		var de *store.DropError
 		switch {
-		case errors.As(err, &de):
-			details.Errors["description"] = dropProblem(c, de)
+		case refusedAtField(c.UserContext(), details.Errors, err): // too long
 		case err != nil:
 			return notFoundAs(err, "error.not_found.drop")
 		}

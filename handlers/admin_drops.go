@@ -358,32 +358,3 @@ func (h *AdminDrops) CSV(c *fiber.Ctx) error {
 			return p, err
 		})
 }
-
-// dropMessages are the words for each kind of bad drop field the store
-// names (store.DropError's Kind).
-var dropMessages = map[string]string{
-	"title":              "admin.dropsx.err.title",
-	"description":        "admin.dropsx.err.description",
-	"quantity":           "admin.dropsx.err.quantity",
-	"opens_missing":      "admin.dropsx.err.opens_missing",
-	"opens_past":         "admin.dropsx.err.opens_past",
-	"closes":             "admin.dropsx.err.closes",
-	"product":            "admin.dropsx.err.product",
-	"price":              "admin.dropsx.err.price",
-	"redeem":             "admin.dropsx.err.redeem",
-	"price_currency":     "admin.dropsx.err.price_currency",
-	"quantity_short":     "admin.dropsx.err.quantity_short",
-	"closes_too_late":    "admin.dropsx.err.closes_too_late",
-	"audience":           "admin.dropsx.err.audience",
-	"audience_published": "admin.dropsx.err.audience_published",
-	"audience_product":   "admin.dropsx.err.audience_product",
-	"audience_unknown":   "admin.dropsx.err.audience_unknown",
-}
-
-// dropProblem says a bad drop field in the page's language.
-func dropProblem(c *fiber.Ctx, de *store.DropError) string {
-	if id, ok := dropMessages[de.Kind]; ok {
-		return page.T(c, id, de.Args...)
-	}
-	return sentence(errors.New(de.Msg))
-}

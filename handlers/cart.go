@@ -92,7 +92,7 @@ func (h *Cart) Add(c *fiber.Ctx) error {
 		page.Flash(c, views.FlashSuccess, page.T(c, "cart.added.flash", "What", form.Added))
 		return page.Redirect(c, paths.Cart)
 	case errors.Is(err, store.ErrBadQty), errors.Is(err, store.ErrLineTooBig), errors.Is(err, store.ErrCartFull), errors.Is(err, store.ErrInsufficientStock):
-		form.Error = shopMessage(c.UserContext(), err)
+		form.Error = refusalText(c.UserContext(), err)
 	default:
 		return err
 	}
@@ -141,7 +141,7 @@ func (h *Cart) Update(c *fiber.Ctx) error {
 		}
 	}
 	if perr != nil {
-		status, data.Error, data.ErrorFor, data.Entered = fiber.StatusUnprocessableEntity, shopMessage(c.UserContext(), perr), id, shortened(raw, 12)
+		status, data.Error, data.ErrorFor, data.Entered = fiber.StatusUnprocessableEntity, refusalText(c.UserContext(), perr), id, shortened(raw, 12)
 	} else if err := h.Store.SetCartQuantity(c.UserContext(), owner, id, qty); err != nil {
 		return notFoundAs(err, "error.not_found.cart_line")
 	}

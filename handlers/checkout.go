@@ -98,10 +98,10 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who
 		}
 	}
 	if req.DiscountCode, err = optionalCode(f.Discount); err != nil {
-		s.Errors["discount"] = shopMessage(ctx, err)
+		s.Errors["discount"] = refusalText(ctx, err)
 	}
 	if req.GiftCardCode, err = optionalCode(f.GiftCard); err != nil {
-		s.Errors["giftcard"] = shopMessage(ctx, err)
+		s.Errors["giftcard"] = refusalText(ctx, err)
 	}
 	for {
 		q, err := h.Store.QuoteCheckout(ctx, req)
@@ -129,18 +129,18 @@ func (h *Checkout) summarize(ctx context.Context, req store.CheckoutRequest, who
 			return s, &q, nil
 		case errors.As(err, &ce):
 			// Show the error at its field and price the order without that code.
-			s.Errors[ce.Field] = codeMessage(ctx, ce)
+			s.Errors[ce.Field] = refusalText(ctx, ce)
 			if ce.Field == "discount" {
 				req.DiscountCode = ""
 			} else {
 				req.GiftCardCode = ""
 			}
 		case errors.As(err, &short):
-			s.Problem = shopMessage(ctx, short)
+			s.Problem = refusalText(ctx, short)
 			return s, nil, nil
 		case errors.Is(err, store.ErrEmptyOrder), errors.Is(err, store.ErrCartFull),
 			errors.Is(err, store.ErrTicketNotRedeemable), errors.Is(err, store.ErrOneTicketPerOrder):
-			s.Problem = shopMessage(ctx, err)
+			s.Problem = refusalText(ctx, err)
 			return s, nil, nil
 		default:
 			return s, nil, err

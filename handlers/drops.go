@@ -428,7 +428,7 @@ func (h *Drops) Buy(c *fiber.Ctx) error {
 	err = h.Store.AddTicketToCart(ctx, page.CartOwner(c, true), d, p)
 	switch {
 	case errors.Is(err, store.ErrOneTicketPerOrder), errors.Is(err, store.ErrCartFull):
-		page.Flash(c, views.FlashError, shopMessage(ctx, err))
+		page.Flash(c, views.FlashError, refusalText(ctx, err))
 		return page.Redirect(c, paths.Cart)
 	case err != nil:
 		return err

@@ -12,13 +12,37 @@ import (
 
 // Helpers every area of handlers uses, kept in one known place.
 
-// refusalText is what a form says of a store error at its top: a refusal
-// in the language of ctx; any other error keeps the store's English words.
+// refusalText is what a page says of a store error (at a form's top, in
+// the cart, in a flash): a refusal in the language of ctx, its values
+// (a limit, a product's name) in it; any other error keeps the store's
+// English words.
 func refusalText(ctx context.Context, err error) string {
 	if r, ok := page.RefusalOf(ctx, err); ok {
 		return r.Text
 	}
 	return sentence(err)
+}
+
+// refusedAtField puts the refusal err carries, in the language of ctx, at
+// its field of a form's errors ("" for the form as a whole) and says
+// whether err was one; any other error (or none) is the caller's.
+func refusedAtField(ctx context.Context, errs views.FieldErrors, err error) bool {
+	r, ok := page.RefusalOf(ctx, err)
+	if ok {
+		errs[r.Field] = r.Text
+	}
+	return ok
+}
+
+// fieldRefusal is the refusal err carries when it is about one field of
+// a form: that field and its sentence in the language of ctx; false for
+// any other error, and for a refusal of the form as a whole.
+func fieldRefusal(ctx context.Context, err error) (field, text string, ok bool) {
+	r, ok := page.RefusalOf(ctx, err)
+	if !ok || r.Field == "" {
+		return "", "", false
+	}
+	return r.Field, r.Text, true
 }
 
 // signedInFor is the viewer of a page for customers; one not signed in is

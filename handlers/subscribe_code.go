@@ -22,7 +22,7 @@ func (h *Subscriptions) formCode(c *fiber.Ctx, f *views.SubscribeForm) error {
 	var ce *store.CodeError
 	switch {
 	case errors.As(err, &ce):
-		f.Errors["code"] = codeMessage(c.UserContext(), ce)
+		f.Errors["code"] = refusalText(c.UserContext(), ce)
 		return nil
 	case err != nil:
 		return err

@@ -36,10 +36,10 @@ func (h *Subscriptions) Swap(c *fiber.Ctx) error {
 		swap := store.SwapProduct(p, qty, pc)
 		return func(s store.Subscription, today time.Time, lead int) (store.Subscription, error) {
 				next, err := swap(s, today, lead)
-				if msg := swapFieldError(c, err); msg != "" {
+				if field, msg, ok := fieldRefusal(c.UserContext(), err); ok {
 					// Said at its field (the product's currency is the
 					// subscription's, known only now).
-					card.Errors["product"] = msg
+					card.Errors[field] = msg
 				}
 				return next, err
 			}, func(s store.Subscription) string {
@@ -114,8 +114,8 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 		return card, err
 	}
 	next, err := store.SwapProduct(p, qty, pc)(sub, h.Store.Today(), 0)
-	if msg := swapFieldError(c, err); msg != "" {
-		card.Errors["product"] = msg
+	if field, msg, ok := fieldRefusal(c.UserContext(), err); ok { // the product chosen
+		card.Errors[field] = msg
 		return card, nil
 	}
 	if err != nil {
@@ -134,8 +134,8 @@ func (h *Subscriptions) swapCard(c *fiber.Ctx, sub store.Subscription, field fun
 	}
 	if card.Swap.When == "now" {
 		plan, err := h.Store.QuoteSwapNowFor(c.UserContext(), sub, next)
-		if msg := swapNowRefusal(c, err); msg != "" {
-			card.Errors["when"] = msg
+		if field, msg, ok := fieldRefusal(c.UserContext(), err); ok { // no period to credit now
+			card.Errors[field] = msg
 			return card, nil
 		}
 		if err != nil {
@@ -204,16 +204,4 @@ func scheduledPrice(ctx context.Context, r priceChangeReader, productID string) 
 		return nil, nil
 	}
 	return nil, err
-}
-
-// swapFieldError is the product field's message for a swap the store
-// refuses because of the product chosen; "" for any other reason.
-func swapFieldError(c *fiber.Ctx, err error) string {
-	switch {
-	case errors.Is(err, store.ErrOtherCurrency):
-		return page.T(c, "subs.error.other_currency")
-	case errors.Is(err, store.ErrNotSubscribable):
-		return page.T(c, "subs.error.product_not_subscribable")
-	}
-	return ""
 }

@@ -29,20 +29,6 @@ type SwapCharger interface {
 var swapRefusals = []error{store.ErrBadQuantity, store.ErrNotSubscribable, store.ErrOtherCurrency, store.ErrSubscriptionCancelled,
 	store.ErrSubscriptionEnding, store.ErrPaymentOutstanding, store.ErrPaymentUnderway, store.ErrSameValue}
 
-// swapNowRefusal is the "when" field's message for a period a swap now
-// cannot credit; "" for any other error.
-func swapNowRefusal(c *fiber.Ctx, err error) string {
-	switch {
-	case errors.Is(err, store.ErrNoPaidPeriod):
-		return page.T(c, "subs.error.swap_now_unpaid")
-	case errors.Is(err, store.ErrChangedNowAlready):
-		return page.T(c, "subs.error.swap_now_again")
-	case errors.Is(err, store.ErrPeriodEndsToday):
-		return page.T(c, "subs.error.swap_now_last_day")
-	}
-	return ""
-}
-
 // swapNow swaps the product or quantity today (the form's "Now"): the
 // page's version is checked before anything is charged (409 with the card
 // as it is now), then the difference between the unused days' credit and
@@ -109,14 +95,13 @@ func (h *Subscriptions) applySwapNow(ctx context.Context, plan store.SwapNowPlan
 // page, else 422 with the reason at its field or on the card.
 func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.SubscriptionCard, sub store.Subscription, err error) error {
 	var stale *store.StaleError
+	field, msg, atField := fieldRefusal(c.UserContext(), err)
 	switch {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case err == nil: // bad input, said at its fields
-	case swapFieldError(c, err) != "":
-		card.Errors["product"] = swapFieldError(c, err)
-	case swapNowRefusal(c, err) != "":
-		card.Errors["when"] = swapNowRefusal(c, err)
+	case atField: // the product chosen, or no period to credit now
+		card.Errors[field] = msg
 	case errors.Is(err, jobs.ErrCardElsewhere):
 		card.Error = page.T(c, "subs.error.card_elsewhere")
 	case errors.Is(err, payment.ErrProviderUnavailable):

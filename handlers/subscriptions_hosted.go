@@ -83,7 +83,7 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 	case errors.As(err, &codeErr):
 		// Its last use went to another subscribe meanwhile, or it
 		// expired: nothing was written or taken.
-		f.Errors["code"], f.Discount = codeMessage(ctx, codeErr), nil
+		f.Errors["code"], f.Discount = refusalText(ctx, codeErr), nil
 	case errors.Is(err, store.ErrTrialTaken):
 		// Another tab took the trial a moment ago: nothing was written;
 		// the form again, quoted without it.
@@ -130,7 +130,7 @@ func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) 
 		if !errors.As(err, &ce) {
 			return err
 		}
-		f.Errors["code"], f.Discount = codeMessage(c.UserContext(), ce), nil
+		f.Errors["code"], f.Discount = refusalText(c.UserContext(), ce), nil
 	}
 	return h.subscribeAgain(c, f)
 }

@@ -25,6 +25,16 @@ func (e *StockShortError) Error() string {
 
 func (e *StockShortError) Is(target error) bool { return target == ErrInsufficientStock }
 
+// Refusal says the shortage in the catalogue's words, the product named in
+// the reader's language.
+func (e *StockShortError) Refusal() *Refusal {
+	name := LocalName{English: e.ProductName, Names: e.Names}
+	if e.Available == 0 {
+		return &Refusal{Kind: Conflict, Message: "cart.stock.out", Args: []any{"Product", name}, Words: e.Error()}
+	}
+	return &Refusal{Kind: Conflict, Message: "cart.stock.short", Args: []any{"Product", name, "Available", e.Available, "Wanted", e.Wanted}, Words: e.Error()}
+}
+
 // allocationLine is one order line with the stock that could fill it.
 type allocationLine struct {
 	ProductID   string

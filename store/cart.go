@@ -28,10 +28,14 @@ const (
 	visitorCartTTL = 30 * 24 * time.Hour
 )
 
+// Refusals of what a cart may hold, in the catalogue's words with their
+// limits.
 var (
-	ErrCartFull   = fmt.Errorf("a cart holds at most %d different products", MaxCartLines)
-	ErrBadQty     = errors.New("quantity must be a whole number from 1 to 99")
-	ErrLineTooBig = fmt.Errorf("at most %d of one product per order", MaxLineQty)
+	ErrCartFull error = &Refusal{Kind: Conflict, Message: "cart.full", Args: []any{"Max", MaxCartLines},
+		Words: fmt.Sprintf("a cart holds at most %d different products", MaxCartLines)}
+	ErrBadQty     error = Refuse(Invalid, "cart.bad_quantity", "quantity must be a whole number from 1 to 99")
+	ErrLineTooBig error = &Refusal{Kind: Invalid, Message: "cart.line_too_big", Args: []any{"Max", MaxLineQty},
+		Words: fmt.Sprintf("at most %d of one product per order", MaxLineQty)}
 )
 
 // ParseQuantity reads a quantity typed by a person.

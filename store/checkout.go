@@ -56,13 +56,13 @@ type CheckoutRequest struct {
 }
 
 var (
-	ErrEmptyOrder     = errors.New("the cart is empty")
-	errCardRequired   = errors.New("a card is needed for the rest of the total")
-	ErrBadCheckoutKey = errors.New("checkout key must be an id of at most 36 characters")
-	ErrMixedCurrency  = errors.New("the order mixes currencies")
-	ErrTotalChanged   = errors.New("the total changed since you saw it")
-	ErrOrderTooLarge  = errors.New("this order needs more writes than one transaction takes; split it into two orders")
-	ErrCartChanged    = errors.New("your cart changed while ordering")
+	ErrEmptyOrder     error = Refuse(Conflict, "checkout.empty", "the cart is empty")
+	errCardRequired         = errors.New("a card is needed for the rest of the total")
+	ErrBadCheckoutKey       = errors.New("checkout key must be an id of at most 36 characters")
+	ErrMixedCurrency        = errors.New("the order mixes currencies")
+	ErrTotalChanged         = errors.New("the total changed since you saw it")
+	ErrOrderTooLarge  error = Refuse(Invalid, "checkout.too_large", "this order needs more writes than one transaction takes; split it into two orders")
+	ErrCartChanged          = errors.New("your cart changed while ordering")
 )
 
 // checkoutPlaced is the status of a checkout key's item that names its

@@ -43,14 +43,27 @@ type stockTaken struct {
 	leftLow                bool
 }
 
-// CodeError is a problem with a discount code or gift card, by field.
+// CodeError is a problem with a discount code or gift card, by field. Its
+// Err is a refusal (ErrCodeExpired, or one that says "no such gift card"
+// over ErrNotFound): the CodeError says it at its field.
 type CodeError struct {
-	Field string // "discount" or "giftcard"
+	Field string // "discount", "giftcard", or the subscribe form's "code"
 	Err   error
 }
 
 func (e *CodeError) Error() string { return e.Field + ": " + e.Err.Error() }
 func (e *CodeError) Unwrap() error { return e.Err }
+
+// Refusal is Err's refusal at the code's field; nil if Err is none.
+func (e *CodeError) Refusal() *Refusal {
+	r, ok := RefusalOf(e.Err)
+	if !ok {
+		return nil
+	}
+	at := *r
+	at.Field, at.Words, at.Err = e.Field, e.Error(), e.Err
+	return &at
+}
 
 // QuoteCheckout reads the products, stock and codes of a checkout and works
 // out allocation and payment, writing nothing: one Query per line (product
@@ -201,7 +214,7 @@ func (s *Store) checkoutGiftCard(ctx context.Context, code string) (*GiftCard, e
 	gc, err := s.GiftCard(ctx, code)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return nil, &CodeError{Field: "giftcard", Err: ErrNotFound}
+		return nil, &CodeError{Field: "giftcard", Err: ErrUnknownGiftCard}
 	case err != nil:
 		return nil, err
 	case gc.Balance.Amount <= 0:
@@ -216,7 +229,7 @@ func (s *Store) checkoutDiscount(ctx context.Context, code string) (*DiscountCod
 	dc, err := s.DiscountCode(ctx, code)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return nil, &CodeError{Field: "discount", Err: ErrNotFound}
+		return nil, &CodeError{Field: "discount", Err: ErrUnknownDiscount}
 	case err != nil:
 		return nil, err
 	}
@@ -263,14 +276,14 @@ func (q *Quote) quoteTender(zones []ShippingZone, country string, subtotal Money
 	off := Money{Currency: subtotal.Currency}
 	if q.Discount != nil {
 		if q.Discount.Kind == DiscountFixed && q.Discount.Amount.Currency != subtotal.Currency {
-			return &CodeError{Field: "discount", Err: ErrMixedCurrency}
+			return &CodeError{Field: "discount", Err: ErrCodeMixesCurrency}
 		}
 		off = q.Discount.Off(subtotal)
 	}
 	balance := Money{Currency: subtotal.Currency}
 	if q.GiftCard != nil {
 		if q.GiftCard.Balance.Currency != subtotal.Currency {
-			return &CodeError{Field: "giftcard", Err: ErrMixedCurrency}
+			return &CodeError{Field: "giftcard", Err: ErrCodeMixesCurrency}
 		}
 		balance = q.GiftCard.Balance
 	}

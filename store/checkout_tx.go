@@ -101,7 +101,7 @@ func (s *Store) explainCancel(ctx context.Context, reasons []string, roles []ite
 		case "number":
 			return errOrderNumberTaken
 		case "giftcard":
-			return &CodeError{Field: "giftcard", Err: errors.New("the gift card's balance changed; check it and try again")}
+			return &CodeError{Field: "giftcard", Err: ErrGiftCardChanged}
 		case "discount":
 			return &CodeError{Field: "discount", Err: ErrCodeUsedUp}
 		}

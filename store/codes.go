@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 )
@@ -64,11 +63,22 @@ func (d DiscountCode) Usable(now time.Time) error {
 	return nil
 }
 
+// Refusals of a code typed at checkout or on the subscribe form, in the
+// catalogue's words.
 var (
-	ErrBadCode      = errors.New("codes are 4 to 32 letters, digits and dashes")
-	ErrCodeExpired  = errors.New("this code has expired")
-	ErrCodeUsedUp   = errors.New("this code has been used up")
-	ErrGiftCardUsed = errors.New("this gift card has no balance left")
+	ErrBadCode      error = Refuse(Invalid, "checkout.code.bad", "codes are 4 to 32 letters, digits and dashes")
+	ErrCodeExpired  error = Refuse(Conflict, "checkout.code.expired", "this code has expired")
+	ErrCodeUsedUp   error = Refuse(Conflict, "checkout.code.used_up", "this code has been used up")
+	ErrGiftCardUsed error = Refuse(Conflict, "checkout.giftcard.empty", "this gift card has no balance left")
+
+	// The refusals of a CodeError whose cause is no refusal of its own:
+	// no such code (errors.Is finds ErrNotFound through them), a gift
+	// card's balance moved under the order, a code in another currency
+	// than the order's (ErrMixedCurrency).
+	ErrUnknownDiscount   error = &Refusal{Kind: Invalid, Message: "checkout.discount.unknown", Words: ErrNotFound.Error(), Err: ErrNotFound}
+	ErrUnknownGiftCard   error = &Refusal{Kind: Invalid, Message: "checkout.giftcard.unknown", Words: ErrNotFound.Error(), Err: ErrNotFound}
+	ErrGiftCardChanged   error = Refuse(Conflict, "checkout.giftcard.changed", "the gift card's balance changed; check it and try again")
+	ErrCodeMixesCurrency error = &Refusal{Kind: Invalid, Message: "checkout.code.currency", Words: ErrMixedCurrency.Error(), Err: ErrMixedCurrency}
 )
 
 // NormalizeCode is the stored form of a typed code: upper case, no spaces.

@@ -38,8 +38,8 @@ type NewDrop struct {
 type DropError struct {
 	Field string // title, quantity, opens, closes, product, price, redeem, audience
 	Msg   string
-	// Kind names the problem for a page that says it in its own words
-	// (title, quantity, opens_missing, opens_past, closes, closes_too_late,
+	// Kind names the problem, and its sentence (Refusal) in the catalogue
+	// (title, description, quantity, opens_missing, opens_past, closes, closes_too_late,
 	// product, price, redeem, price_currency, quantity_short, audience,
 	// audience_published, audience_product, audience_unknown); Args are its
 	// values as name, value pairs.
@@ -48,6 +48,12 @@ type DropError struct {
 }
 
 func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
+
+// Refusal is the bad field said in the catalogue's words: the sentence
+// admin.dropsx.err.<Kind>, with Args its values.
+func (e *DropError) Refusal() *Refusal {
+	return &Refusal{Kind: Invalid, Message: "admin.dropsx.err." + e.Kind, Args: e.Args, Field: e.Field, Words: e.Error()}
+}
 
 // MaxDropDescription is the longest description of a drop, in characters.
 const MaxDropDescription = 1000

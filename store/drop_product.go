@@ -34,10 +34,10 @@ const (
 
 // ErrTicketNotRedeemable: the ticket of a cart's drop line cannot be
 // redeemed (used in another order, expired, void, or not a product drop's).
-var ErrTicketNotRedeemable = errors.New("this ticket cannot be redeemed")
+var ErrTicketNotRedeemable error = Refuse(Conflict, "checkout.ticket_unusable", "this ticket cannot be redeemed")
 
 // ErrOneTicketPerOrder: a cart holds at most one drop ticket.
-var ErrOneTicketPerOrder = errors.New("one drop ticket per order: check out the one in your cart first")
+var ErrOneTicketPerOrder error = Refuse(Conflict, "checkout.one_ticket", "one drop ticket per order: check out the one in your cart first")
 
 func validateProductDrop(d NewDrop) error {
 	if d.ProductID == "" {

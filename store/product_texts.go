@@ -63,6 +63,16 @@ func (n ProductNames) In(lang, english string) string {
 	return english
 }
 
+// LocalName is a product's name to be said in the reader's language (a
+// refusal's value): its English name and its names in the others.
+type LocalName struct {
+	English string
+	Names   ProductNames
+}
+
+// In is the name in lang, else English.
+func (n LocalName) In(lang string) string { return n.Names.In(lang, n.English) }
+
 // Names is the product's ProductNames, nil when it has none: what a line
 // made of it keeps.
 func (p Product) Names() ProductNames {

@@ -86,7 +86,7 @@ func withCoupon(p rules.Proration, c *Coupon) rules.Proration {
 }
 
 // ErrCodeCurrency: a fixed code in another currency than the price.
-var ErrCodeCurrency = errors.New("this code is for another currency")
+var ErrCodeCurrency error = Refuse(Invalid, "subs.code.currency", "this code is for another currency")
 
 // SubscribeCode reads a code typed on the subscribe form and checks it can
 // be attached to a subscription priced in currency: well formed, known,
@@ -99,7 +99,7 @@ func (s *Store) SubscribeCode(ctx context.Context, typed, currency string) (Disc
 	}
 	d, err := s.DiscountCode(ctx, code)
 	if errors.Is(err, ErrNotFound) {
-		return DiscountCode{}, &CodeError{Field: "code", Err: ErrNotFound}
+		return DiscountCode{}, &CodeError{Field: "code", Err: ErrUnknownDiscount}
 	}
 	if err != nil {
 		return DiscountCode{}, err

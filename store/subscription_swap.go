@@ -20,9 +20,12 @@ import (
 const MaxSubscriptionQuantity = 10
 
 var (
-	ErrBadQuantity           = errors.New("choose a quantity from 1 to 10")
-	ErrOtherCurrency         = errors.New("that product is priced in another currency")
-	ErrPaymentUnderway error = Refuse(Conflict, "subs.error.payment_underway", "a payment of this subscription is on its way; try again in a minute")
+	ErrBadQuantity = errors.New("choose a quantity from 1 to 10")
+	// ErrOtherCurrency and ErrSwapNotSubscribable refuse the product
+	// chosen, at its field (the latter is ErrNotSubscribable to errors.Is).
+	ErrOtherCurrency       error = &Refusal{Kind: Invalid, Message: "subs.error.other_currency", Field: "product", Words: "that product is priced in another currency"}
+	ErrSwapNotSubscribable error = &Refusal{Kind: Invalid, Message: "subs.error.product_not_subscribable", Field: "product", Words: ErrNotSubscribable.Error(), Err: ErrNotSubscribable}
+	ErrPaymentUnderway     error = Refuse(Conflict, "subs.error.payment_underway", "a payment of this subscription is on its way; try again in a minute")
 )
 
 // ValidQuantity says whether n units a month may be subscribed to.
@@ -77,7 +80,7 @@ func SwapProduct(p Product, quantity int, change *PriceChange) SubscriptionChang
 		case !ValidQuantity(quantity):
 			return s, ErrBadQuantity
 		case !p.OpenToSubscribers():
-			return s, ErrNotSubscribable
+			return s, ErrSwapNotSubscribable
 		case p.MonthlyPrice.Currency != s.MonthlyPrice.Currency:
 			return s, ErrOtherCurrency
 		case changeable(s) != nil:

@@ -25,17 +25,22 @@ import (
 // period at the new line, [day after the swap, period end).
 const ReceiptChange ReceiptKind = "change"
 
+// Refusals of a swap now, at the form's "when" field: only from the next
+// payment can be chosen.
 var (
 	// ErrNoPaidPeriod: no card payment covers today (free first days, a
 	// skipped or paused period): nothing to credit, so only a swap from the
 	// next payment.
-	ErrNoPaidPeriod = errors.New("no card payment covers today (free days, or a skipped or paused period): choose “from the next payment”")
+	ErrNoPaidPeriod error = &Refusal{Kind: Conflict, Message: "subs.error.swap_now_unpaid", Field: "when",
+		Words: "no card payment covers today (free days, or a skipped or paused period): choose “from the next payment”"}
 	// ErrChangedNowAlready: this period's payment was changed now, or
 	// partly given back, already.
-	ErrChangedNowAlready = errors.New("this period's payment was changed already: choose “from the next payment”")
+	ErrChangedNowAlready error = &Refusal{Kind: Conflict, Message: "subs.error.swap_now_again", Field: "when",
+		Words: "this period's payment was changed already: choose “from the next payment”"}
 	// ErrPeriodEndsToday: the period paid ends today; from the next
 	// payment is the same thing.
-	ErrPeriodEndsToday = errors.New("today is the last day of the period paid: choose “from the next payment”")
+	ErrPeriodEndsToday error = &Refusal{Kind: Conflict, Message: "subs.error.swap_now_last_day", Field: "when",
+		Words: "today is the last day of the period paid: choose “from the next payment”"}
 )
 
 // SwapNowPlan is a swap now as quoted from the subscription read (at

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -46,6 +47,9 @@ type Window struct {
 	// closed or cancelled here, zones the shipping zones changed here: a
 	// page cached under an older count is stale.
 	lists, drops, zones uint64
+	// changes counts every change of the kinds above and of stock: what
+	// was made from the window before it is stale (Changes).
+	changes atomic.Uint64
 }
 
 type windowEntry struct {
@@ -124,6 +128,7 @@ func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Durat
 	}
 	w.mu.Unlock()
 	if ok && now.Before(e.expires) && e.gen == seen {
+		noteRead(ctx, e.expires)
 		return e.value.(T), nil
 	}
 	ch := w.flights.DoChan(key, func() (any, error) {
@@ -131,18 +136,19 @@ func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Durat
 		defer cancel()
 		v, err := load(lctx)
 		if err != nil {
-			return v, err
+			return nil, err
 		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if len(w.entries) >= windowMaxEntries {
 			w.sweepLocked(w.s.now())
 		}
+		e := windowEntry{value: v, expires: now.Add(ttl), gen: seen}
 		// A change made while loading is newer than what was read.
 		if gen == nil || *gen == seen {
-			w.entries[key] = windowEntry{value: v, expires: now.Add(ttl), gen: seen}
+			w.entries[key] = e
 		}
-		return v, nil
+		return e, nil
 	})
 	select {
 	case r := <-ch:
@@ -150,7 +156,9 @@ func windowGet[T any](ctx context.Context, w *Window, key string, ttl time.Durat
 			var zero T
 			return zero, r.Err
 		}
-		return r.Val.(T), nil
+		e := r.Val.(windowEntry) // perhaps loaded for an earlier caller
+		noteRead(ctx, e.expires)
+		return e.value.(T), nil
 	case <-ctx.Done():
 		var zero T
 		return zero, ctx.Err()
@@ -174,6 +182,7 @@ func (s *Store) forgetStock(productIDs ...string) {
 	w := s.Window()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.changes.Add(1)
 	for _, id := range productIDs {
 		delete(w.entries, "product\x00"+id)
 		w.flights.Forget("product\x00" + id)
@@ -188,6 +197,7 @@ func (s *Store) forgetProducts(productIDs ...string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.lists++
+	w.changes.Add(1)
 	delete(w.entries, "categories")
 	w.flights.Forget("categories")
 }
@@ -199,4 +209,5 @@ func (s *Store) forgetDrops() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drops++
+	w.changes.Add(1)
 }

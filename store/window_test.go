@@ -190,3 +190,54 @@ func TestWindowKnowsAProductsPriceChangeFromItsPageRead(t *testing.T) {
 		}
 	})
 }
+
+// A note under a context tells when the first of the entries read under it
+// expires (a page made from them is as fresh as they are that long), and
+// Changes counts what this replica changed in the window.
+func TestWindowNoteTellsWhenWhatWasReadExpires(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC)
+	clock := storetest.NewClock(start, 0)
+	env := storetest.New(t, store.WithClock(clock.Now))
+	st, ctx := env.Store, ctxT(t)
+	p := store.Product{ID: "beans", Name: "Beans", Category: "coffee", Price: eur(900)}
+	if err := st.PutProduct(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	win := st.Window()
+
+	noted, note := win.Noting(ctx)
+	if !note.Until().IsZero() {
+		t.Fatalf("nothing read yet, but the note says %v", note.Until())
+	}
+	if _, err := win.Categories(noted); err != nil { // kept a minute
+		t.Fatal(err)
+	}
+	if got := note.Until(); !got.Equal(start.Add(time.Minute)) {
+		t.Fatalf("after the categories: %v, want a minute on", got)
+	}
+	clock.Set(start.Add(10 * time.Second))
+	if _, _, err := win.ProductWithStock(noted, p.ID); err != nil { // kept a second
+		t.Fatal(err)
+	}
+	if got := note.Until(); !got.Equal(start.Add(11 * time.Second)) {
+		t.Fatalf("after the product: %v, want the product's second", got)
+	}
+	// A warm read notes its entry's own expiry, not a new one.
+	clock.Set(start.Add(10*time.Second + 500*time.Millisecond))
+	again, warm := win.Noting(ctx)
+	if _, _, err := win.ProductWithStock(again, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := warm.Until(); !got.Equal(start.Add(11 * time.Second)) {
+		t.Fatalf("a warm read: %v, want the entry's expiry", got)
+	}
+
+	before := win.Changes()
+	if _, err := st.CreateProduct(ctx, store.Product{ID: "tea", Name: "Tea", Category: "coffee", Price: eur(500)}); err != nil {
+		t.Fatal(err)
+	}
+	if win.Changes() == before {
+		t.Fatal("a product made here, and the window's changes did not move")
+	}
+}

@@ -19,4 +19,5 @@ func (s *Store) forgetZones() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.zones++
+	w.changes.Add(1)
 }

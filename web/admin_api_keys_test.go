@@ -31,9 +31,12 @@ func waitForStatus(t *testing.T, c *apiClient, path string, status int, within t
 // Staff add an integration (its first key's secret shown once), see it
 // listed, issue another key, rotate one, revoke one after a confirmation,
 // and revoke the integration; the API follows within seconds, and the
-// name is never used again. Not parallel: the parallel races would slow
-// the app past those seconds.
+// name is never used again. Parallel: its bounds (2 s for a new key, 3 s
+// for a revoked one, with keys reloaded every 300 ms) are those of the
+// parallel API tests' waitForKey; the claim races that could slow the app
+// past them run alone.
 func TestAdminApiKeys(t *testing.T) {
+	t.Parallel()
 	s := newShop(t, withAPIKeysEvery(300*time.Millisecond))
 	b := s.staff(t)
 

@@ -40,6 +40,9 @@ func New(cfg Config) (*fiber.App, error) {
 		sessionStore.cache = newSessionCache(cfg.SessionCache)
 		cfg.Store.OnSessionsEnded(sessionStore.cache.forget)
 	}
+	if cfg.WindowPages == 0 {
+		cfg.WindowPages = windowPageKeep
+	}
 	h, err := newHandlers(&cfg)
 	if err != nil {
 		return nil, err

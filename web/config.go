@@ -33,7 +33,12 @@ type Config struct {
 	// after reading or saving it (default 1 s; negative: every request
 	// reads its session). A save changes the cookie's version, so a
 	// cached copy never answers the cookie of a later save.
-	SessionCache   time.Duration
+	SessionCache time.Duration
+	// WindowPages is how long a catalogue, search or product page (a
+	// sessionless visitor's) or a part of one (anyone's) may be kept as
+	// rendered, within what the shop window keeps (default 1 s; negative:
+	// each is rendered).
+	WindowPages    time.Duration
 	RequestTimeout time.Duration
 	BcryptCost     int
 	// ProxyHeader names the header a reverse proxy puts the client address

@@ -16,6 +16,7 @@ import (
 // TestClassify is the one error mapper's table: what each kind of error
 // answers with.
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	refusal := store.Refuse(store.Conflict, "subs.error.paused", "this subscription is paused; resume it first")
 	ctx := lang.With(context.Background(), lang.English)
 	for _, tc := range []struct {

@@ -42,6 +42,10 @@ type shopPages struct {
 	receipts      *handlers.Receipts
 	drops         *handlers.Drops
 	media         *handlers.Media
+	// windowPages keeps the catalogue, search and product pages as
+	// sessionless visitors see them, and parts of them for everyone
+	// (nil: never).
+	windowPages *windowPages
 	// testPayments are the test provider's hosted pages: nil but in test
 	// mode, and then not routed.
 	testPayments *handlers.TestPayments
@@ -179,6 +183,9 @@ func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, 
 	}
 	if cfg.SessionCache > 0 { // the subscribe form's reads are kept as long as sessions are
 		s.catalogue.Facts = handlers.NewSubscribeFacts(cfg.SessionCache)
+	}
+	if cfg.WindowPages > 0 {
+		s.windowPages = newWindowPages(cfg.Store.Window(), cfg.Store.Now, cfg.WindowPages, cfg.Metrics)
 	}
 	if testMode(cfg) {
 		s.testPayments = &handlers.TestPayments{Provider: cfg.TestPayments}

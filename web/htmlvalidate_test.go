@@ -10,21 +10,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 )
 
 // Every full page the HTTP tests get back is kept (a few per route), and
-// once the package's tests have run html-validate checks them all with the
-// repository's .htmlvalidate.mjs: a page that is not valid HTML, or that
-// a screen reader would stumble on, fails the suite like any other test.
+// html-validate checks them all with the repository's .htmlvalidate.mjs: a
+// page that is not valid HTML, or that a screen reader would stumble on,
+// fails the suite like any other test. It checks them a batch at a time
+// while the tests run, at a low priority (the tests come first), and the
+// last batch once they have run: checking all of them then took 35-45 s
+// after the last test, alone on the package's critical path.
 var renderedPages = &pageKeeper{paths: map[string]int{}, prefixes: map[string]int{}}
 
 const (
-	pagesAPath   = 2  // variants of one path (a form, the form with its errors)
-	pagesAPrefix = 12 // pages under one route prefix (/products/…, /admin/orders/…)
+	pagesAPath   = 2   // variants of one path (a form, the form with its errors)
+	pagesAPrefix = 12  // pages under one route prefix (/products/…, /admin/orders/…)
+	pagesABatch  = 200 // pages one html-validate checks (it costs about a CPU-second to start)
 )
 
 type pageKeeper struct {
@@ -34,6 +37,18 @@ type pageKeeper struct {
 	paths    map[string]int
 	prefixes map[string]int
 	n        int
+	pending  []string     // kept, not yet in a batch
+	batches  []*pageBatch // started, in order
+}
+
+// pageBatch is one html-validate run over some of the kept pages.
+type pageBatch struct {
+	files  []string
+	report string // html-validate's JSON report
+	done   chan struct{}
+	err    error // html-validate not found, or it could not run
+	runErr error // its exit (an error when it found problems)
+	output bytes.Buffer
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -69,46 +84,109 @@ func (k *pageKeeper) keep(req *http.Request, resp *http.Response, body []byte) {
 	k.n++
 	// The file's name says which request it answered, so html-validate's
 	// report points at the route.
-	name := fmt.Sprintf("%04d_%s_%s_%d.html", k.n, req.Method, unsafeName.ReplaceAllString(strings.Trim(path, "/"), "_"), resp.StatusCode)
-	k.err = os.WriteFile(filepath.Join(k.dir, name), body, 0o644)
+	name := filepath.Join(k.dir, fmt.Sprintf("%04d_%s_%s_%d.html", k.n, req.Method, unsafeName.ReplaceAllString(strings.Trim(path, "/"), "_"), resp.StatusCode))
+	if k.err = os.WriteFile(name, body, 0o644); k.err != nil {
+		return
+	}
+	k.pending = append(k.pending, name)
+	if len(k.pending) >= pagesABatch {
+		k.startBatchLocked(true)
+	}
 }
 
-// validateRenderedPages runs html-validate over the kept pages once the
-// tests have run. html-validate comes with npm ci like DynamoDB Local; when
-// it is missing the check fails rather than passing unseen, in CI and on a
-// developer's machine alike.
-func validateRenderedPages(code int) int {
-	k := renderedPages
-	if k.err != nil {
-		fmt.Fprintf(os.Stderr, "html-validate: keeping the rendered pages: %v\n", k.err)
-		return 1
+// startBatchLocked hands the pending pages to an html-validate of their
+// own. A batch in the background waits for the one before it (one node at
+// a time beside the tests) and runs at a low priority; the last one, once
+// the tests have run, starts at once.
+func (k *pageKeeper) startBatchLocked(background bool) {
+	b := &pageBatch{files: k.pending, report: filepath.Join(k.dir, fmt.Sprintf("report-%d.json", len(k.batches))), done: make(chan struct{})}
+	var before *pageBatch
+	if n := len(k.batches); background && n > 0 {
+		before = k.batches[n-1]
 	}
-	if k.dir == "" {
-		return code // no test rendered a page (a -run of API tests, say)
-	}
+	k.pending, k.batches = nil, append(k.batches, b)
+	go func() {
+		defer close(b.done)
+		if before != nil {
+			<-before.done
+		}
+		b.run(background)
+	}()
+}
+
+func (b *pageBatch) run(background bool) {
 	root, bin, err := findHTMLValidate()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "html-validate: %v\n", err)
-		return 1
+		b.err = err
+		return
 	}
-	files, err := filepath.Glob(filepath.Join(k.dir, "*.html"))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "html-validate: %v\n", err)
-		return 1
+	args := append([]string{bin, "--config", filepath.Join(root, ".htmlvalidate.mjs"), "--formatter", "json=" + b.report}, b.files...)
+	if nice, err := exec.LookPath("nice"); background && err == nil {
+		args = append([]string{nice, "-n", "10"}, args...)
 	}
-	sort.Strings(files)
 	// The report goes to a file: node may exit before a large one has
 	// gone through a pipe.
-	report := filepath.Join(k.dir, "report.json")
-	cmd := exec.Command(bin, append([]string{"--config", filepath.Join(root, ".htmlvalidate.mjs"), "--formatter", "json=" + report}, files...)...)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	runErr := cmd.Run()
-	out, err := os.ReadFile(report)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "html-validate: %v (%v)\n%s\n", runErr, err, stderr.Bytes())
+	cmd.Stdout, cmd.Stderr = &b.output, &b.output
+	b.runErr = cmd.Run()
+}
+
+// validateRenderedPages checks the pages kept since the last batch and
+// waits for every batch once the tests have run. html-validate comes with
+// npm ci like DynamoDB Local; when it is missing the check fails rather
+// than passing unseen, in CI and on a developer's machine alike.
+func validateRenderedPages(code int) int {
+	k := renderedPages
+	k.mu.Lock()
+	if k.err == nil && len(k.pending) > 0 {
+		k.startBatchLocked(false)
+	}
+	batches, keepErr, dir := k.batches, k.err, k.dir
+	k.mu.Unlock()
+	for _, b := range batches {
+		<-b.done
+	}
+	if keepErr != nil {
+		fmt.Fprintf(os.Stderr, "html-validate: keeping the rendered pages: %v\n", keepErr)
 		return 1
+	}
+	if len(batches) == 0 {
+		return code // no test rendered a page (a -run of API tests, say)
+	}
+	problems, pages := 0, 0
+	for _, b := range batches {
+		if b.err != nil {
+			fmt.Fprintf(os.Stderr, "html-validate: %v\n", b.err)
+			return 1
+		}
+		n, ok := b.problems()
+		if !ok {
+			return 1
+		}
+		problems += n
+		pages += len(b.files)
+	}
+	if problems > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: html-validate found %d problems in the pages the tests rendered (kept in %s; rules at https://html-validate.org/rules/)\n", problems, dir)
+		return 1
+	}
+	fmt.Printf("html-validate: %d pages the tests rendered are valid\n", pages)
+	// Kept only when they fail, to look at.
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "html-validate: %v\n", err)
+	}
+	return code
+}
+
+// problems prints what html-validate found in the batch's pages and counts
+// it; ok is false when its report could not be read. A run that failed
+// without a problem in its report counts as one.
+func (b *pageBatch) problems() (n int, ok bool) {
+	out, err := os.ReadFile(b.report)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "html-validate: %v (%v)\n%s\n", b.runErr, err, b.output.Bytes())
+		return 0, false
 	}
 	var results []struct {
 		FilePath string `json:"filePath"`
@@ -120,34 +198,28 @@ func validateRenderedPages(code int) int {
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(out, &results); err != nil {
-		fmt.Fprintf(os.Stderr, "html-validate: %v (%v)\n%s\n", runErr, err, stderr.Bytes())
-		return 1
+		fmt.Fprintf(os.Stderr, "html-validate: %v (%v)\n%s\n", b.runErr, err, b.output.Bytes())
+		return 0, false
 	}
-	problems := 0
 	for _, r := range results {
 		body, err := os.ReadFile(r.FilePath)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "html-validate: %v\n", err)
-			return 1
+			return 0, false
 		}
 		for _, m := range r.Messages {
 			// The pages are one line each: a snippet around the offset
 			// says where, better than a line and column.
 			from, to := max(0, m.Offset-80), min(len(body), m.Offset+120)
 			fmt.Fprintf(os.Stderr, "%s: %s (%s) at %s\n    …%s…\n", filepath.Base(r.FilePath), m.Message, m.RuleID, m.Selector, body[from:to])
-			problems++
+			n++
 		}
 	}
-	if problems > 0 || runErr != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: html-validate found %d problems in the pages the tests rendered (kept in %s; rules at https://html-validate.org/rules/)\n%s", problems, k.dir, stderr.Bytes())
-		return 1
+	if b.runErr != nil {
+		fmt.Fprintf(os.Stderr, "html-validate: %v\n%s", b.runErr, b.output.Bytes())
+		n = max(n, 1)
 	}
-	fmt.Printf("html-validate: %d pages the tests rendered are valid\n", len(files))
-	// Kept only when they fail, to look at.
-	if err := os.RemoveAll(k.dir); err != nil {
-		fmt.Fprintf(os.Stderr, "html-validate: %v\n", err)
-	}
-	return code
+	return n, true
 }
 
 // findHTMLValidate finds the repository root (where node_modules is) from

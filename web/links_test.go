@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -165,8 +166,10 @@ func docOf(html string) *goquery.Document {
 
 // Every link, form and htmx request of the pages a visitor, a customer and
 // staff reach from the home page and the console leads to a route of its
-// method (or a file of static/), and every page reached answers.
+// method (or a file of static/), and every page reached answers. The three
+// crawls only read (GETs of their own sessions), so they run side by side.
 func TestLinksLeadToRoutes(t *testing.T) {
+	t.Parallel()
 	s := newShop(t)
 	ctx := context.Background()
 	routes := appRoutes(t, s.env.Store)
@@ -204,22 +207,42 @@ func TestLinksLeadToRoutes(t *testing.T) {
 	}
 	newAPIKey(t, s.env.Store, "crawler")
 
+	crawls := []struct {
+		who    string
+		b      *browser
+		start  string
+		dead   map[string]string
+		routed map[string]bool
+	}{
+		{who: "visitor", b: s.browser(t), start: "/"},
+		{who: "customer", b: customer, start: "/"},
+		{who: "staff", b: staff, start: "/admin"},
+	}
+	t.Run("crawls", func(t *testing.T) {
+		for i := range crawls {
+			v := &crawls[i]
+			v.dead, v.routed = map[string]string{}, map[string]bool{}
+			t.Run(v.who, func(t *testing.T) {
+				t.Parallel()
+				b := *v.b // the crawl's failures are its subtest's
+				b.t = t
+				c := newCrawl(t, &b, routes, v.dead, v.routed)
+				c.run(v.start)
+				t.Logf("%s: %d pages from %s", v.who, c.pages, v.start)
+				if c.pages < 10 {
+					t.Errorf("%s reached only %d pages from %s", v.who, c.pages, v.start)
+				}
+			})
+		}
+	})
 	dead := map[string]string{}
 	routed := map[string]bool{}
-	for _, v := range []struct {
-		who   string
-		b     *browser
-		start string
-	}{
-		{"visitor", s.browser(t), "/"},
-		{"customer", customer, "/"},
-		{"staff", staff, "/admin"},
-	} {
-		c := newCrawl(t, v.b, routes, dead, routed)
-		c.run(v.start)
-		t.Logf("%s: %d pages from %s", v.who, c.pages, v.start)
-		if c.pages < 10 {
-			t.Errorf("%s reached only %d pages from %s", v.who, c.pages, v.start)
+	for _, v := range crawls {
+		maps.Copy(routed, v.routed)
+		for k, l := range v.dead {
+			if _, ok := dead[k]; !ok {
+				dead[k] = l
+			}
 		}
 	}
 	if len(dead) > 0 {

@@ -23,6 +23,7 @@ type Metrics struct {
 	dynamoDuration *prometheus.HistogramVec
 	dynamoCapacity *prometheus.CounterVec
 	dynamoThrottle *prometheus.CounterVec
+	visitorPages   *prometheus.CounterVec
 }
 
 // NewMetrics registers the shop's metrics and the Go runtime's.
@@ -49,8 +50,11 @@ func NewMetrics() *Metrics {
 		dynamoThrottle: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "shop_dynamodb_throttled_total", Help: "DynamoDB attempts throttled (each retry counts).",
 		}, []string{"operation"}),
+		visitorPages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "shop_visitor_pages_total", Help: "Sessionless visitors' catalogue, search and product pages: kept (served as kept) or rendered.",
+		}, []string{"answer"}),
 	}
-	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.dynamoRequests, m.dynamoDuration, m.dynamoCapacity, m.dynamoThrottle,
+	m.registry.MustRegister(m.httpRequests, m.httpDuration, m.dynamoRequests, m.dynamoDuration, m.dynamoCapacity, m.dynamoThrottle, m.visitorPages,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -179,6 +179,7 @@ func TestFiberPatternMatchesAsFiberDoes(t *testing.T) {
 // case by case here, with values that need escaping; and every such
 // builder is here.
 func TestPathsMeetRoutes(t *testing.T) {
+	t.Parallel()
 	rt := appRoutes(t, storetest.New(t).Store)
 	src := readPaths(t)
 

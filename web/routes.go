@@ -105,12 +105,15 @@ func mediaRoutes(app *fiber.App, cfg Config, h shopPages) {
 	app.Use("/media", func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }
 
+// catalogueRoutes are the pages made from the shop window alone: a
+// visitor's are kept a moment, and parts of everyone's (window_pages.go).
 func catalogueRoutes(app *fiber.App, h shopPages) {
-	app.Get(paths.Home, h.catalogue.List)
-	app.Get(paths.Catalogue, h.catalogue.List)
-	app.Get(paths.ProductPattern, h.catalogue.Show)
-	app.Get(paths.ProductStockPattern, h.catalogue.Stock)
-	app.Get(paths.Search, h.search.Show)
+	kept := h.windowPages.handler
+	app.Get(paths.Home, kept, h.catalogue.List)
+	app.Get(paths.Catalogue, kept, h.catalogue.List)
+	app.Get(paths.ProductPattern, kept, h.catalogue.Show)
+	app.Get(paths.ProductStockPattern, kept, h.catalogue.Stock)
+	app.Get(paths.Search, kept, h.search.Show)
 }
 
 func accountRoutes(app *fiber.App, h accountPages) {

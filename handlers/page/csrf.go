@@ -135,8 +135,9 @@ func rawToken(c *fiber.Ctx, create bool) []byte {
 
 // CSRFToken returns a token for a form of this page, masked afresh.
 func CSRFToken(c *fiber.Ctx) string {
-	VisitOf(c).tokenShown = true
-	return mask(rawToken(c, true))
+	v := VisitOf(c)
+	v.tokenShown = true
+	return v.show(mask(rawToken(c, true)))
 }
 
 // LayoutToken is the token for the layout's htmx headers when the visit
@@ -146,8 +147,9 @@ func LayoutToken(c *fiber.Ctx) string {
 	if raw == nil {
 		return ""
 	}
-	VisitOf(c).tokenShown = true
-	return mask(raw)
+	v := VisitOf(c)
+	v.tokenShown = true
+	return v.show(mask(raw))
 }
 
 // CSRFValid reports whether got (a masked token from a form or header) is

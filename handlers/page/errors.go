@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -31,15 +30,36 @@ var refusalStatus = map[store.RefusalKind]int{
 // language of ctx; false when err carries none. The error handler answers
 // with it, and a form that shows the refusal at its field reads it here.
 func RefusalOf(ctx context.Context, err error) (Refused, bool) {
-	var r *store.Refusal
-	if !errors.As(err, &r) {
+	r, ok := store.RefusalOf(err)
+	if !ok {
 		return Refused{}, false
 	}
 	status, ok := refusalStatus[r.Kind]
 	if !ok {
 		status = fiber.StatusBadRequest
 	}
-	return Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message)}, true
+	return Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message, refusalArgs(ctx, r.Args)...)}, true
+}
+
+// refusalArgs are a refusal's values as its sentence shows them in the
+// language of ctx: money in the reader's format, a product's name in
+// the reader's language; the rest as they are.
+func refusalArgs(ctx context.Context, args []any) []any {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case store.Money:
+			out[i] = lang.Money(ctx, v)
+		case store.LocalName:
+			out[i] = v.In(string(lang.From(ctx)))
+		default:
+			out[i] = a
+		}
+	}
+	return out
 }
 
 // Error is an HTTP error with a message that is safe to show; Err is the

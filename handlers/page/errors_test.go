@@ -29,6 +29,13 @@ func TestRefusalOf(t *testing.T) {
 		{"in the reader's language", ko, conflict, Refused{Status: fiber.StatusConflict, Text: lang.In(lang.Korean, "subs.error.paused")}, true},
 		{"at its field", en, atField, Refused{Status: fiber.StatusUnprocessableEntity, Field: "cvc", Text: lang.In(lang.English, "checkout.card.invalid_cvc")}, true},
 		{"no kind", en, &store.Refusal{Message: "subs.error.same"}, Refused{Status: fiber.StatusBadRequest, Text: lang.In(lang.English, "subs.error.same")}, true},
+		{"with values", ko, &store.Refusal{Kind: store.Conflict, Message: "cart.stock.out", Args: []any{"Product", store.LocalName{English: "Tea", Names: store.ProductNames{"ko": "차"}}}},
+			Refused{Status: fiber.StatusConflict, Text: lang.In(lang.Korean, "cart.stock.out", "Product", "차")}, true},
+		{"with money", en, &store.Refusal{Kind: store.Invalid, Message: "admin.dropsx.err.quantity", Args: []any{"Max", store.Money{Amount: 500, Currency: "EUR"}}},
+			Refused{Status: fiber.StatusUnprocessableEntity, Text: lang.In(lang.English, "admin.dropsx.err.quantity", "Max", "€5.00")}, true},
+		{"a type of its own", en, fmt.Errorf("x: %w", ownRefuser{}), Refused{Status: fiber.StatusUnprocessableEntity, Field: "cvc", Text: lang.In(lang.English, "checkout.card.invalid_cvc")}, true},
+		{"a type that is no refusal this time, over one", en, noRefusal{atField}, Refused{Status: fiber.StatusUnprocessableEntity, Field: "cvc", Text: lang.In(lang.English, "checkout.card.invalid_cvc")}, true},
+		{"a type that is no refusal this time", en, noRefusal{errors.New("disk on fire")}, Refused{}, false},
 		{"not a refusal", en, errors.New("disk on fire"), Refused{}, false},
 		{"nothing", en, nil, Refused{}, false},
 	} {
@@ -42,3 +49,18 @@ func TestRefusalOf(t *testing.T) {
 		t.Error("errors.Is does not tell refusals apart")
 	}
 }
+
+// ownRefuser is an error type that says itself as a refusal.
+type ownRefuser struct{}
+
+func (ownRefuser) Error() string { return "own" }
+func (ownRefuser) Refusal() *store.Refusal {
+	return &store.Refusal{Kind: store.Invalid, Message: "checkout.card.invalid_cvc", Field: "cvc"}
+}
+
+// noRefusal is a Refuser that says none, over what it wraps.
+type noRefusal struct{ err error }
+
+func (n noRefusal) Error() string         { return "none: " + n.err.Error() }
+func (n noRefusal) Unwrap() error         { return n.err }
+func (noRefusal) Refusal() *store.Refusal { return nil }

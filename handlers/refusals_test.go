@@ -1,0 +1,168 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"shop/handlers/page"
+	"shop/store"
+	"shop/views/lang"
+)
+
+// languages are the shop's three, each as a request's context.
+var languages = []context.Context{
+	lang.With(context.Background(), lang.English),
+	lang.With(context.Background(), lang.Korean),
+	lang.With(context.Background(), lang.Indonesian),
+}
+
+// refusalCase is a store error and how every page says it: its status,
+// its field, and its sentence (id and values as name, value pairs, the
+// values already as the reader sees them).
+type refusalCase struct {
+	err    error
+	status int
+	field  string
+	id     string
+	args   []any
+}
+
+// checkRefusals holds each case's answer from page.RefusalOf in the three
+// languages: the status, the field and the catalogue's sentence, never a
+// missing one.
+func checkRefusals(t *testing.T, cases []refusalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		for _, ctx := range languages {
+			l := lang.From(ctx)
+			want := page.Refused{Status: tc.status, Field: tc.field, Text: lang.In(l, tc.id, tc.args...)}
+			got, ok := page.RefusalOf(ctx, fmt.Errorf("wrapped: %w", tc.err))
+			if !ok || got != want {
+				t.Errorf("%v in %s: %+v, %v; want %+v", tc.err, l, got, ok, want)
+			}
+			if strings.Contains(got.Text, lang.Missing(tc.id)) || strings.Contains(got.Text, "{{") {
+				t.Errorf("%v in %s: %q is not a whole sentence", tc.err, l, got.Text)
+			}
+		}
+	}
+}
+
+// A bad field of a new drop is said at its field, each kind in its own
+// words, its limit among them.
+func TestDropErrorsSayThemselves(t *testing.T) {
+	bad := func(field, kind string, args ...any) *store.DropError {
+		return &store.DropError{Field: field, Kind: kind, Args: args, Msg: "English words"}
+	}
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{bad("title", "title"), invalid, "title", "admin.dropsx.err.title", nil},
+		{bad("description", "description", "Max", 1000), invalid, "description", "admin.dropsx.err.description", []any{"Max", 1000}},
+		{bad("quantity", "quantity", "Max", 100000), invalid, "quantity", "admin.dropsx.err.quantity", []any{"Max", 100000}},
+		{bad("opens", "opens_missing"), invalid, "opens", "admin.dropsx.err.opens_missing", nil},
+		{bad("opens", "opens_past"), invalid, "opens", "admin.dropsx.err.opens_past", nil},
+		{bad("closes", "closes"), invalid, "closes", "admin.dropsx.err.closes", nil},
+		{bad("closes", "closes_too_late", "Days", 30), invalid, "closes", "admin.dropsx.err.closes_too_late", []any{"Days", 30}},
+		{bad("product", "product"), invalid, "product", "admin.dropsx.err.product", nil},
+		{bad("price", "price"), invalid, "price", "admin.dropsx.err.price", nil},
+		{bad("price", "price_currency", "Currency", "EUR"), invalid, "price", "admin.dropsx.err.price_currency", []any{"Currency", "EUR"}},
+		{bad("redeem", "redeem"), invalid, "redeem", "admin.dropsx.err.redeem", nil},
+		{bad("quantity", "quantity_short", "Available", 3, "Product", "Tea"), invalid, "quantity", "admin.dropsx.err.quantity_short", []any{"Available", 3, "Product", "Tea"}},
+		{bad("audience", "audience"), invalid, "audience", "admin.dropsx.err.audience", nil},
+		{bad("audience", "audience_published"), invalid, "audience", "admin.dropsx.err.audience_published", nil},
+		{bad("audience", "audience_product"), invalid, "audience", "admin.dropsx.err.audience_product", nil},
+		{bad("audience", "audience_unknown"), invalid, "audience", "admin.dropsx.err.audience_unknown", nil},
+	})
+}
+
+// A refused discount code or gift card is said at its field, in the same
+// words at checkout and on the subscribe form.
+func TestCodeErrorsSayThemselves(t *testing.T) {
+	at := func(field string, err error) error { return &store.CodeError{Field: field, Err: err} }
+	invalid, conflict := fiber.StatusUnprocessableEntity, fiber.StatusConflict
+	checkRefusals(t, []refusalCase{
+		{at("discount", store.ErrUnknownDiscount), invalid, "discount", "checkout.discount.unknown", nil},
+		{at("code", store.ErrUnknownDiscount), invalid, "code", "checkout.discount.unknown", nil},
+		{at("giftcard", store.ErrUnknownGiftCard), invalid, "giftcard", "checkout.giftcard.unknown", nil},
+		{at("discount", store.ErrCodeExpired), conflict, "discount", "checkout.code.expired", nil},
+		{at("code", store.ErrCodeExpired), conflict, "code", "checkout.code.expired", nil},
+		{at("discount", store.ErrCodeUsedUp), conflict, "discount", "checkout.code.used_up", nil},
+		{at("giftcard", store.ErrGiftCardUsed), conflict, "giftcard", "checkout.giftcard.empty", nil},
+		{at("giftcard", store.ErrCodeMixesCurrency), invalid, "giftcard", "checkout.code.currency", nil},
+		{at("code", store.ErrCodeCurrency), invalid, "code", "subs.code.currency", nil},
+		{at("code", store.ErrBadCode), invalid, "code", "checkout.code.bad", nil},
+		{at("giftcard", store.ErrGiftCardChanged), conflict, "giftcard", "checkout.giftcard.changed", nil},
+		{store.ErrBadCode, invalid, "", "checkout.code.bad", nil},
+	})
+	// What the store's callers test for still holds.
+	for _, tc := range []struct{ err, is error }{
+		{at("discount", store.ErrUnknownDiscount), store.ErrNotFound},
+		{at("giftcard", store.ErrUnknownGiftCard), store.ErrNotFound},
+		{at("discount", store.ErrCodeMixesCurrency), store.ErrMixedCurrency},
+		{at("discount", store.ErrCodeUsedUp), store.ErrCodeUsedUp},
+	} {
+		if !errors.Is(tc.err, tc.is) {
+			t.Errorf("%v is not %v", tc.err, tc.is)
+		}
+	}
+	if r, ok := store.RefusalOf(at("discount", errors.New("disk on fire"))); ok {
+		t.Errorf("a code's error that is no refusal says %+v", r)
+	}
+}
+
+// What the cart and checkout refuse is said with its limits and the
+// product's name in the reader's language.
+func TestCartAndCheckoutRefusalsSayThemselves(t *testing.T) {
+	invalid, conflict := fiber.StatusUnprocessableEntity, fiber.StatusConflict
+	tea := store.ProductNames{"ko": "차", "id": "Teh"}
+	names := func(l lang.Lang) string { return tea.In(string(l), "Tea") }
+	cases := []refusalCase{
+		{store.ErrBadQty, invalid, "", "cart.bad_quantity", nil},
+		{store.ErrLineTooBig, invalid, "", "cart.line_too_big", []any{"Max", store.MaxLineQty}},
+		{store.ErrCartFull, conflict, "", "cart.full", []any{"Max", store.MaxCartLines}},
+		{store.ErrEmptyOrder, conflict, "", "checkout.empty", nil},
+		{store.ErrOrderTooLarge, invalid, "", "checkout.too_large", nil},
+		{store.ErrOneTicketPerOrder, conflict, "", "checkout.one_ticket", nil},
+		{fmt.Errorf("your ticket for “Jazz night” expired: %w", store.ErrTicketNotRedeemable), conflict, "", "checkout.ticket_unusable", nil},
+	}
+	checkRefusals(t, cases)
+	for _, ctx := range languages {
+		l := lang.From(ctx)
+		for _, short := range []*store.StockShortError{{ProductName: "Tea", Names: tea, Wanted: 3}, {ProductName: "Tea", Names: tea, Wanted: 3, Available: 2}} {
+			want := lang.In(l, "cart.stock.out", "Product", names(l))
+			if short.Available > 0 {
+				want = lang.In(l, "cart.stock.short", "Product", names(l), "Available", 2, "Wanted", 3)
+			}
+			got, ok := page.RefusalOf(ctx, short)
+			if !ok || got != (page.Refused{Status: conflict, Text: want}) || strings.Contains(got.Text, "Tea") != (l == lang.English) {
+				t.Errorf("%v in %s: %+v, want %q", short, l, got, want)
+			}
+		}
+	}
+}
+
+// A swap's product the store refuses is said at the product field, a
+// period a swap now cannot credit at the "when" field; the
+// form's own fieldRefusal tells it from a refusal of the whole card.
+func TestSwapRefusalsSayTheirField(t *testing.T) {
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{store.ErrOtherCurrency, invalid, "product", "subs.error.other_currency", nil},
+		{store.ErrSwapNotSubscribable, invalid, "product", "subs.error.product_not_subscribable", nil},
+		{store.ErrNoPaidPeriod, fiber.StatusConflict, "when", "subs.error.swap_now_unpaid", nil},
+		{store.ErrChangedNowAlready, fiber.StatusConflict, "when", "subs.error.swap_now_again", nil},
+		{store.ErrPeriodEndsToday, fiber.StatusConflict, "when", "subs.error.swap_now_last_day", nil},
+	})
+	if !errors.Is(store.ErrSwapNotSubscribable, store.ErrNotSubscribable) {
+		t.Error("a product no one may subscribe to is no longer ErrNotSubscribable")
+	}
+	for _, err := range []error{store.ErrSameValue, store.ErrBadQuantity, errors.New("disk on fire"), nil} {
+		if field, msg, ok := fieldRefusal(languages[0], err); ok {
+			t.Errorf("%v is said at %q: %q", err, field, msg)
+		}
+	}
+}
