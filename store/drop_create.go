@@ -49,10 +49,36 @@ type DropError struct {
 
 func (e *DropError) Error() string { return e.Field + ": " + e.Msg }
 
-// Refusal is the bad field said in the catalogue's words: the sentence
-// admin.dropsx.err.<Kind>, with Args its values.
+// dropErrorMessages are the sentences of the kinds, each id written whole
+// so the catalogue's checks (every message used, in every language) find
+// it.
+var dropErrorMessages = map[string]string{
+	"title":              "admin.dropsx.err.title",
+	"description":        "admin.dropsx.err.description",
+	"quantity":           "admin.dropsx.err.quantity",
+	"opens_missing":      "admin.dropsx.err.opens_missing",
+	"opens_past":         "admin.dropsx.err.opens_past",
+	"closes":             "admin.dropsx.err.closes",
+	"closes_too_late":    "admin.dropsx.err.closes_too_late",
+	"product":            "admin.dropsx.err.product",
+	"price":              "admin.dropsx.err.price",
+	"redeem":             "admin.dropsx.err.redeem",
+	"price_currency":     "admin.dropsx.err.price_currency",
+	"quantity_short":     "admin.dropsx.err.quantity_short",
+	"audience":           "admin.dropsx.err.audience",
+	"audience_published": "admin.dropsx.err.audience_published",
+	"audience_product":   "admin.dropsx.err.audience_product",
+	"audience_unknown":   "admin.dropsx.err.audience_unknown",
+}
+
+// Refusal is the bad field said in the catalogue's words, with Args its
+// values; nil for a kind without a sentence (a 500: the code is wrong).
 func (e *DropError) Refusal() *Refusal {
-	return &Refusal{Kind: Invalid, Message: "admin.dropsx.err." + e.Kind, Args: e.Args, Field: e.Field, Words: e.Error()}
+	msg, ok := dropErrorMessages[e.Kind]
+	if !ok {
+		return nil
+	}
+	return &Refusal{Kind: Invalid, Message: msg, Args: e.Args, Field: e.Field, Words: e.Error()}
 }
 
 // MaxDropDescription is the longest description of a drop, in characters.
