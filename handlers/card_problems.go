@@ -8,10 +8,11 @@ import (
 	"shop/views/lang"
 )
 
-// cardRefusals are the payment package's refusals of a card, typed wrong
-// or refused by its bank; each says itself at its field (store.Refusal).
-var cardRefusals = []error{payment.ErrInvalidNumber, payment.ErrInvalidExpiry, payment.ErrExpired, payment.ErrInvalidCVC,
-	payment.ErrDeclined, payment.ErrInsufficientFunds, payment.ErrProcessing, payment.ErrVoided}
+// keptCardAnswers are the bank's answers about a kept card that the
+// person can act on (another card, another try); each says itself
+// (store.Refusal). A voided payment is none: the subscribe it was for
+// stays pending until the reconcile reads it, so it is no "try again".
+var keptCardAnswers = []error{payment.ErrDeclined, payment.ErrInsufficientFunds, payment.ErrProcessing, payment.ErrExpired}
 
 // keptCardProblem is the bank's answer about a kept card in the language
 // of ctx, said at the card whatever field the refusal names (there is no
@@ -22,7 +23,7 @@ func keptCardProblem(ctx context.Context, err error) string {
 	if errors.Is(err, payment.ErrAuthenticationRequired) {
 		err = payment.ErrDeclined
 	}
-	if !isAny(err, cardRefusals...) {
+	if !isAny(err, keptCardAnswers...) {
 		return ""
 	}
 	return refusalText(ctx, err)

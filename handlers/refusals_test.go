@@ -172,7 +172,8 @@ func TestSwapRefusalsSayTheirField(t *testing.T) {
 // bank's no at the card number; a voided payment is said as one that
 // could not be processed. A kept card says each at the card (no field of
 // its own), a bank that asks its holder as a decline, and nothing else:
-// a key reused is the shop's bug, left to the error page's 500.
+// a key reused is the shop's bug, left to the error page's 500, and a
+// voided payment is left to the reconcile.
 func TestCardRefusalsSayThemselves(t *testing.T) {
 	invalid := fiber.StatusUnprocessableEntity
 	checkRefusals(t, []refusalCase{
