@@ -11,6 +11,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/payment"
 	"shop/views/lang"
 )
 
@@ -163,6 +164,58 @@ func TestSwapRefusalsSayTheirField(t *testing.T) {
 	for _, err := range []error{store.ErrSameValue, store.ErrBadQuantity, errors.New("disk on fire"), nil} {
 		if field, msg, ok := fieldRefusal(languages[0], err); ok {
 			t.Errorf("%v is said at %q: %q", err, field, msg)
+		}
+	}
+}
+
+// A card typed wrong is said at its field of the test payment page, the
+// bank's no at the card number; a voided payment is said as one that
+// could not be processed. A kept card says each at the card (no field of
+// its own), a bank that asks its holder as a decline, and nothing else:
+// a key reused is the shop's bug, left to the error page's 500, and a
+// voided payment is left to the reconcile.
+func TestCardRefusalsSayThemselves(t *testing.T) {
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{payment.ErrInvalidNumber, invalid, "card_number", "checkout.card.invalid_number", nil},
+		{payment.ErrInvalidExpiry, invalid, "expiry", "checkout.card.invalid_expiry", nil},
+		{payment.ErrExpired, invalid, "expiry", "checkout.card.expired", nil},
+		{payment.ErrInvalidCVC, invalid, "cvc", "checkout.card.invalid_cvc", nil},
+		{payment.ErrDeclined, invalid, "card_number", "checkout.card.declined", nil},
+		{payment.ErrInsufficientFunds, invalid, "card_number", "checkout.card.insufficient", nil},
+		{payment.ErrProcessing, invalid, "card_number", "checkout.card.processing", nil},
+		{payment.ErrVoided, invalid, "card_number", "checkout.card.processing", nil},
+	})
+	if _, ok := page.RefusalOf(languages[0], payment.ErrKeyReused); ok {
+		t.Error("a key reused says itself as a refusal: it must stay a 500")
+	}
+	for err, words := range map[error]string{payment.ErrDeclined: "card was declined", payment.ErrExpired: "card has expired",
+		payment.ErrVoided: "this payment was cancelled; start the payment again"} {
+		if got := fmt.Errorf("charge: %w", err); !errors.Is(got, err) || err.Error() != words {
+			t.Errorf("%v: errors.Is %v, words %q, want %q", got, errors.Is(got, err), err.Error(), words)
+		}
+	}
+	for _, ctx := range languages {
+		l := lang.From(ctx)
+		for err, id := range map[error]string{
+			payment.ErrDeclined: "checkout.card.declined",
+			fmt.Errorf("confirm: %w", payment.ErrInsufficientFunds): "checkout.card.insufficient",
+			payment.ErrExpired:                "checkout.card.expired",
+			payment.ErrProcessing:             "checkout.card.processing",
+			payment.ErrAuthenticationRequired: "checkout.card.declined",
+			payment.ErrKeyReused:              "",
+			payment.ErrProviderUnavailable:    "",
+			store.ErrOtherCurrency:            "",
+			errors.New("disk on fire"):        "",
+			nil:                               "",
+		} {
+			want := ""
+			if id != "" {
+				want = lang.In(l, id)
+			}
+			if got := keptCardProblem(ctx, err); got != want {
+				t.Errorf("kept card, %v in %s: %q, want %q", err, l, got, want)
+			}
 		}
 	}
 }

@@ -96,18 +96,19 @@ func (h *Subscriptions) applySwapNow(ctx context.Context, plan store.SwapNowPlan
 func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.SubscriptionCard, sub store.Subscription, err error) error {
 	var stale *store.StaleError
 	field, msg, atField := fieldRefusal(c.UserContext(), err)
+	bank := keptCardProblem(c.UserContext(), err)
 	switch {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case err == nil: // bad input, said at its fields
+	case bank != "": // before atField: a card's refusal names a field of the card form, this card's is the card
+		card.Error = bank
 	case atField: // the product chosen, or no period to credit now
 		card.Errors[field] = msg
 	case errors.Is(err, jobs.ErrCardElsewhere):
 		card.Error = page.T(c, "subs.error.card_elsewhere")
 	case errors.Is(err, payment.ErrProviderUnavailable):
 		card.Error = page.T(c, "subs.error.payment_page")
-	case keptCardProblem(c.UserContext(), err) != "":
-		card.Error = keptCardProblem(c.UserContext(), err)
 	case isAny(err, swapRefusals...):
 		card.Error = refusalText(c.UserContext(), err)
 	default:

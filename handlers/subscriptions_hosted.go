@@ -135,22 +135,6 @@ func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) 
 	return h.subscribeAgain(c, f)
 }
 
-// keptCardProblem is the bank's answer about a kept card in the request's
-// language; "" for an error that is not the card's.
-func keptCardProblem(ctx context.Context, err error) string {
-	switch {
-	case errors.Is(err, payment.ErrInsufficientFunds):
-		return lang.T(ctx, "checkout.card.insufficient")
-	case errors.Is(err, payment.ErrExpired):
-		return lang.T(ctx, "checkout.card.expired")
-	case errors.Is(err, payment.ErrDeclined), errors.Is(err, payment.ErrAuthenticationRequired):
-		return lang.T(ctx, "checkout.card.declined")
-	case errors.Is(err, payment.ErrProcessing):
-		return lang.T(ctx, "checkout.card.processing")
-	}
-	return ""
-}
-
 // subscribedMessage is the flash of a new subscription and its first
 // receipt.
 func subscribedMessage(c *fiber.Ctx, sub store.Subscription, receipt store.Receipt) string {

@@ -135,7 +135,11 @@ func (h *TestPayments) answer(c *fiber.Ctx, s store.TestPaySession, f views.Test
 	case errors.Is(err, payment.ErrAuthenticationFailed):
 		f.Errors[""] = lang.T(ctx, "testpay.challenge.failed")
 	default:
-		field, msg, ok := cardProblemIn(ctx, err)
+		said := err
+		if errors.Is(err, payment.ErrKeyReused) {
+			said = payment.ErrProcessing // a key sent twice is the shop's bug, a 500 elsewhere; here the holder only needs to try again
+		}
+		field, msg, ok := fieldRefusal(ctx, said)
 		if !ok {
 			return err
 		}

@@ -23,22 +23,34 @@ import (
 // Card is what the shop may keep of a card: token, brand, last four.
 type Card = store.Card
 
-// Errors about the card as typed: the person can fix these.
+// Errors about the card as typed: the person can fix these. Each is a
+// refusal that says itself at the test payment page's field it is about;
+// a page about a kept card says it at the card instead.
 var (
-	ErrInvalidNumber = errors.New("card number is not valid")
-	ErrInvalidExpiry = errors.New("expiry is not a valid MM/YY date")
-	ErrExpired       = errors.New("card has expired")
-	ErrInvalidCVC    = errors.New("security code must be 3 or 4 digits")
+	ErrInvalidNumber error = cardRefusal("card_number", "checkout.card.invalid_number", "card number is not valid")
+	ErrInvalidExpiry error = cardRefusal("expiry", "checkout.card.invalid_expiry", "expiry is not a valid MM/YY date")
+	ErrExpired       error = cardRefusal("expiry", "checkout.card.expired", "card has expired")
+	ErrInvalidCVC    error = cardRefusal("cvc", "checkout.card.invalid_cvc", "security code must be 3 or 4 digits")
 )
 
-// Errors from the bank.
+// Errors from the bank: refusals said at the card number, the card the
+// bank answered about. ErrVoided is said as a card that could not be
+// processed: nothing was charged, and a new try may go through.
 var (
-	ErrDeclined          = errors.New("card was declined")
-	ErrInsufficientFunds = errors.New("card has insufficient funds")
-	ErrProcessing        = errors.New("the card could not be processed; try again")
-	ErrVoided            = errors.New("this payment was cancelled; start the payment again")
-	ErrKeyReused         = errors.New("idempotency key reused with another amount")
+	ErrDeclined          error = cardRefusal("card_number", "checkout.card.declined", "card was declined")
+	ErrInsufficientFunds error = cardRefusal("card_number", "checkout.card.insufficient", "card has insufficient funds")
+	ErrProcessing        error = cardRefusal("card_number", "checkout.card.processing", "the card could not be processed; try again")
+	ErrVoided            error = cardRefusal("card_number", "checkout.card.processing", "this payment was cancelled; start the payment again")
+	// ErrKeyReused stays a plain error, no refusal: the shop sent one key
+	// with two amounts, its own bug, which the error page answers 500.
+	ErrKeyReused = errors.New("idempotency key reused with another amount")
 )
+
+// cardRefusal is a card error as a refusal: what was asked (this card,
+// this payment) cannot be done, said by message at field.
+func cardRefusal(field, message, words string) *store.Refusal {
+	return &store.Refusal{Kind: store.Invalid, Message: message, Field: field, Words: words}
+}
 
 // Test card numbers, as the well-known conventions have them.
 const (
