@@ -36,7 +36,13 @@ type Tokens struct {
 	keys   [][]byte
 	codecs []securecookie.Codec
 	secure bool
+	// ids are the visitor ids of cookies checked this second: the check
+	// (HMAC, base64, gob) was most of a visitor's kept page's cost.
+	ids *Moment[string, string]
 }
+
+// maxVisitorIDs bounds the cookies kept checked: a second's visitors.
+const maxVisitorIDs = 10_000
 
 // NewTokens takes the session keys (checked by the session store).
 func NewTokens(keys [][]byte, secure bool) (*Tokens, error) {
@@ -51,7 +57,7 @@ func NewTokens(keys [][]byte, secure bool) (*Tokens, error) {
 	for _, c := range codecs {
 		c.(*securecookie.SecureCookie).MaxAge(int(visitorTTL.Seconds()))
 	}
-	return &Tokens{keys: keys, codecs: codecs, secure: secure}, nil
+	return &Tokens{keys: keys, codecs: codecs, secure: secure, ids: NewMoment[string, string](time.Second, maxVisitorIDs, nil)}, nil
 }
 
 // visitorToken is the unmasked token of a visitor id under one key.
@@ -70,8 +76,7 @@ func visitorID(c *fiber.Ctx, create bool) string {
 	}
 	if !v.visitorRead {
 		v.visitorRead = true
-		var id string
-		if raw := c.Cookies(visitorCookie); raw != "" && securecookie.DecodeMulti(visitorCookie, raw, &id, v.tokens.codecs...) == nil && store.ValidID(id) {
+		if id, ok := v.tokens.visitorIDOf(c.Cookies(visitorCookie)); ok {
 			v.visitor = id
 			return id
 		}
@@ -91,6 +96,23 @@ func visitorID(c *fiber.Ctx, create bool) string {
 	})
 	v.visitor = id
 	return id
+}
+
+// visitorIDOf is the visitor id a cookie carries, if it is a good one; a
+// cookie is checked once a second (an expiry is a second late at most).
+func (t *Tokens) visitorIDOf(raw string) (string, bool) {
+	if raw == "" {
+		return "", false
+	}
+	if id, ok := t.ids.Get(raw); ok {
+		return id, true
+	}
+	var id string
+	if securecookie.DecodeMulti(visitorCookie, raw, &id, t.codecs...) != nil || !store.ValidID(id) {
+		return "", false
+	}
+	t.ids.Put(raw, id)
+	return id, true
 }
 
 // forgetVisitor drops the visitor cookie (at sign-in and sign-out): the
