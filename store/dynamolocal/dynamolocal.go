@@ -73,12 +73,32 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	port := opts.Port
-	if port == 0 {
-		if port, err = freePort(); err != nil {
+	if opts.Port != 0 {
+		return start(ctx, opts, jar, lib)
+	}
+	// A free port may be taken by another process before java binds it
+	// (tests start engines and servers at once): the engine then exits
+	// at its start, and a new port is tried.
+	for try := 1; ; try++ {
+		if opts.Port, err = freePort(); err != nil {
 			return nil, err
 		}
+		e, err := start(ctx, opts, jar, lib)
+		if !errors.Is(err, errExitedEarly) || try == startTries {
+			return e, err
+		}
 	}
+}
+
+// startTries bounds the starts on ports that were free when chosen.
+const startTries = 3
+
+// errExitedEarly: the engine ended before it listened.
+var errExitedEarly = errors.New("dynamolocal: exited early")
+
+// start runs the engine on opts.Port and waits until it listens.
+func start(ctx context.Context, opts Options, jar, lib string) (*Engine, error) {
+	port := opts.Port
 	tmpDir, launcher, err := writeLauncher()
 	if err != nil {
 		return nil, err
@@ -101,7 +121,6 @@ func Start(ctx context.Context, opts Options) (*Engine, error) {
 		os.RemoveAll(tmpDir)
 		return nil, fmt.Errorf("dynamolocal: start java: %w", err)
 	}
-	opts.Port = port
 	e := &Engine{
 		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
 		Port:     port,
@@ -226,7 +245,7 @@ func (e *Engine) waitReady(ctx context.Context, listening <-chan struct{}) error
 	case <-deadline.C:
 		return fmt.Errorf("dynamolocal: not listening after %s", startWithin)
 	case <-e.done:
-		return fmt.Errorf("dynamolocal: exited early: %v", e.waitErr)
+		return fmt.Errorf("%w: %v", errExitedEarly, e.waitErr)
 	case <-listening:
 		return nil
 	}
