@@ -258,17 +258,23 @@ func (d *Deliverer) deliverEvent(ctx context.Context, e store.WebhookEvent) (sen
 }
 
 // recordTries bounds record's reads and writes when resends keep saving
-// the event in between.
+// the event in between; each try after a conflict waits a little longer
+// (1, 2, 4 … 64 ms), so a burst of resends passes before the last.
 const recordTries = 10
 
 // record saves the delivery's new state and logs its attempt. When a
 // resend saved the event since it was read, the attempt is logged all the
 // same and the resend's state kept (the event goes again: at least once).
 func (d *Deliverer) record(ctx context.Context, e store.WebhookEvent, ep string, dl store.WebhookDelivery, a *store.WebhookAttempt) (store.WebhookEvent, error) {
-	for range recordTries - 1 {
+	for try := range recordTries - 1 {
 		next, err := d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
 		if !errors.Is(err, store.ErrConflict) {
 			return next, err
+		}
+		select {
+		case <-ctx.Done():
+			return e, ctx.Err()
+		case <-time.After(time.Millisecond << min(try, 6)):
 		}
 		cur, err := d.store.WebhookEvent(ctx, e.ID)
 		if err != nil {
