@@ -24,9 +24,9 @@ import (
 //     keyed by everything the page is made of (address, language, the
 //     htmx headers, whether a visitor id came);
 //   - no longer than the window entries they were made from stay fresh,
-//     at most visitorPageKeep, and not past a change this replica makes to
-//     the window (Window.Changes), so a page is never staler than the
-//     window's own answer;
+//     at most Config.WindowPages (a second), and not past a change this
+//     replica makes to the window (Window.Changes), so a page is never
+//     staler than the window's own answer;
 //   - each token the page was given is swapped for a token of the next
 //     visitor's, made as rendering would (and its cookie set with it);
 //   - only a 200 that set no cookie but the visitor's.
