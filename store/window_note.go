@@ -9,16 +9,18 @@ import (
 // A WindowNote tells how long what the window answered under one context
 // stays as fresh as the window would keep it: the earliest expiry of the
 // entries read. A page made from the window alone may be kept that long,
-// and no longer than until this replica changes the window (Changes).
+// and no longer than until this replica changes the window (Changes):
+// WindowCopies keeps it so.
 type WindowNote struct {
-	until atomic.Int64 // unix nanoseconds; 0 until something is read
+	until   atomic.Int64 // unix nanoseconds; 0 until something is read
+	changes uint64       // the window's Changes when the note began
 }
 
 type windowNoteKey struct{}
 
 // Noting is ctx under which the window notes what it answers in the note.
 func (w *Window) Noting(ctx context.Context) (context.Context, *WindowNote) {
-	n := &WindowNote{}
+	n := &WindowNote{changes: w.Changes()}
 	return context.WithValue(ctx, windowNoteKey{}, n), n
 }
 

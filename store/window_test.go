@@ -241,3 +241,50 @@ func TestWindowNoteTellsWhenWhatWasReadExpires(t *testing.T) {
 		t.Fatal("a product made here, and the window's changes did not move")
 	}
 }
+
+// A copy made from the window is answered while the entries its note saw
+// are fresh, never past keep, and not after a change here; a copy made
+// from nothing the window answered is not kept.
+func TestWindowCopiesAreAsFreshAsTheWindow(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC)
+	clock := storetest.NewClock(start, 0)
+	env := storetest.New(t, store.WithClock(clock.Now))
+	st, ctx := env.Store, ctxT(t)
+	if err := st.PutProduct(ctx, store.Product{ID: "beans", Name: "Beans", Category: "coffee", Price: eur(900)}); err != nil {
+		t.Fatal(err)
+	}
+	win := st.Window()
+	copies := store.NewWindowCopies[string](win, 30*time.Second, 10)
+	made := func(key string) {
+		t.Helper()
+		noted, note := win.Noting(ctx)
+		if _, err := win.Categories(noted); err != nil { // kept a minute
+			t.Fatal(err)
+		}
+		copies.Put(key, "page", note)
+	}
+	want := func(key string, kept bool, when string) {
+		t.Helper()
+		if _, ok := copies.Get(key); ok != kept {
+			t.Fatalf("%s: kept %v, want %v", when, ok, kept)
+		}
+	}
+
+	made("a")
+	want("a", true, "at once")
+	clock.Set(start.Add(29 * time.Second))
+	want("a", true, "within keep")
+	clock.Set(start.Add(30 * time.Second))
+	want("a", false, "at keep, though the categories stay a minute")
+
+	made("b")
+	if _, err := st.CreateProduct(ctx, store.Product{ID: "tea", Name: "Tea", Category: "coffee", Price: eur(500)}); err != nil {
+		t.Fatal(err)
+	}
+	want("b", false, "after a product made here")
+
+	_, note := win.Noting(ctx)
+	copies.Put("c", "page", note)
+	want("c", false, "made from nothing the window answered")
+}

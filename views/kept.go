@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -20,23 +19,9 @@ import (
 // no CSRF token, no flash.
 
 // KeptParts keeps parts of pages for the requests of one replica.
-type KeptParts struct {
-	window *store.Window
-	now    func() time.Time
-	keep   time.Duration
+type KeptParts = store.WindowCopies[[]byte]
 
-	mu    sync.RWMutex
-	parts map[string]keptPart
-}
-
-type keptPart struct {
-	html    []byte
-	until   time.Time
-	changes uint64
-}
-
-// Parts live a second at most, so few are kept at once; the bounds hold
-// memory to 64 MB whatever addresses a crawler makes up.
+// The bounds hold memory to 64 MB whatever addresses a crawler makes up.
 const (
 	keptPartsMax     = 1_024
 	keptPartMaxBytes = 64 << 10
@@ -44,27 +29,26 @@ const (
 
 // NewKeptParts keeps parts at most keep, and no longer than the window
 // entries they were made from.
-func NewKeptParts(w *store.Window, now func() time.Time, keep time.Duration) *KeptParts {
-	return &KeptParts{window: w, now: now, keep: keep, parts: map[string]keptPart{}}
+func NewKeptParts(w *store.Window, keep time.Duration) *KeptParts {
+	return store.NewWindowCopies[[]byte](w, keep, keptPartsMax)
 }
 
 type keptKey struct{}
 
 // keptRequest is what a request's parts are kept under: the keeper, the
-// request's key (address, language, htmx headers), the window's changes
-// when the request began, and its note of what it read.
+// request's key (address, language, htmx headers) and the window's note
+// of what the request reads.
 type keptRequest struct {
-	parts   *KeptParts
-	key     string
-	changes uint64
-	note    *store.WindowNote
+	parts *KeptParts
+	key   string
+	note  *store.WindowNote
 }
 
 // WithKeptParts is ctx under which Kept parts are kept under key; note is
-// the window's note of what the request reads, changes the window's
-// changes before it read anything.
-func WithKeptParts(ctx context.Context, p *KeptParts, key string, changes uint64, note *store.WindowNote) context.Context {
-	return context.WithValue(ctx, keptKey{}, keptRequest{parts: p, key: key, changes: changes, note: note})
+// the window's note of what the request reads, begun before it read
+// anything.
+func WithKeptParts(ctx context.Context, p *KeptParts, key string, note *store.WindowNote) context.Context {
+	return context.WithValue(ctx, keptKey{}, keptRequest{parts: p, key: key, note: note})
 }
 
 // Kept renders its children once for every request with the same key
@@ -80,44 +64,18 @@ func Kept(name string) templ.Component {
 			return children.Render(ctx, w)
 		}
 		key := r.key + "\x00" + name
-		p := r.parts
-		p.mu.RLock()
-		part, ok := p.parts[key]
-		p.mu.RUnlock()
-		now := p.now()
-		if ok && part.changes == p.window.Changes() && now.Before(part.until) {
-			_, err := w.Write(part.html)
+		if html, ok := r.parts.Get(key); ok {
+			_, err := w.Write(html)
 			return err
 		}
 		var buf bytes.Buffer
 		if err := children.Render(ctx, &buf); err != nil {
 			return err
 		}
-		until := r.note.Until()
-		if limit := now.Add(p.keep); until.After(limit) {
-			until = limit
-		}
-		if now.Before(until) && buf.Len() <= keptPartMaxBytes {
-			p.put(key, keptPart{html: buf.Bytes(), until: until, changes: r.changes})
+		if buf.Len() <= keptPartMaxBytes {
+			r.parts.Put(key, buf.Bytes(), r.note)
 		}
 		_, err := w.Write(buf.Bytes())
 		return err
 	})
-}
-
-func (p *KeptParts) put(key string, part keptPart) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.parts) >= keptPartsMax {
-		now := p.now()
-		for k, old := range p.parts {
-			if !now.Before(old.until) {
-				delete(p.parts, k)
-			}
-		}
-		if len(p.parts) >= keptPartsMax {
-			clear(p.parts)
-		}
-	}
-	p.parts[key] = part
 }

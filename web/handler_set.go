@@ -185,7 +185,7 @@ func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, 
 		s.catalogue.Facts = handlers.NewSubscribeFacts(cfg.SessionCache)
 	}
 	if cfg.WindowPages > 0 {
-		s.windowPages = newWindowPages(cfg.Store.Window(), cfg.Store.Now, cfg.WindowPages, cfg.Metrics)
+		s.windowPages = newWindowPages(cfg.Store.Window(), cfg.WindowPages, cfg.Metrics)
 	}
 	if testMode(cfg) {
 		s.testPayments = &handlers.TestPayments{Provider: cfg.TestPayments}

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,28 +34,22 @@ import (
 // their page, around the kept parts.
 type windowPages struct {
 	window *store.Window
-	now    func() time.Time
-	keep   time.Duration
+	pages  *store.WindowCopies[keptPage]
 	parts  *views.KeptParts
 	// kept and rendered count visitors' pages served as kept and rendered.
 	kept, rendered prometheus.Counter
-
-	mu    sync.RWMutex
-	pages map[string]keptPage
 }
 
 type keptPage struct {
 	body    []byte // tokens replaced by tokenHole
 	tokens  bool   // the body has holes
 	headers [][2]string
-	until   time.Time
-	changes uint64
 }
 
 const (
 	windowPageKeep = time.Second
-	// Pages live a second at most, so few are kept at once; the bounds
-	// hold memory to 32 MB whatever addresses a crawler makes up.
+	// The bounds hold memory to 32 MB whatever addresses a crawler makes
+	// up.
 	visitorPagesMax     = 512
 	visitorPageMaxBytes = 64 << 10
 )
@@ -65,8 +58,8 @@ const (
 // out of a template.
 var tokenHole = []byte("\x00csrf\x00")
 
-func newWindowPages(w *store.Window, now func() time.Time, keep time.Duration, m *Metrics) *windowPages {
-	return &windowPages{window: w, now: now, keep: keep, pages: map[string]keptPage{}, parts: views.NewKeptParts(w, now, keep),
+func newWindowPages(w *store.Window, keep time.Duration, m *Metrics) *windowPages {
+	return &windowPages{window: w, pages: store.NewWindowCopies[keptPage](w, keep, visitorPagesMax), parts: views.NewKeptParts(w, keep),
 		kept: m.visitorPages.WithLabelValues("kept"), rendered: m.visitorPages.WithLabelValues("rendered")}
 }
 
@@ -77,21 +70,17 @@ func (v *windowPages) handler(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	key := pageKey(c)
-	changes := v.window.Changes()
 	visitor := visitorOnly(c)
 	var pageOf string // the whole page's key: a visitor id made while rendering must not change it
 	if visitor {
 		pageOf = key + visitorKey(c)
-		v.mu.RLock()
-		p, ok := v.pages[pageOf]
-		v.mu.RUnlock()
-		if ok && p.changes == changes && v.now().Before(p.until) {
+		if p, ok := v.pages.Get(pageOf); ok {
 			v.kept.Inc()
 			return p.serve(c)
 		}
 	}
 	ctx, note := v.window.Noting(c.UserContext())
-	c.SetUserContext(views.WithKeptParts(ctx, v.parts, key, changes, note))
+	c.SetUserContext(views.WithKeptParts(ctx, v.parts, key, note))
 	if !visitor {
 		return c.Next()
 	}
@@ -101,16 +90,11 @@ func (v *windowPages) handler(c *fiber.Ctx) error {
 	if err := c.Next(); err != nil {
 		return err
 	}
-	until := note.Until()
-	if limit := v.now().Add(v.keep); until.After(limit) {
-		until = limit
-	}
 	body := c.Response().Body()
-	if c.Response().StatusCode() != fiber.StatusOK || until.IsZero() || !v.now().Before(until) ||
-		len(body) > visitorPageMaxBytes || setsOtherCookies(c) {
+	if c.Response().StatusCode() != fiber.StatusOK || len(body) > visitorPageMaxBytes || setsOtherCookies(c) {
 		return nil
 	}
-	kept := keptPage{body: bytes.Clone(body), until: until, changes: changes}
+	kept := keptPage{body: bytes.Clone(body)}
 	for _, t := range page.TokensShown(c) {
 		kept.body = bytes.ReplaceAll(kept.body, []byte(t), tokenHole)
 		kept.tokens = true
@@ -120,12 +104,7 @@ func (v *windowPages) handler(c *fiber.Ctx) error {
 			kept.headers = append(kept.headers, [2]string{k, val})
 		}
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if len(v.pages) >= visitorPagesMax {
-		v.sweepLocked()
-	}
-	v.pages[pageOf] = kept
+	v.pages.Put(pageOf, kept, note)
 	return nil
 }
 
@@ -160,18 +139,6 @@ func visitorKey(c *fiber.Ctx) string {
 		return "visitor"
 	}
 	return "new"
-}
-
-func (v *windowPages) sweepLocked() {
-	now := v.now()
-	for k, p := range v.pages {
-		if !now.Before(p.until) {
-			delete(v.pages, k)
-		}
-	}
-	if len(v.pages) >= visitorPagesMax {
-		clear(v.pages)
-	}
 }
 
 // visitorOnly reports whether the request carries no cookie but the

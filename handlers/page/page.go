@@ -59,9 +59,10 @@ type Visit struct {
 	visitorRead bool
 	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
 	signedIn    bool // the request came signed in
-	// shown, when not nil, lists the masked tokens the page was given
-	// (a kept visitor's page swaps them for the next visitor's).
-	shown *[]string
+	// noting: shown lists the masked tokens the page was given (a kept
+	// visitor's page swaps them for the next visitor's).
+	noting bool
+	shown  []string
 }
 
 // Start attaches the visit to the request; the session middleware calls it.

@@ -9,20 +9,10 @@ const VisitorCookie = visitorCookie
 // NoteTokens makes the visit list the CSRF tokens its page is given
 // (TokensShown), so that a page kept for visitors can carry the next
 // visitor's token in their place.
-func NoteTokens(c *fiber.Ctx) {
-	v := VisitOf(c)
-	if v.shown == nil {
-		v.shown = new([]string)
-	}
-}
+func NoteTokens(c *fiber.Ctx) { VisitOf(c).noting = true }
 
 // TokensShown are the masked tokens handed out since NoteTokens.
-func TokensShown(c *fiber.Ctx) []string {
-	if v := VisitOf(c); v.shown != nil {
-		return *v.shown
-	}
-	return nil
-}
+func TokensShown(c *fiber.Ctx) []string { return VisitOf(c).shown }
 
 // HasVisitor reports whether the request carries a valid visitor cookie:
 // its page's layout then carries the visitor's token, which a new
@@ -30,8 +20,8 @@ func TokensShown(c *fiber.Ctx) []string {
 func HasVisitor(c *fiber.Ctx) bool { return visitorID(c, false) != "" }
 
 func (v *Visit) show(token string) string {
-	if v.shown != nil {
-		*v.shown = append(*v.shown, token)
+	if v.noting {
+		v.shown = append(v.shown, token)
 	}
 	return token
 }
