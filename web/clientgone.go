@@ -18,19 +18,24 @@ var errClientGone = errors.New("the client closed the connection")
 // consumed) waits for it to turn readable. End of file or an error is the
 // client gone; bytes are its next request, so it is still there. A
 // connection that is not a socket is not watched.
+//
+// The watch begins after clientWatchAfter: most answers are written
+// before that (a kept page in microseconds), and a watcher (a goroutine, a
+// peek and two deadline changes) cost more than the page. No one misses
+// a client gone in the first milliseconds.
 func clientGone(conn net.Conn, gone func()) (stop func()) {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return func() {}
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return func() {}
-	}
 	var stopped atomic.Bool
 	done := make(chan struct{})
-	go func() {
+	watch := time.AfterFunc(clientWatchAfter, func() {
 		defer close(done)
+		raw, err := sc.SyscallConn()
+		if err != nil {
+			return
+		}
 		var b [1]byte
 		_ = raw.Read(func(fd uintptr) bool {
 			if stopped.Load() {
@@ -45,9 +50,12 @@ func clientGone(conn net.Conn, gone func()) (stop func()) {
 			}
 			return true
 		})
-	}()
+	})
 	return func() {
 		stopped.Store(true)
+		if watch.Stop() {
+			return // the watch never began
+		}
 		// Wake the waiting peek; the server sets its own deadline before
 		// it reads the next request.
 		_ = conn.SetReadDeadline(time.Now())
@@ -55,3 +63,7 @@ func clientGone(conn net.Conn, gone func()) (stop func()) {
 		_ = conn.SetReadDeadline(time.Time{})
 	}
 }
+
+// clientWatchAfter is how long a request runs before its connection is
+// watched for the client leaving.
+const clientWatchAfter = 10 * time.Millisecond
