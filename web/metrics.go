@@ -2,6 +2,7 @@ package web
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -24,6 +25,7 @@ type Metrics struct {
 	dynamoCapacity *prometheus.CounterVec
 	dynamoThrottle *prometheus.CounterVec
 	visitorPages   *prometheus.CounterVec
+	httpSeries     sync.Map // httpSeries → httpObservers
 }
 
 // NewMetrics registers the shop's metrics and the Go runtime's.
@@ -78,8 +80,31 @@ var _ store.ThrottleObserver = (*Metrics)(nil)
 func (m *Metrics) ObserveThrottle(op string) { m.dynamoThrottle.WithLabelValues(op).Inc() }
 
 func (m *Metrics) observeHTTP(route, method string, status int, took time.Duration) {
-	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.httpDuration.WithLabelValues(route, method).Observe(took.Seconds())
+	key := httpSeries{route, method, status}
+	s, ok := m.httpSeries.Load(key)
+	if !ok {
+		s, _ = m.httpSeries.LoadOrStore(key, httpObservers{
+			requests: m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)),
+			duration: m.httpDuration.WithLabelValues(route, method),
+		})
+	}
+	o := s.(httpObservers)
+	o.requests.Inc()
+	o.duration.Observe(took.Seconds())
+}
+
+// httpSeries names a request's metric series; httpObservers are its
+// counter and histogram, found once (a label lookup hashes every value
+// under a lock on every request). Routes, methods and statuses are few:
+// unknown paths count as "unmatched".
+type httpSeries struct {
+	route, method string
+	status        int
+}
+
+type httpObservers struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func (m *Metrics) handler() fiber.Handler {

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/helmet"
 
 	"shop/handlers/page"
 )
@@ -94,5 +97,33 @@ func TestServerTimingEndsWithTheAppsTime(t *testing.T) {
 		if got := resp.Header.Get("Server-Timing"); !strings.HasPrefix(got, want) {
 			t.Errorf("%s: Server-Timing %q, want it to begin %q", path, got, want)
 		}
+	}
+}
+
+// The security headers set once are those Fiber's helmet set with the
+// shop's policy, name for name and value for value.
+func TestSecurityHeadersAreHelmetsWithTheShopsPolicy(t *testing.T) {
+	headersOf := func(h fiber.Handler) http.Header {
+		app := fiber.New()
+		app.Use(h)
+		app.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+		resp, err := app.Test(httptest.NewRequest("GET", "/", nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"Content-Type", "Content-Length", "Date"} {
+			resp.Header.Del(k)
+		}
+		return resp.Header
+	}
+	want := headersOf(helmet.New(helmet.Config{
+		ContentSecurityPolicy:   contentSecurityPolicy,
+		XFrameOptions:           "DENY",
+		ReferrerPolicy:          "same-origin",
+		CrossOriginOpenerPolicy: "same-origin",
+		PermissionPolicy:        "camera=(), microphone=(), geolocation=()",
+	}))
+	if got := headersOf(securityHeaders()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("security headers:\n got %v\nwant %v", got, want)
 	}
 }
