@@ -8,9 +8,6 @@ import (
 	"time"
 )
 
-// errClientGone ends a request whose client closed its connection.
-var errClientGone = errors.New("the client closed the connection")
-
 // clientGone calls gone if the client closes conn while its request is
 // handled, until the returned stop is called (before the answer is
 // written). fasthttp does not say when a client leaves, and nobody reads

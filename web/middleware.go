@@ -193,13 +193,12 @@ func deadline(d time.Duration) fiber.Handler {
 			// Up to 10 MB to receive, decode and resize.
 			limit = max(d, photoUploadTimeout)
 		}
+		// One context for both ends: a client gone cancels it (Canceled,
+		// a 499), the limit ends it (DeadlineExceeded, a 503).
 		ctx, cancel := context.WithTimeout(c.UserContext(), limit)
 		defer cancel()
 		if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
-			var gone context.CancelCauseFunc
-			ctx, gone = context.WithCancelCause(ctx)
-			defer gone(nil)
-			defer clientGone(c.Context().Conn(), func() { gone(errClientGone) })()
+			defer clientGone(c.Context().Conn(), cancel)()
 		}
 		c.SetUserContext(ctx)
 		return c.Next()
