@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -243,21 +244,24 @@ func (w *headerWriter) Header() http.Header         { return w.h }
 func (w *headerWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *headerWriter) WriteHeader(int)             {}
 
-// sessionMiddleware bridges gorilla to Fiber once per request: it loads the
+// sessionRequest is the request gorilla reads a session from: the session
+// cookie and the device of a new session, nothing else. (adaptor's
+// ConvertRequest would copy every header and refuse a malformed URL with
+// an error, which is the visitor's typo, not our 500.)
+func sessionRequest(c *fiber.Ctx) *http.Request {
+	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/"}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"User-Agent": {c.Get(fiber.HeaderUserAgent)}}, Host: "shop"}
+	if v := c.Request().Header.Cookie(sessionCookie); len(v) > 0 {
+		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: string(v)})
+	}
+	return r.WithContext(c.UserContext())
+}
+
+// middleware bridges gorilla to Fiber once per request: it loads the
 // session before the handler and saves it after, only if it changed.
 func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		// gorilla reads only the cookies: hand it a request with just those.
-		// (adaptor.ConvertRequest would refuse a malformed URL with an error,
-		// which is the visitor's typo, not our 500.)
-		r, err := http.NewRequestWithContext(c.UserContext(), http.MethodGet, "/", nil)
-		if err != nil {
-			return err
-		}
-		c.Request().Header.VisitAllCookie(func(k, v []byte) {
-			r.AddCookie(&http.Cookie{Name: string(k), Value: string(v)})
-		})
-		r.Header.Set(fiber.HeaderUserAgent, c.Get(fiber.HeaderUserAgent)) // the device of a new session
+		r := sessionRequest(c)
 		sess, stored, version, err := s.load(r, sessionCookie)
 		switch {
 		case errors.Is(err, errBadCookie):
