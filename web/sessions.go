@@ -102,27 +102,30 @@ func (s *SessionStore) Get(r *http.Request, name string) (*sessions.Session, err
 // errBadCookie for a cookie that fails verification (the session is still
 // usable), or the store's error.
 func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, error) {
-	sess, _, _, err := s.load(r, name)
+	var cookie string
+	if ck, err := r.Cookie(name); err == nil {
+		cookie = ck.Value
+	}
+	sess, _, _, err := s.load(r.Context(), name, cookie)
 	return sess, err
 }
 
 // load is New with the stored session it read (zero for a fresh one) and
 // the version its cookie named.
-func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, store.Session, string, error) {
+func (s *SessionStore) load(ctx context.Context, name, cookie string) (*sessions.Session, store.Session, string, error) {
 	sess := sessions.NewSession(s, name)
 	opts := s.options
 	sess.Options = &opts
 	sess.IsNew = true
-	cookie, err := r.Cookie(name)
-	if err != nil {
+	if cookie == "" {
 		return sess, store.Session{}, "", nil
 	}
-	payload, ok := s.cache.decoded(cookie.Value)
+	payload, ok := s.cache.decoded(cookie)
 	if !ok {
-		if err := securecookie.DecodeMulti(name, cookie.Value, &payload, s.codecs...); err != nil {
+		if err := securecookie.DecodeMulti(name, cookie, &payload, s.codecs...); err != nil {
 			return sess, store.Session{}, "", errBadCookie
 		}
-		s.cache.checked(cookie.Value, payload)
+		s.cache.checked(cookie, payload)
 	}
 	// The id and the version of the save that set the cookie (none in a
 	// cookie from before versions: cached like any other).
@@ -137,7 +140,7 @@ func (s *SessionStore) load(r *http.Request, name string) (*sessions.Session, st
 		sess.ID, sess.IsNew = id, false
 		return sess, e.rec, version, nil
 	}
-	rec, err := s.records.Session(r.Context(), id)
+	rec, err := s.records.Session(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		s.cache.put(id, version, store.Session{}, nil, true)
 		return sess, store.Session{}, "", nil // revoked or expired: signed out
@@ -244,16 +247,13 @@ func (w *headerWriter) Header() http.Header         { return w.h }
 func (w *headerWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *headerWriter) WriteHeader(int)             {}
 
-// sessionRequest is the request gorilla reads a session from: the session
-// cookie and the device of a new session, nothing else. (adaptor's
-// ConvertRequest would copy every header and refuse a malformed URL with
-// an error, which is the visitor's typo, not our 500.)
+// sessionRequest is the request gorilla saves a session for: its context
+// and the device of a new session, nothing else; made only for a save.
+// (adaptor's ConvertRequest would copy every header and refuse a
+// malformed URL with an error, which is the visitor's typo, not our 500.)
 func sessionRequest(c *fiber.Ctx) *http.Request {
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/"}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: http.Header{"User-Agent": {c.Get(fiber.HeaderUserAgent)}}, Host: "shop"}
-	if v := c.Request().Header.Cookie(sessionCookie); len(v) > 0 {
-		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: string(v)})
-	}
 	return r.WithContext(c.UserContext())
 }
 
@@ -261,8 +261,8 @@ func sessionRequest(c *fiber.Ctx) *http.Request {
 // session before the handler and saves it after, only if it changed.
 func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		r := sessionRequest(c)
-		sess, stored, version, err := s.load(r, sessionCookie)
+		ctx := c.UserContext()
+		sess, stored, version, err := s.load(ctx, sessionCookie, string(c.Request().Header.Cookie(sessionCookie)))
 		switch {
 		case errors.Is(err, errBadCookie):
 			log.Info("session cookie rejected, treating as signed out", "request_id", page.RequestID(c))
@@ -291,7 +291,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			// before sessions carried their customer (zero last seen) is
 			// touched at once, which adds it to the customer's list.
 			if id := customerOf(sess); id != "" && sess.ID == stored.ID && time.Since(stored.LastSeenAt) > lastSeenEvery {
-				err := s.records.TouchSession(r.Context(), store.Session{ID: stored.ID, CustomerID: id, Device: page.DeviceOf(r.UserAgent())})
+				err := s.records.TouchSession(ctx, store.Session{ID: stored.ID, CustomerID: id, Device: page.DeviceOf(c.Get(fiber.HeaderUserAgent))})
 				if err != nil && !errors.Is(err, store.ErrNotFound) { // revoked meanwhile: nothing to note
 					return after(fmt.Errorf("touch session: %w", err))
 				}
@@ -302,14 +302,14 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			return handlerErr
 		}
 		if visit.Renew && sess.ID != "" {
-			if err := s.records.DeleteSession(r.Context(), sess.ID); err != nil {
+			if err := s.records.DeleteSession(ctx, sess.ID); err != nil {
 				return after(fmt.Errorf("renew session: %w", err))
 			}
 			s.cache.forget(sess.ID)
 			sess.ID = ""
 		}
 		w := &headerWriter{h: http.Header{}}
-		err = s.Save(r.WithContext(c.UserContext()), w, sess)
+		err = s.Save(sessionRequest(c), w, sess)
 		switch {
 		case errors.Is(err, errRevoked):
 			log.Info("session revoked during the request; not saved", "request_id", page.RequestID(c))
