@@ -180,6 +180,9 @@ type load struct {
 	grinder, fjord     store.Product
 	fullCarts          []bool // customer i's cart holds the checkout's two products
 	checkoutTotalCents string
+	// app is the shop's Fiber app, to call its handler directly
+	// (BenchmarkPageCost).
+	app *fiber.App
 }
 
 type benchCustomer struct {
@@ -192,14 +195,19 @@ func newLoad(b *testing.B) *load {
 	// refresh itself, API keys reloaded hourly (as the budget test does).
 	// Access log lines formatted as the shop does, then dropped, so they
 	// neither pile up in memory nor fill the output.
+	var app *fiber.App
 	quiet := func(env storetest.Env, cfg *web.Config) {
 		cfg.Gate = dropgate.New(cfg.Store, nil)
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
-		cfg.ExtraPages = barePage(b, env.Store)
+		bare := barePage(b, env.Store)
+		cfg.ExtraPages = func(r fiber.Router) {
+			bare(r)
+			app = r.(*fiber.App)
+		}
 		cfg.SessionCache = 0 // production's: signed-in views read their session once a second
 	}
 	s := newShop(b, quiet, withAPIKeysEvery(time.Hour))
-	l := &load{b: b, s: s, checkoutTotalCents: "9470", http: &http.Client{
+	l := &load{b: b, s: s, app: app, checkoutTotalCents: "9470", http: &http.Client{
 		Timeout: 30 * time.Second,
 		// No compression, as the issue measures: a browser would ask for it, and
 		// both ends would then pay for it on every row but the plain page.
