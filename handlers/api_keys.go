@@ -30,6 +30,10 @@ type APIKeys struct {
 
 	mu  sync.Mutex // one load at a time
 	set atomic.Pointer[apiKeySet]
+	// loaded is closed by the first load: until then a change's events
+	// wait for it rather than go unwritten (Subscribed).
+	loaded     chan struct{}
+	loadedOnce sync.Once
 }
 
 type apiKeySet struct {
@@ -46,7 +50,7 @@ func NewAPIKeys(st APIKeyStore, every time.Duration, log *slog.Logger) *APIKeys 
 	if log == nil {
 		log = slog.Default()
 	}
-	return &APIKeys{store: st, every: every, log: log}
+	return &APIKeys{store: st, every: every, log: log, loaded: make(chan struct{})}
 }
 
 // missReload is how old the copy must be before an unknown key makes it
@@ -78,6 +82,7 @@ func (k *APIKeys) loadLocked(ctx context.Context) error {
 		}
 	}
 	k.set.Store(set)
+	k.loadedOnce.Do(func() { close(k.loaded) })
 	return nil
 }
 
@@ -166,13 +171,31 @@ func APIKeyOf(c *fiber.Ctx) store.APIKey {
 // events of type typ, as this replica's copy knows them (a copy at most
 // one interval old; the replica that registers an endpoint reloads at
 // once).
+//
+// Before this replica's first load (its first moments, or while the
+// table cannot be reached at its start) it waits for that load, at most
+// firstLoadWait: a change made then would otherwise be written without
+// the events its endpoints want, and no one would ever hear of it.
 func (k *APIKeys) Subscribed(integration, typ string) []string {
 	set := k.set.Load()
 	if set == nil {
-		return nil
+		wait := time.NewTimer(firstLoadWait)
+		defer wait.Stop()
+		select {
+		case <-k.loaded:
+			set = k.set.Load()
+		case <-wait.C:
+			k.log.Warn("webhook events not written: the endpoints are not loaded yet", "integration", integration, "type", typ)
+			return nil
+		}
 	}
 	return set.access.WebhooksFor(integration, typ)
 }
+
+// firstLoadWait bounds how long a change waits for the replica's first
+// load of the endpoints: longer than a reload interval, shorter than a
+// request's time.
+const firstLoadWait = 5 * time.Second
 
 // AnyWebhooks reports whether any endpoint is known: without one the
 // webhook deliverer makes no request.
