@@ -108,8 +108,9 @@ func (so subscriptionOrder) periodOrder(periodStart time.Time) PeriodOrder {
 
 // subscriptionOrderWrites are the order's items in the receipt's
 // transaction: the order, its number, its day's totals, its one line and
-// one stock decrement per warehouse it takes from (at most
-// MaxLineWarehouses): 4 to 8 items.
+// its order.placed event if a staff endpoint wants it, and one stock
+// decrement per warehouse it takes from (at most MaxLineWarehouses): 4 to
+// 9 items.
 func (s *Store) subscriptionOrderWrites(so subscriptionOrder, listShards int) ([]types.TransactWriteItem, []itemRole, error) {
 	var tx []types.TransactWriteItem
 	var roles []itemRole
@@ -145,6 +146,15 @@ func (s *Store) subscriptionOrderWrites(so subscriptionOrder, listShards int) ([
 	}
 	if err := put(newOrderItemRecord(so.item), false, itemRole{}); err != nil {
 		return nil, nil, err
+	}
+	// order.placed, as a checkout's order says it: a fulfilment system
+	// listening for orders ships the subscription's too.
+	placed, ok, err := s.txShopEvent(EventOrderPlaced, so.order.CustomerID, so.order.PlacedAt, func() any { return eventOrder(so.order, []OrderItem{so.item}) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok {
+		tx, roles = append(tx, placed), append(roles, itemRole{kind: "event"})
 	}
 	takes, err := s.stockTakes(so.item)
 	if err != nil {

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,5 +276,40 @@ func TestCompletePaymentPlacesThePeriodsOrderOnce(t *testing.T) {
 	}
 	if left := f.stockLeft(t); left["gbg"] != 3 {
 		t.Fatalf("stock %v, want 3", left)
+	}
+}
+
+// A period's order is announced as a checkout's is, order.placed in the
+// receipt's transaction once a staff endpoint wants it: allocated, and
+// awaiting stock with that status.
+func TestAPeriodsOrderIsAnnouncedPlaced(t *testing.T) {
+	t.Parallel()
+	f := newBillingFixture(t, time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
+	f.stock(t, map[string]int{"gbg": 1})
+	staffHooks(f.env.Store, store.EventOrderPlaced)
+	sub := f.subscribe(t, "cust1", 18, 1)
+	if n, data := shopEventsOf(t, f.env.Store, "cust1"); n[store.EventOrderPlaced] != 1 || !strings.Contains(string(data[store.EventOrderPlaced]), sub.Orders[0].OrderID) {
+		t.Fatalf("after subscribing: events %v, order.placed %s", n, data[store.EventOrderPlaced])
+	}
+	sub, _ = f.renew(t, sub, sub.NextPaymentDate) // the one unit is gone: this order awaits stock
+	events, err := f.env.Store.CustomerWebhookEvents(ctxT(t), "cust1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{} // order id → status announced
+	for _, ce := range events {
+		var body struct{ Data store.EventOrder }
+		if err := json.Unmarshal(ce.Event.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if ce.Event.Type != store.EventOrderPlaced || len(body.Data.Lines) != 1 || body.Data.Lines[0].Quantity != 1 || body.Data.Customer.ID != "cust1" {
+			t.Fatalf("event %s: %s", ce.Event.Type, ce.Event.Body)
+		}
+		status[body.Data.ID] = body.Data.Status
+	}
+	// The subscription lists its orders newest first.
+	if len(sub.Orders) != 2 || len(events) != 2 || status[sub.Orders[1].OrderID] != string(store.OrderPlaced) ||
+		status[sub.Orders[0].OrderID] != string(store.OrderAwaitingStock) {
+		t.Fatalf("order.placed of the %d orders %+v: %v", len(sub.Orders), sub.Orders, status)
 	}
 }
