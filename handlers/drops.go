@@ -262,20 +262,20 @@ func (h *Drops) Count(c *fiber.Ctx) error {
 
 // claimRefusal is the status and message of a refused claim, in the
 // request's language.
-func claimRefusal(c *fiber.Ctx, err error) (int, string, bool) {
+func claimRefusal(ctx context.Context, err error) (int, string, bool) {
 	switch {
 	case errors.Is(err, store.ErrAlreadyClaimed):
-		return fiber.StatusConflict, page.T(c, "drops.refused.already"), true
+		return fiber.StatusConflict, lang.T(ctx, "drops.refused.already"), true
 	case errors.Is(err, store.ErrSoldOut):
-		return fiber.StatusConflict, page.T(c, "drops.refused.sold_out"), true
+		return fiber.StatusConflict, lang.T(ctx, "drops.refused.sold_out"), true
 	case errors.Is(err, store.ErrDropNotOpen):
-		return fiber.StatusUnprocessableEntity, page.T(c, "drops.refused.not_open"), true
+		return fiber.StatusUnprocessableEntity, lang.T(ctx, "drops.refused.not_open"), true
 	case errors.Is(err, store.ErrDropClosed):
-		return fiber.StatusUnprocessableEntity, page.T(c, "drops.refused.closed"), true
+		return fiber.StatusUnprocessableEntity, lang.T(ctx, "drops.refused.closed"), true
 	case errors.Is(err, store.ErrDropCancelled):
-		return fiber.StatusUnprocessableEntity, page.T(c, "drops.claim.cancelled"), true
+		return fiber.StatusUnprocessableEntity, lang.T(ctx, "drops.claim.cancelled"), true
 	case errors.Is(err, store.ErrClaimContended):
-		return fiber.StatusConflict, page.T(c, "drops.refused.busy"), true
+		return fiber.StatusConflict, lang.T(ctx, "drops.refused.busy"), true
 	}
 	return 0, "", false
 }
@@ -313,7 +313,7 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	}
 	t, claimErr := h.Gate.Claim(ctx, store.ClaimRequest{DropID: id, Client: v.ID, CustomerID: v.ID, DropTitle: d.Title,
 		RedeemWithin: d.TicketRedeemWithin()})
-	status, msg, refused := claimRefusal(c, claimErr)
+	status, msg, refused := claimRefusal(ctx, claimErr)
 	if claimErr != nil && !refused {
 		return notFoundAs(claimErr, "error.not_found.drop")
 	}

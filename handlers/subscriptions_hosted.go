@@ -116,23 +116,32 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 
 // refused brings the form back with the store's refusal at its field.
 func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) error {
+	if err := subscribeRefusedAt(c.UserContext(), &f, err); err != nil {
+		return err
+	}
+	return h.subscribeAgain(c, f)
+}
+
+// subscribeRefusedAt puts why the store refused a subscribe at its field
+// of f; an error that is no answer to the customer is returned.
+func subscribeRefusedAt(ctx context.Context, f *views.SubscribeForm, err error) error {
 	switch {
 	case errors.Is(err, store.ErrBadSubscribeKey):
 		return page.BadRequest("error.form_broken")
 	case errors.Is(err, store.ErrNotSubscribable):
-		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
+		f.Errors[""] = lang.T(ctx, "subs.error.not_subscribable")
 	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = refusalText(c.UserContext(), err)
+		f.Errors["day"] = refusalText(ctx, err)
 	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = refusalText(c.UserContext(), err)
+		f.Errors["period"] = refusalText(ctx, err)
 	default:
 		var ce *store.CodeError
 		if !errors.As(err, &ce) {
 			return err
 		}
-		f.Errors["code"], f.Discount = refusalText(c.UserContext(), ce), nil
+		f.Errors["code"], f.Discount = refusalText(ctx, ce), nil
 	}
-	return h.subscribeAgain(c, f)
+	return nil
 }
 
 // subscribedMessage is the flash of a new subscription and its first
