@@ -79,6 +79,7 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 		st, err = h.Payer.SubscribeWithNewCard(ctx, plan, cust)
 	}
 	var codeErr *store.CodeError
+	bank, isBank := keptCardProblem(ctx, err)
 	switch {
 	case errors.As(err, &codeErr):
 		// Its last use went to another subscribe meanwhile, or it
@@ -94,10 +95,10 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 	case errors.Is(err, payment.ErrProviderUnavailable):
 		// Nothing was taken: the form again, to try in a moment.
 		f.Errors[""] = page.T(c, "subs.error.payment_page")
-	case err != nil && kept != nil && keptCardProblem(ctx, err) != "":
-		f.Errors["card"] = keptCardProblem(ctx, err)
-		if title := cardRefusedTitle(ctx, err); title != "" {
-			f.Errors[""] = title
+	case kept != nil && isBank:
+		f.Errors["card"] = bank.Text
+		if bank.Title != "" {
+			f.Errors[""] = bank.Title
 		}
 	case err != nil:
 		return err

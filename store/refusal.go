@@ -21,6 +21,10 @@ type Refusal struct {
 	// Field is the form field the refusal is about ("expiry"), "" for the
 	// whole request.
 	Field string
+	// Title is the id of the heading over a form the refusal brings back
+	// when nothing was typed wrong (the bank's no: "Your card was
+	// declined"), "" for none.
+	Title string
 	// Words are the English words, for logs and for callers that only
 	// print the error.
 	Words string

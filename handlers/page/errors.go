@@ -12,11 +12,13 @@ import (
 )
 
 // Refused is how the shop answers a store refusal: the status, the form
-// field it is about ("" for the whole form) and its sentence.
+// field it is about ("" for the whole form), its sentence, and the
+// heading over the form it brings back ("" for none).
 type Refused struct {
 	Status int
 	Field  string
 	Text   string
+	Title  string
 }
 
 // refusalStatus is the status of each kind of refusal: a request not well
@@ -38,7 +40,11 @@ func RefusalOf(ctx context.Context, err error) (Refused, bool) {
 	if !ok {
 		status = fiber.StatusBadRequest
 	}
-	return Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message, refusalArgs(ctx, r.Args)...)}, true
+	out := Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message, refusalArgs(ctx, r.Args)...)}
+	if r.Title != "" {
+		out.Title = lang.T(ctx, r.Title)
+	}
+	return out, true
 }
 
 // refusalArgs are a refusal's values as its sentence shows them in the
