@@ -263,24 +263,20 @@ var claimCases = []refusalCase{
 	{store.ErrDropClosed, fiber.StatusUnprocessableEntity, "", "drops.refused.closed", nil},
 	{store.ErrDropCancelled, fiber.StatusUnprocessableEntity, "", "drops.claim.cancelled", nil},
 	{store.ErrClaimContended, fiber.StatusConflict, "", "drops.refused.busy", nil},
+	{&store.HeldError{}, fiber.StatusConflict, "", "drops.refused.already", nil},
 }
 
-// A refused claim is said with its status in the reader's language;
-// anything else is no refusal (a drop not found is the error page's).
+// A refused claim is said with its status in the reader's language; a
+// drop not found is no refusal (the error page's).
 func TestClaimRefusalsSayThemselves(t *testing.T) {
-	for _, tc := range claimCases {
-		for _, ctx := range languages {
-			l := lang.From(ctx)
-			status, msg, ok := claimRefusal(ctx, fmt.Errorf("wrapped: %w", tc.err))
-			if want := lang.In(l, tc.id); !ok || status != tc.status || msg != want {
-				t.Errorf("%v in %s: %d %q %v; want %d %q", tc.err, l, status, msg, ok, tc.status, want)
-			}
+	checkRefusals(t, claimCases)
+	for _, err := range []error{store.ErrNotFound, errors.New("disk on fire")} {
+		if r, ok := page.RefusalOf(languages[0], err); ok {
+			t.Errorf("%v is a refused claim: %+v", err, r)
 		}
 	}
-	for _, err := range []error{store.ErrNotFound, errors.New("disk on fire"), nil} {
-		if status, msg, ok := claimRefusal(languages[0], err); ok {
-			t.Errorf("%v is a refused claim: %d %q", err, status, msg)
-		}
+	if !errors.Is(store.ErrCounterFull, store.ErrSoldOut) || store.ClaimReason(&store.HeldError{}) != "already_claimed" {
+		t.Error("a claim's refusals no longer read as before")
 	}
 }
 
