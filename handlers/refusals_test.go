@@ -306,14 +306,13 @@ func checkForm(t *testing.T, cases []formCase, say func(ctx context.Context, err
 			l := lang.From(ctx)
 			errs := views.FieldErrors{}
 			got := say(ctx, errs, tc.err)
-			var pe *page.Error
 			switch {
 			case tc.pass:
 				if got != tc.err || len(errs) > 0 {
 					t.Errorf("%v in %s: %v, %v; want it returned as it is", tc.err, l, got, errs)
 				}
 			case tc.broken != "":
-				if !errors.As(got, &pe) || pe.Status != fiber.StatusBadRequest || pe.Text(ctx) != lang.In(l, tc.broken) || len(errs) > 0 {
+				if status, text := errorPageOf(ctx, got); status != fiber.StatusBadRequest || text != lang.In(l, tc.broken) || len(errs) > 0 {
 					t.Errorf("%v in %s: %v, %v; want 400 %s", tc.err, l, got, errs, tc.broken)
 				}
 			default:
@@ -326,10 +325,31 @@ func checkForm(t *testing.T, cases []formCase, say func(ctx context.Context, err
 	}
 }
 
+// errorPageOf is the status and words the error page answers err with
+// (as web/errors.go reads a page.Error or a refusal); 0 for neither.
+func errorPageOf(ctx context.Context, err error) (int, string) {
+	var pe *page.Error
+	if errors.As(err, &pe) {
+		return pe.Status, pe.Text(ctx)
+	}
+	r, _ := page.RefusalOf(ctx, err)
+	return r.Status, r.Text
+}
+
 // The subscribe form says the store's refusal at its field: a day or a
 // period out of range, a refused code, a product no one may subscribe
 // to at the form's top; a key not the shop's is a broken form (400).
 func TestSubscribeRefusalsSayTheirField(t *testing.T) {
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{store.ErrBadSubscribeKey, fiber.StatusBadRequest, "", "error.form_broken", nil},
+		{store.ErrNotSubscribable, invalid, "", "subs.error.not_subscribable", nil},
+		{store.ErrBadPaymentDay, invalid, "day", "subs.error.bad_day", nil},
+		{store.ErrBadPeriod, invalid, "period", "subs.error.bad_period", nil},
+	})
+	if _, _, ok := fieldRefusal(languages[0], store.ErrBadSubscribeKey); ok {
+		t.Error("a broken form's key is said at a field")
+	}
 	unknown := &store.CodeError{Field: "code", Err: store.ErrUnknownDiscount}
 	checkForm(t, []formCase{
 		{err: store.ErrBadSubscribeKey, broken: "error.form_broken"},

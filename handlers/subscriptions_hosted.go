@@ -124,23 +124,15 @@ func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) 
 }
 
 // subscribeRefusedAt puts why the store refused a subscribe at its field
-// of f; an error that is no answer to the customer is returned.
+// of f (a day, a period, a code, or a product no one may subscribe to at
+// the top), a refused code no longer applied; an error that is no answer
+// to the customer is returned, and so is a broken form (a 400).
 func subscribeRefusedAt(ctx context.Context, f *views.SubscribeForm, err error) error {
-	switch {
-	case errors.Is(err, store.ErrBadSubscribeKey):
-		return page.BadRequest("error.form_broken")
-	case errors.Is(err, store.ErrNotSubscribable):
-		f.Errors[""] = lang.T(ctx, "subs.error.not_subscribable")
-	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = refusalText(ctx, err)
-	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = refusalText(ctx, err)
-	default:
-		var ce *store.CodeError
-		if !errors.As(err, &ce) {
-			return err
-		}
-		f.Errors["code"], f.Discount = refusalText(ctx, ce), nil
+	if !refusedAtField(ctx, f.Errors, err) {
+		return err
+	}
+	if errors.As(err, new(*store.CodeError)) {
+		f.Discount = nil
 	}
 	return nil
 }

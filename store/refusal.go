@@ -42,6 +42,10 @@ const (
 	// Conflict: well formed, but the thing's state forbids it now (pausing
 	// a paused subscription).
 	Conflict
+	// Broken: not a request the shop's own pages send (a form's hidden
+	// key altered or cut short). The error page says it; a form never
+	// shows it at a field, as there is nothing there to correct.
+	Broken
 )
 
 // Refuse is a Refusal of kind, said by the message id, in English words.

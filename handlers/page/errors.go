@@ -22,10 +22,12 @@ type Refused struct {
 }
 
 // refusalStatus is the status of each kind of refusal: a request not well
-// formed is unprocessable, one the thing's state forbids is a conflict.
+// formed is unprocessable, one the thing's state forbids is a conflict,
+// one the shop's pages never send is a bad request.
 var refusalStatus = map[store.RefusalKind]int{
 	store.Invalid:  fiber.StatusUnprocessableEntity,
 	store.Conflict: fiber.StatusConflict,
+	store.Broken:   fiber.StatusBadRequest,
 }
 
 // RefusalOf is the answer to the store refusal err carries, in the
