@@ -389,17 +389,29 @@ func TestCheckoutRefusalsSayTheirField(t *testing.T) {
 		{err: &store.CodeError{Field: "discount", Err: store.ErrCodeUsedUp}, field: "discount", text: in("checkout.code.used_up")},
 		{err: &store.CodeError{Field: "giftcard", Err: store.ErrGiftCardChanged}, field: "giftcard", text: in("checkout.giftcard.changed")},
 		{err: store.ErrTotalChanged, field: "", text: in("checkout.total_changed")},
-		{err: fmt.Errorf("your ticket for “Jazz night” expired: %w", store.ErrTicketNotRedeemable), field: "", text: ticket},
+		{err: placing("checkout.ticket_refused", "Why", store.ErrTicketNotRedeemable), field: "", text: ticket},
 		{err: store.ErrCartChanged, field: "", text: in("checkout.cart_changed")},
-		{err: fmt.Errorf("%q: %w", "XX", store.ErrNoShippingZone), field: "country", text: in("checkout.shipping.choose")},
+		{err: &store.Refusal{Kind: store.Invalid, Message: "checkout.shipping.choose", Field: "country", Err: store.ErrNoShippingZone}, field: "country", text: in("checkout.shipping.choose")},
 		{err: store.ErrOrderTooLarge, field: "", text: in("checkout.too_large")},
 		{err: store.ErrBadCheckoutKey, broken: "checkout.form_broken"},
-		{err: fmt.Errorf("checkout cancelled: [None]: %w", store.ErrConflict), field: "", text: in("checkout.conflict")},
-		{err: store.ErrEmptyOrder, pass: true},
-		{err: store.ErrOneTicketPerOrder, pass: true},
+		{err: placing("checkout.conflict"), field: "", text: in("checkout.conflict")},
+		// Refused by the quote, which the form's summary said above it
+		// (summarize) when its cart was the same: met only while placing
+		// after another tab changed the cart, now said on the form too.
+		{err: store.ErrEmptyOrder, field: "", text: in("checkout.empty")},
+		{err: store.ErrOneTicketPerOrder, field: "", text: in("checkout.one_ticket")},
 		{err: store.ErrMixedCurrency, pass: true},
 		{err: errors.New("disk on fire"), pass: true},
 	}, func(ctx context.Context, errs views.FieldErrors, err error) error {
-		return refusedAt(ctx, err, &views.CheckoutForm{Errors: errs})
+		if !refusedAtField(ctx, errs, err) {
+			return err
+		}
+		return nil
 	})
+}
+
+// placing is a refusal as store.HoldCheckout says one it met while placing
+// (placingRefusal; the store's TestPlacingRefusal holds which).
+func placing(message string, args ...any) error {
+	return &store.Refusal{Kind: store.Conflict, Message: message, Args: args, Words: "as placing said it"}
 }

@@ -63,6 +63,9 @@ func refusalArgs(ctx context.Context, args []any) []any {
 			out[i] = lang.Money(ctx, v)
 		case store.LocalName:
 			out[i] = v.In(string(lang.From(ctx)))
+		case *store.Refusal: // a refusal said inside another's sentence
+			r, _ := RefusalOf(ctx, v)
+			out[i] = r.Text
 		default:
 			out[i] = a
 		}
