@@ -415,3 +415,16 @@ func TestCheckoutRefusalsSayTheirField(t *testing.T) {
 func placing(message string, args ...any) error {
 	return &store.Refusal{Kind: store.Conflict, Message: message, Args: args, Words: "as placing said it"}
 }
+
+// Staff's new monthly price is refused at its field: a day too soon with
+// the notice it needs, a product no one subscribes to; an announced
+// change stands (409). The same price is said with the current one (the
+// web test of scheduling holds it).
+func TestPriceChangeRefusalsSayTheirField(t *testing.T) {
+	invalid := fiber.StatusUnprocessableEntity
+	checkRefusals(t, []refusalCase{
+		{store.ErrPriceTooSoon, invalid, "date", "admin.subrefundsx.price_too_soon", []any{"Days", store.PriceNoticeDays}},
+		{store.ErrPriceNotSubscribed, invalid, "product", "admin.subrefundsx.price_not_subscribed", nil},
+		{store.ErrPriceAnnounced, fiber.StatusConflict, "", "admin.subrefundsx.price_announced", nil},
+	})
+}
