@@ -125,21 +125,14 @@ func (h *AdminSubscriptionSettings) SchedulePrice(c *fiber.Ctx) error {
 		return h.renderPrices(c, fiber.StatusUnprocessableEntity, f)
 	}
 	pc, err := h.Store.SchedulePriceChange(ctx, p, price, day, page.Viewer(c).Name)
-	switch {
-	case errors.Is(err, store.ErrPriceTooSoon):
-		f.Errors["date"] = page.T(c, "admin.subrefundsx.price_too_soon", "Days", store.PriceNoticeDays)
-	case errors.Is(err, store.ErrPriceSame), errors.Is(err, rules.ErrBadMoney):
-		f.Errors["price"] = page.T(c, "admin.subrefunds.prices.price_same", "Price", lang.Money(ctx, p.MonthlyPrice))
-	case errors.Is(err, store.ErrPriceNotSubscribed):
-		f.Errors["product"] = page.T(c, "admin.subrefundsx.price_not_subscribed")
-	case errors.Is(err, store.ErrPriceAnnounced):
-		f.Errors[""] = page.T(c, "admin.subrefundsx.price_announced")
-		return h.renderPrices(c, fiber.StatusConflict, f)
-	case err != nil:
-		return err
+	if r, ok := formRefusal(ctx, err); ok {
+		// At its field: too soon, the same price, no subscriptions; an
+		// announced change stands (409).
+		f.Errors[r.Field] = r.Text
+		return h.renderPrices(c, r.Status, f)
 	}
-	if f.Errors.Any() {
-		return h.renderPrices(c, fiber.StatusUnprocessableEntity, f)
+	if err != nil {
+		return err
 	}
 	page.Flash(c, views.FlashSuccess, page.T(c, "admin.subrefunds.prices.scheduled", "Product", pc.ProductName, "Price", lang.Money(ctx, pc.New), "Day", store.FormatDate(pc.EffectiveOn), "Mailed", store.FormatDate(pc.AnnounceOn())))
 	return page.Redirect(c, paths.AdminPriceChanges)

@@ -297,9 +297,7 @@ func (h *Checkout) placeFor(c *fiber.Ctx, b checkoutBuyer, f views.CheckoutForm)
 		switch placed, err := h.Store.OrderForKey(ctx, f.Key, b.ID); {
 		case err == nil:
 			return page.Redirect(c, paths.Order(placed.ID))
-		case errors.Is(err, store.ErrBadCheckoutKey):
-			return page.BadRequest("checkout.form_broken")
-		case !errors.Is(err, store.ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound): // someone else's key says itself: a broken form (400)
 			return err
 		}
 	}
@@ -372,7 +370,9 @@ func (h *Checkout) order(c *fiber.Ctx, b checkoutBuyer, req store.CheckoutReques
 			page.Flash(c, views.FlashSuccess, msg)
 			return page.Redirect(c, paths.Order(order.ID))
 		}
-		if err := refusedAt(ctx, err, &f); err != nil {
+		// A refusal says itself at its field (store.HoldCheckout says it
+		// as a refusal met while placing); any other error is the page's.
+		if !refusedAtField(ctx, f.Errors, err) {
 			return err
 		}
 		if summary, _, err = h.summarize(ctx, req, b.Who, &f); err != nil {

@@ -260,26 +260,6 @@ func (h *Drops) Count(c *fiber.Ctx) error {
 	return views.DropLiveView(live).Render(c.UserContext(), c.Response().BodyWriter())
 }
 
-// claimRefusal is the status and message of a refused claim, in the
-// request's language.
-func claimRefusal(c *fiber.Ctx, err error) (int, string, bool) {
-	switch {
-	case errors.Is(err, store.ErrAlreadyClaimed):
-		return fiber.StatusConflict, page.T(c, "drops.refused.already"), true
-	case errors.Is(err, store.ErrSoldOut):
-		return fiber.StatusConflict, page.T(c, "drops.refused.sold_out"), true
-	case errors.Is(err, store.ErrDropNotOpen):
-		return fiber.StatusUnprocessableEntity, page.T(c, "drops.refused.not_open"), true
-	case errors.Is(err, store.ErrDropClosed):
-		return fiber.StatusUnprocessableEntity, page.T(c, "drops.refused.closed"), true
-	case errors.Is(err, store.ErrDropCancelled):
-		return fiber.StatusUnprocessableEntity, page.T(c, "drops.claim.cancelled"), true
-	case errors.Is(err, store.ErrClaimContended):
-		return fiber.StatusConflict, page.T(c, "drops.refused.busy"), true
-	}
-	return 0, "", false
-}
-
 // Claim claims the customer's ticket through the gate. htmx gets the claim
 // area back: 200 with the ticket, or 409/422 saying why not (already
 // yours, sold out, not open yet, closed, cancelled), 429 when claiming too
@@ -313,7 +293,9 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 	}
 	t, claimErr := h.Gate.Claim(ctx, store.ClaimRequest{DropID: id, Client: v.ID, CustomerID: v.ID, DropTitle: d.Title,
 		RedeemWithin: d.TicketRedeemWithin()})
-	status, msg, refused := claimRefusal(c, claimErr)
+	// A refused claim says itself (already yours, sold out, not open,
+	// closed, cancelled, busy), with its status.
+	refusal, refused := page.RefusalOf(ctx, claimErr)
 	if claimErr != nil && !refused {
 		return notFoundAs(claimErr, "error.not_found.drop")
 	}
@@ -328,13 +310,13 @@ func (h *Drops) Claim(c *fiber.Ctx) error {
 		area.Offer = views.OfferOf(t, d, area.Now)
 		return h.answerClaim(c, fiber.StatusOK, area, back)
 	}
-	area.Error = msg
+	area.Error = refusal.Text
 	if errors.Is(claimErr, store.ErrAlreadyClaimed) {
 		if mine, err := h.Store.Ticket(ctx, id, v.ID); err == nil {
 			area.Ticket = &mine
 		}
 	}
-	return h.answerClaim(c, status, area, back)
+	return h.answerClaim(c, refusal.Status, area, back)
 }
 
 // answerClaim swaps the claim area for htmx, or goes back to the drop's

@@ -25,20 +25,32 @@ func refusalText(ctx context.Context, err error) string {
 
 // refusedAtField puts the refusal err carries, in the language of ctx, at
 // its field of a form's errors ("" for the form as a whole) and says
-// whether err was one; any other error (or none) is the caller's.
+// whether err was one; any other error (or none) is the caller's, and so
+// is a broken form's (formRefusal).
 func refusedAtField(ctx context.Context, errs views.FieldErrors, err error) bool {
-	r, ok := page.RefusalOf(ctx, err)
+	r, ok := formRefusal(ctx, err)
 	if ok {
 		errs[r.Field] = r.Text
 	}
 	return ok
 }
 
+// formRefusal is the refusal err carries that a form can show, in the
+// language of ctx: any but a request the shop's pages never send
+// (store.Broken, a 400), which the error page says.
+func formRefusal(ctx context.Context, err error) (page.Refused, bool) {
+	r, ok := page.RefusalOf(ctx, err)
+	if !ok || r.Status == fiber.StatusBadRequest {
+		return page.Refused{}, false
+	}
+	return r, true
+}
+
 // fieldRefusal is the refusal err carries when it is about one field of
 // a form: that field and its sentence in the language of ctx; false for
 // any other error, and for a refusal of the form as a whole.
 func fieldRefusal(ctx context.Context, err error) (field, text string, ok bool) {
-	r, ok := page.RefusalOf(ctx, err)
+	r, ok := formRefusal(ctx, err)
 	if !ok || r.Field == "" {
 		return "", "", false
 	}

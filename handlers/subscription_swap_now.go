@@ -96,13 +96,13 @@ func (h *Subscriptions) applySwapNow(ctx context.Context, plan store.SwapNowPlan
 func (h *Subscriptions) swapNowRefused(c *fiber.Ctx, v views.Viewer, card views.SubscriptionCard, sub store.Subscription, err error) error {
 	var stale *store.StaleError
 	field, msg, atField := fieldRefusal(c.UserContext(), err)
-	bank := keptCardProblem(c.UserContext(), err)
+	bank, isBank := keptCardProblem(c.UserContext(), err)
 	switch {
 	case errors.As(err, &stale):
 		return h.stale(c, v, stale)
 	case err == nil: // bad input, said at its fields
-	case bank != "": // before atField: a card's refusal names a field of the card form, this card's is the card
-		card.Error = bank
+	case isBank: // before atField: a card's refusal names a field of the card form, this card's is the card
+		card.Error = bank.Text
 	case atField: // the product chosen, or no period to credit now
 		card.Errors[field] = msg
 	case errors.Is(err, jobs.ErrCardElsewhere):

@@ -79,6 +79,7 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 		st, err = h.Payer.SubscribeWithNewCard(ctx, plan, cust)
 	}
 	var codeErr *store.CodeError
+	bank, isBank := keptCardProblem(ctx, err)
 	switch {
 	case errors.As(err, &codeErr):
 		// Its last use went to another subscribe meanwhile, or it
@@ -94,10 +95,10 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 	case errors.Is(err, payment.ErrProviderUnavailable):
 		// Nothing was taken: the form again, to try in a moment.
 		f.Errors[""] = page.T(c, "subs.error.payment_page")
-	case err != nil && kept != nil && keptCardProblem(ctx, err) != "":
-		f.Errors["card"] = keptCardProblem(ctx, err)
-		if title := cardRefusedTitle(ctx, err); title != "" {
-			f.Errors[""] = title
+	case kept != nil && isBank:
+		f.Errors["card"] = bank.Text
+		if bank.Title != "" {
+			f.Errors[""] = bank.Title
 		}
 	case err != nil:
 		return err
@@ -116,23 +117,24 @@ func (h *Subscriptions) subscribeHosted(c *fiber.Ctx, f views.SubscribeForm, req
 
 // refused brings the form back with the store's refusal at its field.
 func (h *Subscriptions) refused(c *fiber.Ctx, f views.SubscribeForm, err error) error {
-	switch {
-	case errors.Is(err, store.ErrBadSubscribeKey):
-		return page.BadRequest("error.form_broken")
-	case errors.Is(err, store.ErrNotSubscribable):
-		f.Errors[""] = page.T(c, "subs.error.not_subscribable")
-	case errors.Is(err, store.ErrBadPaymentDay):
-		f.Errors["day"] = refusalText(c.UserContext(), err)
-	case errors.Is(err, store.ErrBadPeriod):
-		f.Errors["period"] = refusalText(c.UserContext(), err)
-	default:
-		var ce *store.CodeError
-		if !errors.As(err, &ce) {
-			return err
-		}
-		f.Errors["code"], f.Discount = refusalText(c.UserContext(), ce), nil
+	if err := subscribeRefusedAt(c.UserContext(), &f, err); err != nil {
+		return err
 	}
 	return h.subscribeAgain(c, f)
+}
+
+// subscribeRefusedAt puts why the store refused a subscribe at its field
+// of f (a day, a period, a code, or a product no one may subscribe to at
+// the top), a refused code no longer applied; an error that is no answer
+// to the customer is returned, and so is a broken form (a 400).
+func subscribeRefusedAt(ctx context.Context, f *views.SubscribeForm, err error) error {
+	if !refusedAtField(ctx, f.Errors, err) {
+		return err
+	}
+	if errors.As(err, new(*store.CodeError)) {
+		f.Discount = nil
+	}
+	return nil
 }
 
 // subscribedMessage is the flash of a new subscription and its first

@@ -135,21 +135,27 @@ func (h *TestPayments) answer(c *fiber.Ctx, s store.TestPaySession, f views.Test
 	case errors.Is(err, payment.ErrAuthenticationFailed):
 		f.Errors[""] = lang.T(ctx, "testpay.challenge.failed")
 	default:
-		said := err
-		if errors.Is(err, payment.ErrKeyReused) {
-			said = payment.ErrProcessing // a key sent twice is the shop's bug, a 500 elsewhere; here the holder only needs to try again
-		}
-		field, msg, ok := fieldRefusal(ctx, said)
-		if !ok {
+		r, ok := page.RefusalOf(ctx, testPayRefusal(err))
+		if !ok || r.Field == "" {
 			return err
 		}
-		f.Errors[field] = msg
-		if title := cardRefusedTitle(ctx, err); title != "" {
-			f.Errors[""] = title
+		f.Errors[r.Field] = r.Text
+		if r.Title != "" {
+			f.Errors[""] = r.Title
 		}
 	}
 	s.Challenge = nil // the form again, with what went wrong
 	return h.render(c, fiber.StatusUnprocessableEntity, s, f)
+}
+
+// testPayRefusal is the refusal the test payment page says for err: a
+// key sent twice is the shop's bug, a 500 elsewhere; here the holder only
+// needs to try again, as after a card that could not be processed.
+func testPayRefusal(err error) error {
+	if errors.Is(err, payment.ErrKeyReused) {
+		return payment.ErrProcessing
+	}
+	return err
 }
 
 func (h *TestPayments) render(c *fiber.Ctx, status int, s store.TestPaySession, f views.TestPaymentForm) error {

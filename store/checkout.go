@@ -58,12 +58,29 @@ type CheckoutRequest struct {
 var (
 	ErrEmptyOrder     error = Refuse(Conflict, "checkout.empty", "the cart is empty")
 	errCardRequired         = errors.New("a card is needed for the rest of the total")
-	ErrBadCheckoutKey       = errors.New("checkout key must be an id of at most 36 characters")
+	ErrBadCheckoutKey error = Refuse(Broken, "checkout.form_broken", "checkout key must be an id of at most 36 characters")
 	ErrMixedCurrency        = errors.New("the order mixes currencies")
-	ErrTotalChanged         = errors.New("the total changed since you saw it")
+	ErrTotalChanged   error = Refuse(Conflict, "checkout.total_changed", "the total changed since you saw it")
 	ErrOrderTooLarge  error = Refuse(Invalid, "checkout.too_large", "this order needs more writes than one transaction takes; split it into two orders")
-	ErrCartChanged          = errors.New("your cart changed while ordering")
+	ErrCartChanged    error = Refuse(Conflict, "checkout.cart_changed", "your cart changed while ordering")
 )
+
+// placingRefusal is err as the checkout form says a refusal met while
+// placing the order, where the customer learns that nothing was charged:
+// a ticket that can no longer be used says why and to remove it, and a
+// conflict the order met (its items kept changing, its key used
+// meanwhile) says to check the order and place it again. Other refusals
+// say themselves; errors.Is finds err through either.
+func placingRefusal(err error) error {
+	if errors.Is(err, ErrTicketNotRedeemable) {
+		return &Refusal{Kind: Conflict, Message: "checkout.ticket_refused", Args: []any{"Why", ErrTicketNotRedeemable},
+			Words: err.Error(), Err: err}
+	}
+	if _, ok := RefusalOf(err); !ok && errors.Is(err, ErrConflict) {
+		return &Refusal{Kind: Conflict, Message: "checkout.conflict", Words: err.Error(), Err: err}
+	}
+	return err
+}
 
 // checkoutPlaced is the status of a checkout key's item that names its
 // order (held or placed). Items an older version left with a card charge

@@ -155,7 +155,15 @@ func (o Order) heldTender() rules.Tender {
 // Cost: a consistent GetItem of the key, the quote's reads (unless
 // req.Quote), the list shards' count (read once per process), one
 // TransactWriteItems, then each stock level's low-stock check.
+//
+// Its refusals say themselves as the checkout form says them
+// (placingRefusal).
 func (s *Store) HoldCheckout(ctx context.Context, req CheckoutRequest) (Order, error) {
+	o, err := s.holdCheckout(ctx, req)
+	return o, placingRefusal(err)
+}
+
+func (s *Store) holdCheckout(ctx context.Context, req CheckoutRequest) (Order, error) {
 	if !ValidID(req.Key) || len(req.Key) > 36 {
 		return Order{}, ErrBadCheckoutKey
 	}

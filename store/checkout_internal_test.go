@@ -237,3 +237,42 @@ func TestLargestHoldPlaceAndReleaseLeaveRoomInTheirTransactions(t *testing.T) {
 		}
 	}
 }
+
+// What the checkout refuses while placing says itself as the form says
+// it: a ticket no longer usable inside "nothing was charged", a conflict
+// as one to check and place again; other refusals and other errors pass
+// as they are. errors.Is and the words stay those of the cause.
+func TestPlacingRefusal(t *testing.T) {
+	ticket := fmt.Errorf("your ticket for “Jazz night” expired: %w", ErrTicketNotRedeemable)
+	conflict := fmt.Errorf("checkout cancelled: [None]: %w", ErrConflict)
+	for _, tc := range []struct {
+		err     error
+		message string
+		args    []any
+	}{
+		{ticket, "checkout.ticket_refused", []any{"Why", ErrTicketNotRedeemable}},
+		{conflict, "checkout.conflict", nil},
+	} {
+		got := placingRefusal(tc.err)
+		r, ok := RefusalOf(got)
+		if !ok || r.Kind != Conflict || r.Message != tc.message || !slices.Equal(r.Args, tc.args) || r.Field != "" {
+			t.Errorf("%v: %+v, %v", tc.err, r, ok)
+		}
+		if !errors.Is(got, tc.err) || got.Error() != tc.err.Error() {
+			t.Errorf("%v: errors.Is %v, words %q", tc.err, errors.Is(got, tc.err), got.Error())
+		}
+	}
+	short := &StockShortError{ProductName: "Tea", Wanted: 2}
+	code := &CodeError{Field: "giftcard", Err: ErrGiftCardChanged}
+	other := errors.New("disk on fire")
+	for _, err := range []error{short, code, ErrTotalChanged, ErrCartChanged, ErrBadCheckoutKey, other, nil} {
+		if got := placingRefusal(err); got != err {
+			t.Errorf("%v became %v", err, got)
+		}
+	}
+	zone := Quote{Zones: []ShippingZone{{Name: "Nordics"}}}.checkShipping(CheckoutRequest{ShipTo: Address{Country: "XX"}})
+	if r, ok := RefusalOf(zone); !ok || r.Field != "country" || r.Message != "checkout.shipping.choose" ||
+		!errors.Is(zone, ErrNoShippingZone) || zone.Error() != `"XX": we do not deliver to that country` {
+		t.Errorf("no zone for XX: %v, %+v", zone, r)
+	}
+}

@@ -18,12 +18,13 @@ import (
 // conditions), reading and listing them, and voiding them when a drop is
 // cancelled.
 
-// Claim outcomes other than a ticket. ErrSoldOut is in errors.go.
+// Claim outcomes other than a ticket, each a refusal that says itself on
+// the drop's page. ErrSoldOut is in errors.go.
 var (
-	ErrAlreadyClaimed = errors.New("already claimed: one ticket per customer")
-	ErrDropNotOpen    = errors.New("this drop is not open yet")
-	ErrDropClosed     = errors.New("this drop is closed")
-	ErrDropCancelled  = errors.New("this drop was cancelled")
+	ErrAlreadyClaimed error = Refuse(Conflict, "drops.refused.already", "already claimed: one ticket per customer")
+	ErrDropNotOpen    error = Refuse(Invalid, "drops.refused.not_open", "this drop is not open yet")
+	ErrDropClosed     error = Refuse(Invalid, "drops.refused.closed", "this drop is closed")
+	ErrDropCancelled  error = Refuse(Invalid, "drops.claim.cancelled", "this drop was cancelled")
 )
 
 // ClaimReason is the word the API answers a refused claim with.
@@ -258,6 +259,13 @@ type HeldError struct{ Ticket Ticket }
 func (e *HeldError) Error() string        { return ErrAlreadyClaimed.Error() }
 func (e *HeldError) Is(target error) bool { return target == ErrAlreadyClaimed }
 
+// Refusal is ErrAlreadyClaimed's: the drop's page says it as any claim
+// already made.
+func (e *HeldError) Refusal() *Refusal {
+	r, _ := RefusalOf(ErrAlreadyClaimed)
+	return r
+}
+
 // HeldTicket is the ticket a refused claim's client holds, when the
 // refusal carries it.
 func HeldTicket(err error) (Ticket, bool) {
@@ -288,10 +296,11 @@ func claimHeld(ticketItem map[string]types.AttributeValue, dropFailed bool, drop
 	return &HeldError{Ticket: tr.ticket()}
 }
 
-// Errors of a claim that the gate retries.
+// Errors of a claim that the gate retries; the drop's page says a
+// contended one that is still so after the retries as busy.
 var (
-	ErrCounterFull    = fmt.Errorf("this share of the drop is gone: %w", ErrSoldOut)
-	ErrClaimContended = errors.New("the drop is busy; try again")
+	ErrCounterFull          = fmt.Errorf("this share of the drop is gone: %w", ErrSoldOut)
+	ErrClaimContended error = Refuse(Conflict, "drops.refused.busy", "the drop is busy; try again")
 )
 
 // Ticket reads one client's ticket of a drop.

@@ -19,7 +19,9 @@ var (
 	ErrEmailTaken        = errors.New("email already registered")
 	ErrBadCursor         = errors.New("malformed page cursor")
 	ErrInsufficientStock = errors.New("insufficient stock")
-	ErrSoldOut           = errors.New("sold out")
+	// ErrSoldOut: a drop's every ticket is claimed (a refusal the drop's
+	// page says).
+	ErrSoldOut error = Refuse(Conflict, "drops.refused.sold_out", "sold out")
 	// ErrRefundExceedsCharge: the refunds of a charge (or of an order) would
 	// give back more than it took.
 	ErrRefundExceedsCharge = errors.New("the refund is more than what is left to refund")

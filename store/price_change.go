@@ -44,13 +44,25 @@ type PriceChange struct {
 // AnnounceOn is the day the subscribers are mailed.
 func (c PriceChange) AnnounceOn() time.Time { return c.EffectiveOn.AddDate(0, 0, -PriceNoticeDays) }
 
-// Errors of scheduling a price change, in staff's words.
+// Errors of scheduling a price change, in staff's words; each a refusal
+// said at its field of the staff's form. ErrPriceSame (and a price not
+// above zero or in another currency, rules.ErrBadMoney) is said with the
+// product's current price (priceRefused).
 var (
-	ErrPriceTooSoon       = fmt.Errorf("a new price applies at least %d days after it is scheduled, so that subscribers hear of it in time", PriceNoticeDays)
-	ErrPriceSame          = errors.New("that is the current monthly price")
-	ErrPriceAnnounced     = errors.New("subscribers have been told of the scheduled price already; it can no longer be changed")
-	ErrPriceNotSubscribed = errors.New("only a product that can be subscribed to has a monthly price to change")
+	ErrPriceTooSoon error = &Refusal{Kind: Invalid, Message: "admin.subrefundsx.price_too_soon", Args: []any{"Days", PriceNoticeDays}, Field: "date",
+		Words: fmt.Sprintf("a new price applies at least %d days after it is scheduled, so that subscribers hear of it in time", PriceNoticeDays)}
+	ErrPriceSame                = errors.New("that is the current monthly price")
+	ErrPriceAnnounced     error = Refuse(Conflict, "admin.subrefundsx.price_announced", "subscribers have been told of the scheduled price already; it can no longer be changed")
+	ErrPriceNotSubscribed error = &Refusal{Kind: Invalid, Message: "admin.subrefundsx.price_not_subscribed", Field: "product",
+		Words: "only a product that can be subscribed to has a monthly price to change"}
 )
+
+// priceRefused refuses a new price as no change of current: said at the
+// price with the price it must differ from; errors.Is finds why.
+func priceRefused(current Money, why error) error {
+	return &Refusal{Kind: Invalid, Message: "admin.subrefunds.prices.price_same", Args: []any{"Price", current}, Field: "price",
+		Words: why.Error(), Err: why}
+}
 
 type priceChangeRecord struct {
 	PK          string `dynamodbav:"PK"`
@@ -88,9 +100,9 @@ func (s *Store) SchedulePriceChange(ctx context.Context, p Product, newPrice Mon
 	case !p.OpenToSubscribers():
 		return PriceChange{}, ErrPriceNotSubscribed
 	case newPrice.Amount <= 0 || newPrice.Currency != p.MonthlyPrice.Currency:
-		return PriceChange{}, rules.ErrBadMoney
+		return PriceChange{}, priceRefused(p.MonthlyPrice, rules.ErrBadMoney)
 	case newPrice == p.MonthlyPrice:
-		return PriceChange{}, ErrPriceSame
+		return PriceChange{}, priceRefused(p.MonthlyPrice, ErrPriceSame)
 	case effective.Before(today.AddDate(0, 0, PriceNoticeDays)):
 		return PriceChange{}, ErrPriceTooSoon
 	}

@@ -21,6 +21,10 @@ type Refusal struct {
 	// Field is the form field the refusal is about ("expiry"), "" for the
 	// whole request.
 	Field string
+	// Title is the id of the heading over a form the refusal brings back
+	// when nothing was typed wrong (the bank's no: "Your card was
+	// declined"), "" for none.
+	Title string
 	// Words are the English words, for logs and for callers that only
 	// print the error.
 	Words string
@@ -38,6 +42,10 @@ const (
 	// Conflict: well formed, but the thing's state forbids it now (pausing
 	// a paused subscription).
 	Conflict
+	// Broken: not a request the shop's own pages send (a form's hidden
+	// key altered or cut short). The error page says it; a form never
+	// shows it at a field, as there is nothing there to correct.
+	Broken
 )
 
 // Refuse is a Refusal of kind, said by the message id, in English words.

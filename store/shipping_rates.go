@@ -134,10 +134,12 @@ func (q *Quote) quoteShipping(zones []ShippingZone, country string, subtotal, of
 }
 
 // checkShipping refuses an order to a country no zone delivers to, once
-// the shop has zones.
+// the shop has zones: said at the form's country (a zone changed since
+// its summary was made), ErrNoShippingZone to errors.Is.
 func (q Quote) checkShipping(req CheckoutRequest) error {
 	if len(q.Zones) > 0 && q.Zone == nil {
-		return fmt.Errorf("%q: %w", req.ShipTo.Country, ErrNoShippingZone)
+		return &Refusal{Kind: Invalid, Message: "checkout.shipping.choose", Field: "country",
+			Words: fmt.Sprintf("%q: %v", req.ShipTo.Country, ErrNoShippingZone), Err: ErrNoShippingZone}
 	}
 	return nil
 }

@@ -207,7 +207,7 @@ type subscribeKeyRecord struct {
 	pendingDoc            // a subscribe waiting on its first payment (subscribe_pending.go)
 }
 
-var ErrBadSubscribeKey = errors.New("subscribe key must be an id of at most 36 characters")
+var ErrBadSubscribeKey error = Refuse(Broken, "error.form_broken", "subscribe key must be an id of at most 36 characters")
 
 // subscriptionItem is the item of sub as this table shards it.
 func (s *Store) subscriptionItem(ctx context.Context, sub Subscription) (map[string]types.AttributeValue, error) {

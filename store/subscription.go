@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -201,7 +200,7 @@ func (s Subscription) Ending() bool { return s.Status == SubscriptionActive && !
 // Errors of subscription changes the customer can understand; the
 // refusals say it in the catalogue's words.
 var (
-	ErrNotSubscribable             = errors.New("this product cannot be subscribed to")
+	ErrNotSubscribable       error = Refuse(Invalid, "subs.error.not_subscribable", "this product cannot be subscribed to")
 	ErrSubscriptionCancelled error = Refuse(Conflict, "subs.error.cancelled", "this subscription is cancelled; subscribe again from the product page")
 	errSubscriptionPaused    error = Refuse(Conflict, "subs.error.paused", "this subscription is paused; resume it first")
 	errSubscriptionNotPaused error = Refuse(Conflict, "subs.error.not_paused", "this subscription is not paused")

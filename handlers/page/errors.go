@@ -12,18 +12,22 @@ import (
 )
 
 // Refused is how the shop answers a store refusal: the status, the form
-// field it is about ("" for the whole form) and its sentence.
+// field it is about ("" for the whole form), its sentence, and the
+// heading over the form it brings back ("" for none).
 type Refused struct {
 	Status int
 	Field  string
 	Text   string
+	Title  string
 }
 
 // refusalStatus is the status of each kind of refusal: a request not well
-// formed is unprocessable, one the thing's state forbids is a conflict.
+// formed is unprocessable, one the thing's state forbids is a conflict,
+// one the shop's pages never send is a bad request.
 var refusalStatus = map[store.RefusalKind]int{
 	store.Invalid:  fiber.StatusUnprocessableEntity,
 	store.Conflict: fiber.StatusConflict,
+	store.Broken:   fiber.StatusBadRequest,
 }
 
 // RefusalOf is the answer to the store refusal err carries, in the
@@ -38,7 +42,11 @@ func RefusalOf(ctx context.Context, err error) (Refused, bool) {
 	if !ok {
 		status = fiber.StatusBadRequest
 	}
-	return Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message, refusalArgs(ctx, r.Args)...)}, true
+	out := Refused{Status: status, Field: r.Field, Text: lang.T(ctx, r.Message, refusalArgs(ctx, r.Args)...)}
+	if r.Title != "" {
+		out.Title = lang.T(ctx, r.Title)
+	}
+	return out, true
 }
 
 // refusalArgs are a refusal's values as its sentence shows them in the
@@ -55,6 +63,9 @@ func refusalArgs(ctx context.Context, args []any) []any {
 			out[i] = lang.Money(ctx, v)
 		case store.LocalName:
 			out[i] = v.In(string(lang.From(ctx)))
+		case *store.Refusal: // a refusal said inside another's sentence
+			r, _ := RefusalOf(ctx, v)
+			out[i] = r.Text
 		default:
 			out[i] = a
 		}

@@ -34,13 +34,14 @@ var (
 )
 
 // Errors from the bank: refusals said at the card number, the card the
-// bank answered about. ErrVoided is said as a card that could not be
-// processed: nothing was charged, and a new try may go through.
+// bank answered about, under a heading of what happened (declined, or
+// not charged). ErrVoided is said as a card that could not be processed:
+// nothing was charged, and a new try may go through.
 var (
-	ErrDeclined          error = cardRefusal("card_number", "checkout.card.declined", "card was declined")
-	ErrInsufficientFunds error = cardRefusal("card_number", "checkout.card.insufficient", "card has insufficient funds")
-	ErrProcessing        error = cardRefusal("card_number", "checkout.card.processing", "the card could not be processed; try again")
-	ErrVoided            error = cardRefusal("card_number", "checkout.card.processing", "this payment was cancelled; start the payment again")
+	ErrDeclined          error = bankRefusal("checkout.card.declined", declinedTitle, "card was declined")
+	ErrInsufficientFunds error = bankRefusal("checkout.card.insufficient", declinedTitle, "card has insufficient funds")
+	ErrProcessing        error = bankRefusal("checkout.card.processing", notChargedTitle, "the card could not be processed; try again")
+	ErrVoided            error = bankRefusal("checkout.card.processing", notChargedTitle, "this payment was cancelled; start the payment again")
 	// ErrKeyReused stays a plain error, no refusal: the shop sent one key
 	// with two amounts, its own bug, which the error page answers 500.
 	ErrKeyReused = errors.New("idempotency key reused with another amount")
@@ -50,6 +51,20 @@ var (
 // this payment) cannot be done, said by message at field.
 func cardRefusal(field, message, words string) *store.Refusal {
 	return &store.Refusal{Kind: store.Invalid, Message: message, Field: field, Words: words}
+}
+
+// The headings of a form the bank refused.
+const (
+	declinedTitle   = "checkout.card.declined_title"
+	notChargedTitle = "checkout.card.not_charged_title"
+)
+
+// bankRefusal is the bank's no as a refusal at the card number, headed by
+// title.
+func bankRefusal(message, title, words string) *store.Refusal {
+	r := cardRefusal("card_number", message, words)
+	r.Title = title
+	return r
 }
 
 // Test card numbers, as the well-known conventions have them.
