@@ -16,9 +16,14 @@ import (
 // keep them and once from what was kept) and as if nothing were kept.
 func renderBoth(t *testing.T, l lang.Lang, c templ.Component) (kept, rendered string) {
 	t.Helper()
+	return renderBothIn(t, benchCtx(l), c)
+}
+
+func renderBothIn(t *testing.T, ctx context.Context, c templ.Component) (kept, rendered string) {
+	t.Helper()
 	render := func() string {
 		var buf bytes.Buffer
-		if err := c.Render(benchCtx(l), &buf); err != nil {
+		if err := c.Render(ctx, &buf); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
