@@ -688,10 +688,10 @@ func navMenu() templ.Component {
 	})
 }
 
-// CartCount is the number of items beside the header's cart links (empty
+// cartCount is the number of items beside the header's cart links (empty
 // for none). A cart action answering htmx sends it again out of band, so
-// the header follows without a reload.
-func CartCount(id string, units int, oob bool) templ.Component {
+// the header follows without a reload. CartCount keeps it.
+func cartCount(id string, units int, oob bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

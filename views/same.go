@@ -70,3 +70,20 @@ func (s sameParts[K]) render(ctx context.Context, w io.Writer, key K, c templ.Co
 	_, err := w.Write(buf.Bytes())
 	return err
 }
+
+type cartCountKey struct {
+	id    string
+	units int
+	oob   bool
+}
+
+var cartCounts = newSameParts[cartCountKey](256)
+
+// CartCount is the number of items beside a header's cart link
+// (cartCount), kept per language and number: every page shows it twice.
+func CartCount(id string, units int, oob bool) templ.Component {
+	if units < 0 || units > 99 {
+		return cartCount(id, units, oob)
+	}
+	return cartCounts.of(cartCountKey{id: id, units: units, oob: oob}, cartCount(id, units, oob))
+}

@@ -72,6 +72,17 @@ func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
 			}
 		}
 	}
+	// The header's cart counts, in and out of band.
+	for _, l := range lang.All {
+		for _, units := range []int{0, 1, 2, 99, 100, -1} {
+			if kept, rendered := renderBoth(t, l, CartCounts(units)); kept != rendered {
+				t.Fatalf("%s, %d items: the kept cart counts differ from the rendered ones:\n%s\n%s", l, units, kept, rendered)
+			}
+			if kept, rendered := renderBoth(t, l, CartCount("cart-count", units, false)); kept != rendered {
+				t.Fatalf("%s, %d items: the kept cart count differs from the rendered one:\n%s\n%s", l, units, kept, rendered)
+			}
+		}
+	}
 	// Nothing of a customer's own is kept: their token, their form's key,
 	// their cards, what they typed.
 	for _, parts := range [][][]byte{keptOf(subscribeHeads), keptOf(subscribeDays), keptOf(subscribePeriodChoices),
