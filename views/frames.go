@@ -158,7 +158,7 @@ func Storefront(l Layout) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		parts := storefrontPartsOf(ctx, l, body)
-		if renderEverything || strings.IndexByte(l.Path, 0) >= 0 {
+		if renderEverything.Load() || strings.IndexByte(l.Path, 0) >= 0 {
 			// (A NUL would read as a hole's mark: not kept.)
 			return storefrontFrame(l.Path, parts).Render(ctx, w)
 		}

@@ -32,8 +32,8 @@ func renderBothIn(t *testing.T, ctx context.Context, c templ.Component) (kept, r
 	if first != second {
 		t.Fatalf("the page made from what was kept differs from the one that kept it:\n%s\n%s", first, second)
 	}
-	renderEverything = true
-	defer func() { renderEverything = false }()
+	renderEverything.Store(true)
+	defer renderEverything.Store(false)
 	return second, render()
 }
 

@@ -1,6 +1,9 @@
 package views
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // keptMap is a bounded map shared by a replica's requests: when full, it
 // is emptied, so whatever keys a crawler makes up it holds at most most.
@@ -31,5 +34,5 @@ func (m *keptMap[K, V]) put(k K, v V) {
 }
 
 // renderEverything makes every kept part and frame render as if nothing
-// were kept: the tests that compare the two set it (never in parallel).
-var renderEverything bool
+// were kept: the tests that compare the two set it (atomic: a parallel test may render meanwhile).
+var renderEverything atomic.Bool

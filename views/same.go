@@ -54,7 +54,7 @@ func (s sameParts[K]) of(key K, c templ.Component) templ.Component {
 }
 
 func (s sameParts[K]) render(ctx context.Context, w io.Writer, key K, c templ.Component) error {
-	if renderEverything {
+	if renderEverything.Load() {
 		return c.Render(ctx, w)
 	}
 	k := sameKey[K]{lang: lang.From(ctx), key: key}
