@@ -114,7 +114,7 @@ func TestPaymentFrame(l Layout) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = languageSwitcher(l).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = languageSwitcher(l.Path).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -124,7 +124,7 @@ func TestPaymentFrame(l Layout) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = document(l, "test-payment").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = document(l.Path, "test-payment", headOf(ctx, l)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/json"
 	"html"
 	"strings"
 	"testing"
@@ -14,8 +15,12 @@ func TestDocumentTitleFits(t *testing.T) {
 	for title, want := range map[string]string{
 		"Outbox": "Outbox · Fika & Field",
 		"Your payment for Archipelago Light Roast 500 g on 28 November 2026": "Your payment for Archipelago Light Roast 500 g on… · Fika & Field",
-		strings.Repeat("&", 80): strings.Repeat("&", 10) + "… · Fika & Field",
-		"":                      " · Fika & Field",
+		strings.Repeat("&", 80):              strings.Repeat("&", 10) + "… · Fika & Field",
+		"":                                   " · Fika & Field",
+		strings.Repeat("a", 51):              strings.Repeat("a", 51) + " · Fika & Field", // 70 written
+		strings.Repeat("a", 52):              strings.Repeat("a", 50) + "… · Fika & Field",
+		"Ünïcödé " + strings.Repeat("a", 43): "Ünïcödé " + strings.Repeat("a", 43) + " · Fika & Field",
+		"Ünïcödé " + strings.Repeat("a", 44): "Ünïcödé " + strings.Repeat("a", 42) + "… · Fika & Field",
 	} {
 		got := Layout{Title: title}.DocumentTitle()
 		if got != want {
@@ -24,5 +29,18 @@ func TestDocumentTitleFits(t *testing.T) {
 		if n := utf8.RuneCountInString(html.EscapeString(got)); n > titleMax {
 			t.Errorf("title %q: %d characters written", title, n)
 		}
+	}
+}
+
+// The hx-headers value is the JSON json.Marshal writes, whatever the token.
+func TestCSRFHeadersAreJSON(t *testing.T) {
+	for _, token := range []string{"abcXYZ019-_", `odd"<&>\token`, "ünï"} {
+		b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+		if got := csrfHeaders(token); got != string(b) {
+			t.Errorf("token %q: %s, want %s", token, got, b)
+		}
+	}
+	if csrfHeaders("") != "" {
+		t.Error("no token: want no headers")
 	}
 }

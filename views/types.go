@@ -77,11 +77,18 @@ func (l Layout) MetaDescription(ctx context.Context) string {
 // results and tabs cut longer ones).
 const titleMax = 70
 
+// titleSuffixWritten is how many characters the title's " · " + ShopName
+// is as written in the HTML (its & escaped).
+var titleSuffixWritten = utf8.RuneCountInString(html.EscapeString(" · " + ShopName))
+
 // DocumentTitle is the page's <title>: its title, cut short with "…" when
 // it would not fit (a mail's subject in the outbox, a long product name),
 // then the shop's name.
 func (l Layout) DocumentTitle() string {
 	const suffix = " · " + ShopName
+	if len(l.Title)+titleSuffixWritten <= titleMax && !strings.ContainsAny(l.Title, `<>&'"`) && utf8.ValidString(l.Title) {
+		return l.Title + suffix // fits as it is: none of it escaped, no more characters than bytes
+	}
 	title := []rune(l.Title)
 	for cut := false; ; cut = true {
 		t := string(title)
@@ -101,8 +108,24 @@ func csrfHeaders(token string) string {
 	if token == "" {
 		return ""
 	}
+	if plainToken(token) {
+		// What json.Marshal writes, without its map and reflection (every page asks).
+		return `{"X-CSRF-Token":"` + token + `"}`
+	}
 	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
 	return string(b)
+}
+
+// plainToken reports whether a token is letters, digits, '-' and '_' alone
+// (base64url, as the shop's tokens are), which JSON writes as they are.
+func plainToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // FieldErrors maps a form field's name to its message; the key "" holds a

@@ -1,0 +1,111 @@
+package views
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"shop/store"
+	"shop/store/rules"
+	"shop/views/lang"
+)
+
+// The subscribe panel's kept parts (its price, fields, periods, preview,
+// card choice) are exactly what rendering them makes, in every language
+// and time zone, with and without errors, cards, a trial, a code or a
+// delivery; and none holds anything of the customer's own.
+func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
+	base := *signedInProduct().Subscribe
+	today, _ := rules.ParseDate("2026-11-30")
+	variant := func(change func(f *SubscribeForm)) SubscribeForm {
+		f := base
+		f.Errors = FieldErrors{}
+		change(&f)
+		return f
+	}
+	zone := &store.ShippingZone{ID: "eu", Name: "EU", Countries: []string{"SE"}, Price: store.Money{Amount: 490, Currency: "EUR"}, DaysMin: 2, DaysMax: 4}
+	forms := map[string]SubscribeForm{
+		"as it opens": base,
+		"another day and period": variant(func(f *SubscribeForm) {
+			q := store.QuoteSubscription(today, f.Product, 15, 3, nil)
+			f.Day, f.Period, f.Quote = "15", "3", &q
+		}),
+		"errors": variant(func(f *SubscribeForm) {
+			f.Errors = FieldErrors{"day": "Pick a day <1-31>", "period": "Pick a period", "card": "Pick a card", "code": "No such code"}
+			f.Day, f.Period, f.Code, f.Quote = "99 & more", "7", "SPRING<", nil
+		}),
+		"kept cards": variant(func(f *SubscribeForm) {
+			f.Cards = []store.Card{{Token: "pm_ada", Brand: "Visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030}}
+			f.Card = "pm_ada"
+		}),
+		"trial": variant(func(f *SubscribeForm) {
+			f.Product.TrialDays = 14
+			q := store.QuoteSubscription(today, f.Product, 28, 1, nil)
+			f.Quote = &q
+		}),
+		"trial taken": variant(func(f *SubscribeForm) { f.Product.TrialDays, f.TrialTaken = 14, true }),
+		"delivery": variant(func(f *SubscribeForm) {
+			f.Delivery = &store.SubscribeDelivery{To: store.Address{Country: "SE", City: "Göteborg"}, Zone: zone}
+			q := store.QuoteSubscriptionShipped(today, f.Product, 28, 1, nil, nil, zone.Price)
+			f.Quote = &q
+		}),
+		"delivery problem": variant(func(f *SubscribeForm) { f.DeliveryProblem = "We do not deliver to Narnia." }),
+		"another price":    variant(func(f *SubscribeForm) { f.Product.MonthlyPrice = store.Money{Amount: 990, Currency: "SEK"} }),
+		"signed out":       variant(func(f *SubscribeForm) { f.SignedIn = false }),
+	}
+	stockholm, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lang.All {
+		for _, loc := range []*time.Location{time.UTC, stockholm} {
+			for name, f := range forms {
+				ctx := WithZone(benchCtx(l), loc)
+				kept, rendered := renderBothIn(t, ctx, SubscribePanel(f))
+				if kept != rendered {
+					t.Fatalf("%s, %s, %s: the panel made of kept parts differs from the rendered one:\n%s\n%s", l, loc, name, kept, rendered)
+				}
+				if f.SignedIn && !strings.Contains(kept, f.CSRF) {
+					t.Fatalf("%s, %s: the panel lacks the customer's token", l, name)
+				}
+			}
+		}
+	}
+	// The header's cart counts, in and out of band.
+	for _, l := range lang.All {
+		for _, units := range []int{0, 1, 2, 99, 100, -1} {
+			if kept, rendered := renderBoth(t, l, CartCounts(units)); kept != rendered {
+				t.Fatalf("%s, %d items: the kept cart counts differ from the rendered ones:\n%s\n%s", l, units, kept, rendered)
+			}
+			if kept, rendered := renderBoth(t, l, CartCount("cart-count", units, false)); kept != rendered {
+				t.Fatalf("%s, %d items: the kept cart count differs from the rendered one:\n%s\n%s", l, units, kept, rendered)
+			}
+		}
+	}
+	// Nothing of a customer's own is kept: their token, their form's key,
+	// their cards, what they typed.
+	for _, parts := range [][][]byte{keptOf(subscribeHeads), keptOf(subscribeDays), keptOf(subscribePeriodChoices),
+		keptOf(subscribeCodes), keptOf(subscribeTails), keptOf(subscribePreviews)} {
+		if len(parts) == 0 {
+			t.Fatal("a kind of part was never kept")
+		}
+		for _, html := range parts {
+			for _, own := range []string{base.CSRF, base.Key, "pm_ada", "4242", "SPRING", "99 &amp; more", "Narnia"} {
+				if bytes.Contains(html, []byte(own)) {
+					t.Fatalf("a kept part holds %q:\n%s", own, html)
+				}
+			}
+		}
+	}
+}
+
+func keptOf[K comparable](s sameParts[K]) [][]byte {
+	s.parts.mu.RLock()
+	defer s.parts.mu.RUnlock()
+	var out [][]byte
+	for _, html := range s.parts.kept {
+		out = append(out, html)
+	}
+	return out
+}
