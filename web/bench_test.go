@@ -26,6 +26,7 @@ import (
 	"shop/store"
 	"shop/store/dropgate"
 	"shop/store/storetest"
+	"shop/store/storetest/procmem"
 	"shop/views"
 	"shop/web"
 	"shop/web/plainpage"
@@ -85,6 +86,7 @@ func BenchmarkStorefront(b *testing.B) {
 	if len(benchRows(b, []benchView{checkout})) > 0 {
 		l.measure(checkout, benchClients, 0)
 		results = append(results, l.measure(checkout, 0, duration))
+		rows = append(rows, checkout)
 	}
 	plain, plainRead := results[0].perSecond(), results[1].perSecond()
 	fmt.Printf("\n%s a row, %d clients at once, after one untimed view a client\n", duration, benchClients)
@@ -98,10 +100,11 @@ func BenchmarkStorefront(b *testing.B) {
 	fmt.Printf("\n%d cookieless GETs of every storefront page\n", anon)
 	fmt.Printf("%-34s %8s %8s %11s %7s\n", "page", "req/s", "p99 ms", "reads/view", "writes")
 	var wrote []string
-	for _, path := range []string{
+	anonPaths := []string{
 		"/", "/products?category=coffee", "/products/cf-light", "/products/cf-light/stock", "/cart",
 		"/search?q=coffee", "/login", "/signup", "/drops", "/drops/" + l.drop, "/drops/" + l.drop + "/count",
-	} {
+	}
+	for _, path := range anonPaths {
 		r := l.measure(benchView{name: path, path: path}, anon, 0)
 		fmt.Printf("%-34s %8.0f %8.2f %11.2f %7d\n", r.name, r.perSecond(), ms(r.quantile(99)), r.perView(r.reads), r.writes)
 		if r.writes != 0 {
@@ -111,9 +114,14 @@ func BenchmarkStorefront(b *testing.B) {
 
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
-	fmt.Printf("\nServer after the run: RSS %.1f MiB, peak RSS %.1f MiB, Go heap in use %.1f MiB.\n",
-		procMiB(b, "VmRSS"), procMiB(b, "VmHWM"), float64(mem.HeapInuse)/(1<<20))
-	fmt.Println("(One process: the shop and the load clients. DynamoDB Local, a separate JVM, is not counted.)")
+	self, err := procmem.Of(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\nThis process after the run: RSS %.1f MiB, peak RSS %.1f MiB, Go heap in use %.1f MiB.\n",
+		procmem.MiB(self.RSS), procmem.MiB(self.Peak), float64(mem.HeapInuse)/(1<<20))
+	fmt.Println("(The in-process shop and the load clients together. DynamoDB Local, a separate JVM, is not counted.)")
+	l.alone(rows, duration, anonPaths, anon).print()
 	if len(wrote) > 0 {
 		b.Fatalf("visitors' GETs wrote to the table: %s", strings.Join(wrote, ", "))
 	}
@@ -464,24 +472,4 @@ func benchDuration(b *testing.B) time.Duration {
 		b.Fatalf("BENCH_DURATION=%q: want a positive duration (5s)", s)
 	}
 	return d
-}
-
-// procMiB is a memory line of /proc/self/status (VmRSS, VmHWM) in MiB:
-// this process's memory as the kernel counts it.
-func procMiB(b *testing.B, field string) float64 {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kB, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			if err != nil {
-				b.Fatalf("%s: %v", field, err)
-			}
-			return float64(kB) / 1024
-		}
-	}
-	b.Fatalf("no %s in /proc/self/status", field)
-	return 0
 }
