@@ -13,12 +13,13 @@ import (
 // offers: the customer's subscriptions (their kept cards), whether they had
 // the product's trial, and where a subscription would ship. Those reads
 // were nearly all of the page's cost (the product and its stock come from
-// the shop window), so a replica keeps them for a moment (a second, as
-// sessions are kept) under the customer and the version of the session's
-// last save. Every change a customer makes on the shop's pages saves their
-// session (its flash), so the next page asks for a version nobody cached
-// and reads afresh; what staff or a job changes shows within the moment,
-// as a product's stock does. The form is a preview: subscribing reads and
+// the shop window), so a replica keeps them for a few seconds (ten in
+// production: a customer going from product to product reads them once)
+// under the customer and the version of the session's last save. Every
+// change a customer makes on the shop's pages saves their session (its
+// flash), so the next page asks for a version nobody cached and reads
+// afresh; what staff, a job or the customer's other device changes shows
+// within those seconds. The form is a preview: subscribing reads and
 // checks everything again.
 
 // SubscribeFacts caches the subscribe form's reads; nil caches nothing.

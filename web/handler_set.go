@@ -106,6 +106,11 @@ type cardEventReceivers struct {
 	test, stripe *handlers.Webhook
 }
 
+// subscribeFactsKeep is how long a replica keeps a customer's subscribe
+// form's reads under one save of their session: what others change shows
+// within it; the customer's own changes at once.
+const subscribeFactsKeep = 10 * time.Second
+
 // newHandlers fills in the Config's defaults for the card payments, the
 // mail links, the refunds and the drop gate, and builds every handler.
 func newHandlers(cfg *Config) (*handlerSet, error) {
@@ -181,8 +186,8 @@ func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, 
 		drops:    &handlers.Drops{Store: cfg.Store, Window: cfg.Store.Window(), Gate: cfg.Gate},
 		media:    &handlers.Media{Shelf: cfg.Shelf},
 	}
-	if cfg.SessionCache > 0 { // the subscribe form's reads are kept as long as sessions are
-		s.catalogue.Facts = handlers.NewSubscribeFacts(cfg.SessionCache)
+	if cfg.SessionCache > 0 { // sessions cached: the subscribe form's reads too (subscribe_facts.go)
+		s.catalogue.Facts = handlers.NewSubscribeFacts(max(cfg.SessionCache, subscribeFactsKeep))
 	}
 	if cfg.WindowPages > 0 {
 		s.windowPages = newWindowPages(cfg.Store.Window(), cfg.WindowPages, cfg.Metrics)
