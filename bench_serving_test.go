@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,23 +45,7 @@ func servingRun(t *testing.T, bin string, env []string) servingMemory {
 		t.Fatal(err)
 	}
 	sh := &shopBinary{cmd: cmd, base: "http://" + addr}
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = trace.Close()
-	}
+	stop := procmem.Stopper(cmd, trace)
 	t.Cleanup(stop)
 	if err := sh.waitReady(5 * time.Minute); err != nil {
 		stop()

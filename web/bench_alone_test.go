@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"shop/store/storetest/procmem"
@@ -53,23 +52,7 @@ func (l *load) alone(rows []benchView, d time.Duration, paths []string, n int) a
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = trace.Close()
-	}
+	stop := procmem.Stopper(cmd, trace)
 	b.Cleanup(stop)
 	base := "http://" + addr
 	if err := waitReady(base, 2*time.Minute); err != nil {

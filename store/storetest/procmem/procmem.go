@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -183,5 +185,27 @@ func Watch(pid int, every time.Duration) (stop func() (last Mem, largestRSS int,
 		mu.Lock()
 		defer mu.Unlock()
 		return last, largest, werr
+	}
+}
+
+// Stopper is a stop for cmd, a child started with its output to trace:
+// SIGTERM, then a kill after 30 s if it has not ended, then trace closed.
+// It stops once, however often it is called (a test's cleanup and its
+// failure path both call it).
+func Stopper(cmd *exec.Cmd, trace *Trace) (stop func()) {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+			}
+			_ = trace.Close()
+		})
 	}
 }
