@@ -33,18 +33,6 @@ func newSameParts[K comparable](most int) sameParts[K] {
 	return sameParts[K]{parts: newKeptMap[sameKey[K], []byte](most)}
 }
 
-// as renders its children once per language and key, and keeps them; the
-// children must be made of nothing else.
-func (s sameParts[K]) as(key K) templ.Component {
-	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		children := templ.GetChildren(ctx)
-		if children == nil {
-			return nil
-		}
-		return s.render(templ.ClearChildren(ctx), w, key, children)
-	})
-}
-
 // of is c, rendered once per language and key and kept: c must be made of
 // nothing but key and the language.
 func (s sameParts[K]) of(key K, c templ.Component) templ.Component {
