@@ -107,8 +107,8 @@ func (m childMemory) String() string {
 // after seeding) since Go starts a child sharing it.
 func runMeasured(t *testing.T, cmd *exec.Cmd) childMemory {
 	t.Helper()
-	var tail strings.Builder
-	trace := procmem.NewTrace(&tailWriter{b: &tail, max: 8000})
+	tail := &procmem.Tail{Max: 8000}
+	trace := procmem.NewTrace(tail)
 	cmd.Stderr = trace
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -127,21 +127,6 @@ func runMeasured(t *testing.T, cmd *exec.Cmd) childMemory {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, m.stderr)
 	}
 	return m
-}
-
-// tailWriter keeps the last max bytes written.
-type tailWriter struct {
-	b   *strings.Builder
-	max int
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.b.Write(p)
-	if s := w.b.String(); len(s) > 2*w.max {
-		w.b.Reset()
-		w.b.WriteString(s[len(s)-w.max:])
-	}
-	return len(p), nil
 }
 
 // seedSubscribers writes n subscriptions due on due, paid by the test

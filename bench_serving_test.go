@@ -37,9 +37,9 @@ func servingRun(t *testing.T, bin string, env []string) servingMemory {
 	ln.Close()
 	cmd := exec.Command(bin, "serve", "-bcrypt-cost", "4")
 	cmd.Env = append(env, "SHOP_ADDR="+addr, "SHOP_DEMO=true", "SHOP_PAYMENTS_CRON=0 * * * * *")
-	var tail strings.Builder
+	tail := &procmem.Tail{Max: 8000}
 	ran := make(chan string, 1)
-	trace := procmem.NewTrace(&runLine{tail: &tailWriter{b: &tail, max: 8000}, ran: ran})
+	trace := procmem.NewTrace(&runLine{tail: tail, ran: ran})
 	cmd.Stdout, cmd.Stderr = trace, trace
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"shop/store/storetest/procmem"
 )
 
 // shopBinary is the shop binary serving on a free port of 127.0.0.1.
@@ -108,20 +109,7 @@ func (sh *shopBinary) killEngine() error {
 }
 
 func (sh *shopBinary) waitReady(within time.Duration) error {
-	end := time.Now().Add(within)
-	for {
-		resp, err := http.Get(sh.base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		if time.Now().After(end) {
-			return fmt.Errorf("not ready after %s (last: %v)", within, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return procmem.WaitReady(sh.base, within)
 }
 
 func (sh *shopBinary) log() string {

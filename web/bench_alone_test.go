@@ -4,11 +4,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"shop/store/storetest/procmem"
@@ -46,8 +44,8 @@ func (l *load) alone(rows []benchView, d time.Duration, paths []string, n int) a
 	cmd.Env = append(os.Environ(), "SHOP_ADDR="+addr, "DYNAMODB_ENDPOINT="+l.s.env.Endpoint, "SHOP_TABLE="+l.s.env.Table,
 		"SHOP_DATA_DIR="+filepath.Join(dir, "data"), "SHOP_SESSION_KEYS="+hex.EncodeToString(keyA), "SHOP_JOBS=false",
 		"SHOP_DEMO=false", "GODEBUG=gctrace=1")
-	var tail strings.Builder
-	trace := procmem.NewTrace(&lastLines{b: &tail, max: 8000})
+	tail := &procmem.Tail{Max: 8000}
+	trace := procmem.NewTrace(tail)
 	cmd.Stdout, cmd.Stderr = trace, trace // the access log and the GC trace
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -55,7 +53,7 @@ func (l *load) alone(rows []benchView, d time.Duration, paths []string, n int) a
 	stop := procmem.Stopper(cmd, trace)
 	b.Cleanup(stop)
 	base := "http://" + addr
-	if err := waitReady(base, 2*time.Minute); err != nil {
+	if err := procmem.WaitReady(base, 2*time.Minute); err != nil {
 		stop()
 		b.Fatalf("the shop's binary did not start: %v\n%s", err, tail.String())
 	}
@@ -92,38 +90,4 @@ func (m aloneMemory) print() {
 	fmt.Printf("\nThe shop alone (its binary serving this table, a child process; the rows above but the plain and bare pages, then the cookieless GETs):\n")
 	fmt.Printf("peak RSS %.1f MiB (%.1f MiB when ready, %.1f MiB after the load); Go heap at most %d MB, at most %d MB live after a collection (%d collections).\n",
 		procmem.MiB(m.peak.Peak), procmem.MiB(m.ready.RSS), procmem.MiB(m.end.RSS), m.heap.Largest, m.heap.Live, m.heap.GCs)
-}
-
-// waitReady waits for the shop at base to answer /readyz with 200.
-func waitReady(base string, within time.Duration) error {
-	end := time.Now().Add(within)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("status %d", resp.StatusCode)
-		}
-		if time.Now().After(end) {
-			return fmt.Errorf("not ready after %s (last: %v)", within, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// lastLines keeps the last max bytes written, for a failure's message.
-type lastLines struct {
-	b   *strings.Builder
-	max int
-}
-
-func (w *lastLines) Write(p []byte) (int, error) {
-	w.b.Write(p)
-	if s := w.b.String(); len(s) > 2*w.max {
-		w.b.Reset()
-		w.b.WriteString(s[len(s)-w.max:])
-	}
-	return len(p), nil
 }

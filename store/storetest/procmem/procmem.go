@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -207,5 +208,43 @@ func Stopper(cmd *exec.Cmd, trace *Trace) (stop func()) {
 			}
 			_ = trace.Close()
 		})
+	}
+}
+
+// Tail keeps the last Max bytes of a child's output written to it, for a
+// failure's message.
+type Tail struct {
+	Max int
+	b   strings.Builder
+}
+
+func (w *Tail) Write(p []byte) (int, error) {
+	w.b.Write(p)
+	if s := w.b.String(); len(s) > 2*w.Max {
+		w.b.Reset()
+		w.b.WriteString(s[len(s)-w.Max:])
+	}
+	return len(p), nil
+}
+
+// String is what is kept.
+func (w *Tail) String() string { return w.b.String() }
+
+// WaitReady waits for the shop at base to answer /readyz with 200.
+func WaitReady(base string, within time.Duration) error {
+	end := time.Now().Add(within)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("not ready after %s (last: %v)", within, err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

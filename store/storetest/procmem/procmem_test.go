@@ -1,6 +1,7 @@
 package procmem_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -63,5 +64,16 @@ func TestTraceKeepsTheLargestHeap(t *testing.T) {
 	}
 	if out.String() != lines {
 		t.Errorf("lines handed on:\n%s\nwant\n%s", out.String(), lines)
+	}
+}
+
+// A tail holds the end of what was written, never much more than Max.
+func TestTailKeepsTheEnd(t *testing.T) {
+	tail := &procmem.Tail{Max: 10}
+	for i := range 30 {
+		fmt.Fprintf(tail, "line %02d\n", i)
+	}
+	if got := tail.String(); !strings.HasSuffix(got, "line 29\n") || len(got) > 20 || len(got) < 10 {
+		t.Fatalf("tail %q", got)
 	}
 }
