@@ -82,6 +82,11 @@ func (w *Window) ProductWithStock(ctx context.Context, id string) (Product, []St
 	return v.product, slices.Clone(v.stock), err
 }
 
+// errNoPriceChange is made once: most products have no change scheduled,
+// and every signed-in view of one asks (a fresh error cost a tenth of the
+// subscribe form's own work).
+var errNoPriceChange = fmt.Errorf("no price change scheduled: %w", ErrNotFound)
+
 // ProductPriceChange is a product's scheduled price change, at most a
 // second old, from the same read as its page (the subscribe form's
 // preview); ErrNotFound when none is scheduled.
@@ -91,7 +96,7 @@ func (w *Window) ProductPriceChange(ctx context.Context, id string) (PriceChange
 	case err != nil:
 		return PriceChange{}, err
 	case v.change == nil:
-		return PriceChange{}, fmt.Errorf("price change of %s: %w", id, ErrNotFound)
+		return PriceChange{}, errNoPriceChange
 	}
 	return *v.change, nil
 }
