@@ -215,7 +215,7 @@ func (h *Subscriptions) Preview(c *fiber.Ctx) error {
 		return err
 	}
 	if page.IsHTMX(c) {
-		return page.Write(c, fiber.StatusOK, views.SubscribePreview(f))
+		return page.Write(c, fiber.StatusOK, views.SubscribePreview(&f))
 	}
 	// Without JavaScript: the whole form, with a key and the kept cards.
 	subs, err := h.Store.Subscriptions(ctx, v.ID)
@@ -326,7 +326,7 @@ func (h *Subscriptions) subscribeAgain(c *fiber.Ctx, f views.SubscribeForm) erro
 	}
 	return page.Render(c, fiber.StatusUnprocessableEntity, page.View{
 		Title: page.T(c, "subs.page.title", "Product", f.Product.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
-		Partial: views.SubscribePanel(f),
+		Partial: views.SubscribePanel(&f),
 	})
 }
 
@@ -342,7 +342,7 @@ func (h *Subscriptions) showQuote(c *fiber.Ctx, f views.SubscribeForm) error {
 	}
 	return page.Render(c, status, page.View{
 		Title: page.T(c, "subs.page.title", "Product", f.Product.Name), Page: page.Full(views.SubscribeView, views.SubscribePage{Form: f}),
-		Partial: views.SubscribePanel(f),
+		Partial: views.SubscribePanel(&f),
 	})
 }
 

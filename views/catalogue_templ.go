@@ -1232,7 +1232,7 @@ func ProductView(l Layout, p ProductPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.Subscribe != nil {
-				templ_7745c5c3_Err = SubscribePanel(*p.Subscribe).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = SubscribePanel(p.Subscribe).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

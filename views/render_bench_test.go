@@ -89,7 +89,7 @@ func BenchmarkSignedInLayout(b *testing.B) {
 // The subscribe panel a signed-in customer sees on a subscribable
 // product's page.
 func BenchmarkSignedInSubscribePanel(b *testing.B) {
-	benchRender(b, SubscribePanel(*signedInProduct().Subscribe))
+	benchRender(b, SubscribePanel(signedInProduct().Subscribe))
 }
 
 // What a signed-in product page renders on every request: the frame and
@@ -105,7 +105,7 @@ func BenchmarkSignedInProductPage(b *testing.B) {
 			if err := StockCounter(p.Stock).Render(ctx, w); err != nil {
 				return err
 			}
-			return SubscribePanel(*p.Subscribe).Render(ctx, w)
+			return SubscribePanel(p.Subscribe).Render(ctx, w)
 		})), w)
 	}))
 }

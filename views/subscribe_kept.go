@@ -28,7 +28,7 @@ type subscribeHeadKey struct {
 var subscribeHeads = newSameParts[subscribeHeadKey](1_024)
 
 // subscribeHead is the panel's title, price and trial.
-func subscribeHead(f SubscribeForm) templ.Component {
+func subscribeHead(f *SubscribeForm) templ.Component {
 	return subscribeHeads.of(subscribeHeadKey{subscribable: f.Product.Subscribable, price: f.Product.MonthlyPrice,
 		trialDays: f.Product.TrialDays, trialTaken: f.TrialTaken}, subscribePanelHead(f))
 }
@@ -50,7 +50,7 @@ func shortNumber(s string) bool {
 var subscribeDays = newSameParts[string](256)
 
 // subscribeDay is the payment day's field.
-func subscribeDay(f SubscribeForm) templ.Component {
+func subscribeDay(f *SubscribeForm) templ.Component {
 	if f.Errors["day"] != "" || !shortNumber(f.Day) {
 		return subscribeDayField(f)
 	}
@@ -65,7 +65,7 @@ type subscribePeriodsKey struct {
 var subscribePeriodChoices = newSameParts[subscribePeriodsKey](1_024)
 
 // subscribePeriods is the choice of period, each with its price.
-func subscribePeriods(f SubscribeForm) templ.Component {
+func subscribePeriods(f *SubscribeForm) templ.Component {
 	if f.Errors["period"] != "" || (f.Period != "" && !shortNumber(f.Period)) {
 		return subscribePeriodsField(f)
 	}
@@ -75,7 +75,7 @@ func subscribePeriods(f SubscribeForm) templ.Component {
 var subscribeCodes = newSameParts[struct{}](4)
 
 // subscribeCode is the discount code's field; kept while empty.
-func subscribeCode(f SubscribeForm) templ.Component {
+func subscribeCode(f *SubscribeForm) templ.Component {
 	if f.Code != "" || f.Errors["code"] != "" {
 		return subscribeCodeField(f)
 	}
@@ -86,7 +86,7 @@ var subscribeTails = newSameParts[string](64)
 
 // subscribeTail is the form after its preview; kept per time zone (its
 // words name it) when there is no kept card to choose.
-func subscribeTail(f SubscribeForm) templ.Component {
+func subscribeTail(f *SubscribeForm) templ.Component {
 	if len(f.Cards) > 0 || f.Errors["card"] != "" {
 		return subscribeFormTail(f)
 	}
@@ -110,7 +110,7 @@ var subscribePreviews = newSameParts[subscribePreviewKey](1_024)
 
 // SubscribePreview is what the form's day and period come to (see
 // subscribePreview): kept for a quote without a trial or a code.
-func SubscribePreview(f SubscribeForm) templ.Component {
+func SubscribePreview(f *SubscribeForm) templ.Component {
 	q := f.Quote
 	if q == nil || q.Trial != nil || q.Coupon != nil || f.Discount != nil || f.DeliveryProblem != "" || f.Errors["code"] != "" {
 		return subscribePreview(f)

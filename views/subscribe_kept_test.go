@@ -62,7 +62,7 @@ func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
 		for _, loc := range []*time.Location{time.UTC, stockholm} {
 			for name, f := range forms {
 				ctx := WithZone(benchCtx(l), loc)
-				kept, rendered := renderBothIn(t, ctx, SubscribePanel(f))
+				kept, rendered := renderBothIn(t, ctx, SubscribePanel(&f))
 				if kept != rendered {
 					t.Fatalf("%s, %s, %s: the panel made of kept parts differs from the rendered one:\n%s\n%s", l, loc, name, kept, rendered)
 				}

@@ -37,7 +37,7 @@ func TestSubscribePreviewSaysTodayAndThenInEveryLanguage(t *testing.T) {
 		q := store.QuoteSubscription(day(tc.today), tea, tc.payday, tc.months, nil)
 		f := SubscribeForm{Product: tea, Quote: &q, Ships: true}
 		var buf bytes.Buffer
-		if err := SubscribePreview(f).Render(lang.With(context.Background(), tc.l), &buf); err != nil {
+		if err := SubscribePreview(&f).Render(lang.With(context.Background(), tc.l), &buf); err != nil {
 			t.Fatal(err)
 		}
 		doc, err := goquery.NewDocumentFromReader(&buf)

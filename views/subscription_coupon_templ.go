@@ -117,7 +117,7 @@ func subscriptionCoupon(c *store.Coupon) templ.Component {
 
 // previewCode is what the form's discount code does, in its preview:
 // what it takes off today, and the payments it covers after.
-func previewCode(f SubscribeForm) templ.Component {
+func previewCode(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -12,7 +12,7 @@ import "shop/store"
 
 // trialOffer says a product's free trial on its subscribe panel, or that
 // the customer had it (and is charged from today).
-func trialOffer(f SubscribeForm) templ.Component {
+func trialOffer(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -79,7 +79,7 @@ func trialOffer(f SubscribeForm) templ.Component {
 // previewTrial is the preview of a subscribe with a free trial: nothing
 // today, free until the first charge, what that charges for which days,
 // then the whole periods on the payment day.
-func previewTrial(f SubscribeForm, q store.SubscribeQuote) templ.Component {
+func previewTrial(f *SubscribeForm, q store.SubscribeQuote) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -16,7 +16,7 @@ import (
 
 // SubscribePanel is the subscribe section of a subscribable product's page;
 // htmx swaps it with the form's errors.
-func SubscribePanel(f SubscribeForm) templ.Component {
+func SubscribePanel(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -97,7 +97,7 @@ func SubscribePanel(f SubscribeForm) templ.Component {
 
 // subscribePanelHead is the panel's title, the product's monthly price
 // and its trial (subscribe_kept.go keeps it).
-func subscribePanelHead(f SubscribeForm) templ.Component {
+func subscribePanelHead(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -157,7 +157,7 @@ func subscribePanelHead(f SubscribeForm) templ.Component {
 	})
 }
 
-func subscribeForm(f SubscribeForm) templ.Component {
+func subscribeForm(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -295,7 +295,7 @@ func subscribeForm(f SubscribeForm) templ.Component {
 	})
 }
 
-func subscribeDayField(f SubscribeForm) templ.Component {
+func subscribeDayField(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -325,7 +325,7 @@ func subscribeDayField(f SubscribeForm) templ.Component {
 	})
 }
 
-func subscribePeriodsField(f SubscribeForm) templ.Component {
+func subscribePeriodsField(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -449,7 +449,7 @@ func subscribePeriodsField(f SubscribeForm) templ.Component {
 	})
 }
 
-func subscribeCodeField(f SubscribeForm) templ.Component {
+func subscribeCodeField(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -481,7 +481,7 @@ func subscribeCodeField(f SubscribeForm) templ.Component {
 
 // subscribeFormTail is the form after its preview: the button that shows
 // the preview without JavaScript, the card and the submit.
-func subscribeFormTail(f SubscribeForm) templ.Component {
+func subscribeFormTail(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -692,7 +692,7 @@ func subscribeFormTail(f SubscribeForm) templ.Component {
 // on which day. htmx swaps it as the day or period changes (GET
 // /subscriptions/preview); without JavaScript the form's "Show what I
 // pay" button brings the page back with it.
-func subscribePreview(f SubscribeForm) templ.Component {
+func subscribePreview(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -930,7 +930,7 @@ func subscribePreview(f SubscribeForm) templ.Component {
 
 // previewDelivery says what delivery costs a subscription that ships, and
 // when it comes: each payment that sends a parcel carries it.
-func previewDelivery(f SubscribeForm, q store.SubscribeQuote) templ.Component {
+func previewDelivery(f *SubscribeForm, q store.SubscribeQuote) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1111,7 +1111,7 @@ func SubscribeView(l Layout, p SubscribePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = SubscribePanel(p.Form).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = SubscribePanel(&p.Form).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
