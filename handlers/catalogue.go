@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
@@ -85,34 +86,63 @@ func (h *Catalogue) List(c *fiber.Ctx) error {
 			return page.NotFound("error.not_found.category")
 		}
 	}
-	more := page.IsHTMX(c) && c.Get("HX-Target") != "catalogue-list"
-	from, first := 0, 1
-	if more {
-		from, first = (pageNo-1)*cataloguePageSize, pageNo
-	}
-	shelf, err := h.Window.Shelf(c.UserContext(), slug, order, from, pageNo*cataloguePageSize-from)
-	if err != nil {
-		return err
-	}
-	pages := max(1, (shelf.Total+cataloguePageSize-1)/cataloguePageSize)
-	data := views.CataloguePage{
-		Categories: cats, Category: current, Order: order, Products: productsIn(c.UserContext(), shelf.Products),
-		PerPage: cataloguePageSize, FirstPage: first, Page: min(pageNo, pages), Total: shelf.Total,
-	}
 	c.Vary("HX-Target")
 	title := page.T(c, "catalogue.title")
 	if current.Name != "" {
 		title = views.CategoryName(c.UserContext(), current)
 	}
+	shelf := shelfAsked{slug: slug, order: order, page: pageNo, cats: cats, current: current}
+	if !page.IsHTMX(c) {
+		// The list is the page's kept main part: its shelf is read only
+		// when the part is not kept.
+		main, err := views.KeptOr(c.UserContext(), views.CatalogueMainPart, func() (templ.Component, error) {
+			data, err := h.shelf(c.UserContext(), shelf, false)
+			return views.CatalogueMain(data), err
+		})
+		if err != nil {
+			return err
+		}
+		return page.Render(c, fiber.StatusOK, page.View{Title: title, Page: page.Full(views.CatalogueKeptView, main)})
+	}
+	more := c.Get("HX-Target") != "catalogue-list"
+	data, err := h.shelf(c.UserContext(), shelf, more)
+	if err != nil {
+		return err
+	}
 	view := page.View{Title: title, Page: page.Full(views.CatalogueView, data), Partial: views.CatalogueList(data)}
 	if more {
 		view.Partial = views.CatalogueMore(data)
 	}
-	if page.IsHTMX(c) {
-		// The address bar shows the list the way links spell it.
-		c.Set("HX-Push-Url", paths.CatalogueList(slug, string(order), data.Page))
-	}
+	// The address bar shows the list the way links spell it.
+	c.Set("HX-Push-Url", paths.CatalogueList(slug, string(order), data.Page))
 	return page.Render(c, fiber.StatusOK, view)
+}
+
+// shelfAsked is the list a catalogue address asks for.
+type shelfAsked struct {
+	slug    string
+	order   store.CatalogueOrder
+	page    int
+	cats    []store.Category
+	current store.Category
+}
+
+// shelf is the asked list's products up to its page (only that page's for
+// more, htmx's next page below the list), from the shop window.
+func (h *Catalogue) shelf(ctx context.Context, a shelfAsked, more bool) (views.CataloguePage, error) {
+	from, first := 0, 1
+	if more {
+		from, first = (a.page-1)*cataloguePageSize, a.page
+	}
+	shelf, err := h.Window.Shelf(ctx, a.slug, a.order, from, a.page*cataloguePageSize-from)
+	if err != nil {
+		return views.CataloguePage{}, err
+	}
+	pages := max(1, (shelf.Total+cataloguePageSize-1)/cataloguePageSize)
+	return views.CataloguePage{
+		Categories: a.cats, Category: a.current, Order: a.order, Products: productsIn(ctx, shelf.Products),
+		PerPage: cataloguePageSize, FirstPage: first, Page: min(a.page, pages), Total: shelf.Total,
+	}, nil
 }
 
 func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {

@@ -10,6 +10,10 @@ import (
 	"shop/web/paths"
 )
 
+// CatalogueMainPart names the catalogue's main part among a page's kept
+// parts.
+const CatalogueMainPart = "catalogue"
+
 // CataloguePage is the product list of one category (or all) in one
 // order, its first Page pages of PerPage products: "show more" adds a page
 // and puts its number in the address, so a reload shows the same list.

@@ -58,24 +58,52 @@ func WithKeptParts(ctx context.Context, p *KeptParts, key string, note *store.Wi
 func Kept(name string) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		children := templ.GetChildren(ctx)
-		ctx = templ.ClearChildren(ctx)
-		r, ok := ctx.Value(keptKey{}).(keptRequest)
-		if !ok {
-			return children.Render(ctx, w)
-		}
-		key := r.key + "\x00" + name
-		if html, ok := r.parts.Get(key); ok {
-			_, err := w.Write(html)
-			return err
-		}
-		var buf bytes.Buffer
-		if err := children.Render(ctx, &buf); err != nil {
-			return err
-		}
-		if buf.Len() <= keptPartMaxBytes {
-			r.parts.Put(key, buf.Bytes(), r.note)
-		}
-		_, err := w.Write(buf.Bytes())
-		return err
+		return keep(templ.ClearChildren(ctx), w, name, children)
 	})
+}
+
+// KeptOr is the part Kept keeps under name for this request's page when it
+// is kept and fresh (its bytes taken now, so it cannot expire before the
+// page is written); else make's part, rendered and kept as Kept does. A
+// handler whose part costs reads and copies to gather (a catalogue's
+// shelf) asks first, and gathers nothing for a kept part.
+func KeptOr(ctx context.Context, name string, make func() (templ.Component, error)) (templ.Component, error) {
+	if r, ok := ctx.Value(keptKey{}).(keptRequest); ok {
+		if html, ok := r.parts.Get(r.key + "\x00" + name); ok {
+			return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+				_, err := w.Write(html)
+				return err
+			}), nil
+		}
+	}
+	c, err := make()
+	if err != nil {
+		return nil, err
+	}
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		return keep(ctx, w, name, c)
+	}), nil
+}
+
+// keep writes the part kept under name, or renders c, keeps it and writes
+// it.
+func keep(ctx context.Context, w io.Writer, name string, c templ.Component) error {
+	r, ok := ctx.Value(keptKey{}).(keptRequest)
+	if !ok {
+		return c.Render(ctx, w)
+	}
+	key := r.key + "\x00" + name
+	if html, ok := r.parts.Get(key); ok {
+		_, err := w.Write(html)
+		return err
+	}
+	var buf bytes.Buffer
+	if err := c.Render(ctx, &buf); err != nil {
+		return err
+	}
+	if buf.Len() <= keptPartMaxBytes {
+		r.parts.Put(key, buf.Bytes(), r.note)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
