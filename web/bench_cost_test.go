@@ -59,6 +59,9 @@ func BenchmarkPageCost(b *testing.B) {
 					b.Fatalf("%s: status %d\n%s", r.path, code, ctx.Response.Body())
 				}
 			}
+			// What a client reads of each view: a bigger page costs the
+			// load run's client and the connection more than this CPU shows.
+			b.ReportMetric(float64(len(ctx.Response.Body())), "body-B")
 		})
 	}
 }
