@@ -83,10 +83,33 @@ func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
 			}
 		}
 	}
+	// A panel opened whole is another customer's with their own token and
+	// key, never the first one's.
+	other := base
+	other.CSRF, other.Key = "another-customers-token", "06h2kzzzzzzzzzzzzzzz"
+	for _, l := range lang.All {
+		var first, second bytes.Buffer
+		if err := SubscribePanel(&base).Render(benchCtx(l), &first); err != nil {
+			t.Fatal(err)
+		}
+		if err := SubscribePanel(&other).Render(benchCtx(l), &second); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.NewReplacer(base.CSRF, other.CSRF, base.Key, other.Key).Replace(first.String())
+		if second.String() != want || strings.Contains(second.String(), base.CSRF) || strings.Contains(second.String(), base.Key) {
+			t.Fatalf("%s: another customer's opened panel is not theirs:\n%s", l, second.String())
+		}
+	}
+	var opened [][]byte
+	openedPanels.mu.RLock()
+	for _, p := range openedPanels.kept {
+		opened = append(opened, p.beforeToken, p.beforeKey, p.rest)
+	}
+	openedPanels.mu.RUnlock()
 	// Nothing of a customer's own is kept: their token, their form's key,
 	// their cards, what they typed.
 	for _, parts := range [][][]byte{keptOf(subscribeHeads), keptOf(subscribeDays), keptOf(subscribePeriodChoices),
-		keptOf(subscribeCodes), keptOf(subscribeTails), keptOf(subscribePreviews)} {
+		keptOf(subscribeCodes), keptOf(subscribeTails), keptOf(subscribePreviews), opened} {
 		if len(parts) == 0 {
 			t.Fatal("a kind of part was never kept")
 		}

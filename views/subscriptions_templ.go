@@ -14,9 +14,9 @@ import (
 	"shop/web/paths"
 )
 
-// SubscribePanel is the subscribe section of a subscribable product's page;
-// htmx swaps it with the form's errors.
-func SubscribePanel(f *SubscribeForm) templ.Component {
+// subscribePanel is the subscribe section of a subscribable product's page
+// (SubscribePanel keeps it whole as a customer opens it).
+func subscribePanel(f *SubscribeForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
