@@ -130,3 +130,40 @@ func singleWarehouse(lines []AllocationLine) string {
 	}
 	return best
 }
+
+// SetAside takes quantity units from the warehouses holding most first, at
+// most `most` of them (a drop setting its quantity aside): the plan, what
+// those warehouses hold together, and ok false when that is too few.
+func SetAside(stock []Holding, quantity, most int) (plan []Allocation, available int, ok bool) {
+	st := mostFirst(stock)
+	left := quantity
+	for _, l := range st[:min(len(st), most)] {
+		if l.Quantity <= 0 {
+			continue
+		}
+		available += l.Quantity
+		if left > 0 {
+			n := min(left, l.Quantity)
+			plan = append(plan, Allocation{WarehouseID: l.WarehouseID, Quantity: n})
+			left -= n
+		}
+	}
+	return plan, available, left == 0
+}
+
+// GiveBack returns n units to the warehouses they were set aside from,
+// those that gave most first (of equal ones, in setAside's order).
+func GiveBack(setAside []Allocation, n int) []Allocation {
+	from := slices.Clone(setAside)
+	slices.SortStableFunc(from, func(a, b Allocation) int { return cmp.Compare(b.Quantity, a.Quantity) })
+	var out []Allocation
+	for _, a := range from {
+		if n <= 0 {
+			break
+		}
+		k := min(n, a.Quantity)
+		out = append(out, Allocation{WarehouseID: a.WarehouseID, Quantity: k})
+		n -= k
+	}
+	return out
+}

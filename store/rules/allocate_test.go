@@ -121,3 +121,50 @@ func TestAllocateAtMostCapsWarehousesPerLine(t *testing.T) {
 		t.Fatalf("a fifth warehouse: %v", err)
 	}
 }
+
+// A drop sets its quantity aside from the warehouses holding most, at
+// most `most` of them; what they hold together is what it could take.
+func TestSetAside(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		stock          []Holding
+		quantity, most int
+		plan           string
+		available      int
+		ok             bool
+	}{
+		{"one warehouse", []Holding{lvl("w1", 9)}, 5, 20, "[{w1 5}]", 9, true},
+		{"most first, then by id", []Holding{lvl("w2", 3), lvl("w3", 4), lvl("w1", 3)}, 8, 20, "[{w3 4} {w1 3} {w2 1}]", 10, true},
+		{"empty and negative levels skipped", []Holding{lvl("w1", 0), lvl("w2", -2), lvl("w3", 2)}, 2, 20, "[{w3 2}]", 2, true},
+		{"too few", []Holding{lvl("w1", 2), lvl("w2", 1)}, 5, 20, "[{w1 2} {w2 1}]", 3, false},
+		{"only the `most` holding most count", []Holding{lvl("w1", 1), lvl("w2", 5), lvl("w3", 4)}, 10, 2, "[{w2 5} {w3 4}]", 9, false},
+		{"nothing held", nil, 1, 20, "[]", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, available, ok := SetAside(tc.stock, tc.quantity, tc.most)
+			if fmt.Sprint(plan) != tc.plan || available != tc.available || ok != tc.ok {
+				t.Fatalf("SetAside = %v, %d, %v; want %s, %d, %v", plan, available, ok, tc.plan, tc.available, tc.ok)
+			}
+		})
+	}
+}
+
+// What goes back goes to the warehouses that gave most first.
+func TestGiveBack(t *testing.T) {
+	setAside := []Allocation{{WarehouseID: "w1", Quantity: 2}, {WarehouseID: "w2", Quantity: 5}, {WarehouseID: "w3", Quantity: 2}}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{0, "[]"},
+		{1, "[{w2 1}]"},
+		{5, "[{w2 5}]"},
+		{6, "[{w2 5} {w1 1}]"},
+		{9, "[{w2 5} {w1 2} {w3 2}]"},
+		{12, "[{w2 5} {w1 2} {w3 2}]"},
+	} {
+		if got := GiveBack(setAside, tc.n); fmt.Sprint(got) != tc.want {
+			t.Errorf("GiveBack(%d) = %v, want %s", tc.n, got, tc.want)
+		}
+	}
+}
