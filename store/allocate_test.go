@@ -72,24 +72,6 @@ func TestAllocateOrderRefusesTheShortLine(t *testing.T) {
 	}
 }
 
-func TestDiscountOff(t *testing.T) {
-	eur := func(c int64) Money { return Money{Amount: c, Currency: "EUR"} }
-	for _, tc := range []struct {
-		code DiscountCode
-		sub  int64
-		want int64
-	}{
-		{DiscountCode{Kind: DiscountPercent, Percent: 10}, 1999, 199},
-		{DiscountCode{Kind: DiscountPercent, Percent: 100}, 1999, 1999},
-		{DiscountCode{Kind: DiscountFixed, Amount: eur(500)}, 1999, 500},
-		{DiscountCode{Kind: DiscountFixed, Amount: eur(5000)}, 1999, 1999},
-	} {
-		if got := tc.code.Off(eur(tc.sub)); got.Amount != tc.want {
-			t.Errorf("%+v off %d = %d, want %d", tc.code, tc.sub, got.Amount, tc.want)
-		}
-	}
-}
-
 func FuzzParseQuantity(f *testing.F) {
 	for _, s := range []string{"1", "99", "100", "0", "-1", " 5 ", "1e2", ""} {
 		f.Add(s)

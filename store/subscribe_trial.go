@@ -161,7 +161,7 @@ func quoteTrial(today time.Time, sub Subscription, days int, coupon *Coupon) Sub
 	first.Discount, first.Charge = sub.DiscountFor(first.From), sub.AmountFor(first.From)
 	after := sub
 	if coupon.Covers() {
-		after.Coupon = coupon.used()
+		after.Coupon = coupon.Used()
 	}
 	first.Shipping = sub.ShippingFor(first.From)
 	return SubscribeQuote{First: t.FreePeriod(today, sub.PeriodMonths, sub.MonthlyPrice.Currency), Then: after.AmountFor(first.Next),

@@ -64,32 +64,3 @@ func TestSwapProductFromTheNextPayment(t *testing.T) {
 		})
 	}
 }
-
-// A period paid with a code prices the new line's days with the same
-// code: a renewal's rule (never below the smallest card payment), a first
-// period's share the code's discount off it; no code, the full price.
-func TestNetWithCouponPricesTheNewLineWithThePeriodsCode(t *testing.T) {
-	eur := func(c int64) Money { return Money{Amount: c, Currency: "EUR"} }
-	pct := func(p, left int) *Coupon { return &Coupon{Code: "P", Kind: DiscountPercent, Percent: p, Left: left} }
-	fixed := &Coupon{Code: "F", Kind: DiscountFixed, Amount: eur(300), Every: true}
-	for _, tc := range []struct {
-		name      string
-		gross     int64
-		firstDays bool
-		terms     *Coupon
-		want      int64
-	}{
-		{"no code", 1450, false, nil, 1450},
-		{"10 % off", 1450, false, pct(10, 1), 1305},
-		{"10 % off, its last payment used (the period's)", 1450, false, pct(10, 0), 1305},
-		{"€3 off", 1450, false, fixed, 1150},
-		{"€3 off a renewal, kept at the smallest payment", 320, false, fixed, 50},
-		{"€3 off first days' share", 320, true, fixed, 20},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := netWithCoupon(eur(tc.gross), tc.firstDays, tc.terms); got != eur(tc.want) {
-				t.Fatalf("got %v, want %d", got, tc.want)
-			}
-		})
-	}
-}
