@@ -75,13 +75,10 @@ func ResumeAsPlanned() SubscriptionChange {
 
 // PaymentAfterPause is the first payment of a subscription paused until a
 // day: its first payment day on or after it, never before the end of the
-// period already paid (resumed keeps the later of the two).
+// period already paid (rules.PaymentAfterPause; resumed keeps the later of
+// the two).
 func (s Subscription) PaymentAfterPause() time.Time {
-	next := rules.FirstBillingDateAfter(s.ResumesOn.AddDate(0, 0, -1), s.PaymentDay)
-	if s.NextPaymentDate.After(next) {
-		return s.NextPaymentDate
-	}
-	return next
+	return rules.PaymentAfterPause(s.ResumesOn, s.NextPaymentDate, s.PaymentDay)
 }
 
 // resumed is s active again, its next payment on next (or at the end of

@@ -19,3 +19,15 @@ const MaxPauseDays = 366
 func ValidPauseEnd(until, today time.Time) bool {
 	return until.After(today) && !until.After(today.AddDate(0, 0, MaxPauseDays))
 }
+
+// PaymentAfterPause is the first payment of a subscription paused until
+// resumesOn (the day it is active again), paid up to paidUntil (its next
+// payment date when paused), on payment day `day`: the first payment day
+// on or after resumesOn, never before the end of the period already paid.
+func PaymentAfterPause(resumesOn, paidUntil time.Time, day int) time.Time {
+	next := FirstBillingDateAfter(resumesOn.AddDate(0, 0, -1), day)
+	if paidUntil.After(next) {
+		return paidUntil
+	}
+	return next
+}

@@ -30,3 +30,28 @@ func TestValidPauseEnd(t *testing.T) {
 		}
 	}
 }
+
+// A paused subscription's first payment is the first payment day on or
+// after the day it resumes, never inside the period already paid.
+func TestPaymentAfterPause(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		resumesOn, paidUntil string
+		day                  int
+		want                 string
+	}{
+		{"resumes on a payment day", "2027-02-01", "2026-12-01", 1, "2027-02-01"},
+		{"resumes the day after one", "2027-02-02", "2026-12-01", 1, "2027-03-01"},
+		{"resumes mid month, day 15", "2027-02-10", "2026-12-15", 15, "2027-02-15"},
+		{"day 31 in February", "2027-02-10", "2026-12-31", 31, "2027-02-28"},
+		{"day 31 in a leap February", "2028-02-10", "2027-12-31", 31, "2028-02-29"},
+		{"resumes inside the period paid: its end", "2026-12-10", "2027-01-01", 1, "2027-01-01"},
+		{"paid for two months ahead", "2027-01-05", "2027-03-01", 1, "2027-03-01"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := PaymentAfterPause(d(tc.resumesOn), d(tc.paidUntil), tc.day); !got.Equal(d(tc.want)) {
+				t.Fatalf("PaymentAfterPause = %s, want %s", FormatDate(got), tc.want)
+			}
+		})
+	}
+}
