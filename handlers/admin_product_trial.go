@@ -7,6 +7,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 )
 
@@ -19,8 +20,8 @@ func trialDaysFromForm(c *fiber.Ctx, f *views.AdminProductForm) int {
 		return 0
 	}
 	n, err := strconv.Atoi(f.TrialDays)
-	if err != nil || !store.ValidTrialDays(n) {
-		f.Errors["trial_days"] = page.T(c, "admin.products.err.trial", "Max", store.MaxTrialDays)
+	if err != nil || !rules.ValidTrialDays(n) {
+		f.Errors["trial_days"] = page.T(c, "admin.products.err.trial", "Max", rules.MaxTrialDays)
 		return 0
 	}
 	return n

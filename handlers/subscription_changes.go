@@ -202,7 +202,7 @@ func (h *Subscriptions) Pause(c *fiber.Ctx) error {
 		}
 		card.Until = raw
 		until, err := rules.ParseDate(raw)
-		if err != nil || !store.ValidPauseEnd(until, h.Store.Today()) {
+		if err != nil || !rules.ValidPauseEnd(until, h.Store.Today()) {
 			card.Errors["until"] = page.T(c, "subs.error.until")
 			return nil, nil, nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"shop/handlers/page"
 	"shop/store"
+	"shop/store/rules"
 	"shop/views"
 	"shop/views/lang"
 	"shop/web/paths"
@@ -162,7 +163,7 @@ func (h *Subscriptions) swapInput(c *fiber.Ctx, field func(*fiber.Ctx, string) s
 	f := views.SwapForm{Product: strings.TrimSpace(field(c, "product")), Quantity: strings.TrimSpace(field(c, "quantity")), When: field(c, "when")}
 	card.Swap = f
 	qty, err := strconv.Atoi(f.Quantity)
-	if err != nil || !store.ValidQuantity(qty) {
+	if err != nil || !rules.ValidQuantity(qty) {
 		card.Errors["quantity"] = page.T(c, "subs.error.bad_quantity")
 	}
 	if f.When != "next" && f.When != "now" {

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
-	"slices"
+
+	"shop/store/rules"
 )
 
 // StockShortError says which line of an order cannot be filled and how many
@@ -35,7 +36,8 @@ func (e *StockShortError) Refusal() *Refusal {
 	return &Refusal{Kind: Conflict, Message: "cart.stock.short", Args: []any{"Product", name, "Available", e.Available, "Wanted", e.Wanted}, Words: e.Error()}
 }
 
-// allocationLine is one order line with the stock that could fill it.
+// allocationLine is one order line with the stock that could fill it, and
+// the product's names for a StockShortError.
 type allocationLine struct {
 	ProductID   string
 	ProductName string
@@ -44,69 +46,28 @@ type allocationLine struct {
 	Stock       []StockLevel
 }
 
-// allocate decides which warehouses each line leaves from. One warehouse
-// that holds every line is preferred (one parcel); of several, the one with
-// the most stock of the lines, then the lowest id. Otherwise each line is
-// split across warehouses, most stock first. A line that cannot be filled is
-// a *StockShortError.
-func allocate(lines []allocationLine) ([][]Allocation, error) {
-	for _, l := range lines {
-		total := 0
-		for _, s := range l.Stock {
-			total += max(s.Quantity, 0)
-		}
-		if total < l.Quantity {
-			return nil, &StockShortError{ProductID: l.ProductID, ProductName: l.ProductName, Names: l.Names, Wanted: l.Quantity, Available: total}
-		}
-	}
-	if w := singleWarehouse(lines); w != "" {
-		out := make([][]Allocation, len(lines))
-		for i, l := range lines {
-			out[i] = []Allocation{{WarehouseID: w, Quantity: l.Quantity}}
-		}
-		return out, nil
-	}
-	out := make([][]Allocation, len(lines))
+// allocateOrder decides which warehouses each line leaves from, at most
+// MaxLineWarehouses per line (rules.AllocateAtMost). A line that cannot be
+// filled is a *StockShortError naming its product.
+func allocateOrder(lines []allocationLine) ([][]Allocation, error) {
+	in := make([]rules.AllocationLine, len(lines))
 	for i, l := range lines {
-		stock := slices.Clone(l.Stock)
-		slices.SortFunc(stock, func(a, b StockLevel) int {
-			return cmp.Or(cmp.Compare(b.Quantity, a.Quantity), cmp.Compare(a.WarehouseID, b.WarehouseID))
-		})
-		need := l.Quantity
-		for _, s := range stock {
-			if need == 0 {
-				break
-			}
-			take := min(need, s.Quantity)
-			if take <= 0 {
-				continue
-			}
-			out[i] = append(out[i], Allocation{WarehouseID: s.WarehouseID, Quantity: take})
-			need -= take
-		}
+		in[i] = rules.AllocationLine{ProductID: l.ProductID, Quantity: l.Quantity, Stock: holdings(l.Stock)}
 	}
-	return out, nil
+	out, err := rules.AllocateAtMost(in, MaxLineWarehouses)
+	var short *rules.Shortage
+	if errors.As(err, &short) {
+		l := lines[short.Line]
+		return nil, &StockShortError{ProductID: l.ProductID, ProductName: l.ProductName, Names: l.Names, Wanted: short.Wanted, Available: short.Available}
+	}
+	return out, err
 }
 
-func singleWarehouse(lines []allocationLine) string {
-	covers := map[string]int{} // warehouse -> lines it can fill alone
-	held := map[string]int{}   // warehouse -> units of these lines it holds
-	for _, l := range lines {
-		for _, s := range l.Stock {
-			if s.Quantity >= l.Quantity {
-				covers[s.WarehouseID]++
-			}
-			held[s.WarehouseID] += max(s.Quantity, 0)
-		}
+// holdings are the warehouses' stock levels as the allocation reads them.
+func holdings(levels []StockLevel) []rules.Holding {
+	out := make([]rules.Holding, len(levels))
+	for i, l := range levels {
+		out[i] = rules.Holding{WarehouseID: l.WarehouseID, Quantity: l.Quantity}
 	}
-	best := ""
-	for w, n := range covers {
-		if n != len(lines) {
-			continue
-		}
-		if best == "" || held[w] > held[best] || (held[w] == held[best] && w < best) {
-			best = w
-		}
-	}
-	return best
+	return out
 }

@@ -2,89 +2,73 @@ package store
 
 import (
 	"errors"
-	"reflect"
+	"fmt"
 	"testing"
 )
 
 func lvl(w string, q int) StockLevel { return StockLevel{WarehouseID: w, Quantity: q} }
 
-func TestAllocate(t *testing.T) {
+// allocateOrder is rules.AllocateAtMost at MaxLineWarehouses, its
+// shortage the line's StockShortError, naming the product as the shop
+// words it (the allocation itself is tested in package rules).
+func TestAllocateOrderRefusesTheShortLine(t *testing.T) {
+	named := func(lines []allocationLine) []allocationLine {
+		for i := range lines {
+			lines[i].ProductName = "Product " + lines[i].ProductID
+			lines[i].Names = ProductNames{"ko": "상품 " + lines[i].ProductID}
+		}
+		return lines
+	}
 	for _, tc := range []struct {
-		name  string
-		lines []allocationLine
-		want  [][]Allocation
-		short string // product id of the line that cannot be filled
+		name              string
+		lines             []allocationLine
+		want              string // the allocation, when it fills
+		short             string // product id of the line that cannot be filled
+		wanted, available int
 	}{
 		{
-			name:  "one warehouse holds every line",
-			lines: []allocationLine{{ProductID: "a", Quantity: 2, Stock: []StockLevel{lvl("w1", 5), lvl("w2", 1)}}, {ProductID: "b", Quantity: 1, Stock: []StockLevel{lvl("w1", 1), lvl("w2", 9)}}},
-			want:  [][]Allocation{{{"w1", 2}}, {{"w1", 1}}},
-		},
-		{
-			name:  "of two complete warehouses the one holding more wins",
-			lines: []allocationLine{{ProductID: "a", Quantity: 1, Stock: []StockLevel{lvl("w1", 1), lvl("w2", 7)}}},
-			want:  [][]Allocation{{{"w2", 1}}},
-		},
-		{
-			name:  "equal stock: lowest id",
-			lines: []allocationLine{{ProductID: "a", Quantity: 1, Stock: []StockLevel{lvl("w2", 3), lvl("w1", 3)}}},
-			want:  [][]Allocation{{{"w1", 1}}},
-		},
-		{
-			name:  "no single warehouse: split, most stock first",
+			name:  "filled",
 			lines: []allocationLine{{ProductID: "a", Quantity: 6, Stock: []StockLevel{lvl("w1", 2), lvl("w2", 4), lvl("w3", 1)}}},
-			want:  [][]Allocation{{{"w2", 4}, {"w1", 2}}},
-		},
-		{
-			name: "lines in different warehouses",
-			lines: []allocationLine{
-				{ProductID: "a", Quantity: 1, Stock: []StockLevel{lvl("w1", 1)}},
-				{ProductID: "b", Quantity: 1, Stock: []StockLevel{lvl("w2", 1), lvl("w1", 0)}},
-			},
-			want: [][]Allocation{{{"w1", 1}}, {{"w2", 1}}},
+			want:  "[[{w2 4} {w1 2}]]",
 		},
 		{
 			name:  "not enough anywhere",
 			lines: []allocationLine{{ProductID: "a", Quantity: 1, Stock: []StockLevel{lvl("w1", 1)}}, {ProductID: "b", Quantity: 5, Stock: []StockLevel{lvl("w1", 2), lvl("w2", 2)}}},
-			short: "b",
+			short: "b", wanted: 5, available: 4,
 		},
 		{
 			name:  "no stock item at all",
 			lines: []allocationLine{{ProductID: "a", Quantity: 1}},
-			short: "a",
+			short: "a", wanted: 1, available: 0,
+		},
+		{
+			name: "a line needing more than MaxLineWarehouses: short by what they hold",
+			lines: []allocationLine{{ProductID: "a", Quantity: 60,
+				Stock: []StockLevel{lvl("w1", 10), lvl("w2", 10), lvl("w3", 10), lvl("w4", 10), lvl("w5", 10), lvl("w6", 10), lvl("w7", 10), lvl("w8", 10)}}},
+			short: "a", wanted: 60, available: 4 * 10,
+		},
+		{
+			name: "a line needing a fifth warehouse",
+			lines: []allocationLine{{ProductID: "a", Quantity: 11,
+				Stock: []StockLevel{lvl("w1", 1), lvl("w2", 2), lvl("w3", 3), lvl("w4", 4), lvl("w5", 1)}}},
+			short: "a", wanted: 11, available: 10,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := allocate(tc.lines)
-			if tc.short != "" {
-				var short *StockShortError
-				if !errors.As(err, &short) || short.ProductID != tc.short || !errors.Is(err, ErrInsufficientStock) {
-					t.Fatalf("allocate = %v, %v; want short of %s", got, err, tc.short)
+			lines := named(tc.lines)
+			got, err := allocateOrder(lines)
+			if tc.short == "" {
+				if err != nil || fmt.Sprint(got) != tc.want {
+					t.Fatalf("allocateOrder = %v, %v; want %s", got, err, tc.want)
 				}
 				return
 			}
-			if err != nil || !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("allocate = %v, %v; want %v", got, err, tc.want)
+			var short *StockShortError
+			if !errors.As(err, &short) || short.ProductID != tc.short || !errors.Is(err, ErrInsufficientStock) ||
+				short.ProductName != "Product "+tc.short || short.Names["ko"] != "상품 "+tc.short || short.Wanted != tc.wanted || short.Available != tc.available {
+				t.Fatalf("allocateOrder = %v, %+v; want short of %s, %d of %d", got, err, tc.short, tc.available, tc.wanted)
 			}
 		})
-	}
-}
-
-func TestDiscountOff(t *testing.T) {
-	eur := func(c int64) Money { return Money{Amount: c, Currency: "EUR"} }
-	for _, tc := range []struct {
-		code DiscountCode
-		sub  int64
-		want int64
-	}{
-		{DiscountCode{Kind: DiscountPercent, Percent: 10}, 1999, 199},
-		{DiscountCode{Kind: DiscountPercent, Percent: 100}, 1999, 1999},
-		{DiscountCode{Kind: DiscountFixed, Amount: eur(500)}, 1999, 500},
-		{DiscountCode{Kind: DiscountFixed, Amount: eur(5000)}, 1999, 1999},
-	} {
-		if got := tc.code.Off(eur(tc.sub)); got.Amount != tc.want {
-			t.Errorf("%+v off %d = %d, want %d", tc.code, tc.sub, got.Amount, tc.want)
-		}
 	}
 }
 

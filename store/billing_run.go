@@ -212,7 +212,7 @@ func (s *Store) paidSubscription(ctx context.Context, sub Subscription, today ti
 	if sub.Coupon.Covers() {
 		// One covered payment used, in this write (conditional on the
 		// version read): counted once however often the job runs.
-		next.Coupon = sub.Coupon.used()
+		next.Coupon = sub.Coupon.Used()
 	}
 	return next, nil
 }

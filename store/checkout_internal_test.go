@@ -125,42 +125,6 @@ func TestLargestCheckoutLeavesRoomInTheTransaction(t *testing.T) {
 	t.Logf("order.placed of %d lines: %d bytes", len(q.Items), body)
 }
 
-// A line the allocator would split across more than MaxLineWarehouses
-// warehouses takes the ones holding most; what they cannot fill is short.
-// Within the cap the allocation is the allocator's own.
-func TestCheckoutAllocationCapsWarehousesPerLine(t *testing.T) {
-	free, err := allocate(spreadLines(60, 8, 10))
-	if err != nil || len(free[0]) != 6 {
-		t.Fatalf("uncapped allocator: %v, %v; the case needs a split across 6", free, err)
-	}
-	_, err = allocateOrder(spreadLines(60, 8, 10))
-	var short *StockShortError
-	if !errors.As(err, &short) || short.Available != 4*10 || short.Wanted != 60 {
-		t.Fatalf("allocateOrder of a line needing 6 warehouses: %v", err)
-	}
-
-	lines := []allocationLine{
-		{ProductID: "a", Quantity: 7, Stock: []StockLevel{lvl("w1", 1), lvl("w2", 2), lvl("w3", 3), lvl("w4", 4), lvl("w5", 1)}},
-		{ProductID: "b", Quantity: 1, Stock: []StockLevel{lvl("w5", 1)}},
-	}
-	want, _ := allocate(lines)
-	got, err := allocateOrder(lines)
-	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("within the cap: %v, %v; want the allocator's %v", got, err, want)
-	}
-	// The four holding most fill it exactly: the allocator's split.
-	lines[0].Quantity = 10
-	got, err = allocateOrder(lines)
-	if err != nil || fmt.Sprint(got[0]) != "[{w4 4} {w3 3} {w2 2} {w1 1}]" {
-		t.Fatalf("top four: %v, %v", got, err)
-	}
-	// One more needs a fifth: refused, with what one order can take.
-	lines[0].Quantity = 11
-	if _, err := allocateOrder(lines); !errors.As(err, &short) || short.ProductID != "a" || short.Available != 10 {
-		t.Fatalf("a fifth warehouse: %v", err)
-	}
-}
-
 // The card checkout paid on a hosted page writes in two transactions: the
 // hold takes what the checkout's own transaction takes, the payment places
 // the order with only what completion needs, and a release gives back what

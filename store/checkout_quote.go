@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -293,25 +292,4 @@ func (q *Quote) quoteTender(zones []ShippingZone, country string, subtotal Money
 	}
 	q.Tender = rules.SplitTender(subtotal, off, ship, balance)
 	return nil
-}
-
-// allocateOrder is allocate with at most MaxLineWarehouses warehouses per
-// line. An allocation within the cap is allocate's own; only when a line
-// would be split further are the lines allocated again from the warehouses
-// holding most of each (no single warehouse held them all, so the split is
-// the same for every line that fits).
-func allocateOrder(lines []allocationLine) ([][]Allocation, error) {
-	out, err := allocate(lines)
-	if err != nil || !slices.ContainsFunc(out, func(a []Allocation) bool { return len(a) > MaxLineWarehouses }) {
-		return out, err
-	}
-	capped := slices.Clone(lines)
-	for i := range capped {
-		st := slices.Clone(capped[i].Stock)
-		slices.SortFunc(st, func(a, b StockLevel) int {
-			return cmp.Or(cmp.Compare(b.Quantity, a.Quantity), cmp.Compare(a.WarehouseID, b.WarehouseID))
-		})
-		capped[i].Stock = st[:min(len(st), MaxLineWarehouses)]
-	}
-	return allocate(capped)
 }

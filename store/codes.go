@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"shop/store/rules"
 )
 
 // GiftCard is a prepaid balance spent at checkout, partly or whole.
@@ -14,12 +16,12 @@ type GiftCard struct {
 	CreatedAt time.Time
 }
 
-// DiscountKind says how a discount code takes money off.
-type DiscountKind string
+// DiscountKind says how a discount code takes money off (rules.DiscountKind).
+type DiscountKind = rules.DiscountKind
 
 const (
-	DiscountPercent DiscountKind = "percent"
-	DiscountFixed   DiscountKind = "fixed"
+	DiscountPercent = rules.DiscountPercent
+	DiscountFixed   = rules.DiscountFixed
 )
 
 // DiscountCode takes a percentage or a fixed amount off an order, until it
@@ -42,14 +44,7 @@ type DiscountCode struct {
 
 // Off is what the code takes off a subtotal: never more than the subtotal.
 func (d DiscountCode) Off(subtotal Money) Money {
-	var off int64
-	switch d.Kind {
-	case DiscountPercent:
-		off = subtotal.Amount * int64(d.Percent) / 100
-	case DiscountFixed:
-		off = d.Amount.Amount
-	}
-	return Money{Amount: min(off, subtotal.Amount), Currency: subtotal.Currency}
+	return rules.DiscountOff(d.Kind, d.Percent, d.Amount, subtotal)
 }
 
 // Usable says why the code cannot be used now, or nil.

@@ -1,11 +1,9 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // Product drops: a drop tied to a product. Creating one sets its quantity
@@ -84,25 +84,10 @@ func (t Ticket) Redeemable(d Drop, now time.Time) bool {
 }
 
 // setAsidePlan takes quantity from the warehouses holding most first, at
-// most maxSetAsideWarehouses of them; ok is false when they hold too few.
+// most maxSetAsideWarehouses of them; ok is false when they hold too few
+// (rules.SetAside).
 func setAsidePlan(stock []StockLevel, quantity int) (plan []Allocation, available int, ok bool) {
-	st := slices.Clone(stock)
-	slices.SortFunc(st, func(a, b StockLevel) int {
-		return cmp.Or(cmp.Compare(b.Quantity, a.Quantity), cmp.Compare(a.WarehouseID, b.WarehouseID))
-	})
-	left := quantity
-	for _, l := range st[:min(len(st), maxSetAsideWarehouses)] {
-		if l.Quantity <= 0 {
-			continue
-		}
-		available += l.Quantity
-		if left > 0 {
-			n := min(left, l.Quantity)
-			plan = append(plan, Allocation{WarehouseID: l.WarehouseID, Quantity: n})
-			left -= n
-		}
-	}
-	return plan, available, left == 0
+	return rules.SetAside(holdings(stock), quantity, maxSetAsideWarehouses)
 }
 
 // setAsideItems reads the drop's product and stock and builds the stock
@@ -182,23 +167,6 @@ func (s *Store) stockMoves(p Product, plan []Allocation, sign int, reason, staff
 	return items, nil
 }
 
-// returnPlan gives back n units to the warehouses a drop took them from,
-// those it took most from first.
-func returnPlan(setAside []Allocation, n int) []Allocation {
-	from := slices.Clone(setAside)
-	slices.SortStableFunc(from, func(a, b Allocation) int { return cmp.Compare(b.Quantity, a.Quantity) })
-	var out []Allocation
-	for _, a := range from {
-		if n <= 0 {
-			break
-		}
-		k := min(n, a.Quantity)
-		out = append(out, Allocation{WarehouseID: a.WarehouseID, Quantity: k})
-		n -= k
-	}
-	return out
-}
-
 // closeProductDrop closes or cancels a product drop and gives back to its
 // warehouses what was not claimed (quantity - claimed), as logged
 // adjustments, in one transaction: the status change on condition the drop
@@ -219,7 +187,7 @@ func (s *Store) closeProductDrop(ctx context.Context, d Drop, to DropStatus) err
 		if len(d.Counters) == 0 {
 			cond = cond.And(expression.Name("Claimed").Equal(expression.Value(d.Claimed)))
 		}
-		plan := returnPlan(d.SetAside, d.Quantity-d.Claimed)
+		plan := rules.GiveBack(d.SetAside, d.Quantity-d.Claimed)
 		upd, err := expression.NewBuilder().
 			WithUpdate(leaveDropLists(to).Set(expression.Name("Returned"), expression.Value(plan))).
 			WithCondition(cond).Build()

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"shop/store/rules"
 )
 
 // A product drop's ticket holds one unit set aside. A ticket that expires
@@ -311,7 +313,7 @@ func (s *Store) returnUnitTx(ctx context.Context, p ticketReturnPlan) error {
 	if t.Status == TicketVoid {
 		why = "void"
 	}
-	moves, err := s.stockMoves(p.product, returnPlan(d.SetAside, 1), +1, "returned from a ticket ("+why+") of drop "+d.Title, "", now)
+	moves, err := s.stockMoves(p.product, rules.GiveBack(d.SetAside, 1), +1, "returned from a ticket ("+why+") of drop "+d.Title, "", now)
 	if err != nil {
 		return err
 	}

@@ -105,11 +105,10 @@ func (o Order) Refundable() Money { return refundable(o) }
 // FromSubscription reports whether a subscription's payment made the order.
 func (o Order) FromSubscription() bool { return o.SubscriptionID != "" }
 
-// Allocation is how many units of an order line leave from one warehouse.
-type Allocation struct {
-	WarehouseID string `dynamodbav:"WarehouseID"`
-	Quantity    int    `dynamodbav:"Quantity"`
-}
+// Allocation is how many units of an order line leave from one warehouse
+// (rules.Allocation; an order line's item keeps it as a map of its two
+// fields, named as they are).
+type Allocation = rules.Allocation
 
 // OrderItem is one line of an order.
 type OrderItem struct {

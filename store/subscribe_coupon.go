@@ -21,68 +21,14 @@ import (
 // the payments it already covers.
 
 // Coupon is a discount code attached to a subscription: its terms as they
-// were when attached, and how many payments it still covers.
-type Coupon struct {
-	Code    string
-	Kind    DiscountKind
-	Percent int
-	Amount  Money // a fixed code's amount
-	// Every: it discounts every payment; otherwise the next Left ones.
-	Every bool
-	Left  int
-}
+// were when attached, and how many payments it still covers (rules.Coupon,
+// with what it takes off a payment).
+type Coupon = rules.Coupon
 
 // CouponOf is a code's terms as a subscription keeps them, covering the
 // payments the code says (Payments; 0 every payment).
 func CouponOf(d DiscountCode) Coupon {
 	return Coupon{Code: d.Code, Kind: d.Kind, Percent: d.Percent, Amount: d.Amount, Every: d.Payments <= 0, Left: d.Payments}
-}
-
-// Covers reports whether the coupon discounts the next payment.
-func (c *Coupon) Covers() bool { return c != nil && (c.Every || c.Left > 0) }
-
-// off is what the code's terms take off gross (DiscountCode.Off).
-func (c Coupon) off(gross Money) Money {
-	return DiscountCode{Kind: c.Kind, Percent: c.Percent, Amount: c.Amount}.Off(gross)
-}
-
-// RenewalOff is what the coupon takes off a renewal of gross: nothing once
-// it covers no more payments; otherwise its discount, but never below the
-// smallest card payment of the currency (a renewal is always charged: the
-// payments job has no free periods), unless gross is below it already.
-func (c *Coupon) RenewalOff(gross Money) Money {
-	if !c.Covers() {
-		return Money{Currency: gross.Currency}
-	}
-	off := c.off(gross)
-	if floor := rules.MinimumCharge(gross.Currency).Amount; gross.Amount-off.Amount < floor {
-		off.Amount = max(gross.Amount-floor, 0)
-	}
-	return off
-}
-
-// used is the coupon after it discounted one payment: one fewer left, and
-// none once it covers no more (the subscription drops it).
-func (c *Coupon) used() *Coupon {
-	if c == nil || c.Every {
-		return c
-	}
-	n := *c
-	n.Left--
-	if n.Left <= 0 {
-		return nil
-	}
-	return &n
-}
-
-// withCoupon is a first period with the coupon's discount off its share
-// (rules.Proration.WithDiscount). Free days without the code take nothing
-// off, and use none of the payments the code covers.
-func withCoupon(p rules.Proration, c *Coupon) rules.Proration {
-	if !c.Covers() || p.Free {
-		return p
-	}
-	return p.WithDiscount(c.off(p.Share))
 }
 
 // ErrCodeCurrency: a fixed code in another currency than the price.

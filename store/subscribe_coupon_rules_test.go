@@ -100,27 +100,3 @@ func TestSubscriptionCouponAtAnnouncedPrice(t *testing.T) {
 		})
 	}
 }
-
-// A renewal takes the coupon's discount only while it covers payments.
-func TestCouponRenewalOff(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name  string
-		c     *store.Coupon
-		gross int64
-		off   int64
-	}{
-		{"none", nil, 1290, 0},
-		{"none left", &store.Coupon{Kind: store.DiscountPercent, Percent: 10}, 1290, 0},
-		{"one left", &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Left: 1}, 1290, 129},
-		{"every", &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Every: true}, 1290, 129},
-		{"fixed above the price leaves the smallest charge", &store.Coupon{Kind: store.DiscountFixed, Amount: eur(2000), Every: true}, 1290, 1240},
-		{"a price below the smallest charge takes nothing off", &store.Coupon{Kind: store.DiscountPercent, Percent: 10, Every: true}, 40, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.c.RenewalOff(eur(tc.gross)); got.Amount != tc.off {
-				t.Fatalf("off %d, want %d", got.Amount, tc.off)
-			}
-		})
-	}
-}

@@ -65,10 +65,10 @@ func QuoteSubscriptionShipped(today time.Time, p Product, day, months int, chang
 	if p.TrialDays > 0 {
 		return quoteTrial(today, sub, p.TrialDays, coupon)
 	}
-	first := withCoupon(rules.FirstPeriod(today, day, months, sub.Amount()), coupon).WithShipping(sub.Shipping)
+	first := rules.WithCoupon(rules.FirstPeriod(today, day, months, sub.Amount()), coupon).WithShipping(sub.Shipping)
 	sub.Coupon = coupon
 	if first.Discount.Amount > 0 {
-		sub.Coupon = coupon.used()
+		sub.Coupon = coupon.Used()
 	}
 	q := SubscribeQuote{First: first, Then: sub.AmountFor(first.Next), ThenGross: sub.GrossFor(first.Next).Add(sub.ShippingFor(first.Next)),
 		Shipping: sub.Shipping, NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom, Coupon: sub.Coupon}
@@ -90,7 +90,7 @@ func (s Subscription) firstAtNewPrice(next time.Time) Money {
 			return s.AmountFor(d)
 		}
 		if s.Coupon.Covers() {
-			s.Coupon = s.Coupon.used()
+			s.Coupon = s.Coupon.Used()
 		}
 	}
 }

@@ -16,15 +16,13 @@ import (
 // provider's setup mode, as for free first days); the trial is [today,
 // today+days) and the first charge is on its end, as if the customer
 // subscribed that day (FirstPeriod from the trial's end: the share up to
-// the payment date, or a whole period when the trial ends on one). The
+// the payment date, or a whole period when the trial ends on one:
+// rules.TrialFirstCharge, rules/trial.go, with MaxTrialDays). The
 // subscription keeps TrialEnds; its payment due on that day is that share
 // (Subscription.GrossFor, PeriodEnd), then whole periods on payment days.
 // A customer takes a product's trial once: a marker under the customer,
 // written on condition it does not exist in the pending subscribe's own
 // transaction.
-
-// MaxTrialDays is the longest free trial staff may give a product.
-const MaxTrialDays = 90
 
 // TrialReminderDays is how long before a trial ends its reminder is mailed.
 const TrialReminderDays = 3
@@ -32,9 +30,6 @@ const TrialReminderDays = 3
 // ErrTrialTaken: the customer has had this product's trial already (or
 // another tab took it a moment ago); nothing was written.
 var ErrTrialTaken = errors.New("you have had this product's free trial already")
-
-// ValidTrialDays reports whether n is a trial staff may give: 0 (none) to 90 days.
-func ValidTrialDays(n int) bool { return n >= 0 && n <= MaxTrialDays }
 
 // trialDays is what a product's item keeps as its trial: none when it is
 // not subscribable.
@@ -45,43 +40,10 @@ func trialDays(p Product) int {
 	return p.TrialDays
 }
 
-// TrialPlan is a subscription taken out today with a free trial.
-type TrialPlan struct {
-	// Ends is the first day that is not free: the trial is [today, Ends).
-	Ends time.Time
-	// First is the first charge, on First.From: FirstPeriod taken out on
-	// Ends (the share of the days up to the payment date after, or a
-	// whole period when Ends is a payment date). When that share is below
-	// the smallest charge those days are free too, as for any subscriber,
-	// and First is the whole period on the payment date after Ends.
-	First rules.Proration
-}
-
 // TrialFirstCharge is what a subscription with a trial of `days` days
-// taken out today pays first, with payment day `day` every `months`
-// months at `price` a period. 14 days from 28 November, day 1, €12.90 a
-// month: free until 11 December; then €8.32 on 12 December for 12-31
-// December (20 of 31 days), then €12.90 on 1 January.
-func TrialFirstCharge(today time.Time, days, day, months int, price Money) TrialPlan {
-	ends := today.AddDate(0, 0, days)
-	return TrialPlan{Ends: ends, First: chargeAfterTrial(ends, day, months, price)}
-}
-
-// chargeAfterTrial is the first charge after a trial ending on ends.
-func chargeAfterTrial(ends time.Time, day, months int, price Money) rules.Proration {
-	first := rules.FirstPeriod(ends, day, months, price)
-	if first.Free {
-		return rules.FirstPeriod(first.Next, day, months, price) // a payment date: a whole period
-	}
-	return first
-}
-
-// trialPeriod is a trial as a first period: nothing charged for [today,
-// the first charge's day).
-func (t TrialPlan) trialPeriod(today time.Time, months int, currency string) rules.Proration {
-	zero := Money{Currency: currency}
-	return rules.Proration{From: today, To: t.First.From.AddDate(0, 0, -1), Next: t.First.From, Days: rules.DaysBetween(today, t.First.From),
-		Of: rules.DaysBetween(today, t.First.From), Months: months, Charge: zero, Share: zero, Free: true, Trial: true}
+// taken out today pays first (rules.TrialFirstCharge).
+func TrialFirstCharge(today time.Time, days, day, months int, price Money) rules.TrialPlan {
+	return rules.TrialFirstCharge(today, days, day, months, price)
 }
 
 // trialShare is the first charge after the trial when it is due on
@@ -127,7 +89,7 @@ func (s Subscription) replanTrial(today time.Time) Subscription {
 	if !s.InTrial(today) || s.Status != SubscriptionActive {
 		return s
 	}
-	s.NextPaymentDate = chargeAfterTrial(s.TrialEnds, s.PaymentDay, s.PeriodMonths, s.periodGross(s.TrialEnds)).From
+	s.NextPaymentDate = rules.ChargeAfterTrial(s.TrialEnds, s.PaymentDay, s.PeriodMonths, s.periodGross(s.TrialEnds)).From
 	return s
 }
 
@@ -199,9 +161,9 @@ func quoteTrial(today time.Time, sub Subscription, days int, coupon *Coupon) Sub
 	first.Discount, first.Charge = sub.DiscountFor(first.From), sub.AmountFor(first.From)
 	after := sub
 	if coupon.Covers() {
-		after.Coupon = coupon.used()
+		after.Coupon = coupon.Used()
 	}
 	first.Shipping = sub.ShippingFor(first.From)
-	return SubscribeQuote{First: t.trialPeriod(today, sub.PeriodMonths, sub.MonthlyPrice.Currency), Then: after.AmountFor(first.Next),
+	return SubscribeQuote{First: t.FreePeriod(today, sub.PeriodMonths, sub.MonthlyPrice.Currency), Then: after.AmountFor(first.Next),
 		Shipping: sub.Shipping, NewPrice: sub.NewPrice, NewPriceFrom: sub.NewPriceFrom, Coupon: coupon, Trial: &TrialQuote{Ends: t.Ends, First: first}}
 }

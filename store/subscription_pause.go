@@ -6,17 +6,12 @@ import (
 	"shop/store/rules"
 )
 
-// MaxPauseDays is how far ahead a pause may be set to end: a year.
-const MaxPauseDays = 366
+// MaxPauseDays is how far ahead a pause may be set to end: a year
+// (rules.MaxPauseDays; web tests name it here).
+const MaxPauseDays = rules.MaxPauseDays
 
 // errBadResumeDate: a pause's end is not after today, or too far ahead.
 var errBadResumeDate error = Refuse(Invalid, "subs.error.until", "a pause ends after today and within a year")
-
-// ValidPauseEnd says whether a pause may end on until: after today, and
-// within MaxPauseDays.
-func ValidPauseEnd(until, today time.Time) bool {
-	return until.After(today) && !until.After(today.AddDate(0, 0, MaxPauseDays))
-}
 
 // Pause stops payments and reminders until the customer resumes.
 func Pause() SubscriptionChange { return PauseUntil(time.Time{}) }
@@ -30,7 +25,7 @@ func PauseUntil(until time.Time) SubscriptionChange {
 		switch {
 		case changeable(s) != nil:
 			return s, changeable(s)
-		case !until.IsZero() && !ValidPauseEnd(until, today):
+		case !until.IsZero() && !rules.ValidPauseEnd(until, today):
 			return s, errBadResumeDate
 		case s.Status == SubscriptionPaused && s.ResumesOn.Equal(until):
 			return s, ErrSameValue
@@ -80,13 +75,10 @@ func ResumeAsPlanned() SubscriptionChange {
 
 // PaymentAfterPause is the first payment of a subscription paused until a
 // day: its first payment day on or after it, never before the end of the
-// period already paid (resumed keeps the later of the two).
+// period already paid (rules.PaymentAfterPause; resumed keeps the later of
+// the two).
 func (s Subscription) PaymentAfterPause() time.Time {
-	next := rules.FirstBillingDateAfter(s.ResumesOn.AddDate(0, 0, -1), s.PaymentDay)
-	if s.NextPaymentDate.After(next) {
-		return s.NextPaymentDate
-	}
-	return next
+	return rules.PaymentAfterPause(s.ResumesOn, s.NextPaymentDate, s.PaymentDay)
 }
 
 // resumed is s active again, its next payment on next (or at the end of

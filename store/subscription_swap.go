@@ -12,12 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"shop/store/rules"
 )
 
 // Swapping a subscription's product and changing its quantity.
-
-// MaxSubscriptionQuantity is the most units a month a subscription takes.
-const MaxSubscriptionQuantity = 10
 
 var (
 	ErrBadQuantity = errors.New("choose a quantity from 1 to 10")
@@ -27,9 +26,6 @@ var (
 	ErrSwapNotSubscribable error = &Refusal{Kind: Invalid, Message: "subs.error.product_not_subscribable", Field: "product", Words: ErrNotSubscribable.Error(), Err: ErrNotSubscribable}
 	ErrPaymentUnderway     error = Refuse(Conflict, "subs.error.payment_underway", "a payment of this subscription is on its way; try again in a minute")
 )
-
-// ValidQuantity says whether n units a month may be subscribed to.
-func ValidQuantity(n int) bool { return n >= 1 && n <= MaxSubscriptionQuantity }
 
 // Units is how many units each month pays for: its Quantity, 1 on a
 // subscription from before quantities.
@@ -77,7 +73,7 @@ func (s Subscription) lineNames() ProductNames {
 func SwapProduct(p Product, quantity int, change *PriceChange) SubscriptionChange {
 	return func(s Subscription, today time.Time, lead int) (Subscription, error) {
 		switch {
-		case !ValidQuantity(quantity):
+		case !rules.ValidQuantity(quantity):
 			return s, ErrBadQuantity
 		case !p.OpenToSubscribers():
 			return s, ErrSwapNotSubscribable

@@ -3,30 +3,14 @@ package store
 import (
 	"context"
 	"errors"
+
+	"shop/store/rules"
 )
 
 // A period paid with a discount code is credited at what was paid (the
 // receipt's amount, net of the code); the new line's days are then priced
 // with the same code's terms too, so a swap now neither charges the code
 // away nor gives it back.
-
-// netWithCoupon is a period's price at a line (gross, periodPriceAt) with
-// the code that discounted the period's payment: a renewal's rule
-// (RenewalOff, never below the smallest card payment), a new subscriber's
-// first days the code's discount off the share (withCoupon). terms nil:
-// gross.
-func netWithCoupon(gross Money, firstDays bool, terms *Coupon) Money {
-	if terms == nil {
-		return gross
-	}
-	c := *terms
-	c.Every = true // it covered the period's payment, so it covers these days
-	off := c.RenewalOff(gross)
-	if firstDays {
-		off = c.off(gross)
-	}
-	return Money{Amount: max(gross.Amount-off.Amount, 0), Currency: gross.Currency}
-}
 
 // periodCoupon is the terms of the code that discounted r: the
 // subscription's copy while it keeps one of that code, else the code as
@@ -50,11 +34,11 @@ func (s *Store) periodCoupon(ctx context.Context, r Receipt, sub Subscription) (
 }
 
 // periodNetAt is what r's days cost at next's line, with the code that
-// discounted r (netWithCoupon).
+// discounted r (rules.NetWithCoupon).
 func (s *Store) periodNetAt(ctx context.Context, r Receipt, cur, next Subscription) (Money, error) {
 	c, ok, err := s.periodCoupon(ctx, r, cur)
 	if err != nil || !ok {
 		return periodPriceAt(r, cur, next), err
 	}
-	return netWithCoupon(periodPriceAt(r, cur, next), r.FirstDays(), &c), nil
+	return rules.NetWithCoupon(periodPriceAt(r, cur, next), r.FirstDays(), &c), nil
 }

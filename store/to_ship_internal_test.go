@@ -7,7 +7,7 @@ import (
 
 func TestOrderItemToShip(t *testing.T) {
 	t.Parallel()
-	two := []Allocation{{"w1", 2}, {"w2", 3}}
+	two := []Allocation{{WarehouseID: "w1", Quantity: 2}, {WarehouseID: "w2", Quantity: 3}}
 	for _, c := range []struct {
 		name     string
 		allocs   []Allocation
@@ -21,8 +21,8 @@ func TestOrderItemToShip(t *testing.T) {
 		{"all refunded", two, 5, "[]"},
 		{"more refunded than allocated", two, 7, "[]"},
 		{"no allocations", nil, 1, "[]"},
-		{"one warehouse", []Allocation{{"w1", 4}}, 1, "[{w1 3}]"},
-		{"an empty allocation kept out", []Allocation{{"w1", 2}, {"w2", 0}}, 1, "[{w1 1}]"},
+		{"one warehouse", []Allocation{{WarehouseID: "w1", Quantity: 4}}, 1, "[{w1 3}]"},
+		{"an empty allocation kept out", []Allocation{{WarehouseID: "w1", Quantity: 2}, {WarehouseID: "w2", Quantity: 0}}, 1, "[{w1 1}]"},
 		{"a negative refund count gives nothing back", two, -1, "[{w1 2} {w2 3}]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestBackWhereAllocatedAgreesWithToShip(t *testing.T) {
 		{4, 1, "[{w1 1}]"},
 		{5, 1, "[]"},
 	} {
-		it := OrderItem{Quantity: 5, Allocations: []Allocation{{"w1", 2}, {"w2", 3}}, Refunded: c.before}
+		it := OrderItem{Quantity: 5, Allocations: []Allocation{{WarehouseID: "w1", Quantity: 2}, {WarehouseID: "w2", Quantity: 3}}, Refunded: c.before}
 		back := backWhereAllocated(it, c.n)
 		if got := fmt.Sprint(back); got != c.want && !(c.want == "[]" && len(back) == 0) {
 			t.Errorf("refund %d after %d: back %s, want %s", c.n, c.before, got, c.want)

@@ -9,7 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
-	"shop/store"
+	"shop/store/rules"
 	"shop/web/paths"
 )
 
@@ -813,7 +813,7 @@ func AdminProductFormView(f AdminProductForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field(FieldSpec{Name: "trial_days", Label: t(ctx, "admin.products.trial_label"), Type: "number", Value: f.TrialDays, Error: f.Errors["trial_days"], Hint: t(ctx, "admin.products.trial_hint", "Max", store.MaxTrialDays)}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field(FieldSpec{Name: "trial_days", Label: t(ctx, "admin.products.trial_label"), Type: "number", Value: f.TrialDays, Error: f.Errors["trial_days"], Hint: t(ctx, "admin.products.trial_hint", "Max", rules.MaxTrialDays)}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
