@@ -25,13 +25,7 @@ func MailLang(ctx context.Context, customerLang string) string {
 // lang.DateIn writes it in the others.
 func longDateIn(l lang.Lang, d time.Time) string {
 	if l == lang.English {
-		return longDate(d)
+		return d.Format("2 January 2006")
 	}
 	return lang.DateIn(l, d)
-}
-
-// monthYearIn is the month a card stops paying in (its expiry is the day
-// after): "April 2026", "2026년 4월".
-func monthYearIn(l lang.Lang, t time.Time) string {
-	return lang.Month(lang.With(context.Background(), l), t.UTC().AddDate(0, 0, -1))
 }

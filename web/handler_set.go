@@ -12,6 +12,7 @@ import (
 	"shop/store/archive"
 	"shop/store/dropgate"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // handlerSet is every handler of the app, built once by newHandlers over
@@ -167,7 +168,7 @@ func newHandlers(cfg *Config) (*handlerSet, error) {
 // refundMail is the mail of a subscription receipt's refund, for the
 // customer's and staff's refunds alike.
 func refundMail(cfg Config) func(store.Receipt) *store.Mail {
-	return func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
+	return func(r store.Receipt) *store.Mail { return mail.ReceiptRefund(cfg.BaseURL, cfg.Store.Now(), r) }
 }
 
 func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, signer handlers.LinkSigner) shopPages {

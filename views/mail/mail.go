@@ -8,6 +8,8 @@ package mail
 import (
 	"bytes"
 	"context"
+	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -30,4 +32,28 @@ func Hello(l lang.Lang, name string) string {
 		return lang.In(l, "mail.hello_anon")
 	}
 	return lang.In(l, "mail.hello_name", "Name", name)
+}
+
+// linkTo is the link to path on the shop at base.
+func linkTo(base, path string) string { return strings.TrimRight(base, "/") + path }
+
+// text is a mail's plain-text part: a greeting, the paragraphs and the
+// shop's name.
+func text(l lang.Lang, paragraphs ...string) string {
+	return lang.In(l, "mail.hello") + "\n\n" + strings.Join(paragraphs, "\n\n") + "\n\nFika & Field\n"
+}
+
+// longDateIn is a day as a mail writes it: in full in English, as
+// lang.DateIn writes it in the others.
+func longDateIn(l lang.Lang, d time.Time) string {
+	if l == lang.English {
+		return d.Format("2 January 2006")
+	}
+	return lang.DateIn(l, d)
+}
+
+// monthYearIn is the month a card stops paying in (its expiry is the day
+// after): "April 2026", "2026년 4월".
+func monthYearIn(l lang.Lang, t time.Time) string {
+	return lang.Month(lang.With(context.Background(), l), t.UTC().AddDate(0, 0, -1))
 }
