@@ -18,6 +18,7 @@ import (
 	"shop/jobs"
 	"shop/store"
 	"shop/views"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -108,7 +109,7 @@ const (
 type AccountLinks struct {
 	Store      AccountLinksStore
 	Signer     LinkSigner
-	Mail       jobs.ShopMail
+	Mail       mail.Links
 	BcryptCost int
 	Log        *slog.Logger
 }

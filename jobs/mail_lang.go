@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"time"
 
 	"shop/views/lang"
 )
@@ -19,13 +18,4 @@ func MailLang(ctx context.Context, customerLang string) string {
 		return string(l)
 	}
 	return string(lang.From(ctx))
-}
-
-// longDateIn is a day as a mail writes it: in full in English, as
-// lang.DateIn writes it in the others.
-func longDateIn(l lang.Lang, d time.Time) string {
-	if l == lang.English {
-		return d.Format("2 January 2006")
-	}
-	return lang.DateIn(l, d)
 }

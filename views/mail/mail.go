@@ -37,6 +37,9 @@ func Hello(l lang.Lang, name string) string {
 // linkTo is the link to path on the shop at base.
 func linkTo(base, path string) string { return strings.TrimRight(base, "/") + path }
 
+// signature ends the plain-text part of the mails of accounts and orders.
+const signature = "\nFika & Field\n"
+
 // text is a mail's plain-text part: a greeting, the paragraphs and the
 // shop's name.
 func text(l lang.Lang, paragraphs ...string) string {
