@@ -41,7 +41,7 @@ func (m Links) VerifyEmail(c store.Customer, l store.AccountLink, path string, l
 }
 
 // PasswordReset mails the reset link (path holds the signed token) in
-// language lg: the page's the person asked on (see jobs.MailLang).
+// language lg: the page's the person asked on (see Lang).
 func (m Links) PasswordReset(lg string, name string, l store.AccountLink, path string) store.Mail {
 	in := lang.OrEnglish(lg)
 	link := m.link(path)

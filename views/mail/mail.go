@@ -60,3 +60,17 @@ func longDateIn(l lang.Lang, d time.Time) string {
 func monthYearIn(l lang.Lang, t time.Time) string {
 	return lang.Month(lang.With(context.Background(), l), t.UTC().AddDate(0, 0, -1))
 }
+
+// The mails are written in the customer's language, copied onto the
+// subscription, receipt or order like the email (see Lang), so that no
+// mail reads the customer's record to know it (lang.OrEnglish).
+
+// Lang is the language to copy onto what a customer makes (an order, a
+// subscription), for its mails: the customer's own, or the language of
+// the page they acted on when their record has none yet.
+func Lang(ctx context.Context, customerLang string) string {
+	if l, ok := lang.Parse(customerLang); ok {
+		return string(l)
+	}
+	return string(lang.From(ctx))
+}
