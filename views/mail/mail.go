@@ -1,8 +1,13 @@
-// Package mail is the home of the shop's mails: what each says, in the
-// customer's language, as a store.Mail the outbox keeps. Handlers and jobs
-// alike take their mails from here, so one mail is written in one place.
-// The mails staff's actions send (returns, a drop cancelled) live here
-// now; the jobs' mails are to follow them in.
+// Package mail is the one home of the shop's mails: what each says (its
+// subject, text and HTML, its id and kind), in the customer's language, as
+// a store.Mail the outbox keeps. Handlers and jobs alike take their mails
+// from here, so one mail is written in one place: they decide when a mail
+// goes and pass what it tells of (the base URL its links start with, the
+// time, the records); this package imports neither. One file a subject:
+// a subscription's payments (subscription.go, trial.go, swap.go), its
+// receipts (receipt.go), orders (order.go, refund.go, returns.go), an
+// account's links (account.go), drops (drops.go) and staff's mail of a
+// disabled webhook endpoint (webhook.go).
 package mail
 
 import (
@@ -17,7 +22,7 @@ import (
 )
 
 // Render is a mail's HTML part; a part that fails to render is left out
-// (the text part still says it all). The jobs' mails use it too.
+// (the text part still says it all).
 func Render(c templ.Component) string {
 	var b bytes.Buffer
 	if err := c.Render(context.Background(), &b); err != nil {
