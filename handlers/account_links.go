@@ -15,9 +15,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"shop/handlers/page"
-	"shop/jobs"
 	"shop/store"
 	"shop/views"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -108,7 +108,7 @@ const (
 type AccountLinks struct {
 	Store      AccountLinksStore
 	Signer     LinkSigner
-	Mail       jobs.ShopMail
+	Mail       mail.Links
 	BcryptCost int
 	Log        *slog.Logger
 }
@@ -215,7 +215,7 @@ func (h *AccountLinks) mailReset(c *fiber.Ctx, email string) (limited bool, err 
 		return false, nil
 	}
 	l := store.NewAccountLink(store.LinkResetPassword, store.Customer{ID: cred.CustomerID, Email: email}, h.Store.Now(), store.ResetLinkLife)
-	m := h.Mail.PasswordReset(jobs.MailLang(ctx, ""), cred.Name, l, paths.PasswordResetLink(h.Signer.Sign(store.LinkResetPassword, l.Secret)))
+	m := h.Mail.PasswordReset(mail.Lang(ctx, ""), cred.Name, l, paths.PasswordResetLink(h.Signer.Sign(store.LinkResetPassword, l.Secret)))
 	return false, h.Store.MailAccountLink(ctx, l, m)
 }
 

@@ -28,7 +28,7 @@ type AdminReceiptStore interface {
 type AdminReceipts struct {
 	Store    AdminReceiptStore
 	Refunder store.Refunder
-	// Mail is the refund's mail to the customer (jobs.ReceiptRefundMail).
+	// Mail is the refund's mail to the customer (mail.ReceiptRefund).
 	Mail func(store.Receipt) *store.Mail
 }
 

@@ -8,9 +8,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"shop/handlers/page"
-	"shop/jobs"
 	"shop/store"
 	"shop/views"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -100,7 +100,7 @@ func (h *Checkout) buyer(c *fiber.Ctx, b checkoutBuyer, req *store.CheckoutReque
 		if err != nil {
 			return 0, err
 		}
-		req.Buyer = store.Buyer{Name: cust.Name, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang)}
+		req.Buyer = store.Buyer{Name: cust.Name, Email: cust.Email, Lang: mail.Lang(ctx, cust.Lang)}
 		return fiber.StatusUnprocessableEntity, nil
 	}
 	n, err := h.Store.CountAttempt(ctx, "signup-ip", page.ClientAddress(c), signupWindow)
@@ -141,6 +141,6 @@ func (h *Checkout) buyer(c *fiber.Ctx, b checkoutBuyer, req *store.CheckoutReque
 			req.Quote.Items[i].CustomerID = cust.ID
 		}
 	}
-	req.Buyer = store.Buyer{Name: f.Name, Email: cust.Email, Lang: jobs.MailLang(ctx, string(page.Lang(c))), Guest: true}
+	req.Buyer = store.Buyer{Name: f.Name, Email: cust.Email, Lang: mail.Lang(ctx, string(page.Lang(c))), Guest: true}
 	return fiber.StatusUnprocessableEntity, nil
 }

@@ -33,7 +33,7 @@ func (s LinkSigner) orderLinkToken(orderID string, until time.Time, key []byte) 
 }
 
 // GuestOrderLink is the path of a guest's link to o's page, good for
-// GuestOrderLinkLife from its placing (jobs.ShopMail.GuestOrderLink).
+// GuestOrderLinkLife from its placing (mail.Links.GuestOrderLink).
 func (s LinkSigner) GuestOrderLink(o store.Order) string {
 	return paths.GuestOrder(o.ID, s.orderLinkToken(o.ID, o.PlacedAt.Add(GuestOrderLinkLife), s.keys[0]))
 }

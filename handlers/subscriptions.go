@@ -13,6 +13,7 @@ import (
 	"shop/store"
 	"shop/store/rules"
 	"shop/views"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -311,7 +312,7 @@ func (h *Subscriptions) Subscribe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: jobs.MailLang(ctx, cust.Lang),
+	return h.subscribeHosted(c, f, store.SubscribeRequest{Key: f.Key, CustomerID: v.ID, Email: cust.Email, Lang: mail.Lang(ctx, cust.Lang),
 		Product: p, PaymentDay: day, PeriodMonths: period, PriceChange: change, Discount: f.Discount, TrialTaken: f.TrialTaken,
 		Delivery: f.Delivery}, cust)
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"shop/jobs"
 	"shop/store"
 	"shop/store/carrier"
+	"shop/views/mail"
 )
 
 // The order and account mails reach an SMTP server as text and HTML, each
@@ -15,7 +15,7 @@ import (
 // delivered, and the two account links, written by the store's own calls.
 func TestOrderAndAccountMailsGoOutOverSMTP(t *testing.T) {
 	t.Parallel()
-	m := jobs.ShopMail{BaseURL: "https://shop.example/"}
+	m := mail.Links{BaseURL: "https://shop.example/"}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	o := store.Order{ID: "o1", Number: "FF-7K3Q92", CustomerID: "c1", Buyer: store.Buyer{Name: "Åsa Berg", Email: "asa@example.com"},
 		PlacedAt: now, Total: store.Money{Amount: 2400, Currency: "EUR"},

@@ -64,7 +64,7 @@ func (r *Runner) cardRefunds(ctx context.Context, rec *recorder) error {
 	rec.addDue(len(due))
 	// The receipt's refund mail goes with its completion, as when staff
 	// finish it; an order's refund mailed the customer when it was made.
-	mail := func(rc store.Receipt) *store.Mail { return ReceiptRefundMail(r.cfg.BaseURL, r.store.Now(), rc) }
+	mail := r.mailReceiptRefund
 	for _, p := range due {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 	"shop/handlers"
 	"shop/jobs"
 	"shop/store"
+	"shop/views/mail"
 )
 
 // A mail naming a document goes with its PDF attached, rendered as it is
@@ -140,7 +141,7 @@ func TestDeliverPendingAttachesTheRenderedInvoice(t *testing.T) {
 	o, err := st.HoldCheckout(ctx, store.CheckoutRequest{Key: "mail-pdf", CustomerID: "ada", Buyer: store.Buyer{Name: "Ada", Email: "ada@example.com"},
 		Lines: []store.CheckoutLine{{ProductID: "tea", Quantity: 1}}, GiftCardCode: "GIFT-MAIL-0001", HoldFor: 30 * time.Minute,
 		ShipTo:       store.Address{Name: "Ada", Street: "Main", Number: "1", ZipCode: "11111", City: "Boras", Country: "Sweden"},
-		Confirmation: jobs.ShopMail{BaseURL: "https://shop.example"}.OrderPlaced})
+		Confirmation: mail.Links{BaseURL: "https://shop.example"}.OrderPlaced})
 	if err != nil || o.Status != store.OrderPlaced {
 		t.Fatalf("an order the gift card pays whole: %+v %v", o, err)
 	}

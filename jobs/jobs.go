@@ -123,6 +123,9 @@ type Config struct {
 	Holds HoldSettler
 }
 
+// defaultBaseURL starts the mails' links when no BaseURL is given.
+const defaultBaseURL = "http://127.0.0.1:8080"
+
 func (c Config) withDefaults() Config {
 	if c.Concurrency <= 0 {
 		c.Concurrency = 16
@@ -140,7 +143,7 @@ func (c Config) withDefaults() Config {
 		c.LeaseTTL = 30 * time.Second
 	}
 	if c.BaseURL == "" {
-		c.BaseURL = "http://127.0.0.1:8080"
+		c.BaseURL = defaultBaseURL
 	}
 	if c.Replica == "" {
 		c.Replica = "replica-" + store.NewID()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // The settler hands a subscription's events and refunds' events on
@@ -48,7 +49,7 @@ type CardPaymentStore interface {
 // for the providers' return links and the mails.
 func NewCardPayments(st CardPaymentStore, providers payment.Providers, baseURL string, log *slog.Logger) (*PaymentSettler, *SubscriptionPayments) {
 	sp := &SubscriptionPayments{Store: st, Providers: providers, BaseURL: baseURL}
-	settler := &PaymentSettler{Store: st, Payments: providers, Mail: ShopMail{BaseURL: baseURL}, Log: log, Subscriptions: sp.Applier()}
+	settler := &PaymentSettler{Store: st, Payments: providers, Mail: mail.Links{BaseURL: baseURL}, Log: log, Subscriptions: sp.Applier()}
 	if active := providers.Active(); active != nil {
 		settler.Refunds = RefundEvents{Store: st, BaseURL: baseURL}.Of(active.Name())
 	}

@@ -40,7 +40,7 @@ type PaymentSettler struct {
 	Store    HoldStore
 	Payments payment.Providers
 	// Mail writes the confirmation of an order its payment placed.
-	Mail ShopMail
+	Mail mail.Links
 	Log  *slog.Logger // default slog.Default()
 	// Subscriptions, if set, applies the events of sessions and payments
 	// for a subscription (payment.ForSubscription: a subscribe, a period,

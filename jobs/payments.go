@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // maxConflicts bounds how often one subscription is read again because it
@@ -184,7 +185,9 @@ func (r *Runner) charge(ctx context.Context, sub store.Subscription) (store.Gate
 }
 
 func (r *Runner) decline(ctx context.Context, sub store.Subscription, date time.Time, reason string) (outcome, store.Subscription, error) {
-	next, err := r.store.FailPayment(ctx, sub, date, r.cfg.RetryDays, func(s store.Subscription) *store.Mail { return r.mailFailed(s, reason) })
+	next, err := r.store.FailPayment(ctx, sub, date, r.cfg.RetryDays, func(s store.Subscription) *store.Mail {
+		return mail.PaymentFailed(r.cfg.BaseURL, r.store.Now(), s, reason)
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return outcomeReread, sub, nil
 	}

@@ -9,8 +9,7 @@ import (
 	"shop/store"
 	"shop/store/payment"
 	"shop/store/rules"
-	"shop/views/lang"
-	"shop/web/paths"
+	"shop/views/mail"
 )
 
 // byProvider says whether a subscription's renewal goes through the card
@@ -103,7 +102,7 @@ func settledAnswer(pi payment.PaymentIntent) error {
 func (r *Runner) afterConfirm(ctx context.Context, sub store.Subscription, date time.Time, provider string, pi payment.PaymentIntent, err error) (outcome, store.Subscription, error) {
 	switch {
 	case errors.Is(err, payment.ErrAuthenticationRequired):
-		next, err := r.store.AwaitCustomerPayment(ctx, sub, r.mailConfirmPayment(sub))
+		next, err := r.store.AwaitCustomerPayment(ctx, sub, mail.ConfirmPayment(r.cfg.BaseURL, r.store.Now(), sub))
 		if errors.Is(err, store.ErrConflict) {
 			return outcomeReread, sub, nil
 		}
@@ -135,7 +134,7 @@ func (r *Runner) afterConfirm(ctx context.Context, sub store.Subscription, date 
 // cardNeeded mails the holder of a card no active provider charges a
 // link to add one, once per payment (the mail's id); nothing is charged.
 func (r *Runner) cardNeeded(ctx context.Context, sub store.Subscription) (outcome, store.Subscription, error) {
-	_, err := r.store.MailCardNeeded(ctx, sub, r.mailCardNeeded(sub))
+	_, err := r.store.MailCardNeeded(ctx, sub, mail.CardNeeded(r.cfg.BaseURL, r.store.Now(), sub))
 	if errors.Is(err, store.ErrConflict) {
 		return outcomeReread, sub, nil
 	}
@@ -143,36 +142,6 @@ func (r *Runner) cardNeeded(ctx context.Context, sub store.Subscription) (outcom
 		return outcomeFailed, sub, fmt.Errorf("mail for a new card: %w", err)
 	}
 	return outcomeCardNeeded, sub, nil
-}
-
-// mailConfirmPayment asks the holder to pay the period on the provider's
-// page, the bank wanting them to confirm it: once per period and attempt.
-func (r *Runner) mailConfirmPayment(s store.Subscription) *store.Mail {
-	l := lang.OrEnglish(s.Lang)
-	in := s.Intent
-	link := r.link(paths.Subscriptions)
-	amount, date := lang.MoneyIn(l, s.AmountFor(in.Period)), longDateIn(l, in.Period)
-	return &store.Mail{
-		ID: store.MailID("payconfirm", s.ID, store.FormatDate(in.Period), fmt.Sprintf("a%d", in.Attempt)), To: s.Email, Kind: store.MailPaymentFailed,
-		Subject: lang.In(l, "mail.confirm.subject", "Product", s.NameIn(string(l))),
-		Text: mailText(l, lang.In(l, "mail.confirm.body", "Amount", amount, "Card", s.Card.Label(), "Product", s.NameIn(string(l)), "Date", date),
-			lang.In(l, "mail.confirm.link", "Link", link)),
-		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
-	}
-}
-
-// mailCardNeeded asks the holder for a new card before the next payment.
-func (r *Runner) mailCardNeeded(s store.Subscription) *store.Mail {
-	l := lang.OrEnglish(s.Lang)
-	link := r.link(paths.Subscriptions)
-	amount, date := lang.MoneyIn(l, s.AmountFor(s.NextPaymentDate)), longDateIn(l, s.NextPaymentDate)
-	return &store.Mail{
-		ID: store.MailID("cardneeded", s.ID, store.FormatDate(s.NextPaymentDate)), To: s.Email, Kind: store.MailCardExpiring,
-		Subject: lang.In(l, "mail.cardneeded.subject", "Product", s.NameIn(string(l))),
-		Text: mailText(l, lang.In(l, "mail.cardneeded.body", "Card", s.Card.Label(), "Product", s.NameIn(string(l)), "Amount", amount, "Date", date),
-			lang.In(l, "mail.cardneeded.link", "Link", link)),
-		CustomerID: s.AccountID, SubscriptionID: s.ID, CreatedAt: r.store.Now(), Status: store.MailPending,
-	}
 }
 
 // reconcileAtProvider settles an intent whose payment a card provider
@@ -232,7 +201,7 @@ func (r *Runner) ReconcileSubscribes(ctx context.Context, age time.Duration) (in
 // before the payment (its expiry is the provider's), else nothing.
 func (r *Runner) savedCardWarning(sub store.Subscription) *store.Mail {
 	if act := r.cfg.Payments.Active(); act == nil || act.Name() != sub.Card.Provider {
-		return r.mailCardNeeded(sub)
+		return mail.CardNeeded(r.cfg.BaseURL, r.store.Now(), sub)
 	}
 	if sub.Card.ExpYear == 0 {
 		return nil
@@ -241,5 +210,5 @@ func (r *Runner) savedCardWarning(sub store.Subscription) *store.Mail {
 	if rules.Date(expires.Date()).After(sub.NextPaymentDate) {
 		return nil
 	}
-	return r.mailCardExpiring(sub, expires)
+	return mail.CardExpiring(r.cfg.BaseURL, r.store.Now(), sub, expires)
 }

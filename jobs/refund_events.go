@@ -7,6 +7,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // RefundEventStore applies the providers' refund events (the store).
@@ -33,7 +34,11 @@ func (r RefundEvents) ApplyRefundEvent(ctx context.Context, provider string, ev 
 	if !ok {
 		return nil
 	}
-	re.ReceiptMail = func(rc store.Receipt) *store.Mail { return ReceiptRefundMail(r.BaseURL, r.Store.Now(), rc) }
+	base := r.BaseURL
+	if base == "" {
+		base = defaultBaseURL
+	}
+	re.ReceiptMail = func(rc store.Receipt) *store.Mail { return mail.ReceiptRefund(base, r.Store.Now(), rc) }
 	outcome, err := r.Store.ApplyRefundEvent(ctx, re)
 	if err != nil {
 		return err

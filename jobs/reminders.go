@@ -8,6 +8,7 @@ import (
 
 	"shop/store"
 	"shop/store/rules"
+	"shop/views/mail"
 )
 
 // reminders mails every active subscription whose reminder is due on or
@@ -43,11 +44,11 @@ func (r *Runner) remindOnce(ctx context.Context, sub store.Subscription, date ti
 	if sub.Status != store.SubscriptionActive || sub.Ending() || sub.NextReminderDate.IsZero() || sub.NextReminderDate.After(date) {
 		return outcomeNotDue, nil
 	}
-	var mail, expiring *store.Mail
+	var reminder, expiring *store.Mail
 	if !sub.NextPaymentDate.Before(date) {
-		mail = r.mailReminder(sub)
+		reminder = mail.Reminder(r.cfg.BaseURL, r.store.Now(), sub)
 		if sub.InTrial(date) {
-			mail = r.mailTrialEnding(sub) // its trial ends: say so, and what comes then
+			reminder = mail.TrialEnding(r.cfg.BaseURL, r.store.Now(), sub) // its trial ends: say so, and what comes then
 		}
 		var err error
 		if expiring, err = r.cardExpiring(ctx, sub); err != nil {
@@ -57,13 +58,13 @@ func (r *Runner) remindOnce(ctx context.Context, sub store.Subscription, date ti
 	// With the payment date passed too, the reminder is dropped unsent.
 	// The card's warning goes with the reminder, so it too is sent once per
 	// payment (and per card: its id names both).
-	_, err := r.store.SendReminder(ctx, sub, date, mail, expiring)
+	_, err := r.store.SendReminder(ctx, sub, date, reminder, expiring)
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return outcomeReread, nil
 	case err != nil:
 		return outcomeFailed, fmt.Errorf("record the reminder: %w", err)
-	case mail == nil:
+	case reminder == nil:
 		return outcomeNotDue, nil
 	}
 	return outcomeCharged, nil
@@ -90,7 +91,7 @@ func (r *Runner) cardExpiring(ctx context.Context, sub store.Subscription) (*sto
 	if rules.Date(expires.UTC().Date()).After(sub.NextPaymentDate) {
 		return nil, nil
 	}
-	return r.mailCardExpiring(sub, expires), nil
+	return mail.CardExpiring(r.cfg.BaseURL, r.store.Now(), sub, expires), nil
 }
 
 // priceChanges announces scheduled price changes to the subscribers
@@ -172,7 +173,7 @@ func (r *Runner) tellPrice(ctx context.Context, rec *recorder, sub store.Subscri
 		case sub.Status == store.SubscriptionCancelled, sub.Ending() && !sub.EndsOn.After(from):
 			return false // it ends before the new price would apply
 		}
-		_, err := r.store.AnnouncePrice(ctx, sub, c, from, r.mailPriceChange(sub, c, from))
+		_, err := r.store.AnnouncePrice(ctx, sub, c, from, mail.PriceChange(r.cfg.BaseURL, r.store.Now(), sub, c, from))
 		if err == nil {
 			rec.count(ctx, func(c *store.RunCounts) { c.Mailed++ })
 			return true

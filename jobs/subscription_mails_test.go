@@ -11,6 +11,7 @@ import (
 	"shop/store/payment"
 	"shop/store/storetest"
 	"shop/store/storetest/paytest"
+	"shop/views/mail"
 )
 
 // mailsOfKind reads the outbox's mails of one kind.
@@ -169,46 +170,13 @@ func TestPriceChangeAnnouncedThirtyDaysAheadAndChargedFromItsDay(t *testing.T) {
 	}
 }
 
-// A cancellation's refund from two receipts is one mail, the one whose
-// refund names the other's part: the total, and each part with its
-// receipt and card; the other part's refund sends none. A top-up's mail
-// says what came back of the payment in all.
-func TestReceiptRefundMailOfTwoParts(t *testing.T) {
-	t.Parallel()
-	rec := store.Receipt{Number: "R0000000000AB", BookNumber: "R2026-000010", AccountID: "c1", SubscriptionID: "s1", ProductName: "Fika beans",
-		Email: "ada@example.com", Amount: eur(1299), Card: store.Card{Brand: "Visa", Last4: "4242"},
-		Refund: &store.ReceiptRefund{Status: store.ReceiptRefunded, Amount: eur(800), Reason: "cancelled",
-			With: &store.RefundPart{Number: "R2026-000011", Amount: eur(193), Card: "Mastercard •••• 4444"}}}
-	m := jobs.ReceiptRefundMail("https://shop.example/", time.Now(), rec)
-	for _, want := range []string{"We refunded €9.93 in all for Fika beans (cancelled)", "€8.00 of receipt R2026-000010 to your Visa •••• 4242",
-		"€1.93 of receipt R2026-000011 to your Mastercard •••• 4444"} {
-		if !strings.Contains(strings.Join(strings.Fields(m.Text), " "), want) || !strings.Contains(m.HTML, want) {
-			t.Errorf("the mail does not say %q:\n%s\n%s", want, m.Text, m.HTML)
-		}
-	}
-	if m.Subject != "Refund of €9.93: receipts R2026-000010 and R2026-000011" {
-		t.Errorf("subject %q", m.Subject)
-	}
-	other := rec
-	other.Refund = &store.ReceiptRefund{Status: store.ReceiptRefunded, Amount: eur(193), Reason: "cancelled", MailedWith: "R0000000000AB"}
-	if m := jobs.ReceiptRefundMail("https://shop.example/", time.Now(), other); m != nil {
-		t.Errorf("the part told of in the other's mail mails too: %+v", m)
-	}
-	topUp := rec
-	topUp.Refund, topUp.RefundedBefore = &store.ReceiptRefund{Status: store.ReceiptRefunded, Amount: eur(483), Reason: "cancelled"}, eur(725)
-	m = jobs.ReceiptRefundMail("https://shop.example/", time.Now(), topUp)
-	if want := "With the €7.25 refunded before, you have had €12.08 in all back of your payment of €12.99."; !strings.Contains(strings.Join(strings.Fields(m.Text), " "), want) || !strings.Contains(m.HTML, want) {
-		t.Errorf("the top-up's mail does not say %q:\n%s", want, m.Text)
-	}
-}
-
 // The refund mail of a receipt goes out over SMTP with its text and HTML.
 func TestReceiptRefundMailOverSMTP(t *testing.T) {
 	t.Parallel()
 	rec := store.Receipt{Number: "R0000000000AB", AccountID: "c1", SubscriptionID: "s1", ProductName: "Fika beans", Email: "ada@example.com",
 		Amount: eur(1299), Card: store.Card{Brand: "Visa", Last4: "4242"},
 		Refund: &store.ReceiptRefund{Status: store.ReceiptRefunded, Amount: eur(500), Reason: "stale beans"}}
-	m := jobs.ReceiptRefundMail("https://shop.example/", time.Now(), rec)
+	m := mail.ReceiptRefund("https://shop.example/", time.Now(), rec)
 	env, srv, d := newDelivery(t, *m)
 	deliver(t, d, 1, 0)
 	got := srv.Received()

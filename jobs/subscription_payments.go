@@ -9,6 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views/mail"
 	"shop/web/paths"
 )
 
@@ -75,7 +76,13 @@ func (sp *SubscriptionPayments) ActiveProvider() string {
 func (sp *SubscriptionPayments) url(path string) string { return link(sp.BaseURL, path) }
 
 func (sp *SubscriptionPayments) mail(rec store.Receipt) *store.Mail {
-	return receiptMail(sp.BaseURL, sp.Store.Now(), rec)
+	return mail.Receipt(sp.BaseURL, sp.Store.Now(), rec)
+}
+
+// trialStarted is the mail of a subscription started with a free trial,
+// written with its receipt (nothing charged).
+func (sp *SubscriptionPayments) trialStarted(s store.Subscription, rec store.Receipt) *store.Mail {
+	return mail.TrialStarted(sp.BaseURL, sp.Store.Now(), s, rec)
 }
 
 // ProviderCustomer is the customer's customer at the provider: made the

@@ -9,9 +9,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
-	"shop/views/lang"
 	"shop/views/mail"
-	"shop/web/paths"
 )
 
 // A swap now's payment that no swap will record: confirmed at the bank
@@ -51,7 +49,7 @@ func (sp *SubscriptionPayments) settleLate(ctx context.Context, w store.SwapWait
 	if err := sp.giveBack(ctx, w.Provider, pi, cur.AccountID, cur.ID, w.Key); err != nil {
 		return out, fmt.Errorf("give back the charge of a swap confirmed too late: %w", err) // the wait stays: its event or return tries again
 	}
-	m := swapBackMail(sp.BaseURL, sp.Store.Now(), cur, pi, w.Plan.Next.LineName(), "mail.swapback.late")
+	m := mail.SwapGivenBack(sp.BaseURL, sp.Store.Now(), cur, pi, w.Plan.Next.LineName(), "mail.swapback.late")
 	out.Outcome = SwapTooLate
 	return out, sp.Store.SwapWaitGivenBack(ctx, w, m)
 }
@@ -85,7 +83,7 @@ func (sp *SubscriptionPayments) unrecordedChange(ctx context.Context, ev payment
 		return fmt.Errorf("give back swap now payment %s no swap recorded: %w", pi.ID, err)
 	}
 	if sub.ID != "" { // else no subscription is left to write to
-		err = sp.Store.PutMail(ctx, *swapBackMail(sp.BaseURL, sp.Store.Now(), sub, pi, "", ""))
+		err = sp.Store.PutMail(ctx, *mail.SwapGivenBack(sp.BaseURL, sp.Store.Now(), sub, pi, "", ""))
 		if errors.Is(err, store.ErrConflict) {
 			return nil // given back and mailed by a try before
 		}
@@ -95,33 +93,4 @@ func (sp *SubscriptionPayments) unrecordedChange(ctx context.Context, ev payment
 	}
 	slog.WarnContext(ctx, "a swap now's payment no swap recorded was given back", "subscription", subID, "payment", pi.ID, "event", ev.ID)
 	return nil
-}
-
-// swapBackMail tells the subscriber of cur that the swap now paid by pi
-// was not made and its payment given back; to, when known, is the line
-// it was to change to, and why the lang key of the reason (confirmed too
-// late, the subscription moved). Its id names the payment, so it goes
-// once whoever gives it back.
-func swapBackMail(base string, now time.Time, cur store.Subscription, pi payment.PaymentIntent, to, why string) *store.Mail {
-	l := lang.OrEnglish(cur.Lang)
-	manage := link(base, paths.Subscriptions)
-	amount, card := lang.MoneyIn(l, pi.Amount), cur.Card.Label()
-	subject := lang.In(l, "mail.swapback.subject", "Amount", amount)
-	if to != "" {
-		subject = lang.In(l, "mail.swapback.subject_to", "To", to, "Amount", amount)
-	}
-	if why != "" {
-		why = lang.In(l, why, "To", to, "Date", longDateIn(l, now))
-	}
-	body := lang.In(l, "mail.swapback.body", "Product", cur.LineName(), "Amount", amount, "Card", card)
-	paragraphs := []string{body, lang.In(l, "mail.swapback.again", "Link", manage)}
-	if why != "" {
-		paragraphs = append([]string{why}, paragraphs...)
-	}
-	return &store.Mail{
-		ID: store.MailID("swapback", pi.ID), To: cur.Email, Kind: store.MailRefund, Subject: subject,
-		Text:       mailText(l, paragraphs...),
-		HTML:       mail.Render(swapBackHTML(l, subject, why, body, manage)),
-		CustomerID: cur.AccountID, SubscriptionID: cur.ID, CreatedAt: now, Status: store.MailPending,
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // SwapReturnQuery is the query parameter the bank's page returns to the
@@ -132,7 +133,7 @@ func (sp *SubscriptionPayments) settleSwap(ctx context.Context, w store.SwapWait
 		return out, fmt.Errorf("give back the charge of a swap that moved: %w", err) // the wait stays: its event or return tries again
 	}
 	out.Outcome = SwapGivenBack
-	m := swapBackMail(sp.BaseURL, sp.Store.Now(), w.Plan.Current, pi, w.Plan.Next.LineName(), "mail.swapback.moved")
+	m := mail.SwapGivenBack(sp.BaseURL, sp.Store.Now(), w.Plan.Current, pi, w.Plan.Next.LineName(), "mail.swapback.moved")
 	return out, sp.Store.SwapWaitGivenBack(ctx, w, m)
 }
 

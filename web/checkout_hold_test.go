@@ -16,6 +16,7 @@ import (
 	"shop/store"
 	"shop/store/demo"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // cartOf signs a new customer in and puts qty of product in their cart:
@@ -371,7 +372,7 @@ func TestPaymentEventTwiceOrLostPlacesTheOrderOnce(t *testing.T) {
 	}
 	// The reconcile tick, past the hold's deadline and its grace.
 	later := s.storeAt(o2.Hold.Until.Add(jobs.HoldGrace + time.Minute))
-	settler := &jobs.PaymentSettler{Store: later, Payments: payment.NewProviders(s.provider), Mail: jobs.ShopMail{BaseURL: s.base}}
+	settler := &jobs.PaymentSettler{Store: later, Payments: payment.NewProviders(s.provider), Mail: mail.Links{BaseURL: s.base}}
 	settled, err := settler.SettleDue(ctx)
 	if err != nil || settled != 1 {
 		t.Fatalf("reconcile settled %d: %v", settled, err)

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"shop/handlers"
-	"shop/jobs"
 	"shop/jobs/webhook"
 	"shop/store"
 	"shop/store/archive"
 	"shop/store/dropgate"
 	"shop/store/payment"
+	"shop/views/mail"
 )
 
 // handlerSet is every handler of the app, built once by newHandlers over
@@ -123,7 +123,7 @@ func newHandlers(cfg *Config) (*handlerSet, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://localhost"
 	}
-	mail := jobs.ShopMail{BaseURL: cfg.BaseURL}
+	mails := mail.Links{BaseURL: cfg.BaseURL}
 	pages, err := cfg.paymentDefaults(returnBase)
 	if err != nil {
 		return nil, err
@@ -135,11 +135,11 @@ func newHandlers(cfg *Config) (*handlerSet, error) {
 	// Guests' order mails carry a signed link to the order's page, from
 	// the checkout and from the settler of held orders alike (serve sets
 	// the settler's before its jobs start).
-	mail.GuestOrderLink = signer.GuestOrderLink
+	mails.GuestOrderLink = signer.GuestOrderLink
 	if cfg.Settler.Mail.GuestOrderLink == nil {
 		cfg.Settler.Mail.GuestOrderLink = signer.GuestOrderLink
 	}
-	links := &handlers.AccountLinks{Store: cfg.Store, Signer: signer, Mail: mail, BcryptCost: cfg.BcryptCost, Log: cfg.Log}
+	links := &handlers.AccountLinks{Store: cfg.Store, Signer: signer, Mail: mails, BcryptCost: cfg.BcryptCost, Log: cfg.Log}
 	account.VerifyMail = links.VerifyMail
 	if cfg.Refunds == nil {
 		cfg.Refunds = defaultRefunds(*cfg)
@@ -158,25 +158,25 @@ func newHandlers(cfg *Config) (*handlerSet, error) {
 		details:  &handlers.AccountDetails{Store: cfg.Store, BcryptCost: cfg.BcryptCost},
 		privacy:  &handlers.AccountPrivacy{Store: cfg.Store},
 		sessions: &handlers.AccountSessions{Store: cfg.Store}}
-	h.shop = newShopPages(*cfg, pages, mail, signer)
+	h.shop = newShopPages(*cfg, pages, mails, signer)
 	h.api = newAPIEndpoints(*cfg)
-	h.console = newConsolePages(*cfg, mail, h.api)
+	h.console = newConsolePages(*cfg, mails, h.api)
 	return h, nil
 }
 
 // refundMail is the mail of a subscription receipt's refund, for the
 // customer's and staff's refunds alike.
 func refundMail(cfg Config) func(store.Receipt) *store.Mail {
-	return func(r store.Receipt) *store.Mail { return jobs.ReceiptRefundMail(cfg.BaseURL, cfg.Store.Now(), r) }
+	return func(r store.Receipt) *store.Mail { return mail.ReceiptRefund(cfg.BaseURL, cfg.Store.Now(), r) }
 }
 
-func newShopPages(cfg Config, pages *handlers.PaymentPages, mail jobs.ShopMail, signer handlers.LinkSigner) shopPages {
+func newShopPages(cfg Config, pages *handlers.PaymentPages, mails mail.Links, signer handlers.LinkSigner) shopPages {
 	orderPayment := &handlers.OrderPayment{Store: cfg.Store, Pages: pages, Log: cfg.Log, Held: cfg.Settler}
 	s := shopPages{
 		catalogue:    &handlers.Catalogue{Window: cfg.Store.Window(), Store: cfg.Store, CardProvider: cfg.SubscriptionPayments.ActiveProvider()},
 		search:       &handlers.Search{Window: cfg.Store.Window()},
 		cart:         &handlers.Cart{Store: cfg.Store},
-		checkout:     &handlers.Checkout{Store: cfg.Store, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mail.OrderPlaced, Guests: cfg.Store},
+		checkout:     &handlers.Checkout{Store: cfg.Store, Pages: pages, Hold: cfg.PaymentHold, Log: cfg.Log, Confirmation: mails.OrderPlaced, Guests: cfg.Store},
 		guestOrders:  &handlers.GuestOrders{Store: cfg.Store, Signer: signer},
 		orderPayment: orderPayment,
 		orders:       &handlers.Orders{Store: cfg.Store, Refunds: cfg.Refunds, Payment: orderPayment},
@@ -237,7 +237,7 @@ func newAPIEndpoints(cfg Config) apiEndpoints {
 // newConsolePages builds the staff console. The pages whose changes write
 // webhook events (drops, endpoints) announce them through the API's key
 // cache and wake its deliverer.
-func newConsolePages(cfg Config, mail jobs.ShopMail, api apiEndpoints) consolePages {
+func newConsolePages(cfg Config, mails mail.Links, api apiEndpoints) consolePages {
 	toPack := &handlers.AdminToPack{Store: cfg.Store}
 	books := cfg.Archive
 	if books == nil {
@@ -253,7 +253,7 @@ func newConsolePages(cfg Config, mail jobs.ShopMail, api apiEndpoints) consolePa
 			StripeDashboard: cfg.StripeDashboard},
 		creditNotes:         &handlers.AdminCreditNotes{Store: cfg.Store},
 		toPack:              toPack,
-		shipments:           &handlers.AdminShipments{Store: cfg.Store, Mail: mail.ShipmentStep, Queue: toPack},
+		shipments:           &handlers.AdminShipments{Store: cfg.Store, Mail: mails.ShipmentStep, Queue: toPack},
 		returns:             &handlers.AdminReturns{Store: cfg.Store, Refunds: cfg.Refunds},
 		invoices:            &handlers.AdminInvoices{Store: cfg.Store},
 		customers:           &handlers.AdminCustomers{Store: cfg.Store},

@@ -2,12 +2,11 @@ package webhook
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"shop/store"
+	"shop/views/mail"
 )
 
 // answered reports whether an attempt got a 2xx.
@@ -31,7 +30,7 @@ func (d *Deliverer) health(ctx context.Context, hook store.WebhookEndpoint, a st
 		return false, nil
 	}
 	why := lastError(a)
-	disabled, err := d.store.DisableWebhook(ctx, hook, a.At, why, d.disabledMail(hook, a.At, why))
+	disabled, err := d.store.DisableWebhook(ctx, hook, a.At, why, mail.WebhookDisabled(d.cfg.StaffMail, hook, a.At, why))
 	if err != nil {
 		return false, err
 	}
@@ -53,18 +52,4 @@ func lastError(a store.WebhookAttempt) string {
 		return "HTTP " + strconv.Itoa(a.Status)
 	}
 	return "HTTP " + strconv.Itoa(a.Status) + ": " + answer
-}
-
-// disabledMail is staff's mail about a disabled endpoint: which, whose,
-// failing since when, and its last error. Its id is the endpoint's and
-// the time, so a retried transaction cannot mail twice.
-func (d *Deliverer) disabledMail(hook store.WebhookEndpoint, at time.Time, why string) store.Mail {
-	subject := fmt.Sprintf("Webhook endpoint disabled: %s", hook.URL)
-	text := fmt.Sprintf("The webhook endpoint %s of %s (id %s) has refused every delivery since %s and is disabled: "+
-		"no events are sent to it any more.\n\nIts last error, at %s:\n%s\n\n"+
-		"Enable it again on the console's page of the endpoint, or through the API (POST /api/v1/webhooks/%s/enable), "+
-		"then resend the deliveries it missed.\n",
-		hook.URL, hook.Integration, hook.ID, hook.FailingSince.UTC().Format(time.RFC1123), at.UTC().Format(time.RFC1123), why, hook.ID)
-	return store.Mail{ID: store.MailID("webhook-disabled", hook.ID, strconv.FormatInt(at.UnixMilli(), 10)), To: d.cfg.StaffMail,
-		Kind: store.MailWebhookDisabled, Subject: subject, Text: text, CreatedAt: at, Status: store.MailPending}
 }

@@ -1,40 +1,15 @@
-package jobs
+package mail
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"shop/store"
 	"shop/store/carrier"
 	"shop/views"
 	"shop/views/lang"
-	"shop/views/mail"
-	"shop/web/paths"
 )
-
-// ShopMail builds the mails of accounts and orders, which the web handlers
-// put in the outbox with the writes that cause them; the deliverer sends
-// them like the billing jobs' mails. BaseURL starts every link.
-type ShopMail struct {
-	BaseURL string
-	// GuestOrderLink is the path of a guest's signed link to an order's
-	// page, which needs no account (nil: guests' mails link the order's
-	// page as customers' do).
-	GuestOrderLink func(store.Order) string
-}
-
-func (m ShopMail) link(path string) string { return strings.TrimRight(m.BaseURL, "/") + path }
-
-// orderLink is the link an order's mails carry, and the message that
-// says it: a guest's order's page by its signed link.
-func (m ShopMail) orderLink(o store.Order) (link, msgID string) {
-	if o.Buyer.Guest && m.GuestOrderLink != nil {
-		return m.link(m.GuestOrderLink(o)), "mail.order.guest_link"
-	}
-	return m.link(paths.Order(o.ID)), "mail.order.link"
-}
 
 // itemLine is "2 × Name" of an order line, named in the mail's language.
 func itemLine(l lang.Lang, it store.OrderItem) string {
@@ -69,11 +44,9 @@ func shipmentLine(l lang.Lang, sh store.Shipment) string {
 	return lang.In(l, "mail.parcel_numbered_items", "Number", sh.Number, "Items", strings.Join(its, ", "))
 }
 
-const mailSignature = "\nFika & Field\n"
-
 // OrderPlaced is the order's confirmation, in the buyer's language at
 // checkout; its id makes it once per order.
-func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem, inv store.Invoice) store.Mail {
+func (m Links) OrderPlaced(o store.Order, items []store.OrderItem, inv store.Invoice) store.Mail {
 	l := lang.OrEnglish(o.Buyer.Lang)
 	link, linkMsg := m.orderLink(o)
 	var b strings.Builder
@@ -98,10 +71,10 @@ func (m ShopMail) OrderPlaced(o store.Order, items []store.OrderItem, inv store.
 	if estimate := deliveryEstimate(l, o); estimate != "" {
 		fmt.Fprintf(&b, "%s\n\n", estimate)
 	}
-	fmt.Fprintf(&b, "%s\n\n%s\n%s", lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), mailSignature)
+	fmt.Fprintf(&b, "%s\n\n%s\n%s", lang.In(l, "mail.order.ship_to", "Address", addressLine(o.ShipTo)), lang.In(l, linkMsg, "Link", link), signature)
 	return store.Mail{
 		ID: store.MailID("order", o.ID), To: o.Buyer.Email, Kind: store.MailOrderPlaced,
-		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: mail.Render(orderPlacedHTML(l, o, items, inv, link)),
+		Subject: lang.In(l, "mail.order.subject", "Order", o.Label()), Text: b.String(), HTML: Render(orderPlacedHTML(l, o, items, inv, link)),
 		CustomerID: o.CustomerID, CreatedAt: o.PlacedAt, Status: store.MailPending,
 		AttachOrder: o.ID, // its invoice, rendered when sent
 	}
@@ -157,7 +130,7 @@ func deliveryEstimate(l lang.Lang, o store.Order) string {
 // ShipmentStep is the mail of a shipment's step forward, as sh will be
 // after it: shipped (carrier and tracking link) or delivered. Its id names
 // the shipment's version, so one change is mailed once.
-func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
+func (m Links) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 	l := lang.OrEnglish(o.Buyer.Lang)
 	link, linkMsg := m.orderLink(o)
 	version := fmt.Sprintf("v%d", sh.Version)
@@ -174,8 +147,8 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 			Subject: lang.In(l, "mail.shipped.subject", "Order", o.Label()),
 			Text: fmt.Sprintf("%s\n\n%s\n%s\n%s\n%s", hello,
 				lang.In(l, "mail.shipped.body", "Parcel", shipmentLine(l, sh), "Carrier", name, "Tracking", sh.Tracking), follow,
-				lang.In(l, linkMsg, "Link", link), mailSignature),
-			HTML:       mail.Render(orderShippedHTML(l, o, sh, name, tracking, link)),
+				lang.In(l, linkMsg, "Link", link), signature),
+			HTML:       Render(orderShippedHTML(l, o, sh, name, tracking, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.ShippedAt, Status: store.MailPending,
 		}
 	case store.ShipmentDelivered:
@@ -184,57 +157,10 @@ func (m ShopMail) ShipmentStep(o store.Order, sh store.Shipment) *store.Mail {
 			Subject: lang.In(l, "mail.delivered.subject", "Order", o.Label()),
 			Text: fmt.Sprintf("%s\n\n%s\n\n%s\n%s", hello,
 				lang.In(l, "mail.delivered.body", "Parcel", shipmentLine(l, sh), "Date", longDateIn(l, sh.DeliveredAt)),
-				lang.In(l, "mail.delivered.wrong", "Link", link), mailSignature),
-			HTML:       mail.Render(orderDeliveredHTML(l, o, sh, link)),
+				lang.In(l, "mail.delivered.wrong", "Link", link), signature),
+			HTML:       Render(orderDeliveredHTML(l, o, sh, link)),
 			CustomerID: o.CustomerID, CreatedAt: sh.DeliveredAt, Status: store.MailPending,
 		}
 	}
 	return nil
-}
-
-// linkUntil is when a mailed link stops working, in the shop's zone.
-func linkUntil(l lang.Lang, t time.Time) string {
-	if l == lang.English {
-		return t.Format("2 January 2006, 15:04")
-	}
-	return lang.DateTimeIn(l, t)
-}
-
-// linkStamp is when an account link was made, to the millisecond, for its
-// mail's id: digits only (20261128T011055808). Ids with the dot of
-// "20261128T011055.808" could not be opened in the outbox; the outbox's
-// page still accepts those of before (store.OutboxID).
-func linkStamp(t time.Time) string {
-	return t.UTC().Format("20060102T150405") + fmt.Sprintf("%03d", t.Nanosecond()/1e6)
-}
-
-// VerifyEmail mails the verification link (path holds the signed token),
-// in the new customer's language.
-func (m ShopMail) VerifyEmail(c store.Customer, l store.AccountLink, path string, loc *time.Location) store.Mail {
-	lg := lang.OrEnglish(c.Lang)
-	link := m.link(path)
-	until := linkUntil(lg, l.ValidUntil.In(loc))
-	return store.Mail{
-		ID: store.MailID("verify", l.CustomerID, linkStamp(l.CreatedAt)), To: l.Email, Kind: store.MailVerifyEmail,
-		Subject: lang.In(lg, "mail.verify.subject"),
-		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(lg, "mail.verify.welcome", "Name", c.Name), lang.In(lg, "mail.verify.confirm"),
-			link, lang.In(lg, "mail.verify.until", "Until", until), mailSignature),
-		HTML:       mail.Render(verifyEmailHTML(lg, c.Name, link, until)),
-		CustomerID: l.CustomerID, CreatedAt: l.CreatedAt, Status: store.MailPending,
-	}
-}
-
-// PasswordReset mails the reset link (path holds the signed token) in
-// language lg: the page's the person asked on (see MailLang).
-func (m ShopMail) PasswordReset(lg string, name string, l store.AccountLink, path string) store.Mail {
-	in := lang.OrEnglish(lg)
-	link := m.link(path)
-	return store.Mail{
-		ID: store.MailID("reset", l.CustomerID, linkStamp(l.CreatedAt)), To: l.Email, Kind: store.MailPasswordReset,
-		Subject: lang.In(in, "mail.reset.subject"),
-		Text: fmt.Sprintf("%s\n\n%s\n%s\n\n%s\n%s", lang.In(in, "mail.hello_name", "Name", name), lang.In(in, "mail.reset.asked"),
-			link, lang.In(in, "mail.reset.once"), mailSignature),
-		HTML:       mail.Render(passwordResetHTML(in, name, link)),
-		CustomerID: l.CustomerID, CreatedAt: l.CreatedAt, Status: store.MailPending,
-	}
 }
