@@ -126,13 +126,17 @@ func run(ctx context.Context, args []string) error {
 	return serve(ctx, cfg, st, eng, p.gateway, p.pay, p.runner, delivery, log, metrics)
 }
 
-// newLog is the shop's log at SHOP_LOG_LEVEL, on stderr.
+// logOutput is where the shop's log goes: stderr. The web app writes its
+// request lines there itself, in the log's format (web.Config.RequestLog).
+var logOutput io.Writer = os.Stderr
+
+// newLog is the shop's log at SHOP_LOG_LEVEL, on logOutput.
 func newLog(levelName string) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(levelName)); err != nil {
 		return nil, fmt.Errorf("SHOP_LOG_LEVEL: %w", err)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
+	return slog.New(slog.NewTextHandler(logOutput, &slog.HandlerOptions{Level: level})), nil
 }
 
 // deliveryConfig says how mail leaves the outbox: by SHOP_SMTP_URL, or not

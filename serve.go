@@ -65,7 +65,7 @@ func serve(ctx context.Context, cfg config, st *store.Store, eng *engine, gatewa
 	}
 	var shuttingDown atomic.Bool
 	app, err := web.New(web.Config{
-		Store: st, LegacyGateway: gateway, Log: log, Metrics: metrics, SessionKeys: keys,
+		Store: st, LegacyGateway: gateway, Log: log, RequestLog: logOutput, Metrics: metrics, SessionKeys: keys,
 		SecureCookies: cfg.secure, BcryptCost: cfg.bcryptCost, ShuttingDown: &shuttingDown,
 		ProxyHeader: cfg.proxyHeader, TrustedProxies: trustedProxies(cfg.proxies), Replica: cfg.replica, Jobs: bg.scheduler(), Health: eng.health,
 		Shelf: shelf, BaseURL: cfg.mailBaseURL(), Archive: books, ArchiveWhere: archiveWhere(cfg),

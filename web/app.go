@@ -12,6 +12,7 @@ import (
 
 	"shop/store"
 	"shop/store/payment"
+	"shop/web/requestlog"
 )
 
 // ReplicaHeader names the replica that answered (Config.Replica).
@@ -109,7 +110,7 @@ func everyRequest(app *fiber.App, cfg Config, trusted []netip.Prefix, onError fi
 			return c.Next()
 		})
 	}
-	app.Use(privateAnswers(), requestID(), accessLog(cfg.Log, cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
+	app.Use(privateAnswers(), requestID(), accessLog(cfg.Log, requestlog.To(cfg.RequestLog), cfg.Metrics, onError), recoverPanic(cfg.Log), bodyLimits(), securityHeaders(), compressed(),
 		clientAddress(cfg.ProxyHeader, trusted), shopZone(cfg.Store.Location()), language(cfg.SecureCookies))
 }
 

@@ -206,7 +206,7 @@ func newLoad(b *testing.B) *load {
 	var app *fiber.App
 	quiet := func(env storetest.Env, cfg *web.Config) {
 		cfg.Gate = dropgate.New(cfg.Store, nil)
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log, cfg.RequestLog = slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard
 		bare := barePage(b, env.Store)
 		cfg.ExtraPages = func(r fiber.Router) {
 			bare(r)

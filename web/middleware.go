@@ -23,6 +23,7 @@ import (
 	"shop/store"
 	"shop/views"
 	"shop/web/paths"
+	"shop/web/requestlog"
 )
 
 // requestID gives every request an id for its log lines and error page
@@ -70,7 +71,7 @@ func plausibleRequestID(id string) bool {
 
 // accessLog logs and counts every request once it is answered, errors
 // included (the error handler has run by then).
-func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fiber.Handler {
+func accessLog(log *slog.Logger, lines *requestlog.Lines, m *Metrics, errorHandler fiber.ErrorHandler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		if err := c.Next(); err != nil {
@@ -87,7 +88,7 @@ func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fi
 			route = "unmatched" // keep unknown paths out of the metric labels
 		}
 		m.observeHTTP(route, c.Method(), status, took)
-		logRequest(c, log, route, status, took)
+		logRequest(c, log, lines, route, status, took)
 		return nil
 	}
 }
@@ -95,7 +96,7 @@ func accessLog(log *slog.Logger, m *Metrics, errorHandler fiber.ErrorHandler) fi
 // logRequest writes a request's access log line. The record is made here,
 // not by log.Info: Info looks up its caller's frame (no handler of the
 // shop's shows it) and boxes every value, a fifth of the line's cost.
-func logRequest(c *fiber.Ctx, log *slog.Logger, route string, status int, took time.Duration) {
+func logRequest(c *fiber.Ctx, log *slog.Logger, lines *requestlog.Lines, route string, status int, took time.Duration) {
 	ctx := c.UserContext()
 	if !log.Enabled(ctx, slog.LevelInfo) {
 		return
@@ -103,6 +104,12 @@ func logRequest(c *fiber.Ctx, log *slog.Logger, route string, status int, took t
 	size := -1 // a streamed body (the CSV export) is not read just to measure it
 	if !c.Response().IsBodyStream() {
 		size = len(c.Response().Body())
+	}
+	if lines != nil {
+		// As log.Info does, a failure to write is not the request's.
+		_ = lines.Write(requestlog.Line{At: time.Now(), Method: c.Method(), Path: c.Path(), Route: route, ID: page.RequestID(c),
+			Status: status, Bytes: size, Took: took})
+		return
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 	r.AddAttrs(slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", route),

@@ -83,7 +83,7 @@ func TestServerTimingEndsWithTheAppsTime(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	errs := errorHandler(log, nil)
 	app := fiber.New(fiber.Config{ErrorHandler: errs})
-	app.Use(requestID(), accessLog(log, NewMetrics(), errs))
+	app.Use(requestID(), accessLog(log, nil, NewMetrics(), errs))
 	app.Get("/plain", func(c *fiber.Ctx) error { return c.SendString("ok") })
 	app.Get("/waited", func(c *fiber.Ctx) error {
 		c.Set("Server-Timing", "wait;dur=3.0")
