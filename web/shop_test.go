@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -32,7 +33,11 @@ import (
 	"shop/web"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages, stopChromium) }
+func TestMain(m *testing.M) {
+	flag.Parse() // for prewarmChromium, which reads -test.run
+	prewarmChromium()
+	storetest.Main(m, validateRenderedPages, stopChromium)
+}
 
 var (
 	keyA = bytes.Repeat([]byte{'a'}, 32)
