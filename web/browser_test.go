@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +48,14 @@ func newChromium(t *testing.T) context.Context {
 // has gone away.
 func startChromium(t *testing.T) context.Context {
 	t.Helper()
-	path, err := chromiumPath()
+	// Chromium's headless shell when it is there (CI installs it): the
+	// same engine without the full browser's window machinery, it took
+	// about a fifth less CPU over the same journeys than `chromium
+	// --headless`, on a machine the tests share with DynamoDB Local.
+	path, err := exec.LookPath("chromium-headless-shell")
+	if err != nil {
+		path, err = exec.LookPath("chromium")
+	}
 	if err != nil {
 		// A missing browser fails the journey rather than skipping it
 		// unseen; leaving the journeys out is a choice made out loud.
@@ -58,51 +64,15 @@ func startChromium(t *testing.T) context.Context {
 		}
 		t.Fatal("chromium is not installed (Debian: apt-get install chromium-headless-shell or chromium; .ci/run installs the first), or set SHOP_NO_BROWSER=1 to leave the browser journeys out")
 	}
-	ctx, err := chromiumRunning(path)
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
-
-// prewarmChromium starts the package's browser in the background when
-// the whole package runs, while its first tests (which run alone) do:
-// the first journey to need it waited 5-10 s for it, alone on the
-// package's critical path. If it fails, the first journey tries again
-// and says why.
-func prewarmChromium() {
-	if f := flag.Lookup("test.run"); f == nil || f.Value.String() != "" {
-		return
-	}
-	if path, err := chromiumPath(); err == nil {
-		go func() { _, _ = chromiumRunning(path) }()
-	}
-}
-
-// chromiumPath is Chromium's headless shell when it is there (CI installs
-// it): the same engine without the full browser's window machinery, it
-// took about a fifth less CPU over the same journeys than `chromium
-// --headless`, on a machine the tests share with DynamoDB Local.
-func chromiumPath() (string, error) {
-	path, err := exec.LookPath("chromium-headless-shell")
-	if err != nil {
-		path, err = exec.LookPath("chromium")
-	}
-	return path, err
-}
-
-// chromiumRunning is the package's browser, started from path unless it
-// runs.
-func chromiumRunning(path string) (context.Context, error) {
 	chromium.Lock()
 	defer chromium.Unlock()
 	if chromium.ctx != nil && chromium.ctx.Err() == nil {
-		return chromium.ctx, nil
+		return chromium.ctx
 	}
 	stopChromiumLocked()
 	dir, err := os.MkdirTemp("", "shop-chromium-")
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
@@ -127,9 +97,9 @@ func chromiumRunning(path string) (context.Context, error) {
 	}
 	if err != nil {
 		stopChromiumLocked()
-		return nil, err
+		t.Fatalf("start chromium: %v", err)
 	}
-	return ctx, nil
+	return ctx
 }
 
 // stopChromium stops the package's browser once the tests have run.

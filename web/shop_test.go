@@ -3,7 +3,6 @@ package web_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -33,11 +32,7 @@ import (
 	"shop/web"
 )
 
-func TestMain(m *testing.M) {
-	flag.Parse() // for prewarmChromium, which reads -test.run
-	prewarmChromium()
-	storetest.Main(m, validateRenderedPages, stopChromium)
-}
+func TestMain(m *testing.M) { storetest.Main(m, validateRenderedPages, stopChromium) }
 
 var (
 	keyA = bytes.Repeat([]byte{'a'}, 32)
