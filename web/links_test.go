@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,11 +220,11 @@ func TestLinksLeadToRoutes(t *testing.T) {
 		{who: "staff", b: staff, start: "/admin"},
 	}
 	t.Run("crawls", func(t *testing.T) {
+		var together sync.WaitGroup
 		for i := range crawls {
 			v := &crawls[i]
 			v.dead, v.routed = map[string]string{}, map[string]bool{}
-			t.Run(v.who, func(t *testing.T) {
-				t.Parallel()
+			sideBySide(t, &together, v.who, func(t *testing.T) {
 				b := *v.b // the crawl's failures are its subtest's
 				b.t = t
 				c := newCrawl(t, &b, routes, v.dead, v.routed)
@@ -234,6 +235,7 @@ func TestLinksLeadToRoutes(t *testing.T) {
 				}
 			})
 		}
+		together.Wait()
 	})
 	dead := map[string]string{}
 	routed := map[string]bool{}

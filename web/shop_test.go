@@ -466,3 +466,12 @@ func trim(s string) string {
 type goquerySelection = goquery.Selection
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// sideBySide runs the subtest f at once in a goroutine of its own: run
+// several, then wg.Wait, and they go side by side within t's own turn among
+// the package's parallel tests. Parallel subtests (t.Parallel in f) would
+// wait instead until every parallel test queued behind t had started: they
+// ran last of the package, one crawl alone for 20 s at its end.
+func sideBySide(t *testing.T, wg *sync.WaitGroup, name string, f func(t *testing.T)) {
+	wg.Go(func() { t.Run(name, f) })
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 		opensIn, left                                                       string
 		swapNothing, swapCredit, swapCharged, codeToday, trialToday         string
 	}
+	var together sync.WaitGroup
 	for _, tc := range []struct {
 		l lang.Lang
 		w words
@@ -47,8 +49,7 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 			codeToday: "Kode BOX10 memotong €1,25 hari ini.", trialToday: "Hari ini: tidak ada yang dibayar.",
 		}},
 	} {
-		t.Run(string(tc.l), func(t *testing.T) {
-			t.Parallel()
+		sideBySide(t, &together, string(tc.l), func(t *testing.T) {
 			s := newShop(t)
 			s.coffeeBox(t)
 			w := tc.w
@@ -144,4 +145,5 @@ func TestSubscriptionPagesInKoreanAndIndonesian(t *testing.T) {
 			wantText(t, "countdown", b.get("/drops/"+later.ID).testid("drop-live"), w.opensIn)
 		})
 	}
+	together.Wait()
 }

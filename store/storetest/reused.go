@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"sync"
@@ -43,7 +44,8 @@ type pooledTable struct {
 //
 // The table is the test's alone while it runs, as with New, and it is
 // given back after the test's own cleanups (an app or scheduler over it
-// stops first). A table that cannot be put back as it was is dropped.
+// stops first), put back as it was in the background while the next
+// tests run. A table that cannot be put back as it was is dropped.
 // Every fill under one name must write the same items: a name for each
 // (the demo of a day, say).
 func Reused(t testing.TB, name string, fill func(t testing.TB, env Env)) Env {
@@ -93,26 +95,41 @@ func byKey(items []map[string]types.AttributeValue) map[string]map[string]types.
 	return m
 }
 
+// restoring counts the tables being put back in the background: Main
+// waits for them before it drops the pools.
+var restoring sync.WaitGroup
+
 // keepTable registers the table's return to pool when the test ends (in
-// place of New's drop).
+// place of New's drop). It is put back in the background: the restore (a
+// scan of the whole table, a few writes) took a short test's slot for a
+// good part of a second, while the next test could start on another
+// table. A test that finds no table free gets a new one (WaitRestores
+// waits for those being put back).
 func keepTable(t testing.TB, env Env, pool *tablePool, table *pooledTable) {
 	t.Cleanup(func() {
 		if table.start == nil { // never filled
 			dropTable(t, env.Client, env.Table)
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := restore(ctx, env, table.start); err != nil {
-			t.Logf("table %s not reused (%v): dropped", env.Table, err)
-			dropTable(t, env.Client, env.Table)
-			return
-		}
-		pools.Lock()
-		pool.free = append(pool.free, *table)
-		pools.Unlock()
+		restoring.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := restore(ctx, env, table.start); err != nil {
+				// The test has ended: its log is closed.
+				fmt.Fprintf(os.Stderr, "storetest: table %s not reused (%v): dropped\n", env.Table, err)
+				_, _ = env.Client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(env.Table)})
+				return
+			}
+			pools.Lock()
+			pool.free = append(pool.free, *table)
+			pools.Unlock()
+		})
 	})
 }
+
+// WaitRestores waits until the tables of the tests that have ended are
+// back in their pools.
+func WaitRestores() { restoring.Wait() }
 
 // restore puts the table's items back to start: what the test added is
 // deleted, what it changed or deleted is written again.

@@ -42,6 +42,7 @@ func TestReusedTableComesBackAsItWas(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	storetest.WaitRestores() // the first test's table is put back in the background
 	t.Run("reuses", func(t *testing.T) {
 		env := storetest.Reused(t, "check", fill)
 		if env.Table != used {

@@ -260,6 +260,7 @@ func open(t testing.TB, ep, table string, opts ...store.Option) Env {
 // dropSharedTables drops what Shared made, for an engine that outlives
 // the tests (DYNAMODB_ENDPOINT).
 func dropSharedTables() {
+	restoring.Wait() // tables being put back into the pools dropped below
 	shared.Lock()
 	defer shared.Unlock()
 	if endpoint == "" || engine != nil {
