@@ -143,9 +143,41 @@ func quoteForm(f *views.SubscribeForm, today time.Time, day, months int, ships b
 	if f.TrialTaken {
 		product.TrialDays = 0
 	}
-	q := store.QuoteSubscriptionShipped(today, product, day, months, change, coupon, f.Delivery.PeriodRate(product.MonthlyPrice, months))
+	shipping := f.Delivery.PeriodRate(product.MonthlyPrice, months)
+	if coupon != nil {
+		q := store.QuoteSubscriptionShipped(today, product, day, months, change, coupon, shipping)
+		f.Quote, f.Ships = &q, ships
+		return
+	}
+	k := quoteKey{today: today, price: product.MonthlyPrice, trialDays: product.TrialDays, day: day, months: months, shipping: shipping}
+	if change != nil {
+		k.change, k.changed = *change, true
+	}
+	q, ok := quotes.Get(k)
+	if !ok {
+		q = store.QuoteSubscriptionShipped(today, product, day, months, change, nil, shipping)
+		quotes.Put(k, q)
+	}
 	f.Quote, f.Ships = &q, ships
 }
+
+// quoteKey is everything a quote without a discount code is made of
+// (store.QuoteSubscriptionShipped is a function of these alone).
+type quoteKey struct {
+	today           time.Time
+	price, shipping store.Money
+	trialDays       int
+	day, months     int
+	change          store.PriceChange
+	changed         bool
+}
+
+// quotes keeps the quotes of subscribe forms without a code: every signed-in
+// view of a subscribable product quotes the same day and period for
+// everyone, and computing it was a twentieth of the view. Its key has the
+// day in it, so a quote is never an old day's; the minute only bounds
+// memory, as does the count.
+var quotes = page.NewMoment[quoteKey, store.SubscribeQuote](time.Minute, 4_096, nil)
 
 // quote sets the preview of a form whose day and period are valid, from
 // the shop window, with its delivery to where the customer's orders ship;
