@@ -123,9 +123,15 @@ func (p keptPage) serve(c *fiber.Ctx) error {
 // The language middleware has already read ?lang=, the cookie and
 // Accept-Language.
 func pageKey(c *fiber.Ctx) string {
+	parts := [...]string{string(page.Lang(c)), c.Get("HX-Request"), c.Get("HX-Target"),
+		c.Get("HX-History-Restore-Request"), c.BaseURL(), c.OriginalURL()}
+	n := len(parts)
+	for _, s := range parts {
+		n += len(s)
+	}
 	var b strings.Builder
-	for _, s := range []string{string(page.Lang(c)), c.Get("HX-Request"), c.Get("HX-Target"),
-		c.Get("HX-History-Restore-Request"), c.BaseURL(), c.OriginalURL()} {
+	b.Grow(n) // one allocation: every signed-in view makes one
+	for _, s := range parts {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}
