@@ -103,7 +103,7 @@ func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
 	var opened [][]byte
 	openedPanels.mu.RLock()
 	for _, p := range openedPanels.kept {
-		opened = append(opened, p.beforeToken, p.beforeKey, p.rest)
+		opened = append(opened, p.text...)
 	}
 	openedPanels.mu.RUnlock()
 	// Nothing of a customer's own is kept: their token, their form's key,

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"bytes"
 	"context"
 	"io"
 
@@ -15,11 +14,12 @@ import (
 // no code typed, no kept card to choose, a delivery it can quote) is the
 // same HTML for every customer whose form has the same values, but for two
 // things of their own: their CSRF token and the form's key. It is kept
-// whole per language, time zone and those values, with holes where the two
-// go, so a signed-in product view writes three slices and two strings
-// instead of rendering the form. Anything else (errors, a code, kept cards,
-// a delivery problem, which name the customer's own) is rendered as it is,
-// around the kept parts (subscribe_kept.go).
+// whole per language, time zone and those values as a frame (frames.go)
+// with holes where the two go, so a signed-in product view writes the
+// frame's text and two strings instead of rendering the form. Anything
+// else (errors, a code, kept cards, a delivery problem, which name the
+// customer's own) is rendered as it is, around the kept parts
+// (subscribe_kept.go).
 
 // subscribePanelKey is every value an opened panel is made of.
 type subscribePanelKey struct {
@@ -37,17 +37,13 @@ type subscribePanelKey struct {
 	timeZone          string
 }
 
-// openedPanel is a kept panel cut at its two holes: before the token,
-// between the token and the key, after the key.
-type openedPanel struct{ beforeToken, beforeKey, rest []byte }
+var openedPanels = newKeptMap[sameKey[subscribePanelKey], *frame](1_024)
 
-var openedPanels = newKeptMap[sameKey[subscribePanelKey], openedPanel](1_024)
-
-// The holes the kept panel is rendered with: NUL bytes never come out of a
-// template, and escaping leaves them be.
+// The opened panel's holes (frames.go), by number.
 const (
-	tokenMark = "\x00token\x00"
-	keyMark   = "\x00key\x00"
+	panelHoleCSRF = iota
+	panelHoleKey
+	panelHoles
 )
 
 // SubscribePanel is the subscribe section of a subscribable product's page;
@@ -66,16 +62,15 @@ func SubscribePanel(f *SubscribeForm) templ.Component {
 		k := sameKey[subscribePanelKey]{lang: lang.From(ctx), key: key}
 		p, ok := openedPanels.get(k)
 		if !ok {
+			marked := *f
+			marked.CSRF, marked.Key = holeMark(panelHoleCSRF), holeMark(panelHoleKey)
 			var err error
-			if p, ok, err = openPanel(ctx, f); err != nil {
-				return err
-			}
-			if !ok { // the marks were not where a form puts them
-				return subscribePanel(f).Render(ctx, w)
+			if p, err = makeFrame(ctx, subscribePanel(&marked), panelHoles); err != nil {
+				return subscribePanel(f).Render(ctx, w) // a NUL of its own: not kept
 			}
 			openedPanels.put(k, p)
 		}
-		return p.write(w, f.CSRF, f.Key)
+		return p.render(ctx, w, []framePart{panelHoleCSRF: {text: f.CSRF}, panelHoleKey: {text: f.Key}})
 	})
 }
 
@@ -97,43 +92,4 @@ func openedPanelKey(f *SubscribeForm) (subscribePanelKey, bool) {
 		k.zone, k.country, k.daysMin, k.daysMax = true, d.Country(), d.Zone.DaysMin, d.Zone.DaysMax
 	}
 	return k, true
-}
-
-// openPanel renders f's panel with marks for the token and the key and
-// cuts it there; false when they are not once each, the token first.
-func openPanel(ctx context.Context, f *SubscribeForm) (openedPanel, bool, error) {
-	marked := *f
-	marked.CSRF, marked.Key = tokenMark, keyMark
-	var buf bytes.Buffer
-	if err := subscribePanel(&marked).Render(ctx, &buf); err != nil {
-		return openedPanel{}, false, err
-	}
-	html := buf.Bytes()
-	if bytes.Count(html, []byte(tokenMark)) != 1 || bytes.Count(html, []byte(keyMark)) != 1 {
-		return openedPanel{}, false, nil
-	}
-	before, rest, _ := bytes.Cut(html, []byte(tokenMark))
-	between, after, found := bytes.Cut(rest, []byte(keyMark))
-	if !found {
-		return openedPanel{}, false, nil
-	}
-	return openedPanel{beforeToken: before, beforeKey: between, rest: after}, true, nil
-}
-
-// write is the kept panel with the customer's token and form key.
-func (p openedPanel) write(w io.Writer, token, key string) error {
-	if _, err := w.Write(p.beforeToken); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, templ.EscapeString(token)); err != nil {
-		return err
-	}
-	if _, err := w.Write(p.beforeKey); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, templ.EscapeString(key)); err != nil {
-		return err
-	}
-	_, err := w.Write(p.rest)
-	return err
 }
