@@ -32,13 +32,12 @@ func withAPIKeysEvery(d time.Duration) appOption {
 	return func(_ storetest.Env, cfg *web.Config) { cfg.APIKeysEvery = d }
 }
 
-// withoutBackgroundReads keeps the app's own timers out of a request
-// count: a drop gate that does not refresh itself (it re-reads the drops
-// in use every second) and API keys reloaded hourly. Their ticks made a
-// measured step count one request more in some runs.
+// withoutBackgroundReads keeps the drop gate's timer out of a request
+// count: a gate that does not refresh itself (it re-reads the drops in use
+// every second; the API's keys reload hourly in every test app). Its
+// ticks made a measured step count one request more in some runs.
 func withoutBackgroundReads(_ storetest.Env, cfg *web.Config) {
 	cfg.Gate = dropgate.New(cfg.Store, nil)
-	cfg.APIKeysEvery = time.Hour
 }
 
 // withRequestTimeout lets a request run this long: the races pile
