@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -19,10 +18,9 @@ import (
 type CatalogueWindow interface {
 	Categories(ctx context.Context) ([]store.Category, error)
 	Shelf(ctx context.Context, category string, order store.CatalogueOrder, from, limit int) (store.Shelf, error)
-	ProductWithStock(ctx context.Context, id string) (store.Product, []store.StockLevel, error)
-	// ProductPriceChange is the product's scheduled price, from the same
-	// read as its page (the subscribe form's preview).
-	ProductPriceChange(ctx context.Context, id string) (store.PriceChange, error)
+	// ProductOnSale is the product, its stock and its scheduled price
+	// change (the subscribe form's preview; nil when none), in one read.
+	ProductOnSale(ctx context.Context, id string) (store.Product, []store.StockLevel, *store.PriceChange, error)
 	// ShippingZones price the subscribe form's delivery (a minute old).
 	ShippingZones(ctx context.Context) ([]store.ShippingZone, error)
 }
@@ -145,14 +143,16 @@ func (h *Catalogue) shelf(ctx context.Context, a shelfAsked, more bool) (views.C
 	}, nil
 }
 
-func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
+// product is the product's page but its forms' CSRF token and subscribe
+// form, and its scheduled price change (nil when none) for that form.
+func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, *store.PriceChange, error) {
 	id, err := pathID(c, "id", "error.not_found.product")
 	if err != nil {
-		return views.ProductPage{}, err
+		return views.ProductPage{}, nil, err
 	}
-	p, stock, err := h.Window.ProductWithStock(c.UserContext(), id)
+	p, stock, change, err := h.Window.ProductOnSale(c.UserContext(), id)
 	if err != nil {
-		return views.ProductPage{}, notFoundAs(err, "error.not_found.product")
+		return views.ProductPage{}, nil, notFoundAs(err, "error.not_found.product")
 	}
 	p = productIn(c.UserContext(), p)
 	data := views.ProductPage{Product: p, Stock: views.StockPanel{ProductID: p.ID, Levels: stock}}
@@ -164,37 +164,28 @@ func (h *Catalogue) product(c *fiber.Ctx) (views.ProductPage, error) {
 			}
 		}
 	} else {
-		return views.ProductPage{}, err
+		return views.ProductPage{}, nil, err
 	}
-	return data, nil
+	return data, change, nil
 }
 
 // Show is a product's page with its stock across warehouses.
 func (h *Catalogue) Show(c *fiber.Ctx) error {
-	data, err := h.product(c)
+	data, change, err := h.product(c)
 	if err != nil {
 		return err
 	}
 	data.Add.CSRF = page.CSRFToken(c)
-	if err := h.subscribeForm(c, &data); err != nil {
+	if err := h.subscribeForm(c, &data, change); err != nil {
 		return err
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, data)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, &data)})
 }
 
 // subscribeForm puts the product's subscribe form on its page, its preview
-// quoting the product's scheduled price from the window's read of the page.
-func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage) error {
-	var change *store.PriceChange
-	if data.Product.Subscribable && page.Viewer(c).SignedIn() {
-		pc, err := h.Window.ProductPriceChange(c.UserContext(), data.Product.ID)
-		switch {
-		case err == nil:
-			change = &pc
-		case !errors.Is(err, store.ErrNotFound):
-			return err
-		}
-	}
+// quoting the product's scheduled price change from the window's read of
+// the page.
+func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage, change *store.PriceChange) error {
 	v := page.Viewer(c)
 	st := h.Facts.For(h.Store, v.ID, page.VisitOf(c).Saved)
 	f, err := subscribeForm(c.UserContext(), st, h.Window, v, data.Product, data.Add.CSRF, len(data.Stock.Levels) > 0, change, h.CardProvider)
@@ -205,15 +196,15 @@ func (h *Catalogue) subscribeForm(c *fiber.Ctx, data *views.ProductPage) error {
 // Stock is the product page's stock panel alone, for its htmx refresh (and
 // the full page without JavaScript).
 func (h *Catalogue) Stock(c *fiber.Ctx) error {
-	data, err := h.product(c)
+	data, change, err := h.product(c)
 	if err != nil {
 		return err
 	}
 	if !page.IsHTMX(c) {
 		data.Add.CSRF = page.CSRFToken(c)
-		if err := h.subscribeForm(c, &data); err != nil {
+		if err := h.subscribeForm(c, &data, change); err != nil {
 			return err
 		}
 	}
-	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, data), Partial: views.StockCounter(data.Stock)})
+	return page.Render(c, fiber.StatusOK, page.View{Title: data.Product.Name, Description: data.Product.Description, Page: page.Full(views.ProductView, &data), Partial: views.StockCounter(data.Stock)})
 }

@@ -82,6 +82,20 @@ func (w *Window) ProductWithStock(ctx context.Context, id string) (Product, []St
 	return v.product, slices.Clone(v.stock), err
 }
 
+// ProductOnSale is a product's page as the window reads it, in one look
+// (a product's page asked for the product and then its price change, two
+// looks at one entry): the product, its stock in every warehouse, and its
+// scheduled price change, nil when none is scheduled.
+func (w *Window) ProductOnSale(ctx context.Context, id string) (Product, []StockLevel, *PriceChange, error) {
+	v, err := w.product(ctx, id)
+	var change *PriceChange
+	if v.change != nil {
+		c := *v.change // the window's own stays as read
+		change = &c
+	}
+	return v.product, slices.Clone(v.stock), change, err
+}
+
 // errNoPriceChange is made once: most products have no change scheduled,
 // and every signed-in view of one asks (a fresh error cost a tenth of the
 // subscribe form's own work).

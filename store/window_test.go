@@ -189,6 +189,23 @@ func TestWindowKnowsAProductsPriceChangeFromItsPageRead(t *testing.T) {
 			t.Fatalf("no price change: %v, want ErrNotFound", err)
 		}
 	})
+	// The product's page asks for all three at once, from the same entry.
+	env.Costs(t, "a product on sale, its stock and price change", 0, func() {
+		p, _, c, err := win.ProductOnSale(ctx, tea.ID)
+		if err != nil || p.ID != tea.ID || c == nil || c.New != eur(1390) {
+			t.Fatalf("on sale: %+v, %+v, %v", p, c, err)
+		}
+		c.New = eur(1) // the caller's copy
+		if again, _ := win.ProductPriceChange(ctx, tea.ID); again.New != eur(1390) {
+			t.Fatalf("a caller's change reached the window: %+v", again)
+		}
+		if _, _, c, err := win.ProductOnSale(ctx, plain.ID); err != nil || c != nil {
+			t.Fatalf("a product without a change: %+v, %v", c, err)
+		}
+	})
+	if _, _, _, err := win.ProductOnSale(ctx, "none"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no such product: %v, want ErrNotFound", err)
+	}
 }
 
 // A note under a context tells when the first of the entries read under it

@@ -69,7 +69,7 @@ func Kept(name string) templ.Component {
 // shelf) asks first, and gathers nothing for a kept part.
 func KeptOr(ctx context.Context, name string, make func() (templ.Component, error)) (templ.Component, error) {
 	if r, ok := ctx.Value(keptKey{}).(keptRequest); ok {
-		if html, ok := r.parts.Get(r.key + "\x00" + name); ok {
+		if html, ok := r.get(name); ok {
 			return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 				_, err := w.Write(html)
 				return err
@@ -92,18 +92,37 @@ func keep(ctx context.Context, w io.Writer, name string, c templ.Component) erro
 	if !ok {
 		return c.Render(ctx, w)
 	}
-	key := r.key + "\x00" + name
-	if html, ok := r.parts.Get(key); ok {
-		_, err := w.Write(html)
+	html, err := r.html(ctx, name, c)
+	if err != nil {
 		return err
+	}
+	_, err = w.Write(html)
+	return err
+}
+
+// html is the part kept under name, or c rendered and kept.
+func (r keptRequest) html(ctx context.Context, name string, c templ.Component) ([]byte, error) {
+	if html, ok := r.get(name); ok {
+		return html, nil
 	}
 	var buf bytes.Buffer
 	if err := c.Render(ctx, &buf); err != nil {
-		return err
+		return nil, err
 	}
-	if buf.Len() <= keptPartMaxBytes {
-		r.parts.Put(key, buf.Bytes(), r.note)
+	r.put(name, buf.Bytes())
+	return buf.Bytes(), nil
+}
+
+// get is the part kept under name for this request's page, if kept and
+// fresh.
+func (r keptRequest) get(name string) ([]byte, bool) {
+	return r.parts.Get(r.key + "\x00" + name)
+}
+
+// put keeps html under name for the requests after this one, as fresh as
+// what this request read from the window, unless it is too big to keep.
+func (r keptRequest) put(name string, html []byte) {
+	if len(html) <= keptPartMaxBytes {
+		r.parts.Put(r.key+"\x00"+name, html, r.note)
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
 }

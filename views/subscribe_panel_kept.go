@@ -50,12 +50,11 @@ const (
 // htmx swaps it with the form's errors. Opened as it is on a product's
 // page, it is kept whole (see above).
 func SubscribePanel(f *SubscribeForm) templ.Component {
-	key, ok := openedPanelKey(f)
-	if !ok {
-		return subscribePanel(f)
-	}
+	// The key is made as the panel renders: captured, it would be a copy
+	// on the heap for every view.
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		if renderEverything.Load() {
+		key, ok := openedPanelKey(f)
+		if !ok || renderEverything.Load() {
 			return subscribePanel(f).Render(ctx, w)
 		}
 		key.timeZone = ZoneName(ctx)

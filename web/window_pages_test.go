@@ -127,3 +127,39 @@ func TestWindowPagesKeepNothingOfAnotherViewer(t *testing.T) {
 		}
 	}
 }
+
+// formKeys are the subscribe form's keys, new on every view.
+var formKeys = regexp.MustCompile(`name="key" value="[^"]*"`)
+
+// A product's page is kept as one part with the viewer's forms in its
+// holes (the add-to-cart form, the subscribe panel): for a customer with a
+// kept card (her panel rendered) and one without (his panel kept too), on
+// a subscribable product and another, the page made around the kept part
+// is the one an app that keeps nothing renders, but for the tokens and
+// the form's key.
+func TestKeptProductPageIsWhatRenderingMakes(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	s := newShop(t, withStore(&storetest.Counter{}, store.WithClock(func() time.Time { return now })), withWindowPages(time.Minute))
+	plain, _ := startApp(t, s.env, s.env.Table, [][]byte{keyA}, withWindowPages(-1))
+	ada := s.browser(t)
+	ada.signIn(demo.CustomerEmail, demo.CustomerPassword)
+	bob, _ := s.newCustomer(t, "Bob Kept")
+	mask := func(p page) string {
+		return formKeys.ReplaceAllString(maskedToken.ReplaceAllString(p.body, "T"), "K")
+	}
+	for name, b := range map[string]*browser{"ada": ada, "bob": bob} {
+		for _, path := range []string{"/products/cf-light", "/products/cf-grinder"} {
+			b.get(path) // keeps the part
+			kept := b.get(path)
+			wantSignedIn(t, kept, name+"'s "+path)
+			rendered := newBrowserWith(t, plain, b).get(path)
+			if a, r := mask(kept), mask(rendered); a != r {
+				t.Fatalf("%s's %s around the kept part differs from the rendered one:\n%s\n%s", name, path, a, r)
+			}
+			if formToken(kept) == "" || strings.Count(kept.body, formToken(kept)) < 2 {
+				t.Fatalf("%s's %s: the forms lack the viewer's token", name, path)
+			}
+		}
+	}
+}

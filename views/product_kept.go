@@ -1,0 +1,114 @@
+package views
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/a-h/templ"
+)
+
+// A product's page is the same for every viewer of it but for its two
+// forms: the add-to-cart form (the viewer's CSRF token) and the subscribe
+// panel (their token, their form's key, their cards and quote). It is kept
+// whole, as fresh as the window's read of the product, with a mark in each
+// form's place, and a view writes the kept text with its own forms in the
+// marks' places: one kept part where the breadcrumb, picture, words and
+// stock were four.
+
+// The product page's holes, by number.
+const (
+	productHoleAdd = iota
+	productHoleSubscribe
+)
+
+// productMain is p's page inside the storefront.
+func productMain(p *ProductPage) templ.Component {
+	var subscribe templ.Component = templ.NopComponent
+	if p.Subscribe != nil {
+		subscribe = SubscribePanel(p.Subscribe)
+	}
+	return keptAround("product", func(holes ...templ.Component) templ.Component {
+		return productMainOf(p, holes[productHoleAdd], holes[productHoleSubscribe])
+	}, AddToCartForm(p.Add), subscribe)
+}
+
+// keptAround is Kept for a part with holes: of makes the part around its
+// holes; it is kept with a mark in each (frames.go's marks) and written
+// with parts in their places, parts[n] in hole n. A part holding a NUL of
+// its own (which would read as a mark) is rendered every time.
+func keptAround(name string, of func(holes ...templ.Component) templ.Component, parts ...templ.Component) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		r, ok := ctx.Value(keptKey{}).(keptRequest)
+		if !ok || renderEverything.Load() {
+			return of(parts...).Render(ctx, w)
+		}
+		html, ok := r.get(name)
+		if !ok {
+			marks := make([]templ.Component, len(parts))
+			for i := range marks {
+				marks[i] = markComponent(i)
+			}
+			var buf bytes.Buffer
+			if err := of(marks...).Render(ctx, &buf); err != nil {
+				return err
+			}
+			if !marksOnly(buf.Bytes(), len(parts)) {
+				return of(parts...).Render(ctx, w)
+			}
+			html = buf.Bytes()
+			r.put(name, html)
+		}
+		return fillHoles(ctx, w, html, parts)
+	})
+}
+
+// fillHoles writes html, each hole's mark replaced by its part.
+func fillHoles(ctx context.Context, w io.Writer, html []byte, parts []templ.Component) error {
+	for {
+		i := bytes.IndexByte(html, markByte)
+		if i < 0 {
+			_, err := w.Write(html)
+			return err
+		}
+		if _, err := w.Write(html[:i]); err != nil {
+			return err
+		}
+		n, after, _ := bytes.Cut(html[i+1:], []byte{markByte})
+		if err := parts[markNumber(n)].Render(ctx, w); err != nil {
+			return err
+		}
+		html = after
+	}
+}
+
+// marksOnly says whether every NUL in html is a mark of a hole below
+// holes, so that fillHoles can write it.
+func marksOnly(html []byte, holes int) bool {
+	for {
+		i := bytes.IndexByte(html, markByte)
+		if i < 0 {
+			return true
+		}
+		n, after, ok := bytes.Cut(html[i+1:], []byte{markByte})
+		if h := markNumber(n); !ok || h < 0 || h >= holes {
+			return false
+		}
+		html = after
+	}
+}
+
+// markNumber is the hole a mark's digits name, -1 if they are not digits.
+func markNumber(digits []byte) int {
+	if len(digits) == 0 || len(digits) > 4 {
+		return -1
+	}
+	n := 0
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return -1
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n
+}
