@@ -201,12 +201,15 @@ func deadline(d time.Duration) fiber.Handler {
 			limit = max(d, photoUploadTimeout)
 		}
 		// One context for both ends: a client gone cancels it (Canceled,
-		// a 499), the limit ends it (DeadlineExceeded, a 503).
-		ctx, cancel := context.WithTimeout(c.UserContext(), limit)
-		defer cancel()
+		// a 499), the limit ends it (DeadlineExceeded, a 503). Only a
+		// GET or HEAD is given up when its client leaves: a form's post
+		// runs to its end.
+		var conn net.Conn
 		if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
-			defer clientGone(c.Context().Conn(), cancel)()
+			conn = c.Context().Conn()
 		}
+		ctx := newRequestContext(c.UserContext(), time.Now().Add(limit), conn)
+		defer ctx.end()
 		c.SetUserContext(ctx)
 		return c.Next()
 	}
