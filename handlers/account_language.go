@@ -34,8 +34,7 @@ func noteRecordLanguage(c *fiber.Ctx, l string) {
 	if cur, _ := v.Session.Values[keyRecordLang].(string); cur == l {
 		return
 	}
-	v.Session.Values[keyRecordLang] = l
-	v.Changed = true
+	v.Set(keyRecordLang, l)
 }
 
 // CustomerLanguageStore is what keeping the customer's language needs.

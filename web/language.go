@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"shop/handlers/page"
 	"shop/views/lang"
 )
 
@@ -34,7 +35,7 @@ func language(secure bool) fiber.Handler {
 		}
 		c.SetUserContext(lang.With(c.UserContext(), l))
 		c.Set(fiber.HeaderContentLanguage, string(l))
-		c.Vary(fiber.HeaderAcceptLanguage)
+		page.Vary(c, fiber.HeaderAcceptLanguage)
 		return c.Next()
 	}
 }

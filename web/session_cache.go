@@ -77,8 +77,7 @@ func (c *sessionCache) get(id, version string) (e sessionEntry, ok bool) {
 	if !ok || e.version != version {
 		return sessionEntry{}, false
 	}
-	e.values = maps.Clone(e.values)
-	return e, true
+	return e, true // its values are shared: read only (page.Visit.ValuesShared)
 }
 
 // put keeps a session as read or saved, under the version of its cookie,

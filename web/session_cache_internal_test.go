@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/sessions"
+
+	"shop/handlers/page"
 	"shop/store"
 )
 
@@ -40,11 +43,18 @@ func TestSessionCacheEntries(t *testing.T) {
 		})
 	}
 
+	// The cache's values are shared by the session's requests: a visit
+	// changes a copy of its own.
 	c.now = func() time.Time { return now }
 	e, _ := c.get("s1", "v1")
-	e.values["name"] = "Changed by a handler"
-	if again, _ := c.get("s1", "v1"); again.values["name"] != "Ada" {
+	v := &page.Visit{Session: &sessions.Session{Values: e.values}, ValuesShared: true}
+	v.Set("name", "Changed by a handler")
+	v.Delete("role")
+	if again, _ := c.get("s1", "v1"); again.values["name"] != "Ada" || len(again.values) != 1 {
 		t.Errorf("a request's change reached the cache: %v", again.values)
+	}
+	if v.Session.Values["name"] != "Changed by a handler" || !v.Changed {
+		t.Errorf("the visit's own values %v, changed %v", v.Session.Values, v.Changed)
 	}
 	c.touched("s1", "v1", now.Add(time.Minute))
 	if again, _ := c.get("s1", "v1"); !again.rec.LastSeenAt.Equal(now.Add(time.Minute)) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -106,24 +107,29 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 	if ck, err := r.Cookie(name); err == nil {
 		cookie = ck.Value
 	}
-	sess, _, _, err := s.load(r.Context(), name, cookie)
+	sess, _, _, shared, err := s.load(r.Context(), name, cookie)
+	if shared { // New's caller (gorilla's interface) may change it in place
+		sess.Values = maps.Clone(sess.Values)
+	}
 	return sess, err
 }
 
 // load is New with the stored session it read (zero for a fresh one) and
-// the version its cookie named.
-func (s *SessionStore) load(ctx context.Context, name, cookie string) (*sessions.Session, store.Session, string, error) {
+// the version its cookie named. A session answered from the cache has the
+// cache's map of values, which its visit must not change in place
+// (page.Visit.ValuesShared): shared says so.
+func (s *SessionStore) load(ctx context.Context, name, cookie string) (*sessions.Session, store.Session, string, bool, error) {
 	sess := sessions.NewSession(s, name)
 	opts := s.options
 	sess.Options = &opts
 	sess.IsNew = true
 	if cookie == "" {
-		return sess, store.Session{}, "", nil
+		return sess, store.Session{}, "", false, nil
 	}
 	payload, ok := s.cache.decoded(cookie)
 	if !ok {
 		if err := securecookie.DecodeMulti(name, cookie, &payload, s.codecs...); err != nil {
-			return sess, store.Session{}, "", errBadCookie
+			return sess, store.Session{}, "", false, errBadCookie
 		}
 		s.cache.checked(cookie, payload)
 	}
@@ -132,28 +138,29 @@ func (s *SessionStore) load(ctx context.Context, name, cookie string) (*sessions
 	id, version, _ := strings.Cut(payload, ".")
 	if e, ok := s.cache.get(id, version); ok {
 		if e.gone {
-			return sess, store.Session{}, "", nil // revoked or expired: signed out
+			return sess, store.Session{}, "", false, nil // revoked or expired: signed out
 		}
-		if e.values != nil { // a copy of its own
+		shared := e.values != nil
+		if shared {
 			sess.Values = e.values
 		}
 		sess.ID, sess.IsNew = id, false
-		return sess, e.rec, version, nil
+		return sess, e.rec, version, shared, nil
 	}
 	rec, err := s.records.Session(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		s.cache.put(id, version, store.Session{}, nil, true)
-		return sess, store.Session{}, "", nil // revoked or expired: signed out
+		return sess, store.Session{}, "", false, nil // revoked or expired: signed out
 	}
 	if err != nil {
-		return sess, store.Session{}, "", err
+		return sess, store.Session{}, "", false, err
 	}
 	if err := securecookie.DecodeMulti(dataName(name, id), string(rec.Data), &sess.Values, s.codecs...); err != nil {
-		return sess, store.Session{}, "", errBadCookie
+		return sess, store.Session{}, "", false, errBadCookie
 	}
-	s.cache.put(id, version, rec, sess.Values, false)
+	s.cache.put(id, version, rec, sess.Values, false) // a copy: the visit's own stays its own
 	sess.ID, sess.IsNew = id, false
-	return sess, rec, version, nil
+	return sess, rec, version, false, nil
 }
 
 // newSessionVersion names one save of a session in its cookie.
@@ -262,7 +269,7 @@ func sessionRequest(c *fiber.Ctx) *http.Request {
 func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
-		sess, stored, version, err := s.load(ctx, sessionCookie, string(c.Request().Header.Cookie(sessionCookie)))
+		sess, stored, version, shared, err := s.load(ctx, sessionCookie, string(c.Request().Header.Cookie(sessionCookie)))
 		switch {
 		case errors.Is(err, errBadCookie):
 			log.Info("session cookie rejected, treating as signed out", "request_id", page.RequestID(c))
@@ -270,7 +277,7 @@ func (s *SessionStore) middleware(log *slog.Logger) fiber.Handler {
 			return fmt.Errorf("load session: %w", err)
 		}
 		visit := page.Start(c, sess, s.tokens)
-		visit.Saved = version
+		visit.Saved, visit.ValuesShared = version, shared
 		handlerErr := c.Next()
 		// after is the answer when the session cannot be written after the
 		// handler: an error page, unless the handler wrote something for

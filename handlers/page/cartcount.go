@@ -50,8 +50,7 @@ func SetCartUnits(c *fiber.Ctx, n int) {
 		if old, ok := v.Session.Values[keyCartUnits].(int); ok && old == n {
 			return
 		}
-		v.Session.Values[keyCartUnits] = n
-		v.Changed = true
+		v.Set(keyCartUnits, n)
 		return
 	}
 	if v.tokens == nil || CartUnits(c) == n {

@@ -176,8 +176,7 @@ func rawToken(c *fiber.Ctx, create bool) []byte {
 			return nil
 		}
 		t := newToken()
-		v.Session.Values[keyCSRF] = t
-		v.Changed = true
+		v.Set(keyCSRF, t)
 		b, _ := base64.RawURLEncoding.DecodeString(t)
 		return b
 	}
@@ -188,23 +187,33 @@ func rawToken(c *fiber.Ctx, create bool) []byte {
 	return visitorToken(v.tokens.keys[0], id)
 }
 
-// CSRFToken returns a token for a form of this page, masked afresh.
+// CSRFToken returns the token for the forms of this page. It is masked
+// afresh for each answer (so that a compressed page shows no constant
+// secret) and once within one: every form and header of an answer carries
+// the same masked token.
 func CSRFToken(c *fiber.Ctx) string {
 	v := VisitOf(c)
 	v.tokenShown = true
-	return v.show(mask(rawToken(c, true)))
+	if v.masked == "" {
+		v.masked = v.show(mask(rawToken(c, true)))
+	}
+	return v.masked
 }
 
 // LayoutToken is the token for the layout's htmx headers when the visit
 // has one already; "" (and no cookie) otherwise.
 func LayoutToken(c *fiber.Ctx) string {
+	v := VisitOf(c)
+	if v.masked != "" {
+		return v.masked
+	}
 	raw := rawToken(c, false)
 	if raw == nil {
 		return ""
 	}
-	v := VisitOf(c)
 	v.tokenShown = true
-	return v.show(mask(raw))
+	v.masked = v.show(mask(raw))
+	return v.masked
 }
 
 // CSRFValid reports whether got (a masked token from a form or header) is

@@ -25,10 +25,10 @@ const (
 func SignInGuest(c *fiber.Ctx, id string) {
 	v := VisitOf(c)
 	if v.str(keyGuest) != id {
-		delete(v.Session.Values, keyGuestOrders)
+		v.Delete(keyGuestOrders)
 	}
-	v.Session.Values[keyGuest] = id
-	v.Changed, v.Renew = true, true
+	v.Set(keyGuest, id)
+	v.Renew = true
 }
 
 // Guest is the guest customer of the visit, "" when there is none (or the
@@ -49,8 +49,7 @@ func GuestOrder(c *fiber.Ctx, orderID string) {
 	}
 	ids = append(ids, orderID)
 	ids = ids[max(0, len(ids)-guestOrdersKept):]
-	v.Session.Values[keyGuestOrders] = strings.Join(ids, " ")
-	v.Changed = true
+	v.Set(keyGuestOrders, strings.Join(ids, " "))
 }
 
 // GuestSees reports whether the guest session held or placed the order.

@@ -52,13 +52,18 @@ type Visit struct {
 	// Saved is the version of the session's last save, as its cookie says
 	// ("" for none): what was read for a session may be kept under it.
 	Saved string
+	// ValuesShared: Session.Values is the session cache's map, which other
+	// requests read; the visit copies it before its first change
+	// (values.go).
+	ValuesShared bool
 
 	tokens      *Tokens
 	written     []any  // what this request wrote for good, for the log (Written)
 	visitor     string // the visitor cookie's id, once read or made
 	visitorRead bool
-	tokenShown  bool // the page carries a CSRF token: no shared cache may keep it
-	signedIn    bool // the request came signed in
+	tokenShown  bool   // the page carries a CSRF token: no shared cache may keep it
+	masked      string // the token this answer's forms carry, masked once
+	signedIn    bool   // the request came signed in
 	// noting: shown lists the masked tokens the page was given (a kept
 	// visitor's page swaps them for the next visitor's).
 	noting bool
@@ -100,8 +105,7 @@ func (v *Visit) str(key string) string {
 // as a flash message is kept: what a page shows once after a redirect.
 func KeepOnce(c *fiber.Ctx, key, value string) {
 	v := VisitOf(c)
-	v.Session.Values["once_"+key] = value
-	v.Changed = true
+	v.Set("once_"+key, value)
 }
 
 // TakeOnce is the value KeepOnce kept under key, taken ("" if none).
@@ -109,8 +113,7 @@ func TakeOnce(c *fiber.Ctx, key string) string {
 	v := VisitOf(c)
 	val := v.str("once_" + key)
 	if val != "" {
-		delete(v.Session.Values, "once_"+key)
-		v.Changed = true
+		v.Delete("once_" + key)
 	}
 	return val
 }
@@ -173,8 +176,7 @@ func ConfirmStaff(c *fiber.Ctx, cust store.Customer) {
 	c.Locals(roleKey, cust.Role)
 	c.Locals(staffKey, cust)
 	if v := VisitOf(c); v.str(keyCustomerID) == cust.ID && v.str(keyRole) != string(cust.Role) {
-		v.Session.Values[keyRole] = string(cust.Role)
-		v.Changed = true
+		v.Set(keyRole, string(cust.Role))
 	}
 }
 
@@ -195,12 +197,13 @@ func SessionID(c *fiber.Ctx) string { return VisitOf(c).Session.ID }
 // SignIn makes the visit the given customer's, under a new session id.
 func SignIn(c *fiber.Ctx, id, name, role string) {
 	v := VisitOf(c)
-	clear(v.Session.Values)
-	v.Session.Values[keyCustomerID] = id
-	v.Session.Values[keyName] = name
-	v.Session.Values[keyRole] = role
-	v.Session.Values[keyCSRF] = newToken()
-	v.Changed, v.Renew = true, true
+	v.clearValues()
+	v.Set(keyCustomerID, id)
+	v.Set(keyName, name)
+	v.Set(keyRole, role)
+	v.Set(keyCSRF, newToken())
+	v.masked = ""
+	v.Renew = true
 	forgetVisitor(c)
 }
 
@@ -212,8 +215,7 @@ func Rename(c *fiber.Ctx, name string) {
 	if v.str(keyCustomerID) == "" || v.str(keyName) == name {
 		return
 	}
-	v.Session.Values[keyName] = name
-	v.Changed = true
+	v.Set(keyName, name)
 }
 
 // RenewSession keeps the visit's values under a new session id (after a
@@ -226,8 +228,9 @@ func RenewSession(c *fiber.Ctx) {
 // SignOut forgets the customer and revokes the old session id.
 func SignOut(c *fiber.Ctx) {
 	v := VisitOf(c)
-	clear(v.Session.Values)
-	v.Changed, v.Renew = true, true
+	v.clearValues()
+	v.masked = ""
+	v.Renew = true
 	forgetVisitor(c)
 }
 
@@ -258,8 +261,7 @@ func visitorOwner(c *fiber.Ctx, create bool) string {
 			return ""
 		}
 		id = store.NewID()
-		v.Session.Values[keyVisitor] = id
-		v.Changed = true
+		v.Set(keyVisitor, id)
 	}
 	return store.VisitorOwner(id)
 }
@@ -267,9 +269,8 @@ func visitorOwner(c *fiber.Ctx, create bool) string {
 // Flash keeps a message for the next page the visitor sees.
 func Flash(c *fiber.Ctx, kind views.FlashKind, msg string) {
 	v := VisitOf(c)
-	v.Session.Values[keyFlash] = msg
-	v.Session.Values[keyFlashKind] = string(kind)
-	v.Changed = true
+	v.Set(keyFlash, msg)
+	v.Set(keyFlashKind, string(kind))
 }
 
 // Layout is what the layouts need to know about this visit. It takes the
@@ -279,9 +280,7 @@ func Layout(c *fiber.Ctx, title string) views.Layout {
 	l := ErrorLayout(c, title)
 	if msg := v.str(keyFlash); msg != "" {
 		l.Flash = views.Flash{Kind: views.FlashKind(v.str(keyFlashKind)), Message: msg}
-		delete(v.Session.Values, keyFlash)
-		delete(v.Session.Values, keyFlashKind)
-		v.Changed = true
+		v.Delete(keyFlash, keyFlashKind)
 	}
 	return l
 }
@@ -347,7 +346,7 @@ func Full[T any](page func(views.Layout, T) templ.Component, data T) func(views.
 // Render writes the full page, or the partial when htmx asked for one (and a
 // partial exists). The partial is the same component the full page uses.
 func Render(c *fiber.Ctx, status int, v View) error {
-	c.Vary("HX-Request")
+	Vary(c, "HX-Request")
 	if v.Partial != nil && IsHTMX(c) {
 		return Write(c, status, v.Partial)
 	}
