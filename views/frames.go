@@ -38,9 +38,12 @@ func headOf(ctx context.Context, l Layout) docHead {
 // storefrontParts are the parts of the storefront's frame that are not
 // the same for every viewer of an address: every string and component but
 // signedIn is a hole of the kept frame. A string hole is escaped as text
-// or an attribute's value, never put in a URL.
+// or an attribute's value, never put in a URL. head.HxHeaders is made
+// from token only where the frame is not kept (the kept frame's hole
+// writes it from the token).
 type storefrontParts struct {
 	head      docHead
+	token     string // the CSRF token htmx sends
 	signedIn  bool
 	name      string // the viewer's, signed in
 	csrf      string // the sign-out form's token, signed in
@@ -71,7 +74,8 @@ const (
 // storefrontPartsOf are l's parts around body.
 func storefrontPartsOf(ctx context.Context, l Layout, body templ.Component) storefrontParts {
 	p := storefrontParts{
-		head:      headOf(ctx, l),
+		head:      docHead{Title: l.DocumentTitle(), Description: l.MetaDescription(ctx)},
+		token:     l.CSRF,
 		signedIn:  l.Viewer.SignedIn(),
 		name:      l.Viewer.Name,
 		csrf:      l.CSRF,
@@ -93,7 +97,7 @@ func (p storefrontParts) holes() [storefrontHoles]framePart {
 	return [storefrontHoles]framePart{
 		holeTitle:       {text: p.head.Title},
 		holeDescription: {text: p.head.Description},
-		holeHxHeaders:   {text: p.head.HxHeaders},
+		holeHxHeaders:   {hxToken: p.token},
 		holeName:        {text: p.name},
 		holeCSRF:        {text: p.csrf},
 		holeCartQuick:   {c: p.cartQuick},
@@ -160,6 +164,7 @@ func Storefront(l Layout) templ.Component {
 		parts := storefrontPartsOf(ctx, l, body)
 		if renderEverything.Load() || strings.IndexByte(l.Path, 0) >= 0 {
 			// (A NUL would read as a hole's mark: not kept.)
+			parts.head.HxHeaders = csrfHeaders(parts.token)
 			return storefrontFrame(l.Path, parts).Render(ctx, w)
 		}
 		key := frameKey{lang: lang.From(ctx), path: l.Path, shape: shapeOf(l)}
@@ -176,10 +181,13 @@ func Storefront(l Layout) templ.Component {
 	})
 }
 
-// framePart fills a hole: text, escaped, or a component.
+// framePart fills a hole: text, escaped, or a component, or the htmx
+// headers of a CSRF token, written as escaped without being made (every
+// page has them; escaping the JSON's quotes made a copy).
 type framePart struct {
-	text string
-	c    templ.Component
+	text    string
+	c       templ.Component
+	hxToken string
 }
 
 // A hole's mark is its number between NUL bytes, which never come out of
@@ -238,6 +246,12 @@ func (f *frame) render(ctx context.Context, w io.Writer, parts []framePart) erro
 			return nil
 		}
 		p := parts[f.holes[i]]
+		if p.hxToken != "" {
+			if err := writeHxHeaders(w, p.hxToken); err != nil {
+				return err
+			}
+			continue
+		}
 		if p.c == nil {
 			if _, err := io.WriteString(w, templ.EscapeString(p.text)); err != nil {
 				return err
@@ -261,3 +275,18 @@ type frameKey struct {
 // storefrontFrames are the kept frames, at most 1,024 whatever addresses a
 // crawler makes up (a frame is a few kB: a few MB at most).
 var storefrontFrames = newKeptMap[frameKey, *frame](1_024)
+
+// writeHxHeaders writes csrfHeaders(token) escaped as an attribute's
+// value, as templ escapes it.
+func writeHxHeaders(w io.Writer, token string) error {
+	if !plainToken(token) {
+		_, err := io.WriteString(w, templ.EscapeString(csrfHeaders(token)))
+		return err
+	}
+	for _, s := range [...]string{`{&#34;X-CSRF-Token&#34;:&#34;`, token, `&#34;}`} {
+		if _, err := io.WriteString(w, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -39,6 +39,11 @@ func TestCSRFHeadersAreJSON(t *testing.T) {
 		if got := csrfHeaders(token); got != string(b) {
 			t.Errorf("token %q: %s, want %s", token, got, b)
 		}
+		// The kept frame writes them escaped without making them.
+		var buf strings.Builder
+		if err := writeHxHeaders(&buf, token); err != nil || buf.String() != html.EscapeString(string(b)) {
+			t.Errorf("token %q written %s, want %s (%v)", token, buf.String(), html.EscapeString(string(b)), err)
+		}
 	}
 	if csrfHeaders("") != "" {
 		t.Error("no token: want no headers")

@@ -73,6 +73,42 @@ var matcher = language.NewMatcher([]language.Tag{language.English, language.Kore
 // FromAcceptLanguage is the shop's language closest to a browser's
 // Accept-Language header; English when none is near.
 func FromAcceptLanguage(header string) Lang {
+	if header == "" {
+		return Default
+	}
+	acceptLanguages.RLock()
+	l, ok := acceptLanguages.matched[header]
+	acceptLanguages.RUnlock()
+	if ok {
+		return l
+	}
+	l = matchAcceptLanguage(header)
+	if len(header) <= acceptLanguageMaxBytes {
+		acceptLanguages.Lock()
+		if len(acceptLanguages.matched) >= acceptLanguagesMost {
+			clear(acceptLanguages.matched)
+		}
+		acceptLanguages.matched[header] = l
+		acceptLanguages.Unlock()
+	}
+	return l
+}
+
+// acceptLanguages are the headers matched so far. Browsers send few
+// distinct ones, and parsing and matching one cost every page of a visit
+// without a language cookie; the bounds hold it to a few hundred kB
+// whatever headers a client makes up.
+var acceptLanguages = struct {
+	sync.RWMutex
+	matched map[string]Lang
+}{matched: map[string]Lang{}}
+
+const (
+	acceptLanguagesMost    = 1_024
+	acceptLanguageMaxBytes = 256
+)
+
+func matchAcceptLanguage(header string) Lang {
 	tags, _, err := language.ParseAcceptLanguage(header)
 	if err != nil || len(tags) == 0 {
 		return Default
