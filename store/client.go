@@ -64,6 +64,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, observers ...Observer) (*d
 	if cfg.Endpoint != "" {
 		// DynamoDB Local accepts any credentials; its error responses carry no
 		// CRC header, so checksum validation must be off.
+		apiOptions = append(apiOptions, watchMiddleware)
 		return dynamodb.New(dynamodb.Options{
 			Region:                          region,
 			BaseEndpoint:                    aws.String(cfg.Endpoint),

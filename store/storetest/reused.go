@@ -37,10 +37,10 @@ type pooledTable struct {
 // Reused is New for tests that each start from the same items (the demo
 // shop, say): the test gets a table of its own, filled by fill the first
 // time and taken from a pool after that, and gives it back when it ends
-// with what it wrote undone. Finding a test's writes (one consistent scan)
-// and undoing them (a few writes) costs DynamoDB Local about a tenth of
-// writing a thousand items into a new table, which was most of what a
-// short test cost.
+// with what it wrote undone. Finding a test's writes (the keys its
+// requests named, whatever client sent them) and undoing them (a few writes) costs DynamoDB
+// Local a small part of writing a thousand items into a new table, which
+// was most of what a short test cost.
 //
 // The table is the test's alone while it runs, as with New, and it is
 // given back after the test's own cleanups (an app or scheduler over it
@@ -61,10 +61,12 @@ func Reused(t testing.TB, name string, fill func(t testing.TB, env Env)) Env {
 			t.FailNow()
 		}
 		table.name, table.start = env.Table, byKey(env.Items(t))
+		logWrites(env.Table)
 		env.Counter.Reset()
 		return env
 	}
 	env := open(t, ep, table.name)
+	logWrites(env.Table)
 	keepTable(t, env, pool, &table)
 	return env
 }
@@ -100,9 +102,9 @@ func byKey(items []map[string]types.AttributeValue) map[string]map[string]types.
 var restoring sync.WaitGroup
 
 // keepTable registers the table's return to pool when the test ends (in
-// place of New's drop). It is put back in the background: the restore (a
-// scan of the whole table, a few writes) took a short test's slot for a
-// good part of a second, while the next test could start on another
+// place of New's drop). It is put back in the background: the restore
+// (then a scan of the whole table, a few writes) took a short test's slot
+// for a good part of a second, while the next test could start on another
 // table. A test that finds no table free gets a new one (WaitRestores
 // waits for those being put back).
 func keepTable(t testing.TB, env Env, pool *tablePool, table *pooledTable) {
@@ -114,7 +116,7 @@ func keepTable(t testing.TB, env Env, pool *tablePool, table *pooledTable) {
 		restoring.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if err := restore(ctx, env, table.start); err != nil {
+			if err := restoreWritten(ctx, env, takeWrites(env.Table), table.start); err != nil {
 				// The test has ended: its log is closed.
 				fmt.Fprintf(os.Stderr, "storetest: table %s not reused (%v): dropped\n", env.Table, err)
 				_, _ = env.Client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(env.Table)})
@@ -131,8 +133,9 @@ func keepTable(t testing.TB, env Env, pool *tablePool, table *pooledTable) {
 // back in their pools.
 func WaitRestores() { restoring.Wait() }
 
-// restore puts the table's items back to start: what the test added is
-// deleted, what it changed or deleted is written again.
+// restore puts the table's items back to start, scanning it whole: what
+// the test added is deleted, what it changed or deleted is written again.
+// For a table written where the keys were not seen (WrittenElsewhere).
 func restore(ctx context.Context, env Env, start map[string]map[string]types.AttributeValue) error {
 	var writes []types.WriteRequest
 	seen := make(map[string]bool, len(start))

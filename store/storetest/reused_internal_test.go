@@ -1,8 +1,12 @@
 package storetest
 
 import (
+	"context"
+	"reflect"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -49,5 +53,30 @@ func TestItemsEqual(t *testing.T) {
 		if got := itemsEqual(tc.b, tc.a); got != tc.want {
 			t.Errorf("%s, the other way: itemsEqual %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The check STORETEST_CHECK_RESTORES turns on finds an item added, one
+// changed and one deleted since the start: it can fail.
+func TestDifferencesFindWhatChanged(t *testing.T) {
+	env := New(t)
+	ctx := context.Background()
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	it := func(pk, v string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": s(pk), "SK": s("x"), "V": s(v)}
+	}
+	env.PutItems(t, []map[string]types.AttributeValue{it("same", "1"), it("changed", "1"), it("deleted", "1")})
+	start := byKey(env.Items(t))
+	if diff, err := differences(ctx, env, start); err != nil || len(diff) != 0 {
+		t.Fatalf("a table as it started differs at %q (%v)", diff, err)
+	}
+	env.PutItems(t, []map[string]types.AttributeValue{it("changed", "2"), it("added", "1")})
+	if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table),
+		Key: map[string]types.AttributeValue{"PK": s("deleted"), "SK": s("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := differences(ctx, env, start)
+	if want := []string{"added\x00x", "changed\x00x", "deleted\x00x"}; err != nil || !reflect.DeepEqual(diff, want) {
+		t.Fatalf("differences %q (%v), want %q", diff, err, want)
 	}
 }

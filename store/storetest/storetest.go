@@ -37,6 +37,13 @@ var (
 // and returns the code to exit with (a check over what the tests saw).
 func Main(m *testing.M, after ...func(code int) int) {
 	code := m.Run()
+	restoring.Wait()
+	if n := restoresMissed.Load(); n > 0 {
+		fmt.Fprintf(os.Stderr, "storetest: %d restores of reused tables missed writes (%s)\n", n, CheckRestoresVariable)
+		if code == 0 {
+			code = 1
+		}
+	}
 	for _, f := range after {
 		code = f(code)
 	}
