@@ -7,9 +7,11 @@
 package requestlog
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -19,6 +21,18 @@ import (
 type Lines struct {
 	mu sync.Mutex // one Write a line, as the TextHandler's own lock keeps it
 	w  io.Writer
+	// second is the last second's time as written, up to its fraction:
+	// formatting the whole time was a tenth of a line's cost, and lines
+	// come many a second.
+	second atomic.Pointer[writtenSecond]
+}
+
+// writtenSecond is a second's time as a line writes it: before its
+// milliseconds (date, time, the dot) and after them (the zone).
+type writtenSecond struct {
+	unix          int64
+	loc           *time.Location
+	before, after []byte
 }
 
 // Line is what one request's line says.
@@ -43,7 +57,7 @@ var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 256); return 
 func (l *Lines) Write(r Line) error {
 	bp := lineBuffers.Get().(*[]byte)
 	b := append((*bp)[:0], "time="...)
-	b = r.At.Truncate(time.Millisecond).AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	b = l.appendTime(b, r.At)
 	b = append(b, " level=INFO msg=request method="...)
 	b = appendLogValue(b, r.Method)
 	b = append(b, " path="...)
@@ -65,6 +79,25 @@ func (l *Lines) Write(r Line) error {
 	*bp = b
 	lineBuffers.Put(bp)
 	return err
+}
+
+// timeLayout is the TextHandler's, to the millisecond.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// appendTime appends t as timeLayout does, from the second's text kept
+// when t is in the second of the line before.
+func (l *Lines) appendTime(b []byte, t time.Time) []byte {
+	sec := l.second.Load()
+	if sec == nil || sec.unix != t.Unix() || sec.loc != t.Location() {
+		whole := t.Truncate(time.Second).AppendFormat(nil, timeLayout)
+		dot := bytes.IndexByte(whole, '.') + 1 // the fraction's (a year may be longer than four digits)
+		sec = &writtenSecond{unix: t.Unix(), loc: t.Location(), before: whole[:dot], after: whole[dot+3:]}
+		l.second.Store(sec)
+	}
+	ms := t.Nanosecond() / int(time.Millisecond)
+	b = append(b, sec.before...)
+	b = append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, sec.after...)
 }
 
 // appendLogValue appends s as the TextHandler does: as it is, or quoted

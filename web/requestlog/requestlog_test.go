@@ -41,6 +41,40 @@ func TestLinesAreTheTextHandlers(t *testing.T) {
 	}
 }
 
+// One Lines keeps the text of the second it last wrote: lines in that
+// second, the next, another zone at the same instant and across a change
+// of summer time each say their own time as the TextHandler does.
+func TestLinesSayEachTimeInTurn(t *testing.T) {
+	stockholm, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 1, 2, 3, 456_789_000, time.UTC)
+	summerEnds := time.Date(2026, 10, 25, 0, 59, 59, 999_000_000, time.UTC) // 02:59:59.999 CEST, then 02:00 CET
+	var direct bytes.Buffer
+	lines := &Lines{w: &direct}
+	for _, when := range []time.Time{
+		at, at.Add(time.Millisecond), at.Add(543 * time.Millisecond), at.Add(544 * time.Millisecond),
+		at.In(stockholm), at, at.Add(-time.Second), at.Add(time.Hour),
+		summerEnds.In(stockholm), summerEnds.Add(time.Millisecond).In(stockholm),
+	} {
+		direct.Reset()
+		if err := lines.Write(Line{At: when, Method: "GET", Path: "/", Route: "/", ID: "i", Status: 200}); err != nil {
+			t.Fatal(err)
+		}
+		var handler bytes.Buffer
+		r := slog.NewRecord(when, slog.LevelInfo, "request", 0)
+		r.AddAttrs(slog.String("method", "GET"), slog.String("path", "/"), slog.String("route", "/"),
+			slog.Int("status", 200), slog.Float64("duration_ms", 0), slog.Int("bytes", 0), slog.String("request_id", "i"))
+		if err := slog.NewTextHandler(&handler, nil).Handle(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		if direct.String() != handler.String() {
+			t.Errorf("%v written directly:\n%s\nby the TextHandler:\n%s", when, direct.String(), handler.String())
+		}
+	}
+}
+
 // FuzzLinePaths: whatever path a client sends, the direct line is
 // the TextHandler's.
 func FuzzLinePaths(f *testing.F) {
