@@ -100,7 +100,8 @@ func TestRequestContextEndsAsAContextDoes(t *testing.T) {
 		child, cancelChild := context.WithCancel(r)
 		stopped, cancelStopped := context.WithCancel(r)
 		cancelStopped() // ends before its parent: its AfterFunc is stopped
-		value := context.WithValue(child, struct{}{}, 1)
+		type key struct{}
+		value := context.WithValue(child, key{}, 1)
 		r.mu.Lock()
 		registered := len(r.afters)
 		r.mu.Unlock()
