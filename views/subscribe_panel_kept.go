@@ -11,15 +11,17 @@ import (
 )
 
 // The subscribe panel as a customer opens it on a product's page (no error,
-// no code typed, no kept card to choose, a delivery it can quote) is the
-// same HTML for every customer whose form has the same values, but for two
-// things of their own: their CSRF token and the form's key. It is kept
+// no code typed, no kept card to choose) is the same HTML for every
+// customer whose form has the same values, but for two things of their
+// own: their CSRF token and the form's key. A delivery problem is one of
+// the values: its text is the same for every customer it names (no
+// address yet; no delivery to their country), and a new customer, who has
+// no address, sees it on every subscribable product. It is kept
 // whole per language, time zone and those values as a frame (frames.go)
 // with holes where the two go, so a signed-in product view writes the
 // frame's text and two strings instead of rendering the form. Anything
-// else (errors, a code, kept cards, a delivery problem, which name the
-// customer's own) is rendered as it is, around the kept parts
-// (subscribe_kept.go).
+// else (errors, a code, kept cards, which name the customer's own) is
+// rendered as it is, around the kept parts (subscribe_kept.go).
 
 // subscribePanelKey is every value an opened panel is made of.
 type subscribePanelKey struct {
@@ -34,6 +36,7 @@ type subscribePanelKey struct {
 	zone              bool
 	country           string
 	daysMin, daysMax  int
+	deliveryProblem   string
 	timeZone          string
 }
 
@@ -78,12 +81,12 @@ func SubscribePanel(f *SubscribeForm) templ.Component {
 func openedPanelKey(f *SubscribeForm) (subscribePanelKey, bool) {
 	q := f.Quote
 	if !f.SignedIn || !f.Product.Subscribable || len(f.Errors) > 0 || f.Code != "" || f.Discount != nil ||
-		len(f.Cards) > 0 || f.Card != "new" || f.DeliveryProblem != "" || q == nil || q.Coupon != nil ||
+		len(f.Cards) > 0 || f.Card != "new" || q == nil || q.Coupon != nil ||
 		!shortNumber(f.Day) || !shortNumber(f.Period) {
 		return subscribePanelKey{}, false
 	}
 	k := subscribePanelKey{product: f.Product.ID, price: f.Product.MonthlyPrice, trialDays: f.Product.TrialDays,
-		trialTaken: f.TrialTaken, ships: f.Ships, day: f.Day, period: f.Period, quote: *q}
+		trialTaken: f.TrialTaken, ships: f.Ships, day: f.Day, period: f.Period, quote: *q, deliveryProblem: f.DeliveryProblem}
 	if q.Trial != nil {
 		k.trial, k.hasTrial, k.quote.Trial = *q.Trial, true, nil
 	}
