@@ -257,18 +257,23 @@ func (d *Deliverer) deliverEvent(ctx context.Context, e store.WebhookEvent) (sen
 	return sent, failed, nil
 }
 
-// recordTries bounds record's reads and writes when resends keep saving
-// the event in between; each try after a conflict waits a little longer
-// (1, 2, 4 … 64 ms), so a burst of resends passes before the last.
-const recordTries = 10
+// recordPatience bounds how long record keeps at its save while resends
+// keep saving the event in between. It is time, not a count of tries: a
+// resend gives up after a few conflicts (store.ResendWebhookEvent), the
+// deliverer, holding a POST already sent, should not, and a count of tries
+// ran out in CI while a loaded machine stretched a burst of resends.
+const recordPatience = 10 * time.Second
 
 // record saves the delivery's new state and logs its attempt. When a
 // resend saved the event since it was read, the attempt is logged all the
 // same and the resend's state kept (the event goes again: at least once).
+// Each try after a conflict waits a little longer (1, 2, 4 … 64 ms), so a
+// burst of resends passes.
 func (d *Deliverer) record(ctx context.Context, e store.WebhookEvent, ep string, dl store.WebhookDelivery, a *store.WebhookAttempt) (store.WebhookEvent, error) {
-	for try := range recordTries - 1 {
+	giveUp := time.Now().Add(recordPatience)
+	for try := 0; ; try++ {
 		next, err := d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
-		if !errors.Is(err, store.ErrConflict) {
+		if !errors.Is(err, store.ErrConflict) || time.Now().After(giveUp) {
 			return next, err
 		}
 		select {
@@ -285,7 +290,6 @@ func (d *Deliverer) record(ctx context.Context, e store.WebhookEvent, ep string,
 		}
 		e = cur
 	}
-	return d.store.RecordWebhookAttempt(ctx, e, ep, dl, a)
 }
 
 // notSent is what a delivery to a disabled endpoint logs: it fails
