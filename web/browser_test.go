@@ -196,10 +196,24 @@ func (j journey) waitFor(step, js string, within time.Duration) {
 	if _, err := chromedp.Run(j.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(within))); err != nil {
 		// What the page showed, so a failure on a loaded machine says more
 		// than a deadline.
-		seen, _ := chromedp.Run(j.ctx, chromedp.Evaluate[string](`location.pathname + ' [' + document.readyState + ', htmx ' + !!window.htmx + '] ' + (document.querySelector('main') || document.body).innerText.slice(0, 600)`))
+		seen, _ := chromedp.Run(j.ctx, chromedp.Evaluate[string](pageSeen))
 		j.t.Fatalf("%s: %v; the page: %s", j.step(step), err, seen)
 	}
 }
+
+// pageSeen is what a failed wait prints of the page: where it is, its
+// state, the focused field, the text fields' values (aria-invalid marked
+// !) and the main text without lists of options (a country list alone
+// would fill it).
+const pageSeen = `(() => {
+	const main = (document.querySelector('main') || document.body).cloneNode(true);
+	main.querySelectorAll('select, script, style').forEach(e => e.remove());
+	const fields = [...document.querySelectorAll('input[type=text], input[type=email], input:not([type])')]
+		.filter(e => e.value).map(e => e.name + '=' + JSON.stringify(e.value) + (e.getAttribute('aria-invalid') === 'true' ? '!' : ''));
+	const focused = document.activeElement && (document.activeElement.name || document.activeElement.tagName);
+	return location.pathname + ' [' + document.readyState + ', htmx ' + !!window.htmx + ', focus ' + focused + '] fields: ' +
+		fields.join(' ') + '; text: ' + main.textContent.replace(/\s+/g, ' ').slice(0, 1500);
+})()`
 
 // htmxReady waits until the page's scripts ran and htmx processed it:
 // Navigate waits for the load, a click that follows a link does not.
