@@ -220,20 +220,46 @@ func makeFrame(ctx context.Context, c templ.Component, holes int) (*frame, error
 	f := &frame{}
 	rest := buf.Bytes()
 	for {
-		i := bytes.IndexByte(rest, markByte)
-		if i < 0 {
-			f.text = append(f.text, rest)
-			return f, nil
-		}
-		f.text = append(f.text, rest[:i])
-		n, after, ok := bytes.Cut(rest[i+1:], []byte{markByte})
-		hole, err := strconv.Atoi(string(n))
-		if !ok || err != nil || hole < 0 || hole >= holes {
+		before, hole, after, ok := nextMark(rest, holes)
+		if !ok {
 			return nil, errors.New("views: a frame holds a NUL that is not a hole's mark")
+		}
+		f.text = append(f.text, before)
+		if hole < 0 {
+			return f, nil
 		}
 		f.holes = append(f.holes, hole)
 		rest = after
 	}
+}
+
+// nextMark cuts html at its first hole's mark: the text before it, the
+// hole's number and the text after; hole -1 (and before all of html) when
+// it holds none. ok is false for a NUL that is no mark of a hole below
+// holes.
+func nextMark(html []byte, holes int) (before []byte, hole int, after []byte, ok bool) {
+	i := bytes.IndexByte(html, markByte)
+	if i < 0 {
+		return html, -1, nil, true
+	}
+	digits, after, closed := bytes.Cut(html[i+1:], []byte{markByte})
+	hole = markNumber(digits)
+	return html[:i], hole, after, closed && hole >= 0 && hole < holes
+}
+
+// markNumber is the hole a mark's digits name, -1 if they are not digits.
+func markNumber(digits []byte) int {
+	if len(digits) == 0 || len(digits) > 4 {
+		return -1
+	}
+	n := 0
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return -1
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n
 }
 
 // render writes the frame, its holes filled with parts.

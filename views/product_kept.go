@@ -63,19 +63,15 @@ func keptAround(name string, of func(holes ...templ.Component) templ.Component, 
 	})
 }
 
-// fillHoles writes html, each hole's mark replaced by its part.
+// fillHoles writes html, each hole's mark replaced by its part (html's
+// marks are checked: marksOnly).
 func fillHoles(ctx context.Context, w io.Writer, html []byte, parts []templ.Component) error {
 	for {
-		i := bytes.IndexByte(html, markByte)
-		if i < 0 {
-			_, err := w.Write(html)
+		before, hole, after, _ := nextMark(html, len(parts))
+		if _, err := w.Write(before); err != nil || hole < 0 {
 			return err
 		}
-		if _, err := w.Write(html[:i]); err != nil {
-			return err
-		}
-		n, after, _ := bytes.Cut(html[i+1:], []byte{markByte})
-		if err := parts[markNumber(n)].Render(ctx, w); err != nil {
+		if err := parts[hole].Render(ctx, w); err != nil {
 			return err
 		}
 		html = after
@@ -86,29 +82,10 @@ func fillHoles(ctx context.Context, w io.Writer, html []byte, parts []templ.Comp
 // holes, so that fillHoles can write it.
 func marksOnly(html []byte, holes int) bool {
 	for {
-		i := bytes.IndexByte(html, markByte)
-		if i < 0 {
-			return true
-		}
-		n, after, ok := bytes.Cut(html[i+1:], []byte{markByte})
-		if h := markNumber(n); !ok || h < 0 || h >= holes {
-			return false
+		_, hole, after, ok := nextMark(html, holes)
+		if !ok || hole < 0 {
+			return ok
 		}
 		html = after
 	}
-}
-
-// markNumber is the hole a mark's digits name, -1 if they are not digits.
-func markNumber(digits []byte) int {
-	if len(digits) == 0 || len(digits) > 4 {
-		return -1
-	}
-	n := 0
-	for _, d := range digits {
-		if d < '0' || d > '9' {
-			return -1
-		}
-		n = n*10 + int(d-'0')
-	}
-	return n
 }
