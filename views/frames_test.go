@@ -111,3 +111,15 @@ func TestStorefrontFrameKeepsNothingOfTheViewer(t *testing.T) {
 		}
 	}
 }
+
+// renderAllOf is c rendered as if nothing were kept.
+func renderAllOf(t *testing.T, ctx context.Context, c templ.Component) string {
+	t.Helper()
+	renderEverything.Store(true)
+	defer renderEverything.Store(false)
+	var buf bytes.Buffer
+	if err := c.Render(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}

@@ -85,9 +85,10 @@ func subscribeCode(f *SubscribeForm) templ.Component {
 var subscribeTails = newSameParts[string](64)
 
 // subscribeTail is the form after its preview; kept per time zone (its
-// words name it) when there is no kept card to choose.
+// words name it) when there is no kept card to choose, and never with the
+// mark of the kept panel's card hole in it.
 func subscribeTail(f *SubscribeForm) templ.Component {
-	if len(f.Cards) > 0 || f.Errors["card"] != "" {
+	if len(f.Cards) > 0 || f.Errors["card"] != "" || f.cardChoice != nil {
 		return subscribeFormTail(f)
 	}
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {

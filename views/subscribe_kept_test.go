@@ -39,6 +39,15 @@ func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
 			f.Cards = []store.Card{{Token: "pm_ada", Brand: "Visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030}}
 			f.Card = "pm_ada"
 		}),
+		"kept cards, a new one chosen": variant(func(f *SubscribeForm) {
+			f.Cards = []store.Card{{Token: "pm_ada", Brand: "Visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030}}
+		}),
+		"two kept cards": variant(func(f *SubscribeForm) {
+			f.Cards = []store.Card{{Token: "pm_ada", Brand: "Visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030},
+				{Token: "pm_ada2", Brand: "Mastercard", Last4: "4444", ExpMonth: 1, ExpYear: 2031}}
+			f.Card = "pm_ada2"
+		}),
+		"a code typed": variant(func(f *SubscribeForm) { f.Code = "SPRING" }),
 		"trial": variant(func(f *SubscribeForm) {
 			f.Product.TrialDays = 14
 			q := store.QuoteSubscription(today, f.Product, 28, 1, nil)
@@ -83,21 +92,34 @@ func TestKeptPartsAreWhatRenderingMakes(t *testing.T) {
 			}
 		}
 	}
-	// A panel opened whole is another customer's with their own token and
-	// key, never the first one's.
+	// A panel opened whole is another customer's with their own token, key
+	// and kept cards, never the first one's.
+	withCard := base
+	withCard.Cards = []store.Card{{Token: "pm_ada", Brand: "Visa", Last4: "4242", ExpMonth: 12, ExpYear: 2030}}
+	withCard.Card = "pm_ada"
 	other := base
 	other.CSRF, other.Key = "another-customers-token", "06h2kzzzzzzzzzzzzzzz"
-	for _, l := range lang.All {
-		var first, second bytes.Buffer
-		if err := SubscribePanel(&base).Render(benchCtx(l), &first); err != nil {
-			t.Fatal(err)
-		}
-		if err := SubscribePanel(&other).Render(benchCtx(l), &second); err != nil {
-			t.Fatal(err)
-		}
-		want := strings.NewReplacer(base.CSRF, other.CSRF, base.Key, other.Key).Replace(first.String())
-		if second.String() != want || strings.Contains(second.String(), base.CSRF) || strings.Contains(second.String(), base.Key) {
-			t.Fatalf("%s: another customer's opened panel is not theirs:\n%s", l, second.String())
+	otherCard := withCard
+	otherCard.CSRF, otherCard.Key = other.CSRF, other.Key
+	otherCard.Cards = []store.Card{{Token: "pm_bea", Brand: "Mastercard", Last4: "5454", ExpMonth: 3, ExpYear: 2029}}
+	otherCard.Card = "pm_bea"
+	if _, ok := openedPanelKey(&withCard); !ok {
+		t.Fatal("a panel with kept cards is not kept whole")
+	}
+	for _, pair := range [][2]*SubscribeForm{{&base, &other}, {&withCard, &otherCard}, {&withCard, &other}, {&base, &otherCard}} {
+		for _, l := range lang.All {
+			var first, second bytes.Buffer
+			if err := SubscribePanel(pair[0]).Render(benchCtx(l), &first); err != nil {
+				t.Fatal(err)
+			}
+			if err := SubscribePanel(pair[1]).Render(benchCtx(l), &second); err != nil {
+				t.Fatal(err)
+			}
+			want := renderAllOf(t, benchCtx(l), SubscribePanel(pair[1]))
+			if second.String() != want || strings.Contains(second.String(), base.CSRF) || strings.Contains(second.String(), base.Key) ||
+				(len(pair[1].Cards) == 0 || pair[1].Cards[0].Token != "pm_ada") && strings.Contains(second.String(), "pm_ada") {
+				t.Fatalf("%s: another customer's opened panel is not theirs:\n%s\nwant\n%s", l, second.String(), want)
+			}
 		}
 	}
 	var opened [][]byte

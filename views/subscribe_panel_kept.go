@@ -11,17 +11,18 @@ import (
 )
 
 // The subscribe panel as a customer opens it on a product's page (no error,
-// no code typed, no kept card to choose) is the same HTML for every
-// customer whose form has the same values, but for two things of their
-// own: their CSRF token and the form's key. A delivery problem is one of
+// no code typed) is the same HTML for every customer whose form has the
+// same values, but for three things of their own: their CSRF token, the
+// form's key and the choice of their kept cards (a returning subscriber
+// has some: the demo's customer does). A delivery problem is one of
 // the values: its text is the same for every customer it names (no
 // address yet; no delivery to their country), and a new customer, who has
 // no address, sees it on every subscribable product. It is kept
 // whole per language, time zone and those values as a frame (frames.go)
-// with holes where the two go, so a signed-in product view writes the
-// frame's text and two strings instead of rendering the form. Anything
-// else (errors, a code, kept cards, which name the customer's own) is
-// rendered as it is, around the kept parts (subscribe_kept.go).
+// with holes where the three go, so a signed-in product view writes the
+// frame's text, two strings and the card choice instead of rendering the
+// form. Anything else (errors, a code) is rendered as it is, around the
+// kept parts (subscribe_kept.go).
 
 // subscribePanelKey is every value an opened panel is made of.
 type subscribePanelKey struct {
@@ -46,6 +47,7 @@ var openedPanels = newKeptMap[sameKey[subscribePanelKey], *frame](1_024)
 const (
 	panelHoleCSRF = iota
 	panelHoleKey
+	panelHoleCards
 	panelHoles
 )
 
@@ -66,13 +68,14 @@ func SubscribePanel(f *SubscribeForm) templ.Component {
 		if !ok {
 			marked := *f
 			marked.CSRF, marked.Key = holeMark(panelHoleCSRF), holeMark(panelHoleKey)
+			marked.Cards, marked.Card, marked.cardChoice = nil, "new", markComponent(panelHoleCards)
 			var err error
 			if p, err = makeFrame(ctx, subscribePanel(&marked), panelHoles); err != nil {
 				return subscribePanel(f).Render(ctx, w) // a NUL of its own: not kept
 			}
 			openedPanels.put(k, p)
 		}
-		return p.render(ctx, w, []framePart{panelHoleCSRF: {text: f.CSRF}, panelHoleKey: {text: f.Key}})
+		return p.render(ctx, w, []framePart{panelHoleCSRF: {text: f.CSRF}, panelHoleKey: {text: f.Key}, panelHoleCards: cardChoiceOf(f)})
 	})
 }
 
@@ -81,7 +84,7 @@ func SubscribePanel(f *SubscribeForm) templ.Component {
 func openedPanelKey(f *SubscribeForm) (subscribePanelKey, bool) {
 	q := f.Quote
 	if !f.SignedIn || !f.Product.Subscribable || len(f.Errors) > 0 || f.Code != "" || f.Discount != nil ||
-		len(f.Cards) > 0 || f.Card != "new" || q == nil || q.Coupon != nil ||
+		f.cardChoice != nil || q == nil || q.Coupon != nil ||
 		!shortNumber(f.Day) || !shortNumber(f.Period) {
 		return subscribePanelKey{}, false
 	}
@@ -94,4 +97,16 @@ func openedPanelKey(f *SubscribeForm) (subscribePanelKey, bool) {
 		k.zone, k.country, k.daysMin, k.daysMax = true, d.Country(), d.Zone.DaysMin, d.Zone.DaysMax
 	}
 	return k, true
+}
+
+// newCardOnly is the card choice of a customer without kept cards.
+var newCardOnly = subscribeCardChoice(&SubscribeForm{})
+
+// cardChoiceOf is the card hole's part: the customer's kept cards, or the
+// new card alone, the same for everyone without.
+func cardChoiceOf(f *SubscribeForm) framePart {
+	if len(f.Cards) == 0 {
+		return framePart{c: newCardOnly}
+	}
+	return framePart{c: subscribeCardChoice(f)}
 }

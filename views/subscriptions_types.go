@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"shop/store"
 	"shop/store/rules"
 	"shop/views/lang"
@@ -41,6 +43,10 @@ type SubscribeForm struct {
 	// refuses the subscribe.
 	Delivery        *store.SubscribeDelivery
 	DeliveryProblem string
+
+	// cardChoice, when set, is written where the card's choice goes: the
+	// mark of its hole in the kept panel (subscribe_panel_kept.go).
+	cardChoice templ.Component
 }
 
 // quoteDates are the days the first payment pays: "28–30 Nov 2026".
