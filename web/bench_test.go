@@ -25,6 +25,8 @@ import (
 	render "shop/handlers/page" // the render helper every page uses; "page" is the tests' answer type
 	"shop/store"
 	"shop/store/dropgate"
+	"shop/store/payment"
+	"shop/store/rules"
 	"shop/store/storetest"
 	"shop/store/storetest/procmem"
 	"shop/views"
@@ -171,8 +173,9 @@ func (r benchResult) quantile(pct int) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// load is the demo shop with a customer signed in for each client, and the
-// HTTP client they all share.
+// load is the demo shop with a customer signed in for each client (every
+// other one a returning subscriber, with a kept card), and the HTTP client
+// they all share.
 type load struct {
 	b         *testing.B
 	s         *shop
@@ -258,6 +261,9 @@ func newLoad(b *testing.B) *load {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if i%2 == 0 {
+			subscriber(b, s.env.Store, c.ID, i)
+		}
 		br := s.browser(b)
 		br.signIn(email, "bench password")
 		br.addToCart("cf-grinder", "1")
@@ -275,6 +281,23 @@ func newLoad(b *testing.B) *load {
 		l.fullCarts = append(l.fullCarts, true)
 	}
 	return l
+}
+
+// subscriber gives customer id (the bench's i-th) an active subscription
+// paid by a card the test provider kept, as a returning subscriber has:
+// the subscribe form on a product's page offers that card.
+func subscriber(b *testing.B, st *store.Store, id string, i int) {
+	b.Helper()
+	sub := store.Subscription{
+		ID: store.NewID(), AccountID: id, ProductID: "cf-light", ProductName: "Archipelago Light Roast 500 g",
+		Email: fmt.Sprintf("bench%d@example.com", i), MonthlyPrice: store.Money{Amount: 1290, Currency: "EUR"}, PeriodMonths: 1, PaymentDay: 15,
+		Status: store.SubscriptionActive, CreatedAt: time.Now().UTC(), Version: 1,
+		Card:            store.Card{Token: fmt.Sprintf("pm_bench%d", i), Brand: "Visa", Last4: "4242", Provider: payment.ProviderTest, ExpMonth: 12, ExpYear: 2030},
+		NextPaymentDate: rules.Date(2031, 1, 15), NextReminderDate: rules.Date(2031, 1, 8),
+	}
+	if err := st.SeedSubscription(context.Background(), sub, nil); err != nil {
+		b.Fatalf("a bench subscriber: %v", err)
+	}
 }
 
 // servePlain serves the plain page in this process, like the shop, and
