@@ -12,21 +12,15 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"shop/store"
 	"shop/store/photos"
 	"shop/store/shelf"
+	"shop/store/shelf/shelftest"
 )
 
 // TinyWebP is a 1×1 lossless WebP (the standard library has no encoder).
@@ -190,57 +184,10 @@ func TestDiskShelf(t *testing.T) {
 	}
 }
 
-// fakeS3 speaks the two calls the shelf makes, PutObject and GetObject, in
-// S3's path style (/bucket/key), with S3's error for a missing key.
-type fakeS3 struct {
-	mu      sync.Mutex
-	objects map[string][]byte
-	types   map[string]string
-}
-
-func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
-		http.Error(w, "unsigned", http.StatusForbidden)
-		return
-	}
-	switch r.Method {
-	case http.MethodPut:
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		f.objects[r.URL.Path], f.types[r.URL.Path] = body, r.Header.Get("Content-Type")
-		w.Header().Set("ETag", `"x"`)
-	case http.MethodGet:
-		body, ok := f.objects[r.URL.Path]
-		if !ok {
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>`)
-			return
-		}
-		w.Header().Set("Content-Type", f.types[r.URL.Path])
-		_, _ = w.Write(body)
-	default:
-		http.Error(w, "not here", http.StatusMethodNotAllowed)
-	}
-}
-
 func TestBucketShelf(t *testing.T) {
-	fake := &fakeS3{objects: map[string][]byte{}, types: map[string]string{}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	client := s3.New(s3.Options{
-		Region: "eu-north-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
-		Credentials:                credentials.NewStaticCredentialsProvider("test", "test", ""),
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	})
+	fake, client := shelftest.Start(t)
 	shelfJourney(t, shelf.Bucket{Client: client, Name: "shop-media", What: photos.What})
-	if got := fake.types["/shop-media/photos/abc/640.jpg"]; got != "image/jpeg" {
+	if got := fake.Types()["/shop-media/photos/abc/640.jpg"]; got != "image/jpeg" {
 		t.Fatalf("the object's Content-Type is %q, want image/jpeg", got)
 	}
 }
