@@ -262,6 +262,15 @@ func markNumber(digits []byte) int {
 	return n
 }
 
+// size is the frame's text in bytes.
+func (f *frame) size() int {
+	n := 0
+	for _, t := range f.text {
+		n += len(t)
+	}
+	return n
+}
+
 // render writes the frame, its holes filled with parts.
 func (f *frame) render(ctx context.Context, w io.Writer, parts []framePart) error {
 	for i, text := range f.text {

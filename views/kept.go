@@ -18,8 +18,10 @@ import (
 // A part marked Kept must hold nothing of the viewer's: no name, no cart,
 // no CSRF token, no flash.
 
-// KeptParts keeps parts of pages for the requests of one replica.
-type KeptParts = store.WindowCopies[[]byte]
+// KeptParts keeps parts of pages for the requests of one replica, each as
+// a frame (frames.go): its text, cut where the viewer's own parts go
+// (keptAround), or whole.
+type KeptParts = store.WindowCopies[*frame]
 
 // The bounds hold memory to 64 MB whatever addresses a crawler makes up.
 const (
@@ -30,7 +32,7 @@ const (
 // NewKeptParts keeps parts at most keep, and no longer than the window
 // entries they were made from.
 func NewKeptParts(w *store.Window, keep time.Duration) *KeptParts {
-	return store.NewWindowCopies[[]byte](w, keep, keptPartsMax)
+	return store.NewWindowCopies[*frame](w, keep, keptPartsMax)
 }
 
 type keptKey struct{}
@@ -69,10 +71,9 @@ func Kept(name string) templ.Component {
 // shelf) asks first, and gathers nothing for a kept part.
 func KeptOr(ctx context.Context, name string, make func() (templ.Component, error)) (templ.Component, error) {
 	if r, ok := ctx.Value(keptKey{}).(keptRequest); ok {
-		if html, ok := r.get(name); ok {
-			return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-				_, err := w.Write(html)
-				return err
+		if f, ok := r.get(name); ok {
+			return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+				return f.render(ctx, w, nil)
 			}), nil
 		}
 	}
@@ -92,37 +93,28 @@ func keep(ctx context.Context, w io.Writer, name string, c templ.Component) erro
 	if !ok {
 		return c.Render(ctx, w)
 	}
-	html, err := r.html(ctx, name, c)
-	if err != nil {
-		return err
+	f, ok := r.get(name)
+	if !ok {
+		var buf bytes.Buffer
+		if err := c.Render(ctx, &buf); err != nil {
+			return err
+		}
+		f = &frame{text: [][]byte{buf.Bytes()}}
+		r.put(name, f)
 	}
-	_, err = w.Write(html)
-	return err
-}
-
-// html is the part kept under name, or c rendered and kept.
-func (r keptRequest) html(ctx context.Context, name string, c templ.Component) ([]byte, error) {
-	if html, ok := r.get(name); ok {
-		return html, nil
-	}
-	var buf bytes.Buffer
-	if err := c.Render(ctx, &buf); err != nil {
-		return nil, err
-	}
-	r.put(name, buf.Bytes())
-	return buf.Bytes(), nil
+	return f.render(ctx, w, nil)
 }
 
 // get is the part kept under name for this request's page, if kept and
 // fresh.
-func (r keptRequest) get(name string) ([]byte, bool) {
+func (r keptRequest) get(name string) (*frame, bool) {
 	return r.parts.Get(r.key + "\x00" + name)
 }
 
-// put keeps html under name for the requests after this one, as fresh as
+// put keeps f under name for the requests after this one, as fresh as
 // what this request read from the window, unless it is too big to keep.
-func (r keptRequest) put(name string, html []byte) {
-	if len(html) <= keptPartMaxBytes {
-		r.parts.Put(r.key+"\x00"+name, html, r.note)
+func (r keptRequest) put(name string, f *frame) {
+	if f.size() <= keptPartMaxBytes {
+		r.parts.Put(r.key+"\x00"+name, f, r.note)
 	}
 }

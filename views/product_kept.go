@@ -1,7 +1,6 @@
 package views
 
 import (
-	"bytes"
 	"context"
 	"io"
 
@@ -34,58 +33,31 @@ func productMain(p *ProductPage) templ.Component {
 }
 
 // keptAround is Kept for a part with holes: of makes the part around its
-// holes; it is kept with a mark in each (frames.go's marks) and written
-// with parts in their places, parts[n] in hole n. A part holding a NUL of
-// its own (which would read as a mark) is rendered every time.
+// holes; it is kept as a frame (frames.go) with a hole where each part
+// goes, and written with parts[n] in hole n. A part holding a NUL of its
+// own (which would read as a mark) is rendered every time.
 func keptAround(name string, of func(holes ...templ.Component) templ.Component, parts ...templ.Component) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		r, ok := ctx.Value(keptKey{}).(keptRequest)
 		if !ok || renderEverything.Load() {
 			return of(parts...).Render(ctx, w)
 		}
-		html, ok := r.get(name)
+		f, ok := r.get(name)
 		if !ok {
 			marks := make([]templ.Component, len(parts))
 			for i := range marks {
 				marks[i] = markComponent(i)
 			}
-			var buf bytes.Buffer
-			if err := of(marks...).Render(ctx, &buf); err != nil {
-				return err
-			}
-			if !marksOnly(buf.Bytes(), len(parts)) {
+			var err error
+			if f, err = makeFrame(ctx, of(marks...), len(parts)); err != nil {
 				return of(parts...).Render(ctx, w)
 			}
-			html = buf.Bytes()
-			r.put(name, html)
+			r.put(name, f)
 		}
-		return fillHoles(ctx, w, html, parts)
+		filled := make([]framePart, len(parts))
+		for i, p := range parts {
+			filled[i] = framePart{c: p}
+		}
+		return f.render(ctx, w, filled)
 	})
-}
-
-// fillHoles writes html, each hole's mark replaced by its part (html's
-// marks are checked: marksOnly).
-func fillHoles(ctx context.Context, w io.Writer, html []byte, parts []templ.Component) error {
-	for {
-		before, hole, after, _ := nextMark(html, len(parts))
-		if _, err := w.Write(before); err != nil || hole < 0 {
-			return err
-		}
-		if err := parts[hole].Render(ctx, w); err != nil {
-			return err
-		}
-		html = after
-	}
-}
-
-// marksOnly says whether every NUL in html is a mark of a hole below
-// holes, so that fillHoles can write it.
-func marksOnly(html []byte, holes int) bool {
-	for {
-		_, hole, after, ok := nextMark(html, holes)
-		if !ok || hole < 0 {
-			return ok
-		}
-		html = after
-	}
 }

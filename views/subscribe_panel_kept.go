@@ -84,7 +84,7 @@ func SubscribePanel(f *SubscribeForm) templ.Component {
 func openedPanelKey(f *SubscribeForm) (subscribePanelKey, bool) {
 	q := f.Quote
 	if !f.SignedIn || !f.Product.Subscribable || len(f.Errors) > 0 || f.Code != "" || f.Discount != nil ||
-		f.cardChoice != nil || q == nil || q.Coupon != nil ||
+		q == nil || q.Coupon != nil ||
 		!shortNumber(f.Day) || !shortNumber(f.Period) {
 		return subscribePanelKey{}, false
 	}
